@@ -1,0 +1,89 @@
+"""ranktrust: which differences on an LLM leaderboard are real.
+
+>>> import ranktrust as rt
+>>> m = rt.read("results.csv")            # doctest: +SKIP
+>>> rt.intervals(m)                         # doctest: +SKIP
+>>> rt.compare(m, "Model A", "Model B")     # doctest: +SKIP
+
+The public API is re-exported here and imported lazily, so ``import ranktrust``
+stays fast and optional parts (torch for scoring) are loaded only when used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .data.matrix import ScoreMatrix
+from .errors import (
+    DataError,
+    DegenerateDataWarning,
+    FormatError,
+    RanktrustError,
+    SmallSampleWarning,
+    SolverError,
+)
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_LAZY: dict[str, str] = {
+    "read": "ranktrust.data.io",
+    "read_long": "ranktrust.data.io",
+    # stats (issue: foundation)
+    "intervals": "ranktrust.stats.intervals",
+    "compare": "ranktrust.stats.paired",
+    "all_pairs": "ranktrust.stats.paired",
+    "mcnemar_exact": "ranktrust.stats.paired",
+    "adjust_pvalues": "ranktrust.stats.multiplicity",
+    "power": "ranktrust.stats.power",
+    "estimate_disagreement": "ranktrust.stats.power",
+    "tiers": "ranktrust.ranking.tiers",
+    # resampling and ranking
+    "bootstrap_ci": "ranktrust.resample.intervals",
+    "stability": "ranktrust.ranking.stability",
+    "rank_sets": "ranktrust.ranking.ranksets",
+    "split_half": "ranktrust.ranking.splithalf",
+    # micro-benchmarks
+    "select_subset": "ranktrust.subsets",
+    "estimate": "ranktrust.subsets",
+    "mdad": "ranktrust.subsets",
+    # repeats and conditions
+    "repeats": "ranktrust.repeats",
+    "pass_at_k": "ranktrust.repeats",
+    "choose_n": "ranktrust.repeats",
+    "run_until_enough": "ranktrust.repeats",
+    "sensitivity": "ranktrust.repeats",
+    # store
+    "Store": "ranktrust.data.store",
+    # report
+    "report": "ranktrust.report.build",
+    "plot": "ranktrust.report.plots",
+    # scoring local models (optional extra)
+    "score_models": "ranktrust.score",
+}
+
+__all__ = [
+    "ScoreMatrix",
+    "RanktrustError",
+    "DataError",
+    "FormatError",
+    "SolverError",
+    "SmallSampleWarning",
+    "DegenerateDataWarning",
+    *_LAZY,
+]
+
+
+def __getattr__(name: str) -> Any:
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'ranktrust' has no attribute {name!r}")
+    module = importlib.import_module(mod)
+    value = module if name == "plot" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,106 @@
+"""Options and helpers shared by the subcommands."""
+
+from __future__ import annotations
+
+import functools
+import shlex
+import sys
+from typing import Any, Callable
+
+import click
+
+from ..data.io import input_hash, read
+from ..data.matrix import ScoreMatrix
+from ..report.render import emit
+
+DEFAULT_SEED = 0
+
+
+def input_options(fn: Callable) -> Callable:
+    """Options that say how to read the input into a ScoreMatrix."""
+    opts = [
+        click.option("--format", "input_format", default="auto", show_default=True,
+                     help="Input format (reader name); auto sniffs the file."),
+        click.option("--align", type=click.Choice(["error", "intersect", "pairwise"]), default="error",
+                     show_default=True, help="Models scored on different items: stop, keep the shared items, or compare pairwise."),
+        click.option("--model-col", default="model", show_default=True),
+        click.option("--item-col", default="item", show_default=True),
+        click.option("--score-col", default="score", show_default=True),
+        click.option("--group-col", "--cluster-by", "group_col", default=None,
+                     help="Column that groups items (e.g. subject) for clustered SEs; default: subject/group if present."),
+        click.option("--no-groups", is_flag=True, help="Ignore item groups even if a subject column exists."),
+        click.option("--run-col", default=None, help="Column with the run (seed / sample index)."),
+        click.option("--condition-col", default=None, help="Column with the condition label."),
+        click.option("--task", default=None, help="Pick one task when the input holds several."),
+        click.option("--metric", default=None, help="Pick one metric when the input holds several (e.g. acc_norm)."),
+        click.option("--errors", "on_errors", type=click.Choice(["error", "wrong", "drop"]), default="error",
+                     show_default=True, help="Samples that errored in the harness."),
+        click.option("--model-name", default=None, help="Override the model name a single log reports."),
+        click.option("--db", "db", default=None, help="Read from a ranktrust DuckDB store instead of files."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def output_options(fn: Callable) -> Callable:
+    opts = [
+        click.option("--format", "-f", "output_format", type=click.Choice(["text", "md", "json"]),
+                     default="text", show_default=True, help="Output format."),
+        click.option("--out", "-o", default="-", show_default=True, help="Write the output to FILE ('-' = stdout)."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def confidence_option(fn: Callable) -> Callable:
+    return click.option("--confidence", default=0.95, show_default=True, type=float,
+                        help="Confidence level of intervals (0.95 = 95%).")(fn)
+
+
+def seed_option(fn: Callable) -> Callable:
+    return click.option("--seed", default=DEFAULT_SEED, show_default=True, type=int,
+                        help="Seed for every random step (written into the output).")(fn)
+
+
+def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix, str]:
+    """Read the input named on the command line; returns (matrix, input hash)."""
+    group = "" if kw.get("no_groups") else kw.get("group_col")
+    if kw.get("db"):
+        from ..data import store
+
+        m = store.Store(kw["db"], read_only=True).matrix(
+            task=kw.get("task"), metric=kw.get("metric"), align=kw.get("align", "error")
+        )
+        if group == "":
+            m = m._replace(groups=None)
+        return m, input_hash([kw["db"]])
+    if not paths:
+        raise click.UsageError("give an input file (or --db STORE)")
+    m = read(
+        list(paths) if len(paths) > 1 else paths[0],
+        format=kw.get("input_format", "auto"),
+        align=kw.get("align", "error"),
+        model=kw.get("model_col", "model"),
+        item=kw.get("item_col", "item"),
+        score=kw.get("score_col", "score"),
+        group=group,
+        run=kw.get("run_col"),
+        condition=kw.get("condition_col"),
+        task=kw.get("task"),
+        metric=kw.get("metric"),
+        errors=kw.get("on_errors", "error"),
+        model_name=kw.get("model_name"),
+    )
+    return m, input_hash(paths)
+
+
+def command_line() -> str:
+    return "ranktrust " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+__all__ = [
+    "input_options", "output_options", "confidence_option", "seed_option", "load_matrix",
+    "command_line", "emit", "DEFAULT_SEED",
+]

@@ -1,0 +1,83 @@
+"""``ranktrust`` entry point: a click group whose subcommands load lazily.
+
+Each subcommand lives in its own module ``ranktrust.cli.<name>`` exposing a click
+command named ``command``. Errors the user can cause (:class:`RanktrustError`)
+print one line and exit with code 1; no traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from ..errors import RanktrustError
+
+# name -> module; a module not yet present is simply not listed
+COMMANDS: dict[str, str] = {
+    "report": "report",
+    "compare": "compare",
+    "power": "power",
+    "stability": "stability",
+    "ranks": "ranks",
+    "splithalf": "splithalf",
+    "microbench": "microbench",
+    "repeats": "repeats",
+    "sensitivity": "sensitivity",
+    "ingest": "ingest",
+    "db": "db",
+    "score": "score",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        out = []
+        for name, mod in COMMANDS.items():
+            if importlib.util.find_spec(f"{__package__}.{mod}") is not None:
+                out.append(name)
+        return out
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        mod = COMMANDS.get(name)
+        if mod is None or importlib.util.find_spec(f"{__package__}.{mod}") is None:
+            return None
+        return importlib.import_module(f"{__package__}.{mod}").command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ranktrust")
+def cli() -> None:
+    """Which differences on an LLM leaderboard are real.
+
+    Per-item results in (CSV, Parquet, JSONL, harness logs); intervals, paired
+    tests, tiers, rank stability and power out.
+    """
+
+
+def main(argv: list[str] | None = None) -> Any:
+    try:
+        return cli.main(args=argv, prog_name="ranktrust", standalone_mode=False)
+    except RanktrustError as exc:
+        click.echo(f"error: {exc.message}", err=True)
+        sys.exit(1)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except (KeyboardInterrupt, BrokenPipeError):
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except (ValueError, TypeError, OSError) as exc:
+        # argument validation in the API raises ValueError/TypeError with a clear message
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

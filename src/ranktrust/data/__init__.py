@@ -1,0 +1,5 @@
+"""Data layer: ScoreMatrix, readers and the DuckDB store."""
+
+from .matrix import AlignPolicy, ScoreMatrix
+
+__all__ = ["ScoreMatrix", "AlignPolicy"]

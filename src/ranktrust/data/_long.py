@@ -1,0 +1,228 @@
+"""Long and wide tables -> ScoreMatrix, with validation that names the row or item."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import DataError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from .matrix import ScoreMatrix
+
+_GROUP_GUESSES = ("subject", "group", "category", "cluster")
+
+
+def _where(source: str | None, row: Any, line_offset: int | None) -> str:
+    src = f"{source}: " if source else ""
+    if line_offset is not None:
+        return f"{src}line {int(row) + line_offset}"
+    return f"{src}row {row}"
+
+
+def _numeric_scores(
+    df: "pd.DataFrame", score: str, source: str | None, line_offset: int | None
+) -> np.ndarray:
+    import pandas as pd
+
+    col = df[score]
+    if col.dtype == bool:
+        return col.to_numpy(dtype=np.float64)
+    vals = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.isnan(vals) & col.notna().to_numpy()
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise DataError(
+            f"{_where(source, df.index[k], line_offset)}: score {col.iloc[k]!r} is not a number; "
+            f"column {score!r} must hold numbers ({int(bad.sum())} such rows)"
+        )
+    nan = np.isnan(vals)
+    if nan.any():
+        k = int(np.flatnonzero(nan)[0])
+        raise DataError(
+            f"{_where(source, df.index[k], line_offset)}: score is missing (NaN) for model "
+            f"{df.iloc[k].get('model', '?')!r}; give every row a score, or leave the row out "
+            f"({int(nan.sum())} such rows)"
+        )
+    inf = np.isinf(vals)
+    if inf.any():
+        k = int(np.flatnonzero(inf)[0])
+        raise DataError(
+            f"{_where(source, df.index[k], line_offset)}: score {vals[k]} is infinite; "
+            "scores must be finite numbers"
+        )
+    return vals
+
+
+def matrix_from_long(
+    cls: type["ScoreMatrix"],
+    df: "pd.DataFrame",
+    *,
+    model: str = "model",
+    item: str = "item",
+    score: str = "score",
+    group: str | None = None,
+    run: str | None = None,
+    condition: str | None = None,
+    source: str | None = None,
+    line_offset: int | None = None,
+) -> "ScoreMatrix":
+    import pandas as pd
+
+    src = f"{source}: " if source else ""
+    if len(df) == 0:
+        raise DataError(f"{src}the table has no rows; expected one row per (model, item) with a score")
+    cols = [str(c) for c in df.columns]
+    need = [c for c in (model, item, score) if c not in cols]
+    if need:
+        raise DataError(
+            f"{src}missing column(s) {', '.join(repr(c) for c in need)}; found columns "
+            f"{', '.join(repr(c) for c in cols[:12])}. A long table needs model, item and score "
+            "columns (rename them, or pass --model-col/--item-col/--score-col)"
+        )
+    if group is None:
+        group = next((g for g in _GROUP_GUESSES if g in cols), None)
+    elif group == "":
+        group = None
+    elif group not in cols:
+        raise DataError(f"{src}no column {group!r} to group items by; found {', '.join(map(repr, cols[:12]))}")
+    if run is None and "run" in cols:
+        run = "run"
+    if condition is None and "condition" in cols:
+        condition = "condition"
+    for c, what in ((run, "run"), (condition, "condition")):
+        if c is not None and c not in cols:
+            raise DataError(f"{src}no {what} column {c!r}; found {', '.join(map(repr, cols[:12]))}")
+
+    for c in (model, item):
+        nulls = df[c].isna().to_numpy()
+        if nulls.any():
+            k = int(np.flatnonzero(nulls)[0])
+            raise DataError(f"{_where(source, df.index[k], line_offset)}: the {c!r} column is empty; every row needs a {c}")
+
+    vals = _numeric_scores(df, score, source, line_offset)
+    models_col = df[model].astype(str).to_numpy()
+    items_col = df[item].astype(str).to_numpy()
+    if run is not None:
+        if df[run].isna().any():
+            k = int(np.flatnonzero(df[run].isna().to_numpy())[0])
+            raise DataError(f"{_where(source, df.index[k], line_offset)}: the {run!r} column is empty")
+        runs_col = df[run].astype(str).to_numpy()
+    else:
+        runs_col = np.zeros(len(df), dtype=object).astype(str)
+    cond_col = df[condition].astype(str).to_numpy() if condition is not None else None
+
+    # run-axis key: (condition, run) when conditions exist, else run
+    if cond_col is not None:
+        key_col = np.char.add(np.char.add(cond_col.astype(str), "\x1f"), runs_col.astype(str))
+    else:
+        key_col = runs_col
+
+    # keep first-seen order for models and items (users expect their own order)
+    m_order = pd.unique(models_col)
+    i_order = pd.unique(items_col)
+    k_order = pd.unique(key_col)
+    m_pos = pd.Index(m_order).get_indexer(models_col)
+    i_pos = pd.Index(i_order).get_indexer(items_col)
+    k_pos = pd.Index(k_order).get_indexer(key_col)
+
+    n_m, n_i, n_k = len(m_order), len(i_order), len(k_order)
+    flat = (m_pos.astype(np.int64) * n_i + i_pos) * n_k + k_pos
+    order = np.argsort(flat, kind="stable")
+    dup = np.flatnonzero(np.diff(flat[order]) == 0)
+    if dup.size:
+        a, b = order[dup[0]], order[dup[0] + 1]
+        first, second = sorted((int(a), int(b)))
+        what = f"model {models_col[first]!r}, item {items_col[first]!r}"
+        if run is not None:
+            what += f", run {runs_col[first]!r}"
+        raise DataError(
+            f"{_where(source, df.index[second], line_offset)}: duplicate row for {what} "
+            f"(first at {_where(None, df.index[first], line_offset)}); {dup.size} duplicate rows in all. "
+            "Keep one row per (model, item" + (", run" if run is not None else "")
+            + "), or add a 'run' column if these are repeats"
+        )
+    data = np.full((n_m, n_i, n_k), np.nan)
+    data[m_pos, i_pos, k_pos] = vals
+
+    groups = None
+    if group is not None:
+        gcol = df[group].astype(str).to_numpy()
+        first_pos = np.full(n_i, -1, dtype=np.int64)
+        # first row of each item
+        rev = np.arange(len(df))[::-1]
+        first_pos[i_pos[rev]] = rev
+        groups_arr = gcol[first_pos]
+        conflict = gcol != groups_arr[i_pos]
+        if conflict.any():
+            k = int(np.flatnonzero(conflict)[0])
+            raise DataError(
+                f"{_where(source, df.index[k], line_offset)}: item {items_col[k]!r} is in group "
+                f"{gcol[k]!r} here but {groups_arr[i_pos[k]]!r} elsewhere; each item needs one {group!r}"
+            )
+        groups = tuple(groups_arr.tolist())
+
+    if cond_col is not None:
+        run_labels = [k.split("\x1f", 1)[1] for k in k_order]
+        cond_labels = [k.split("\x1f", 1)[0] for k in k_order]
+        # run labels need to be unique on the axis: prefix with condition
+        run_axis = [f"{c}/{r}" for c, r in zip(cond_labels, run_labels)]
+        conditions: tuple[str, ...] | None = tuple(cond_labels)
+    else:
+        run_axis = [str(k) for k in k_order]
+        conditions = None
+
+    return cls(
+        data,
+        tuple(str(m) for m in m_order),
+        tuple(str(i) for i in i_order),
+        runs=tuple(run_axis),
+        groups=groups,
+        conditions=conditions,
+        source=source,
+    )
+
+
+def matrix_from_wide(
+    cls: type["ScoreMatrix"],
+    df: "pd.DataFrame",
+    *,
+    item: str | None = None,
+    group: str | None = None,
+    source: str | None = None,
+) -> "ScoreMatrix":
+    import pandas as pd
+
+    src = f"{source}: " if source else ""
+    if len(df) == 0:
+        raise DataError(f"{src}the table has no rows; a wide table needs one row per item")
+    if item is not None:
+        if item not in df.columns:
+            raise DataError(f"{src}no item column {item!r}")
+        items = df[item].astype(str).tolist()
+        df = df.drop(columns=[item])
+    else:
+        items = [str(i) for i in df.index]
+    groups = None
+    if group is not None:
+        if group not in df.columns:
+            raise DataError(f"{src}no group column {group!r}")
+        groups = df[group].astype(str).tolist()
+        df = df.drop(columns=[group])
+    if df.shape[1] == 0:
+        raise DataError(f"{src}no model columns in the wide table")
+    cols = []
+    for c in df.columns:
+        v = pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.isnan(v) & df[c].notna().to_numpy()
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise DataError(
+                f"{src}model column {c!r}, item {items[k]!r}: {df[c].iloc[k]!r} is not a number"
+            )
+        cols.append(v)
+    data = np.vstack(cols)
+    return cls(data, tuple(str(c) for c in df.columns), tuple(items), groups=groups, source=source)

@@ -1,0 +1,192 @@
+"""``rt.read``: any supported input -> ScoreMatrix."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from ..errors import DataError, FormatError
+from .matrix import AlignPolicy, ScoreMatrix
+from .readers._registry import ReadOptions, readers, sniff
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["read", "read_long", "input_hash"]
+
+
+def _expand(paths: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for p in paths:
+        if not os.path.exists(p):
+            raise FormatError(f"{p}: no such file or directory")
+        out.append(p)
+    return out
+
+
+def read_long(
+    source: "str | os.PathLike[str] | Sequence[str | os.PathLike[str]]",
+    *,
+    format: str = "auto",
+    options: ReadOptions | None = None,
+) -> "pd.DataFrame":
+    """Read one or more files into one canonical long DataFrame (no statistics, no pivot).
+
+    Columns: ``model, item, score`` and, where the format has them, ``run, condition,
+    group, task, metric`` and others. ``df.attrs['line_numbers']`` says whether the
+    index holds file line numbers (used in error messages).
+    """
+    import pandas as pd
+
+    opts = options or ReadOptions()
+    paths = [os.fspath(source)] if isinstance(source, (str, os.PathLike)) else [os.fspath(s) for s in source]
+    if not paths:
+        raise DataError("no input files given")
+    frames = []
+    line_numbers = len(paths) == 1
+    for path in _expand(paths):
+        if format == "auto":
+            rd = sniff(path)
+        else:
+            regs = readers()
+            if format not in regs:
+                raise FormatError(f"unknown format {format!r}; known formats: {', '.join(sorted(regs))}")
+            rd = regs[format]
+        for chunk in rd.read(path, opts):
+            line_numbers = line_numbers and bool(chunk.attrs.get("line_numbers", False))
+            if len(paths) > 1 and "source" not in chunk.columns:
+                chunk = chunk.assign(source=path)
+            frames.append(chunk)
+    if not frames:
+        raise DataError(f"{paths[0]}: no rows were read")
+    df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=not line_numbers)
+    df.attrs["line_numbers"] = line_numbers
+    return df
+
+
+def _pick(df: "pd.DataFrame", col: str, chosen: str | None, flag: str, src: str) -> "pd.DataFrame":
+    if col not in df.columns:
+        if chosen is not None:
+            raise DataError(f"{src}: {flag} {chosen!r} was given but the input has no {col!r} column")
+        return df
+    values = [str(v) for v in df[col].dropna().unique()]
+    if chosen is None:
+        if len(values) > 1:
+            raise DataError(
+                f"{src}: the input holds {len(values)} {col}s ({', '.join(sorted(values)[:10])}"
+                f"{' ...' if len(values) > 10 else ''}); pick one with {flag} NAME"
+            )
+        return df
+    if chosen not in values:
+        raise DataError(f"{src}: no {col} {chosen!r}; available: {', '.join(sorted(values)[:20])}")
+    return df[df[col].astype(str) == chosen]
+
+
+def read(
+    source: Any,
+    *,
+    format: str = "auto",
+    align: AlignPolicy = "error",
+    model: str = "model",
+    item: str = "item",
+    score: str = "score",
+    group: str | None = None,
+    run: str | None = None,
+    condition: str | None = None,
+    task: str | None = None,
+    metric: str | None = None,
+    errors: str = "error",
+    model_name: str | None = None,
+    wide: bool | None = None,
+) -> ScoreMatrix:
+    """Read per-item results into a :class:`ScoreMatrix`.
+
+    Parameters
+    ----------
+    source : path, list of paths, pandas.DataFrame or ScoreMatrix
+        A long or wide CSV / CSV.gz / TSV / Parquet / JSONL file, a harness log or
+        log directory (lm-evaluation-harness, inspect, HELM, lighteval, SWE-bench), a
+        list of those, or a DataFrame in long layout.
+    format : str, default: ``"auto"``
+        Reader name; ``"auto"`` sniffs each path.
+    align : {"error", "intersect", "pairwise"}, default: ``"error"``
+        What to do when models are scored on different items (see
+        :meth:`ScoreMatrix.align`).
+    model, item, score : str
+        Column names in a long table.
+    group, run, condition : str, optional
+        Column names for the item group (auto: ``subject``/``group``/``category``;
+        ``""`` for none), the run (seed/sample) and the condition.
+    task, metric : str, optional
+        Pick one task / metric when the input holds several.
+    errors : {"error", "wrong", "drop"}, default: ``"error"``
+        Samples that errored in the harness: stop with an error, score them as wrong,
+        or drop them (the count is reported).
+    model_name : str, optional
+        Override the model name a single log reports.
+    wide : bool, optional
+        Force wide (True) or long (False) layout; default auto-detects.
+
+    Returns
+    -------
+    ScoreMatrix
+
+    Raises
+    ------
+    DataError, FormatError
+        With one line naming the file, row or item and what to do.
+    """
+    import pandas as pd
+
+    if isinstance(source, ScoreMatrix):
+        return source.align(align)
+    if isinstance(source, pd.DataFrame):
+        df = source
+        src = "DataFrame"
+        line_offset = None
+    else:
+        opts = ReadOptions(
+            model_col=model, item_col=item, score_col=score, group_col=group, run_col=run,
+            condition_col=condition, task=task, metric=metric, errors=errors,
+            model_name=model_name, wide=wide,
+        )
+        df = read_long(source, format=format, options=opts)
+        src = os.fspath(source) if isinstance(source, (str, os.PathLike)) else ", ".join(map(os.fspath, source))
+        line_offset = 0 if df.attrs.get("line_numbers") else None
+        model = "model" if "model" in df.columns else model
+        item = "item" if "item" in df.columns else item
+        score = "score" if "score" in df.columns else score
+    df = _pick(df, "task", task, "--task", src)
+    df = _pick(df, "metric", metric, "--metric", src)
+    m = ScoreMatrix.from_long(
+        df, model=model, item=item, score=score, group=group, run=run, condition=condition,
+        source=src,
+    ) if line_offset is None else _from_long_lines(df, model, item, score, group, run, condition, src)
+    return m.align(align)
+
+
+def _from_long_lines(df, model, item, score, group, run, condition, src) -> ScoreMatrix:  # noqa: ANN001
+    from ._long import matrix_from_long
+
+    return matrix_from_long(
+        ScoreMatrix, df, model=model, item=item, score=score, group=group, run=run,
+        condition=condition, source=src, line_offset=0,
+    )
+
+
+def input_hash(paths: Iterable[str]) -> str:
+    """SHA-256 (first 16 hex digits) over the bytes of the input files, in order."""
+    h = hashlib.sha256()
+    for p in paths:
+        if os.path.isdir(p):
+            for root, _dirs, files in sorted(os.walk(p)):
+                for f in sorted(files):
+                    with open(os.path.join(root, f), "rb") as fh:
+                        for block in iter(lambda: fh.read(1 << 20), b""):
+                            h.update(block)
+        elif os.path.exists(p):
+            with open(p, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(block)
+    return h.hexdigest()[:16]

@@ -1,0 +1,87 @@
+"""Reader registry: one module per format, each registered with a sniffer.
+
+A reader is a function ``read(path, opts) -> Iterator[pandas.DataFrame]`` that
+streams chunks of canonical long rows with columns ``model, item, score`` and,
+where known, ``run, condition, group, task, metric``. A sniffer
+``sniff(path) -> bool`` says whether a path looks like the reader's format.
+Readers never compute statistics.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from ...errors import FormatError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["ReadOptions", "Reader", "reader", "readers", "sniff"]
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """Options every reader receives (a reader ignores those that do not apply)."""
+
+    model_col: str = "model"
+    item_col: str = "item"
+    score_col: str = "score"
+    group_col: str | None = None  # None = auto-detect ("subject", "group", ...); "" = none
+    run_col: str | None = None
+    condition_col: str | None = None
+    task: str | None = None
+    metric: str | None = None
+    errors: str = "error"  # for samples that errored: "error" | "wrong" | "drop"
+    model_name: str | None = None  # override the model name a log gives
+    wide: bool | None = None  # None = auto-detect
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Reader:
+    name: str
+    read: Callable[[str, ReadOptions], "Iterator[pd.DataFrame]"]
+    sniff: Callable[[str], bool]
+    priority: int = 0  # higher is tried first when sniffing
+    description: str = ""
+
+
+_READERS: dict[str, Reader] = {}
+
+
+def reader(
+    name: str, *, sniff: Callable[[str], bool], priority: int = 0, description: str = ""
+) -> Callable[[Callable[[str, ReadOptions], "Iterator[pd.DataFrame]"]], Callable]:
+    """Register a reader function under ``name`` with its sniffer."""
+
+    def deco(fn: Callable[[str, ReadOptions], "Iterator[pd.DataFrame]"]) -> Callable:
+        _READERS[name] = Reader(name, fn, sniff, priority, description or (fn.__doc__ or "").strip().split("\n")[0])
+        return fn
+
+    return deco
+
+
+def readers() -> dict[str, Reader]:
+    """All registered readers by name (importing the built-in ones first)."""
+    from . import _builtin  # noqa: F401  (registers the built-in readers)
+
+    return dict(_READERS)
+
+
+def sniff(path: str) -> Reader:
+    """The reader whose sniffer accepts ``path`` (highest priority first)."""
+    regs = sorted(readers().values(), key=lambda r: -r.priority)
+    if not os.path.exists(path):
+        raise FormatError(f"{path}: no such file or directory")
+    for r in regs:
+        try:
+            if r.sniff(path):
+                return r
+        except OSError:
+            continue
+    raise FormatError(
+        f"{path}: could not tell the format; pass --format with one of "
+        + ", ".join(sorted(_READERS))
+    )

@@ -1,0 +1,164 @@
+"""Plain tables: CSV, CSV.gz, Parquet and JSONL, in long or wide layout.
+
+Long layout: one row per (model, item[, run]) with columns ``model, item, score``
+and optionally ``subject`` (or ``group``), ``run``, ``condition``, ``prob`` and
+other per-item columns. Wide layout: one row per item, an item-id column (or the
+first column), and one numeric column per model.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import zlib
+from typing import Iterator
+
+import numpy as np
+
+from ...errors import DataError, FormatError
+from ._registry import ReadOptions, reader
+
+_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".parquet", ".pq", ".jsonl", ".jsonl.gz", ".ndjson")
+
+
+def _kind(path: str) -> str:
+    p = path.lower()
+    if p.endswith((".parquet", ".pq")):
+        return "parquet"
+    if p.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".json")):
+        return "jsonl"
+    if p.endswith((".tsv", ".tsv.gz")):
+        return "tsv"
+    return "csv"
+
+
+def _sniff(path: str) -> bool:
+    if os.path.isdir(path):
+        return False
+    p = path.lower()
+    if p.endswith(_SUFFIXES):
+        if p.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
+            # lm-eval samples files are JSONL too; they have doc_id and no 'score' column
+            return not os.path.basename(p).startswith("samples_")
+        return True
+    return False
+
+
+def _check_not_binary(path: str) -> None:
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rb") as fh:  # type: ignore[operator]
+            head = fh.read(4096)
+    except (EOFError, OSError, zlib.error) as exc:
+        raise FormatError(f"{path}: the compressed file is damaged or truncated ({exc}); re-download or re-export it") from None
+    if not head.strip():
+        raise DataError(f"{path}: the file is empty; expected a header line and one row per (model, item)")
+    if b"\x00" in head:
+        raise FormatError(f"{path}: this is not a text file; expected CSV, TSV, JSONL or Parquet")
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not just a cut multi-byte char at the end
+            raise FormatError(f"{path}: this is not UTF-8 text (byte {exc.start}); expected CSV, TSV, JSONL or Parquet") from None
+
+
+def _read_frame(path: str, kind: str):  # -> pd.DataFrame
+    import pandas as pd
+
+    if kind == "parquet":
+        try:
+            return pd.read_parquet(path)
+        except Exception as exc:  # pyarrow raises several types for a bad file
+            raise FormatError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+    _check_not_binary(path)
+    try:
+        if kind == "jsonl":
+            rows = []
+            opener = gzip.open if path.lower().endswith(".gz") else open
+            with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
+                for lineno, line in enumerate(fh, 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        rows.append(json.loads(line))
+                    except json.JSONDecodeError as exc:
+                        raise DataError(
+                            f"{path}: line {lineno} is not valid JSON ({exc.msg}); the file may be truncated"
+                        ) from None
+            if not rows:
+                raise DataError(f"{path}: the file is empty")
+            df = pd.DataFrame(rows)
+            df.index = np.arange(1, len(df) + 1)  # line numbers (blank lines aside)
+            return df
+        sep = "\t" if kind == "tsv" else ","
+        df = pd.read_csv(path, sep=sep, low_memory=False)
+        df.index = np.arange(2, len(df) + 2)  # header is line 1
+        return df
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{path}: the file is empty; expected a header line and one row per (model, item)") from None
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise FormatError(f"{path}: the compressed file is damaged or truncated ({exc}); re-download or re-export it") from None
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"{path}: this is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except pd.errors.ParserError as exc:
+        raise DataError(f"{path}: could not parse the table ({str(exc).strip()})") from None
+
+
+def _is_long(df, opts: ReadOptions) -> bool:  # noqa: ANN001
+    if opts.wide is not None:
+        return not opts.wide
+    cols = set(map(str, df.columns))
+    return opts.model_col in cols or opts.score_col in cols
+
+
+def _wide_to_long(df, path: str, opts: ReadOptions):  # noqa: ANN001
+    import pandas as pd
+
+    cols = [str(c) for c in df.columns]
+    item_col = opts.item_col if opts.item_col in cols else cols[0]
+    group_col = opts.group_col
+    if group_col is None:
+        group_col = next((g for g in ("subject", "group", "category") if g in cols), None)
+    id_cols = [item_col] + ([group_col] if group_col else [])
+    model_cols = [c for c in cols if c not in id_cols]
+    numeric = [c for c in model_cols if pd.api.types.is_numeric_dtype(df[c])]
+    nonnum = [c for c in model_cols if c not in numeric]
+    if nonnum:
+        c = nonnum[0]
+        vals = pd.to_numeric(df[c], errors="coerce")
+        bad = vals.isna() & df[c].notna()
+        if bad.any():
+            k = int(np.flatnonzero(bad.to_numpy())[0])
+            raise DataError(
+                f"{path}: line {df.index[k]}: model column {c!r} holds {df[c].iloc[k]!r}, not a number. "
+                f"A wide table has one item column ({item_col!r} here), then one numeric column per model; "
+                "a long table needs model, item and score columns"
+            )
+    if not model_cols:
+        raise DataError(f"{path}: no model columns; a long table needs columns model, item, score")
+    long = df.melt(id_vars=id_cols, value_vars=model_cols, var_name="model", value_name="score")
+    long = long.rename(columns={item_col: "item"} | ({group_col: "group"} if group_col else {}))
+    long = long[long["score"].notna()]  # an empty cell in a wide table = not scored
+    return long
+
+
+@reader("table", sniff=_sniff, priority=-10, description="long or wide CSV / CSV.gz / TSV / Parquet / JSONL")
+def read_table(path: str, opts: ReadOptions) -> Iterator:
+    """Long or wide CSV, CSV.gz, TSV, Parquet or JSONL."""
+    df = _read_frame(path, _kind(path))
+    if not _is_long(df, opts):
+        df = _wide_to_long(df, path, opts)
+        df.attrs["line_numbers"] = False
+    else:
+        df.attrs["line_numbers"] = _kind(path) != "parquet"
+        rename = {}
+        for want, have in (("model", opts.model_col), ("item", opts.item_col), ("score", opts.score_col)):
+            if have != want and have in df.columns:
+                if want in df.columns:
+                    df = df.drop(columns=[want])
+                rename[have] = want
+        if rename:
+            df = df.rename(columns=rename)
+            df.attrs["line_numbers"] = _kind(path) != "parquet"
+    yield df

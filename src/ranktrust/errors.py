@@ -1,0 +1,65 @@
+"""Errors and warnings raised by ranktrust.
+
+Every error a user can cause derives from :class:`RanktrustError`. The CLI prints
+its message as one line (no traceback) and exits with code 1.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "RanktrustError",
+    "DataError",
+    "FormatError",
+    "SolverError",
+    "SmallSampleWarning",
+    "DegenerateDataWarning",
+]
+
+
+class RanktrustError(Exception):
+    """Base class of every error a user can cause.
+
+    Parameters
+    ----------
+    message : str
+        One line: what is wrong, where (file, row, item, model) and what to do.
+    slug : str, optional
+        Short identifier of the kind of error, used for a docs anchor.
+    """
+
+    slug = "error"
+
+    def __init__(self, message: str, *, slug: str | None = None) -> None:
+        super().__init__(message)
+        if slug is not None:
+            self.slug = slug
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class DataError(RanktrustError, ValueError):
+    """The input data is wrong: missing columns, bad scores, duplicates, misaligned items."""
+
+    slug = "data"
+
+
+class FormatError(RanktrustError, ValueError):
+    """A file could not be read in the requested or sniffed format."""
+
+    slug = "format"
+
+
+class SolverError(RanktrustError, ArithmeticError):
+    """A numerical solver could not produce an answer (with the reason)."""
+
+    slug = "solver"
+
+
+class SmallSampleWarning(UserWarning):
+    """Too few items for the requested statistic; the result is NaN."""
+
+
+class DegenerateDataWarning(UserWarning):
+    """The data are degenerate for the statistic (e.g. zero variance)."""

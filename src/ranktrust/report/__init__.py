@@ -1,0 +1,1 @@
+"""Reports: text (rich), Markdown, JSON (versioned) and HTML."""

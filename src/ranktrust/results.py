@@ -1,0 +1,67 @@
+"""Base types shared by every result object.
+
+Results are frozen dataclasses (``@dataclass(frozen=True)``). Arrays stay arrays
+inside a result (no Python object per pair or per resample); ``to_dict()`` builds
+the JSON-ready structure (plain floats, ints, strings, lists and dicts) whose keys
+are the stable public contract of the JSON output.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+__all__ = ["ConfidenceInterval", "Result", "jsonable"]
+
+
+class ConfidenceInterval(NamedTuple):
+    """A confidence interval ``(low, high)``, as in ``scipy.stats``."""
+
+    low: float
+    high: float
+
+
+def jsonable(value: Any) -> Any:
+    """Convert NumPy scalars/arrays, tuples and dataclasses into JSON-ready values.
+
+    Non-finite floats become ``None`` (JSON has no NaN).
+    """
+    if isinstance(value, Result):
+        return value.to_dict()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [jsonable(v) for v in value.tolist()]
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        f = float(value)
+        return f if math.isfinite(f) else None
+    return value
+
+
+class Result:
+    """Mixin for frozen result dataclasses.
+
+    Subclasses are ``@dataclass(frozen=True)`` and override :meth:`to_dict` when the
+    JSON layout differs from their fields. ``_repr_html_`` shows the result in
+    Jupyter as a table built from ``to_dict()``.
+    """
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready plain Python values (stable keys)."""
+        return jsonable({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})  # type: ignore[arg-type]
+
+    def _repr_html_(self) -> str:  # pragma: no cover - exercised through report tests
+        from .report.notebook import result_html
+
+        return result_html(self)
