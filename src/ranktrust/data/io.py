@@ -60,8 +60,10 @@ def read_long(
             frames.append(chunk)
     if not frames:
         raise DataError(f"{paths[0]}: no rows were read")
+    notes = [n for f in frames for n in f.attrs.get("notes", ())]
     df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=not line_numbers)
     df.attrs["line_numbers"] = line_numbers
+    df.attrs["notes"] = notes
     return df
 
 
@@ -163,6 +165,9 @@ def read(
         df, model=model, item=item, score=score, group=group, run=run, condition=condition,
         source=src,
     ) if line_offset is None else _from_long_lines(df, model, item, score, group, run, condition, src)
+    notes = tuple(df.attrs.get("notes", ()))
+    if notes:
+        m = m._replace(notes=m.notes + notes)
     return m.align(align)
 
 

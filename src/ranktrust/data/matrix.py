@@ -58,6 +58,9 @@ class ScoreMatrix:
         Where the data came from (a file name), used in messages and reports.
     dropped : dict, optional
         What alignment dropped: ``{model: n_items_dropped}``; reported to the user.
+    notes : tuple of str, optional
+        Things the reader did that the user must be told (e.g. "3 samples errored and
+        were scored as wrong"); reports print them.
 
     Notes
     -----
@@ -74,6 +77,7 @@ class ScoreMatrix:
     item_meta: Any = None
     source: str | None = None
     dropped: dict[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         data = np.asarray(self.data, dtype=np.float64)
@@ -112,6 +116,7 @@ class ScoreMatrix:
         object.__setattr__(self, "groups", groups)
         object.__setattr__(self, "conditions", conditions)
         object.__setattr__(self, "dropped", dict(self.dropped))
+        object.__setattr__(self, "notes", tuple(self.notes))
 
     # ------------------------------------------------------------------ shape
     @property
@@ -186,7 +191,7 @@ class ScoreMatrix:
         base = dict(
             data=self.data, models=self.models, items=self.items, runs=self.runs,
             groups=self.groups, conditions=self.conditions, item_meta=self.item_meta,
-            source=self.source, dropped=self.dropped,
+            source=self.source, dropped=self.dropped, notes=self.notes,
         )
         base.update(kw)
         return ScoreMatrix(**base)

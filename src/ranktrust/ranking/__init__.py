@@ -1,0 +1,1 @@
+"""Rank stability, rank confidence sets, tiers and split-half checks."""
