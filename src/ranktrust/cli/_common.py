@@ -19,8 +19,9 @@ DEFAULT_SEED = 0
 def input_options(fn: Callable) -> Callable:
     """Options that say how to read the input into a ScoreMatrix."""
     opts = [
-        click.option("--format", "input_format", default="auto", show_default=True,
-                     help="Input format (reader name); auto sniffs the file."),
+        click.option("--input-format", "input_format", default="auto", show_default=True,
+                     help="Input format (reader name: table, lm-eval, inspect, helm, lighteval, swebench); "
+                          "auto sniffs the file. --format NAME with a reader name does the same."),
         click.option("--align", type=click.Choice(["error", "intersect", "pairwise"]), default="error",
                      show_default=True, help="Models scored on different items: stop, keep the shared items, or compare pairwise."),
         click.option("--model-col", default="model", show_default=True),
@@ -36,6 +37,7 @@ def input_options(fn: Callable) -> Callable:
         click.option("--errors", "on_errors", type=click.Choice(["error", "wrong", "drop"]), default="error",
                      show_default=True, help="Samples that errored in the harness."),
         click.option("--model-name", default=None, help="Override the model name a single log reports."),
+        click.option("--binary", is_flag=True, help="Require 0/1 scores (an error names any other value)."),
         click.option("--db", "db", default=None, help="Read from a ranktrust DuckDB store instead of files."),
     ]
     for o in reversed(opts):
@@ -43,10 +45,35 @@ def input_options(fn: Callable) -> Callable:
     return fn
 
 
+OUTPUT_FORMATS = ("text", "md", "json")
+
+
+def _format_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--format`` takes an output format (text, md, json[, html]) or, for the input, a reader name."""
+    if value is None:
+        return None
+    allowed = OUTPUT_FORMATS + (("html",) if ctx.command.name == "report" else ())
+    if value in allowed:
+        return value
+    from ..data.readers._registry import readers
+
+    if value in readers():
+        ctx.meta["input_format"] = value
+        return None
+    raise click.BadParameter(
+        f"{value!r} is neither an output format ({', '.join(allowed)}) nor a reader "
+        f"({', '.join(sorted(readers()))})"
+    )
+
+
+def output_format_option(default: str | None = "text") -> Callable:
+    return click.option("--format", "-f", "output_format", default=default, callback=_format_callback,
+                        help="Output format: text, md or json (or a reader name for the input).")
+
+
 def output_options(fn: Callable) -> Callable:
     opts = [
-        click.option("--format", "-f", "output_format", type=click.Choice(["text", "md", "json"]),
-                     default="text", show_default=True, help="Output format."),
+        output_format_option("text"),
         click.option("--out", "-o", default="-", show_default=True, help="Write the output to FILE ('-' = stdout)."),
     ]
     for o in reversed(opts):
@@ -78,6 +105,9 @@ def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix
         return m, input_hash([kw["db"]])
     if not paths:
         raise click.UsageError("give an input file (or --db STORE)")
+    ctx = click.get_current_context(silent=True)
+    if kw.get("input_format", "auto") == "auto" and ctx is not None and "input_format" in ctx.meta:
+        kw["input_format"] = ctx.meta["input_format"]
     m = read(
         list(paths) if len(paths) > 1 else paths[0],
         format=kw.get("input_format", "auto"),
@@ -92,6 +122,7 @@ def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix
         metric=kw.get("metric"),
         errors=kw.get("on_errors", "error"),
         model_name=kw.get("model_name"),
+        binary=bool(kw.get("binary")),
     )
     return m, input_hash(paths)
 
@@ -101,6 +132,6 @@ def command_line() -> str:
 
 
 __all__ = [
-    "input_options", "output_options", "confidence_option", "seed_option", "load_matrix",
+    "input_options", "output_options", "output_format_option", "confidence_option", "seed_option", "load_matrix",
     "command_line", "emit", "DEFAULT_SEED",
 ]

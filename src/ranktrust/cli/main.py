@@ -8,6 +8,7 @@ print one line and exit with code 1; no traceback.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from typing import Any
 
@@ -67,13 +68,20 @@ def main(argv: list[str] | None = None) -> Any:
         click.echo("aborted", err=True)
         sys.exit(1)
     except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
+        if type(exc).__name__ == "NoArgsIsHelpError" and getattr(exc, "ctx", None) is not None:
+            click.echo(exc.ctx.get_help())
+            sys.exit(0)
+        # usage errors too: one line, exit 1 (exit 2 is kept for a failed --fail-if gate)
+        hint = ""
+        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+            hint = f" (see '{exc.ctx.command_path} --help')"
+        click.echo(f"error: {exc.format_message()}{hint}", err=True)
+        sys.exit(1)
     except (KeyboardInterrupt, BrokenPipeError):
         sys.exit(130)
     except SystemExit:
         raise
-    except (ValueError, TypeError, OSError) as exc:
+    except (ValueError, OSError) as exc:
         # argument validation in the API raises ValueError/TypeError with a clear message
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)

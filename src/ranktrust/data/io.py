@@ -101,6 +101,7 @@ def read(
     errors: str = "error",
     model_name: str | None = None,
     wide: bool | None = None,
+    binary: bool = False,
 ) -> ScoreMatrix:
     """Read per-item results into a :class:`ScoreMatrix`.
 
@@ -129,6 +130,8 @@ def read(
         Override the model name a single log reports.
     wide : bool, optional
         Force wide (True) or long (False) layout; default auto-detects.
+    binary : bool, default: False
+        Require 0/1 scores: any other value is an error naming the model and item.
 
     Returns
     -------
@@ -165,10 +168,26 @@ def read(
         df, model=model, item=item, score=score, group=group, run=run, condition=condition,
         source=src,
     ) if line_offset is None else _from_long_lines(df, model, item, score, group, run, condition, src)
+    if binary:
+        _check_binary(m)
     notes = tuple(df.attrs.get("notes", ()))
     if notes:
         m = m._replace(notes=m.notes + notes)
     return m.align(align)
+
+
+def _check_binary(m: ScoreMatrix) -> None:
+    import numpy as np
+
+    d = m.data
+    bad = ~np.isnan(d) & (d != 0) & (d != 1)
+    if bad.any():
+        a, i, _ = np.argwhere(bad)[0]
+        src = f"{m.source}: " if m.source else ""
+        raise DataError(
+            f"{src}model {m.models[a]!r}, item {m.items[i]!r} has score {d[a, i, _]:g}, but --binary needs 0/1 "
+            f"scores ({int(bad.sum())} such cells); drop --binary for continuous scores in [0, 1]"
+        )
 
 
 def _from_long_lines(df, model, item, score, group, run, condition, src) -> ScoreMatrix:  # noqa: ANN001

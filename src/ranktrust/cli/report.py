@@ -1,0 +1,84 @@
+"""``ranktrust report``: the leaderboard with CIs, paired tests, tiers, rank sets, stability and power."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ._common import (
+    command_line, confidence_option, emit, input_options, load_matrix, output_format_option, seed_option,
+)
+
+
+def _sizes(value: str) -> list[int | str]:
+    out: list[int | str] = []
+    for tok in value.split(","):
+        tok = tok.strip()
+        if tok == "full":
+            out.append("full")
+        elif tok:
+            try:
+                n = int(tok)
+            except ValueError:
+                raise click.BadParameter(f"sizes are integers or 'full', got {tok!r}") from None
+            if n < 1:
+                raise click.BadParameter(f"sizes must be positive, got {n}")
+            out.append(n)
+    return out
+
+
+@click.command("report")
+@click.argument("paths", nargs=-1, type=click.Path())
+@input_options
+@output_format_option(default=None)
+@click.option("--out", "-o", default="-", show_default=True, help="Write the report to FILE ('-' = stdout).")
+@confidence_option
+@seed_option
+@click.option("--all-pairs", is_flag=True, help="Test every pair, not only adjacent ones.")
+@click.option("--adjust", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm", show_default=True,
+              help="Multiple-comparison adjustment.")
+@click.option("--tiers", type=click.Choice(["auto", "rank-sets", "adjacent"]), default="auto", show_default=True,
+              help="How tiers are formed (auto: from rank confidence sets).")
+@click.option("--sizes", default="30,100,200,500,1000,2000,full", show_default=True,
+              help="Benchmark sizes for the rank-stability table.")
+@click.option("--draws", default=2000, show_default=True, type=click.IntRange(min=10), help="Redraws per size.")
+@click.option("--no-rank-sets", is_flag=True, help="Skip rank confidence sets.")
+@click.option("--no-stability", is_flag=True, help="Skip rank stability.")
+@click.option("--split-half", is_flag=True, help="Add the split-half winner check.")
+@click.option("--plots", "plots_dir", default=None, type=click.Path(file_okay=False),
+              help="Also write the figures as PNG and SVG into this folder.")
+def command(paths: tuple[str, ...], output_format: str | None, out: str, confidence: float, seed: int,
+            all_pairs: bool, adjust: str, tiers: str, sizes: str, draws: int, no_rank_sets: bool,
+            no_stability: bool, split_half: bool, plots_dir: str | None, **kw: Any) -> None:
+    """Report on per-item results in PATHS (or --db STORE)."""
+    from ..report.build import report
+    from ..report.markdown import report_markdown
+    from ..report.text import report_renderables
+
+    if not 0 < confidence < 1:
+        raise click.BadParameter(f"must be in (0, 1), got {confidence}", param_hint="--confidence")
+    fmt = output_format
+    if fmt is None:
+        suffix = out.lower().rsplit(".", 1)[-1] if "." in out else ""
+        fmt = {"html": "html", "htm": "html", "md": "md", "json": "json"}.get(suffix, "text")
+    m, ihash = load_matrix(paths, kw)
+    rep = report(
+        m, confidence_level=confidence, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
+        rank_sets=not no_rank_sets, stability=not no_stability, sizes=_sizes(sizes), draws=draws,
+        split_half=split_half, seed=seed,
+    )
+    d = rep.to_dict()
+    cmd = command_line()
+    if plots_dir:
+        from ..report.plots import save_figures
+
+        save_figures(rep, plots_dir)
+    if fmt == "html":
+        from ..report.html import render_html
+        from ..report.render import meta, write_output
+
+        write_output(render_html(d, meta("report", seed=seed, input_hash=ihash, command=cmd)), out)
+        return
+    emit(d, kind="report", fmt=fmt, out=out, text=report_renderables, markdown=report_markdown,
+         seed=seed, input_hash=ihash, command=cmd)

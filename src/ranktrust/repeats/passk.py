@@ -1,0 +1,264 @@
+"""Unbiased pass@k, avg@N and maj@N from repeated 0/1 samples per item.
+
+The sampling unit is the item: each item gets its own estimate (pass@k from its
+``n_i`` samples with ``c_i`` correct), the model's score is the mean over items and
+its confidence interval is the CLT interval of that mean over items.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+from scipy import special
+
+from ..data.matrix import ScoreMatrix
+from ..errors import DataError, SmallSampleWarning
+from ..results import Result
+
+__all__ = ["pass_at_k", "PassAtK", "majority_at_n", "item_mean_ci"]
+
+
+def _log_ratio(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
+    """``log(C(n-c, k) / C(n, k))`` for ``n - c >= k``, as ``sum_{i=n-c+1}^{n} log1p(-k/i)``.
+
+    The product form of Chen et al. (2021); the sum runs over a cumulative table so
+    that every item is handled in one array operation.
+    """
+    top = int(n.max()) if n.size else 0
+    i = np.arange(top + 1, dtype=np.float64)
+    terms = np.zeros(top + 1)
+    ok = i > k
+    terms[ok] = np.log1p(-k / i[ok])
+    table = np.cumsum(terms)  # table[j] = sum_{i=k+1}^{j} log1p(-k/i)  (0 for j <= k)
+    return table[n] - table[n - c]
+
+
+def pass_at_k(n: Any, c: Any = None, k: Any = None, *, confidence_level: float = 0.95) -> Any:
+    """Unbiased pass@k estimator ``1 - C(n-c, k) / C(n, k)``.
+
+    Two forms:
+
+    * ``pass_at_k(n, c, k)``: the estimator for ``n`` samples with ``c`` correct
+      (scalars or arrays, broadcast), computed stably in log space as a product
+      (no large binomial coefficients), exact to about 1e-12 for ``n`` up to
+      millions. ``n - c < k`` gives 1; ``c == 0`` gives 0.
+    * ``pass_at_k(m, k)`` with a :class:`~ranktrust.ScoreMatrix` of 0/1 scores with
+      runs: per model, the mean over items of the per-item estimate, with a CLT
+      confidence interval over items (a :class:`PassAtK` result). ``k`` may be an
+      int or a sequence of ints.
+
+    Parameters
+    ----------
+    n : int or array_like, or ScoreMatrix
+        Samples per item (or the matrix).
+    c : int or array_like
+        Correct samples per item (or ``k`` when ``n`` is a matrix).
+    k : int or array_like
+        The ``k`` of pass@k; ``1 <= k <= n``.
+    confidence_level : float, default: ``0.95``
+        Only for the matrix form.
+
+    Returns
+    -------
+    ndarray or float, or PassAtK
+
+    Raises
+    ------
+    ValueError
+        ``c`` outside ``[0, n]`` or ``k`` outside ``[1, n]``.
+    DataError
+        Matrix form with scores that are not 0/1.
+
+    Notes
+    -----
+    ``C(n-c, k)/C(n, k) = prod_{i=n-c+1}^{n} (1 - k/i)`` [1]_. pass@1 equals the
+    fraction correct ``c/n``.
+
+    References
+    ----------
+    .. [1] M. Chen et al., "Evaluating Large Language Models Trained on Code",
+       arXiv:2107.03374 (2021), eq. 1 and its numerically stable form.
+
+    Examples
+    --------
+    >>> float(pass_at_k(10, 3, 1))
+    0.3
+    >>> round(float(pass_at_k(10, 3, 5)), 6)
+    0.916667
+    """
+    if isinstance(n, ScoreMatrix):
+        ks = c if k is None else k
+        if ks is None:
+            raise TypeError("`k` is required: pass_at_k(m, k)")
+        return _pass_at_matrix(n, ks, confidence_level=confidence_level)
+    if c is None or k is None:
+        raise TypeError("pass_at_k(n, c, k) needs all three of `n`, `c` and `k`")
+    n_a, c_a, k_a = np.broadcast_arrays(np.asarray(n), np.asarray(c), np.asarray(k))
+    for name, a in (("n", n_a), ("c", c_a), ("k", k_a)):
+        if a.size and not np.all(np.asarray(a, dtype=np.float64) == np.round(np.asarray(a, dtype=np.float64))):
+            raise ValueError(f"`{name}` must hold integers, got {a.ravel()[:3].tolist()}")
+    n_a = n_a.astype(np.int64)
+    c_a = c_a.astype(np.int64)
+    k_a = k_a.astype(np.int64)
+    if np.any((c_a < 0) | (c_a > n_a)):
+        raise ValueError("`c` must lie in [0, n] (correct samples out of n)")
+    if np.any((k_a < 1) | (k_a > n_a)):
+        bad = int(k_a[(k_a < 1) | (k_a > n_a)].ravel()[0])
+        raise ValueError(f"`k` must lie in [1, n]; got k={bad} with n={int(n_a.max())}")
+    out = np.ones(n_a.shape, dtype=np.float64)
+    need = (n_a - c_a) >= k_a
+    for kk in np.unique(k_a[need]):
+        sel = need & (k_a == kk)
+        out[sel] = -np.expm1(_log_ratio(n_a[sel], c_a[sel], int(kk)))
+    return out if out.ndim else float(out)
+
+
+def item_mean_ci(
+    values: np.ndarray, confidence_level: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Mean over items (last axis, NaN ignored) with its CLT interval.
+
+    Returns ``(mean, se, low, high, n)``; fewer than 2 items gives NaN SE and interval.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    ok = ~np.isnan(v)
+    n = ok.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n > 0, np.nansum(v, axis=-1) / np.maximum(n, 1), np.nan)
+        dev = np.where(ok, v - mean[..., None], 0.0)
+        var = np.where(n > 1, (dev**2).sum(axis=-1) / np.maximum(n - 1, 1), np.nan)
+        se = np.sqrt(var / n)
+    z = special.ndtri(0.5 + confidence_level / 2)
+    return mean, se, mean - z * se, mean + z * se, n
+
+
+def _check_level(confidence_level: float) -> None:
+    if not (0 < float(confidence_level) < 1):
+        raise ValueError(f"`confidence_level` must lie in (0, 1), got {confidence_level}")
+
+
+def _binary_counts(m: ScoreMatrix, what: str) -> tuple[np.ndarray, np.ndarray]:
+    if not m.is_binary:
+        raise DataError(
+            f"{what} needs 0/1 scores (correct or not per sample), but the scores of "
+            f"{m.source or 'this matrix'} are not all 0 or 1; use the mean score (avg@N) instead"
+        )
+    d = m.data
+    n = np.sum(~np.isnan(d), axis=2)
+    c = np.nansum(d, axis=2).astype(np.int64)
+    return n, c
+
+
+@dataclass(frozen=True)
+class PassAtK(Result):
+    """pass@k per model, items as the sampling unit.
+
+    Attributes
+    ----------
+    models : tuple of str
+    k : ndarray, shape (n_k,)
+    estimate, se, ci_low, ci_high : ndarray, shape (n_models, n_k)
+        Mean over items of the per-item unbiased pass@k, its SE over items and the
+        CLT interval (clipped to [0, 1]).
+    n_items : ndarray, shape (n_models, n_k)
+        Items with at least ``k`` samples (the others are left out).
+    confidence_level : float
+    """
+
+    models: tuple[str, ...]
+    k: np.ndarray
+    estimate: np.ndarray
+    se: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    n_items: np.ndarray
+    confidence_level: float = 0.95
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..results import jsonable
+
+        return jsonable({
+            "confidence_level": self.confidence_level,
+            "models": [
+                {
+                    "model": mod,
+                    "pass_at": {
+                        str(int(kk)): {
+                            "estimate": self.estimate[j, q], "ci_low": self.ci_low[j, q],
+                            "ci_high": self.ci_high[j, q], "n_items": int(self.n_items[j, q]),
+                        }
+                        for q, kk in enumerate(self.k)
+                    },
+                }
+                for j, mod in enumerate(self.models)
+            ],
+        })
+
+
+def _pass_at_matrix(m: ScoreMatrix, ks: Any, *, confidence_level: float = 0.95) -> PassAtK:
+    _check_level(confidence_level)
+    k_list = [ks] if np.ndim(ks) == 0 else list(ks)
+    if not k_list:
+        raise ValueError("`k` must name at least one k")
+    for kk in k_list:
+        if int(kk) != kk or int(kk) < 1:
+            raise ValueError(f"`k` must be positive integers, got {kk!r}")
+    k_arr = np.asarray([int(v) for v in k_list], dtype=np.int64)
+    n, c = _binary_counts(m, "pass@k")
+    est = np.full((m.n_models, k_arr.size), np.nan)
+    se, lo, hi = est.copy(), est.copy(), est.copy()
+    n_items = np.zeros((m.n_models, k_arr.size), dtype=np.int64)
+    for q, kk in enumerate(k_arr):  # one pass per k (a handful), vectorised over models x items
+        ok = n >= kk
+        if not ok.any():
+            warnings.warn(
+                f"pass@{kk} needs at least {kk} samples per item, but no item has that many "
+                f"(most: {int(n.max())}); the estimate is NaN",
+                SmallSampleWarning, stacklevel=3,
+            )
+            continue
+        vals = np.full(n.shape, np.nan)
+        vals[ok] = pass_at_k(n[ok], c[ok], kk)
+        mean, s, low, high, cnt = item_mean_ci(vals, confidence_level)
+        est[:, q], se[:, q] = mean, s
+        lo[:, q], hi[:, q] = np.clip(low, 0, 1), np.clip(high, 0, 1)
+        n_items[:, q] = cnt
+    return PassAtK(tuple(m.models), k_arr, est, se, lo, hi, n_items, confidence_level)
+
+
+def majority_at_n(m: ScoreMatrix, *, confidence_level: float = 0.95) -> tuple[np.ndarray, ...]:
+    """maj@N per model from 0/1 samples: an item counts as solved when a strict
+    majority of its samples is correct (a tie counts 1/2).
+
+    Returns ``(estimate, ci_low, ci_high)`` arrays over models.
+
+    Notes
+    -----
+    Only correctness is known, not the answers themselves, so this is the
+    "the correct answer wins a strict majority" version of majority voting; a
+    plurality vote over answers can be correct more often (when the wrong answers
+    disagree with each other), so read it as a lower bound of answer-level maj@N.
+    """
+    _check_level(confidence_level)
+    n, c = _binary_counts(m, "maj@N")
+    with np.errstate(invalid="ignore"):
+        vals = np.where(n > 0, np.sign(2 * c - n) * 0.5 + 0.5, np.nan)
+    mean, _se, low, high, _n = item_mean_ci(vals, confidence_level)
+    return mean, np.clip(low, 0, 1), np.clip(high, 0, 1)
+
+
+def _ks_from_text(text: str | Sequence[int]) -> tuple[int, ...]:
+    if isinstance(text, str):
+        parts = [p.strip() for p in text.split(",") if p.strip()]
+        try:
+            out = tuple(int(p) for p in parts)
+        except ValueError:
+            raise ValueError(f"`--pass-at` must be comma-separated integers like 1,5,10; got {text!r}") from None
+    else:
+        out = tuple(int(p) for p in text)
+    if any(k < 1 for k in out):
+        raise ValueError(f"`pass_at` values must be >= 1, got {out}")
+    return out

@@ -1,0 +1,334 @@
+"""``rt.report``: the whole leaderboard analysis in one result.
+
+The report calls the same public functions a notebook user calls (intervals,
+all_pairs, tiers, rank_sets, stability, split_half, power) and keeps their
+results; ``to_dict()`` is the JSON report (stable keys, see docs/report.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..data.matrix import ScoreMatrix
+from ..results import Result, jsonable
+
+__all__ = ["report", "LeaderboardReport"]
+
+HEATMAP_MAX_MODELS = 60
+DEFAULT_SIZES: tuple[int | str, ...] = (30, 100, 200, 500, 1000, 2000, "full")
+
+
+@dataclass(frozen=True)
+class LeaderboardReport(Result):
+    """Everything ``ranktrust report`` shows, as results of the public API.
+
+    Attributes
+    ----------
+    matrix : ScoreMatrix
+        The data analysed.
+    intervals : ScoreIntervals
+        Per-model scores with confidence intervals.
+    pairs : PairTable
+        Adjacent (default) or all pairs, paired tests with adjusted p-values.
+    tiers : Tiers
+        Groups of models that cannot be told apart.
+    rank_sets, stability, split_half : results or None
+        Rank confidence sets, rank stability vs benchmark size, split-half check.
+    power : PowerResult table
+        Items needed for a range of gaps at the observed disagreement.
+    settings : dict
+        Confidence level, adjustment, clustering, alignment, seed, draws.
+    notes : tuple of str
+        What the user must know about the input (dropped items, errored samples, ...).
+    """
+
+    matrix: ScoreMatrix
+    intervals: Any
+    pairs: Any
+    tiers: Any
+    rank_sets: Any = None
+    stability: Any = None
+    split_half: Any = None
+    power: Any = None
+    settings: dict = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    pair_matrix: Any = None
+    extra: dict = field(default_factory=dict)  # microbench / repeats / sensitivity sections
+
+    # ------------------------------------------------------------------ views
+    def _model_rows(self) -> list[dict[str, Any]]:
+        iv = self.intervals
+        order = np.argsort(-np.nan_to_num(np.asarray(iv.score, dtype=float), nan=-np.inf), kind="stable")
+        tier_of = {}
+        if self.tiers is not None:
+            for k, mname in enumerate(self.tiers.models):
+                tier_of[mname] = int(self.tiers.tier[k])
+        rs = {}
+        if self.rank_sets is not None:
+            for row in self.rank_sets.to_dict()["models"]:
+                rs[row["model"]] = (row.get("rank_low"), row.get("rank_high"))
+        rows = []
+        for rank, k in enumerate(order, 1):
+            name = iv.models[k]
+            lo, hi = rs.get(name, (None, None))
+            rows.append({
+                "model": name,
+                "n_items": int(iv.n_items[k]),
+                "score": float(iv.score[k]),
+                "se": float(iv.se[k]),
+                "ci_low": float(iv.ci_low[k]),
+                "ci_high": float(iv.ci_high[k]),
+                "rank": rank,
+                "tier": tier_of.get(name),
+                "rank_low": lo,
+                "rank_high": hi,
+            })
+        return rows
+
+    def headline(self) -> dict[str, Any]:
+        rows = self._model_rows()
+        top = rows[0]["model"]
+        out: dict[str, Any] = {"top": top, "runner_up": None, "separable": None, "diff": None,
+                               "p_value": None, "p_adjusted": None, "p_top_stays_top": None}
+        if self.stability is not None:
+            full = [s for s in self.stability.to_dict()["sizes"] if s.get("is_full") or s is self.stability.to_dict()["sizes"][-1]]
+            if full:
+                out["p_top_stays_top"] = full[-1].get("p_top_stays_top")
+        if len(rows) < 2:
+            out["text"] = f"{top} is the only model: there is nothing to compare."
+            return out
+        second = rows[1]["model"]
+        out["runner_up"] = second
+        pd_ = self.pairs.to_dict()["pairs"]
+        first_pair = next((p for p in pd_ if {p["a"], p["b"]} == {top, second}), None)
+        could_be_first = None
+        if self.rank_sets is not None:
+            could_be_first = list(self.rank_sets.to_dict().get("could_be_first", []))
+        lvl = self.settings.get("confidence_level", 0.95)
+        alpha = 1 - lvl
+        ev = []
+        if first_pair is not None:
+            sign = 1 if first_pair["a"] == top else -1
+            d = sign * first_pair["diff"]
+            lo, hi = sorted((sign * first_pair["ci_low"], sign * first_pair["ci_high"]))
+            padj = first_pair.get("p_adjusted")
+            out.update(diff=d, p_value=first_pair["p_value"], p_adjusted=padj)
+            ev.append(
+                f"its lead over {second} is {d * 100:.2f} points ({lvl:.0%} CI {lo * 100:+.2f} to {hi * 100:+.2f}), "
+                f"adjusted p = {_fmt_p(padj)}"
+            )
+            separable = padj is not None and padj < alpha
+        else:
+            separable = None
+        if could_be_first is not None:
+            separable = len(could_be_first) == 1 if separable is None else (separable and len(could_be_first) == 1)
+            if len(could_be_first) > 1:
+                ev.append(f"{len(could_be_first)} models could be #1 with {lvl:.0%} joint confidence")
+        if out["p_top_stays_top"] is not None:
+            ev.append(f"if the benchmark were redrawn, {top} would stay #1 {out['p_top_stays_top']:.0%} of the time")
+        out["separable"] = separable
+        if separable:
+            out["text"] = f"Yes: {top} is really #1; " + "; ".join(ev) + "."
+        else:
+            out["text"] = f"No: {top} is not separable from {second}; " + "; ".join(ev) + "."
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        m = self.matrix
+        d: dict[str, Any] = {
+            "title": self.settings.get("title") or (m.source or "leaderboard"),
+            "source": m.source,
+            "n_models": m.n_models,
+            "n_items": m.n_items,
+            "binary": m.is_binary,
+            "settings": jsonable(self.settings),
+            "headline": jsonable(self.headline()),
+            "models": jsonable(self._model_rows()),
+        }
+        pt = self.pairs.to_dict()
+        d["pairs_scope"] = pt.get("pairs_scope")
+        d["pairs"] = pt["pairs"]
+        d["pair_matrix"] = jsonable(self.pair_matrix)
+        d["tiers"] = self.tiers.to_dict() if self.tiers is not None else None
+        for name in ("rank_sets", "stability", "split_half", "power"):
+            r = getattr(self, name)
+            d[name] = r if (r is None or isinstance(r, dict)) else r.to_dict()
+            d[name] = jsonable(d[name])
+        d["notes"] = list(self.notes)
+        d["dropped"] = dict(m.dropped)
+        for k in ("microbench", "repeats", "sensitivity"):
+            v = self.extra.get(k)
+            d[k] = None if v is None else (v.to_dict() if hasattr(v, "to_dict") else jsonable(v))
+        return d
+
+
+def _fmt_p(p: Any) -> str:
+    if p is None:
+        return "n/a"
+    if p < 1e-4:
+        return f"{p:.1e}"
+    return f"{p:.3g}"
+
+
+def _pair_matrix(m: ScoreMatrix, intervals: Any, confidence_level: float, adjust: str,
+                 cluster: bool | None) -> dict[str, Any] | None:
+    from ..stats.paired import all_pairs
+
+    if m.n_models < 2:
+        return None
+    order = np.argsort(-np.nan_to_num(np.asarray(intervals.score, dtype=float), nan=-np.inf), kind="stable")
+    top = order[:HEATMAP_MAX_MODELS]
+    sub = m.select(models=top)
+    t = all_pairs(sub, pairs="all", adjust=adjust, confidence_level=confidence_level, cluster=cluster)
+    diff = t.matrix("diff")
+    padj = t.matrix("p_adjusted")
+    return {
+        "models": list(sub.models),
+        "diff": diff,
+        "p_adjusted": padj,
+        "truncated_from": m.n_models if m.n_models > HEATMAP_MAX_MODELS else None,
+    }
+
+
+def report(
+    m: ScoreMatrix,
+    *,
+    confidence_level: float = 0.95,
+    adjust: str = "holm",
+    all_pairs: bool = False,
+    cluster: bool | None = None,
+    tiers: str = "auto",
+    rank_sets: bool = True,
+    stability: bool = True,
+    sizes: Sequence[int | str] = DEFAULT_SIZES,
+    draws: int = 2000,
+    split_half: bool = False,
+    splits: int = 3000,
+    power_gaps: Sequence[float] = (0.01, 0.02, 0.03, 0.05, 0.10),
+    seed: int | None = 0,
+    title: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> LeaderboardReport:
+    """Analyse a leaderboard: intervals, paired tests, tiers, rank sets, stability, power.
+
+    Parameters
+    ----------
+    m : ScoreMatrix
+        Per-item results. NaN cells (``align="pairwise"``) are allowed: each model's
+        interval uses its own items and each pair its shared items; the resampling parts
+        (rank sets, stability, split-half) use the items every model shares and say so.
+    confidence_level : float, default: 0.95
+    adjust : {"holm", "bonferroni", "bh", "none"}, default: ``"holm"``
+        Multiple-comparison adjustment of the pair p-values.
+    all_pairs : bool, default: False
+        Test every pair instead of adjacent pairs only.
+    cluster : bool, optional
+        Clustered standard errors by item group; default: when the data has groups.
+    tiers : {"auto", "rank-sets", "adjacent"}, default: ``"auto"``
+        How tiers are formed; ``"auto"`` uses rank confidence sets when computed.
+    rank_sets, stability, split_half : bool
+        Which resampling analyses to run.
+    sizes, draws : rank-stability benchmark sizes and bootstrap draws.
+    splits : int
+        Random halves for the split-half check.
+    power_gaps : sequence of float
+        Gaps (fractions) for the questions-needed table.
+    seed : int, optional
+        Seed of every random step (recorded in the report).
+
+    Returns
+    -------
+    LeaderboardReport
+    """
+    from ..ranking.tiers import tiers as make_tiers
+    from ..stats.intervals import intervals as make_intervals
+    from ..stats.paired import all_pairs as make_pairs
+    from ..stats.power import estimate_disagreement, power, power_table
+
+    if not 0 < confidence_level < 1:
+        raise ValueError(f"`confidence_level` must be in (0, 1), got {confidence_level}")
+    notes = list(m.notes)
+    if m.dropped:
+        total = sum(m.dropped.values())
+        notes.append(
+            f"--align intersect dropped {total} (model, item) results: "
+            + ", ".join(f"{k} {v}" for k, v in list(m.dropped.items())[:5])
+            + (" ..." if len(m.dropped) > 5 else "")
+        )
+    if m.n_runs > 1:
+        notes.append(f"scores are means over {m.n_runs} runs per item (see `ranktrust repeats`)")
+    iv = make_intervals(m, cluster=cluster, confidence_level=confidence_level)
+    pt = make_pairs(m, pairs="all" if all_pairs else "adjacent", adjust=adjust,
+                    confidence_level=confidence_level, cluster=cluster)
+    rng = np.random.SeedSequence(seed)
+    s_rank, s_stab, s_half = rng.spawn(3)
+
+    complete = m
+    if not m.is_complete:
+        complete = m.align("intersect")
+        if m.n_models > 1:
+            notes.append(
+                f"rank sets, stability and split-half use the {complete.n_items} items every model has "
+                f"(of {m.n_items})"
+            )
+    rs = st = sh = None
+    if m.n_models > 1:
+        if rank_sets:
+            from ..ranking.ranksets import rank_sets as make_rank_sets
+
+            rs = make_rank_sets(complete, confidence_level=confidence_level,
+                                rng=np.random.default_rng(s_rank))
+        if stability:
+            from ..ranking.stability import stability as make_stability
+
+            st = make_stability(complete, sizes=list(sizes), draws=draws, rng=np.random.default_rng(s_stab))
+        if split_half:
+            from ..ranking.splithalf import split_half as make_split_half
+
+            sh = make_split_half(complete, splits=splits, rng=np.random.default_rng(s_half))
+
+    tier_method = tiers
+    if tier_method == "auto":
+        tier_method = "rank-sets" if rs is not None else "adjacent"
+    if m.n_models > 1 and tier_method == "rank-sets":
+        from ..ranking.ranksets import tiers_from_rank_sets
+
+        tr = tiers_from_rank_sets(complete, confidence_level=confidence_level, rank_sets=rs,
+                                  rng=np.random.default_rng(s_rank))
+    else:
+        tr = make_tiers(m, method="adjacent", adjust=adjust, confidence_level=confidence_level,
+                        cluster=cluster)
+
+    pw = None
+    if m.n_models > 1:
+        q = estimate_disagreement(m) if m.is_binary else None
+        if q is not None and q > 0:
+            table = power_table(q, gaps=power_gaps)
+            at_n = power(items=int(np.median(iv.n_items)), disagreement=q)
+            pw = {
+                "disagreement": q,
+                "alpha": 0.05,
+                "power": 0.8,
+                "table": table.to_dict()["table"] if hasattr(table, "to_dict") else jsonable(table),
+                "at_n": {"n": int(np.median(iv.n_items)), **{k: v for k, v in at_n.to_dict().items()
+                                                             if k in ("detectable_gap", "ci_half_width")}},
+            }
+    pm = _pair_matrix(m, iv, confidence_level, adjust, cluster)
+    settings = {
+        "confidence_level": confidence_level,
+        "adjust": adjust,
+        "clustered": bool(getattr(iv, "clustered", False)),
+        "cluster_by": "group" if getattr(iv, "clustered", False) else None,
+        "align": "pairwise" if not m.is_complete else ("intersect" if m.dropped else "complete"),
+        "seed": seed,
+        "draws": draws,
+        "tiers": tier_method,
+        "title": title,
+    }
+    return LeaderboardReport(
+        matrix=m, intervals=iv, pairs=pt, tiers=tr, rank_sets=rs, stability=st, split_half=sh,
+        power=pw, settings=settings, notes=tuple(notes), pair_matrix=pm, extra=dict(extra or {}),
+    )

@@ -1,0 +1,60 @@
+"""Markdown rendering of the leaderboard report's dict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .text import _p, _pts
+
+
+def _esc(s: str) -> str:
+    return str(s).replace("|", "\\|")
+
+
+def report_markdown(d: dict[str, Any]) -> str:
+    lvl = d["settings"]["confidence_level"]
+    lines = [f"# {_esc(d['title'])}", "", f"**Is #1 really #1?** {d['headline']['text']}", "",
+             f"{d['n_models']} models × {d['n_items']} items; {lvl:.0%} confidence intervals"
+             + (", clustered by item group" if d["settings"].get("clustered") else "") + ".", "",
+             "| # | model | score | CI | items | tier | rank range |", "|--:|:--|--:|--:|--:|--:|--:|"]
+    for r in d["models"]:
+        rr = "-" if r.get("rank_low") is None else f"{r['rank_low']}–{r['rank_high']}"
+        lines.append(f"| {r['rank']} | {_esc(r['model'])} | {_pts(r['score'])} | "
+                     f"[{_pts(r['ci_low'])}, {_pts(r['ci_high'])}] | {r['n_items']} | {r.get('tier') or '-'} | {rr} |")
+    if d["pairs"]:
+        lines += ["", f"## {'Adjacent' if d['pairs_scope'] == 'adjacent' else 'All'} pairs",
+                  "", f"Paired on shared items; p adjusted with {d['settings']['adjust']}.", "",
+                  "| A | B | diff (pts) | CI | only A | only B | p | p adj |", "|:--|:--|--:|--:|--:|--:|--:|--:|"]
+        for p in d["pairs"]:
+            lines.append(f"| {_esc(p['a'])} | {_esc(p['b'])} | {_pts(p['diff'], True)} | "
+                         f"[{_pts(p['ci_low'], True)}, {_pts(p['ci_high'], True)}] | {p.get('only_a', '-')} | "
+                         f"{p.get('only_b', '-')} | {_p(p['p_value'])} | {_p(p['p_adjusted'])} |")
+    if d.get("tiers"):
+        lines += ["", f"## Tiers ({d['tiers']['method']})", ""]
+        for row in d["tiers"]["tiers"]:
+            lines.append(f"- **Tier {row['tier']}**: " + ", ".join(_esc(m) for m in row["models"]))
+    st = d.get("stability")
+    if st:
+        lines += ["", f"## Does #1 stay #1? ({st.get('draws')} redraws per size)", "",
+                  "| items | P(#1 stays #1) | P(top-2 order) | P(top-3 order) |", "|--:|--:|--:|--:|"]
+        for row in st["sizes"]:
+            po = row.get("p_topk_order", {})
+            f = lambda v: "-" if v is None else f"{v:.0%}"  # noqa: E731
+            lines.append(f"| {row['n']} | {f(row['p_top_stays_top'])} | {f(po.get('2'))} | {f(po.get('3'))} |")
+    sh = d.get("split_half")
+    if sh:
+        lines += ["", f"Split-half: the winner of one half also wins the other {sh['p_same_winner']:.0%} of the "
+                      f"time; its lead shrinks from {_pts(sh['lead_selecting_half'])} to "
+                      f"{_pts(sh['lead_other_half'])} points."]
+    pw = d.get("power")
+    if pw:
+        lines += ["", f"## Questions needed (q = {pw['disagreement']:.2f}, α = {pw['alpha']}, power {pw['power']:.0%})",
+                  "", "| gap (pts) | items needed |", "|--:|--:|"]
+        for row in pw["table"]:
+            lines.append(f"| {row['gap'] * 100:g} | {row['items_needed']:,} |")
+        at = pw["at_n"]
+        lines += ["", f"At n = {at['n']:,} items the detectable gap is {_pts(at['detectable_gap'])} points and a "
+                      f"paired CI is ±{_pts(at['ci_half_width'])} points."]
+    if d.get("notes"):
+        lines += ["", "## Notes", ""] + [f"- {_esc(n)}" for n in d["notes"]]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,95 @@
+"""Terminal rendering (rich) of the leaderboard report's dict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _pts(x: Any, signed: bool = False) -> str:
+    if x is None:
+        return "-"
+    return f"{x * 100:+.2f}" if signed else f"{x * 100:.2f}"
+
+
+def _p(p: Any) -> str:
+    if p is None:
+        return "-"
+    return f"{p:.1e}" if p < 1e-4 else f"{p:.4f}"
+
+
+def report_renderables(d: dict[str, Any]) -> list[Any]:
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    out: list[Any] = []
+    head = d["headline"]
+    out.append(Panel(Text(head["text"]), title="Is #1 really #1?", expand=False))
+    lvl = d["settings"]["confidence_level"]
+    t = Table(title=f"{d['title']} — {d['n_models']} models × {d['n_items']} items "
+                    f"({lvl:.0%} CI{', clustered by group' if d['settings'].get('clustered') else ''})")
+    for c, j in (("#", "right"), ("model", "left"), ("score", "right"), ("CI", "right"),
+                 ("items", "right"), ("tier", "right"), ("rank range", "right")):
+        t.add_column(c, justify=j)  # type: ignore[arg-type]
+    for r in d["models"]:
+        rr = "-" if r.get("rank_low") is None else f"{r['rank_low']}–{r['rank_high']}"
+        t.add_row(str(r["rank"]), r["model"], _pts(r["score"]), f"[{_pts(r['ci_low'])}, {_pts(r['ci_high'])}]",
+                  str(r["n_items"]), str(r.get("tier") or "-"), rr)
+    out.append(t)
+    if d["pairs"]:
+        adj = d["settings"]["adjust"]
+        pt = Table(title=f"{'Adjacent' if d['pairs_scope'] == 'adjacent' else 'All'} pairs "
+                         f"(paired on shared items; p adjusted: {adj})")
+        for c in ("A", "B", "diff (pts)", "CI", "only A", "only B", "p", "p adj"):
+            pt.add_column(c, justify="left" if c in ("A", "B") else "right")
+        alpha = 1 - lvl
+        for p in d["pairs"][:200]:
+            sig = p["p_adjusted"] is not None and p["p_adjusted"] < alpha
+            style = "bold" if sig else None
+            pt.add_row(p["a"], p["b"], _pts(p["diff"], True), f"[{_pts(p['ci_low'], True)}, {_pts(p['ci_high'], True)}]",
+                       str(p.get("only_a", "-")), str(p.get("only_b", "-")), _p(p["p_value"]), _p(p["p_adjusted"]),
+                       style=style)
+        out.append(pt)
+        if len(d["pairs"]) > 200:
+            out.append(Text(f"... {len(d['pairs']) - 200} more pairs in --format json"))
+    if d.get("tiers"):
+        tt = Table(title=f"Tiers ({d['tiers']['method']}): models within a tier cannot be told apart")
+        tt.add_column("tier", justify="right")
+        tt.add_column("models")
+        for row in d["tiers"]["tiers"]:
+            tt.add_row(str(row["tier"]), ", ".join(row["models"]))
+        out.append(tt)
+    st = d.get("stability")
+    if st:
+        s = Table(title=f"Does #1 stay #1 if the benchmark were redrawn? ({st.get('draws')} draws)")
+        s.add_column("items", justify="right")
+        s.add_column("P(#1 stays #1)", justify="right")
+        for k in ("2", "3"):
+            s.add_column(f"P(top {k} order kept)", justify="right")
+        for row in st["sizes"]:
+            po = row.get("p_topk_order", {})
+            s.add_row(str(row["n"]), f"{row['p_top_stays_top']:.0%}",
+                      *(f"{po[k]:.0%}" if po.get(k) is not None else "-" for k in ("2", "3")))
+        out.append(s)
+    sh = d.get("split_half")
+    if sh:
+        out.append(Text(
+            f"Split-half: the winner of one half also wins the other {sh['p_same_winner']:.0%} of the time; "
+            f"its lead shrinks from {_pts(sh['lead_selecting_half'])} to {_pts(sh['lead_other_half'])} points."))
+    pw = d.get("power")
+    if pw:
+        p = Table(title=f"Questions needed (disagreement q = {pw['disagreement']:.2f}, α = {pw['alpha']}, "
+                        f"power = {pw['power']:.0%})")
+        p.add_column("gap (pts)", justify="right")
+        p.add_column("items needed", justify="right")
+        for row in pw["table"]:
+            p.add_row(f"{row['gap'] * 100:g}", f"{row['items_needed']:,}")
+        out.append(p)
+        at = pw["at_n"]
+        out.append(Text(f"At n = {at['n']:,} items the detectable gap is {_pts(at['detectable_gap'])} points "
+                        f"and a paired CI is ±{_pts(at['ci_half_width'])} points."))
+    for n in d.get("notes", []):
+        out.append(Text(f"note: {n}", style="yellow"))
+    if d["n_models"] < 2:
+        out.append(Text("Only one model: there is nothing to compare."))
+    return out

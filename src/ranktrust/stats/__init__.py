@@ -1,0 +1,34 @@
+"""Statistics on a :class:`~ranktrust.ScoreMatrix`: intervals, paired tests, multiplicity, power.
+
+Modules here use NumPy and SciPy only: they never read files, print, or import pandas.
+
+- :mod:`.intervals`: per-model score intervals (CLT, t, Wilson, clustered SE [M, eq. 4]).
+- :mod:`.paired`: paired comparison of two models (McNemar exact, paired t, sign-flip) and
+  every pair at once (:func:`all_pairs`, vectorised by matrix products).
+- :mod:`.multiplicity`: Holm, Bonferroni and Benjamini-Hochberg adjustment.
+- :mod:`.power`: items needed for a gap, detectable gap at a number of items.
+"""
+
+from __future__ import annotations
+
+from .intervals import ScoreIntervals, intervals, score_ci
+from .multiplicity import adjust_pvalues
+from .paired import PairedComparison, PairTable, all_pairs, compare, mcnemar_exact
+from .power import PowerResult, PowerTable, estimate_disagreement, power, power_table
+
+__all__ = [
+    "ScoreIntervals",
+    "intervals",
+    "score_ci",
+    "adjust_pvalues",
+    "PairedComparison",
+    "PairTable",
+    "all_pairs",
+    "compare",
+    "mcnemar_exact",
+    "PowerResult",
+    "PowerTable",
+    "estimate_disagreement",
+    "power",
+    "power_table",
+]

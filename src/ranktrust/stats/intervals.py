@@ -1,0 +1,380 @@
+"""Per-model score intervals: CLT, t, Wilson and clustered standard errors.
+
+The array-level core (:func:`score_ci`) takes a ``(n_models, n_items)`` float array
+(``NaN`` = not scored; each model uses its own scored items) and returns arrays. The
+labelled layer (:func:`intervals`) takes a :class:`~ranktrust.ScoreMatrix`.
+
+References
+----------
+.. [A] "Is the #1 AI Model Really #1?", Towards Data Science (2026), section on error bars.
+.. [M] E. Miller, "Adding Error Bars to Evals: A Statistical Approach to Language Model
+   Evaluations", arXiv:2411.00640 (2024), eqs. 1-4.
+.. [W] E. B. Wilson, "Probable inference, the law of succession, and statistical inference",
+   JASA 22 (1927) 209-212.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+
+import numpy as np
+from scipy import special
+
+from ..errors import DataError, DegenerateDataWarning, SmallSampleWarning
+from ..results import Result
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..data.matrix import ScoreMatrix
+
+__all__ = ["ScoreIntervals", "ScoreCI", "intervals", "score_ci", "cluster_se"]
+
+IntervalMethod = Literal["auto", "clt", "t", "wilson", "cluster"]
+_METHODS = ("auto", "clt", "t", "wilson", "cluster")
+
+
+# ---------------------------------------------------------------- shared checks
+def check_confidence_level(confidence_level: Any) -> float:
+    """Validate ``confidence_level`` (a float in the open interval (0, 1))."""
+    try:
+        cl = float(confidence_level)
+    except (TypeError, ValueError):
+        raise TypeError(f"`confidence_level` must be a number in (0, 1), got {confidence_level!r}") from None
+    if not (0.0 < cl < 1.0):
+        raise ValueError(
+            f"`confidence_level` must be in the open interval (0, 1), got {confidence_level!r} "
+            "(use 0.95 for 95%)"
+        )
+    return cl
+
+
+def z_value(confidence_level: float) -> float:
+    """Two-sided normal quantile ``z_{1 - (1 - confidence_level)/2}`` (1.96 at 0.95)."""
+    return float(special.ndtri(0.5 + confidence_level / 2.0))
+
+
+def t_value(confidence_level: float, df: np.ndarray) -> np.ndarray:
+    """Two-sided t quantile with ``df`` degrees of freedom (NaN where ``df < 1``)."""
+    df = np.asarray(df, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        out = special.stdtrit(np.where(df >= 1, df, np.nan), 0.5 + confidence_level / 2.0)
+    return out
+
+
+def groups_apply(m: "ScoreMatrix") -> bool:
+    """True when ``m`` has item groups with more than one distinct group."""
+    return m.groups is not None and len(set(m.groups)) > 1
+
+
+# ---------------------------------------------------------------- array core
+class ScoreCI(NamedTuple):
+    """Arrays returned by :func:`score_ci` (one entry per model)."""
+
+    score: np.ndarray
+    se: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    n: np.ndarray
+
+
+def cluster_se(values: np.ndarray, group_codes: np.ndarray) -> np.ndarray:
+    """Clustered standard error of the mean of each row [M, eq. 4].
+
+    ``SE_C = sqrt( sum_c ( sum_{i in c} (s_i - mean) )^2 ) / n``, with NaN cells left
+    out (each row uses its own scored items).
+
+    Parameters
+    ----------
+    values : ndarray, shape (..., n_items)
+        Scores (or paired differences); NaN = not scored.
+    group_codes : ndarray of int, shape (n_items,)
+        Cluster code of every item.
+
+    Returns
+    -------
+    ndarray, shape (...)
+        The clustered SE per row (NaN where a row has no scored item).
+
+    Notes
+    -----
+    With one item per cluster this is ``sd/sqrt(n)`` with the population (``ddof=0``)
+    standard deviation, i.e. the ``"clt"`` SE.
+
+    References
+    ----------
+    .. [1] E. Miller, arXiv:2411.00640 (2024), eq. 4.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    codes = np.asarray(group_codes)
+    if codes.shape != (x.shape[-1],):
+        raise ValueError(
+            f"`group_codes` must have one code per item ({x.shape[-1]}), got shape {codes.shape}"
+        )
+    scored = ~np.isnan(x)
+    n = scored.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n > 0, np.nansum(x, axis=-1) / np.maximum(n, 1), np.nan)
+        resid = np.where(scored, x - mean[..., None], 0.0)
+    perm = np.argsort(codes, kind="stable")
+    sorted_codes = codes[perm]
+    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+    sums = np.add.reduceat(resid[..., perm], starts, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, np.sqrt(np.sum(sums * sums, axis=-1)) / n, np.nan)
+
+
+def score_ci(
+    scores: np.ndarray,
+    *,
+    method: Literal["clt", "t", "wilson", "cluster"] = "clt",
+    group_codes: np.ndarray | None = None,
+    confidence_level: float = 0.95,
+) -> ScoreCI:
+    """Mean score, standard error and two-sided CI of each row (array level).
+
+    Parameters
+    ----------
+    scores : array_like, shape (n_items,) or (n_models, n_items)
+        Per-item scores; NaN = not scored (each row uses its own scored items).
+    method : {"clt", "t", "wilson", "cluster"}, default: ``"clt"``
+        ``"clt"``: mean ± z·SE with ``SE = sd/sqrt(n)`` (population sd, so for 0/1 scores
+        ``SE = sqrt(p(1-p)/n)``). ``"t"``: sample sd (``ddof=1``) and the t quantile with
+        ``n - 1`` df. ``"wilson"``: Wilson score interval (0/1 scores only). ``"cluster"``:
+        mean ± z·SE_C with the clustered SE of [M, eq. 4] (needs ``group_codes``).
+    group_codes : ndarray of int, optional
+        Cluster code per item (for ``method="cluster"``).
+    confidence_level : float, default: ``0.95``
+
+    Returns
+    -------
+    ScoreCI
+        ``(score, se, low, high, n)`` arrays (scalars become 0-d arrays).
+
+    Warns
+    -----
+    SmallSampleWarning
+        A row has fewer than 2 scored items (its SE and CI are NaN).
+    DegenerateDataWarning
+        A row has zero spread for a normal-approximation method (its SE is 0, so its CI
+        would have zero width; the CI is NaN instead). Use ``method="wilson"`` for 0/1 scores.
+
+    References
+    ----------
+    .. [1] [A] section "error bars"; E. Miller, arXiv:2411.00640 (2024), eqs. 1-4.
+    .. [2] E. B. Wilson, JASA 22 (1927) 209-212.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = np.r_[np.ones(1436), np.zeros(564)]      # 71.8% of 2,000 items
+    >>> r = score_ci(s)
+    >>> round(float(r.high - r.score) * 100, 2)      # half-width in points
+    1.97
+    """
+    cl = check_confidence_level(confidence_level)
+    if method not in ("clt", "t", "wilson", "cluster"):
+        raise ValueError(f"`method` must be 'clt', 't', 'wilson' or 'cluster', got {method!r}")
+    x = np.asarray(scores, dtype=np.float64)
+    if x.ndim == 0:
+        raise ValueError("`scores` must have an item axis (1-D or 2-D), got a scalar")
+    scored = ~np.isnan(x)
+    n = scored.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n > 0, np.nansum(x, axis=-1) / np.maximum(n, 1), np.nan)
+        ss = np.sum(np.where(scored, (x - mean[..., None]) ** 2, 0.0), axis=-1)
+    z = z_value(cl)
+    small = n < 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if method == "clt":
+            se = np.sqrt(ss / n) / np.sqrt(n)
+            half = z * se
+            low, high = mean - half, mean + half
+        elif method == "t":
+            se = np.sqrt(ss / (n - 1)) / np.sqrt(n)
+            half = t_value(cl, n - 1) * se
+            low, high = mean - half, mean + half
+        elif method == "cluster":
+            if group_codes is None:
+                raise ValueError("`method`='cluster' needs `group_codes` (one cluster code per item)")
+            se = cluster_se(x, group_codes)
+            half = z * se
+            low, high = mean - half, mean + half
+        else:  # wilson
+            vals = x[scored]
+            if not np.all((vals == 0) | (vals == 1)):
+                raise DataError(
+                    "Wilson intervals need 0/1 scores; these scores are continuous: use method='clt' or 't'"
+                )
+            p = mean
+            se = np.sqrt(p * (1 - p) / n)
+            denom = 1 + z * z / n
+            centre = (p + z * z / (2 * n)) / denom
+            half = z / denom * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+            low, high = centre - half, centre + half
+    se = np.where(small, np.nan, se)
+    low = np.where(small, np.nan, low)
+    high = np.where(small, np.nan, high)
+    if np.any(small):
+        warnings.warn(
+            f"{int(np.sum(small))} row(s) have fewer than 2 scored items: their SE and CI are NaN",
+            SmallSampleWarning, stacklevel=2,
+        )
+    if method != "wilson":
+        flat = ~small & (se == 0)
+        if np.any(flat):
+            low = np.where(flat, np.nan, low)
+            high = np.where(flat, np.nan, high)
+            se = np.where(flat, np.nan, se)
+            warnings.warn(
+                f"{int(np.sum(flat))} row(s) have zero spread (every item scored the same): the "
+                f"{method} interval would have zero width, so it is NaN; use method='wilson' for 0/1 scores",
+                DegenerateDataWarning, stacklevel=2,
+            )
+    return ScoreCI(mean, se, low, high, n)
+
+
+# ---------------------------------------------------------------- labelled layer
+@dataclass(frozen=True, eq=False)
+class ScoreIntervals(Result):
+    """Per-model scores with standard errors and confidence intervals.
+
+    Attributes
+    ----------
+    models : tuple of str
+        Model names, in the matrix's order.
+    n_items : ndarray of int
+        Items each model was scored on.
+    score, se, ci_low, ci_high : ndarray of float
+        Mean score (fraction), standard error and CI bounds per model.
+    method : str
+        ``"clt"``, ``"t"``, ``"wilson"`` or ``"cluster"`` (the method actually used).
+    confidence_level : float
+    clustered : bool
+        Whether the SE is clustered by item group [M, eq. 4].
+    n_clusters : int or None
+        Number of item groups used for clustering.
+    """
+
+    models: tuple[str, ...]
+    n_items: np.ndarray
+    score: np.ndarray
+    se: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    method: str
+    confidence_level: float
+    clustered: bool
+    n_clusters: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..results import jsonable
+
+        rows = [
+            {"model": m, "n_items": int(n), "score": s, "se": e, "ci_low": lo, "ci_high": hi}
+            for m, n, s, e, lo, hi in zip(
+                self.models, self.n_items.tolist(), self.score.tolist(), self.se.tolist(),
+                self.ci_low.tolist(), self.ci_high.tolist(),
+            )
+        ]
+        return jsonable({
+            "method": self.method,
+            "confidence_level": self.confidence_level,
+            "clustered": self.clustered,
+            "n_clusters": self.n_clusters,
+            "models": rows,
+        })
+
+    def __len__(self) -> int:
+        return len(self.models)
+
+
+def resolve_cluster(m: "ScoreMatrix", cluster: bool | None, method: str) -> bool:
+    """Decide whether to cluster: ``cluster=None`` clusters for ``auto``/``clt``/``cluster``
+    when ``m`` has more than one item group."""
+    if cluster is not None and not isinstance(cluster, (bool, np.bool_)):
+        raise TypeError(f"`cluster` must be None, True or False, got {cluster!r}")
+    if method == "cluster" and cluster is False:
+        raise ValueError("`method`='cluster' contradicts `cluster`=False")
+    want = bool(cluster) if cluster is not None else (
+        method == "cluster" or (method in ("auto", "clt") and groups_apply(m))
+    )
+    if want and m.groups is None:
+        raise DataError(
+            "clustered standard errors need item groups, but the data has none: "
+            "read the file with --cluster-by COLUMN (group='subject')"
+        )
+    return want
+
+
+def intervals(
+    m: "ScoreMatrix",
+    *,
+    method: IntervalMethod = "auto",
+    cluster: bool | None = None,
+    confidence_level: float = 0.95,
+) -> ScoreIntervals:
+    """Score and confidence interval of every model.
+
+    Parameters
+    ----------
+    m : ScoreMatrix
+        Per-item scores; each model uses its own scored items (NaN cells are skipped).
+    method : {"auto", "clt", "t", "wilson", "cluster"}, default: ``"auto"``
+        ``"auto"`` = ``"clt"``, clustered when item groups apply. ``"wilson"`` needs 0/1
+        scores. ``"cluster"`` forces the clustered SE [M, eq. 4]. See :func:`score_ci`.
+    cluster : bool or None, default: ``None``
+        ``None`` clusters (for ``auto``/``clt``) when ``m`` has more than one item group;
+        ``True`` requires groups; ``False`` never clusters.
+    confidence_level : float, default: ``0.95``
+
+    Returns
+    -------
+    ScoreIntervals
+
+    Raises
+    ------
+    ValueError
+        Unknown ``method``, ``confidence_level`` outside (0, 1), or clustering asked for
+        together with ``"t"``/``"wilson"``.
+    DataError
+        Clustering asked for without item groups; Wilson on continuous scores.
+
+    Notes
+    -----
+    CLT: ``SE = sd(s)/sqrt(n)``, CI = mean ± z·SE. Clustered [M, eq. 4]:
+    ``SE_C = sqrt(sum_c (sum_{i in c} (s_i - mean))^2) / n``; it equals the CLT SE when
+    every cluster has one item and grows when items in a cluster are correlated.
+
+    References
+    ----------
+    .. [1] [A] "Is the #1 AI Model Really #1?" (2026): a 71.8% model at n = 2,000 has a CI
+       half-width of about ±1.97 points.
+    .. [2] E. Miller, arXiv:2411.00640 (2024), eqs. 1-4.
+    .. [3] E. B. Wilson, JASA 22 (1927) 209-212.
+    """
+    cl = check_confidence_level(confidence_level)
+    if method not in _METHODS:
+        raise ValueError(
+            f"`method` must be one of {', '.join(repr(x) for x in _METHODS)}, got {method!r}"
+        )
+    clustered = resolve_cluster(m, cluster, method)
+    if clustered and method in ("t", "wilson"):
+        raise ValueError(
+            f"`method`={method!r} cannot be clustered; use method='cluster' (or 'auto'), or cluster=False"
+        )
+    core = "cluster" if clustered else ("clt" if method in ("auto", "clt") else method)
+    codes = m.group_codes if clustered else None
+    r = score_ci(m.scores, method=core, group_codes=codes, confidence_level=cl)  # type: ignore[arg-type]
+    return ScoreIntervals(
+        models=m.models,
+        n_items=np.asarray(r.n, dtype=np.int64),
+        score=r.score,
+        se=r.se,
+        ci_low=r.low,
+        ci_high=r.high,
+        method=core,
+        confidence_level=cl,
+        clustered=clustered,
+        n_clusters=len(set(m.groups)) if clustered and m.groups is not None else None,
+    )
