@@ -1,0 +1,349 @@
+"""inspect-ai logs: ``.eval`` (zip) and ``.json`` log files, or a directory of them.
+
+What is read from where (see ``docs/formats/inspect.md``):
+
+* ``.eval``: ``header.json`` (``version``, ``eval.model``, ``eval.task``, ``eval.scorers``,
+  ``results``) and the per-sample scores from ``summaries.json`` (else the journal
+  ``_journal/summaries/*.json``, else ``samples/*.json``, one member at a time);
+* ``.json``: the same fields in one object, samples in ``samples[i]``;
+* item = sample ``id``; run = ``epoch`` (epochs become runs); group = ``metadata.subject``
+  (or ``category``/``group``); model = ``eval.model`` (``--model-name`` overrides);
+  task = ``eval.task``;
+* score = ``scores[<scorer>].value``: ``"C"`` 1, ``"I"`` 0, ``"P"`` 0.5, ``"N"`` 0 (inspect's
+  own ``value_to_float``), ``yes``/``true`` 1, ``no``/``false`` 0, numbers as they are.
+  Default scorer: the headline scorer (``results.headline``, else the first scorer);
+  ``--metric`` names a scorer (``choice``) or one of its metrics (``accuracy``), and for
+  dict-valued scores a key of the dict. The metric column is ``--metric`` when given,
+  else the scorer's first metric (``accuracy``), else the scorer name;
+* samples with ``error`` set: ``--errors error`` (default) stops and counts them,
+  ``wrong`` scores them 0, ``drop`` leaves them out; either way the count is noted;
+* log-format ``version`` must be a known one (1 or 2).
+
+``.eval`` members written by inspect-ai >= 0.3.1xx are Zstandard-compressed (zip method
+93), which Python's ``zipfile`` cannot read before 3.14; they are decompressed with
+``zstandard`` when installed, else with pyarrow's zstd codec.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import zipfile
+from typing import Any, Iterator
+
+from ...errors import DataError, FormatError
+from ._registry import ReadOptions, reader
+from .lm_eval import RowBuffer, walk_files
+
+KNOWN_LOG_VERSIONS = (1, 2)
+_VALUE = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0, "yes": 1.0, "no": 0.0, "true": 1.0, "false": 0.0}
+
+
+# ------------------------------------------------------------------ file access
+def _looks_json_log(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    s = head.lstrip()
+    return s.startswith(b"{") and b'"eval"' in head and (b'"version"' in head or b'"status"' in head)
+
+
+def _is_log(name: str, full: str) -> bool:
+    if name.endswith(".eval"):
+        return True
+    return name.endswith(".json") and _looks_json_log(full)
+
+
+def files(path: str) -> list[str]:
+    """The log files this reader reads from ``path`` (a log or a directory of logs)."""
+    if os.path.isdir(path):
+        out = []
+        for root, dirs, fs in os.walk(path):
+            dirs.sort()
+            for f in sorted(fs):
+                full = os.path.join(root, f)
+                if _is_log(f, full):
+                    out.append(full)
+        return out
+    return [path]
+
+
+def _sniff(path: str) -> bool:
+    if os.path.isdir(path):
+        return bool(walk_files(path, lambda f: f.endswith(".eval"), max_depth=3)) or any(
+            _looks_json_log(p) for p in walk_files(path, lambda f: f.endswith(".json"), max_depth=2)[:20]
+        )
+    if path.endswith(".eval"):
+        return zipfile.is_zipfile(path)
+    return path.endswith(".json") and _looks_json_log(path)
+
+
+def _zstd_decompress(raw: bytes, size: int) -> bytes:
+    try:
+        import zstandard  # type: ignore[import-not-found]
+
+        return zstandard.ZstdDecompressor().decompress(raw, max_output_size=max(size, 1))
+    except ImportError:
+        import pyarrow as pa
+
+        return pa.Codec("zstd").decompress(raw, decompressed_size=size).to_pybytes()
+
+
+class _EvalZip:
+    """Reads members of an inspect ``.eval`` zip, whatever their compression."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        try:
+            self.zf = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise FormatError(f"{path}: not a readable .eval (zip) log ({exc}); the file may be truncated") from None
+        self.names = set(self.zf.namelist())
+        self.fh = open(path, "rb")
+
+    def close(self) -> None:
+        self.fh.close()
+        self.zf.close()
+
+    def read(self, name: str) -> bytes:
+        info = self.zf.getinfo(name)
+        try:
+            if info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA):
+                return self.zf.read(name)
+            if info.compress_type != 93:
+                raise FormatError(
+                    f"{self.path}: member {name} uses zip compression method {info.compress_type}; "
+                    "known: stored, deflate, zstd (93)"
+                )
+            self.fh.seek(info.header_offset)
+            hdr = self.fh.read(30)
+            nlen, elen = struct.unpack("<HH", hdr[26:30])
+            self.fh.seek(info.header_offset + 30 + nlen + elen)
+            return _zstd_decompress(self.fh.read(info.compress_size), info.file_size)
+        except FormatError:
+            raise
+        except Exception as exc:  # zlib.error, zipfile.BadZipFile, pyarrow errors
+            raise FormatError(f"{self.path}: member {name} could not be read ({exc}); the log may be damaged") from None
+
+    def json(self, name: str) -> Any:
+        try:
+            return json.loads(self.read(name))
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{self.path}: member {name} is not valid JSON ({exc.msg}); the log may be truncated") from None
+
+
+# --------------------------------------------------------------------- parsing
+def _check_version(log: dict, path: str) -> None:
+    v = log.get("version")
+    if v not in KNOWN_LOG_VERSIONS:
+        pkg = ((log.get("eval") or {}).get("packages") or {}).get("inspect_ai", "?")
+        raise FormatError(
+            f"{path}: inspect log format version {v!r} (inspect_ai {pkg}) is not one this reader knows "
+            f"(known: {', '.join(map(str, KNOWN_LOG_VERSIONS))}); re-save it with a supported inspect-ai "
+            "(`inspect log convert`) or convert it to a long table"
+        )
+
+
+def _scorers(log: dict) -> list[tuple[str, list[str]]]:
+    """(scorer name, metric names) in the log's order."""
+    out: list[tuple[str, list[str]]] = []
+    for s in ((log.get("results") or {}).get("scores") or []):
+        metrics = list((s.get("metrics") or {}).keys())
+        out.append((str(s.get("name") or s.get("scorer")), metrics))
+    if not out:
+        for s in ((log.get("eval") or {}).get("scorers") or []):
+            metrics = [str(m.get("name", "")).split("/")[-1] for m in (s.get("metrics") or []) if isinstance(m, dict)]
+            out.append((str(s.get("name")), metrics))
+    return out
+
+
+def _choose_scorer(log: dict, opts: ReadOptions, path: str) -> tuple[str | None, str | None, str]:
+    """(scorer, dict key or None, metric label)."""
+    scorers = _scorers(log)
+    headline = ((log.get("results") or {}).get("headline") or {}).get("scorer")
+    names = [s for s, _ in scorers]
+    if opts.metric is None:
+        if not scorers:
+            return None, None, "score"
+        name = headline if headline in names else names[0]
+        metrics = dict(scorers)[name]
+        label = next((m for m in metrics if m not in ("stderr", "std")), None) if len(scorers) == 1 else None
+        return name, None, label or name
+    want = opts.metric
+    if want in names:
+        return want, None, want
+    for s, metrics in scorers:
+        if want in metrics or want in (m.split("/")[-1] for m in metrics):
+            return s, None, want
+    if not scorers:
+        return None, want, want
+    # maybe a key of a dict-valued score; checked per sample
+    return None, want, want
+
+
+def _value(v: Any, key: str | None) -> float | None:
+    if isinstance(v, dict):
+        if key is None or key not in v:
+            return None
+        v = v[key]
+    if isinstance(v, bool):
+        return float(v)
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, str):
+        s = v.strip()
+        if s in _VALUE:
+            return _VALUE[s]
+        if s.lower() in _VALUE:
+            return _VALUE[s.lower()]
+        try:
+            return float(s)
+        except ValueError:
+            return None
+    return None
+
+
+def _group(meta: Any) -> str | None:
+    if isinstance(meta, dict):
+        for k in ("subject", "category", "group"):
+            if isinstance(meta.get(k), (str, int)):
+                return str(meta[k])
+    return None
+
+
+def _samples_of_eval(z: _EvalZip) -> Iterator[dict]:
+    if "summaries.json" in z.names:
+        yield from z.json("summaries.json")
+        return
+    journal = sorted(
+        (n for n in z.names if n.startswith("_journal/summaries/") and n.endswith(".json")),
+        key=lambda n: int(os.path.splitext(os.path.basename(n))[0]) if os.path.basename(n)[:-5].isdigit() else 0,
+    )
+    if journal:
+        for n in journal:
+            yield from z.json(n)
+        return
+    for n in sorted(n for n in z.names if n.startswith("samples/") and n.endswith(".json")):
+        yield z.json(n)
+
+
+def _read_one(path: str, opts: ReadOptions) -> Iterator:
+    z = None
+    if path.endswith(".eval"):
+        z = _EvalZip(path)
+        if "header.json" in z.names:
+            log = z.json("header.json")
+        elif "_journal/start.json" in z.names:
+            log = z.json("_journal/start.json")
+        else:
+            z.close()
+            raise FormatError(f"{path}: no header.json in the .eval log; not an inspect log")
+        samples: Any = _samples_of_eval(z)
+    else:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                log = json.load(fh)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); the log may be truncated") from None
+        if not isinstance(log, dict) or "eval" not in log:
+            raise FormatError(f"{path}: no 'eval' block; not an inspect log")
+        samples = iter(log.get("samples") or [])
+    try:
+        _check_version(log, path)
+        ev = log.get("eval") or {}
+        model = opts.model_name or ev.get("model")
+        if not model:
+            raise DataError(f"{path}: the log names no model (eval.model); pass --model-name NAME")
+        task = str(ev.get("task") or ev.get("task_registry_name") or "task")
+        scorer, key, label = _choose_scorer(log, opts, path)
+        buf = RowBuffer(("item", "run", "score", "group"))
+        errored: list[str] = []
+        n = 0
+        for k, s in enumerate(samples, 1):
+            n += 1
+            sid = str(s.get("id"))
+            epoch = str(s.get("epoch", 1))
+            err = s.get("error")
+            if err:
+                errored.append(f"{sid} (epoch {epoch})")
+                if opts.errors == "wrong":
+                    buf.add(sid, epoch, 0.0, _group(s.get("metadata")))
+                continue
+            scores = s.get("scores") or {}
+            if scorer is None:
+                if len(scores) == 1:
+                    scorer = next(iter(scores))
+                    label = label if opts.metric else scorer
+                elif not scores:
+                    raise DataError(f"{path}: sample {sid} (epoch {epoch}) has no scores; the log was not scored")
+                else:
+                    cand = [n_ for n_, v in scores.items() if isinstance(v, dict) and isinstance(v.get("value"), dict)
+                            and key in v["value"]]
+                    if len(cand) != 1:
+                        raise DataError(
+                            f"{path}: sample {sid} (epoch {epoch}) has scorers {', '.join(scores)}; "
+                            "choose one with --metric NAME"
+                        )
+                    scorer = cand[0]
+            if scorer not in scores:
+                raise DataError(
+                    f"{path}: sample {sid} (epoch {epoch}) has no score {scorer!r}; it has "
+                    f"{', '.join(scores) or 'none'}; choose one with --metric"
+                )
+            raw = scores[scorer].get("value") if isinstance(scores[scorer], dict) else scores[scorer]
+            val = _value(raw, key if isinstance(raw, dict) else None)
+            if val is None:
+                hint = (f"; its keys are {', '.join(raw)}: choose one with --metric" if isinstance(raw, dict) else "")
+                raise DataError(
+                    f"{path}: sample {sid} (epoch {epoch}): score value {raw!r} of {scorer!r} is not a number "
+                    f"or C/I/P/N{hint}"
+                )
+            buf.add(sid, epoch, val, _group(s.get("metadata")))
+            if buf.full():
+                yield _finish(buf, model, task, label, [])
+        if errored:
+            if opts.errors not in ("wrong", "drop"):
+                raise DataError(
+                    f"{path}: {len(errored)} of {n} samples errored ({', '.join(errored[:5])}"
+                    f"{' ...' if len(errored) > 5 else ''}); choose --errors wrong (score them 0) "
+                    "or --errors drop (leave them out)"
+                )
+        notes = []
+        if errored:
+            how = "scored as wrong" if opts.errors == "wrong" else "dropped"
+            notes.append(f"{len(errored)} samples errored in {path} and were {how}: {', '.join(errored[:10])}")
+        if len(buf) or notes:
+            out = _finish(buf, model, task, label, notes)
+            if out is not None:
+                yield out
+        if n == 0:
+            raise DataError(f"{path}: the log holds no samples (was it run with log_samples=False?)")
+    finally:
+        if z is not None:
+            z.close()
+
+
+def _finish(buf: RowBuffer, model: str, task: str, label: str, notes: list[str]):  # noqa: ANN202
+    import pandas as pd
+
+    df = buf.flush(model=model, task=task, metric=label)
+    if df is None:
+        df = pd.DataFrame({c: [] for c in ("item", "run", "score", "model", "task", "metric")})
+    if "group" in df.columns and df["group"].isna().all():
+        df = df.drop(columns=["group"])
+    df.attrs["line_numbers"] = False
+    df.attrs["notes"] = notes
+    return df
+
+
+@reader("inspect", sniff=_sniff, priority=20, description="inspect-ai .eval / .json logs (epochs become runs)")
+def read_inspect(path: str, opts: ReadOptions) -> Iterator:
+    """inspect-ai logs: a .eval or .json log, or a directory of them."""
+    units = files(path)
+    if not units:
+        raise DataError(f"{path}: no inspect logs (.eval or .json) found")
+    for u in units:
+        yield from _read_one(u, opts)
