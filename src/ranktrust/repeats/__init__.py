@@ -1,0 +1,235 @@
+"""Repeats, seeds and evaluation design: runs per item, pass@k, choosing N, conditions.
+
+>>> import ranktrust as rt
+>>> m = rt.read("results.csv")                      # doctest: +SKIP  (with a 'run' column)
+>>> rt.repeats(m, pass_at=(1, 5))                   # doctest: +SKIP
+>>> rt.choose_n(m, margin=0.01, alpha=0.1)          # doctest: +SKIP
+>>> rt.sensitivity(m, by="condition")               # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..data.matrix import ScoreMatrix
+from ..results import Result, jsonable
+from .passk import PassAtK, _check_level, _ks_from_text, item_mean_ci, majority_at_n, pass_at_k
+from .protocol import ChooseN, RunUntilEnough, choose_n, n_required, run_until_enough
+from .sensitivity import Sensitivity, expected_best_of, hotelling_conditions, sensitivity
+from .variance import VarianceComponents, check_runs, item_stats, require_runs, run_scores, variance_components
+
+__all__ = [
+    "repeats", "Repeats", "pass_at_k", "PassAtK", "majority_at_n", "choose_n", "ChooseN", "n_required",
+    "run_until_enough", "RunUntilEnough", "sensitivity", "Sensitivity", "hotelling_conditions",
+    "expected_best_of", "variance_components", "VarianceComponents", "run_scores", "item_stats",
+]
+
+
+@dataclass(frozen=True)
+class Repeats(Result):
+    """Per-model scores over several runs, with what the runs add to the uncertainty.
+
+    Attributes
+    ----------
+    models : tuple of str
+    runs : ndarray of int
+        Run slots with data per model.
+    n_items : ndarray of int
+    score : ndarray
+        Stable score: mean over items of each item's mean over runs (avg@N). Never
+        the best run.
+    se, ci_low, ci_high : ndarray
+        SE over items of the per-item means (it includes the run-to-run noise at the
+        observed number of runs) and the CLT interval.
+    components : VarianceComponents
+        ``between_item_var``, ``within_item_var`` and the runs-vs-items projections.
+    run_scores : ndarray, shape (n_models, n_runs)
+        Score of each run (NaN where a model lacks the run).
+    run_sd : ndarray
+        Sample sd of the per-run scores.
+    pass_at : PassAtK or None
+    maj, maj_low, maj_high : ndarray or None
+        maj@N (0/1 scores only; see :func:`majority_at_n`).
+    choose : ChooseN or None
+        The runs-needed rule, when asked for.
+    notes : tuple of str
+    confidence_level : float
+    """
+
+    models: tuple[str, ...]
+    runs: np.ndarray
+    n_items: np.ndarray
+    score: np.ndarray
+    se: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    components: VarianceComponents
+    run_labels: tuple[str, ...]
+    run_scores: np.ndarray
+    run_sd: np.ndarray
+    pass_at: PassAtK | None = None
+    maj: np.ndarray | None = None
+    maj_low: np.ndarray | None = None
+    maj_high: np.ndarray | None = None
+    choose: ChooseN | None = None
+    notes: tuple[str, ...] = ()
+    confidence_level: float = 0.95
+
+    @property
+    def between_item_var(self) -> np.ndarray:
+        return self.components.between_item_var
+
+    @property
+    def within_item_var(self) -> np.ndarray:
+        return self.components.within_item_var
+
+    @property
+    def n_required(self) -> np.ndarray | None:
+        return None if self.choose is None else self.choose.n_required
+
+    def to_dict(self) -> dict[str, Any]:
+        comp = self.components
+        t = comp.tradeoff()
+        out_models = []
+        for j, mod in enumerate(self.models):
+            row: dict[str, Any] = {
+                "model": mod, "runs": int(self.runs[j]), "n_items": int(self.n_items[j]),
+                "score": self.score[j], "se": self.se[j], "ci_low": self.ci_low[j], "ci_high": self.ci_high[j],
+                "between_item_var": comp.between_item_var[j], "within_item_var": comp.within_item_var[j],
+                "runs_per_item": comp.runs[j],
+                "pass_at": {} if self.pass_at is None else {
+                    str(int(k)): {"estimate": self.pass_at.estimate[j, q], "ci_low": self.pass_at.ci_low[j, q],
+                                  "ci_high": self.pass_at.ci_high[j, q]}
+                    for q, k in enumerate(self.pass_at.k)
+                },
+                "avg_at_n": self.score[j],
+                "maj_at_n": None if self.maj is None else {
+                    "estimate": self.maj[j], "ci_low": self.maj_low[j], "ci_high": self.maj_high[j]},  # type: ignore[index]
+                "run_sd": self.run_sd[j],
+                "run_scores": self.run_scores[j],
+                "n_required": None if self.choose is None or np.isnan(self.choose.n_required[j])
+                else int(self.choose.n_required[j]),
+                "enough_runs": None if self.choose is None else bool(self.choose.enough[j]),
+                "tradeoff": {"more_runs": t["more_runs"], "runs_shrink": t["runs_shrink"][j],
+                             "more_items": t["more_items"], "items_shrink": t["items_shrink"][j]},
+            }
+            out_models.append(row)
+        curve = comp.to_dict()["plot"]["tradeoff_curve"]
+        return jsonable({
+            "confidence_level": self.confidence_level,
+            "margin": None if self.choose is None else self.choose.margin,
+            "alpha": None if self.choose is None else self.choose.alpha,
+            "run_labels": list(self.run_labels),
+            "models": out_models,
+            "notes": list(self.notes),
+            "plot": {"tradeoff_curve": curve},
+        })
+
+
+def repeats(
+    m: ScoreMatrix,
+    *,
+    pass_at: Sequence[int] | str = (),
+    confidence_level: float = 0.95,
+    choose_n: bool = False,
+    margin: float | None = None,
+    alpha: float = 0.1,
+) -> Repeats:
+    """Per model: the mean over runs, a CI over items and runs, and what runs add.
+
+    Parameters
+    ----------
+    m : ScoreMatrix
+        Scores with runs ``(models, items, runs)``; ragged runs (NaN) allowed. With
+        conditions, every (condition, run) slot counts as a run; see
+        :func:`sensitivity` for the conditions themselves.
+    pass_at : sequence of int, default: ``()``
+        ``k`` values for unbiased pass@k (0/1 scores only).
+    confidence_level : float, default: ``0.95``
+    choose_n : bool, default: False
+        Also apply the runs-needed rule of [E] (needs ``margin``).
+    margin : float, optional
+        Half-width for ``choose_n`` as a fraction (0.01 = 1 point).
+    alpha : float, default: ``0.1``
+        For ``choose_n``.
+
+    Returns
+    -------
+    Repeats
+
+    Raises
+    ------
+    DataError
+        One run per item (nothing to decompose), or a run that scores items the
+        model's other runs do not.
+
+    Notes
+    -----
+    Items are the sampling unit: the SE is the sd over items of the per-item mean
+    scores over ``sqrt(n)``, which is ``sqrt((between + within / K) / n)`` at the
+    observed ``K`` [1]_ (see :func:`variance_components`). ``run_sd`` is the sd of
+    the per-run scores; it measures only the run-to-run noise, which is smaller than
+    the item sampling error in the CI.
+
+    References
+    ----------
+    .. [1] E. Miller, "Adding Error Bars to Evals: A Statistical Approach to
+       Language Model Evaluations", arXiv:2411.00640 (2024).
+    .. [2] "Evaluation is All You Need", arXiv:2506.04734 (2025).
+    .. [3] M. Chen et al., arXiv:2107.03374 (2021), unbiased pass@k.
+    """
+    _check_level(confidence_level)
+    ks = _ks_from_text(pass_at) if pass_at else ()
+    if choose_n and margin is None:
+        raise ValueError("`choose_n=True` needs `margin` (a fraction, 0.01 = 1 point)")
+    comp = variance_components(m)  # checks runs; raises when nothing to decompose
+    notes = list(check_runs(m))
+    k, mean, _var = item_stats(m.data)
+    score, se, lo, hi, n = item_mean_ci(mean, confidence_level)
+    binary = m.is_binary
+    if binary:
+        lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
+    rs = run_scores(m.data)
+    ok = ~np.isnan(rs)
+    runs = ok.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rmean = np.nansum(rs, axis=1) / np.maximum(runs, 1)
+        rsd = np.sqrt(np.sum(np.where(ok, (rs - rmean[:, None]) ** 2, 0.0), axis=1) / np.maximum(runs - 1, 1))
+    rsd = np.where(runs > 1, rsd, np.nan)
+    for j in np.flatnonzero(runs < 2):
+        notes.append(f"{m.models[j]} has a single run; its run sd and within-item variance are not defined")
+    pa = pass_at_k(m, ks, confidence_level=confidence_level) if ks else None
+    maj = majority_at_n(m, confidence_level=confidence_level) if binary else (None, None, None)
+    ch = choose_n_fn(m, margin=margin, alpha=alpha) if choose_n else None  # type: ignore[arg-type]
+    if m.conditions is not None and len(set(m.conditions)) > 1:
+        notes.append(
+            f"runs pooled over {len(set(m.conditions))} conditions; the score is the mean over conditions and "
+            "seeds (use `ranktrust sensitivity` for the conditions themselves)"
+        )
+    return Repeats(
+        models=tuple(m.models), runs=runs, n_items=n, score=score, se=se, ci_low=lo, ci_high=hi,
+        components=comp, run_labels=tuple(m.runs), run_scores=rs, run_sd=rsd, pass_at=pa,
+        maj=maj[0], maj_low=maj[1], maj_high=maj[2], choose=ch, notes=tuple(notes),
+        confidence_level=confidence_level,
+    )
+
+
+choose_n_fn = choose_n
+
+
+class _CallableModule(__import__("types").ModuleType):
+    """``ranktrust.repeats`` is both this subpackage and the function :func:`repeats`.
+
+    Importing the subpackage binds the name ``repeats`` on the ``ranktrust`` package
+    to the module, so ``rt.repeats(m)`` reaches the module; calling the module calls
+    the function.
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Repeats:
+        return repeats(*args, **kwargs)
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,150 @@
+"""Variance decomposition with runs per item [M], and the runs-aware CI of rt.repeats."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import ranktrust as rt
+from ranktrust import DataError, ScoreMatrix
+from ranktrust.repeats import variance_components
+
+
+def _matrix(d, runs=None):
+    M, N, K = d.shape
+    return ScoreMatrix(d, tuple(f"m{j}" for j in range(M)), tuple(map(str, range(N))),
+                       runs=tuple(runs or map(str, range(K))))
+
+
+def test_components_match_one_way_anova_f_statistic():
+    # balanced runs: between = (MSB - MSW)/K and within = MSW, so F = (K*between + within)/within
+    rng = np.random.default_rng(3)
+    d = rng.normal(rng.normal(0, 1, (1, 40, 1)), 0.7, (1, 40, 6))
+    vc = variance_components(_matrix(d))
+    F_scipy = stats.f_oneway(*d[0]).statistic  # groups = items
+    K = 6
+    F_ours = (K * vc.between_item_var[0] + vc.within_item_var[0]) / vc.within_item_var[0]
+    assert F_ours == pytest.approx(F_scipy, rel=1e-10)
+    # and the SE is the plain SE over items of the item means
+    assert vc.se[0] == pytest.approx(stats.sem(d[0].mean(axis=1)), rel=1e-12)
+    assert vc.se_at()[0] == pytest.approx(vc.se[0], rel=1e-12)
+
+
+def test_hand_computed_small_case():
+    d = np.array([[[1, 1, 0], [0, 0, 0], [1, 0, 1], [1, 1, 1]]], dtype=float)
+    vc = variance_components(_matrix(d))
+    means = np.array([2 / 3, 0, 2 / 3, 1])
+    s2 = np.array([1 / 3, 0, 1 / 3, 0])
+    assert vc.within_item_var[0] == pytest.approx(s2.mean())
+    assert vc.between_item_var[0] == pytest.approx(means.var(ddof=1) - s2.mean() / 3)
+    assert vc.runs[0] == pytest.approx(3)
+
+
+def test_tradeoff_sentence_and_items_formula():
+    rng = np.random.default_rng(4)
+    p = rng.beta(2, 2, (1, 500))
+    d = (rng.random((1, 500, 4)) < p[..., None]).astype(float)
+    vc = variance_components(_matrix(d))
+    t = vc.tradeoff(more_runs=3, more_items=500)
+    assert t["items_shrink"][0] == pytest.approx(1 - np.sqrt(500 / 1000))
+    b, w = vc.between_item_var[0], vc.within_item_var[0]
+    assert t["runs_shrink"][0] == pytest.approx(1 - np.sqrt((b + w / 7) / (b + w / 4)))
+    assert vc.describe(0).startswith("3 more runs shrink the CI by ")
+    c = vc.curve()
+    assert c["se"].shape == (1, 4, 7)  # models x item factors x runs
+    assert np.all(np.diff(c["se"][0], axis=1) <= 0)  # more runs never widen
+
+
+def test_one_run_is_a_clear_error():
+    d = np.ones((2, 5, 1))
+    with pytest.raises(DataError, match="nothing to decompose across runs.*'run' column"):
+        rt.repeats(_matrix(d))
+    d = np.ones((2, 5, 1))
+    with pytest.raises(DataError, match=r"every item has a single run \(run values: s1\)"):
+        rt.repeats(_matrix(d, runs=["s1"]))
+
+
+def test_run_scoring_different_items_is_an_error_but_ragged_is_noted():
+    d = np.ones((1, 20, 3))
+    d[0, :10, 2] = np.nan
+    d[0, 15:, 2] = np.nan  # run 2 scores items 10-14 only, which the other runs also score -> fine
+    r = rt.repeats(_matrix(d))
+    assert any("ragged" in n for n in r.notes)
+    d = np.ones((1, 20, 3))
+    d[0, 10:, :2] = np.nan  # runs 0 and 1 score items 0-9
+    d[0, :10, 2] = np.nan   # run 2 scores items 10-19: entirely different items
+    with pytest.raises(DataError, match="model 'm0', run '2' scores 10 items, but only 0 of them"):
+        rt.repeats(_matrix(d))
+
+
+def test_repeats_json_keys_and_stable_score():
+    rng = np.random.default_rng(5)
+    d = (rng.random((2, 60, 5)) < 0.6).astype(float)
+    r = rt.repeats(_matrix(d), pass_at=(1, 5), choose_n=True, margin=0.02)
+    out = r.to_dict()
+    row = out["models"][0]
+    for key in ("model", "runs", "score", "ci_low", "ci_high", "between_item_var", "within_item_var",
+                "pass_at", "run_sd", "n_required"):
+        assert key in row
+    assert set(row["pass_at"]) == {"1", "5"}
+    assert row["score"] == pytest.approx(np.nanmean(d[0]))  # mean over runs, not the best run
+    assert row["score"] < max(row["run_scores"])
+    assert row["run_sd"] == pytest.approx(np.std(d[0].mean(axis=0), ddof=1))
+    assert row["pass_at"]["1"]["estimate"] == pytest.approx(row["score"])
+    assert "tradeoff_curve" in out["plot"]
+    with pytest.raises(ValueError, match="`choose_n=True` needs `margin`"):
+        rt.repeats(_matrix(d), choose_n=True)
+    with pytest.raises(ValueError, match="`confidence_level` must lie in"):
+        rt.repeats(_matrix(d), confidence_level=95)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(2, 6))
+def test_property_item_permutation_invariance_and_ci_contains_score(seed, K):
+    rng = np.random.default_rng(seed)
+    d = (rng.random((2, 30, K)) < rng.random((2, 30, 1))).astype(float)
+    d[rng.random(d.shape) < 0.1] = np.nan
+    d[:, :, 0] = np.where(np.isnan(d[:, :, 0]), 1.0, d[:, :, 0])  # every item scored at least once
+    r = rt.repeats(_matrix(d))
+    perm = rng.permutation(30)
+    r2 = rt.repeats(_matrix(d[:, perm]))
+    np.testing.assert_allclose(r.score, r2.score, rtol=1e-12)
+    np.testing.assert_allclose(r.between_item_var, r2.between_item_var, rtol=1e-9, atol=1e-14)
+    assert np.all((r.ci_low <= r.score + 1e-12) & (r.score <= r.ci_high + 1e-12))
+    r90 = rt.repeats(_matrix(d), confidence_level=0.9)
+    assert np.all(r90.ci_high - r90.ci_low <= r.ci_high - r.ci_low + 1e-12)
+
+
+def _simulate(rng, R, N, K, a, b, ragged=0.0):
+    p = rng.beta(a, b, size=(R, N))
+    d = (rng.random((R, N, K)) < p[..., None]).astype(float)
+    if ragged:
+        drop = rng.random((R, N, K)) < ragged
+        drop[:, :, 0] = False
+        d[drop] = np.nan
+    return d
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ragged", [0.0, 0.3])
+def test_coverage_and_component_recovery(ragged):
+    # per-item probabilities p_i ~ Beta(2, 3), K Bernoulli runs each; truth = population mean 0.4
+    rng = np.random.default_rng(77 + int(ragged * 10))
+    R, N, K, a, b = 1500, 150, 4, 2.0, 3.0
+    d = _simulate(rng, R, N, K, a, b, ragged)
+    m = ScoreMatrix(d, tuple(f"r{j}" for j in range(R)), tuple(map(str, range(N))))
+    r = rt.repeats(m)
+    truth = a / (a + b)
+    cover = int(np.sum((r.ci_low <= truth) & (truth <= r.ci_high)))
+    assert stats.binomtest(cover, R, 0.95).pvalue > 0.01, cover / R
+    var_p = a * b / ((a + b) ** 2 * (a + b + 1))
+    within = truth - (var_p + truth**2)  # E[p(1-p)]
+    for est, want in ((r.between_item_var, var_p), (r.within_item_var, within)):
+        assert abs(est.mean() - want) < 4 * est.std(ddof=1) / np.sqrt(R), (est.mean(), want)
+    # the SE formula sqrt((between + within/K)/n) matches the spread of the score over replications
+    if not ragged:
+        se_theory = np.sqrt((var_p + within / K) / N)
+        assert r.score.std(ddof=1) == pytest.approx(se_theory, rel=0.06)
