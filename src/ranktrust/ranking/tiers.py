@@ -1,0 +1,157 @@
+"""Tiers: groups of models whose scores the data cannot tell apart.
+
+First version (``method="adjacent"``): sort the models by score and walk down; a new tier
+starts where the difference between a model and the next one down is significant after
+multiplicity correction. ``method="rank-sets"`` (simultaneous rank confidence sets [R]) is
+provided by :mod:`ranktrust.ranking.ranksets` and dispatched to from here.
+
+References
+----------
+.. [A] "Is the #1 AI Model Really #1?", Towards Data Science (2026): think in clusters, not ranks.
+.. [R] Mogstad, Romano, Shaikh and Wilhelm, "Inference for Ranks with Applications to Mobility
+   across Neighbourhoods and Academic Achievement across Countries", Rev. Econ. Stud. (2024).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from ..results import Result, jsonable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..data.matrix import ScoreMatrix
+    from ..stats.paired import PairTable
+
+__all__ = ["Tiers", "tiers", "tiers_from_pair_table"]
+
+
+@dataclass(frozen=True, eq=False)
+class Tiers(Result):
+    """Tier of every model (1 = top tier).
+
+    Attributes
+    ----------
+    models : tuple of str
+        Model names in the matrix's order.
+    tier : ndarray of int
+        1-based tier per model (same order as ``models``).
+    method : str
+        ``"adjacent"`` or ``"rank-sets"``.
+    order : ndarray of int
+        Model indices from best to worst.
+    confidence_level : float
+    adjust : str or None
+        Multiplicity adjustment used (``"adjacent"``).
+    """
+
+    models: tuple[str, ...]
+    tier: np.ndarray
+    method: str
+    order: np.ndarray
+    confidence_level: float
+    adjust: str | None = None
+
+    @property
+    def n_tiers(self) -> int:
+        return int(self.tier.max()) if self.tier.size else 0
+
+    def groups(self) -> list[list[str]]:
+        """Model names per tier, best tier first, models in score order within a tier."""
+        out: list[list[str]] = [[] for _ in range(self.n_tiers)]
+        for k in self.order.tolist():
+            out[int(self.tier[k]) - 1].append(self.models[k])
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return jsonable({
+            "method": self.method,
+            "confidence_level": self.confidence_level,
+            "adjust": self.adjust,
+            "tiers": [{"tier": t + 1, "models": g} for t, g in enumerate(self.groups())],
+            "model_tier": {m: int(t) for m, t in zip(self.models, self.tier.tolist())},
+        })
+
+
+def tiers_from_pair_table(table: "PairTable", *, alpha: float) -> Tiers:
+    """Adjacent-difference tiers from a :class:`~ranktrust.stats.paired.PairTable`.
+
+    The table may hold all pairs or the adjacent ones; only the pairs (model k, model k+1)
+    in score order are read. A pair missing from the table or with a NaN p-value does not
+    start a new tier.
+    """
+    order = np.asarray(table.order)
+    k = order.size
+    tier = np.ones(len(table.models), dtype=np.int64)
+    if k > 1:
+        padj = table.matrix("p_adjusted")
+        step = padj[order[:-1], order[1:]]
+        with np.errstate(invalid="ignore"):
+            breaks = np.nan_to_num(step, nan=1.0) < alpha
+        tier[order] = np.r_[1, 1 + np.cumsum(breaks)]
+    return Tiers(
+        models=table.models, tier=tier, method="adjacent", order=order,
+        confidence_level=table.confidence_level, adjust=table.adjust,
+    )
+
+
+def tiers(
+    m: "ScoreMatrix",
+    *,
+    method: Literal["adjacent", "rank-sets"] = "adjacent",
+    adjust: Literal["holm", "bonferroni", "bh", "none"] = "holm",
+    confidence_level: float = 0.95,
+    pair_table: "PairTable | None" = None,
+    **kw: Any,
+) -> Tiers:
+    """Group models into tiers the data cannot separate.
+
+    Parameters
+    ----------
+    m : ScoreMatrix
+    method : {"adjacent", "rank-sets"}, default: ``"adjacent"``
+        ``"adjacent"``: walk down the score order; a new tier starts where the adjacent
+        pair's paired difference is significant at ``alpha = 1 - confidence_level`` after
+        ``adjust`` over the ``M - 1`` adjacent tests. ``"rank-sets"``: tiers from
+        simultaneous rank confidence sets [R] (:mod:`ranktrust.ranking.ranksets`).
+    adjust : {"holm", "bonferroni", "bh", "none"}, default: ``"holm"``
+    confidence_level : float, default: ``0.95``
+    pair_table : PairTable, optional
+        Reuse paired tests already computed (adjacent or all pairs; its own adjustment is used).
+    **kw
+        Passed on to :func:`ranktrust.stats.all_pairs` (e.g. ``cluster``) or to the
+        rank-sets method.
+
+    Returns
+    -------
+    Tiers
+
+    Notes
+    -----
+    The adjacent walk is a first version: "A ~ B" and "B ~ C" can hold while A and C
+    differ, so a tier is not a set of mutually indistinguishable models. Rank confidence
+    sets [R] give tiers with a joint guarantee.
+
+    References
+    ----------
+    .. [1] [A] "Is the #1 AI Model Really #1?" (2026).
+    .. [2] Mogstad, Romano, Shaikh and Wilhelm, Rev. Econ. Stud. (2024).
+    """
+    from ..stats.intervals import check_confidence_level
+
+    cl = check_confidence_level(confidence_level)
+    if method == "rank-sets":
+        from .ranksets import tiers_from_rank_sets  # written with the ranking issue
+
+        return tiers_from_rank_sets(m, confidence_level=cl, **kw)
+    if method != "adjacent":
+        raise ValueError(f"`method` must be 'adjacent' or 'rank-sets', got {method!r}")
+    if pair_table is None:
+        from ..stats.paired import all_pairs
+
+        pair_table = all_pairs(m, pairs="adjacent", adjust=adjust, confidence_level=cl, **kw)
+    elif tuple(pair_table.models) != tuple(m.models):
+        raise ValueError("`pair_table` was computed on other models than `m`")
+    return tiers_from_pair_table(pair_table, alpha=1.0 - cl)

@@ -1,0 +1,230 @@
+"""Per-model intervals: published figures, statsmodels/scipy references, coverage, properties."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import ranktrust as rt
+from ranktrust.errors import DataError, DegenerateDataWarning, SmallSampleWarning
+from ranktrust.stats.intervals import cluster_se, score_ci
+
+
+def _binary(k: int, n: int) -> np.ndarray:
+    return np.r_[np.ones(k), np.zeros(n - k)]
+
+
+# ------------------------------------------------------------ published figures
+def test_article_half_width_71_8_at_2000():
+    # METHODS.md section 1 [A]: a 71.8% model at n = 2,000 has a CI half-width of about ±1.97 points
+    r = score_ci(_binary(1436, 2000))
+    assert float(r.score) == pytest.approx(0.718)
+    assert round(float(r.high - r.score) * 100, 2) == 1.97
+    assert float(r.se) == pytest.approx(np.sqrt(0.718 * 0.282 / 2000), rel=1e-12)
+
+
+def test_swebench_scores_equal_resolved_over_500(swebench):
+    # SOURCES.md: every model's score equals its resolved count / 500 (Claude 4.5 Opus 372/500)
+    iv = rt.intervals(swebench)
+    resolved = np.nansum(swebench.scores, axis=1)
+    assert np.all(iv.n_items == 500)
+    np.testing.assert_allclose(iv.score, resolved / 500, rtol=0, atol=1e-15)
+    k = swebench.index_of("Claude 4.5 Opus medium (20251101)")
+    assert resolved[k] == 372 and iv.score[k] == pytest.approx(0.744)
+    assert iv.clustered and iv.method == "cluster" and iv.n_clusters == 12
+    assert np.all(iv.ci_low < iv.score) and np.all(iv.score < iv.ci_high)
+
+
+# ------------------------------------------------------------ references
+@pytest.mark.parametrize("k,n", [(0, 10), (1, 10), (7, 20), (1436, 2000), (999, 1000), (50, 50), (3, 7)])
+@pytest.mark.parametrize("cl", [0.8, 0.95, 0.99])
+def test_wilson_equals_statsmodels(k, n, cl):
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(k, n, alpha=1 - cl, method="wilson")
+    r = score_ci(_binary(k, n), method="wilson", confidence_level=cl)
+    assert float(r.low) == pytest.approx(lo, abs=1e-10)
+    assert float(r.high) == pytest.approx(hi, abs=1e-10)
+
+
+@pytest.mark.parametrize("k,n", [(6, 20), (1436, 2000), (250, 448)])  # no clipping at 0 or 1
+def test_clt_equals_statsmodels_normal(k, n):
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(k, n, alpha=0.05, method="normal")
+    r = score_ci(_binary(k, n), method="clt")
+    assert float(r.low) == pytest.approx(lo, abs=1e-12)
+    assert float(r.high) == pytest.approx(hi, abs=1e-12)
+
+
+def test_t_interval_equals_scipy():
+    x = np.random.default_rng(3).random(37)
+    lo, hi = stats.t.interval(0.9, len(x) - 1, loc=x.mean(), scale=stats.sem(x))
+    r = score_ci(x, method="t", confidence_level=0.9)
+    assert float(r.low) == pytest.approx(lo, rel=1e-12)
+    assert float(r.high) == pytest.approx(hi, rel=1e-12)
+
+
+def test_cluster_se_singletons_equal_clt_and_formula():
+    rng = np.random.default_rng(1)
+    x = rng.random((3, 50))
+    # one item per cluster: Miller eq. 4 reduces to the (ddof=0) CLT SE
+    np.testing.assert_allclose(cluster_se(x, np.arange(50)), x.std(axis=1) / np.sqrt(50), rtol=1e-12)
+    # eq. 4 written out with a loop over clusters
+    codes = rng.integers(0, 6, 50)
+    want = [
+        np.sqrt(sum((row[codes == c] - row.mean()).sum() ** 2 for c in range(6))) / 50 for row in x
+    ]
+    np.testing.assert_allclose(cluster_se(x, codes), want, rtol=1e-12)
+
+
+def test_clustered_wider_when_items_in_cluster_correlate():
+    rng = np.random.default_rng(2)
+    codes = np.repeat(np.arange(40), 25)
+    effect = rng.normal(0, 1.2, 40)[codes]
+    x = (rng.random((1, 1000)) < 1 / (1 + np.exp(-effect))).astype(float)
+    assert cluster_se(x, codes)[0] > 1.5 * score_ci(x).se[0]
+
+
+def test_nan_each_model_uses_own_items():
+    x = np.array([[1, 0, 1, np.nan, 1], [0, 0, 1, 1, np.nan]], dtype=float)
+    m = rt.ScoreMatrix.from_array(x)
+    iv = rt.intervals(m, method="wilson")
+    assert iv.n_items.tolist() == [4, 4]
+    np.testing.assert_allclose(iv.score, [0.75, 0.5])
+    ref = score_ci(np.array([1, 0, 1, 1.0]), method="wilson")
+    assert iv.ci_low[0] == pytest.approx(float(ref.low))
+
+
+# ------------------------------------------------------------ labelled layer, to_dict
+def test_intervals_to_dict_keys(gpqa):
+    iv = rt.intervals(gpqa)
+    d = iv.to_dict()
+    assert {"method", "confidence_level", "clustered", "models"} <= set(d)
+    assert set(d["models"][0]) == {"model", "n_items", "score", "se", "ci_low", "ci_high"}
+    # GPQA has one group ("gpqa_main"): nothing to cluster
+    assert d["clustered"] is False and d["method"] == "clt"
+    assert len(d["models"]) == 420
+
+
+def test_cluster_flag_and_methods(swebench):
+    iid = rt.intervals(swebench, cluster=False)
+    assert iid.method == "clt" and not iid.clustered
+    assert rt.intervals(swebench, method="wilson").method == "wilson"
+    forced = rt.intervals(swebench, method="cluster")
+    np.testing.assert_allclose(forced.se, rt.intervals(swebench).se)
+
+
+# ------------------------------------------------------------ bad input
+def test_bad_confidence_level():
+    m = rt.ScoreMatrix.from_array(np.random.default_rng(0).integers(0, 2, (2, 30)))
+    for bad in (0, 1, 1.5, -0.1):
+        with pytest.raises(ValueError, match=r"`confidence_level` must be in the open interval \(0, 1\)"):
+            rt.intervals(m, confidence_level=bad)
+    with pytest.raises(TypeError, match="`confidence_level` must be a number"):
+        rt.intervals(m, confidence_level="high")
+
+
+def test_bad_method_and_cluster_combinations(swebench):
+    m = rt.ScoreMatrix.from_array(np.random.default_rng(0).integers(0, 2, (2, 30)))
+    with pytest.raises(ValueError, match="`method` must be one of"):
+        rt.intervals(m, method="bootstrap")
+    with pytest.raises(DataError, match="need item groups"):
+        rt.intervals(m, cluster=True)
+    with pytest.raises(ValueError, match="cannot be clustered"):
+        rt.intervals(swebench, method="wilson", cluster=True)
+    cont = rt.ScoreMatrix.from_array(np.random.default_rng(0).random((2, 30)))
+    with pytest.raises(DataError, match="Wilson intervals need 0/1 scores"):
+        rt.intervals(cont, method="wilson")
+
+
+def test_degenerate_and_small_give_nan_with_warning():
+    with pytest.warns(DegenerateDataWarning, match="zero spread"):
+        r = score_ci(np.ones(50))
+    assert np.isnan(r.low) and np.isnan(r.se) and float(r.score) == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        w = score_ci(np.ones(50), method="wilson")  # Wilson is fine at 100%
+    assert 0.9 < float(w.low) < 1.0
+    with pytest.warns(SmallSampleWarning, match="fewer than 2"):
+        r = score_ci(np.array([1.0, np.nan]))
+    assert np.isnan(r.high)
+
+
+# ------------------------------------------------------------ properties
+scores_st = st.lists(st.integers(0, 1), min_size=5, max_size=60).filter(lambda v: 0 < sum(v) < len(v))
+
+
+@settings(max_examples=30, deadline=None)
+@given(scores_st, st.randoms(use_true_random=False), st.sampled_from(["clt", "t", "wilson"]))
+def test_item_order_does_not_matter(v, rnd, method):
+    x = np.array(v, dtype=float)
+    perm = np.array(rnd.sample(range(len(v)), len(v)))
+    a, b = score_ci(x, method=method), score_ci(x[perm], method=method)
+    np.testing.assert_allclose([a.low, a.high], [b.low, b.high], rtol=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(scores_st, st.floats(0.5, 0.98), st.sampled_from(["clt", "t", "wilson"]))
+def test_ci_contains_estimate_and_widens_with_confidence(v, cl, method):
+    x = np.array(v, dtype=float)
+    lo = score_ci(x, method=method, confidence_level=cl)
+    hi = score_ci(x, method=method, confidence_level=min(cl + 0.01, 0.999))
+    assert lo.low <= lo.score <= lo.high
+    assert hi.high - hi.low > lo.high - lo.low
+
+
+# ------------------------------------------------------------ coverage (seeded, vectorised)
+def _covers(low, high, truth, level=0.95):
+    hits = int(np.count_nonzero((low <= truth) & (truth <= high)))
+    n = low.size
+    return hits / n, stats.binomtest(hits, n, level).pvalue
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method,p,n", [("clt", 0.7, 400), ("wilson", 0.7, 400), ("wilson", 0.1, 40)])
+def test_coverage_binary(method, p, n):
+    rng = np.random.default_rng(11)
+    x = (rng.random((4000, n)) < p).astype(float)  # 4,000 replications as one array
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        r = score_ci(x, method=method)
+    cov, pv = _covers(r.low, r.high, p)
+    assert pv > 0.01, cov
+
+
+@pytest.mark.slow
+def test_coverage_clt_continuous():
+    rng = np.random.default_rng(12)
+    x = rng.beta(2, 5, size=(4000, 300))
+    r = score_ci(x, method="clt")
+    cov, pv = _covers(r.low, r.high, 2 / 7)
+    assert pv > 0.01, cov
+
+
+@pytest.mark.slow
+def test_coverage_clustered_and_iid_undercovers():
+    # 100 clusters of 10 items with a shared cluster effect: the clustered CI covers ~95%,
+    # the iid CI covers far less.
+    rng = np.random.default_rng(13)
+    reps, G, k = 3000, 100, 10
+    codes = np.repeat(np.arange(G), k)
+    effect = rng.normal(0, 0.15, (reps, G))[:, codes]
+    x = np.clip(0.6 + effect + rng.normal(0, 0.2, (reps, G * k)), 0, 1)
+    # true mean of a clipped normal with sd sqrt(0.15^2 + 0.2^2) = 0.25 around 0.6
+    sd = 0.25
+    a, b = (0 - 0.6) / sd, (1 - 0.6) / sd
+    truth = 0.6 * (stats.norm.cdf(b) - stats.norm.cdf(a)) + sd * (stats.norm.pdf(a) - stats.norm.pdf(b)) + (
+        1 - stats.norm.cdf(b)
+    )
+    r = score_ci(x, method="cluster", group_codes=codes)
+    cov, pv = _covers(r.low, r.high, truth)
+    assert pv > 0.01, cov
+    iid = score_ci(x, method="clt")
+    cov_iid, _ = _covers(iid.low, iid.high, truth)
+    assert cov_iid < 0.85
