@@ -354,11 +354,13 @@ def halves(n_items: int, *, n_splits: int, rng=None) -> np.ndarray:
 
 
 def iter_half_means(
-    scores: np.ndarray, *, n_splits: int, rng=None, batch: int | None = None
-) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    scores: np.ndarray, *, n_splits: int, rng=None, batch: int | None = None, tie_keys: bool = False
+) -> Iterator[tuple]:
     """Means of every model on random halves: yields ``(start, means_a, means_b)``.
 
-    Half A holds ``floor(N/2)`` random items, half B the rest; both ``(b, M)``.
+    Half A holds ``floor(N/2)`` random items, half B the rest; both ``(b, M)``. With
+    ``tie_keys=True`` a fourth element holds uniform ``(b, 2, M)`` tie-break keys
+    (``[:, 0]`` for half A, ``[:, 1]`` for half B) from a separate stream per block.
     """
     s = complete_scores(scores)
     n_splits = _check_count(n_splits, "n_splits")
@@ -371,18 +373,22 @@ def iter_half_means(
     total = s.sum(axis=1)
     per_yield = _batch_blocks(batch, 8 * m)
     a_parts: list[np.ndarray] = []
+    k_parts: list[np.ndarray] = []
     start = done = 0
     seeds = _block_seeds(rng, n_splits)
     for k, ss in enumerate(seeds):
         b = min(BLOCK, n_splits - k * BLOCK)
         mask = _half_masks(np.random.Generator(np.random.PCG64(ss)), b, n)
         a_parts.append((mask.astype(dtype) @ st).astype(np.float64))
+        if tie_keys:
+            k_parts.append(np.random.Generator(np.random.PCG64(ss.spawn(1)[0])).random((b, 2, m)))
         done += b
         if len(a_parts) == per_yield or done == n_splits:
             sum_a = np.concatenate(a_parts)
-            yield start, sum_a / h, (total - sum_a) / (n - h)
+            out = (start, sum_a / h, (total - sum_a) / (n - h))
+            yield out + (np.concatenate(k_parts),) if tie_keys else out
             start = done
-            a_parts = []
+            a_parts, k_parts = [], []
 
 
 def rank_order(means: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:

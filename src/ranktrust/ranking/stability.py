@@ -1,0 +1,243 @@
+"""Does #1 stay #1? Rank stability of a leaderboard as a function of benchmark size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..results import Result, jsonable
+from ..resample.engine import iter_resample_means, matrix_input, rank_order
+
+__all__ = ["Stability", "stability", "FAMILIAR_SIZES"]
+
+#: benchmark sizes people know, marked on the stability curve
+FAMILIAR_SIZES = {"AIME": 30, "HumanEval": 164, "SWE-bench Verified": 500}
+
+
+def _mc_se(p: np.ndarray, draws: int) -> np.ndarray:
+    p = np.asarray(p, dtype=float)
+    return np.sqrt(p * (1 - p) / draws)
+
+
+@dataclass(frozen=True)
+class Stability(Result):
+    """Rank stability over benchmark sizes (see :func:`stability`).
+
+    Attributes
+    ----------
+    models : tuple of str
+    scores : ndarray (M,)
+        Full-data mean scores.
+    sizes : ndarray of int (S,)
+        Items per draw; ``size_labels`` keeps ``"full"`` where it was asked for.
+    beyond_data : ndarray of bool (S,)
+        True where ``n`` exceeds the number of items (draws repeat items).
+    draws : int
+    top_model : str
+        The full-data #1 (exact ties: the first listed).
+    full_order : ndarray of int (M,)
+        Model indices from the full-data best to worst.
+    top_k : tuple of int
+    p_top_stays_top : ndarray (S,)
+        P(the full-data #1 is #1 in a draw of n items).
+    p_topk_order : ndarray (S, K)
+        P(the full-data top k keep their exact order as ranks 1..k); NaN when k > M.
+    p_first : ndarray (S, M)
+        P(each model is #1).
+    rank_distribution : ndarray (S, M, M)
+        ``[s, j, r - 1]`` = P(model j has rank r at size s).
+    cluster : bool
+        True when groups of items were resampled (``n_groups`` per draw).
+    n_groups : ndarray of int (S,) or None
+    dropped : dict
+        Items dropped per model to make the matrix complete.
+    """
+
+    models: tuple[str, ...]
+    scores: np.ndarray
+    sizes: np.ndarray
+    size_labels: tuple[str, ...]
+    beyond_data: np.ndarray
+    draws: int
+    top_model: str
+    full_order: np.ndarray
+    top_k: tuple[int, ...]
+    p_top_stays_top: np.ndarray
+    p_topk_order: np.ndarray
+    p_first: np.ndarray
+    rank_distribution: np.ndarray
+    cluster: bool
+    n_groups: np.ndarray | None
+    dropped: dict
+
+    @property
+    def p_top_stays_top_se(self) -> np.ndarray:
+        """Monte Carlo standard error of :attr:`p_top_stays_top`."""
+        return _mc_se(self.p_top_stays_top, self.draws)
+
+    @property
+    def p_topk_order_se(self) -> np.ndarray:
+        return _mc_se(self.p_topk_order, self.draws)
+
+    def to_dict(self) -> dict[str, Any]:
+        rows = []
+        for s, n in enumerate(self.sizes):
+            row = {
+                "n": int(n),
+                "label": self.size_labels[s],
+                "beyond_data": bool(self.beyond_data[s]),
+                "p_top_stays_top": self.p_top_stays_top[s],
+                "p_top_stays_top_se": self.p_top_stays_top_se[s],
+                "p_topk_order": {str(k): self.p_topk_order[s, i] for i, k in enumerate(self.top_k)},
+                "p_topk_order_se": {str(k): self.p_topk_order_se[s, i] for i, k in enumerate(self.top_k)},
+                "p_first": dict(zip(self.models, self.p_first[s])),
+                "p_first_se": dict(zip(self.models, _mc_se(self.p_first[s], self.draws))),
+                "rank_distribution": {m: self.rank_distribution[s, j] for j, m in enumerate(self.models)},
+            }
+            if self.n_groups is not None:
+                row["n_groups"] = int(self.n_groups[s])
+            rows.append(row)
+        return jsonable({
+            "draws": self.draws,
+            "n_items": int(self.sizes[self.size_labels.index("full")]) if "full" in self.size_labels else None,
+            "top_model": self.top_model,
+            "top_k": list(self.top_k),
+            "models": list(self.models),
+            "scores": dict(zip(self.models, self.scores)),
+            "cluster": self.cluster,
+            "sizes": rows,
+            "familiar_sizes": FAMILIAR_SIZES,
+            "dropped": self.dropped,
+        })
+
+
+def _stability_iv(sizes, draws, top_k, n_items):
+    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
+        raise ValueError(f"`draws` must be an integer >= 1; got {draws!r}")
+    if isinstance(sizes, (str, int, np.integer)):
+        sizes = [sizes]
+    ns, labels = [], []
+    for s in sizes:
+        if isinstance(s, str) and s.strip().lower() == "full":
+            ns.append(n_items)
+            labels.append("full")
+        elif isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 1:
+            ns.append(int(s))
+            labels.append(str(int(s)))
+        else:
+            raise ValueError(f"`sizes` must hold integers >= 1 or 'full'; got {s!r}")
+    if not ns:
+        raise ValueError("`sizes` must not be empty")
+    ks = tuple(int(k) for k in ([top_k] if isinstance(top_k, (int, np.integer)) else top_k))
+    if any(k < 1 for k in ks):
+        raise ValueError(f"`top_k` must hold integers >= 1; got {top_k!r}")
+    return np.asarray(ns, dtype=np.int64), tuple(labels), ks
+
+
+def stability(
+    m,
+    *,
+    sizes: Sequence[int | str] = (30, 100, 200, 500, 1000, "full"),
+    draws: int = 2000,
+    top_k: Sequence[int] = (2, 3),
+    rng=None,
+    batch: int | None = None,
+    cluster: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> Stability:
+    """How often the full-data ranking survives a redraw of the benchmark, by size.
+
+    Treats the N items as the population: for each size ``n``, draws ``n`` items with
+    replacement ``draws`` times (shared by all models), scores every model on each
+    draw and ranks them (exact ties broken at random).
+
+    Parameters
+    ----------
+    m : ScoreMatrix or ndarray (M, N)
+        Per-item scores; with missing scores the shared items are used (``dropped``).
+    sizes : sequence of int or "full", default: ``(30, 100, 200, 500, 1000, "full")``
+        Items per draw; ``"full"`` = N. Sizes above N are allowed (flagged in
+        ``beyond_data``).
+    draws : int, default: ``2000``
+    top_k : sequence of int, default: ``(2, 3)``
+        k for "the top k keep their exact order".
+    rng : None, int or numpy.random.Generator
+    batch : int, optional
+        Resamples per engine batch (memory); does not change the result.
+    cluster : bool, default: ``False``
+        Resample item groups (``m.groups``); a draw of size n takes
+        ``max(1, round(n * G / N))`` of the G groups.
+    progress : callable(done, total), optional
+        Called after each batch (the CLI's progress bar).
+
+    Returns
+    -------
+    Stability
+        ``to_dict()`` gives, per size, ``p_top_stays_top``, ``p_topk_order``,
+        ``p_first`` and ``rank_distribution``, with Monte Carlo SEs
+        ``sqrt(p (1 - p) / draws)``.
+
+    References
+    ----------
+    .. [1] "Is the #1 AI Model Really #1?", Towards Data Science (2026): the resampling
+       check of rank stability (METHODS.md section 4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = (np.random.default_rng(0).random((3, 500)) < [[0.7], [0.6], [0.5]]).astype(float)
+    >>> res = stability(s, sizes=[50, "full"], draws=200, rng=0)
+    >>> res.to_dict()["sizes"][1]["n"]
+    500
+    """
+    inp = matrix_input(m)
+    s, models = inp.scores, inp.models
+    n_models, n_items = s.shape
+    ns, labels, ks = _stability_iv(sizes, draws, top_k, n_items)
+    groups = None
+    n_groups = None
+    if cluster:
+        if inp.group_codes is None:
+            raise ValueError("`cluster=True` needs item groups (ScoreMatrix.groups); the input has none")
+        groups = inp.group_codes
+        g = int(groups.max()) + 1
+        n_groups = np.where(np.asarray(labels) == "full", g, np.maximum(1, np.rint(ns * g / n_items))).astype(np.int64)
+    full = s.mean(axis=1)
+    order = np.lexsort((np.arange(n_models), -full))
+    top = int(order[0])
+    seeds = np.random.SeedSequence(
+        np.random.default_rng(rng).integers(0, 2**63 - 1, size=4, dtype=np.int64).tolist()).spawn(len(ns))
+    S = len(ns)
+    p_top = np.zeros(S)
+    p_ord = np.full((S, len(ks)), np.nan)
+    p_first = np.zeros((S, n_models))
+    rank_dist = np.zeros((S, n_models, n_models))
+    offs = np.arange(n_models) * n_models
+    total = S * draws
+    done = 0
+    for i, n in enumerate(ns):
+        hits = np.zeros(len(ks))
+        cnt = np.zeros(n_models * n_models, dtype=np.int64)
+        size = int(n_groups[i]) if cluster else int(n)
+        for bt in iter_resample_means(s, n_resamples=draws, size=size, groups=groups,
+                                      rng=np.random.default_rng(seeds[i]), batch=batch, tie_keys=True):
+            ranks = rank_order(bt.means, bt.keys)
+            cnt += np.bincount((ranks - 1 + offs).ravel(), minlength=n_models * n_models)
+            for j, k in enumerate(ks):
+                if k <= n_models:
+                    hits[j] += np.all(ranks[:, order[:k]] == np.arange(1, k + 1), axis=1).sum()
+            done += len(ranks)
+            if progress is not None:
+                progress(done, total)
+        rank_dist[i] = cnt.reshape(n_models, n_models) / draws
+        p_first[i] = rank_dist[i][:, 0]
+        p_top[i] = p_first[i][top]
+        p_ord[i] = np.where(np.asarray(ks) <= n_models, hits / draws, np.nan)
+    return Stability(
+        models=models, scores=full, sizes=ns, size_labels=labels, beyond_data=ns > n_items,
+        draws=int(draws), top_model=models[top], full_order=order, top_k=ks,
+        p_top_stays_top=p_top, p_topk_order=p_ord, p_first=p_first, rank_distribution=rank_dist,
+        cluster=bool(cluster), n_groups=n_groups, dropped=inp.dropped,
+    )

@@ -1,0 +1,122 @@
+"""Rank stability vs size: agreement with the naive reference of METHODS.md section 4."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ranktrust.ranking.stability import stability
+
+
+def naive_stability(scores, n, draws, seed, k=3):
+    """METHODS.md section 4, written out: fancy indexing, one draw at a time."""
+    rng = np.random.default_rng(seed)
+    n_models, n_items = scores.shape
+    full = scores.mean(1)
+    order = np.lexsort((np.arange(n_models), -full))
+    top_hits = order_hits = 0
+    first = np.zeros(n_models)
+    for _ in range(draws):
+        idx = rng.integers(0, n_items, n)
+        means = scores[:, idx].mean(1)
+        r = np.lexsort((rng.random(n_models), -means))     # ties at random
+        first[r[0]] += 1
+        top_hits += r[0] == order[0]
+        order_hits += np.array_equal(r[:k], order[:k])
+    return top_hits / draws, order_hits / draws, first / draws
+
+
+def _within(a, b, draws_a, draws_b, sigmas=4.0):
+    se = np.sqrt(a * (1 - a) / draws_a + b * (1 - b) / draws_b)
+    return np.abs(a - b) <= sigmas * np.maximum(se, 1e-12)
+
+
+@pytest.fixture(scope="module")
+def swe(swebench):
+    return swebench
+
+
+@pytest.mark.parametrize("n", [30, 100, 500])
+def test_agrees_with_naive_reference(swe, n):
+    draws = 2000
+    res = stability(swe, sizes=[n], draws=draws, rng=1)
+    top, order3, first = naive_stability(np.asarray(swe.scores), n, draws, seed=2)
+    assert _within(res.p_top_stays_top[0], top, draws, draws)
+    assert _within(res.p_topk_order[0, 1], order3, draws, draws)
+    assert np.all(_within(res.p_first[0], first, draws, draws))
+
+
+def test_reference_check_can_fail(swe):
+    """A biased variant (ties always to the first model) is caught on identical models."""
+    s = np.repeat(np.asarray(swe.scores)[:1], 2, axis=0)
+    res = stability(s, sizes=[50], draws=2000, rng=0)
+    # ties at random: each copy is #1 half of the time; position-broken ties would give 1.0
+    assert _within(res.p_first[0, 0], 0.5, 2000, 10**9)
+    assert not _within(1.0, 0.5, 2000, 10**9)
+
+
+def test_result_shapes_and_dict(swe):
+    res = stability(swe, sizes=[30, 1000, "full"], draws=300, rng=0)
+    d = res.to_dict()
+    assert [r["n"] for r in d["sizes"]] == [30, 1000, 500]
+    assert [r["beyond_data"] for r in d["sizes"]] == [False, True, False]
+    assert d["top_model"] == "Claude 4.5 Opus medium (20251101)"
+    assert set(d["sizes"][0]["p_topk_order"]) == {"2", "3"}
+    assert d["familiar_sizes"]["SWE-bench Verified"] == 500
+    rd = res.rank_distribution
+    np.testing.assert_allclose(rd.sum(axis=2), 1)        # each model has some rank
+    np.testing.assert_allclose(rd.sum(axis=1), 1)        # each rank is held by one model
+    np.testing.assert_allclose(res.p_first, rd[:, :, 0])
+    row = d["sizes"][0]
+    assert abs(row["p_top_stays_top_se"] - np.sqrt(row["p_top_stays_top"] * (1 - row["p_top_stays_top"]) / 300)) < 1e-12
+    assert len(row["rank_distribution"][d["top_model"]]) == 25
+
+
+def test_same_seed_same_output_any_batch(swe):
+    a = stability(swe, sizes=[40, "full"], draws=300, rng=7, batch=1)
+    b = stability(swe, sizes=[40, "full"], draws=300, rng=7, batch=5000)
+    np.testing.assert_array_equal(a.rank_distribution, b.rank_distribution)
+    np.testing.assert_array_equal(a.p_topk_order, b.p_topk_order)
+
+
+def test_separated_models_are_stable_at_full_size():
+    r = np.random.default_rng(0)
+    s = (r.random((4, 4000)) < np.array([[0.9], [0.6], [0.4], [0.1]])).astype(float)
+    res = stability(s, sizes=[5, "full"], draws=500, rng=0)
+    assert res.p_top_stays_top[1] == 1.0 and res.p_topk_order[1, 1] == 1.0
+    assert res.p_top_stays_top[0] < 1.0
+
+
+def test_cluster_mode(swe):
+    res = stability(swe, sizes=[100, "full"], draws=200, rng=0, cluster=True)
+    assert res.cluster and list(res.n_groups) == [2, 12]
+    assert "n_groups" in res.to_dict()["sizes"][0]
+    with pytest.raises(ValueError, match="needs item groups"):
+        stability(np.ones((2, 5)), draws=10, cluster=True)
+
+
+def test_topk_larger_than_models_is_nan():
+    res = stability(np.random.default_rng(0).random((2, 50)), sizes=[10], draws=50, top_k=(2, 3), rng=0)
+    assert np.isnan(res.p_topk_order[0, 1]) and res.to_dict()["sizes"][0]["p_topk_order"]["3"] is None
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(draws=0), "`draws` must be an integer >= 1"),
+    (dict(sizes=[0]), "`sizes` must hold integers >= 1 or 'full'"),
+    (dict(sizes=["half"]), "`sizes` must hold integers"),
+    (dict(top_k=(0,)), "`top_k` must hold integers >= 1"),
+])
+def test_argument_errors(kw, msg):
+    with pytest.raises(ValueError, match=msg):
+        stability(np.ones((2, 5)), **kw)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.permutations(list(range(4))))
+def test_permuting_models_permutes_results(perm):
+    s = np.random.default_rng(3).random((4, 60))
+    a = stability(s, sizes=[20], draws=100, rng=1)
+    b = stability(s[list(perm)], sizes=[20], draws=100, rng=1)
+    np.testing.assert_allclose(b.p_first[0], a.p_first[0][list(perm)])
