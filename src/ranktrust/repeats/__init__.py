@@ -181,6 +181,8 @@ def repeats(
     .. [2] "Evaluation is All You Need", arXiv:2506.04734 (2025).
     .. [3] M. Chen et al., arXiv:2107.03374 (2021), unbiased pass@k.
     """
+    if not isinstance(m, ScoreMatrix):
+        raise TypeError(f"`m` must be a ScoreMatrix (rt.read(...)), got {type(m).__name__}")
     _check_level(confidence_level)
     ks = _ks_from_text(pass_at) if pass_at else ()
     if choose_n and margin is None:

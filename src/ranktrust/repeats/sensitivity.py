@@ -338,6 +338,8 @@ def sensitivity(
        Capabilities Through Evaluation Design", arXiv:2506.04734 (2025).
     .. [2] E. Miller, "Adding Error Bars to Evals", arXiv:2411.00640 (2024).
     """
+    if not isinstance(m, ScoreMatrix):
+        raise TypeError(f"`m` must be a ScoreMatrix (rt.read(...)), got {type(m).__name__}")
     _check_level(confidence_level)
     labels, conds = _condition_labels(m, by)
     if len(conds) < 2:
