@@ -1,0 +1,187 @@
+"""``ranktrust microbench``: how small can a benchmark get before it misorders models?
+
+Three modes::
+
+    ranktrust microbench FILE --methods random,anchor --sizes 10,100 --trials 50   # MDAD grid
+    ranktrust microbench FILE --select anchor --size 100 --out subset.csv         # design a subset
+    ranktrust microbench FILE --target-mdad 2 --method random                     # smallest size for 2 pts
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import sys
+from typing import Any
+
+import click
+
+from ._common import command_line, emit, input_options, load_matrix, output_options, seed_option
+
+
+def _int_list(value: str, name: str) -> list[int]:
+    try:
+        out = [int(v) for v in value.split(",") if v.strip()]
+    except ValueError:
+        raise click.UsageError(f"{name} must be comma-separated integers, e.g. 10,25,50; got {value!r}") from None
+    if not out:
+        raise click.UsageError(f"{name} is empty")
+    return out
+
+
+def _count_or_fraction(value: str | None, name: str) -> int | float | None:
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        try:
+            return float(value)
+        except ValueError:
+            raise click.UsageError(f"{name} must be a count (300) or a fraction (0.7); got {value!r}") from None
+
+
+def _fmt(x: Any, scale: float = 100.0, nd: int = 1) -> str:
+    return "—" if x is None else f"{scale * x:.{nd}f}"
+
+
+def _mdad_text(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+
+    s = d["settings"]
+    t = Table(title=f"Micro-benchmark reliability ({s['trials']} trials, {s['source_models']} source / "
+                    f"{s['target_models']} target models, {s['items']} items)")
+    for col in ("method", "items", "MDAD (pts)", f"{100 * s['confidence_level']:.0f}% CI", "Kendall τ",
+                "mean abs err (pts)", "misordered"):
+        t.add_column(col, justify="left" if col == "method" else "right")
+    for r in d["mdad"]:
+        t.add_row(r["method"], str(r["size"]), _fmt(r["mdad"]) if r["reached"] else "not reached",
+                  f"{_fmt(r['ci_low'])}–{_fmt(r['ci_high'])}", _fmt(r["kendall_tau"], 1, 2),
+                  _fmt(r["mean_abs_error"]), f"{_fmt(r['misordered'], 100, 0)}%")
+    out: list[Any] = [t]
+    out += [f"• {line}" for line in d["recommendation"]["text"]]
+    out.append(f"MDAD: smallest gap (points) from which ≥{100 * s['agreement_level']:.0f}% of target pairs are "
+               "ordered as on the full benchmark; '—' in a CI = not reached in some trials.")
+    return out
+
+
+def _mdad_md(d: dict[str, Any]) -> str:
+    s = d["settings"]
+    lines = [
+        "## Micro-benchmark reliability", "",
+        f"{s['trials']} trials, {s['source_models']} source / {s['target_models']} target models, "
+        f"{s['items']} items; MDAD at {100 * s['agreement_level']:.0f}% agreement, "
+        f"{100 * s['delta_bin']:.1f}-point bins.", "",
+        f"| method | items | MDAD (pts) | {100 * s['confidence_level']:.0f}% CI | Kendall τ | mean abs err (pts) | misordered |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in d["mdad"]:
+        lines.append(
+            f"| {r['method']} | {r['size']} | {_fmt(r['mdad']) if r['reached'] else 'not reached'} | "
+            f"{_fmt(r['ci_low'])}–{_fmt(r['ci_high'])} | {_fmt(r['kendall_tau'], 1, 2)} | "
+            f"{_fmt(r['mean_abs_error'])} | {_fmt(r['misordered'], 100, 0)}% |"
+        )
+    lines += ["", *[f"- {line}" for line in d["recommendation"]["text"]], ""]
+    return "\n".join(lines)
+
+
+def _subset_text(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+
+    t = Table(title=f"{d['method']} micro-benchmark: {d['k']} of {d['n_items']} items "
+                    f"(chosen with {d['n_source_models']} source models)")
+    t.add_column("item")
+    t.add_column("weight", justify="right")
+    for r in d["items"]:
+        t.add_row(r["item"], f"{r['weight']:.4f}")
+    return [t]
+
+
+def _subset_md(d: dict[str, Any]) -> str:
+    lines = [f"## {d['method']} micro-benchmark: {d['k']} of {d['n_items']} items", "", "| item | weight |", "|---|---:|"]
+    lines += [f"| {r['item']} | {r['weight']:.4f} |" for r in d["items"]]
+    return "\n".join(lines) + "\n"
+
+
+def _subset_csv(d: dict[str, Any]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["item", "position", "weight"])
+    for r in d["items"]:
+        w.writerow([r["item"], r["position"], repr(float(r["weight"]))])
+    return buf.getvalue()
+
+
+@click.command("microbench")
+@click.argument("paths", nargs=-1)
+@input_options
+@output_options
+@seed_option
+@click.option("--methods", default="random,stratified,anchor,irt,diversity", show_default=True,
+              help="Selection methods to evaluate (comma-separated).")
+@click.option("--method", "single_method", default=None, help="Evaluate one method (e.g. with --target-mdad).")
+@click.option("--sizes", default="10,25,50,100,250,500", show_default=True, help="Subset sizes (comma-separated).")
+@click.option("--trials", default=50, show_default=True, type=int, help="Random source/target splits.")
+@click.option("--source-models", default="300", show_default=True,
+              help="Source models per trial: a count or a fraction of the models.")
+@click.option("--seen-items", default=None, help="Items the source models see (count or fraction); default all.")
+@click.option("--target-mdad", default=2.0, show_default=True, type=float,
+              help="MDAD (points) the recommendation looks for.")
+@click.option("--delta-bin", default=0.5, show_default=True, type=float, help="Width of the gap bins, in points.")
+@click.option("--agreement-level", default=0.8, show_default=True, type=float, help="Agreement that defines MDAD.")
+@click.option("--select", "select_method", default=None,
+              help="Design a subset with this method instead (writes the items and weights).")
+@click.option("--size", default=100, show_default=True, type=int, help="Subset size for --select.")
+@click.option("--source", default=None, help="Source models for --select (comma-separated names); default all.")
+def command(paths: tuple[str, ...], **kw: Any) -> None:
+    """Reliability of micro-benchmarks (MDAD) per selection method and size, or design one.
+
+    MDAD is the smallest gap between two models (in points) that a micro-benchmark
+    orders the same way as the full benchmark in at least 80% of model pairs.
+    """
+    import ranktrust as rt
+
+    m, h = load_matrix(paths, kw)
+    fmt, out, seed = kw["output_format"], kw["out"], kw["seed"]
+    if kw["select_method"]:
+        source = [s.strip() for s in kw["source"].split(",")] if kw["source"] else None
+        sub = rt.select_subset(m, method=kw["select_method"], k=kw["size"], source=source, rng=seed)
+        d = sub.to_dict()
+        if out.endswith(".csv") and fmt == "text":
+            from ..report.render import write_output
+
+            write_output(_subset_csv(d), out)
+            return
+        emit(d, kind="microbench-subset", fmt=fmt, out=out, text=_subset_text, markdown=_subset_md,
+             seed=seed, input_hash=h, command=command_line())
+        return
+
+    methods = [kw["single_method"]] if kw["single_method"] else [s.strip() for s in kw["methods"].split(",") if s.strip()]
+    sizes = _int_list(kw["sizes"], "--sizes")
+    source_models = _count_or_fraction(kw["source_models"], "--source-models")
+    seen = _count_or_fraction(kw["seen_items"], "--seen-items")
+    args = dict(methods=methods, sizes=sizes, trials=kw["trials"], source_models=source_models, seen_items=seen,
+                rng=seed, delta_bin=kw["delta_bin"] / 100, agreement_level=kw["agreement_level"],
+                target_mdad=kw["target_mdad"] / 100)
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = _run(rt, m, args)
+    for w in caught:
+        click.echo(f"note: {w.message}", err=True)
+    emit(res.to_dict(), kind="microbench", fmt=fmt, out=out, text=_mdad_text, markdown=_mdad_md,
+         seed=seed, input_hash=h, command=command_line())
+
+
+def _run(rt: Any, m: Any, args: dict[str, Any]) -> Any:
+    if sys.stderr.isatty():
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+        with Progress(TextColumn("microbench"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task("mdad", total=None)
+            res = rt.mdad(m, **args, progress=lambda done, total: bar.update(task, completed=done, total=total))
+        return res
+    return rt.mdad(m, **args)

@@ -1,0 +1,28 @@
+"""Micro-benchmarks: choosing a small subset of items, estimating full scores from it,
+and measuring how reliably it orders models (MDAD).
+
+>>> import ranktrust as rt
+>>> s = rt.select_subset(m, method="anchor", k=100)            # doctest: +SKIP
+>>> rt.estimate(s, targets)                                     # doctest: +SKIP
+>>> rt.mdad(m, methods=["random", "anchor"], sizes=[10, 100])   # doctest: +SKIP
+
+References
+----------
+.. [1] G. Yauney, S. Warraich, S. Swayamdipta, "How Reliable is Language Model
+   Micro-Benchmarking?", ICLR 2026.
+.. [2] R. Vivek, K. Ethayarajh, D. Yang, D. Kiela, "Anchor Points: Benchmarking Models
+   with Much Fewer Examples", EACL 2024.
+.. [3] F. M. Polo et al., "tinyBenchmarks: evaluating LLMs with fewer examples", ICML 2024.
+"""
+
+from __future__ import annotations
+
+from . import anchor, diversity, irt  # noqa: F401  (register the built-in methods)
+from .irt import IRTParams, fit_2pl
+from .mdad import MDADResult, mdad
+from .select import Subset, SubsetEstimate, estimate, methods, register, select_subset
+
+__all__ = [
+    "select_subset", "estimate", "mdad", "methods", "register", "fit_2pl",
+    "Subset", "SubsetEstimate", "MDADResult", "IRTParams",
+]

@@ -1,0 +1,66 @@
+"""Diversity: spread-out items, by farthest-point traversal in correctness space.
+
+Items are the source models' correctness vectors (as in :mod:`.anchor`). Starting
+from a random item, each step adds the item farthest (Euclidean) from all items
+chosen so far (Gonzalez's greedy k-center). Each chosen item is weighted by the
+share of items nearest to it (its Voronoi cell), so the weighted mean stands for the
+whole benchmark rather than over-counting the unusual items the traversal favours.
+
+References
+----------
+.. [1] G. Yauney, S. Warraich, S. Swayamdipta, "How Reliable is Language Model
+   Micro-Benchmarking?", ICLR 2026 (diversity-based selection).
+.. [2] T. F. Gonzalez, "Clustering to minimize the maximum intercluster distance",
+   Theoretical Computer Science 38 (1985).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .anchor import item_vectors
+from .select import Selection, register
+
+__all__ = ["farthest_points", "select_diversity"]
+
+
+def farthest_points(x: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Greedy farthest-point traversal; returns (chosen rows, nearest chosen index per row)."""
+    x = np.asarray(x, dtype=np.float64)
+    n = x.shape[0]
+    perm = rng.permutation(n)                 # ties go to a random item
+    xp = x[perm]
+    sq = np.einsum("ij,ij->i", xp, xp)
+    chosen = np.empty(k, dtype=np.intp)
+    chosen[0] = 0                             # perm[0] is a uniformly random item
+    dmin = np.maximum(sq - 2.0 * xp @ xp[0] + sq[0], 0.0)
+    near = np.zeros(n, dtype=np.intp)
+    dmin[0] = -1.0
+    for c in range(1, k):
+        nxt = int(np.argmax(dmin))
+        chosen[c] = nxt
+        d = np.maximum(sq - 2.0 * xp @ xp[nxt] + sq[nxt], 0.0)
+        closer = d < dmin
+        near[closer] = c
+        dmin = np.where(closer, d, dmin)
+        dmin[chosen[: c + 1]] = -1.0
+    near[chosen] = np.arange(k)
+    inv = np.empty(n, dtype=np.intp)
+    inv[perm] = np.arange(n)
+    return perm[chosen], near[inv]
+
+
+@register("diversity")
+def select_diversity(y: np.ndarray, k: int, rng: np.random.Generator, *, groups: np.ndarray | None = None,
+                     cache: dict | None = None) -> Selection:
+    """Farthest-point items in correctness space, weighted by their Voronoi cell's share."""
+    if cache is not None and "item_vectors" in cache:
+        x = cache["item_vectors"]
+    else:
+        x = item_vectors(y)
+        if cache is not None:
+            cache["item_vectors"] = x
+    idx, near = farthest_points(x, k, rng)
+    w = np.bincount(near, minlength=k) / x.shape[0]
+    srt = np.argsort(idx)
+    return Selection(idx[srt], w[srt])

@@ -1,0 +1,537 @@
+"""Meta-evaluation of micro-benchmarks: estimation error, Kendall's tau, agreement, MDAD.
+
+For each trial the models are split at random into source models (which choose the
+subset) and target models (whose full-benchmark scores are estimated from it). For
+every selection method, subset size and trial this module records the target
+estimates and derives, all as whole-array operations over trials and target pairs:
+
+* mean absolute estimation error;
+* Kendall's tau-b between estimated and full-benchmark scores;
+* for every target pair, whether the subset orders it as the full benchmark does,
+  binned by the pair's full-benchmark gap ``|Δ|`` (the agreement curve);
+* MDAD, the minimum detectable ability difference [1]_, with a percentile CI over trials;
+* the share of pairs the subset misorders.
+
+References
+----------
+.. [1] G. Yauney, S. Warraich, S. Swayamdipta, "How Reliable is Language Model
+   Micro-Benchmarking?", ICLR 2026.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+import zlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import numpy as np
+
+from ..errors import SmallSampleWarning
+from ..results import Result, jsonable
+from .select import estimate_arrays, get_selector
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..data.matrix import ScoreMatrix
+
+__all__ = ["MDADResult", "mdad", "pair_agreement", "mdad_from_curve", "kendall_tau_b"]
+
+DEFAULT_METHODS = ("random", "stratified", "anchor", "irt", "diversity")
+DEFAULT_SIZES = (10, 25, 50, 100, 250, 500)
+
+
+# ------------------------------------------------------------------ helpers
+def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b along the last axis, for any leading shape (all pairs as arrays).
+
+    ``tau_b = sum s_x s_y / sqrt(sum s_x^2 * sum s_y^2)`` over pairs ``i < j``, with
+    ``s = sign(x_i - x_j)``; equal to :func:`scipy.stats.kendalltau` (variant ``"b"``).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    iu, ju = np.triu_indices(x.shape[-1], 1)
+    sx = np.sign(x[..., iu] - x[..., ju])
+    sy = np.sign(y[..., iu] - y[..., ju])
+    num = np.sum(sx * sy, axis=-1)
+    den = np.sqrt(np.sum(sx * sx, axis=-1) * np.sum(sy * sy, axis=-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def pair_agreement(true_diff: np.ndarray, est_diff: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-pair agreement of an estimated difference with the true one.
+
+    Returns ``(agree, misordered, valid)``: ``agree`` is 1 when the signs match, 0.5
+    when the estimate ties (a coin flip orders the pair), 0 when reversed; ``valid``
+    drops pairs tied on the full benchmark (no order to recover).
+    """
+    st = np.sign(true_diff)
+    se = np.sign(est_diff)
+    valid = st != 0
+    agree = (se == st).astype(np.float64) + 0.5 * (se == 0)
+    mis = (se == -st) & valid
+    return np.where(valid, agree, 0.0), mis, valid
+
+
+def mdad_from_curve(agreement: np.ndarray, pairs: np.ndarray, delta_bin: float, *, level: float = 0.8,
+                    min_pairs: float = 10) -> np.ndarray:
+    """MDAD from binned agreement curves (bins along the last axis).
+
+    MDAD is the lower edge of the smallest bin from which agreement stays at or above
+    ``level`` in every larger bin, counting only bins with at least ``min_pairs`` pairs.
+    Equivalently: the upper edge of the largest-gap informative bin whose agreement is
+    below ``level`` (0 when there is none). When that bin is the largest informative
+    one the level is never reached in the data: ``inf``. No informative bin: ``NaN``.
+    """
+    a = np.asarray(agreement, dtype=np.float64)
+    p = np.asarray(pairs, dtype=np.float64)
+    nb = a.shape[-1]
+    informative = p >= min_pairs
+    failing = informative & ~(a >= level)
+    b = np.arange(nb)
+    last_fail = np.max(np.where(failing, b, -1), axis=-1)
+    last_inf = np.max(np.where(informative, b, -1), axis=-1)
+    out = (last_fail + 1) * float(delta_bin)
+    out = np.where(last_inf < 0, np.nan, out)
+    out = np.where((last_fail >= 0) & (last_fail == last_inf), np.inf, out)
+    return out
+
+
+# ------------------------------------------------------------------- result
+@dataclass(frozen=True, eq=False)
+class MDADResult(Result):
+    """Reliability of micro-benchmarks, per selection method and subset size.
+
+    Arrays are indexed ``[method, size]`` or ``[method, size, trial]``; fractions
+    throughout (0.035 = 3.5 points).
+
+    Attributes
+    ----------
+    methods : tuple of str
+    sizes : ndarray of int, shape (n_sizes,)
+    trials : int
+    n_source_models, n_target_models, n_items, n_seen_items : int
+    delta_bin : float
+        Width of the ``|Δ|`` bins (0.005 = 0.5 points).
+    agreement_level : float
+        Agreement that defines MDAD (0.8).
+    confidence_level : float
+        Level of the percentile CI of MDAD over trials.
+    mdad : ndarray, shape (n_methods, n_sizes)
+        MDAD of the agreement curve pooled over trials (``inf``: not reached).
+    mdad_trials : ndarray, shape (n_methods, n_sizes, trials)
+        MDAD of each trial's own curve.
+    ci_low, ci_high : ndarray, shape (n_methods, n_sizes)
+        Percentile interval of ``mdad_trials``.
+    kendall_tau, mean_abs_error, misordered : ndarray, shape (n_methods, n_sizes, trials)
+    agreement : ndarray, shape (n_methods, n_sizes, n_bins)
+        Pooled agreement per ``|Δ|`` bin (NaN where a bin has no pair).
+    pairs : ndarray of int, shape (n_bins,)
+        Target pairs per bin, pooled over trials (the same for every method and size).
+    bin_edges : ndarray, shape (n_bins,)
+        Lower edge of each bin.
+    target_mdad : float
+        MDAD the recommendation aims for.
+    recommendation : dict
+        ``smallest_size`` per method, ``best`` and plain-words ``text``.
+    dropped_sizes : tuple of int
+        Requested sizes not smaller than the candidate item pool (not evaluated).
+    seconds : dict
+        Wall time per method (selection + estimation), for benchmarking.
+    """
+
+    methods: tuple[str, ...]
+    sizes: np.ndarray
+    trials: int
+    n_source_models: int
+    n_target_models: int
+    n_items: int
+    n_seen_items: int
+    delta_bin: float
+    agreement_level: float
+    confidence_level: float
+    mdad: np.ndarray
+    mdad_trials: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    kendall_tau: np.ndarray
+    mean_abs_error: np.ndarray
+    misordered: np.ndarray
+    agreement: np.ndarray
+    pairs: np.ndarray
+    bin_edges: np.ndarray
+    target_mdad: float
+    recommendation: dict[str, Any]
+    dropped_sizes: tuple[int, ...] = ()
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def row(self, method: str, size: int) -> dict[str, Any]:
+        """The ``mdad`` row of one method and size."""
+        mi, si = self.methods.index(method), list(self.sizes.tolist()).index(size)
+        return self._rows()[mi * len(self.sizes) + si]
+
+    def _rows(self) -> list[dict[str, Any]]:
+        rows = []
+        for mi, meth in enumerate(self.methods):
+            for si, k in enumerate(self.sizes.tolist()):
+                rows.append({
+                    "method": meth, "size": int(k),
+                    "mdad": _num(self.mdad[mi, si]),
+                    "ci_low": _num(self.ci_low[mi, si]),
+                    "ci_high": _num(self.ci_high[mi, si]),
+                    "kendall_tau": _num(np.nanmean(self.kendall_tau[mi, si])),
+                    "mean_abs_error": _num(np.nanmean(self.mean_abs_error[mi, si])),
+                    "misordered": _num(np.nanmean(self.misordered[mi, si])),
+                    "reached": bool(np.isfinite(self.mdad[mi, si])),
+                })
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        agreement = []
+        for mi, meth in enumerate(self.methods):
+            for si, k in enumerate(self.sizes.tolist()):
+                for b in range(len(self.bin_edges)):
+                    if self.pairs[b] == 0:
+                        continue
+                    agreement.append({
+                        "method": meth, "size": int(k), "delta_bin": float(self.bin_edges[b]),
+                        "agreement": _num(self.agreement[mi, si, b]), "pairs": int(self.pairs[b]),
+                    })
+        return jsonable({
+            "mdad": self._rows(),
+            "agreement": agreement,
+            "recommendation": self.recommendation,
+            "settings": {
+                "methods": list(self.methods), "sizes": self.sizes.tolist(), "trials": self.trials,
+                "source_models": self.n_source_models, "target_models": self.n_target_models,
+                "items": self.n_items, "seen_items": self.n_seen_items, "delta_bin": self.delta_bin,
+                "agreement_level": self.agreement_level, "confidence_level": self.confidence_level,
+                "dropped_sizes": list(self.dropped_sizes),
+            },
+        })
+
+
+def _num(x: Any) -> float | None:
+    f = float(x)
+    return f if np.isfinite(f) else None
+
+
+# -------------------------------------------------------------- validation
+def _mdad_iv(m: Any, methods: Any, sizes: Any, trials: Any, source_models: Any, seen_items: Any,
+             delta_bin: Any, agreement_level: Any, confidence_level: Any) -> tuple:
+    from ..data.matrix import ScoreMatrix
+
+    if not isinstance(m, ScoreMatrix):
+        raise TypeError(f"`m` must be a ScoreMatrix; got {type(m).__name__}")
+    if isinstance(methods, str):
+        methods = tuple(s.strip() for s in methods.split(",") if s.strip())
+    methods = tuple(methods)
+    if not methods:
+        raise ValueError("`methods` is empty; give at least one of 'random', 'stratified', 'anchor', 'irt', 'diversity'")
+    if len(set(methods)) != len(methods):
+        raise ValueError(f"`methods` lists a method twice: {methods}")
+    for meth in methods:
+        get_selector(meth)
+    sizes = np.atleast_1d(np.asarray(sizes))
+    if sizes.size == 0 or sizes.dtype.kind not in "iu" or (sizes < 1).any():
+        raise ValueError(f"`sizes` must be positive integers; got {sizes.tolist()}")
+    sizes = np.unique(sizes.astype(np.int64))
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
+        raise ValueError(f"`trials` must be a positive integer; got {trials!r}")
+    n = m.n_models
+    if isinstance(source_models, float) and 0 < source_models < 1:
+        n_src = int(round(source_models * n))
+    elif isinstance(source_models, (int, np.integer)) and not isinstance(source_models, bool):
+        n_src = int(source_models)
+    else:
+        raise ValueError(f"`source_models` must be a count or a fraction in (0, 1); got {source_models!r}")
+    if not 2 <= n_src <= n - 3:
+        raise ValueError(
+            f"`source_models`={source_models} must leave at least 3 target models and use at least 2 sources; "
+            f"the matrix has {n} models (try --source-models {max(2, int(0.7 * n))})"
+        )
+    ni = m.n_items
+    if seen_items is None:
+        n_seen = ni
+    elif isinstance(seen_items, float) and 0 < seen_items <= 1:
+        n_seen = int(round(seen_items * ni))
+    elif isinstance(seen_items, (int, np.integer)) and not isinstance(seen_items, bool) and 2 <= seen_items <= ni:
+        n_seen = int(seen_items)
+    else:
+        raise ValueError(f"`seen_items` must be None, a count in [2, {ni}] or a fraction in (0, 1]; got {seen_items!r}")
+    if not (isinstance(delta_bin, (int, float)) and 0 < delta_bin < 1):
+        raise ValueError(f"`delta_bin` must be in (0, 1) (0.005 = 0.5 points); got {delta_bin!r}")
+    if not (isinstance(agreement_level, (int, float)) and 0.5 < agreement_level < 1):
+        raise ValueError(f"`agreement_level` must be in (0.5, 1); got {agreement_level!r}")
+    if not (isinstance(confidence_level, (int, float)) and 0 < confidence_level < 1):
+        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
+    return methods, sizes, int(trials), n_src, n_seen
+
+
+# --------------------------------------------------------------------- main
+def mdad(
+    m: "ScoreMatrix",
+    *,
+    methods: Sequence[str] | str = DEFAULT_METHODS,
+    sizes: Sequence[int] = DEFAULT_SIZES,
+    trials: int = 50,
+    source_models: int | float = 300,
+    seen_items: int | float | None = None,
+    rng: int | np.random.Generator | None = None,
+    delta_bin: float = 0.005,
+    agreement_level: float = 0.8,
+    confidence_level: float = 0.95,
+    target_mdad: float = 0.02,
+    min_pairs: int = 10,
+    progress: Callable[[int, int], None] | None = None,
+) -> MDADResult:
+    """How reliable are micro-benchmarks of each size and selection method?
+
+    Parameters
+    ----------
+    m : ScoreMatrix
+        Per-item results of many models (the mean over runs is used).
+    methods : sequence of str, default: all five built-in methods
+        Selection methods (see :func:`ranktrust.select_subset`). The ``irt`` method is
+        scored with the gp-IRT estimator; the others with their weighted mean.
+    sizes : sequence of int, default: ``(10, 25, 50, 100, 250, 500)``
+        Subset sizes. Sizes not smaller than the candidate pool are dropped with a warning.
+    trials : int, default: ``50``
+        Random source/target splits (each with its own selections).
+    source_models : int or float, default: ``300``
+        Number (or fraction) of models used as sources in each trial; the rest are targets.
+    seen_items : int or float, optional
+        If given, each trial draws this many (or this fraction of) items as the pool
+        the source models see and the subset is chosen from; the targets' reference
+        scores stay the full benchmark. Default: every item is a candidate.
+    rng : None, int or numpy.random.Generator
+        Randomness. Every trial's split and every (trial, method, size) selection gets
+        its own stream (``SeedSequence`` keyed by trial, method name and size), so
+        results do not depend on which other methods or sizes are run.
+    delta_bin : float, default: ``0.005``
+        Width of the ``|Δ|`` bins (0.5 points, as in [1]_).
+    agreement_level : float, default: ``0.8``
+        Agreement that defines MDAD.
+    confidence_level : float, default: ``0.95``
+        Level of the percentile CI of MDAD over trials.
+    target_mdad : float, default: ``0.02``
+        MDAD (a fraction: 0.02 = 2 points) the recommendation looks for.
+    min_pairs : int, default: ``10``
+        Bins with fewer target pairs per trial are ignored by MDAD (too noisy).
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each (trial, method, size).
+
+    Returns
+    -------
+    MDADResult
+
+    Warns
+    -----
+    UserWarning
+        When requested sizes are dropped because they are not smaller than the pool.
+
+    Notes
+    -----
+    For a target pair with full-benchmark gap ``Δ`` the subset *agrees* when its
+    estimated gap has the same sign (an estimated tie counts 1/2: a coin flip orders
+    the pair). Pairs tied on the full benchmark are left out. Pairs are binned by
+    ``|Δ|`` in bins of ``delta_bin``; **MDAD** is the lower edge of the smallest bin
+    from which agreement is at least ``agreement_level`` in every larger bin (bins with
+    fewer than ``min_pairs`` pairs per trial ignored); ``inf`` when even the largest
+    gaps do not reach it. The point value uses the agreement curve pooled over trials;
+    the CI is the percentile interval of the per-trial MDADs. ``misordered`` is the
+    share of pairs whose order the subset reverses (ties excluded). With ``k`` random
+    items, a pair with discordance rate ``q`` (share of items the two models score
+    differently) agrees with probability about ``Phi(Δ / sqrt((q - Δ^2) / k))``.
+
+    References
+    ----------
+    .. [1] G. Yauney, S. Warraich, S. Swayamdipta, "How Reliable is Language Model
+       Micro-Benchmarking?", ICLR 2026.
+
+    Examples
+    --------
+    >>> import numpy as np, ranktrust as rt
+    >>> rng = np.random.default_rng(0)
+    >>> y = (rng.random((40, 300)) < rng.uniform(0.3, 0.7, (40, 1))).astype(float)
+    >>> m = rt.ScoreMatrix.from_array(y, models=[f"m{i}" for i in range(40)],
+    ...                               items=[f"q{j}" for j in range(300)])
+    >>> r = rt.mdad(m, methods=["random"], sizes=[10, 100], trials=5, source_models=20, rng=0)
+    >>> sorted(r.to_dict())
+    ['agreement', 'mdad', 'recommendation', 'settings']
+    """
+    methods, sizes_req, trials, n_src, n_seen = _mdad_iv(
+        m, methods, sizes, trials, source_models, seen_items, delta_bin, agreement_level, confidence_level)
+    keep = sizes_req < n_seen
+    dropped = tuple(int(s) for s in sizes_req[~keep])
+    if dropped:
+        warnings.warn(
+            f"sizes {', '.join(map(str, dropped))} are not smaller than the {n_seen} candidate items "
+            "and were left out", UserWarning, stacklevel=2)
+    sizes_arr = sizes_req[keep]
+    if sizes_arr.size == 0:
+        raise ValueError(f"every size in `sizes` is at least the number of candidate items ({n_seen})")
+
+    gen = np.random.default_rng(rng)
+    entropy = int(gen.integers(2**63))
+    y = np.asarray(m.scores, dtype=np.float64)
+    codes = m.group_codes
+    n_models, n_items = y.shape
+    n_tgt = n_models - n_src
+    fns = [get_selector(meth) for meth in methods]
+    keys = [zlib.crc32(meth.encode()) for meth in methods]
+    M, S, T = len(methods), len(sizes_arr), trials
+    est = np.empty((M, S, T, n_tgt))
+    truth = np.empty((T, n_tgt))
+    seconds = {meth: 0.0 for meth in methods}
+    total = T * M * S
+    done = 0
+    for t in range(T):
+        split = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(t,)))
+        perm = split.permutation(n_models)
+        src, tgt = np.sort(perm[:n_src]), np.sort(perm[n_src:])
+        pool = np.arange(n_items) if n_seen == n_items else np.sort(split.choice(n_items, n_seen, replace=False))
+        y_src = y[np.ix_(src, pool)]
+        y_tgt = y[tgt]
+        with np.errstate(invalid="ignore"):
+            truth[t] = np.nanmean(y_tgt, axis=1)
+        y_tgt_pool = y_tgt[:, pool]
+        groups = None if codes is None else codes[pool]
+        cache: dict[str, Any] = {}
+        for mi, (meth, fn) in enumerate(zip(methods, fns)):
+            t0 = time.perf_counter()
+            for si, k in enumerate(sizes_arr.tolist()):
+                g = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(t, keys[mi], k)))
+                sel = fn(y_src, k, g, groups=groups, cache=cache)
+                out = estimate_arrays(y_tgt_pool[:, sel.items], sel.weights, meth, sub_pos=sel.items,
+                                      irt=sel.extra.get("irt"), gp_lambda=sel.extra.get("gp_lambda"))
+                est[mi, si, t] = out["gp-irt"] if "gp-irt" in out else out["weighted"]
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+            seconds[meth] += time.perf_counter() - t0
+
+    # ---- all pairs of targets, all trials, as arrays
+    iu, ju = np.triu_indices(n_tgt, 1)
+    d_true = truth[:, iu] - truth[:, ju]                       # (T, P)
+    absd = np.abs(d_true)
+    bins = np.floor(absd / delta_bin + 1e-9).astype(np.int64)
+    nb = int(bins.max()) + 1 if bins.size else 1
+    flat = (np.arange(T)[:, None] * nb + bins).ravel()
+    valid_true = (np.sign(d_true) != 0).ravel().astype(np.float64)
+    pairs_tb = np.bincount(flat, weights=valid_true, minlength=T * nb).reshape(T, nb)
+    pairs_b = pairs_tb.sum(0)
+    agreement = np.full((M, S, nb), np.nan)
+    mdad_trials = np.empty((M, S, T))
+    mis = np.empty((M, S, T))
+    tau = kendall_tau_b(truth[None, None], est)                # (M, S, T)
+    mae = np.nanmean(np.abs(est - truth[None, None]), axis=-1)
+    n_valid = pairs_tb.sum(1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for mi in range(M):
+            for si in range(S):
+                e = est[mi, si]
+                agree, wrong, _ = pair_agreement(d_true, e[:, iu] - e[:, ju])
+                a_tb = np.bincount(flat, weights=agree.ravel(), minlength=T * nb).reshape(T, nb)
+                agreement[mi, si] = np.where(pairs_b > 0, a_tb.sum(0) / pairs_b, np.nan)
+                curve_t = np.where(pairs_tb > 0, a_tb / pairs_tb, np.nan)
+                mdad_trials[mi, si] = mdad_from_curve(curve_t, pairs_tb, delta_bin, level=agreement_level,
+                                                      min_pairs=min_pairs)
+                mis[mi, si] = np.where(n_valid > 0, wrong.sum(1) / n_valid, np.nan)
+    point = mdad_from_curve(agreement, np.broadcast_to(pairs_b, agreement.shape), delta_bin,
+                            level=agreement_level, min_pairs=min_pairs * T)
+    alpha = 1 - confidence_level
+    ci_low = np.full((M, S), np.nan)
+    ci_high = np.full((M, S), np.nan)
+    for mi in range(M):
+        for si in range(S):
+            v = mdad_trials[mi, si]
+            v = v[~np.isnan(v)]
+            if v.size:
+                ci_low[mi, si], ci_high[mi, si] = np.quantile(v, [alpha / 2, 1 - alpha / 2], method="inverted_cdf")
+    if np.isnan(point).all():
+        warnings.warn("no |Δ| bin has enough target pairs to define MDAD; use more target models",
+                      SmallSampleWarning, stacklevel=2)
+    rec = _recommend(methods, sizes_arr, point, ci_low, ci_high, mis, tau, target_mdad, agreement_level)
+    return MDADResult(
+        methods=methods, sizes=sizes_arr, trials=T, n_source_models=n_src, n_target_models=n_tgt,
+        n_items=n_items, n_seen_items=n_seen, delta_bin=float(delta_bin), agreement_level=float(agreement_level),
+        confidence_level=float(confidence_level), mdad=point, mdad_trials=mdad_trials, ci_low=ci_low,
+        ci_high=ci_high, kendall_tau=tau, mean_abs_error=mae, misordered=mis, agreement=agreement,
+        pairs=pairs_b.astype(np.int64), bin_edges=np.arange(nb) * float(delta_bin), target_mdad=float(target_mdad),
+        recommendation=rec, dropped_sizes=dropped, seconds=seconds,
+    )
+
+
+def _pts(x: float) -> str:
+    return f"{100 * x:.1f}" if np.isfinite(x) else "more than the largest gap"
+
+
+def _recommend(methods: tuple[str, ...], sizes: np.ndarray, point: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+               mis: np.ndarray, tau: np.ndarray, target: float, level: float) -> dict[str, Any]:
+    """Smallest size per method reaching ``target`` and plain-words sentences."""
+    sz = sizes.tolist()
+    lvl = f"{100 * level:.0f}%"
+    smallest: dict[str, int | None] = {}
+    for mi, meth in enumerate(methods):
+        ok = np.flatnonzero(point[mi] <= target + 1e-12)
+        smallest[meth] = int(sz[ok[0]]) if ok.size else None
+    text: list[str] = []
+    # smallest size: what no method resolves
+    p0 = point[:, 0]
+    b0 = int(np.argmin(np.where(np.isnan(p0), np.inf, p0)))
+    text.append(
+        f"At {sz[0]} items no method orders pairs closer than {_pts(p0[b0])} points correctly in {lvl} of cases "
+        f"(best: {methods[b0]}); {100 * np.nanmean(mis[b0, 0]):.0f}% of target pairs were misordered."
+    )
+    for mi, meth in enumerate(methods):
+        k = smallest[meth]
+        if k is not None:
+            si = sz.index(k)
+            text.append(f"{meth}: reaches an MDAD of {_pts(target)} points at {k} items "
+                        f"(MDAD {_pts(point[mi, si])}, {confidence_pct(lo, hi, mi, si)}).")
+        else:
+            fin = np.where(np.isfinite(point[mi]), point[mi], np.inf)
+            si = int(np.argmin(fin))
+            text.append(f"{meth}: does not reach {_pts(target)} points at any tested size "
+                        f"(best MDAD {_pts(point[mi, si])} points at {sz[si]} items).")
+    last = point[:, -1]
+    lastf = np.where(np.isfinite(last), last, np.inf)
+    bl = int(np.argmin(lastf))
+    if "random" in methods:
+        r = methods.index("random")
+        gap = last[r] - last[bl]
+        text.append(
+            f"At {sz[-1]} items uniform random has MDAD {_pts(last[r])} points, the best method "
+            f"({methods[bl]}) {_pts(last[bl])}: random is within {100 * gap:.1f} points of it."
+            if np.isfinite(gap) else
+            f"At {sz[-1]} items uniform random has MDAD {_pts(last[r])} points, the best method "
+            f"({methods[bl]}) {_pts(last[bl])}."
+        )
+    best: dict[str, Any] | None = None
+    reach = [(sz.index(k), mi) for mi, k in enumerate(smallest.values()) if k is not None]
+    if reach:
+        si = min(s for s, _ in reach)
+        cands = [mi for s, mi in reach if s == si]
+        col = point[:, si]
+        mi = min(cands, key=lambda i: col[i])
+        if "random" in methods and methods.index("random") in cands:
+            mi = methods.index("random")   # simplest method when it also reaches the target
+        best = {"method": methods[mi], "size": int(sz[si]), "mdad": float(point[mi, si])}
+        text.append(
+            f"Use {methods[mi]} with {sz[si]} items: gaps of {_pts(point[mi, si])} points or more are ordered as on "
+            f"the full benchmark in at least {lvl} of pairs; closer gaps cannot be resolved "
+            f"(Kendall's tau {np.nanmean(tau[mi, si]):.2f}, yet {100 * np.nanmean(mis[mi, si]):.0f}% of pairs misordered)."
+        )
+    else:
+        text.append(
+            f"No tested size reaches an MDAD of {_pts(target)} points (best: {methods[bl]} at {sz[-1]} items, "
+            f"{_pts(last[bl])} points); to separate models closer than that, use the full benchmark."
+        )
+    return {"target_mdad": float(target), "agreement_level": float(level), "smallest_size": smallest,
+            "best": best, "text": text}
+
+
+def confidence_pct(lo: np.ndarray, hi: np.ndarray, mi: int, si: int) -> str:
+    return f"CI {_pts(lo[mi, si])} to {_pts(hi[mi, si])}"

@@ -1,0 +1,433 @@
+"""Choosing a micro-benchmark: the selection-method registry, uniform random and stratified.
+
+A selection method is a function ``fn(y, k, rng, *, groups=None, cache=None) -> Selection``
+registered with :func:`register`. ``y`` is the ``(n_source_models, n_items)`` score
+matrix of the source models on the candidate items, ``k`` the subset size, ``rng`` a
+:class:`numpy.random.Generator`, ``groups`` an integer code per item or ``None``, and
+``cache`` a dict the caller may share between calls on the same source matrix (the
+meta-evaluation reuses one IRT fit for every size). The method returns the chosen
+positions and a weight per chosen item (weights sum to 1): the full-benchmark score
+of a model is estimated by the weighted mean of its scores on the chosen items.
+
+Built-in methods (one module each): ``random`` and ``stratified`` (here), ``anchor``
+(:mod:`.anchor`), ``irt`` (:mod:`.irt`), ``diversity`` (:mod:`.diversity`).
+
+References
+----------
+.. [1] G. Yauney, S. Warraich, S. Swayamdipta, "How Reliable is Language Model
+   Micro-Benchmarking?", ICLR 2026.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import numpy as np
+
+from ..results import Result
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..data.matrix import ScoreMatrix
+    from .irt import IRTParams
+
+__all__ = ["Selection", "Subset", "SubsetEstimate", "register", "methods", "get_selector", "select_subset", "estimate"]
+
+
+@dataclass(frozen=True, eq=False)
+class Selection:
+    """What a selection method returns (positions are into the candidate items)."""
+
+    items: np.ndarray
+    weights: np.ndarray
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+Selector = Callable[..., Selection]
+_REGISTRY: dict[str, Selector] = {}
+
+
+def register(name: str) -> Callable[[Selector], Selector]:
+    """Decorator: register a selection method under ``name``."""
+
+    def deco(fn: Selector) -> Selector:
+        _REGISTRY[name] = fn
+        return fn
+
+    return deco
+
+
+def _load_builtin() -> None:
+    from . import anchor, diversity, irt  # noqa: F401  (modules register themselves)
+
+
+def methods() -> tuple[str, ...]:
+    """Names of the registered selection methods."""
+    _load_builtin()
+    return tuple(_REGISTRY)
+
+
+def get_selector(name: str) -> Selector:
+    """The registered selection function ``name`` (ValueError naming the choices if unknown)."""
+    _load_builtin()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(
+            f"`method` must be one of {', '.join(repr(m) for m in _REGISTRY)}; got {name!r}"
+        ) from None
+
+
+# ----------------------------------------------------------------- methods
+@register("random")
+def select_random(y: np.ndarray, k: int, rng: np.random.Generator, *, groups: np.ndarray | None = None,
+                  cache: dict | None = None) -> Selection:
+    """Uniform random sample of ``k`` items without replacement, equal weights."""
+    n = y.shape[1]
+    idx = np.sort(rng.choice(n, size=k, replace=False))
+    return Selection(idx.astype(np.intp), np.full(k, 1.0 / k))
+
+
+def _allocate(counts: np.ndarray, k: int) -> np.ndarray:
+    """Proportional allocation of ``k`` draws to groups, at least one each, capped at the group size.
+
+    Hamilton's largest-remainder method on the ``k - G`` draws left after one per group.
+    """
+    g = len(counts)
+    alloc = np.ones(g, dtype=np.int64)
+    left = k - g
+    while left > 0:
+        room = counts - alloc
+        open_ = room > 0
+        quota = left * np.where(open_, counts, 0) / counts[open_].sum()
+        base = np.minimum(np.floor(quota).astype(np.int64), room)
+        alloc += base
+        left -= int(base.sum())
+        if left <= 0:
+            break
+        frac = np.where(open_ & (alloc < counts), quota - np.floor(quota), -1.0)
+        order = np.argsort(-frac, kind="stable")[: left]
+        order = order[frac[order] >= 0]
+        alloc[order] += 1
+        left -= len(order)
+    return alloc
+
+
+@register("stratified")
+def select_stratified(y: np.ndarray, k: int, rng: np.random.Generator, *, groups: np.ndarray | None = None,
+                      cache: dict | None = None) -> Selection:
+    """Stratified random sample: by item group, then by source-model difficulty within the group.
+
+    Each group gets a share of the ``k`` items proportional to its size (at least one
+    each; groups are ignored when ``k`` is smaller than their number). Within a group
+    the items are sorted by their mean source-model score and cut into as many
+    equal-size strata as the group's share; one item is drawn at random from each
+    stratum. The chosen item of a stratum of ``n_s`` items gets weight ``n_s / N``,
+    so the weighted mean is unbiased for the full-benchmark mean (Horvitz-Thompson:
+    every item of the stratum is drawn with probability ``1 / n_s``).
+    """
+    n = y.shape[1]
+    with np.errstate(invalid="ignore"):
+        cnt = np.sum(~np.isnan(y), axis=0)
+        diff = np.where(cnt > 0, np.nansum(y, axis=0) / np.maximum(cnt, 1), 0.5)
+    if groups is None:
+        codes = np.zeros(n, dtype=np.intp)
+    else:
+        _, codes = np.unique(np.asarray(groups), return_inverse=True)
+        if codes.max() + 1 > k:
+            codes = np.zeros(n, dtype=np.intp)
+    counts = np.bincount(codes)
+    alloc = _allocate(counts, k)
+    tie = rng.random(n)
+    order = np.lexsort((tie, diff, codes))          # by group, then difficulty, random ties
+    g_sorted = codes[order]
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rank = np.arange(n) - start[g_sorted]
+    local = (rank * alloc[g_sorted]) // counts[g_sorted]   # stratum within its group
+    offset = np.concatenate([[0], np.cumsum(alloc)[:-1]])
+    stratum = np.empty(n, dtype=np.intp)
+    stratum[order] = offset[g_sorted] + local
+    key = rng.random(n)
+    pick_order = np.lexsort((key, stratum))
+    first = np.concatenate([[True], np.diff(stratum[pick_order]) != 0])
+    chosen = pick_order[first]                        # one item per stratum, in stratum order
+    sizes = np.bincount(stratum, minlength=int(alloc.sum()))
+    w = sizes[stratum[chosen]] / n
+    srt = np.argsort(chosen)
+    return Selection(chosen[srt].astype(np.intp), w[srt], {"strata": int(alloc.sum())})
+
+
+# ----------------------------------------------------------------- result
+@dataclass(frozen=True, eq=False)
+class Subset(Result):
+    """A chosen micro-benchmark.
+
+    Attributes
+    ----------
+    items : ndarray of int, shape (k,)
+        Positions of the chosen items in the matrix they were chosen from.
+    labels : tuple of str
+        Labels of the chosen items.
+    weights : ndarray, shape (k,)
+        Weight of each item in the estimate of the full-benchmark score (sum 1).
+    method : str
+        Selection method.
+    n_items : int
+        Items in the full benchmark the estimate stands for.
+    source_models : tuple of str
+        Models whose results chose the items.
+    irt : IRTParams or None
+        For ``method="irt"``: the 2PL fit on the source models (all ``n_items`` items).
+    gp_lambda : float or None
+        For ``method="irt"``: the gp-IRT mixing weight.
+    """
+
+    items: np.ndarray
+    labels: tuple[str, ...]
+    weights: np.ndarray
+    method: str
+    n_items: int
+    source_models: tuple[str, ...]
+    irt: "IRTParams | None" = None
+    gp_lambda: float | None = None
+
+    @property
+    def k(self) -> int:
+        return int(len(self.items))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "method": self.method,
+            "k": self.k,
+            "n_items": int(self.n_items),
+            "n_source_models": len(self.source_models),
+            "items": [
+                {"item": lab, "position": int(p), "weight": float(w)}
+                for lab, p, w in zip(self.labels, self.items.tolist(), self.weights.tolist())
+            ],
+        }
+        if self.gp_lambda is not None:
+            out["gp_lambda"] = float(self.gp_lambda)
+        return out
+
+
+def _resolve_models(m: "ScoreMatrix", source: Sequence[str | int] | None, what: str) -> np.ndarray:
+    if source is None:
+        return np.arange(m.n_models)
+    sel = list(source)
+    if not sel:
+        raise ValueError(f"`{what}` is empty; give model names or positions, or None for all models")
+    out = []
+    for s in sel:
+        if isinstance(s, (int, np.integer)) and not isinstance(s, bool):
+            if not 0 <= int(s) < m.n_models:
+                raise ValueError(f"`{what}` position {s} is out of range for {m.n_models} models")
+            out.append(int(s))
+        else:
+            out.append(m.index_of(str(s)))
+    return np.asarray(out, dtype=np.intp)
+
+
+def _check_k(k: Any, n: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"`k` must be an integer number of items; got {k!r}")
+    if not 1 <= int(k) <= n:
+        raise ValueError(f"`k` must be between 1 and the number of items ({n}); got {k}")
+    return int(k)
+
+
+def select_subset(
+    m: "ScoreMatrix",
+    *,
+    method: str = "random",
+    k: int = 100,
+    source: Sequence[str | int] | None = None,
+    rng: int | np.random.Generator | None = None,
+) -> Subset:
+    """Choose ``k`` items of a benchmark, using the results of source models.
+
+    Parameters
+    ----------
+    m : ScoreMatrix
+        Per-item results; the mean over runs is used.
+    method : {"random", "stratified", "anchor", "irt", "diversity"}, default: ``"random"``
+        Selection method (any name registered with :func:`register`).
+    k : int, default: ``100``
+        Number of items to choose.
+    source : sequence of str or int, optional
+        Source models (names or positions) whose results guide the choice; default all.
+    rng : None, int or numpy.random.Generator
+        Randomness (passed once through ``numpy.random.default_rng``).
+
+    Returns
+    -------
+    Subset
+        Chosen items with their weights; pass it to :func:`ranktrust.estimate`.
+
+    References
+    ----------
+    .. [1] G. Yauney, S. Warraich, S. Swayamdipta, "How Reliable is Language Model
+       Micro-Benchmarking?", ICLR 2026.
+    .. [2] R. Vivek, K. Ethayarajh, D. Yang, D. Kiela, "Anchor Points: Benchmarking
+       Models with Much Fewer Examples", EACL 2024.
+    .. [3] F. M. Polo et al., "tinyBenchmarks: evaluating LLMs with fewer examples", ICML 2024.
+
+    Examples
+    --------
+    >>> import numpy as np, ranktrust as rt
+    >>> y = (np.random.default_rng(0).random((30, 200)) < 0.6).astype(float)
+    >>> m = rt.ScoreMatrix.from_array(y, models=[f"m{i}" for i in range(30)],
+    ...                               items=[f"q{j}" for j in range(200)])
+    >>> s = rt.select_subset(m, method="anchor", k=10, rng=0)
+    >>> s.k, round(float(s.weights.sum()), 6)
+    (10, 1.0)
+    """
+    from ..data.matrix import ScoreMatrix
+
+    if not isinstance(m, ScoreMatrix):
+        raise TypeError(f"`m` must be a ScoreMatrix; got {type(m).__name__}")
+    fn = get_selector(method)
+    k = _check_k(k, m.n_items)
+    gen = np.random.default_rng(rng)
+    src = _resolve_models(m, source, "source")
+    y = np.asarray(m.scores)[src]
+    cache: dict[str, Any] = {}
+    sel = fn(y, k, gen, groups=m.group_codes, cache=cache)
+    idx = np.asarray(sel.items, dtype=np.intp)
+    return Subset(
+        items=idx,
+        labels=tuple(m.items[i] for i in idx),
+        weights=np.asarray(sel.weights, dtype=np.float64),
+        method=method,
+        n_items=m.n_items,
+        source_models=tuple(m.models[i] for i in src),
+        irt=sel.extra.get("irt"),
+        gp_lambda=sel.extra.get("gp_lambda"),
+    )
+
+
+# ---------------------------------------------------------------- estimate
+@dataclass(frozen=True, eq=False)
+class SubsetEstimate(Result):
+    """Estimated full-benchmark scores of models from their scores on a subset.
+
+    Attributes
+    ----------
+    models : tuple of str
+        Model labels (``"0"``, ``"1"``, ... when plain arrays were given).
+    estimate : ndarray, shape (n_models,)
+        The estimate of the chosen ``estimator`` (a fraction).
+    method : str
+        Selection method of the subset.
+    estimator : str
+        ``"weighted"`` (weighted mean) or, for IRT subsets, ``"irt"``, ``"p-irt"`` or ``"gp-irt"``.
+    k : int
+        Subset size.
+    by_estimator : dict of str to ndarray
+        Every available estimator (for IRT subsets: ``irt``, ``p-irt``, ``gp-irt``).
+    """
+
+    models: tuple[str, ...]
+    estimate: np.ndarray
+    method: str
+    estimator: str
+    k: int
+    by_estimator: dict[str, np.ndarray]
+
+    def to_dict(self) -> dict[str, Any]:
+        rows = []
+        for i, name in enumerate(self.models):
+            row: dict[str, Any] = {"model": name, "estimate": float(self.estimate[i])}
+            for key, arr in self.by_estimator.items():
+                row[key] = float(arr[i])
+            rows.append(row)
+        from ..results import jsonable
+
+        return jsonable({"method": self.method, "estimator": self.estimator, "k": self.k, "estimates": rows})
+
+
+def _weighted(y_sub: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    obs = ~np.isnan(y_sub)
+    w = np.where(obs, weights[None, :], 0.0)
+    tot = w.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(tot > 0, np.sum(np.where(obs, y_sub, 0.0) * w, axis=1) / tot, np.nan)
+
+
+def estimate_arrays(y_sub: np.ndarray, weights: np.ndarray, method: str, *, sub_pos: np.ndarray | None = None,
+                    irt: Any = None, gp_lambda: float | None = None) -> dict[str, np.ndarray]:
+    """All estimators available for a subset, from an ``(n_models, k)`` array of subset scores."""
+    y_sub = np.atleast_2d(np.asarray(y_sub, dtype=np.float64))
+    if method == "irt" and irt is not None and sub_pos is not None:
+        from .irt import irt_estimates
+
+        return irt_estimates(y_sub, sub_pos, weights, irt.discrimination, irt.difficulty,
+                             0.5 if gp_lambda is None else float(gp_lambda))
+    return {"weighted": _weighted(y_sub, weights)}
+
+
+def estimate(subset: Subset, scores: Any, *, estimator: str | None = None) -> SubsetEstimate:
+    """Estimate full-benchmark scores of (target) models from their scores on a subset.
+
+    Parameters
+    ----------
+    subset : Subset
+        From :func:`select_subset`.
+    scores : ScoreMatrix or array_like
+        A ScoreMatrix holding the subset's items (matched by label; other items are
+        ignored), or an array of shape ``(n_models, k)`` or ``(k,)`` in the subset's
+        item order. ``NaN`` = not scored (left out, the weights of the rest renormalised).
+    estimator : str, optional
+        ``"weighted"`` (default for random, stratified, anchor and diversity subsets);
+        for IRT subsets one of ``"irt"`` (anchor-weighted mean), ``"p-irt"`` or
+        ``"gp-irt"`` (default).
+
+    Returns
+    -------
+    SubsetEstimate
+
+    Notes
+    -----
+    The weighted mean ``sum_j w_j y_j`` is unbiased for uniform random and stratified
+    subsets. The IRT estimators follow tinyBenchmarks [1]_ (see
+    :func:`ranktrust.subsets.irt.irt_estimates`).
+
+    References
+    ----------
+    .. [1] F. M. Polo et al., "tinyBenchmarks: evaluating LLMs with fewer examples", ICML 2024.
+    """
+    from ..data.matrix import ScoreMatrix
+    from ..errors import DataError
+
+    if not isinstance(subset, Subset):
+        raise TypeError(f"`subset` must be a Subset from select_subset(); got {type(subset).__name__}")
+    if isinstance(scores, ScoreMatrix):
+        missing = [lab for lab in subset.labels if lab not in set(scores.items)]
+        if missing:
+            raise DataError(
+                f"item {missing[0]!r} of the subset is not in the target matrix "
+                f"({len(missing)} of {subset.k} missing); score the targets on every subset item"
+            )
+        y = np.asarray(scores.select(items=list(subset.labels)).scores)
+        models = scores.models
+    else:
+        y = np.asarray(scores, dtype=np.float64)
+        if y.ndim == 1:
+            y = y[None, :]
+        if y.ndim != 2 or y.shape[1] != subset.k:
+            raise ValueError(
+                f"`scores` must have shape (n_models, {subset.k}) in the subset's item order; got {np.shape(scores)}"
+            )
+        models = tuple(str(i) for i in range(y.shape[0]))
+    allowed = ("irt", "p-irt", "gp-irt") if (subset.method == "irt" and subset.irt is not None) else ("weighted",)
+    if estimator is None:
+        estimator = allowed[-1]
+    if estimator not in allowed:
+        raise ValueError(
+            f"`estimator` must be one of {', '.join(repr(a) for a in allowed)} for a {subset.method!r} subset; "
+            f"got {estimator!r}"
+        )
+    est = estimate_arrays(y, subset.weights, subset.method, sub_pos=subset.items, irt=subset.irt,
+                          gp_lambda=subset.gp_lambda)
+    return SubsetEstimate(models=tuple(models), estimate=est[estimator], method=subset.method,
+                          estimator=estimator, k=subset.k, by_estimator=est)
