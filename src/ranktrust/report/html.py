@@ -1,0 +1,226 @@
+"""The self-contained HTML report.
+
+``render_html(report, meta)`` turns a ``LeaderboardReport`` (or its ``to_dict()``) into one HTML file that
+makes no network request: CSS and JavaScript are inlined from ``report/templates/``, figures are inline SVG
+(with ``<title>`` hover tooltips), fonts are the system's. Nothing is computed here beyond formatting:
+every number shown is a number of the JSON report, and the key DOM elements carry the exact JSON values
+in ``data-*`` attributes (``data-score="0.7183..."``) so the page can be checked against the JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from markupsafe import Markup
+
+from . import plots
+
+__all__ = ["render_html", "FOREST_MAX_MODELS"]
+
+#: Above this many models the forest and rank-range figures show the top ones (the table lists all).
+FOREST_MAX_MODELS = 50
+#: Embed the whole JSON report in the page when it is at most this many characters.
+EMBED_JSON_MAX = 1_500_000
+#: Show the full pair table (in a collapsed block) when there are at most this many pairs.
+ALL_PAIRS_TABLE_MAX = 2_000
+
+
+def _read_template_file(name: str) -> str:
+    return resources.files("ranktrust.report").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def _env() -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FunctionLoader(lambda name: _read_template_file(name)),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters.update(pts=_pts, spts=_spts, pct=_pct, pval=_pval, js=_js, num=_numfmt)
+    env.globals.update(tier_colour=plots._tier_colour)
+    return env
+
+
+# --------------------------------------------------------------------------- formatting filters
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _pts(x: Any, nd: int = 1) -> str:
+    """A fraction as points: 0.7183 -> '71.8'; missing -> '–'."""
+    return f"{100 * x:.{nd}f}" if _finite(x) else "–"
+
+
+def _spts(x: Any, nd: int = 2) -> str:
+    """A difference as signed points: 0.0185 -> '+1.85'."""
+    return f"{100 * x:+.{nd}f}" if _finite(x) else "–"
+
+
+def _pct(x: Any, nd: int = 0) -> str:
+    return f"{100 * x:.{nd}f}%" if _finite(x) else "–"
+
+
+def _pval(p: Any) -> str:
+    if not _finite(p):
+        return "–"
+    if p < 1e-4:
+        return "<0.0001"
+    if p < 0.01:
+        return f"{p:.2g}"
+    return f"{p:.3f}" if p < 1 else "1"
+
+
+def _js(x: Any) -> str:
+    """The exact JSON text of a value (floats round-trip), for data-* attributes."""
+    return json.dumps(x, allow_nan=False, ensure_ascii=False) if not isinstance(x, float) or math.isfinite(x) \
+        else "null"
+
+
+def _numfmt(x: Any) -> str:
+    if isinstance(x, bool) or x is None:
+        return "–" if x is None else str(x)
+    if isinstance(x, int):
+        return f"{x:,}"
+    if isinstance(x, float):
+        return f"{x:,.0f}" if x.is_integer() else f"{x:.3g}"
+    return str(x)
+
+
+# --------------------------------------------------------------------------- view model
+
+def _as_dict(report: Any) -> dict[str, Any]:
+    if isinstance(report, dict):
+        return report
+    if hasattr(report, "to_dict"):
+        return report.to_dict()
+    raise TypeError(f"`report` must be a LeaderboardReport or its to_dict(), got {type(report).__name__}")
+
+
+def _svg(fn: Any, d: Any, name: str, **kw: Any) -> Markup | None:
+    try:
+        fig = fn(d, **kw)
+    except ValueError:  # the section lacks what the figure needs: show no figure
+        return None
+    return Markup(plots.figure_svg(fig, salt=name))
+
+
+def _adjacent(d: dict[str, Any]) -> list[dict[str, Any]]:
+    pairs = d.get("pairs") or []
+    if d.get("pairs_scope") != "all":
+        return list(pairs)
+    order = [r["model"] for r in d.get("models") or []]
+    nxt = {a: b for a, b in zip(order, order[1:])}
+    return [p for p in pairs if nxt.get(p["a"]) == p["b"] or nxt.get(p["b"]) == p["a"]]
+
+
+def _top_pair(d: dict[str, Any]) -> dict[str, Any] | None:
+    h = d.get("headline") or {}
+    top, second = h.get("top"), h.get("runner_up")
+    for p in d.get("pairs") or []:
+        if {p.get("a"), p.get("b")} == {top, second}:
+            sign = 1 if p["a"] == top else -1
+            lo, hi = p.get("ci_low"), p.get("ci_high")
+            if _finite(lo) and _finite(hi):
+                lo, hi = sorted((sign * lo, sign * hi))
+            return {**p, "lead_ci_low": lo, "lead_ci_high": hi}
+    return None
+
+
+def _context(d: dict[str, Any], meta: dict[str, Any], max_forest: int) -> dict[str, Any]:
+    settings = d.get("settings") or {}
+    cl = settings.get("confidence_level") or 0.95
+    models = d.get("models") or []
+    n_models = d.get("n_models") or len(models)
+    figs: dict[str, Markup | None] = {}
+    if models:
+        figs["forest"] = _svg(plots.forest, d, "forest", max_models=max_forest)
+    if d.get("pair_matrix"):
+        figs["heatmap"] = _svg(plots.pair_heatmap, d, "heatmap")
+    if d.get("rank_sets") or any(r.get("rank_low") is not None for r in models):
+        figs["ranks"] = _svg(plots.rank_ranges, d, "ranks", max_models=max_forest)
+    if (d.get("stability") or {}).get("sizes"):
+        figs["stability"] = _svg(plots.stability_curve, d, "stability")
+    if (d.get("power") or {}).get("table"):
+        figs["power"] = _svg(plots.power_curve, d, "power")
+    mb = d.get("microbench") or {}
+    if mb.get("mdad"):
+        figs["mdad"] = _svg(plots.mdad_curve, d, "mdad")
+    if mb.get("agreement"):
+        figs["agreement"] = _svg(plots.agreement_curve, d, "agreement")
+    if (d.get("repeats") or {}).get("models"):
+        figs["repeats"] = _svg(plots.runs_vs_items, d, "repeats")
+    if (d.get("sensitivity") or {}).get("models"):
+        figs["sensitivity"] = _svg(plots.condition_spread, d, "sensitivity")
+
+    pairs = d.get("pairs") or []
+    rep = d.get("repeats") or {}
+    pass_keys = sorted({k for r in rep.get("models") or [] for k in (r.get("pass_at") or {})},
+                       key=lambda k: (len(str(k)), str(k)))
+    sens = d.get("sensitivity") or {}
+    cond_labels: list[str] = []
+    for r in sens.get("models") or []:
+        for c in r.get("conditions") or {}:
+            if c not in cond_labels:
+                cond_labels.append(c)
+    topk = sorted({k for s in (d.get("stability") or {}).get("sizes") or [] for k in (s.get("p_topk_order") or {})},
+                  key=lambda k: int(k) if str(k).isdigit() else 0)
+    embed = None
+    text = json.dumps({"meta": meta, **d}, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    if len(text) <= EMBED_JSON_MAX:
+        # "<" escaped so no "</script>" can end the block early
+        embed = Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+    return {
+        "d": d, "meta": meta, "settings": settings, "cl": cl, "alpha": 1 - cl,
+        "models": models, "n_models": n_models, "max_forest": max_forest, "figs": figs,
+        "adjacent": _adjacent(d), "pairs": pairs, "show_all_pairs": d.get("pairs_scope") == "all"
+        and len(pairs) <= ALL_PAIRS_TABLE_MAX, "top_pair": _top_pair(d), "pass_keys": pass_keys,
+        "cond_labels": cond_labels, "topk": topk, "embed": embed,
+        "recommendation": mb.get("recommendation"),
+        "css": Markup(_read_template_file("report.css")), "js": Markup(_read_template_file("report.js")),
+    }
+
+
+def render_html(report: Any, meta: dict[str, Any] | None = None, *, max_forest: int = FOREST_MAX_MODELS) -> str:
+    """Render the leaderboard report as one self-contained HTML page.
+
+    Parameters
+    ----------
+    report : LeaderboardReport or dict
+        ``rt.report(m)`` or its ``to_dict()``. Sections that are absent or None are left out.
+    meta : dict, optional
+        The JSON ``meta`` block (``format, kind, version, seed, input_hash, command, created``), shown in the
+        footer; default: a fresh one from :func:`ranktrust.report.render.meta`.
+    max_forest : int, default: ``50``
+        The forest and rank-range figures show at most this many models (the table shows all of them).
+
+    Returns
+    -------
+    str
+        The HTML document. It loads nothing from the network: styles, script and figures are inline.
+
+    Examples
+    --------
+    >>> import ranktrust as rt
+    >>> from ranktrust.report.html import render_html
+    >>> page = render_html(rt.report(m), meta)       # doctest: +SKIP
+    >>> open("report.html", "w").write(page)          # doctest: +SKIP
+    """
+    d = _as_dict(report)
+    if not isinstance(d.get("models"), list):
+        raise ValueError("`report` has no `models` list: pass rt.report(...) or its to_dict()")
+    if meta is None:
+        from .render import meta as make_meta
+
+        meta = make_meta("report", seed=(d.get("settings") or {}).get("seed"))
+    if max_forest < 1:
+        raise ValueError(f"`max_forest` must be a positive integer, got {max_forest}")
+    return _env().get_template("report.html.j2").render(**_context(d, dict(meta), max_forest))

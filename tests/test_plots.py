@@ -1,0 +1,336 @@
+"""Plot functions, tested through the Figures they return (axes, labels, number of marks), not pixels."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+from matplotlib.collections import PathCollection
+from matplotlib.figure import Figure
+
+from ranktrust.report import plots
+
+# --------------------------------------------------------------------------- synthetic report (the contract)
+
+LONG = "organisation-with-a-long-name/Some-Very-Long-Model-Name-v2.5-Instruct-8x22B-preview-2026-01-01"
+
+
+def synthetic_report(n_models: int = 8, *, n_items: int = 2000, seed: int = 0, long_names: bool = False,
+                     extras: bool = True) -> dict:
+    """A report dict that follows the LeaderboardReport.to_dict() contract (made-up numbers)."""
+    rng = np.random.default_rng(seed)
+    scores = np.sort(rng.uniform(0.3, 0.8, n_models))[::-1]
+    names = [f"model-{i:03d}" for i in range(n_models)]
+    if long_names:
+        names[1] = LONG
+        names[2] = "<script>alert('x')</script> & \"quoted\""
+    se = np.sqrt(scores * (1 - scores) / n_items)
+    models, tiers, tier = [], {}, 1
+    for i, (nm, s, e) in enumerate(zip(names, scores, se)):
+        if i and scores[i - 1] - s > 0.03:
+            tier += 1
+        tiers.setdefault(tier, []).append(nm)
+        models.append({"model": nm, "n_items": n_items, "score": float(s), "se": float(e),
+                       "ci_low": float(s - 1.96 * e), "ci_high": float(s + 1.96 * e), "rank": i + 1, "tier": tier,
+                       "rank_low": max(1, i - 1), "rank_high": min(n_models, i + 3)})
+    pairs = []
+    for i in range(n_models - 1):
+        d = float(scores[i] - scores[i + 1])
+        p = float(min(1.0, math.exp(-d * 200)))
+        pairs.append({"a": names[i], "b": names[i + 1], "n_items": n_items, "only_a": 200, "only_b": 180,
+                      "diff": d, "ci_low": d - 0.02, "ci_high": d + 0.02, "p_value": p,
+                      "p_adjusted": min(1.0, p * (n_models - 1))})
+    k = min(n_models, 60)
+    diff = [[None if i == j else float(scores[i] - scores[j]) for j in range(k)] for i in range(k)]
+    padj = [[None if i == j else float(min(1.0, math.exp(-abs(scores[i] - scores[j]) * 150))) for j in range(k)]
+            for i in range(k)]
+    sizes = [30, 100, 200, 500, 1000, n_items]
+    stab = [{"n": n, "p_top_stays_top": float(1 - 0.55 * math.exp(-n / 400)),
+             "p_topk_order": {"2": float(0.8 - 0.6 * math.exp(-n / 300)), "3": float(0.7 - 0.6 * math.exp(-n / 300))},
+             "p_first": {names[0]: 0.9, names[1]: 0.1}} for n in sizes]
+    d = {
+        "title": "Synthetic <leaderboard>", "source": "synthetic.csv", "n_models": n_models, "n_items": n_items,
+        "binary": True,
+        "settings": {"confidence_level": 0.95, "adjust": "holm", "clustered": False, "cluster_by": None,
+                     "align": "complete", "seed": 0, "draws": 2000},
+        "headline": {"text": f"No: {names[0]} is not separable from {names[1]}; its lead is 1.85 points.",
+                     "top": names[0], "runner_up": names[1], "separable": False, "diff": pairs[0]["diff"],
+                     "p_value": pairs[0]["p_value"], "p_adjusted": pairs[0]["p_adjusted"],
+                     "p_top_stays_top": stab[-1]["p_top_stays_top"]},
+        "models": models, "pairs_scope": "adjacent", "pairs": pairs,
+        "pair_matrix": {"models": names[:k], "diff": diff, "p_adjusted": padj,
+                        "truncated_from": n_models if n_models > 60 else None},
+        "tiers": {"method": "adjacent", "tiers": [{"tier": t, "models": ms} for t, ms in tiers.items()]},
+        "rank_sets": {"confidence_level": 0.95, "simultaneous": True,
+                      "models": [{"model": r["model"], "score": r["score"], "rank": r["rank"],
+                                  "rank_low": r["rank_low"], "rank_high": r["rank_high"],
+                                  "marginal_low": r["rank"], "marginal_high": min(n_models, r["rank"] + 1)}
+                                 for r in models],
+                      "could_be_first": names[:2]},
+        "stability": {"draws": 2000, "sizes": stab, "top_model": names[0],
+                      "familiar_sizes": {"AIME": 30, "HumanEval": 164, "SWE-bench Verified": 500}},
+        "split_half": {"splits": 3000, "p_same_winner": 0.94, "lead_selecting_half": 0.0188,
+                       "lead_other_half": 0.0162},
+        "power": {"disagreement": 0.27, "alpha": 0.05, "power": 0.8,
+                  "table": [{"gap": g, "items_needed": int(math.ceil(7.85 * 0.27 / g ** 2))}
+                            for g in (0.01, 0.02, 0.03, 0.05, 0.10)],
+                  "at_n": {"n": n_items, "detectable_gap": 0.032, "ci_half_width": 0.022}},
+        "notes": ["a note with <b>markup</b>"], "dropped": {},
+        "microbench": None, "repeats": None, "sensitivity": None,
+    }
+    if extras:
+        msizes = [10, 25, 50, 100, 250]
+        d["microbench"] = {
+            "mdad": [{"method": m, "size": s, "mdad": 0.04 / math.sqrt(s / 10) * f,
+                      "ci_low": 0.03 / math.sqrt(s / 10) * f, "ci_high": 0.05 / math.sqrt(s / 10) * f,
+                      "kendall_tau": 0.5 + 0.1 * math.log(s), "mean_abs_error": 0.05 / math.sqrt(s)}
+                     for m, f in (("random", 1.0), ("stratified", 0.9), ("anchor", 0.85)) for s in msizes],
+            "agreement": [{"method": m, "size": s, "delta_bin": b / 200, "agreement": min(1.0, 0.5 + b * s / 400),
+                           "pairs": 40} for m in ("random", "stratified", "anchor") for s in msizes
+                          for b in range(0, 10)],
+            "recommendation": "use at least 250 items; random is as good as the rest there",
+        }
+        d["repeats"] = {"models": [
+            {"model": names[i], "runs": 5, "score": models[i]["score"], "ci_low": models[i]["ci_low"],
+             "ci_high": models[i]["ci_high"], "between_item_var": 0.2, "within_item_var": 0.03 * (i + 1),
+             "pass_at": {"1": models[i]["score"], "5": min(1.0, models[i]["score"] + 0.1)},
+             "run_sd": 0.004, "n_required": 3} for i in range(min(n_models, 5))]}
+        d["sensitivity"] = {"models": [
+            {"model": names[i], "conditions": {c: {"score": models[i]["score"] + dx, "ci_low": models[i]["ci_low"] + dx,
+                                                   "ci_high": models[i]["ci_high"] + dx}
+                                               for c, dx in (("A first", 0.02), ("A last", -0.01), ("shuffled", 0.0))},
+             "spread": 0.03, "p_value": 0.01} for i in range(min(n_models, 5))]}
+    return d
+
+
+class _Wrapped:
+    """A result object: anything with to_dict()."""
+
+    def __init__(self, d: dict) -> None:
+        self._d = d
+
+    def to_dict(self) -> dict:
+        return self._d
+
+
+def _tips(fig: Figure, kind: str) -> dict[str, str]:
+    return {g: t for g, t in fig.rt_tooltips.items() if g.startswith(f"rt-{kind}-")}
+
+
+def _lines_with_gid(ax, prefix: str) -> list:
+    return [ln for ln in ax.get_lines() if (ln.get_gid() or "").startswith(prefix)]
+
+
+# --------------------------------------------------------------------------- forest
+
+def test_forest_one_errorbar_per_model_in_order():
+    d = synthetic_report(8)
+    fig = plots.forest(_Wrapped(d))
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    lines = _lines_with_gid(ax, "rt-forest-")
+    assert len(lines) == 8
+    # each line runs ci_low -> score -> ci_high in points, top model at the top
+    for r, ln in zip(d["models"], lines):
+        xs = ln.get_xdata()
+        assert np.allclose(xs, [100 * r["ci_low"], 100 * r["score"], 100 * r["ci_high"]])
+    ys = [ln.get_ydata()[0] for ln in lines]
+    assert ys == sorted(ys, reverse=True)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels[-1] == d["models"][0]["model"] and len(labels) == 8
+    assert "score" in ax.get_xlabel()
+    assert len(_tips(fig, "forest")) == 8
+
+
+def test_forest_accepts_plain_intervals_dict_and_truncates_long_names():
+    d = {"models": [{"model": LONG, "score": 0.7, "ci_low": 0.68, "ci_high": 0.72},
+                    {"model": "short", "score": 0.6, "ci_low": 0.58, "ci_high": 0.62}]}
+    fig = plots.forest(d)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels[1].endswith("…") and len(labels[1]) <= 42
+    assert LONG in next(iter(_tips(fig, "forest").values()))  # the tooltip keeps the full name
+    assert fig.axes[0].get_legend() is None  # no tiers, no legend
+
+
+def test_forest_many_models_grows_and_caps():
+    d = synthetic_report(420, extras=False)
+    fig = plots.forest(d)
+    assert len(_lines_with_gid(fig.axes[0], "rt-forest-")) == 420
+    assert fig.get_figheight() > 60  # grows with the number of models: no overlapping labels
+    small = plots.forest(d, max_models=50)
+    assert len(_lines_with_gid(small.axes[0], "rt-forest-")) == 50
+    assert "top 50 of 420" in small.axes[0].get_title(loc="left")
+    # label spacing: at least ~7pt font fits in each row
+    assert fig.get_figheight() * 72 / 420 >= 7 * 1.4
+
+
+def test_forest_tier_legend():
+    fig = plots.forest(synthetic_report(8))
+    leg = fig.axes[0].get_legend()
+    tiers = {r["tier"] for r in synthetic_report(8)["models"]}
+    if len(tiers) > 1:
+        assert [t.get_text() for t in leg.get_texts()] == [f"tier {t}" for t in sorted(tiers)]
+
+
+# --------------------------------------------------------------------------- heatmap
+
+def test_pair_heatmap_marks_significant_cells():
+    d = synthetic_report(10)
+    fig = plots.pair_heatmap(d)
+    ax = fig.axes[0]
+    sig = [c for c in ax.collections if isinstance(c, PathCollection) and c.get_gid() == "rt-significant"]
+    assert len(sig) == 1
+    p = np.array([[np.nan if v is None else v for v in row] for row in d["pair_matrix"]["p_adjusted"]])
+    expected = int(np.sum(np.nan_to_num(p, nan=1.0) < 0.05))
+    assert len(sig[0].get_offsets()) == expected
+    assert [t.get_text() for t in ax.get_xticklabels()] == d["pair_matrix"]["models"]
+    img = ax.get_images()[0].get_array()
+    assert img.shape == (10, 10)
+    assert np.ma.is_masked(img[0, 0])  # diagonal
+    assert img[0, 1] == pytest.approx(100 * d["pair_matrix"]["diff"][0][1])
+    assert len(_tips(fig, "cell")) == 10 * 9
+    assert fig.axes[1].get_ylabel() == "row − column (points)"  # the colour bar
+
+
+def test_pair_heatmap_60_models_no_per_cell_text():
+    d = synthetic_report(80, extras=False)
+    fig = plots.pair_heatmap(d)
+    ax = fig.axes[0]
+    assert ax.get_images()[0].get_array().shape == (60, 60)
+    assert not ax.texts
+    with pytest.raises(ValueError, match="pair_matrix"):
+        plots.pair_heatmap({"models": []})
+
+
+# --------------------------------------------------------------------------- rank ranges, stability, power
+
+def test_rank_ranges_one_bar_per_model():
+    d = synthetic_report(12)
+    fig = plots.rank_ranges(d)
+    bars = _lines_with_gid(fig.axes[0], "rt-rank-")
+    assert len(bars) == 12
+    for r, b in zip(d["rank_sets"]["models"], bars):
+        lo, hi = b.get_xdata()
+        assert lo == pytest.approx(r["rank_low"] - 0.35) and hi == pytest.approx(r["rank_high"] + 0.35)
+    assert fig.axes[0].get_xlabel() == "rank (1 = best)"
+    assert "95% confidence" in fig.axes[0].get_title(loc="left")
+    # the leaderboard rows (no rank_sets section) work too
+    d2 = {"models": d["models"]}
+    assert len(_lines_with_gid(plots.rank_ranges(d2).axes[0], "rt-rank-")) == 12
+
+
+def test_stability_curve_series_and_familiar_marks():
+    d = synthetic_report(8)
+    fig = plots.stability_curve(_Wrapped(d))
+    ax = fig.axes[0]
+    series = _lines_with_gid(ax, "rt-series-")
+    assert [ln.get_label() for ln in series] == ["P(#1 stays #1)", "P(top 2 keep their order)",
+                                                  "P(top 3 keep their order)"]
+    assert list(series[0].get_xdata()) == [s["n"] for s in d["stability"]["sizes"]]
+    assert list(series[0].get_ydata()) == [s["p_top_stays_top"] for s in d["stability"]["sizes"]]
+    marks = _lines_with_gid(ax, "rt-familiar-")
+    assert sorted(ln.get_xdata()[0] for ln in marks) == [30, 164, 500]
+    texts = " ".join(t.get_text() for t in ax.texts)
+    assert "AIME (30)" in texts and "HumanEval (164)" in texts and "SWE-bench Verified (500)" in texts
+    assert ax.get_xscale() == "log"
+    # a bare rt.stability dict
+    fig2 = plots.stability_curve({"sizes": d["stability"]["sizes"][:2]})
+    assert len(_lines_with_gid(fig2.axes[0], "rt-series-")) == 3
+
+
+def test_power_curve_points():
+    d = synthetic_report(8)
+    fig = plots.power_curve(d)
+    ax = fig.axes[0]
+    (line,) = [ln for ln in ax.get_lines() if ln.get_gid() == "rt-power"]
+    assert list(line.get_xdata()) == pytest.approx([1, 2, 3, 5, 10])
+    assert list(line.get_ydata()) == [r["items_needed"] for r in d["power"]["table"]]
+    assert ax.get_yscale() == "log" and ax.get_ylabel() == "items needed"
+    assert "disagreement 27%" in ax.get_title(loc="left")
+    with pytest.raises(ValueError, match="power"):
+        plots.power_curve({"models": []})
+
+
+# --------------------------------------------------------------------------- micro-benchmarks, repeats, sensitivity
+
+def test_mdad_curve_one_line_per_method():
+    d = synthetic_report(8)
+    fig = plots.mdad_curve(d)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["random", "stratified", "anchor"]
+    lines = _lines_with_gid(ax, "rt-method-")
+    assert len(lines) == 3
+    assert list(lines[0].get_xdata()) == [10, 25, 50, 100, 250]
+    assert ax.get_ylabel() == "MDAD (points)"
+    # the bare rt.mdad result layout
+    assert len(_lines_with_gid(plots.mdad_curve({"mdad": d["microbench"]["mdad"]}).axes[0], "rt-method-")) == 3
+
+
+def test_agreement_curve_panels():
+    d = synthetic_report(8)
+    fig = plots.agreement_curve(d)
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(visible) == 5
+    assert [ax.get_title(loc="left") for ax in visible] == [f"{s} items" for s in (10, 25, 50, 100, 250)]
+    assert all(len(ax.get_lines()) == 4 for ax in visible)  # 3 methods + the 80% line
+    fig2 = plots.agreement_curve(d, sizes=[25])
+    assert len([ax for ax in fig2.axes if ax.get_visible()]) == 1
+    with pytest.raises(ValueError, match="sizes"):
+        plots.agreement_curve(d, sizes=[7])
+
+
+def test_condition_spread_and_runs_vs_items():
+    d = synthetic_report(8)
+    fig = plots.condition_spread(d)
+    assert len(_lines_with_gid(fig.axes[0], "rt-cond-")) == 5 * 3
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["A first", "A last", "shuffled"]
+    fig = plots.runs_vs_items(d)
+    ax = fig.axes[0]
+    assert len(ax.containers) == 2 and all(len(c.patches) == 5 for c in ax.containers)
+    widths = [p.get_width() for p in ax.containers[1].patches]
+    assert widths == pytest.approx([r["within_item_var"] for r in d["repeats"]["models"]])
+
+
+def test_bad_inputs():
+    with pytest.raises(TypeError, match="result"):
+        plots.forest(42)
+    with pytest.raises(ValueError, match="models"):
+        plots.forest({"models": []})
+    with pytest.raises(ValueError, match="stability"):
+        plots.stability_curve({"models": []})
+
+
+# --------------------------------------------------------------------------- SVG and files
+
+def test_figure_svg_has_titles_unique_ids_and_no_urls():
+    d = synthetic_report(6, long_names=True)
+    a = plots.figure_svg(plots.forest(d), salt="a")
+    b = plots.figure_svg(plots.pair_heatmap(d), salt="b")
+    assert a.startswith("<svg") and "<?xml" not in a and "<metadata" not in a
+    assert a.count("<title>") >= 6
+    assert "&lt;script&gt;" in a and "<script>" not in a  # names are escaped in tooltips
+    ids_a = set(re.findall(r'\sid="([^"]+)"', a))
+    ids_b = set(re.findall(r'\sid="([^"]+)"', b))
+    assert not (ids_a & ids_b - {i for i in ids_a if i.startswith("rt-")})
+    assert not re.search(r'(?:src|href)="https?:|url\(\s*["\']?https?:', a + b)
+    assert 'class="rt-fig"' in a
+
+
+def test_save_figures(tmp_path):
+    d = synthetic_report(8)
+    paths = plots.save_figures(_Wrapped(d), tmp_path / "figs")
+    names = [p.name for p in paths]
+    for n in ("forest", "pair_heatmap", "rank_ranges", "stability_curve", "power_curve", "mdad_curve",
+              "agreement_curve", "condition_spread", "runs_vs_items"):
+        assert f"{n}.png" in names and f"{n}.svg" in names
+    assert all(p.stat().st_size > 1000 for p in paths)
+    assert (tmp_path / "figs" / "forest.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # sections that are absent are skipped
+    d2 = synthetic_report(8, extras=False)
+    d2["stability"] = None
+    names2 = {p.stem for p in plots.save_figures(d2, tmp_path / "f2", formats=("svg",))}
+    assert names2 == {"forest", "pair_heatmap", "rank_ranges", "power_curve"}
+    with pytest.raises(ValueError, match="formats"):
+        plots.save_figures(d, tmp_path, formats=("gif",))
