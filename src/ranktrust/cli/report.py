@@ -63,8 +63,9 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
         suffix = out.lower().rsplit(".", 1)[-1] if "." in out else ""
         fmt = {"html": "html", "htm": "html", "md": "md", "json": "json"}.get(suffix, "text")
     m, ihash = load_matrix(paths, kw)
+    cluster = bool(kw.get("group_col")) and not kw.get("no_groups")
     rep = report(
-        m, confidence_level=confidence, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
+        m, confidence_level=confidence, cluster=cluster, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
         rank_sets=not no_rank_sets, stability=not no_stability, sizes=_sizes(sizes), draws=draws,
         split_half=split_half, seed=seed,
     )

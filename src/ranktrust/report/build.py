@@ -94,7 +94,8 @@ class LeaderboardReport(Result):
         out: dict[str, Any] = {"top": top, "runner_up": None, "separable": None, "diff": None,
                                "p_value": None, "p_adjusted": None, "p_top_stays_top": None}
         if self.stability is not None:
-            full = [s for s in self.stability.to_dict()["sizes"] if s.get("is_full") or s is self.stability.to_dict()["sizes"][-1]]
+            srows = self.stability.to_dict()["sizes"]
+            full = [r for r in srows if r.get("label") == "full"] or srows[-1:]
             if full:
                 out["p_top_stays_top"] = full[-1].get("p_top_stays_top")
         if len(rows) < 2:
@@ -284,7 +285,8 @@ def report(
         if stability:
             from ..ranking.stability import stability as make_stability
 
-            st = make_stability(complete, sizes=list(sizes), draws=draws, rng=np.random.default_rng(s_stab))
+            use = [s for s in sizes if s == "full" or int(s) < complete.n_items]
+            st = make_stability(complete, sizes=use, draws=draws, rng=np.random.default_rng(s_stab))
         if split_half:
             from ..ranking.splithalf import split_half as make_split_half
 
@@ -312,7 +314,7 @@ def report(
                 "disagreement": q,
                 "alpha": 0.05,
                 "power": 0.8,
-                "table": table.to_dict()["table"] if hasattr(table, "to_dict") else jsonable(table),
+                "table": table.to_dict()["table"],
                 "at_n": {"n": int(np.median(iv.n_items)), **{k: v for k, v in at_n.to_dict().items()
                                                              if k in ("detectable_gap", "ci_half_width")}},
             }

@@ -1,0 +1,106 @@
+"""The leaderboard report: builder, JSON keys, CLI formats, real data."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ranktrust as rt
+
+RT = [sys.executable, "-m", "ranktrust.cli.main"]
+MODEL_KEYS = {"model", "n_items", "score", "ci_low", "ci_high", "rank", "tier"}
+PAIR_KEYS = {"a", "b", "n_items", "only_a", "only_b", "diff", "ci_low", "ci_high", "p_value", "p_adjusted"}
+
+
+@pytest.fixture(scope="module")
+def swe_report(swebench):
+    return rt.report(swebench, draws=500, seed=0)
+
+
+def test_json_keys_and_order(swe_report, swebench):
+    d = swe_report.to_dict()
+    assert d["n_models"] == 25 and d["n_items"] == 500
+    assert all(MODEL_KEYS <= set(r) for r in d["models"])
+    assert all(PAIR_KEYS <= set(p) for p in d["pairs"])
+    scores = [r["score"] for r in d["models"]]
+    assert scores == sorted(scores, reverse=True)
+    assert [r["rank"] for r in d["models"]] == list(range(1, 26))
+    # adjacent pairs: each model vs the next one down
+    assert len(d["pairs"]) == 24 and d["pairs_scope"] == "adjacent"
+    for p, (hi, lo) in zip(d["pairs"], zip(d["models"], d["models"][1:])):
+        assert {p["a"], p["b"]} == {hi["model"], lo["model"]}
+    # scores equal resolved / 500
+    resolved = dict(zip(swebench.models, swebench.scores.sum(axis=1)))
+    for r in d["models"]:
+        assert r["score"] == pytest.approx(resolved[r["model"]] / 500, abs=1e-12)
+    json.dumps(d, allow_nan=False)  # strictly valid JSON
+
+
+def test_swebench_top_two_one_tier(swe_report):
+    d = swe_report.to_dict()
+    top, second = d["models"][0], d["models"][1]
+    assert top["model"].startswith("Claude 4.5 Opus") and second["model"].startswith("Gemini 3 Pro")
+    assert top["tier"] == second["tier"] == 1
+    first = d["pairs"][0]
+    assert (first["only_a"], first["only_b"]) == (29, 28)
+    assert d["headline"]["separable"] is False
+    assert d["headline"]["text"].startswith("No:") and "not separable" in d["headline"]["text"]
+    assert {top["model"], second["model"]} <= set(d["rank_sets"]["could_be_first"])
+
+
+def test_all_pairs_option(swebench):
+    d = rt.report(swebench, all_pairs=True, rank_sets=False, stability=False).to_dict()
+    assert len(d["pairs"]) == 25 * 24 // 2 and d["pairs_scope"] == "all"
+
+
+def test_single_model_is_not_an_error(tmp_path):
+    p = tmp_path / "one.csv"
+    p.write_text("model,item,score\nA,q1,1\nA,q2,0\nA,q3,1\n")
+    r = subprocess.run([*RT, "report", str(p), "--format", "json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert len(d["models"]) == 1 and d["pairs"] == []
+    assert "nothing to compare" in d["headline"]["text"]
+
+
+def test_cli_json_meta_and_formats(tmp_path, swebench_path):
+    out = tmp_path / "r.json"
+    r = subprocess.run([*RT, "report", str(swebench_path), "--format", "json", "--out", str(out), "--seed", "7",
+                        "--draws", "200"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(out.read_text())
+    assert d["meta"]["format"] == 1 and d["meta"]["seed"] == 7 and d["meta"]["kind"] == "report"
+    assert len(d["meta"]["input_hash"]) == 16 and d["meta"]["version"]
+    md = tmp_path / "r.md"
+    r = subprocess.run([*RT, "report", str(swebench_path), "--out", str(md), "--draws", "200"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    text = md.read_text()
+    assert text.startswith("# ") and "| 1 | Claude 4.5 Opus medium (20251101) | 74.40 |" in text
+    assert "seed 0" in text
+
+
+def test_same_seed_same_report(swebench):
+    a = rt.report(swebench, draws=300, seed=3).to_dict()
+    b = rt.report(swebench, draws=300, seed=3).to_dict()
+    assert a == b
+
+
+def test_cluster_by_widens(swebench):
+    plain = rt.report(swebench, rank_sets=False, stability=False, cluster=False).to_dict()
+    clus = rt.report(swebench, rank_sets=False, stability=False, cluster=True).to_dict()
+    assert clus["settings"]["clustered"] and not plain["settings"]["clustered"]
+    w = lambda d: np.mean([r["ci_high"] - r["ci_low"] for r in d["models"]])  # noqa: E731
+    assert w(clus) > w(plain)
+
+
+def test_pairwise_alignment_mmlupro(mmlupro_path):
+    m = rt.read(mmlupro_path, align="pairwise")
+    d = rt.report(m, rank_sets=False, stability=False).to_dict()
+    n = {r["model"]: r["n_items"] for r in d["models"]}
+    assert n["DeepSeek-Coder-V2"] == 10351 and n["Yi-6B"] == 12032
+    assert d["settings"]["align"] == "pairwise"
