@@ -124,6 +124,11 @@ def _task_of(samples_path: str) -> str:
     return name[len("samples_"):-len(".jsonl")] if _is_samples(name) else os.path.splitext(name)[0]
 
 
+def unit_task(path: str) -> str | None:
+    """The task a samples file holds (from its name), so callers can skip other tasks unread."""
+    return _task_of(path) if _is_samples(os.path.basename(path)) else None
+
+
 def _model_from_results(res: dict) -> str | None:
     if res.get("model_name"):
         return str(res["model_name"])
@@ -283,7 +288,7 @@ def read_lm_eval(path: str, opts: ReadOptions) -> Iterator:
     if not units:
         raise DataError(f"{path}: no samples_*.jsonl files (run lm_eval with --log_samples)")
     is_dir = os.path.isdir(path)
-    if opts.task is not None and is_dir:
+    if opts.task is not None:
         units = [u for u in units if _task_of(u) == opts.task]
         if not units:
             tasks = sorted({_task_of(u) for u in files(path)})

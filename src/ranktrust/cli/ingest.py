@@ -1,0 +1,82 @@
+"""``ranktrust ingest``: add harness logs and tables to a DuckDB results store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ._common import command_line, emit, output_format_option
+
+
+def _text(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+
+    t = Table(title=f"ingest into {d['db']}", title_justify="left")
+    for c, j in (("file", "left"), ("action", "left"), ("rows", "right"), ("note", "left")):
+        t.add_column(c, justify=j)  # type: ignore[arg-type]
+    for f in d["files"]:
+        note = f["reason"]
+        if f["action"] == "replaced":
+            note = f"{f['removed']:,} rows removed; {note}"
+        t.add_row(f["path"], f["action"], f"{f['rows']:,}", note)
+    out: list[Any] = [t]
+    counts = {a: sum(1 for f in d["files"] if f["action"] == a) for a in ("added", "skipped", "replaced")}
+    out.append(f"{counts['added']} added, {counts['skipped']} skipped, {counts['replaced']} replaced; "
+               f"{d['rows_added']:,} rows added")
+    out += [f"note: {n}" for n in d["notes"]]
+    return out
+
+
+def _markdown(d: dict[str, Any]) -> str:
+    lines = [f"# ingest into `{d['db']}`", "", "| file | action | rows | note |", "|---|---|---:|---|"]
+    for f in d["files"]:
+        lines.append(f"| `{f['path']}` | {f['action']} | {f['rows']} | {f['reason']} |")
+    lines += ["", f"{d['rows_added']} rows added."] + [f"- note: {n}" for n in d["notes"]]
+    return "\n".join(lines) + "\n"
+
+
+@click.command("ingest")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--db", required=True, help="The DuckDB store (created when missing).")
+@click.option("--input-format", "input_format", default="auto", show_default=True,
+              help="Reader name (table, lm_eval, inspect, helm, lighteval, swebench); auto sniffs each path.")
+@output_format_option("text")
+@click.option("--out", "-o", default="-", show_default=True, help="Write the summary to FILE ('-' = stdout).")
+@click.option("--task", default=None, help="Pick one task from logs that hold several; names the task of a table without a task column (default: the file name).")
+@click.option("--metric", default=None, help="Metric to store (e.g. acc_norm); default: the harness's primary metric.")
+@click.option("--model-name", default=None, help="Override the model name the log reports.")
+@click.option("--errors", "on_errors", type=click.Choice(["error", "wrong", "drop"]), default="error",
+              show_default=True, help="Samples that errored in the harness: stop, score them 0, or leave them out.")
+@click.option("--replace", is_flag=True, help="Replace the rows of files that changed since they were ingested.")
+@click.option("--model-col", default="model", show_default=True)
+@click.option("--item-col", default="item", show_default=True)
+@click.option("--score-col", default="score", show_default=True)
+@click.option("--group-col", default=None, help="Column that groups items (default: subject/group if present).")
+@click.option("--no-groups", is_flag=True, help="Store no item groups.")
+@click.option("--run-col", default=None, help="Column with the run (seed / sample index).")
+@click.option("--condition-col", default=None, help="Column with the condition label.")
+def command(paths: tuple[str, ...], db: str, input_format: str, output_format: str | None, out: str,
+            task: str | None, metric: str | None, model_name: str | None, on_errors: str, replace: bool,
+            model_col: str, item_col: str, score_col: str, group_col: str | None, no_groups: bool,
+            run_col: str | None, condition_col: str | None) -> None:
+    """Add PATHS (files or log folders) to the store --db: idempotent, one transaction per file.
+
+    A file ingested before (same content) is skipped; a file that changed since is an
+    error unless --replace; nothing is overwritten silently.
+    """
+    from ..data.readers._registry import ReadOptions
+    from ..data.store import Store
+
+    ctx = click.get_current_context()
+    if input_format == "auto" and "input_format" in ctx.meta:
+        input_format = ctx.meta["input_format"]
+    opts = ReadOptions(
+        model_col=model_col, item_col=item_col, score_col=score_col,
+        group_col="" if no_groups else group_col, run_col=run_col, condition_col=condition_col,
+        task=task, metric=metric, errors=on_errors, model_name=model_name,
+    )
+    with Store(db) as st:
+        summary = st.ingest(list(paths), format=input_format, options=opts, replace=replace)
+    emit(summary.to_dict(), kind="ingest", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
+         command=command_line())
