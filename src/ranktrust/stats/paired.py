@@ -83,11 +83,11 @@ def mcnemar_exact(b: Any, c: Any) -> np.ndarray:
     for name, v in (("b", bb), ("c", cc)):
         if v.dtype.kind not in "iuf" or (v.size and (np.any(v < 0) or np.any(v != np.floor(v)))):
             raise ValueError(f"`{name}` must hold non-negative integer counts, got {v!r}")
-    bb, cc = np.broadcast_arrays(bb.astype(np.float64), cc.astype(np.float64))
+    bb, cc = np.broadcast_arrays(bb.astype(np.int64), cc.astype(np.int64))
     k = np.minimum(bb, cc)
     n = bb + cc
     with np.errstate(invalid="ignore"):
-        p = np.minimum(1.0, 2.0 * special.bdtr(k, n, 0.5))
+        p = np.minimum(1.0, 2.0 * special.bdtr(k.astype(np.float64), n, 0.5))
     return np.where(n == 0, 1.0, p)
 
 

@@ -165,8 +165,7 @@ def power(
     pw = _unit("power", power)
     z_a, z_b = _z_sum(a, pw)
     if gap is not None:
-        d = _unit("gap", abs(float(gap)) if isinstance(gap, (int, float)) else gap,
-                  hint=" (a fraction: 0.02 = 2 points)")
+        d = _unit("gap", gap, hint=" (a fraction: 0.02 = 2 points)")
         if d > q:
             raise ValueError(
                 f"`gap` {d:g} is larger than `disagreement` {q:g}: two models that differ on a share q "

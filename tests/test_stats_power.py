@@ -1,0 +1,125 @@
+"""Power: the article's tables, statsmodels reference, a simulation, data-based disagreement."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import ranktrust as rt
+from ranktrust.errors import DataError
+from ranktrust.stats.power import estimate_disagreement, power, power_table
+
+
+def test_article_power_table_q027():
+    # METHODS.md section 3 [A]: q = 0.27 -> 21,192 / 5,298 / 2,355 / 848 / 212 items for 1/2/3/5/10 pts
+    t = power_table(0.27)
+    assert t.items_needed.tolist() == [21192, 5298, 2355, 848, 212]
+    assert power(gap=0.02, disagreement=0.27).items_needed == 5298
+    assert t.to_dict()["table"][1] == {"gap": 0.02, "items_needed": 5298}
+
+
+def test_article_top_pair_and_factor():
+    # factor (1.96 + 0.84)^2 ~ 7.85; top pair q = 0.20, d = 1.85 pts -> about 4,600 items
+    z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
+    assert round(z**2, 2) == 7.85
+    n = power(gap=0.0185, disagreement=0.20).items_needed
+    assert n == math.ceil(z**2 * 0.20 / 0.0185**2) and round(n, -2) == 4600
+
+
+@pytest.mark.parametrize("n,pts", [(200, 6), (500, 4), (2000, 2)])
+def test_article_half_widths_q020(n, pts):
+    r = power(items=n, disagreement=0.20)
+    assert round(r.ci_half_width * 100) == pts
+    assert r.ci_half_width == pytest.approx(stats.norm.ppf(0.975) * math.sqrt(0.2 / n), rel=1e-12)
+    assert r.detectable_gap > r.ci_half_width
+    d = r.to_dict()
+    assert {"detectable_gap", "ci_half_width", "disagreement", "alpha", "power", "items", "solved_for"} <= set(d)
+    assert d["solved_for"] == "gap"
+
+
+def test_equals_statsmodels_one_sample_normal_power():
+    from statsmodels.stats.power import NormalIndPower
+
+    # ratio=0 is the one-sample z test; effect size d / sqrt(q)
+    for q, d in [(0.27, 0.02), (0.2, 0.05), (0.1, 0.03)]:
+        nobs = NormalIndPower().solve_power(effect_size=d / math.sqrt(q), nobs1=None, alpha=0.05, power=0.8,
+                                            ratio=0)
+        # statsmodels counts the (negligible) far rejection tail too
+        assert power(gap=d, disagreement=q).items_needed == pytest.approx(nobs, rel=2e-3)
+        r = power(items=int(round(nobs)), disagreement=q)
+        assert r.detectable_gap == pytest.approx(d, rel=2e-3)
+
+
+def test_inverse_round_trip():
+    r = power(gap=0.03, disagreement=0.25, alpha=0.01, power=0.9)
+    back = power(items=r.items_needed, disagreement=0.25, alpha=0.01, power=0.9)
+    assert back.detectable_gap <= 0.03 < power(items=r.items_needed - 1, disagreement=0.25, alpha=0.01,
+                                                power=0.9).detectable_gap
+    d = r.to_dict()
+    assert d["items_needed"] == r.items_needed and d["solved_for"] == "items" and d["gap"] == 0.03
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0.05, 0.6), st.floats(0.005, 0.05))
+def test_more_items_for_smaller_gaps(q, d):
+    a = power(gap=min(d, q), disagreement=q).items_needed
+    b = power(gap=min(d, q) / 2, disagreement=q).items_needed
+    assert b >= 4 * a - 4
+
+
+@pytest.mark.slow
+def test_simulated_power_at_items_needed():
+    # simulate paired 0/1 results at the computed n: b ~ share (q+d)/2, c ~ (q-d)/2; the paired
+    # z test rejects with the power the normal formula predicts (with the exact variance q - d^2)
+    q, d = 0.27, 0.05
+    n = power(gap=d, disagreement=q).items_needed
+    rng = np.random.default_rng(31)
+    reps = 20000
+    counts = rng.multinomial(n, [(q + d) / 2, (q - d) / 2, 1 - q], size=reps)
+    b, c = counts[:, 0], counts[:, 1]
+    dd = (b - c) / n
+    se = np.sqrt((b + c) / n - dd**2) / np.sqrt(n)
+    rej = int(np.count_nonzero(np.abs(dd / se) > stats.norm.ppf(0.975)))
+    z = stats.norm.ppf(0.975)
+    expected = stats.norm.sf(z - d * math.sqrt(n) / math.sqrt(q - d * d))
+    assert expected >= 0.8  # the approximation with q (not q - d^2) is slightly conservative
+    assert stats.binomtest(rej, reps, expected).pvalue > 0.01, rej / reps
+
+
+def test_estimate_disagreement(swebench):
+    pair = ("Claude 4.5 Opus medium (20251101)", "Gemini 3 Pro Preview (2025-11-18)")
+    assert estimate_disagreement(swebench, pair=pair) == pytest.approx((29 + 28) / 500)
+    S = swebench.scores
+    manual = [np.mean(S[i] != S[j]) for i in range(25) for j in range(i + 1, 25)]
+    assert estimate_disagreement(swebench) == pytest.approx(np.median(manual))
+    # continuous: mean squared difference
+    x = np.random.default_rng(0).random((3, 40))
+    m = rt.ScoreMatrix.from_array(x)
+    want = np.median([np.mean((x[i] - x[j]) ** 2) for i, j in [(0, 1), (0, 2), (1, 2)]])
+    assert estimate_disagreement(m) == pytest.approx(want)
+
+
+def test_bad_input(swebench):
+    with pytest.raises(ValueError, match="give exactly one of `gap` and `items`.*both"):
+        power(gap=0.02, items=500, disagreement=0.2)
+    with pytest.raises(ValueError, match="give exactly one of `gap` and `items`.*neither"):
+        power(disagreement=0.2)
+    with pytest.raises(ValueError, match="`disagreement` is required"):
+        power(gap=0.02)
+    with pytest.raises(ValueError, match=r"`gap` must be in \(0, 1\), got 2 \(a fraction"):
+        power(gap=2, disagreement=0.2)
+    with pytest.raises(ValueError, match="larger than `disagreement`"):
+        power(gap=0.3, disagreement=0.2)
+    with pytest.raises(ValueError, match=r"`alpha` must be in \(0, 1\)"):
+        power(gap=0.02, disagreement=0.2, alpha=5)
+    with pytest.raises(ValueError, match="`items` must be a positive integer"):
+        power(items=0, disagreement=0.2)
+    with pytest.raises(DataError, match="unknown model"):
+        estimate_disagreement(swebench, pair=("nope", "Gemini 3 Pro Preview (2025-11-18)"))
+    with pytest.raises(DataError, match="at least two models"):
+        estimate_disagreement(rt.ScoreMatrix.from_array(np.ones((1, 5))))

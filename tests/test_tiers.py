@@ -1,0 +1,105 @@
+"""First-version tiers: adjacent pairs walked down the score order."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import ranktrust as rt
+from ranktrust.ranking.tiers import Tiers, tiers
+from ranktrust.stats.paired import all_pairs
+
+
+def _three_groups(seed=0, n=3000):
+    """Nine models in three well separated groups (0.80, 0.60, 0.40), close within a group."""
+    rng = np.random.default_rng(seed)
+    base = rng.random(n)
+    rows = []
+    for level in (0.80, 0.60, 0.40):
+        for k in range(3):
+            p = level + 0.002 * k
+            flip = rng.random(n) < 0.05
+            rows.append(np.where(flip, rng.random(n) < p, base < p).astype(float))
+    return rt.ScoreMatrix.from_array(np.vstack(rows), models=[f"m{k}" for k in range(9)])
+
+
+def test_three_clear_groups():
+    m = _three_groups()
+    t = tiers(m)
+    assert isinstance(t, Tiers) and t.method == "adjacent"
+    assert t.n_tiers == 3
+    groups = t.groups()
+    assert [sorted(g) for g in groups] == [["m0", "m1", "m2"], ["m3", "m4", "m5"], ["m6", "m7", "m8"]]
+    d = t.to_dict()
+    assert d["tiers"][0]["tier"] == 1 and sorted(d["tiers"][0]["models"]) == ["m0", "m1", "m2"]
+    assert d["model_tier"]["m7"] == 3 and d["method"] == "adjacent"
+    assert t.tier.tolist() == [1, 1, 1, 2, 2, 2, 3, 3, 3]
+
+
+def test_tier_breaks_are_exactly_the_significant_adjacent_pairs(gpqa):
+    with pytest.warns(rt.DegenerateDataWarning, match="9 pair"):  # GPQA has identical neighbours
+        pt = all_pairs(gpqa, pairs="adjacent", adjust="holm")
+    t = tiers(gpqa, pair_table=pt)
+    breaks = np.diff(t.tier[pt.order])
+    np.testing.assert_array_equal(breaks, (pt.p_adjusted < 0.05).astype(int))
+    assert t.tier[pt.order[0]] == 1
+    assert np.all(np.diff(t.tier[pt.order]) >= 0)  # tiers never go back up the order
+    # computed directly, same answer
+    with pytest.warns(rt.DegenerateDataWarning):
+        np.testing.assert_array_equal(tiers(gpqa).tier, t.tier)
+
+
+def test_swebench_top_two_share_a_tier(swebench):
+    t = tiers(swebench)
+    k1 = swebench.index_of("Claude 4.5 Opus medium (20251101)")
+    k2 = swebench.index_of("Gemini 3 Pro Preview (2025-11-18)")
+    assert t.tier[k1] == t.tier[k2] == 1
+
+
+def test_all_pairs_table_and_confidence():
+    m = _three_groups()
+    full = all_pairs(m, pairs="all", adjust="bonferroni")
+    assert tiers(m, pair_table=full).n_tiers == 3
+    # a stricter level can only merge tiers
+    assert tiers(m, confidence_level=0.5).n_tiers >= tiers(m, confidence_level=0.999).n_tiers
+    one = tiers(rt.ScoreMatrix.from_array(np.ones((1, 5))))
+    assert one.tier.tolist() == [1] and one.groups() == [["model_0"]]
+
+
+def test_identical_models_one_tier():
+    x = (np.random.default_rng(0).random(200) < 0.5).astype(float)
+    m = rt.ScoreMatrix.from_array(np.vstack([x, x, x]))
+    with pytest.warns(rt.DegenerateDataWarning):
+        t = tiers(m)
+    assert t.tier.tolist() == [1, 1, 1]
+
+
+def test_rank_sets_branch_dispatches(monkeypatch):
+    seen = {}
+
+    def fake(m, *, confidence_level, **kw):
+        seen.update(m=m, confidence_level=confidence_level, kw=kw)
+        return "from rank sets"
+
+    mod = types.ModuleType("ranktrust.ranking.ranksets")
+    mod.tiers_from_rank_sets = fake  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ranktrust.ranking.ranksets", mod)
+    m = _three_groups(n=100)
+    assert tiers(m, method="rank-sets", confidence_level=0.9, rng=3) == "from rank sets"
+    assert seen["confidence_level"] == 0.9 and seen["kw"] == {"rng": 3}
+
+
+def test_bad_input():
+    m = _three_groups(n=100)
+    with pytest.raises(ValueError, match="`method` must be 'adjacent' or 'rank-sets', got 'kmeans'"):
+        tiers(m, method="kmeans")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`confidence_level` must be in the open interval"):
+        tiers(m, confidence_level=95)
+    other = rt.ScoreMatrix.from_array(np.ones((2, 5)), models=["x", "y"])
+    with pytest.warns(rt.DegenerateDataWarning):
+        pt = all_pairs(other)
+    with pytest.raises(ValueError, match="`pair_table` was computed on other models"):
+        tiers(m, pair_table=pt)
