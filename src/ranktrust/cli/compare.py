@@ -1,0 +1,107 @@
+"""``ranktrust compare``: paired comparison of two models on the items both scored."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ._common import command_line, confidence_option, emit, input_options, load_matrix, output_options, seed_option
+
+
+def _pts(x: float | None, signed: bool = False) -> str:
+    if x is None:
+        return "n/a"
+    return f"{x * 100:+.2f}" if signed else f"{x * 100:.2f}"
+
+
+def _p(x: float | None) -> str:
+    if x is None:
+        return "n/a"
+    return f"{x:.4f}" if x >= 1e-4 else f"{x:.2e}"
+
+
+_METHOD_WORDS = {
+    "mcnemar": "exact McNemar test",
+    "t": "paired t test",
+    "sign-flip": "sign-flip permutation test",
+    "cluster": "clustered paired SE (Miller eq. 4), normal test",
+}
+
+
+def _verdict(d: dict[str, Any]) -> str:
+    lo, hi, p = d["ci_low"], d["ci_high"], d["p_value"]
+    alpha = 1 - d["confidence_level"]
+    if p is None or lo is None:
+        return "The difference cannot be assessed (degenerate data)."
+    if p < alpha:
+        lead = d["a"] if d["diff"] > 0 else d["b"]
+        return f"{lead} is ahead: the difference is significant at {alpha:g}."
+    return f"The data cannot tell {d['a']} and {d['b']} apart (p = {_p(p)})."
+
+
+def _text(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+    from rich.text import Text
+
+    cl = round(d["confidence_level"] * 100, 6)
+    t = Table(title=f"{d['a']} vs {d['b']} on {d['n_items']:,} shared items")
+    t.add_column("")
+    t.add_column("value", justify="right")
+    t.add_row(f"score {d['a']}", _pts(d["score_a"]))
+    t.add_row(f"score {d['b']}", _pts(d["score_b"]))
+    if d["only_a"] is not None:
+        t.add_row(f"only {d['a']} right", f"{d['only_a']:,}")
+        t.add_row(f"only {d['b']} right", f"{d['only_b']:,}")
+    t.add_row("difference (pts)", _pts(d["diff"], signed=True))
+    t.add_row(f"{cl:g}% CI (paired)", f"[{_pts(d['ci_low'], True)}, {_pts(d['ci_high'], True)}]")
+    if d.get("unpaired_half_width") is not None:
+        t.add_row("unpaired half-width", f"±{_pts(d['unpaired_half_width'])}")
+    t.add_row("p-value", _p(d["p_value"]))
+    t.add_row("method", _METHOD_WORDS.get(d["method"], d["method"]))
+    return [t, Text(_verdict(d))]
+
+
+def _markdown(d: dict[str, Any]) -> str:
+    cl = round(d["confidence_level"] * 100, 6)
+    lines = [f"## {d['a']} vs {d['b']}", "", f"{d['n_items']:,} shared items; "
+             f"{_METHOD_WORDS.get(d['method'], d['method'])}.", "",
+             "| | value |", "|---|--:|",
+             f"| score {d['a']} | {_pts(d['score_a'])} |", f"| score {d['b']} | {_pts(d['score_b'])} |"]
+    if d["only_a"] is not None:
+        lines += [f"| only {d['a']} right | {d['only_a']:,} |", f"| only {d['b']} right | {d['only_b']:,} |"]
+    lines += [
+        f"| difference (pts) | {_pts(d['diff'], True)} |",
+        f"| {cl:g}% CI (paired) | [{_pts(d['ci_low'], True)}, {_pts(d['ci_high'], True)}] |",
+        f"| unpaired half-width | ±{_pts(d.get('unpaired_half_width'))} |",
+        f"| p-value | {_p(d['p_value'])} |",
+        "", _verdict(d),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@click.command("compare")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--a", "model_a", required=True, help="First model (the difference is A - B).")
+@click.option("--b", "model_b", required=True, help="Second model.")
+@click.option("--method", type=click.Choice(["auto", "mcnemar", "t", "sign-flip", "cluster"]), default="auto",
+              show_default=True,
+              help="auto: clustered when items have groups, else exact McNemar (0/1) or paired t (continuous).")
+@click.option("--n-resamples", default=9999, show_default=True, type=click.IntRange(min=1),
+              help="Sign-flip draws (--method sign-flip).")
+@input_options
+@output_options
+@confidence_option
+@seed_option
+def command(paths: tuple[str, ...], model_a: str, model_b: str, method: str, n_resamples: int,
+            output_format: str | None, out: str, confidence: float, seed: int, **kw: Any) -> None:
+    """Compare two models on the items both scored in PATHS (paired test and CI)."""
+    from ..stats.paired import compare
+
+    if not 0 < confidence < 1:
+        raise ValueError(f"--confidence must be in the open interval (0, 1), got {confidence:g} (use 0.95 for 95%)")
+    m, ihash = load_matrix(paths, kw)
+    r = compare(m, model_a, model_b, method=method, confidence_level=confidence,  # type: ignore[arg-type]
+                n_resamples=n_resamples, rng=seed)
+    emit(r.to_dict(), kind="compare", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
+         seed=seed, input_hash=ihash, command=command_line())
