@@ -1,0 +1,316 @@
+"""Confidence sets for ranks: marginal and simultaneous (Mogstad, Romano, Shaikh, Wilhelm).
+
+For every model the range of ranks it could hold: a *marginal* set covers that model's
+true rank with probability about ``confidence_level``; the *simultaneous* sets cover
+the true ranks of all models at once with that probability. Rank 1 is the best.
+
+Procedure ([1]_, Algorithm 3.1 with the stepwise improvement; same steps as the
+authors' R package csranks): for every ordered pair ``(j, k)`` test
+``H_jk: theta_j <= theta_k`` with ``t_jk = (theta_j - theta_k) / sigma_jk``. The critical
+value is the ``confidence_level`` quantile of the bootstrap distribution of
+``max_{(j,k) in I} [(theta*_j - theta*_k) - (theta_j - theta_k)] / sigma_jk`` over the
+pairs ``I`` not yet rejected; rejected pairs leave ``I`` and the step repeats until
+nothing new is rejected. Then, with ``N-_j`` the models found better than ``j`` and
+``N+_j`` those found worse, the set is ``[1 + N-_j, M - N+_j]``. Marginal sets run the
+same steps for each model on the pairs involving it only.
+
+Here ``theta`` are mean scores on shared items, ``sigma_jk`` is the SE of the paired
+difference (sd of per-item differences / sqrt(N)) and the bootstrap is the item (or
+cluster) bootstrap of :mod:`ranktrust.resample.engine` rather than csranks' parametric
+normal draws; both are valid to first order ([1]_ section 3).
+
+References
+----------
+.. [1] M. Mogstad, J. P. Romano, A. M. Shaikh and D. Wilhelm, "Inference for Ranks with
+   Applications to Mobility across Neighbourhoods and Academic Achievement across
+   Countries", Review of Economic Studies 91(1), 476-518 (2024).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..results import Result, jsonable
+from ..resample.engine import matrix_input, resample_means
+
+__all__ = ["RankSets", "rank_sets", "tiers_from_rank_sets", "tiers_from_sets"]
+
+_CHUNK_CELLS = 2**23  # bound on resamples x M x M cells held at once
+
+
+@dataclass(frozen=True)
+class RankSets(Result):
+    """Rank confidence sets (see :func:`rank_sets`).
+
+    Attributes
+    ----------
+    models : tuple of str
+    scores : ndarray (M,)
+        Mean scores (fractions).
+    rank : ndarray of int (M,)
+        Estimated rank, 1 = best (ties share the best rank).
+    rank_low, rank_high : ndarray of int (M,)
+        The reported sets: simultaneous when ``simultaneous`` is True, else marginal.
+    marginal_low, marginal_high : ndarray of int (M,)
+        Marginal sets (each covers its own model's rank).
+    simultaneous_low, simultaneous_high : ndarray of int (M,)
+        Simultaneous sets (jointly cover every model's rank).
+    confidence_level : float
+    simultaneous : bool
+    n_resamples : int
+    better : ndarray of bool (M, M)
+        ``better[j, k]``: j is found better than k (simultaneous procedure).
+    dropped : dict
+    """
+
+    models: tuple[str, ...]
+    scores: np.ndarray
+    rank: np.ndarray
+    rank_low: np.ndarray
+    rank_high: np.ndarray
+    marginal_low: np.ndarray
+    marginal_high: np.ndarray
+    simultaneous_low: np.ndarray
+    simultaneous_high: np.ndarray
+    confidence_level: float
+    simultaneous: bool
+    n_resamples: int
+    better: np.ndarray
+    dropped: dict
+
+    @property
+    def could_be_first(self) -> list[str]:
+        """Models whose rank set contains 1, best score first."""
+        order = np.lexsort((np.arange(len(self.models)), -self.scores))
+        return [self.models[k] for k in order if self.rank_low[k] == 1]
+
+    def to_dict(self) -> dict[str, Any]:
+        order = np.lexsort((np.arange(len(self.models)), -self.scores))
+        rows = [
+            {
+                "model": self.models[k], "score": self.scores[k], "rank": self.rank[k],
+                "rank_low": self.rank_low[k], "rank_high": self.rank_high[k],
+                "marginal_low": self.marginal_low[k], "marginal_high": self.marginal_high[k],
+            }
+            for k in order
+        ]
+        return jsonable({
+            "confidence_level": self.confidence_level,
+            "simultaneous": self.simultaneous,
+            "n_resamples": self.n_resamples,
+            "models": rows,
+            "could_be_first": self.could_be_first,
+            "dropped": self.dropped,
+        })
+
+
+def _scaled(z: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """``(b, M, M)``: ``(z_j - z_k) / sigma_jk`` (0 where sigma is 0)."""
+    d = z[:, :, None] - z[:, None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = d / sigma
+    out[:, sigma == 0] = 0.0
+    return out
+
+
+def _max_over(z: np.ndarray, sigma: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """Bootstrap max of the scaled differences over ``active`` pairs: (B,)."""
+    m = sigma.shape[0]
+    step = max(1, _CHUNK_CELLS // (m * m))
+    out = np.empty(z.shape[0])
+    for a in range(0, z.shape[0], step):
+        sc = _scaled(z[a:a + step], sigma)
+        out[a:a + step] = np.where(active, sc, -np.inf).reshape(len(sc), -1).max(axis=1)
+    return out
+
+
+def _max_per_model(z: np.ndarray, sigma: np.ndarray, row: np.ndarray, col: np.ndarray) -> np.ndarray:
+    """(B, M): for model j the max over its active pairs (j, k) [row] and (k, j) [col]."""
+    m = sigma.shape[0]
+    step = max(1, _CHUNK_CELLS // (m * m))
+    out = np.empty((z.shape[0], m))
+    for a in range(0, z.shape[0], step):
+        sc = _scaled(z[a:a + step], sigma)                       # [b, j, k]
+        r = np.where(row, sc, -np.inf).max(axis=2)
+        c = np.where(col, np.swapaxes(sc, 1, 2), -np.inf).max(axis=2)
+        out[a:a + step] = np.maximum(r, c)
+    return out
+
+
+def _simultaneous(theta, sigma, z, level):
+    m = len(theta)
+    diff = theta[:, None] - theta[None, :]
+    active = ~np.eye(m, dtype=bool)
+    rejected = np.zeros((m, m), dtype=bool)
+    while active.any():
+        c = np.quantile(_max_over(z, sigma, active), level)
+        new = active & (diff > sigma * c)
+        if not new.any():
+            break
+        rejected |= new
+        active &= ~new
+    return rejected
+
+
+def _marginal(theta, sigma, z, level):
+    m = len(theta)
+    diff = theta[:, None] - theta[None, :]
+    off = ~np.eye(m, dtype=bool)
+    row, col = off.copy(), off.copy()          # row[j,k]: (j,k) in j's problem; col[j,k]: (k,j)
+    rej_row = np.zeros((m, m), dtype=bool)
+    rej_col = np.zeros((m, m), dtype=bool)
+    while row.any() or col.any():
+        c = np.quantile(_max_per_model(z, sigma, row, col), level, axis=0)     # (M,)
+        new_row = row & (diff > sigma * c[:, None])
+        new_col = col & (diff.T > sigma * c[:, None])
+        if not (new_row.any() or new_col.any()):
+            break
+        rej_row |= new_row
+        rej_col |= new_col
+        row &= ~new_row
+        col &= ~new_col
+    return 1 + rej_col.sum(axis=1), m - rej_row.sum(axis=1)
+
+
+def _rank_sets_iv(confidence_level, n_resamples):
+    if not (0 < float(confidence_level) < 1):
+        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 10:
+        raise ValueError(f"`n_resamples` must be an integer >= 10; got {n_resamples!r}")
+
+
+def rank_sets(
+    m,
+    *,
+    confidence_level: float = 0.95,
+    simultaneous: bool = True,
+    n_resamples: int = 1000,
+    cluster: bool = False,
+    rng=None,
+    batch: int | None = None,
+) -> RankSets:
+    """Confidence sets for every model's rank, marginal and simultaneous.
+
+    Parameters
+    ----------
+    m : ScoreMatrix or ndarray (M, N)
+        Per-item scores; with missing scores the shared items are used (``dropped``).
+    confidence_level : float, default: ``0.95``
+    simultaneous : bool, default: ``True``
+        Which sets ``rank_low``/``rank_high`` (and ``could_be_first``) report; both
+        kinds are always computed.
+    n_resamples : int, default: ``1000``
+        Bootstrap resamples (csranks' ``R``).
+    cluster : bool, default: ``False``
+        Resample item groups (``m.groups``); ``sigma_jk`` is then the bootstrap SD of
+        the difference.
+    rng : None, int or numpy.random.Generator
+    batch : int, optional
+        Passed to the engine; does not change the result.
+
+    Returns
+    -------
+    RankSets
+
+    Notes
+    -----
+    Cost is ``O(n_resamples * M^2)`` per step of the stepwise procedure (memory is
+    bounded by chunking). See the module docstring for the procedure.
+
+    References
+    ----------
+    .. [1] Mogstad, Romano, Shaikh and Wilhelm, Rev. Econ. Stud. 91(1) (2024).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = (np.random.default_rng(0).random((3, 2000)) < [[0.8], [0.5], [0.49]]).astype(float)
+    >>> res = rank_sets(s, rng=0)
+    >>> res.could_be_first, res.rank_low.tolist(), res.rank_high.tolist()
+    (['model_0'], [1, 2, 2], [1, 3, 3])
+    """
+    _rank_sets_iv(confidence_level, n_resamples)
+    inp = matrix_input(m)
+    s, models = inp.scores, inp.models
+    n_models, n_items = s.shape
+    theta = s.mean(axis=1)
+    rank = 1 + (theta[None, :] > theta[:, None]).sum(axis=1)
+    groups = None
+    if cluster:
+        if inp.group_codes is None:
+            raise ValueError("`cluster=True` needs item groups (ScoreMatrix.groups); the input has none")
+        groups = inp.group_codes
+    if n_models == 1:
+        one = np.ones(1, dtype=np.int64)
+        return RankSets(models, theta, rank, one, one, one, one, one, one, float(confidence_level),
+                        bool(simultaneous), int(n_resamples), np.zeros((1, 1), bool), inp.dropped)
+    boot = resample_means(s, n_resamples=int(n_resamples), groups=groups, rng=rng, batch=batch)
+    z = boot - theta
+    if cluster:
+        sigma = np.sqrt(np.maximum(0.0, np.var(z[:, :, None] - z[:, None, :], axis=0, ddof=1)))
+    else:
+        cov = np.atleast_2d(np.cov(s)) / n_items if n_items > 1 else np.zeros((n_models, n_models))
+        v = np.diag(cov)
+        sigma = np.sqrt(np.maximum(0.0, v[:, None] + v[None, :] - 2 * cov))
+    np.fill_diagonal(sigma, 0.0)
+    level = float(confidence_level)
+    better = _simultaneous(theta, sigma, z, level)
+    sim_low = 1 + better.sum(axis=0)
+    sim_high = n_models - better.sum(axis=1)
+    mar_low, mar_high = _marginal(theta, sigma, z, level)
+    low, high = (sim_low, sim_high) if simultaneous else (mar_low, mar_high)
+    return RankSets(
+        models=models, scores=theta, rank=rank, rank_low=low, rank_high=high,
+        marginal_low=mar_low, marginal_high=mar_high, simultaneous_low=sim_low,
+        simultaneous_high=sim_high, confidence_level=level, simultaneous=bool(simultaneous),
+        n_resamples=int(n_resamples), better=better, dropped=inp.dropped,
+    )
+
+
+def tiers_from_sets(rank_low: np.ndarray) -> np.ndarray:
+    """Tier per model (1-based) from the lower ends of rank confidence sets.
+
+    Rule: tier 1 = the models whose set contains rank 1 ("could be #1"). With ``K``
+    models placed in tiers so far, the next tier = the remaining models whose set
+    contains rank ``K + 1`` (``rank_low <= K + 1``); if none does, the remaining
+    models with the smallest ``rank_low``. Repeat until every model is placed.
+    """
+    rank_low = np.asarray(rank_low)
+    tier = np.zeros(len(rank_low), dtype=np.int64)
+    placed, t = 0, 1
+    while (tier == 0).any():
+        rest = tier == 0
+        take = rest & (rank_low <= placed + 1)
+        if not take.any():
+            take = rest & (rank_low == rank_low[rest].min())
+        tier[take] = t
+        placed += int(take.sum())
+        t += 1
+    return tier
+
+
+def tiers_from_rank_sets(m, *, confidence_level: float = 0.95, rng=None, **kw: Any):
+    """Tiers from simultaneous rank confidence sets (see :func:`tiers_from_sets`).
+
+    Parameters
+    ----------
+    m : ScoreMatrix or ndarray (M, N)
+    confidence_level : float, default: ``0.95``
+    rng : None, int or numpy.random.Generator
+    **kw
+        Passed to :func:`rank_sets` (``n_resamples``, ``cluster``, ``simultaneous``, ``batch``).
+
+    Returns
+    -------
+    ranktrust.ranking.tiers.Tiers
+        ``method="rank-sets"``.
+    """
+    from .tiers import Tiers
+
+    rs = rank_sets(m, confidence_level=confidence_level, rng=rng, **kw)
+    order = np.lexsort((np.arange(len(rs.models)), -rs.scores))
+    return Tiers(models=rs.models, tier=tiers_from_sets(rs.rank_low), method="rank-sets",
+                 order=order, confidence_level=rs.confidence_level)

@@ -1,0 +1,177 @@
+"""Rank confidence sets [R]: a loop version of the csranks steps, coverage by simulation, real data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from ranktrust.ranking import ranksets as R
+from ranktrust.ranking.ranksets import rank_sets, tiers_from_rank_sets, tiers_from_sets
+
+
+def loop_csranks(theta, sigma, z, level, indices):
+    """The stepwise procedure of csranks (csdiffmeans 'lower' + csranks_simul), pair by pair.
+
+    Pairs (j, k) with j or k in ``indices``; returns L, U (1-based) for ``indices``.
+    """
+    m = len(theta)
+    pairs = [(j, k) for j in range(m) for k in range(m) if j != k and (j in indices or k in indices)]
+    active = set(pairs)
+    lower = {}
+    while True:
+        if not active:
+            break
+        act = sorted(active)
+        tmax = np.array([max((zb[j] - zb[k]) / sigma[j, k] for j, k in act) for zb in z])
+        c = np.quantile(tmax, level)
+        new = [(j, k) for j, k in act if theta[j] - theta[k] - sigma[j, k] * c > 0]
+        if not new:
+            break
+        for p in new:
+            lower[p] = True
+            active.discard(p)
+    L = [1 + sum(lower.get((k, j), False) for k in range(m)) for j in indices]
+    U = [m - sum(lower.get((j, k), False) for k in range(m)) for j in indices]
+    return L, U
+
+
+@pytest.fixture(scope="module")
+def toy():
+    r = np.random.default_rng(3)
+    m, b = 5, 300
+    theta = np.array([0.0, 0.08, 0.1, 0.3, 0.31])
+    a = r.random((m, m)) * 0.02 + 0.03
+    sigma = (a + a.T) / 2
+    np.fill_diagonal(sigma, 0)
+    z = r.normal(0, 0.04, (b, m))
+    return theta, sigma, z
+
+
+def test_simultaneous_steps_match_loop(toy):
+    theta, sigma, z = toy
+    better = R._simultaneous(theta, sigma, z, 0.9)
+    L, U = loop_csranks(theta, sigma, z, 0.9, list(range(5)))
+    assert list(1 + better.sum(0)) == L
+    assert list(5 - better.sum(1)) == U
+
+
+def test_marginal_steps_match_loop(toy):
+    theta, sigma, z = toy
+    low, high = R._marginal(theta, sigma, z, 0.9)
+    for j in range(5):
+        L, U = loop_csranks(theta, sigma, z, 0.9, [j])
+        assert (low[j], high[j]) == (L[0], U[0])
+
+
+def _simulate(reps, n_items, ability, seed, n_resamples):
+    r = np.random.default_rng(seed)
+    true_rank = 1 + (ability[None, :] > ability[:, None]).sum(1)
+    joint = np.zeros(reps, bool)
+    marg = np.zeros((reps, len(ability)), bool)
+    width = np.zeros(reps)
+    for i in range(reps):
+        s = (r.random((len(ability), n_items)) < ability[:, None]).astype(float)
+        res = rank_sets(s, n_resamples=n_resamples, rng=r)
+        joint[i] = np.all((res.simultaneous_low <= true_rank) & (true_rank <= res.simultaneous_high))
+        marg[i] = (res.marginal_low <= true_rank) & (true_rank <= res.marginal_high)
+        width[i] = np.mean(res.simultaneous_high - res.simultaneous_low)
+    return joint, marg, width
+
+
+@pytest.mark.slow
+def test_coverage_at_the_least_favourable_configuration():
+    """Equal abilities (every true rank is 1) is where coverage is tightest: the joint
+    coverage of the simultaneous sets must be 95% (two-sided binomial test), each marginal
+    set at least 95% (its lower end is one-sided here, so about 97.5% is expected)."""
+    reps = 500
+    joint, marg, _ = _simulate(reps, 300, np.full(5, 0.6), seed=7, n_resamples=1000)
+    assert stats.binomtest(int(joint.sum()), reps, 0.95).pvalue > 0.01
+    for k in range(5):
+        assert stats.binomtest(int(marg[:, k].sum()), reps, 0.95, alternative="less").pvalue > 0.01
+
+
+@pytest.mark.slow
+def test_coverage_with_distinct_abilities():
+    """Known abilities about 1 SE apart: coverage >= 95% and the sets are informative."""
+    reps = 200
+    ability = np.array([0.70, 0.66, 0.62, 0.58, 0.54])
+    joint, marg, width = _simulate(reps, 300, ability, seed=1, n_resamples=300)
+    assert stats.binomtest(int(joint.sum()), reps, 0.95, alternative="less").pvalue > 0.01
+    for k in range(5):
+        assert stats.binomtest(int(marg[:, k].sum()), reps, 0.95, alternative="less").pvalue > 0.01
+    assert width.mean() < 3.0          # not the trivial [1, 5]
+
+
+def test_separated_models_give_single_ranks():
+    r = np.random.default_rng(0)
+    s = (r.random((4, 3000)) < np.array([[0.9], [0.7], [0.5], [0.3]])).astype(float)
+    res = rank_sets(s, rng=0)
+    assert res.rank_low.tolist() == [1, 2, 3, 4] and res.rank_high.tolist() == [1, 2, 3, 4]
+    assert res.could_be_first == ["model_0"]
+
+
+def test_swebench_top_two_share_a_tier(swebench):
+    res = rank_sets(swebench, rng=0)
+    top2 = ["Claude 4.5 Opus medium (20251101)", "Gemini 3 Pro Preview (2025-11-18)"]
+    assert set(top2) <= set(res.could_be_first)
+    d = res.to_dict()
+    assert d["models"][0]["model"] == top2[0] and d["models"][0]["rank"] == 1
+    assert {"model", "score", "rank", "rank_low", "rank_high", "marginal_low", "marginal_high"} <= set(d["models"][0])
+    t = tiers_from_rank_sets(swebench, rng=0)
+    i, j = (swebench.models.index(x) for x in top2)
+    assert t.tier[i] == t.tier[j] == 1 and t.method == "rank-sets"
+
+
+def test_tiers_via_tiers_function(swebench):
+    import ranktrust as rt
+
+    t = rt.tiers(swebench, method="rank-sets", rng=0)
+    assert t.groups()[0][:2] == ["Claude 4.5 Opus medium (20251101)", "Gemini 3 Pro Preview (2025-11-18)"]
+
+
+def test_tier_rule():
+    assert tiers_from_sets(np.array([1, 1, 3, 3, 4, 6])).tolist() == [1, 1, 2, 2, 3, 4]
+    assert tiers_from_sets(np.array([1, 2, 2, 4])).tolist() == [1, 2, 2, 3]
+    # no remaining set contains the next open rank: take the lowest rank_low left
+    assert tiers_from_sets(np.array([1, 4, 5])).tolist() == [1, 2, 3]
+
+
+def test_same_seed_any_batch_and_one_model(swebench):
+    a = rank_sets(swebench, rng=5, batch=1, n_resamples=200)
+    b = rank_sets(swebench, rng=5, batch=4096, n_resamples=200)
+    assert a.to_dict() == b.to_dict()
+    one = rank_sets(np.ones((1, 10)))
+    assert one.rank_low.tolist() == [1] and one.could_be_first == ["model_0"]
+
+
+def test_cluster_sets_are_wider(swebench):
+    iid = rank_sets(swebench, rng=0, n_resamples=400)
+    cl = rank_sets(swebench, rng=0, n_resamples=400, cluster=True)
+    assert np.mean(cl.rank_high - cl.rank_low) >= np.mean(iid.rank_high - iid.rank_low)
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(confidence_level=0), "`confidence_level` must be in"),
+    (dict(n_resamples=5), "`n_resamples` must be an integer >= 10"),
+    (dict(cluster=True), "needs item groups"),
+])
+def test_argument_errors(kw, msg):
+    with pytest.raises(ValueError, match=msg):
+        rank_sets(np.ones((2, 5)), **kw)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 10_000))
+def test_properties(seed):
+    r = np.random.default_rng(seed)
+    s = (r.random((5, 200)) < r.uniform(0.3, 0.7, (5, 1))).astype(float)
+    res = rank_sets(s, rng=seed, n_resamples=200)
+    # sets contain the estimated rank; simultaneous sets contain the marginal ones
+    assert np.all((res.rank_low <= res.rank) & (res.rank <= res.rank_high))
+    assert np.all(res.simultaneous_low <= res.marginal_low)
+    assert np.all(res.simultaneous_high >= res.marginal_high)
+    wider = rank_sets(s, rng=seed, n_resamples=200, confidence_level=0.99)
+    assert np.all(wider.rank_low <= res.rank_low) and np.all(wider.rank_high >= res.rank_high)
