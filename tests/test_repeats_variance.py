@@ -60,10 +60,10 @@ def test_tradeoff_sentence_and_items_formula():
 
 def test_one_run_is_a_clear_error():
     d = np.ones((2, 5, 1))
-    with pytest.raises(DataError, match="nothing to decompose across runs.*'run' column"):
+    with pytest.raises(DataError, match=r"single run \(run values: 0; no 'run' column.*nothing to decompose across runs.*'run' column"):
         rt.repeats(_matrix(d))
     d = np.ones((2, 5, 1))
-    with pytest.raises(DataError, match=r"every item has a single run \(run values: s1\)"):
+    with pytest.raises(DataError, match=r"every item has a single run \(run values: s1;"):
         rt.repeats(_matrix(d, runs=["s1"]))
 
 

@@ -87,10 +87,9 @@ def require_runs(m: ScoreMatrix) -> None:
     k = np.sum(~np.isnan(m.data), axis=2)
     if k.size == 0 or k.max() < 2:
         where = f"{m.source}: " if m.source else ""
-        n_slots = m.n_runs
         what = (
-            "no run column was found" if n_slots == 1 and m.runs == ("0",)
-            else f"every item has a single run (run values: {', '.join(m.runs[:5])})"
+            f"every item has a single run (run values: {', '.join(m.runs[:5])}"
+            + (" ..." if m.n_runs > 5 else "") + "; no 'run' column, or one with a single value)"
         )
         raise DataError(
             f"{where}{what}, so there is nothing to decompose across runs. Give one row per "

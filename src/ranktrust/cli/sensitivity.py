@@ -1,0 +1,117 @@
+"""``ranktrust sensitivity``: how much each condition (option order, prompt ...) moves each model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ._common import command_line, confidence_option, emit, input_options, load_matrix, output_options
+
+
+def _pts(x: float | None, nd: int = 1) -> str:
+    return "n/a" if x is None else f"{x * 100:.{nd}f}"
+
+
+def _p(x: float | None) -> str:
+    if x is None:
+        return "n/a"
+    return "<0.0001" if x < 1e-4 else f"{x:.4f}"
+
+
+def _summary(d: dict[str, Any]) -> list[str]:
+    by = d["by"]
+    lines = ["Stable score = mean over the " + by + "s (and their runs); the best " + by + " is never reported. "
+             f"best+ = best {by} minus the mean; p = paired test (items) that the {by}s differ."]
+    if d["ranking_flips"]:
+        tops = d["top_by_condition"]
+        top_txt = "; ".join(f"{c}: {m}" for c, m in tops.items())
+        lines.append(f"THE RANKING FLIPS WITH THE {by.upper()}: {len(d['flips'])} pair(s) change order. "
+                     f"#1 by {by}: {top_txt}.")
+        for f in d["flips"][:8]:
+            lines.append(f"  {f['a']} vs {f['b']}: {f['a']} ahead under {', '.join(f['a_ahead'])}; "
+                         f"{f['b']} ahead under {', '.join(f['b_ahead'])} "
+                         f"(stable gap {_pts(f['stable_gap'], 2)} pts, largest reversal {_pts(f['largest_reversal'], 2)} pts)")
+        if len(d["flips"]) > 8:
+            lines.append(f"  ... and {len(d['flips']) - 8} more")
+    else:
+        lines.append(f"The ranking is the same under every {by}.")
+    within = [g for g in d["gaps"] if g["within_spread"]]
+    for g in within:
+        lines.append(f"gap {g['a']} - {g['b']} = {_pts(g['gap'], 2)} pts is smaller than the {by} spread "
+                     f"({_pts(g['spread_a'], 2)} / {_pts(g['spread_b'], 2)} pts): not a claimable gain")
+    b = d["best_of_k_inflation"]
+    if b["conditions"]["mean"] is not None:
+        lines.append(f"Reporting the best of {b['conditions']['k']} {by}s instead of the mean adds "
+                     f"{_pts(b['conditions']['mean'], 2)} pts on average (column best - mean).")
+    if b["seeds"]["mean"] is not None:
+        lines.append(f"Reporting the best of {b['seeds']['k']} seeds per {by} adds "
+                     f"{_pts(b['seeds']['mean'], 2)} pts on average.")
+    lines += [f"note: {n}" for n in d["notes"]]
+    return lines
+
+
+def _table(d: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    conds = d["conditions"]
+    head = ["model", "stable"] + conds + ["spread", "best+", "p"]
+    rows = []
+    for r in d["models"]:
+        row = [r["model"], _pts(r["stable"])]
+        for c in conds:
+            v = r["conditions"].get(c)
+            if v is None:
+                row.append("—")
+            elif v["ci_high"] is None or v["ci_low"] is None:
+                row.append(_pts(v["score"]))
+            else:
+                row.append(f"{_pts(v['score'])} ±{_pts((v['ci_high'] - v['ci_low']) / 2)}")
+        row += [_pts(r["spread"]), _pts(r["best_inflation"]), _p(r["p_value"])]
+        rows.append(row)
+    return head, rows
+
+
+def _text(d: dict[str, Any]) -> list[Any]:
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    head, rows = _table(d)
+    t = Table(title=f"Score by {d['by']} (points, ±{round(d['confidence_level'] * 100)}% CI half-width over items)",
+              title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for h in head:
+        t.add_column(h, justify="left" if h == "model" else "right", no_wrap=True)
+    for r in rows:
+        t.add_row(*r)
+    return [t] + [Text(s) for s in _summary(d)]
+
+
+def _markdown(d: dict[str, Any]) -> str:
+    head, rows = _table(d)
+    lines = [f"## Sensitivity by {d['by']}", "", "| " + " | ".join(head) + " |",
+             "|" + "|".join(":--" if h == "model" else "--:" for h in head) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines += [""] + [f"- {s}" if not s.startswith("  ") else f"  - {s.strip()}" for s in _summary(d)]
+    return "\n".join(lines) + "\n"
+
+
+@click.command("sensitivity")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--by", type=click.Choice(["condition", "run"]), default="condition", show_default=True,
+              help="Compare the conditions (a 'condition' column), or every run (seed) as its own condition.")
+@input_options
+@output_options
+@confidence_option
+def command(paths: tuple[str, ...], by: str, output_format: str | None, out: str, confidence: float,
+            **kw: Any) -> None:
+    """How much each condition moves each model, against the sampling noise;
+    whether the ranking flips; what reporting the best condition would add.
+
+    PATHS hold one row per (model, item, condition[, run]); the 'condition' and
+    'run' columns are picked up by name (or --condition-col / --run-col).
+    """
+    from ..repeats import sensitivity
+
+    m, ihash = load_matrix(paths, kw)
+    s = sensitivity(m, by=by, confidence_level=confidence)  # type: ignore[arg-type]
+    emit(s.to_dict(), kind="sensitivity", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
+         seed=None, input_hash=ihash, command=command_line())
