@@ -451,7 +451,7 @@ def mdad(
             if v.size:
                 ci_low[mi, si], ci_high[mi, si] = np.quantile(v, [alpha / 2, 1 - alpha / 2], method="inverted_cdf")
     if np.isnan(point).all():
-        warnings.warn("no |Δ| bin has enough target pairs to define MDAD; use more target models",
+        warnings.warn("no |Δ| bin has enough target pairs to define MDAD; use more target models (a smaller `source_models`) or wider bins (`delta_bin`)",
                       SmallSampleWarning, stacklevel=2)
     rec = _recommend(methods, sizes_arr, point, ci_low, ci_high, mis, tau, target_mdad, agreement_level)
     return MDADResult(

@@ -1,0 +1,82 @@
+"""``ranktrust microbench`` through the CLI entry point."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from ranktrust.cli.main import main
+
+
+def _run(args, capsys):
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(scope="module")
+def small_csv(tmp_path_factory):
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0.3, 0.7, size=40)
+    path = tmp_path_factory.mktemp("mb") / "small.csv"
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["model", "item", "score"])
+        for i in range(40):
+            for j in range(150):
+                w.writerow([f"model_{i}", f"q{j}", int(rng.random() < p[i])])
+    return path
+
+
+def test_grid_json(small_csv, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    code, _, err = _run(["microbench", str(small_csv), "--methods", "random,anchor", "--sizes", "10,50",
+                         "--trials", "3", "--source-models", "20", "--delta-bin", "2", "--seed", "1",
+                         "-f", "json", "--out", str(out)], capsys)
+    assert code == 0, err
+    d = json.loads(out.read_text())
+    assert d["meta"]["kind"] == "microbench" and d["meta"]["seed"] == 1
+    assert [(r["method"], r["size"]) for r in d["mdad"]] == [("random", 10), ("random", 50), ("anchor", 10), ("anchor", 50)]
+    assert d["settings"]["delta_bin"] == pytest.approx(0.02)
+    assert d["recommendation"]["text"]
+
+
+def test_text_and_markdown(small_csv, capsys):
+    code, out, err = _run(["microbench", str(small_csv), "--method", "random", "--sizes", "10,100",
+                           "--trials", "2", "--source-models", "0.5", "--target-mdad", "5", "--delta-bin", "2"], capsys)
+    assert code == 0, err
+    assert "MDAD" in out and "random" in out
+    code, out, err = _run(["microbench", str(small_csv), "--method", "random", "--sizes", "10",
+                           "--trials", "2", "--source-models", "20", "-f", "md", "--delta-bin", "2"], capsys)
+    assert code == 0, err
+    assert out.startswith("## Micro-benchmark reliability") and "| random | 10 |" in out
+
+
+def test_select_writes_items_with_weights(small_csv, tmp_path, capsys):
+    out = tmp_path / "subset.csv"
+    code, _, err = _run(["microbench", str(small_csv), "--select", "anchor", "--size", "12", "--out", str(out)], capsys)
+    assert code == 0, err
+    rows = list(csv.DictReader(open(out)))
+    assert len(rows) == 12 and set(rows[0]) == {"item", "position", "weight"}
+    assert sum(float(r["weight"]) for r in rows) == pytest.approx(1.0)
+    # the same seed gives the same subset
+    out2 = tmp_path / "subset2.csv"
+    _run(["microbench", str(small_csv), "--select", "anchor", "--size", "12", "--out", str(out2)], capsys)
+    assert out.read_text() == out2.read_text()
+
+
+def test_bad_input_is_one_line_error(small_csv, tmp_path, capsys):
+    code, _, err = _run(["microbench", str(small_csv), "--methods", "magic", "--sizes", "10"], capsys)
+    assert code == 1 and err.startswith("error:") and "`method` must be one of" in err
+    assert "Traceback" not in err
+    code, _, err = _run(["microbench", str(small_csv), "--sizes", "10"], capsys)   # 300 sources of 40 models
+    assert code == 1 and "source_models" in err and len(err.strip().splitlines()) == 1
+    code, _, err = _run(["microbench", str(tmp_path / "missing.csv")], capsys)
+    assert code != 0 and "Traceback" not in err

@@ -1,0 +1,129 @@
+"""2PL IRT fit and the tinyBenchmarks estimators."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import optimize, special
+
+from ranktrust.subsets import irt
+
+
+def _simulate(n=300, j=200, dim=1, seed=0):
+    rng = np.random.default_rng(seed)
+    th = rng.normal(size=(n, dim))
+    a = rng.lognormal(0.0, 0.4, size=(j, dim))
+    b = rng.normal(size=j)
+    p = special.expit(th @ a.T - b)
+    y = (rng.random((n, j)) < p).astype(float)
+    return y, th, a, b, p
+
+
+def test_fit_recovers_known_2pl_parameters():
+    y, th, a, b, _ = _simulate()
+    fit = irt.fit_2pl(y)
+    assert fit.converged
+    assert np.corrcoef(fit.discrimination[:, 0], a[:, 0])[0, 1] > 0.9
+    assert np.corrcoef(fit.difficulty, b)[0, 1] > 0.95
+    assert np.corrcoef(fit.ability[:, 0], th[:, 0])[0, 1] > 0.95
+
+
+def test_fit_with_missing_scores_still_recovers():
+    y, th, a, b, _ = _simulate(seed=1)
+    y[np.random.default_rng(2).random(y.shape) < 0.15] = np.nan
+    fit = irt.fit_2pl(y)
+    assert np.corrcoef(fit.difficulty, b)[0, 1] > 0.95
+    assert np.corrcoef(fit.discrimination[:, 0], a[:, 0])[0, 1] > 0.85
+
+
+def test_fit_is_the_map_of_its_objective():
+    """Reference: scipy's BFGS on the same log-posterior written naively gives the same optimum."""
+    y, *_ = _simulate(n=25, j=12, seed=3)
+    fit = irt.fit_2pl(y, dtype=np.float64, tol=1e-12)
+    n, j = y.shape
+
+    def nlp(x):
+        th, a, b = x[:n], x[n:n + j], x[n + j:]
+        z = th[:, None] * a[None, :] - b[None, :]
+        ll = np.sum(y * z - np.logaddexp(0, z))
+        return -ll + 0.5 * (th @ th + a @ a / 9 + b @ b / 9)
+
+    x_ours = np.concatenate([fit.ability[:, 0], fit.discrimination[:, 0], fit.difficulty])
+    ref = optimize.minimize(nlp, x_ours + 0.05, method="BFGS", options={"gtol": 1e-8})
+    assert nlp(x_ours) == pytest.approx(ref.fun, abs=1e-4)
+    np.testing.assert_allclose(irt.predict(fit.ability, fit.discrimination, fit.difficulty),
+                               special.expit(ref.x[:n, None] * ref.x[None, n:n + j] - ref.x[None, n + j:]),
+                               atol=2e-3)
+
+
+def test_fit_ability_matches_scipy_per_model():
+    y, th, a, b, _ = _simulate(n=6, j=40, seed=4)
+    ours = irt.fit_ability(y, a, b)
+    for i in range(6):
+        def f(t, i=i):
+            z = t[0] * a[:, 0] - b
+            return -np.sum(y[i] * z - np.logaddexp(0, z)) + 0.5 * t[0] ** 2
+        ref = optimize.minimize(f, np.zeros(1), method="BFGS", options={"gtol": 1e-10}).x[0]
+        assert ours[i, 0] == pytest.approx(ref, abs=1e-5)
+
+
+def test_fit_ability_is_finite_for_perfect_scores():
+    a = np.ones((5, 1))
+    b = np.zeros(5)
+    th = irt.fit_ability(np.array([[1.0] * 5, [0.0] * 5]), a, b)
+    assert np.all(np.isfinite(th)) and th[0, 0] > 0 > th[1, 0]
+
+
+def test_two_dimensional_fit_predicts_well():
+    y, th, a, b, p = _simulate(n=300, j=150, dim=2, seed=5)
+    fit = irt.fit_2pl(y, dim=2)
+    p_hat = irt.predict(fit.ability, fit.discrimination, fit.difficulty)
+    assert np.corrcoef(p_hat.ravel(), p.ravel())[0, 1] > 0.9
+
+
+def test_p_irt_estimates_target_scores_from_few_items():
+    y, th, a, b, p = _simulate(n=400, j=300, seed=6)
+    src, tgt = y[:300], y[300:]
+    fit = irt.fit_2pl(src)
+    rng = np.random.default_rng(0)
+    k = 30
+    pos = np.sort(rng.choice(300, k, replace=False))
+    w = np.full(k, 1 / k)
+    est = irt.irt_estimates(tgt[:, pos], pos, w, fit.discrimination, fit.difficulty, 0.5)
+    truth = tgt.mean(1)
+    err_rand = np.mean(np.abs(est["irt"] - truth))
+    err_pirt = np.mean(np.abs(est["p-irt"] - truth))
+    # p-IRT is at least as accurate as the plain mean of the same 30 items (a broken fit,
+    # e.g. a flipped latent axis, gives errors of 0.2 and more)
+    assert err_pirt < 1.05 * err_rand
+    assert err_pirt < 0.07
+    assert abs(np.mean(est["p-irt"] - truth)) < 0.02
+    lam = irt.gp_lambda(src, pos, w, fit.discrimination, fit.difficulty)
+    assert 0 <= lam <= 1
+
+
+def test_p_irt_with_every_item_is_the_observed_mean():
+    y, *_ = _simulate(n=50, j=20, seed=7)
+    fit = irt.fit_2pl(y)
+    pos = np.arange(20)
+    est = irt.irt_estimates(y, pos, np.full(20, 1 / 20), fit.discrimination, fit.difficulty, 0.3)
+    np.testing.assert_allclose(est["p-irt"], y.mean(1))
+    np.testing.assert_allclose(est["irt"], y.mean(1))
+
+
+@settings(max_examples=20, deadline=None)
+@given(t1=st.floats(-4, 4), t2=st.floats(-4, 4), a=st.floats(0.1, 3), b=st.floats(-3, 3))
+def test_item_curve_is_a_probability_increasing_in_ability(t1, t2, a, b):
+    p = irt.predict(np.array([[t1], [t2]]), np.array([[a]]), np.array([b]))[:, 0]
+    assert np.all((p > 0) & (p < 1))
+    if t1 < t2:
+        assert p[0] <= p[1]
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="`y` must be a 2-D"):
+        irt.fit_2pl(np.zeros(5))
+    with pytest.raises(ValueError, match="`dim` must be a positive integer"):
+        irt.fit_2pl(np.zeros((3, 3)), dim=0)

@@ -1,0 +1,175 @@
+"""MDAD meta-evaluation: pair agreement, Kendall's tau, the MDAD rule, and its analytic value."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import ranktrust as rt
+from ranktrust.subsets.mdad import kendall_tau_b, mdad_from_curve, pair_agreement
+
+
+def _bernoulli_matrix(n_models=60, n_items=1000, seed=0):
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0.3, 0.7, size=(n_models, 1))
+    y = (rng.random((n_models, n_items)) < p).astype(float)
+    return y, rt.ScoreMatrix.from_array(y, models=[f"m{i}" for i in range(n_models)],
+                                        items=[f"q{j}" for j in range(n_items)])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=3, max_size=25))
+def test_kendall_tau_b_matches_scipy(pairs):
+    x, y = np.array(pairs, dtype=float).T
+    ref = stats.kendalltau(x, y).statistic
+    ours = kendall_tau_b(x, y)
+    if np.isnan(ref):
+        assert np.isnan(ours)
+    else:
+        assert ours == pytest.approx(ref, abs=1e-12)
+
+
+def test_kendall_tau_b_vectorises_over_leading_axes():
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(3, 4, 12)), rng.normal(size=(3, 4, 12))
+    ours = kendall_tau_b(x, y)
+    ref = np.array([[stats.kendalltau(x[i, j], y[i, j]).statistic for j in range(4)] for i in range(3)])
+    np.testing.assert_allclose(ours, ref)
+
+
+def test_pair_agreement_counts_ties_as_half_and_drops_true_ties():
+    agree, mis, valid = pair_agreement(np.array([0.1, 0.1, 0.1, 0.0]), np.array([0.2, -0.1, 0.0, 0.3]))
+    np.testing.assert_array_equal(agree, [1.0, 0.0, 0.5, 0.0])
+    np.testing.assert_array_equal(mis, [False, True, False, False])
+    np.testing.assert_array_equal(valid, [True, True, True, False])
+
+
+@pytest.mark.parametrize(
+    "agreement, pairs, expected",
+    [
+        ([0.5, 0.7, 0.85, 0.9], [100] * 4, 2 * 0.005),      # stays >= 0.8 from bin 2 on
+        ([0.9, 0.95], [100, 100], 0.0),                      # every bin agrees
+        ([0.5, 0.9, 0.6, 0.95], [100] * 4, 3 * 0.005),       # a dip at bin 2 pushes MDAD up
+        ([0.5, 0.9, 0.4], [100, 100, 3], 1 * 0.005),         # a sparse bin is ignored
+        ([0.9, 0.5], [100, 100], np.inf),                    # the largest gaps fail: not reached
+        ([0.9, 0.5], [3, 3], np.nan),                        # nothing informative
+    ],
+)
+def test_mdad_rule(agreement, pairs, expected):
+    got = mdad_from_curve(np.array(agreement), np.array(pairs), 0.005, level=0.8, min_pairs=10)
+    if np.isnan(expected):
+        assert np.isnan(got)
+    else:
+        assert got == pytest.approx(expected)
+
+
+def _analytic_curve(y, k, delta_bin):
+    """Expected binned agreement of uniform random k-item subsets (normal approximation).
+
+    For a pair with full-benchmark gap Δ and discordance rate q (share of items the two models
+    score differently), the subset gap has mean Δ and variance (q - Δ²)/k · (N-k)/(N-1); with
+    ties counted as 1/2 the agreement is Φ(|Δ|/σ) (the half-tie is the continuity correction).
+    """
+    n, N = y.shape
+    iu, ju = np.triu_indices(n, 1)
+    d = y[iu] - y[ju]
+    delta = d.mean(1)
+    q = np.abs(d).mean(1)
+    sigma = np.sqrt((q - delta**2) / k * (N - k) / (N - 1))
+    keep = delta != 0
+    a = stats.norm.cdf(np.abs(delta[keep]) / sigma[keep])
+    b = np.floor(np.abs(delta[keep]) / delta_bin + 1e-9).astype(int)
+    cnt = np.bincount(b)
+    with np.errstate(invalid="ignore"):
+        return np.bincount(b, weights=a) / cnt, cnt
+
+
+@pytest.mark.slow
+def test_mdad_of_random_subsets_matches_its_analytic_value():
+    y, m = _bernoulli_matrix()
+    k, db, trials = 50, 0.01, 40
+    r = rt.mdad(m, methods=["random"], sizes=[k], trials=trials, source_models=20, rng=0, delta_bin=db)
+    expected, cnt_all = _analytic_curve(y, k, db)
+    got = r.agreement[0, 0]
+    nb = min(len(got), len(expected))
+    ok = (r.pairs[:nb] >= 400) & (cnt_all[:nb] >= 15)
+    dev = np.abs(got[:nb][ok] - expected[:nb][ok])
+    assert ok.sum() >= 8
+    assert dev.mean() < 0.02 and dev.max() < 0.08, (dev.mean(), dev.max())
+    # MDAD: the analytic curve, by the same rule, gives the same bin (within 2 bins of 1 point)
+    analytic = mdad_from_curve(expected[:nb], np.where(ok, 1000, 0), db, level=0.8, min_pairs=10)
+    assert abs(r.mdad[0, 0] - analytic) <= 2 * db + 1e-12, (r.mdad[0, 0], analytic)
+    # and the normal-approximation closed form: Φ(Δ/σ) = 0.8 at Δ ≈ 0.84 σ with q ≈ 0.5
+    assert 0.05 <= r.mdad[0, 0] <= 0.11
+
+
+def test_results_do_not_depend_on_other_methods_or_sizes():
+    _, m = _bernoulli_matrix(n_models=30, n_items=120, seed=1)
+    a = rt.mdad(m, methods=["random", "anchor"], sizes=[5, 10], trials=4, source_models=15, rng=3)
+    b = rt.mdad(m, methods=["anchor"], sizes=[10], trials=4, source_models=15, rng=3)
+    np.testing.assert_array_equal(a.mean_abs_error[1, 1], b.mean_abs_error[0, 0])
+    np.testing.assert_array_equal(a.mdad_trials[1, 1], b.mdad_trials[0, 0])
+    c = rt.mdad(m, methods=["random", "anchor"], sizes=[5, 10], trials=4, source_models=15, rng=3)
+    assert a.to_dict() == c.to_dict()
+
+
+def test_json_has_the_stable_keys_and_fractions():
+    _, m = _bernoulli_matrix(n_models=30, n_items=120, seed=2)
+    r = rt.mdad(m, methods=["random", "stratified"], sizes=[10, 60], trials=3, source_models=0.5, rng=0)
+    d = r.to_dict()
+    assert {"mdad", "agreement", "recommendation"} <= set(d)
+    row = d["mdad"][0]
+    assert {"method", "size", "mdad", "ci_low", "ci_high", "kendall_tau", "mean_abs_error", "misordered"} <= set(row)
+    assert {"method", "size", "delta_bin", "agreement", "pairs"} <= set(d["agreement"][0])
+    assert all(0 <= a["delta_bin"] < 1 for a in d["agreement"])
+    assert all(r_["mean_abs_error"] < 1 for r_ in d["mdad"])
+    rec = d["recommendation"]
+    assert {"target_mdad", "smallest_size", "best", "text"} <= set(rec)
+    assert set(rec["smallest_size"]) == {"random", "stratified"}
+    assert all(isinstance(t, str) for t in rec["text"]) and rec["text"]
+    # the misordered share never exceeds the disagreement
+    for mi in range(2):
+        for si in range(2):
+            overall = np.nansum(r.agreement[mi, si] * r.pairs) / r.pairs.sum()
+            assert np.mean(r.misordered[mi, si]) <= 1 - overall + 0.02
+
+
+def test_bad_arguments_name_the_parameter():
+    _, m = _bernoulli_matrix(n_models=10, n_items=50)
+    with pytest.raises(ValueError, match="`source_models`=300 must leave at least 3 target models"):
+        rt.mdad(m, sizes=[5])
+    with pytest.raises(ValueError, match="`method` must be one of"):
+        rt.mdad(m, methods=["nope"], sizes=[5], source_models=5)
+    with pytest.raises(ValueError, match="`sizes` must be positive integers"):
+        rt.mdad(m, sizes=[0], source_models=5)
+    with pytest.raises(ValueError, match="`trials` must be a positive integer"):
+        rt.mdad(m, sizes=[5], source_models=5, trials=0)
+    with pytest.raises(ValueError, match="every size in `sizes` is at least"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rt.mdad(m, sizes=[50, 60], source_models=5)
+    with pytest.warns(UserWarning, match="sizes 60 are not smaller"):
+        rt.mdad(m, methods=["random"], sizes=[5, 60], source_models=5, trials=1)
+
+
+def test_seen_items_pool_is_respected():
+    _, m = _bernoulli_matrix(n_models=30, n_items=200, seed=4)
+    r = rt.mdad(m, methods=["random"], sizes=[10], trials=2, source_models=15, seen_items=0.5, rng=0)
+    assert r.n_seen_items == 100 and r.n_items == 200
+
+
+def test_gpqa_smoke_findings_hold_in_direction(gpqa):
+    r = rt.mdad(gpqa, sizes=[10, 100, 250], trials=3, source_models=300, rng=0)
+    mdad = r.mdad
+    # at 10 items no method separates pairs closer than a few points
+    assert np.nanmin(mdad[:, 0]) >= 0.03
+    # MDAD falls as the subset grows
+    assert np.all(mdad[:, 2] < mdad[:, 0])
+    # Kendall's tau is high at 250 items while close pairs are still misordered
+    ri = r.methods.index("random")
+    assert np.mean(r.kendall_tau[ri, 2]) > 0.6 and np.mean(r.misordered[ri, 2]) > 0.05
