@@ -274,18 +274,18 @@ def _read_one(path: str, opts: ReadOptions) -> Iterator:
                 continue
             scores = s.get("scores") or {}
             if scorer is None:
-                if len(scores) == 1:
-                    scorer = next(iter(scores))
-                    label = label if opts.metric else scorer
-                elif not scores:
+                if not scores:
                     raise DataError(f"{path}: sample {sid} (epoch {epoch}) has no scores; the log was not scored")
+                if key is None and len(scores) == 1:
+                    scorer = next(iter(scores))
+                    label = scorer
                 else:
                     cand = [n_ for n_, v in scores.items() if isinstance(v, dict) and isinstance(v.get("value"), dict)
                             and key in v["value"]]
                     if len(cand) != 1:
                         raise DataError(
-                            f"{path}: sample {sid} (epoch {epoch}) has scorers {', '.join(scores)}; "
-                            "choose one with --metric NAME"
+                            f"{path}: sample {sid} (epoch {epoch}) has no score {key!r}; it has "
+                            f"{', '.join(scores)}; choose one with --metric"
                         )
                     scorer = cand[0]
             if scorer not in scores:

@@ -1,0 +1,125 @@
+"""lm-evaluation-harness reader: every real sample file, checked against the raw JSON."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import ranktrust as rt
+from ranktrust.data.io import read_long
+from ranktrust.errors import DataError, FormatError
+
+
+@pytest.fixture(scope="module")
+def lm_dir(harness_logs):
+    return str(harness_logs / "lm_eval" / "0.4.13")
+
+
+def _raw(path):
+    with open(path) as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def _model(dirpath):
+    (res,) = glob.glob(os.path.join(dirpath, "results_*.json"))
+    with open(res) as fh:
+        return json.load(fh)["model_name"]
+
+
+@pytest.mark.parametrize("task,metric", [("mcq_tiny_lm", "acc"), ("mcq_tiny_lm", "acc_norm"),
+                                         ("mcq_tiny_lm_gen", "exact_match")])
+def test_every_samples_file_matches_raw_json(lm_dir, task, metric):
+    from ranktrust.data.readers._registry import ReadOptions
+
+    df = read_long(lm_dir, options=ReadOptions(task=task, metric=metric))
+    for d in sorted(glob.glob(os.path.join(lm_dir, "*"))):
+        (samples,) = [p for p in glob.glob(os.path.join(d, f"samples_{task}_2*.jsonl"))]
+        raw = _raw(samples)
+        expected = {str(r["doc_id"]): float(r[metric]) for r in raw}
+        got = df[df["model"] == _model(d)]
+        assert len(got) == len(expected) == 32
+        assert dict(zip(got["item"], got["score"])) == expected
+        assert set(got["task"]) == {task} and set(got["metric"]) == {metric}
+        assert dict(zip(got["item"], got["doc_hash"])) == {str(r["doc_id"]): r["doc_hash"] for r in raw}
+        assert dict(zip(got["item"], got["group"])) == {str(r["doc_id"]): r["doc"]["subject"] for r in raw}
+
+
+def test_means_equal_results_json_and_readme(lm_dir):
+    for metric in ("acc", "acc_norm"):
+        m = rt.read(lm_dir, task="mcq_tiny_lm", metric=metric)
+        for k, model in enumerate(m.models):
+            d = os.path.join(lm_dir, "__opt__models__tinylm__" + model.rsplit("/", 1)[1])
+            (res,) = glob.glob(os.path.join(d, "results_*.json"))
+            with open(res) as fh:
+                agg = json.load(fh)["results"]["mcq_tiny_lm"][f"{metric},none"]
+            assert m.scores[k].mean() == pytest.approx(agg, abs=1e-12)
+    m = rt.read(lm_dir, task="mcq_tiny_lm")  # default metric: acc (first of `metrics`)
+    np.testing.assert_allclose(m.scores.mean(axis=1), [0.15625, 0.25, 0.25])
+    assert m.groups is not None and set(m.groups) == {"arithmetic", "geography", "science"}
+
+
+def test_several_tasks_need_task(lm_dir):
+    with pytest.raises(DataError, match="mcq_tiny_lm, mcq_tiny_lm_gen.*--task"):
+        rt.read(lm_dir)
+
+
+def _copy_model_dir(lm_dir, tmp_path, name="__opt__models__tinylm__seed1"):
+    dst = tmp_path / name
+    shutil.copytree(os.path.join(lm_dir, name), dst)
+    os.chmod(dst, 0o755)
+    for p in dst.iterdir():
+        os.chmod(p, 0o644)
+    return dst
+
+
+def test_truncated_line_names_file_and_line(lm_dir, tmp_path):
+    d = _copy_model_dir(lm_dir, tmp_path)
+    (p,) = d.glob("samples_mcq_tiny_lm_2*.jsonl")
+    text = p.read_text()
+    p.write_text(text[: len(text) - 200])  # cut inside the last line
+    with pytest.raises(DataError, match=r"samples_mcq_tiny_lm_2.*line 32 is not valid JSON.*truncated"):
+        rt.read(str(p))
+
+
+def test_unknown_version(lm_dir, tmp_path):
+    d = _copy_model_dir(lm_dir, tmp_path)
+    (res,) = d.glob("results_*.json")
+    obj = json.loads(res.read_text())
+    obj["lm_eval_version"] = "0.9.1"
+    res.write_text(json.dumps(obj))
+    with pytest.raises(FormatError, match=r"results_.*json: lm_eval_version '0.9.1'.*known: 0\.4\.x"):
+        rt.read(str(d), task="mcq_tiny_lm")
+
+
+def test_sample_without_metric(lm_dir):
+    (p,) = glob.glob(os.path.join(lm_dir, "__opt__models__tinylm__seed1", "samples_mcq_tiny_lm_2*.jsonl"))
+    with pytest.raises(DataError, match=r"samples_mcq_tiny_lm_2.*line 1: the sample has no metric 'f1'; it has acc, acc_norm"):
+        rt.read(p, metric="f1")
+
+
+def test_missing_model_name(lm_dir, tmp_path):
+    (p,) = glob.glob(os.path.join(lm_dir, "__opt__models__tinylm__seed1", "samples_mcq_tiny_lm_2*.jsonl"))
+    q = tmp_path / os.path.basename(p)
+    shutil.copyfile(p, q)
+    with pytest.raises(DataError, match="no model name.*--model-name"):
+        rt.read(str(q))
+    m = rt.read(str(q), model_name="tiny")
+    assert m.models == ("tiny",)
+
+
+def test_doc_hash_mismatch_names_item(lm_dir, tmp_path):
+    _copy_model_dir(lm_dir, tmp_path, "__opt__models__tinylm__seed1")
+    d2 = _copy_model_dir(lm_dir, tmp_path, "__opt__models__tinylm__seed2")
+    (p,) = d2.glob("samples_mcq_tiny_lm_2*.jsonl")
+    lines = p.read_text().splitlines()
+    rec = json.loads(lines[4])
+    rec["doc_hash"] = "0" * 64
+    lines[4] = json.dumps(rec)
+    p.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match=r"line 5: item 4 of task 'mcq_tiny_lm' has doc_hash 000000000000.*do not align"):
+        rt.read(str(tmp_path), task="mcq_tiny_lm")
