@@ -36,7 +36,7 @@ import numpy as np
 from ..results import Result, jsonable
 from ..resample.engine import matrix_input, resample_means
 
-__all__ = ["RankSets", "rank_sets", "tiers_from_rank_sets", "tiers_from_sets"]
+__all__ = ["RankSets", "rank_sets", "tiers_from_rank_sets", "tiers_from_sets", "tiers_of"]
 
 _CHUNK_CELLS = 2**23  # bound on resamples x M x M cells held at once
 
@@ -308,9 +308,13 @@ def tiers_from_rank_sets(m, *, confidence_level: float = 0.95, rng=None, **kw: A
     ranktrust.ranking.tiers.Tiers
         ``method="rank-sets"``.
     """
+    return tiers_of(rank_sets(m, confidence_level=confidence_level, rng=rng, **kw))
+
+
+def tiers_of(rs: RankSets):
+    """The :class:`~ranktrust.ranking.tiers.Tiers` of computed rank sets (no new resampling)."""
     from .tiers import Tiers
 
-    rs = rank_sets(m, confidence_level=confidence_level, rng=rng, **kw)
     order = np.lexsort((np.arange(len(rs.models)), -rs.scores))
     return Tiers(models=rs.models, tier=tiers_from_sets(rs.rank_low), method="rank-sets",
                  order=order, confidence_level=rs.confidence_level)

@@ -1,0 +1,77 @@
+"""``ranktrust ranks``: each model's range of ranks with joint confidence, and the tiers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ._common import command_line, confidence_option, emit, input_options, load_matrix, output_options, seed_option
+
+
+def _range(lo: int, hi: int) -> str:
+    return f"{lo}" if lo == hi else f"{lo}–{hi}"
+
+
+def _text(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+    from rich.text import Text
+
+    cl = round(d["confidence_level"] * 100, 6)
+    kind = "joint" if d["simultaneous"] else "marginal"
+    tier = d["tiers"]["model_tier"]
+    t = Table(title=f"Rank ranges with {cl:g}% {kind} confidence")
+    for c, j in (("tier", "right"), ("model", "left"), ("score", "right"), ("rank", "right"),
+                 (f"rank range ({kind})", "right"), ("marginal", "right")):
+        t.add_column(c, justify=j)
+    for row in d["models"]:
+        t.add_row(str(tier[row["model"]]), row["model"], f"{row['score'] * 100:.1f}", str(row["rank"]),
+                  _range(row["rank_low"], row["rank_high"]), _range(row["marginal_low"], row["marginal_high"]))
+    first = d["could_be_first"]
+    msg = (f"Could be #1: {', '.join(first)}." if len(first) > 1
+           else f"{first[0]} is #1 with {cl:g}% confidence.")
+    out = [t, Text(msg), Text("Tier 1 = the models that could be #1; each next tier = the models left that could "
+                               "hold the next open rank. Rank sets: Mogstad, Romano, Shaikh & Wilhelm (2024).")]
+    if d.get("dropped"):
+        out.append(Text(f"Only the items every model has were used ({len(d['dropped'])} models lost items)."))
+    return out
+
+
+def _markdown(d: dict[str, Any]) -> str:
+    cl = round(d["confidence_level"] * 100, 6)
+    kind = "joint" if d["simultaneous"] else "marginal"
+    tier = d["tiers"]["model_tier"]
+    lines = [f"## Rank ranges ({cl:g}% {kind} confidence)", "",
+             f"| tier | model | score | rank | rank range ({kind}) | marginal |", "|--:|---|--:|--:|--:|--:|"]
+    for row in d["models"]:
+        lines.append(f"| {tier[row['model']]} | {row['model']} | {row['score'] * 100:.1f} | {row['rank']} | "
+                     f"{_range(row['rank_low'], row['rank_high'])} | "
+                     f"{_range(row['marginal_low'], row['marginal_high'])} |")
+    lines += ["", "Could be #1: " + ", ".join(d["could_be_first"]) + "."]
+    return "\n".join(lines) + "\n"
+
+
+@click.command("ranks")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--n-resamples", default=1000, show_default=True, type=click.IntRange(min=10),
+              help="Bootstrap resamples.")
+@click.option("--marginal", is_flag=True, help="Report marginal rank ranges (each model on its own).")
+@click.option("--cluster", is_flag=True, help="Resample item groups (e.g. subjects) instead of items.")
+@input_options
+@output_options
+@confidence_option
+@seed_option
+def command(paths: tuple[str, ...], n_resamples: int, marginal: bool, cluster: bool,
+            output_format: str | None, out: str, confidence: float, seed: int, **kw: Any) -> None:
+    """Each model's range of ranks (95% joint confidence by default) and the tiers."""
+    from ..ranking.ranksets import rank_sets, tiers_of
+
+    if not 0 < confidence < 1:
+        raise ValueError(f"--confidence must be in the open interval (0, 1), got {confidence:g} (use 0.95 for 95%)")
+    m, ihash = load_matrix(paths, kw)
+    rs = rank_sets(m, confidence_level=confidence, simultaneous=not marginal, n_resamples=n_resamples,
+                   cluster=cluster, rng=seed)
+    payload = rs.to_dict()
+    payload["tiers"] = tiers_of(rs).to_dict()
+    emit(payload, kind="ranks", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
+         seed=seed, input_hash=ihash, command=command_line())

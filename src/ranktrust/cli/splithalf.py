@@ -1,0 +1,57 @@
+"""``ranktrust splithalf``: does the winner of one random half win the other half?"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ._common import command_line, emit, input_options, load_matrix, output_options, seed_option
+from .stability import progress_bar
+
+
+def _rows(d: dict[str, Any]) -> list[tuple[str, str]]:
+    return [
+        ("winner of one half also wins the other", f"{d['p_same_winner'] * 100:.1f}% ±{d['p_same_winner_se'] * 100:.1f}"),
+        ("winner's lead in the half that picked it", f"{d['lead_selecting_half'] * 100:.2f} pts ±{d['lead_selecting_half_se'] * 100:.2f}"),
+        ("its lead in the other half", f"{d['lead_other_half'] * 100:.2f} pts ±{d['lead_other_half_se'] * 100:.2f}"),
+        ("shrinkage (winner's curse)", "n/a" if d["shrinkage"] is None else
+         f"{d['shrinkage'] * 100:.0f}% ±{(d['shrinkage_se'] or 0) * 100:.0f}"),
+    ]
+
+
+def _text(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=f"Split-half check: {d['splits']:,} random halves")
+    t.add_column("")
+    t.add_column("value", justify="right")
+    for a, b in _rows(d):
+        t.add_row(a, b)
+    return [t, Text("± is the Monte Carlo standard error. A lead that shrinks in the other half is the "
+                    "winner's curse: picking the best of noisy scores overstates its lead.")]
+
+
+def _markdown(d: dict[str, Any]) -> str:
+    lines = [f"## Split-half check ({d['splits']:,} random halves)", "", "| | value |", "|---|--:|"]
+    lines += [f"| {a} | {b} |" for a, b in _rows(d)]
+    return "\n".join(lines) + "\n"
+
+
+@click.command("splithalf")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--splits", default=3000, show_default=True, type=click.IntRange(min=2), help="Random halves.")
+@input_options
+@output_options
+@seed_option
+def command(paths: tuple[str, ...], splits: int, output_format: str | None, out: str, seed: int,
+            **kw: Any) -> None:
+    """Split the items in random halves: does one half's winner also win the other?"""
+    from ..ranking.splithalf import split_half
+
+    m, ihash = load_matrix(paths, kw)
+    with progress_bar(splits, "splitting") as cb:
+        r = split_half(m, splits=splits, rng=seed, progress=cb)
+    emit(r.to_dict(), kind="splithalf", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
+         seed=seed, input_hash=ihash, command=command_line())
