@@ -72,6 +72,16 @@ def test_repeats_use_prob(example_csv, capsys):
     m0 = d["models"][0]["model"]
     assert d["models"][0]["score"] == pytest.approx(df[df.model == m0].groupby("item")["prob"].mean().mean())
     assert any("prob" in n for n in d["notes"])
+    # a renamed run column still works with --use-prob
+    renamed = example_csv.parent / "renamed.csv"
+    df.rename(columns={"run": "seed"}).to_csv(renamed, index=False)
+    code, out, err = run(["repeats", renamed, "--use-prob", "--run-col", "seed", "--format", "json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["models"][0]["score"] == pytest.approx(d["models"][0]["score"])
+    no_prob = example_csv.parent / "noprob.csv"
+    df.drop(columns=["prob"]).to_csv(no_prob, index=False)
+    code, _, err = run(["repeats", no_prob, "--use-prob"], capsys)
+    assert code == 1 and "--use-prob needs a 'prob' column" in err
     # pass@k needs 0/1 scores
     code, _, err = run(["repeats", example_csv, "--use-prob", "--pass-at", "2"], capsys)
     assert code == 1 and err.startswith("error: pass@k needs 0/1 scores") and "Traceback" not in err

@@ -133,7 +133,8 @@ def _load(paths: tuple[str, ...], kw: dict[str, Any], use_prob: bool) -> tuple[A
         )
     group = "" if kw.get("no_groups") else kw.get("group_col")
     m = read(df.drop(columns=[c for c in ("score",) if c in df.columns]), score="prob", group=group,
-             run=kw.get("run_col") and "run", condition=kw.get("condition_col") and "condition",
+             run=kw.get("run_col") if kw.get("run_col") in df.columns else None,
+             condition=kw.get("condition_col") if kw.get("condition_col") in df.columns else None,
              task=kw.get("task"), metric=kw.get("metric"), align=kw.get("align", "error"))
     return m, input_hash(paths)
 

@@ -347,7 +347,7 @@ def sensitivity(
             f"only one {by} ({conds[0]!r}); sensitivity compares two or more. "
             + ("Use --by run to compare seeds" if by == "condition" else "Add runs")
         )
-    check_runs(m) if by == "condition" else None
+    check_runs(m)
     M, N, C = m.n_models, m.n_items, len(conds)
     d = m.data
     Y = np.full((M, N, C), np.nan)
