@@ -312,15 +312,14 @@ class Store:
             found = lister(p) if (lister is not None and os.path.isdir(p)) else [p]
             if not found:
                 raise DataError(f"{p}: no {rd.name} files found in this directory")
-            units += [(u, rd) for u in found]
+            units += [(u, rd, os.path.isdir(p)) for u in found]
         self._seen: dict[str, set[str]] = {"task": set(), "metric": set()}
-        for u, rd in units:
-            unit_task = _module_fn(rd, "unit_task")
-            if opts.task is not None and unit_task is not None:
-                t = unit_task(u)
-                if t is not None and t != opts.task:
-                    self._seen["task"].add(t)
-                    outcomes.append(FileOutcome(os.path.abspath(u), "skipped", reason=f"no rows for --task {opts.task!r} (task {t!r})"))
+        for u, rd, from_dir in units:
+            unit_skip = _module_fn(rd, "unit_skip")
+            if from_dir and unit_skip is not None:
+                why = unit_skip(u, opts, self._seen)
+                if why is not None:  # a file of another task / without the metric, found in a folder
+                    outcomes.append(FileOutcome(os.path.abspath(u), "skipped", reason=f"no rows for {why}"))
                     continue
             try:
                 out, file_notes = self._ingest_file(u, rd, opts, replace=replace)

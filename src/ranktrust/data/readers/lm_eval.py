@@ -124,9 +124,30 @@ def _task_of(samples_path: str) -> str:
     return name[len("samples_"):-len(".jsonl")] if _is_samples(name) else os.path.splitext(name)[0]
 
 
-def unit_task(path: str) -> str | None:
-    """The task a samples file holds (from its name), so callers can skip other tasks unread."""
-    return _task_of(path) if _is_samples(os.path.basename(path)) else None
+def unit_skip(path: str, opts: ReadOptions, seen: dict | None = None) -> str | None:
+    """Why a samples file found in a folder holds nothing for ``--task``/``--metric`` (else None).
+
+    Lets a caller (the store) skip, without reading it, a file of another task or one
+    whose samples lack the chosen metric, as reading the whole folder does.
+    """
+    task = _task_of(path)
+    if opts.task is not None and task != opts.task:
+        if seen is not None:
+            seen.setdefault("task", set()).add(task)
+        return f"--task {opts.task!r} (task {task!r})"
+    if opts.metric is not None and opts.task is None:
+        want = opts.metric.partition(",")[0]
+        with open(path, encoding="utf-8") as fh:
+            first = fh.readline()
+        try:
+            rec = json.loads(first)
+        except json.JSONDecodeError:
+            return None  # let the reader report the bad line
+        if isinstance(rec, dict) and want not in rec:
+            if seen is not None:
+                seen.setdefault("metric", set()).update(m for m in rec.get("metrics") or [] if m in rec)
+            return f"--metric {opts.metric!r} (it has {', '.join(m for m in rec.get('metrics') or [] if m in rec)})"
+    return None
 
 
 def _model_from_results(res: dict) -> str | None:
