@@ -233,7 +233,8 @@ def test_stability_curve_series_and_familiar_marks():
     marks = _lines_with_gid(ax, "rt-familiar-")
     assert sorted(ln.get_xdata()[0] for ln in marks) == [30, 164, 500]
     texts = " ".join(t.get_text() for t in ax.texts)
-    assert "AIME (30)" in texts and "HumanEval (164)" in texts and "SWE-bench Verified (500)" in texts
+    assert "AIME\n30" in texts and "HumanEval\n164" in texts and "SWE-bench Verified\n500" in texts
+    assert "this benchmark\n2000" in texts
     assert ax.get_xscale() == "log"
     # a bare rt.stability dict
     fig2 = plots.stability_curve({"sizes": d["stability"]["sizes"][:2]})

@@ -72,7 +72,7 @@ def _as_dict(result: Any) -> dict[str, Any]:
 
 def _section(d: dict[str, Any], key: str, marker: str, what: str) -> Any:
     """``d[key]`` when ``d`` is a whole report, else ``d`` itself when it holds ``marker``."""
-    if d.get(key) is not None:
+    if isinstance(d.get(key), dict):
         return d[key]
     if marker in d:
         return d
@@ -339,7 +339,7 @@ def rank_ranges(result: Any, *, max_models: int | None = None) -> Figure:
     if has_marginal:
         handles.insert(1, Line2D([], [], color="#0072B2", lw=2))
         labels.insert(1, "one model at a time")
-    ax.legend(handles, labels, fontsize=8, loc="lower right")
+    fig.legend(handles, labels, fontsize=8, loc="outside lower center", ncols=len(handles), frameon=False)
     cl = src.get("confidence_level") or (d.get("settings") or {}).get("confidence_level")
     title = "Rank ranges" + (f" ({cl:.0%} confidence)" if cl else "")
     if total > n:
@@ -391,13 +391,13 @@ def stability_curve(result: Any, *, familiar_sizes: dict[str, int] | None = None
         vl = ax.axvline(size, color="#777777", ls="--", lw=1, zorder=0)
         _tip(fig, vl, "familiar", f"{name}: {size} items")
         if lo / 1.5 <= size <= hi * 1.5:
-            ax.text(size, 1.015, f"{name} ({size})", rotation=90, ha="right", va="top", fontsize=7.5,
-                    color="#555555", transform=ax.get_xaxis_transform())
+            ax.text(size, 1.01, f"{name}\n{size}", ha="center", va="bottom", fontsize=7.5, color="#555555",
+                    transform=ax.get_xaxis_transform(), linespacing=1.1)
     n_items = d.get("n_items")
     if n_items:
         ax.axvline(n_items, color="#D55E00", lw=1.2, zorder=0)
-        ax.text(n_items, 0.5, f"this benchmark ({n_items})", rotation=90, ha="right", va="center", fontsize=7.5,
-                color="#D55E00", transform=ax.get_xaxis_transform())
+        ax.text(n_items, 1.01, f"this benchmark\n{n_items}", ha="center", va="bottom", fontsize=7.5,
+                color="#D55E00", transform=ax.get_xaxis_transform(), linespacing=1.1)
     if hi > 3 * max(lo, 1):
         ax.set_xscale("log")
     ax.set_ylim(0, 1.02)
@@ -410,7 +410,7 @@ def stability_curve(result: Any, *, familiar_sizes: dict[str, int] | None = None
     ax.legend(fontsize=8, loc="best")
     top = st.get("top_model")
     ax.set_title("Does #1 stay #1 on a smaller benchmark?" + (f" (#1 = {_short(top, 36)})" if top else ""),
-                 fontsize=11, loc="left")
+                 fontsize=11, loc="left", pad=28)
     return fig
 
 
