@@ -1,7 +1,7 @@
 """Repeats, seeds and evaluation design: runs per item, pass@k, choosing N, conditions.
 
 >>> import ranktrust as rt
->>> m = rt.read("results.csv")                      # doctest: +SKIP  (with a 'run' column)
+>>> m = rt.read("results.csv")  # with a run column  # doctest: +SKIP
 >>> rt.repeats(m, pass_at=(1, 5))                   # doctest: +SKIP
 >>> rt.choose_n(m, margin=0.01, alpha=0.1)          # doctest: +SKIP
 >>> rt.sensitivity(m, by="condition")               # doctest: +SKIP

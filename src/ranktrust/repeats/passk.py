@@ -84,7 +84,7 @@ def pass_at_k(n: Any, c: Any = None, k: Any = None, *, confidence_level: float =
 
     Examples
     --------
-    >>> float(pass_at_k(10, 3, 1))
+    >>> round(float(pass_at_k(10, 3, 1)), 12)
     0.3
     >>> round(float(pass_at_k(10, 3, 5)), 6)
     0.916667
