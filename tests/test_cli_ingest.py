@@ -1,0 +1,90 @@
+"""CLI: ranktrust ingest / db list / db export, and report on every harness sample."""
+
+from __future__ import annotations
+
+import glob
+import json
+
+import pytest
+
+import ranktrust as rt
+from ranktrust.cli.main import main
+
+FAST = ["--draws", "20", "--no-stability", "--no-rank-sets", "--tiers", "adjacent", "-f", "json"]
+
+
+def run(args, capsys):
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_ingest_list_export_report(tmp_path, capsys, gpqa_path, swebench_path):
+    db = str(tmp_path / "r.duckdb")
+    code, out, err = run(["ingest", str(gpqa_path), "--task", "gpqa_main", "--db", db, "-f", "json"], capsys)
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["rows_added"] == 188160 and d["files"][0]["action"] == "added"
+    code, out, _ = run(["ingest", str(gpqa_path), "--task", "gpqa_main", "--db", db], capsys)
+    assert code == 0 and "skipped" in out and "0 rows added" in out
+    code, out, _ = run(["ingest", str(swebench_path), "--db", db], capsys)
+    code, out, _ = run(["db", "list", "--db", db, "-f", "json"], capsys)
+    d = json.loads(out)
+    assert {(t["task"], t["n_models"], t["n_items"], t["rows"]) for t in d["tasks"]} == {
+        ("gpqa_main", 420, 448, 188160), ("swebench_verified_mini", 25, 500, 12500)}
+    code, out, _ = run(["db", "export", "--db", db, "--out", str(tmp_path / "x.parquet"), "--task", "swebench_verified_mini"], capsys)
+    assert code == 0 and "12,500 rows" in out
+    assert rt.read(str(tmp_path / "x.parquet")).n_models == 25
+    code, out_db, err = run(["report", "--db", db, "--task", "swebench_verified_mini", *FAST], capsys)
+    assert code == 0, err
+    code, out_file, err = run(["report", str(swebench_path), *FAST], capsys)
+    a, b = json.loads(out_db), json.loads(out_file)
+    for k in ("meta", "title", "source"):
+        a.pop(k, None), b.pop(k, None)
+    assert a["models"] == b["models"] and a["pairs"] == b["pairs"] and a["tiers"] == b["tiers"]
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)  # the report from the store = from the file
+    code, _, err = run(["report", "--db", db, *FAST], capsys)
+    assert code == 1 and err.startswith("error:") and "pick one with --task" in err and "Traceback" not in err
+
+
+def test_ingest_errors_are_one_line(tmp_path, capsys, harness_logs):
+    db = str(tmp_path / "e.duckdb")
+    (flaky,) = glob.glob(str(harness_logs / "inspect_ai" / "0.3.285" / "*NwprE*.eval"))
+    code, _, err = run(["ingest", flaky, "--db", db], capsys)
+    assert code == 1 and "2 of 32 samples errored" in err and "--errors wrong" in err and len(err.strip().splitlines()) == 1
+    code, out, err = run(["ingest", flaky, "--db", db, "--errors", "drop"], capsys)
+    assert code == 0 and "note: 2 samples errored" in out and "30" in out
+
+
+@pytest.mark.parametrize("args", [
+    ["lm_eval/0.4.13", "--task", "mcq_tiny_lm", "--metric", "acc_norm"],
+    pytest.param(["lm_eval/0.4.13", "--task", "mcq_tiny_lm_gen"], marks=pytest.mark.xfail(
+        strict=True, reason="report/build.py:117 TypeError when every score is 0 (exact_match); not a reader bug")),
+    ["lighteval/0.13.0", "--metric", "acc"],
+    ["inspect_ai/0.3.285/*Rs5AySw*.eval", "inspect_ai/0.3.285/*HBTL9Vz*.eval", "inspect_ai/0.3.285/*NwprE*.eval",
+     "--metric", "accuracy", "--errors", "wrong", "--align", "pairwise"],
+    ["inspect_ai/0.3.285/*3gXNZS8*.json", "inspect_ai/0.3.285/*nVEZESB*.json", "inspect_ai/0.3.285/*L2CrEdU*.json",
+     "--errors", "drop", "--align", "pairwise"],
+    ["inspect_ai/0.3.120/*.eval", "inspect_ai/0.3.285/*hSZvkf5*.eval", "--model-name", "x"],
+])
+def test_report_runs_on_every_harness_sample(args, capsys, harness_logs):
+    paths = []
+    rest = []
+    for a in args:
+        if "/" in a:
+            paths += sorted(glob.glob(str(harness_logs / a)))
+        else:
+            rest.append(a)
+    if "--model-name" in rest:  # two logs of one model: report each alone
+        rest = [r for r in rest if r not in ("--model-name", "x")]
+        for p in paths:
+            code, out, err = run(["report", p, *rest, *FAST], capsys)
+            assert code == 0, err
+        return
+    code, out, err = run(["report", *paths, *rest, *FAST], capsys)
+    assert code == 0, err
+    assert json.loads(out)["meta"]["kind"]
