@@ -76,3 +76,9 @@ def test_unknown_reader_format(tmp_path):
     p.write_text(GOOD)
     r = run("report", str(p), "--format", "nonsense")
     assert_clean_error(r, "neither an output format")
+
+
+def test_requested_score_column_missing(tmp_path):
+    p = tmp_path / "ok.csv"
+    p.write_text(GOOD)
+    assert_clean_error(run("report", str(p), "--score-col", "prob"), "ok.csv", "no column 'prob'")

@@ -54,6 +54,7 @@ _LAZY: dict[str, str] = {
     "choose_n": "ranktrust.repeats",
     "run_until_enough": "ranktrust.repeats",
     "sensitivity": "ranktrust.repeats",
+    "variance_components": "ranktrust.repeats",
     # store
     "Store": "ranktrust.data.store",
     # report

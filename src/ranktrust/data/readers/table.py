@@ -154,6 +154,11 @@ def read_table(path: str, opts: ReadOptions) -> Iterator:
         df.attrs["line_numbers"] = _kind(path) != "parquet"
         rename = {}
         for want, have in (("model", opts.model_col), ("item", opts.item_col), ("score", opts.score_col)):
+            if have != want and have not in df.columns:
+                raise DataError(
+                    f"{path}: no column {have!r} (asked for as the {want} column); found "
+                    + ", ".join(repr(str(c)) for c in list(df.columns)[:12])
+                )
             if have != want and have in df.columns:
                 if want in df.columns:
                     df = df.drop(columns=[want])
