@@ -84,11 +84,31 @@ def mcnemar_exact(b: Any, c: Any) -> np.ndarray:
         if v.dtype.kind not in "iuf" or (v.size and (np.any(v < 0) or np.any(v != np.floor(v)))):
             raise ValueError(f"`{name}` must hold non-negative integer counts, got {v!r}")
     bb, cc = np.broadcast_arrays(bb.astype(np.int64), cc.astype(np.int64))
-    k = np.minimum(bb, cc)
-    n = bb + cc
-    with np.errstate(invalid="ignore"):
-        p = np.minimum(1.0, 2.0 * special.bdtr(k.astype(np.float64), n, 0.5))
-    return np.where(n == 0, 1.0, p)
+    return _mcnemar_p(np.minimum(bb, cc), bb + cc)
+
+
+def _mcnemar_p(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``min(1, 2 BinomCDF(k; n, 1/2))`` for int arrays, each distinct ``(k, n)`` evaluated once."""
+    k = np.asarray(k, dtype=np.int64)
+    n = np.asarray(n, dtype=np.int64)
+    if k.size == 0:
+        return np.ones(k.shape)
+    width = int(n.max()) + 1
+    key = k * width + n  # many pairs share (k, n): evaluate the incomplete beta once per key
+    top = int(key.max()) + 1
+    if top <= 1 << 22:  # dense marks: O(top) memory, no sort
+        mark = np.zeros(top, dtype=bool)
+        mark[key] = True
+        u = np.flatnonzero(mark)
+        table = np.empty(top)
+        with np.errstate(invalid="ignore"):
+            table[u] = special.bdtr((u // width).astype(np.float64), u % width, 0.5)
+        cdf = table[key]
+    else:
+        u, inv = np.unique(key, return_inverse=True)
+        with np.errstate(invalid="ignore"):
+            cdf = special.bdtr((u // width).astype(np.float64), u % width, 0.5)[inv.reshape(key.shape)]
+    return np.where(n == 0, 1.0, np.minimum(1.0, 2.0 * cdf))
 
 
 # ------------------------------------------------------------------ pair engine
@@ -160,6 +180,8 @@ def pair_stats(
         out.update(b=b.astype(np.int64), c=c.astype(np.int64), n=n, sum_d=b - c)
         with np.errstate(invalid="ignore", divide="ignore"):
             out["ss"] = (b + c) - (b - c) ** 2 / n
+    if binary and group_codes is None:
+        return out
     with np.errstate(invalid="ignore", divide="ignore"):
         cnt = (~nan).sum(axis=1)
         mu = np.where(cnt > 0, np.nansum(S, axis=1) / np.maximum(cnt, 1), 0.0)
@@ -217,7 +239,7 @@ def _finish(
         if method == "mcnemar":
             se = np.sqrt(st["ss"] / n) / np.sqrt(n)  # = sqrt((b+c)/n - d^2)/sqrt(n) [A]
             half = z_value(confidence_level) * se
-            p = mcnemar_exact(st["b"], st["c"])
+            p = _mcnemar_p(np.minimum(st["b"], st["c"]), st["b"] + st["c"])
         elif method in ("t", "sign-flip"):
             se = np.sqrt(st["ss"] / (n - 1)) / np.sqrt(n)
             half = t_value(confidence_level, n - 1) * se
