@@ -15,6 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 OPUS = "Claude 4.5 Opus medium (20251101)"
 GEMINI = "Gemini 3 Pro Preview (2025-11-18)"
 
+# few-cluster warnings are tested in test_stats_intervals.py::test_few_clusters_warn
+pytestmark = pytest.mark.filterwarnings("ignore:clustered SE from only")
+
 
 def run(args, capsys):
     try:

@@ -14,6 +14,9 @@ import ranktrust as rt
 from ranktrust.errors import DataError, DegenerateDataWarning, SmallSampleWarning
 from ranktrust.stats.intervals import cluster_se, score_ci
 
+# few-cluster warnings are tested in test_stats_intervals.py::test_few_clusters_warn
+pytestmark = pytest.mark.filterwarnings("ignore:clustered SE from only")
+
 
 def _binary(k: int, n: int) -> np.ndarray:
     return np.r_[np.ones(k), np.zeros(n - k)]
@@ -228,3 +231,15 @@ def test_coverage_clustered_and_iid_undercovers():
     iid = score_ci(x, method="clt")
     cov_iid, _ = _covers(iid.low, iid.high, truth)
     assert cov_iid < 0.85
+
+
+@pytest.mark.filterwarnings("error")
+def test_few_clusters_warn(swebench):
+    with pytest.warns(SmallSampleWarning, match="clustered SE from only 12 item groups"):
+        rt.intervals(swebench)
+    with pytest.warns(SmallSampleWarning, match="only 12 item groups"):
+        rt.compare(swebench, "Claude 4.5 Opus medium (20251101)", "Gemini 3 Pro Preview (2025-11-18)")
+    rt.intervals(swebench, cluster=False)  # no warning
+    many = rt.ScoreMatrix.from_array(np.random.default_rng(0).integers(0, 2, (2, 200)),
+                                     groups=[f"g{k % 40}" for k in range(200)])
+    rt.intervals(many)  # 40 clusters: no warning

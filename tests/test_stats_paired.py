@@ -16,6 +16,9 @@ import ranktrust as rt
 from ranktrust.errors import DataError, DegenerateDataWarning
 from ranktrust.stats.paired import all_pairs, compare, mcnemar_exact, pair_stats
 
+# few-cluster warnings are tested in test_stats_intervals.py::test_few_clusters_warn
+pytestmark = pytest.mark.filterwarnings("ignore:clustered SE from only")
+
 
 def _article_matrix(b=219, c=182, n=2000, a_right=1436):
     """Two 0/1 rows with b items only A right, c only B right, and A at 71.8% [A]."""

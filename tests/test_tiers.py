@@ -12,6 +12,9 @@ import ranktrust as rt
 from ranktrust.ranking.tiers import Tiers, tiers
 from ranktrust.stats.paired import all_pairs
 
+# few-cluster warnings are tested in test_stats_intervals.py::test_few_clusters_warn
+pytestmark = pytest.mark.filterwarnings("ignore:clustered SE from only")
+
 
 def _three_groups(seed=0, n=3000):
     """Nine models in three well separated groups (0.80, 0.60, 0.40), close within a group."""

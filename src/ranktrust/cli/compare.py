@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import click
@@ -101,7 +102,11 @@ def command(paths: tuple[str, ...], model_a: str, model_b: str, method: str, n_r
     if not 0 < confidence < 1:
         raise ValueError(f"--confidence must be in the open interval (0, 1), got {confidence:g} (use 0.95 for 95%)")
     m, ihash = load_matrix(paths, kw)
-    r = compare(m, model_a, model_b, method=method, confidence_level=confidence,  # type: ignore[arg-type]
-                n_resamples=n_resamples, rng=seed)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = compare(m, model_a, model_b, method=method, confidence_level=confidence,  # type: ignore[arg-type]
+                    n_resamples=n_resamples, rng=seed)
+    for w in caught:  # one line each on stderr, no source lines
+        click.echo(f"warning: {w.message}", err=True)
     emit(r.to_dict(), kind="compare", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
          seed=seed, input_hash=ihash, command=command_line())

@@ -62,6 +62,20 @@ def t_value(confidence_level: float, df: np.ndarray) -> np.ndarray:
     return out
 
 
+MIN_CLUSTERS = 20
+
+
+def warn_few_clusters(n_clusters: int, stacklevel: int = 3) -> None:
+    """Warn that a clustered SE from fewer than :data:`MIN_CLUSTERS` groups is unreliable."""
+    if n_clusters < MIN_CLUSTERS:
+        warnings.warn(
+            f"clustered SE from only {n_clusters} item groups: with fewer than {MIN_CLUSTERS} clusters "
+            "it is itself very noisy and tends to be too small (Cameron and Miller 2015); "
+            "compare with cluster=False (--no-groups)",
+            SmallSampleWarning, stacklevel=stacklevel,
+        )
+
+
 def groups_apply(m: "ScoreMatrix") -> bool:
     """True when ``m`` has item groups with more than one distinct group."""
     return m.groups is not None and len(set(m.groups)) > 1
@@ -363,6 +377,8 @@ def intervals(
         raise ValueError(
             f"`method`={method!r} cannot be clustered; use method='cluster' (or 'auto'), or cluster=False"
         )
+    if clustered:
+        warn_few_clusters(len(set(m.groups)))  # type: ignore[arg-type]
     core = "cluster" if clustered else ("clt" if method in ("auto", "clt") else method)
     codes = m.group_codes if clustered else None
     r = score_ci(m.scores, method=core, group_codes=codes, confidence_level=cl)  # type: ignore[arg-type]

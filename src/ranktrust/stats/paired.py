@@ -28,7 +28,9 @@ from scipy import special
 
 from ..errors import DataError, DegenerateDataWarning, SmallSampleWarning
 from ..results import Result, jsonable
-from .intervals import check_confidence_level, cluster_se, groups_apply, t_value, z_value
+from .intervals import (
+    check_confidence_level, cluster_se, groups_apply, t_value, warn_few_clusters, z_value,
+)
 from .multiplicity import ADJUST_METHODS, adjust_pvalues
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -297,6 +299,8 @@ def _resolve(
         )
     if method == "mcnemar" and not binary:
         raise DataError("McNemar's test needs 0/1 scores; these scores are continuous: use method='t'")
+    if clustered:
+        warn_few_clusters(len(set(m.groups)), stacklevel=4)  # type: ignore[arg-type]
     if method == "auto":
         method = "cluster" if clustered else ("mcnemar" if binary else "t")
     return method, clustered
