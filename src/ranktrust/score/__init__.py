@@ -1,0 +1,43 @@
+"""Score local language models on multiple-choice questions (optional extra).
+
+``pip install ranktrust[score]`` installs torch and transformers; they are imported
+only when a model is scored, so loading questions or building prompts needs neither.
+
+>>> from ranktrust.score import score_models            # doctest: +SKIP
+>>> res = score_models(["/models/Qwen2.5-1.5B"], "mmlu.jsonl", out="results.parquet")  # doctest: +SKIP
+>>> res.frame.groupby("model")["score"].mean()          # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .prompt import MMLU_TEMPLATE, PromptTemplate, as_template, format_subject
+from .questions import LETTERS, Questions, load_questions
+
+__all__ = [
+    "score_models",
+    "ScoreResults",
+    "MissingDependencyError",
+    "letter_tokens",
+    "plan_units",
+    "load_questions",
+    "Questions",
+    "PromptTemplate",
+    "MMLU_TEMPLATE",
+    "as_template",
+    "format_subject",
+    "LETTERS",
+]
+
+_RUNNER = {"score_models", "ScoreResults", "MissingDependencyError", "letter_tokens", "plan_units"}
+
+
+def __getattr__(name: str) -> Any:
+    # runner.py itself imports torch only inside functions; kept lazy all the same
+    if name in _RUNNER:
+        value = getattr(importlib.import_module(f"{__name__}.runner"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
