@@ -175,3 +175,9 @@ def test_properties(seed):
     assert np.all(res.simultaneous_high >= res.marginal_high)
     wider = rank_sets(s, rng=seed, n_resamples=200, confidence_level=0.99)
     assert np.all(wider.rank_low <= res.rank_low) and np.all(wider.rank_high >= res.rank_high)
+
+
+def test_tiers_reuse_computed_sets(swebench):
+    rs = rank_sets(swebench, rng=0, n_resamples=200)
+    t = tiers_from_rank_sets(swebench, rank_sets=rs)
+    assert t.tier.tolist() == tiers_from_sets(rs.rank_low).tolist()

@@ -28,10 +28,12 @@ def continuous():
 
 @pytest.mark.parametrize("size", [20, 300, 900])
 def test_same_seed_same_output_whatever_the_batch(binary, size):
-    ref = resample_means(binary, n_resamples=3 * BLOCK + 17, size=size, rng=42, batch=None)
-    for batch in (1, 7, BLOCK, 150, 10_000):
-        out = resample_means(binary, n_resamples=3 * BLOCK + 17, size=size, rng=42, batch=batch)
-        np.testing.assert_array_equal(out, ref)
+    n_res = 17 * BLOCK + 5        # several matrix products of up to 8 blocks
+    for s in (binary, np.random.default_rng(1).random(binary.shape)):
+        ref = resample_means(s, n_resamples=n_res, size=size, rng=42, batch=None)
+        for batch in (1, 7, BLOCK, 150, 700, 10_000):
+            out = resample_means(s, n_resamples=n_res, size=size, rng=42, batch=batch)
+            np.testing.assert_array_equal(out, ref)
     keys = [np.concatenate([b.keys for b in iter_resample_means(
         binary, n_resamples=200, rng=3, batch=bt, tie_keys=True)]) for bt in (1, 64, 1000)]
     np.testing.assert_array_equal(keys[0], keys[1])

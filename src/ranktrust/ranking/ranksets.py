@@ -270,6 +270,9 @@ def rank_sets(
     )
 
 
+_rank_sets = rank_sets
+
+
 def tiers_from_sets(rank_low: np.ndarray) -> np.ndarray:
     """Tier per model (1-based) from the lower ends of rank confidence sets.
 
@@ -292,7 +295,8 @@ def tiers_from_sets(rank_low: np.ndarray) -> np.ndarray:
     return tier
 
 
-def tiers_from_rank_sets(m, *, confidence_level: float = 0.95, rng=None, **kw: Any):
+def tiers_from_rank_sets(m, *, confidence_level: float = 0.95, rng=None, rank_sets: RankSets | None = None,
+                         **kw: Any):
     """Tiers from simultaneous rank confidence sets (see :func:`tiers_from_sets`).
 
     Parameters
@@ -300,6 +304,8 @@ def tiers_from_rank_sets(m, *, confidence_level: float = 0.95, rng=None, **kw: A
     m : ScoreMatrix or ndarray (M, N)
     confidence_level : float, default: ``0.95``
     rng : None, int or numpy.random.Generator
+    rank_sets : RankSets, optional
+        Sets already computed for ``m`` (reused; nothing is resampled).
     **kw
         Passed to :func:`rank_sets` (``n_resamples``, ``cluster``, ``simultaneous``, ``batch``).
 
@@ -308,7 +314,9 @@ def tiers_from_rank_sets(m, *, confidence_level: float = 0.95, rng=None, **kw: A
     ranktrust.ranking.tiers.Tiers
         ``method="rank-sets"``.
     """
-    return tiers_of(rank_sets(m, confidence_level=confidence_level, rng=rng, **kw))
+    if rank_sets is None:
+        rank_sets = _rank_sets(m, confidence_level=confidence_level, rng=rng, **kw)
+    return tiers_of(rank_sets)
 
 
 def tiers_of(rs: RankSets):

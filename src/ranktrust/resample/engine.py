@@ -33,7 +33,8 @@ Determinism
 ``SeedSequence`` is made and spawned into one child per fixed block of
 :data:`BLOCK` resamples. Each block draws its indices from its own child, so the
 output for a seed is identical whatever ``batch`` is (``batch`` only sets how many
-resamples are yielded together; it is rounded up to a multiple of :data:`BLOCK`).
+resamples are yielded together; it is rounded up to whole matrix products of up to
+8 blocks, whose size depends on the data shape only).
 Passing the same ``Generator`` twice gives fresh resamples (it is advanced).
 
 Speed
@@ -76,6 +77,9 @@ __all__ = [
 
 #: resamples per child seed; fixed so results do not depend on ``batch``
 BLOCK = 64
+#: bound on the (resamples x items) cells of one product, and on the blocks it joins
+_PRODUCT_CELLS = 2**23
+_MAX_BLOCKS_PER_PRODUCT = 8
 #: default bound on the number of resamples yielded together
 _DEFAULT_BATCH_BYTES = 64 * 2**20
 
@@ -128,6 +132,13 @@ def _block_seeds(rng, n: int) -> list[np.random.SeedSequence]:
     gen = np.random.default_rng(rng)
     root = np.random.SeedSequence(gen.integers(0, 2**63 - 1, size=4, dtype=np.int64).tolist())
     return root.spawn(-(-n // BLOCK))
+
+
+def _blocks_per_product(width: int) -> int:
+    """Blocks of resamples per matrix product: a fixed function of the data shape (never
+    of ``batch``), so that products, and hence float sums, are the same for any batch.
+    Larger products use BLAS threads far better than 64-row ones."""
+    return int(min(_MAX_BLOCKS_PER_PRODUCT, max(1, _PRODUCT_CELLS // (BLOCK * max(width, 1)))))
 
 
 def _batch_blocks(batch: int | None, row_bytes: int) -> int:
@@ -202,8 +213,8 @@ def iter_resample_means(
         Group code per item: resample whole groups (cluster bootstrap).
     rng : None, int or numpy.random.Generator
     batch : int, optional
-        Resamples yielded together (rounded up to a multiple of ``BLOCK``); default keeps a
-        batch under about 64 MB. Does not change the numbers.
+        Resamples yielded together (rounded up to whole products of up to 8 blocks of
+        ``BLOCK``); default keeps a batch under about 64 MB. Does not change the numbers.
     tie_keys : bool
         Also yield uniform ``(b, M)`` keys (from a separate stream per block) for breaking
         exact ties at random.
@@ -239,18 +250,23 @@ def iter_resample_means(
         dtype = np.float64
         st = np.ascontiguousarray(gsum.T)                   # (G, M)
     seeds = _block_seeds(rng, n_resamples)
+    per_product = _blocks_per_product(max(cells, size))
     per_yield = _batch_blocks(batch, 8 * m)
     out: list[np.ndarray] = []
     keys: list[np.ndarray] = []
-    start = 0
-    done = 0
-    for k, ss in enumerate(seeds):
-        b = min(BLOCK, n_resamples - k * BLOCK)
-        wss, kss = ss.spawn(2)
-        idx = np.random.Generator(np.random.PCG64(wss)).integers(0, cells, size=(b, size))
+    start = done = 0
+    for g0 in range(0, len(seeds), per_product):
+        group = seeds[g0:g0 + per_product]
+        idx_parts = []
+        for k, ss in enumerate(group, start=g0):
+            b = min(BLOCK, n_resamples - k * BLOCK)
+            wss, kss = ss.spawn(2)
+            idx_parts.append(np.random.Generator(np.random.PCG64(wss)).integers(0, cells, size=(b, size)))
+            if tie_keys:
+                keys.append(np.random.Generator(np.random.PCG64(kss)).random((b, m)))
+        idx = np.concatenate(idx_parts) if len(idx_parts) > 1 else idx_parts[0]
         if path == "sparse" and groups is None:
-            sums = (_sparse_rows(idx, cells, dtype) @ st).astype(np.float64)
-            means = sums / size
+            means = (_sparse_rows(idx, cells, dtype) @ st).astype(np.float64) / size
         else:
             cnt = _counts(idx, cells, dtype)
             sums = (cnt @ st).astype(np.float64)
@@ -259,10 +275,8 @@ def iter_resample_means(
             else:
                 means = sums / (cnt.astype(np.float64) @ gcount)[:, None]
         out.append(means)
-        if tie_keys:
-            keys.append(np.random.Generator(np.random.PCG64(kss)).random((b, m)))
-        done += b
-        if len(out) == per_yield or done == n_resamples:
+        done += len(idx)
+        if sum(len(o) for o in out) >= per_yield * BLOCK or done == n_resamples:
             yield ResampleBatch(
                 start,
                 np.concatenate(out) if len(out) > 1 else out[0],
@@ -376,14 +390,18 @@ def iter_half_means(
     k_parts: list[np.ndarray] = []
     start = done = 0
     seeds = _block_seeds(rng, n_splits)
-    for k, ss in enumerate(seeds):
-        b = min(BLOCK, n_splits - k * BLOCK)
-        mask = _half_masks(np.random.Generator(np.random.PCG64(ss)), b, n)
+    per_product = _blocks_per_product(n)
+    for g0 in range(0, len(seeds), per_product):
+        masks = []
+        for k, ss in enumerate(seeds[g0:g0 + per_product], start=g0):
+            b = min(BLOCK, n_splits - k * BLOCK)
+            masks.append(_half_masks(np.random.Generator(np.random.PCG64(ss)), b, n))
+            if tie_keys:
+                k_parts.append(np.random.Generator(np.random.PCG64(ss.spawn(1)[0])).random((b, 2, m)))
+        mask = np.concatenate(masks) if len(masks) > 1 else masks[0]
         a_parts.append((mask.astype(dtype) @ st).astype(np.float64))
-        if tie_keys:
-            k_parts.append(np.random.Generator(np.random.PCG64(ss.spawn(1)[0])).random((b, 2, m)))
-        done += b
-        if len(a_parts) == per_yield or done == n_splits:
+        done += len(mask)
+        if sum(len(p) for p in a_parts) >= per_yield * BLOCK or done == n_splits:
             sum_a = np.concatenate(a_parts)
             out = (start, sum_a / h, (total - sum_a) / (n - h))
             yield out + (np.concatenate(k_parts),) if tie_keys else out
