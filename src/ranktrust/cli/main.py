@@ -58,7 +58,14 @@ def cli() -> None:
     """
 
 
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
+    click.echo(f"warning: {message}", err=True)
+
+
 def main(argv: list[str] | None = None) -> Any:
+    import warnings
+
+    warnings.showwarning = _one_line_warning
     try:
         return cli.main(args=argv, prog_name="ranktrust", standalone_mode=False)
     except RanktrustError as exc:

@@ -200,7 +200,7 @@ def report(
     confidence_level: float = 0.95,
     adjust: str = "holm",
     all_pairs: bool = False,
-    cluster: bool | None = None,
+    cluster: bool = False,
     tiers: str = "auto",
     rank_sets: bool = True,
     stability: bool = True,
@@ -226,8 +226,9 @@ def report(
         Multiple-comparison adjustment of the pair p-values.
     all_pairs : bool, default: False
         Test every pair instead of adjacent pairs only.
-    cluster : bool, optional
-        Clustered standard errors by item group; default: when the data has groups.
+    cluster : bool, default: False
+        Clustered standard errors by item group (Miller eq. 4); needs groups in the data.
+        With few groups (under about 20) a clustered SE is itself noisy: a note says so.
     tiers : {"auto", "rank-sets", "adjacent"}, default: ``"auto"``
         How tiers are formed; ``"auto"`` uses rank confidence sets when computed.
     rank_sets, stability, split_half : bool
@@ -244,6 +245,28 @@ def report(
     -------
     LeaderboardReport
     """
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rep = _report(m, confidence_level=confidence_level, adjust=adjust, all_pairs=all_pairs, cluster=cluster,
+                      tiers=tiers, rank_sets=rank_sets, stability=stability, sizes=sizes, draws=draws,
+                      split_half=split_half, splits=splits, power_gaps=power_gaps, seed=seed, title=title,
+                      extra=extra)
+    seen: list[str] = []
+    for w in caught:
+        msg = str(w.message)
+        if msg not in seen and msg not in rep.notes:
+            seen.append(msg)
+    if seen:
+        object.__setattr__(rep, "notes", rep.notes + tuple(seen))
+    return rep
+
+
+def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: bool, cluster: bool,
+            tiers: str, rank_sets: bool, stability: bool, sizes: Sequence[int | str], draws: int,
+            split_half: bool, splits: int, power_gaps: Sequence[float], seed: int | None,
+            title: str | None, extra: dict[str, Any] | None) -> LeaderboardReport:
     from ..ranking.tiers import tiers as make_tiers
     from ..stats.intervals import intervals as make_intervals
     from ..stats.paired import all_pairs as make_pairs
