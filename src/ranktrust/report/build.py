@@ -317,7 +317,13 @@ def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: 
 
     tier_method = tiers
     if tier_method == "auto":
-        tier_method = "rank-sets" if rs is not None else "adjacent"
+        # Rank sets need the items every model shares; with pairwise-aligned data their order can differ
+        # from the leaderboard's (each model on its own items), so tiers then come from the adjacent
+        # paired tests, which use exactly the leaderboard's data.
+        tier_method = "rank-sets" if (rs is not None and m.is_complete) else "adjacent"
+        if rs is not None and not m.is_complete:
+            notes.append("tiers come from adjacent paired tests because models are scored on different items; "
+                         "rank ranges use the items all models share")
     if m.n_models > 1 and tier_method == "rank-sets":
         from ..ranking.ranksets import tiers_from_rank_sets
 
