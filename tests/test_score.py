@@ -291,6 +291,31 @@ def test_failing_model_is_reported_and_others_run(tiny):
     assert set(res.frame["model"]) == {"llama-tiny"} and len(res.frame) == 24
 
 
+def test_model_failing_while_scoring_keeps_its_rows_and_others_run(tiny, monkeypatch, capsys):
+    from ranktrust.score import runner
+
+    real = runner._forward
+    calls = {"n": 0}
+
+    def oom(lm, *a, **k):
+        if lm.name == "llama-tiny":
+            calls["n"] += 1
+            if calls["n"] == 3:
+                raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB\nmore text")
+        return real(lm, *a, **k)
+
+    monkeypatch.setattr(runner, "_forward", oom)
+    out = tiny.dir / "oom.parquet"
+    res = _score(tiny, out=out, batch_size=4, progress=True)
+    assert res.failed == {"llama-tiny": "model llama-tiny: failed while scoring (CUDA out of memory. "
+                                        "Tried to allocate 2.00 GiB)"}
+    assert (res.frame["model"] == "llama-tiny").sum() == 8 and (res.frame["model"] == "gpt2-tiny").sum() == 24
+    assert "gpt2-tiny" in capsys.readouterr().err  # the progress bar went to stderr
+    monkeypatch.setattr(runner, "_forward", real)
+    again = _score(tiny, out=out, batch_size=4)
+    assert again.ok and again.n_skipped == 32 and again.n_new == 16
+
+
 def test_missing_torch_gives_install_hint(monkeypatch):
     from ranktrust.score import runner
 
@@ -348,6 +373,29 @@ def test_output_reads_as_a_score_matrix(tiny):
     assert set(m.models) == {"llama-tiny", "gpt2-tiny"} and m.n_items == 24
     assert m.is_binary and m.n_runs == 2 and set(m.conditions) == {"perm0", "perm1"}
     assert m.groups is not None and set(m.groups) == {"physics", "world_history"}
+
+
+def test_db_store_gets_the_results(tiny, capsys):
+    import ranktrust as rt
+
+    db = tiny.dir / "store.duckdb"
+    r1 = _score(tiny, [tiny.llama], out=tiny.dir / "store_out.parquet", db=db, task="mmlu")
+    assert r1.stored["rows_added"] == 24
+    r2 = _score(tiny, [tiny.llama, tiny.gpt2], out=tiny.dir / "store_out.parquet", db=db, task="mmlu")
+    assert r2.n_skipped == 24 and r2.stored["files"][0]["action"] == "replaced"
+    with rt.Store(db, read_only=True) as st:
+        m = st.matrix(task="mmlu")
+    assert set(m.models) == {"llama-tiny", "gpt2-tiny"} and m.n_items == 24
+    got = m.select(models=["llama-tiny"]).scores[0]
+    want = r2.frame[r2.frame["model"] == "llama-tiny"].set_index("item").loc[list(m.items), "score"].to_numpy()
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match=r"`db` needs `out`"):
+        _score(tiny, [tiny.llama], db=db)
+    # CLI: --db alone keeps the resumable results next to the store
+    r = _cli(capsys, "score", "--model", str(tiny.llama), "--questions", str(tiny.questions), "--db",
+             str(tiny.dir / "cli_store.duckdb"))
+    assert r.returncode == 0, r.stderr
+    assert (tiny.dir / "cli_store.score.parquet").exists() and "24 rows added" in r.stdout
 
 
 # ----------------------------------------------------------------------------- CLI

@@ -52,6 +52,9 @@ def _text(d: dict[str, Any]) -> list[Any]:
     lines: list[Any] = [t]
     where = f" to {d['out']}" if d["out"] else ""
     lines.append(f"{d['n_new']} new rows{where}; {d['n_skipped']} already done and skipped")
+    if d.get("stored"):
+        st = d["stored"]
+        lines.append(f"store {st['db']}: {st['rows_added']} rows added")
     for name, msg in d["failed"].items():
         lines.append(f"FAILED {name}: {msg}")
     return lines
@@ -75,8 +78,11 @@ def _markdown(d: dict[str, Any]) -> str:
 @click.option("--questions", required=True, metavar="FILE",
               help="Questions: JSONL, CSV, Parquet, or a datasets directory (save_to_disk).")
 @click.option("--split", default=None, help="Split of a datasets directory (default: test).")
-@click.option("--out", "results_out", required=True, metavar="FILE",
+@click.option("--out", "results_out", default=None, metavar="FILE",
               help="Results file: .parquet, .csv or .jsonl (appended to as rows come; a rerun resumes).")
+@click.option("--db", default=None, metavar="STORE",
+              help="Also add the results to this ranktrust DuckDB store (default --out: STORE's name + .score.parquet).")
+@click.option("--task", default=None, help="Task name in the store (default: the questions file name).")
 @click.option("--batch-size", default=8, show_default=True, type=int, help="Prompts per forward pass.")
 @click.option("--device", default=None, help="cuda, cuda:1, cpu, ... (default: CUDA when available).")
 @click.option("--dtype", type=click.Choice(["float32", "bfloat16", "float16"]), default="float32",
@@ -98,7 +104,8 @@ def _markdown(d: dict[str, Any]) -> str:
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: when stderr is a terminal).")
 @click.option("--format", "-f", "output_format", type=click.Choice(["text", "md", "json"]), default="text",
               show_default=True, help="Format of the summary printed to stdout.")
-def command(models: tuple[str, ...], questions: str, split: str | None, results_out: str, batch_size: int,
+def command(models: tuple[str, ...], questions: str, split: str | None, results_out: str | None,
+            db: str | None, task: str | None, batch_size: int,
             device: str | None, dtype: str, shots: int, dev: str | None, permutations: int,
             option_orders: str | None, seeds: str, template_file: str | None, header: str | None,
             no_resume: bool, flush_every: float, progress: bool | None, output_format: str) -> None:
@@ -115,6 +122,11 @@ def command(models: tuple[str, ...], questions: str, split: str | None, results_
     """
     from ..data.io import input_hash
     from ..score.runner import score_models
+
+    if results_out is None:
+        if db is None:
+            raise click.UsageError("give --out FILE (and/or --db STORE)")
+        results_out = os.path.splitext(db)[0] + ".score.parquet"
 
     parsed = [_parse_model(arg) for arg in models]
     spec: Any = [p for _, p in parsed]
@@ -151,6 +163,7 @@ def command(models: tuple[str, ...], questions: str, split: str | None, results_
         spec, questions, out=results_out, batch_size=batch_size, device=device, dtype=dtype,  # type: ignore[arg-type]
         template=template, shots=shots, dev=dev, permutations=perms, seeds=_parse_seeds(seeds),
         resume=not no_resume, progress=progress, split=split, flush_every=flush_every, on_error=on_error,
+        db=db, task=task,
     )
     emit(res.to_dict(), kind="score", fmt=output_format, out="-", text=_text, markdown=_markdown,
          seed=None, input_hash=input_hash([questions] + ([dev] if dev else [])), command=command_line())

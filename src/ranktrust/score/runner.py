@@ -79,6 +79,8 @@ class ScoreResults(Result):
     letter_modes : dict of str to str
         Model name -> how its tokenizer spells the answer letter (``" A"``,
         ``" " + "A"`` or ``"A"``; see docs/scoring.md).
+    stored : dict or None
+        When ``db`` was given: what :meth:`ranktrust.Store.ingest` did (its ``to_dict()``).
     """
 
     frame: "pd.DataFrame"
@@ -87,6 +89,7 @@ class ScoreResults(Result):
     n_skipped: int
     out: str | None
     letter_modes: dict[str, str]
+    stored: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -113,6 +116,7 @@ class ScoreResults(Result):
             "n_skipped": int(self.n_skipped),
             "models": models,
             "failed": dict(self.failed),
+            "stored": self.stored,
         }
 
 
@@ -639,6 +643,8 @@ def score_models(
     split: str | None = None,
     flush_every: float = 10.0,
     on_error: Callable[[str, str], None] | None = None,
+    db: "str | os.PathLike[str] | None" = None,
+    task: str | None = None,
 ) -> ScoreResults:
     """Score local causal LMs on multiple-choice questions by next-token letter probability.
 
@@ -696,6 +702,12 @@ def score_models(
     on_error : callable, optional
         Called as ``on_error(model_name, message)`` when a model fails; the others
         still run.
+    db : path, optional
+        A ranktrust DuckDB store (:class:`ranktrust.Store`): at the end, ``out`` is
+        ingested into it (``replace=True``, so a resumed run updates its rows).
+        Needs ``out``.
+    task : str, optional
+        Task name in the store; default: the questions file name without suffix.
 
     Returns
     -------
@@ -726,6 +738,8 @@ def score_models(
     import pandas as pd
 
     seeds_t = _iv(batch_size, dtype, shots, permutations, seeds, flush_every)
+    if db is not None and out is None:
+        raise ValueError("`db` needs `out`: the results file that is ingested into the store (and resumed from)")
     specs = _model_specs(models)
     tmpl = as_template(template)
     q = load_questions(questions, split=split)
@@ -821,7 +835,7 @@ def score_models(
             lengths = np.fromiter((len(s) for s in seqs), dtype=np.int64, count=n_units)
             # batches planned over every unit (longest first), so a resumed run forms the same batches
             order = np.lexsort((np.arange(n_units), -lengths))
-            task = bar.task(name, int(todo.sum()))
+            ptask = bar.task(name, int(todo.sum()))
             last = time.monotonic()
             for start in range(0, n_units, batch_size):
                 idx = order[start: start + batch_size]
@@ -855,7 +869,7 @@ def score_models(
                 frames.append(chunk)
                 pending.append(chunk)
                 n_new += len(idx)
-                bar.advance(task, len(idx))
+                bar.advance(ptask, len(idx))
                 now = time.monotonic()
                 if now - last >= flush_every:
                     flush()
@@ -879,4 +893,27 @@ def score_models(
             frame = full
     else:
         frame = _canonical(pd.concat(frames, ignore_index=True), model_names, item_order) if frames else pd.DataFrame()
-    return ScoreResults(_text_as_object(frame), failed, n_new, n_skipped, None if out is None else os.fspath(out), modes)
+    stored = None
+    if db is not None and output is not None and os.path.exists(output.path):
+        stored = _ingest(db, output.path, task or _task_name(questions))
+    return ScoreResults(_text_as_object(frame), failed, n_new, n_skipped, None if out is None else os.fspath(out),
+                        modes, stored)
+
+
+def _task_name(questions: Any) -> str:
+    if isinstance(questions, (str, os.PathLike)):
+        base = os.path.basename(os.path.normpath(os.fspath(questions)))
+        for suf in (".jsonl.gz", ".csv.gz", ".tsv.gz", ".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq"):
+            if base.lower().endswith(suf):
+                return base[: -len(suf)]
+        return base
+    return "score"
+
+
+def _ingest(db: Any, path: str, task: str) -> dict[str, Any]:
+    """Add the results file to a ranktrust store (replacing its earlier rows)."""
+    from ..data.readers._registry import ReadOptions
+    from ..data.store import Store
+
+    with Store(db) as st:
+        return st.ingest(path, format="table", options=ReadOptions(task=task), replace=True).to_dict()
