@@ -46,11 +46,12 @@ def _sizes(value: str) -> list[int | str]:
 @click.option("--no-rank-sets", is_flag=True, help="Skip rank confidence sets.")
 @click.option("--no-stability", is_flag=True, help="Skip rank stability.")
 @click.option("--split-half", is_flag=True, help="Add the split-half winner check.")
+@click.option("--microbench", is_flag=True, help="Add the micro-benchmark (MDAD) section.")
 @click.option("--plots", "plots_dir", default=None, type=click.Path(file_okay=False),
               help="Also write the figures as PNG and SVG into this folder.")
 def command(paths: tuple[str, ...], output_format: str | None, out: str, confidence: float, seed: int,
             all_pairs: bool, adjust: str, tiers: str, sizes: str, draws: int, no_rank_sets: bool,
-            no_stability: bool, split_half: bool, plots_dir: str | None, **kw: Any) -> None:
+            no_stability: bool, split_half: bool, microbench: bool, plots_dir: str | None, **kw: Any) -> None:
     """Report on per-item results in PATHS (or --db STORE)."""
     from ..report.build import report
     from ..report.markdown import report_markdown
@@ -67,7 +68,7 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
     rep = report(
         m, confidence_level=confidence, cluster=cluster, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
         rank_sets=not no_rank_sets, stability=not no_stability, sizes=_sizes(sizes), draws=draws,
-        split_half=split_half, seed=seed,
+        split_half=split_half, seed=seed, microbench=microbench,
     )
     d = rep.to_dict()
     cmd = command_line()

@@ -140,7 +140,7 @@ class LeaderboardReport(Result):
     def to_dict(self) -> dict[str, Any]:
         m = self.matrix
         d: dict[str, Any] = {
-            "title": self.settings.get("title") or (m.source or "leaderboard"),
+            "title": self.settings.get("title") or _title(m.source),
             "source": m.source,
             "n_models": m.n_models,
             "n_items": m.n_items,
@@ -164,6 +164,14 @@ class LeaderboardReport(Result):
             v = self.extra.get(k)
             d[k] = None if v is None else (v.to_dict() if hasattr(v, "to_dict") else jsonable(v))
         return d
+
+
+def _title(source: str | None) -> str:
+    import os
+
+    if not source:
+        return "leaderboard"
+    return ", ".join(os.path.basename(p.strip().rstrip("/")) or p for p in source.split(","))
 
 
 def _fmt_p(p: Any) -> str:
@@ -211,6 +219,8 @@ def report(
     power_gaps: Sequence[float] = (0.01, 0.02, 0.03, 0.05, 0.10),
     seed: int | None = 0,
     title: str | None = None,
+    microbench: bool = False,
+    microbench_trials: int = 20,
     extra: dict[str, Any] | None = None,
 ) -> LeaderboardReport:
     """Analyse a leaderboard: intervals, paired tests, tiers, rank sets, stability, power.
@@ -240,6 +250,12 @@ def report(
         Gaps (fractions) for the questions-needed table.
     seed : int, optional
         Seed of every random step (recorded in the report).
+    microbench : bool, default: False
+        Add the micro-benchmark section (MDAD of random/stratified/anchor/IRT/diversity subsets,
+        ``microbench_trials`` trials, 70% of models as sources).
+    extra : dict, optional
+        Sections computed elsewhere: ``{"microbench": ..., "repeats": ..., "sensitivity": ...}``.
+        Repeats and sensitivity are added automatically when the data has runs / conditions.
 
     Returns
     -------
@@ -252,7 +268,7 @@ def report(
         rep = _report(m, confidence_level=confidence_level, adjust=adjust, all_pairs=all_pairs, cluster=cluster,
                       tiers=tiers, rank_sets=rank_sets, stability=stability, sizes=sizes, draws=draws,
                       split_half=split_half, splits=splits, power_gaps=power_gaps, seed=seed, title=title,
-                      extra=extra)
+                      microbench=microbench, microbench_trials=microbench_trials, extra=extra)
     seen: list[str] = []
     for w in caught:
         msg = str(w.message)
@@ -266,7 +282,8 @@ def report(
 def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: bool, cluster: bool,
             tiers: str, rank_sets: bool, stability: bool, sizes: Sequence[int | str], draws: int,
             split_half: bool, splits: int, power_gaps: Sequence[float], seed: int | None,
-            title: str | None, extra: dict[str, Any] | None) -> LeaderboardReport:
+            title: str | None, microbench: bool, microbench_trials: int,
+            extra: dict[str, Any] | None) -> LeaderboardReport:
     from ..ranking.tiers import tiers as make_tiers
     from ..stats.intervals import intervals as make_intervals
     from ..stats.paired import all_pairs as make_pairs
@@ -347,6 +364,22 @@ def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: 
                 "at_n": {"n": int(np.median(iv.n_items)), **{k: v for k, v in at_n.to_dict().items()
                                                              if k in ("detectable_gap", "ci_half_width")}},
             }
+    extra = dict(extra or {})
+    if m.n_runs > 1 and "repeats" not in extra:
+        from ..repeats import repeats as make_repeats
+
+        extra["repeats"] = make_repeats(m, confidence_level=confidence_level)
+    if m.conditions is not None and len(set(m.conditions)) > 1 and "sensitivity" not in extra:
+        from ..repeats import sensitivity as make_sensitivity
+
+        extra["sensitivity"] = make_sensitivity(m, by="condition", confidence_level=confidence_level)
+    if microbench and "microbench" not in extra and m.n_models >= 4:
+        from ..subsets import mdad as make_mdad
+
+        src = max(2, int(round(m.n_models * 0.7)))
+        sizes_mb = [k for k in (10, 25, 50, 100, 250, 500) if k < complete.n_items]
+        extra["microbench"] = make_mdad(complete, sizes=sizes_mb, trials=microbench_trials,
+                                        source_models=min(src, m.n_models - 2), rng=np.random.default_rng(s_half))
     pm = _pair_matrix(m, iv, confidence_level, adjust, cluster)
     settings = {
         "confidence_level": confidence_level,
@@ -361,5 +394,5 @@ def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: 
     }
     return LeaderboardReport(
         matrix=m, intervals=iv, pairs=pt, tiers=tr, rank_sets=rs, stability=st, split_half=sh,
-        power=pw, settings=settings, notes=tuple(notes), pair_matrix=pm, extra=dict(extra or {}),
+        power=pw, settings=settings, notes=tuple(notes), pair_matrix=pm, extra=extra,
     )
