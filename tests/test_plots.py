@@ -151,7 +151,7 @@ def test_forest_accepts_plain_intervals_dict_and_truncates_long_names():
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels[1].endswith("…") and len(labels[1]) <= 42
     assert LONG in next(iter(_tips(fig, "forest").values()))  # the tooltip keeps the full name
-    assert fig.axes[0].get_legend() is None  # no tiers, no legend
+    assert not fig.axes[0].texts  # no tiers, no tier labels
 
 
 def test_forest_many_models_grows_and_caps():
@@ -166,12 +166,19 @@ def test_forest_many_models_grows_and_caps():
     assert fig.get_figheight() * 72 / 420 >= 7 * 1.4
 
 
-def test_forest_tier_legend():
-    fig = plots.forest(synthetic_report(8))
-    leg = fig.axes[0].get_legend()
-    tiers = {r["tier"] for r in synthetic_report(8)["models"]}
-    if len(tiers) > 1:
-        assert [t.get_text() for t in leg.get_texts()] == [f"tier {t}" for t in sorted(tiers)]
+def test_forest_tier_labels_and_separators():
+    d = synthetic_report(12)
+    fig = plots.forest(d)
+    ax = fig.axes[0]
+    tiers = [r["tier"] for r in d["models"]]
+    starts = [t for i, t in enumerate(tiers) if i == 0 or t != tiers[i - 1]]
+    assert len(starts) > 1
+    assert [t.get_text() for t in ax.texts] == [f"tier {t}" for t in starts]
+    seps = [ln for ln in ax.get_lines() if (ln.get_gid() or "").startswith("rt-tiersep-")]
+    assert len(seps) == len(starts) - 1
+    # the separator sits between the last row of one tier and the first of the next
+    first_of_2 = tiers.index(starts[1])
+    assert seps[0].get_ydata()[0] == pytest.approx(len(tiers) - 1 - first_of_2 + 0.5)
 
 
 # --------------------------------------------------------------------------- heatmap

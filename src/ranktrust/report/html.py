@@ -178,8 +178,11 @@ def _context(d: dict[str, Any], meta: dict[str, Any], max_forest: int) -> dict[s
     if len(text) <= EMBED_JSON_MAX:
         # "<" escaped so no "</script>" can end the block early
         embed = Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+    title = d.get("title") or "Leaderboard"
+    if title == d.get("source"):  # a path: show its file name
+        title = str(title).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or title
     return {
-        "d": d, "meta": meta, "settings": settings, "cl": cl, "alpha": 1 - cl,
+        "title": title, "d": d, "meta": meta, "settings": settings, "cl": cl, "alpha": 1 - cl,
         "models": models, "n_models": n_models, "max_forest": max_forest, "figs": figs,
         "adjacent": _adjacent(d), "pairs": pairs, "show_all_pairs": d.get("pairs_scope") == "all"
         and len(pairs) <= ALL_PAIRS_TABLE_MAX, "top_pair": _top_pair(d), "pass_keys": pass_keys,

@@ -126,6 +126,16 @@ def _tier_colour(tier: Any) -> str:
     return OKABE_ITO[(int(tier) - 1) % 7]  # skip the faint yellow
 
 
+def _plain_log_axis(axis: Any, values: Iterable[float]) -> None:
+    """Log axis with plain-number tick labels (30, 100, 1,000) at the given values."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    vals = sorted({float(v) for v in values if v and math.isfinite(float(v)) and float(v) > 0})
+    axis.set_major_locator(FixedLocator(vals))
+    axis.set_minor_locator(NullLocator())
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+
+
 def _alpha_of(d: dict[str, Any], default: float = 0.05) -> float:
     cl = (d.get("settings") or {}).get("confidence_level") or d.get("confidence_level")
     return 1.0 - float(cl) if cl else default
@@ -185,6 +195,11 @@ def forest(result: Any, *, max_models: int | None = None, title: str | None = No
         _tip(fig, line, "forest", text)
         if tier is not None and tier not in tiers_seen:
             tiers_seen[tier] = colour
+            if i > 0:  # a new tier starts: separator line
+                sep = ax.axhline(y + 0.5, color="#8a8a8a", lw=0.7, ls=(0, (2, 2)), zorder=1)
+                sep.set_gid(f"rt-tiersep-{i}")
+            ax.text(1.01, y, f"tier {tier}", transform=ax.get_yaxis_transform(), fontsize=fs - 1, color=colour,
+                    va="center", ha="left", fontweight="bold")
     ax.set_yticks(range(n), [_short(r["model"]) for r in reversed(rows)], fontsize=fs)
     ax.set_ylim(-0.7, n - 0.3)
     ax.set_xlabel("score (points) with confidence interval")
@@ -192,11 +207,6 @@ def forest(result: Any, *, max_models: int | None = None, title: str | None = No
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    if 1 < len(tiers_seen) <= 8:
-        from matplotlib.lines import Line2D
-
-        handles = [Line2D([], [], color=c, marker="o", lw=1.8, ms=4.5) for c in tiers_seen.values()]
-        ax.legend(handles, [f"tier {t}" for t in tiers_seen], fontsize=8, loc="lower right", frameon=True)
     if title is None:
         title = "Scores with confidence intervals"
         if total > n:
@@ -393,13 +403,15 @@ def stability_curve(result: Any, *, familiar_sizes: dict[str, int] | None = None
         if lo / 1.5 <= size <= hi * 1.5:
             ax.text(size, 1.01, f"{name}\n{size}", ha="center", va="bottom", fontsize=7.5, color="#555555",
                     transform=ax.get_xaxis_transform(), linespacing=1.1)
-    n_items = d.get("n_items")
+    full = [s for s in sizes if s.get("label") == "full"]
+    n_items = full[0]["n"] if full else d.get("n_items")
     if n_items:
         ax.axvline(n_items, color="#D55E00", lw=1.2, zorder=0)
-        ax.text(n_items, 1.01, f"this benchmark\n{n_items}", ha="center", va="bottom", fontsize=7.5,
+        ax.text(n_items, 1.01, f"this benchmark\n{n_items}", ha="right", va="bottom", fontsize=7.5,
                 color="#D55E00", transform=ax.get_xaxis_transform(), linespacing=1.1)
     if hi > 3 * max(lo, 1):
         ax.set_xscale("log")
+        _plain_log_axis(ax.xaxis, ns)
     ax.set_ylim(0, 1.02)
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel("benchmark size (items drawn with replacement)")
@@ -449,10 +461,14 @@ def power_curve(result: Any) -> Figure:
             gx = _pts(at["detectable_gap"])
             ax.plot([gx], [at["n"]], marker="D", color="#D55E00", ms=6)
             label += f" detect gaps ≥ {gx:.2g} pts"
-        ax.text(0.99, at["n"], label + " ", transform=ax.get_yaxis_transform(), ha="right", va="bottom",
-                fontsize=8, color="#D55E00")
+        ax.annotate(label, xy=(1.0, at["n"]), xycoords=("axes fraction", "data"), xytext=(-2, 3),
+                    textcoords="offset points", ha="right", va="bottom", fontsize=8, color="#D55E00")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    _plain_log_axis(ax.xaxis, xs)
+    from matplotlib.ticker import FuncFormatter
+
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
     ax.set_xlabel("gap to detect (points)")
     ax.set_ylabel("items needed")
     ax.grid(which="both", color="#eeeeee", lw=0.6)
@@ -518,6 +534,7 @@ def mdad_curve(result: Any) -> Figure:
         _tip(fig, cont.lines[0], "method", f"{method}: " + ", ".join(
             f"{x} items → {y:.1f} pts" for x, y in zip(xs, ys) if math.isfinite(y)))
     ax.set_xscale("log")
+    _plain_log_axis(ax.xaxis, [r["size"] for r in rows])
     ax.set_xlabel("micro-benchmark size (items)")
     ax.set_ylabel("MDAD (points)")
     ax.grid(which="both", color="#eeeeee", lw=0.6)
