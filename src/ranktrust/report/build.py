@@ -113,14 +113,16 @@ class LeaderboardReport(Result):
         ev = []
         if first_pair is not None:
             sign = 1 if first_pair["a"] == top else -1
-            d = sign * first_pair["diff"]
-            lo, hi = sorted((sign * first_pair["ci_low"], sign * first_pair["ci_high"]))
+            d = sign * first_pair["diff"] if first_pair["diff"] is not None else None
             padj = first_pair.get("p_adjusted")
             out.update(diff=d, p_value=first_pair["p_value"], p_adjusted=padj)
-            ev.append(
-                f"its lead over {second} is {d * 100:.2f} points ({lvl:.0%} CI {lo * 100:+.2f} to {hi * 100:+.2f}), "
-                f"adjusted p = {_fmt_p(padj)}"
-            )
+            if first_pair["ci_low"] is None or first_pair["ci_high"] is None:
+                ci = "no confidence interval: the two models never disagree in a way that allows one"
+            else:
+                lo, hi = sorted((sign * first_pair["ci_low"], sign * first_pair["ci_high"]))
+                ci = f"{lvl:.0%} CI {lo * 100:+.2f} to {hi * 100:+.2f}"
+            lead = "n/a" if d is None else f"{d * 100:.2f} points"
+            ev.append(f"its lead over {second} is {lead} ({ci}), adjusted p = {_fmt_p(padj)}")
             separable = padj is not None and padj < alpha
         else:
             separable = None

@@ -67,7 +67,12 @@ def readers() -> dict[str, Reader]:
     """All registered readers by name (importing the built-in ones first)."""
     from . import _builtin  # noqa: F401  (registers the built-in readers)
 
-    return dict(_READERS)
+    out = dict(_READERS)
+    # hyphenated aliases (lm-eval for lm_eval): users type both
+    for name, r in list(out.items()):
+        if "_" in name:
+            out.setdefault(name.replace("_", "-"), r)
+    return out
 
 
 def sniff(path: str) -> Reader:
