@@ -13,7 +13,7 @@ from scipy import stats
 
 import ranktrust as rt
 from ranktrust import DataError, ScoreMatrix, SmallSampleWarning
-from ranktrust.repeats import majority_at_n, pass_at_k
+from ranktrust.runs import majority_at_n, pass_at_k
 
 
 def exact(n: int, c: int, k: int) -> Fraction:

@@ -12,7 +12,7 @@ from scipy import stats
 
 import ranktrust as rt
 from ranktrust import DataError, ScoreMatrix
-from ranktrust.repeats import n_required
+from ranktrust.runs import n_required
 
 
 def _runs_matrix(run_score_offsets, n_items=40, seed=0):

@@ -13,7 +13,7 @@ from scipy import stats
 
 import ranktrust as rt
 from ranktrust import DataError, ScoreMatrix
-from ranktrust.repeats import expected_best_of, hotelling_conditions
+from ranktrust.runs import expected_best_of, hotelling_conditions
 
 
 def _cond_matrix(d4, conds=None, models=None):

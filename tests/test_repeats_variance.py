@@ -10,7 +10,7 @@ from scipy import stats
 
 import ranktrust as rt
 from ranktrust import DataError, ScoreMatrix
-from ranktrust.repeats import variance_components
+from ranktrust.runs import variance_components
 
 
 def _matrix(d, runs=None):
@@ -148,3 +148,14 @@ def test_coverage_and_component_recovery(ragged):
     if not ragged:
         se_theory = np.sqrt((var_p + within / K) / N)
         assert r.score.std(ddof=1) == pytest.approx(se_theory, rel=0.06)
+
+
+def test_public_names_are_functions_in_any_import_order():
+    import importlib
+
+    import ranktrust as rt
+
+    importlib.import_module("ranktrust.runs")
+    importlib.import_module("ranktrust.runs.sensitivity")
+    assert callable(rt.repeats) and rt.repeats.__name__ == "repeats"
+    assert rt.sensitivity.__name__ == "sensitivity"

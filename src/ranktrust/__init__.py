@@ -49,12 +49,12 @@ _LAZY: dict[str, str] = {
     "estimate": "ranktrust.subsets",
     "mdad": "ranktrust.subsets",
     # repeats and conditions
-    "repeats": "ranktrust.repeats",
-    "pass_at_k": "ranktrust.repeats",
-    "choose_n": "ranktrust.repeats",
-    "run_until_enough": "ranktrust.repeats",
-    "sensitivity": "ranktrust.repeats",
-    "variance_components": "ranktrust.repeats",
+    "repeats": "ranktrust.runs",
+    "pass_at_k": "ranktrust.runs",
+    "choose_n": "ranktrust.runs",
+    "run_until_enough": "ranktrust.runs",
+    "sensitivity": "ranktrust.runs",
+    "variance_components": "ranktrust.runs",
     # store
     "Store": "ranktrust.data.store",
     # report

@@ -159,8 +159,8 @@ def command(paths: tuple[str, ...], pass_at: str | None, choose_n: bool, margin:
     PATHS hold one row per (model, item, run); a 'run' column (seed or sample
     index) is picked up by name, or name it with --run-col.
     """
-    from ..repeats import repeats
-    from ..repeats.passk import _ks_from_text
+    from ..runs import repeats
+    from ..runs.passk import _ks_from_text
 
     if choose_n and margin is None:
         raise ValueError("--choose-n needs --margin POINTS (e.g. --margin 1 for ±1 point)")

@@ -109,7 +109,7 @@ def command(paths: tuple[str, ...], by: str, output_format: str | None, out: str
     PATHS hold one row per (model, item, condition[, run]); the 'condition' and
     'run' columns are picked up by name (or --condition-col / --run-col).
     """
-    from ..repeats import sensitivity
+    from ..runs import sensitivity
 
     m, ihash = load_matrix(paths, kw)
     s = sensitivity(m, by=by, confidence_level=confidence)  # type: ignore[arg-type]

@@ -368,11 +368,11 @@ def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: 
             }
     extra = dict(extra or {})
     if m.n_runs > 1 and "repeats" not in extra:
-        from ..repeats import repeats as make_repeats
+        from ..runs import repeats as make_repeats
 
         extra["repeats"] = make_repeats(m, confidence_level=confidence_level)
     if m.conditions is not None and len(set(m.conditions)) > 1 and "sensitivity" not in extra:
-        from ..repeats import sensitivity as make_sensitivity
+        from ..runs import sensitivity as make_sensitivity
 
         extra["sensitivity"] = make_sensitivity(m, by="condition", confidence_level=confidence_level)
     if microbench and "microbench" not in extra and m.n_models >= 4:

@@ -1,4 +1,4 @@
-"""Repeats, seeds and evaluation design: runs per item, pass@k, choosing N, conditions.
+"""Repeats, seeds and evaluation design (``ranktrust.runs``): runs per item, pass@k, choosing N, conditions.
 
 >>> import ranktrust as rt
 >>> m = rt.read("results.csv")  # with a run column  # doctest: +SKIP
@@ -220,18 +220,3 @@ def repeats(
 
 
 choose_n_fn = choose_n
-
-
-class _CallableModule(__import__("types").ModuleType):
-    """``ranktrust.repeats`` is both this subpackage and the function :func:`repeats`.
-
-    Importing the subpackage binds the name ``repeats`` on the ``ranktrust`` package
-    to the module, so ``rt.repeats(m)`` reaches the module; calling the module calls
-    the function.
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Repeats:
-        return repeats(*args, **kwargs)
-
-
-__import__("sys").modules[__name__].__class__ = _CallableModule
