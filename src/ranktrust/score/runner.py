@@ -791,8 +791,8 @@ def score_models(
     if progress is None:
         progress = sys.stderr.isatty()
 
-    frames: list[pd.DataFrame] = []  # new rows, all models
-    pending: list[pd.DataFrame] = []
+    frames: list[dict[str, np.ndarray]] = []  # new rows, all models (columns as arrays, one dict per batch)
+    pending: list[dict[str, np.ndarray]] = []
     failed: dict[str, str] = {}
     modes: dict[str, str] = {}
     n_new = 0
@@ -802,8 +802,8 @@ def score_models(
     def flush() -> None:
         if output is None or not pending:
             return
-        full = pd.concat([state["existing"], *pending], ignore_index=True) if len(state["existing"]) else \
-            pd.concat(pending, ignore_index=True)
+        new = _to_frame(pending)
+        full = pd.concat([state["existing"], new], ignore_index=True) if len(state["existing"]) else new
         full = _canonical(full, model_names, item_order)
         output.write(full)
         state["existing"] = full
@@ -865,9 +865,8 @@ def score_models(
                 cols["setup"] = np.full(len(idx), setup, dtype=object)
                 for j in range(k_max):
                     cols[f"p_{LETTERS[j]}"] = p[:, j]
-                chunk = pd.DataFrame(cols)
-                frames.append(chunk)
-                pending.append(chunk)
+                frames.append(cols)
+                pending.append(cols)
                 n_new += len(idx)
                 bar.advance(ptask, len(idx))
                 now = time.monotonic()
@@ -892,12 +891,19 @@ def score_models(
         else:
             frame = full
     else:
-        frame = _canonical(pd.concat(frames, ignore_index=True), model_names, item_order) if frames else pd.DataFrame()
+        frame = _canonical(_to_frame(frames), model_names, item_order) if frames else pd.DataFrame()
     stored = None
     if db is not None and output is not None and os.path.exists(output.path):
         stored = _ingest(db, output.path, task or _task_name(questions))
     return ScoreResults(_text_as_object(frame), failed, n_new, n_skipped, None if out is None else os.fspath(out),
                         modes, stored)
+
+
+def _to_frame(chunks: list[dict[str, np.ndarray]]) -> "pd.DataFrame":
+    """One DataFrame from per-batch column arrays (cheaper than a frame per batch)."""
+    import pandas as pd
+
+    return pd.DataFrame({k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]})
 
 
 def _task_name(questions: Any) -> str:
