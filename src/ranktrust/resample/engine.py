@@ -173,9 +173,10 @@ def choose_path(n_models: int, n_items: int, size: int) -> str:
 
 
 def _counts(idx: np.ndarray, n_cells: int, dtype) -> np.ndarray:
+    """Row-wise counts of ``idx`` (b, k) over ``n_cells``; modifies ``idx`` in place."""
     b = idx.shape[0]
-    flat = idx + (np.arange(b, dtype=np.int64) * n_cells)[:, None]
-    return np.bincount(flat.ravel(), minlength=b * n_cells).reshape(b, n_cells).astype(dtype, copy=False)
+    idx += (np.arange(b, dtype=idx.dtype) * n_cells)[:, None]
+    return np.bincount(idx.ravel(), minlength=b * n_cells).reshape(b, n_cells).astype(dtype, copy=False)
 
 
 def _sparse_rows(idx: np.ndarray, n_cells: int, dtype):
