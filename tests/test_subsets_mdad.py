@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import ranktrust as rt
+from ranktrust.errors import SmallSampleWarning
 from ranktrust.subsets.mdad import kendall_tau_b, mdad_from_curve, pair_agreement
 
 
@@ -110,17 +111,18 @@ def test_mdad_of_random_subsets_matches_its_analytic_value():
 
 def test_results_do_not_depend_on_other_methods_or_sizes():
     _, m = _bernoulli_matrix(n_models=30, n_items=120, seed=1)
-    a = rt.mdad(m, methods=["random", "anchor"], sizes=[5, 10], trials=4, source_models=15, rng=3)
-    b = rt.mdad(m, methods=["anchor"], sizes=[10], trials=4, source_models=15, rng=3)
+    a = rt.mdad(m, methods=["random", "anchor"], sizes=[5, 10], trials=4, source_models=15, rng=3, delta_bin=0.02)
+    b = rt.mdad(m, methods=["anchor"], sizes=[10], trials=4, source_models=15, rng=3, delta_bin=0.02)
     np.testing.assert_array_equal(a.mean_abs_error[1, 1], b.mean_abs_error[0, 0])
     np.testing.assert_array_equal(a.mdad_trials[1, 1], b.mdad_trials[0, 0])
-    c = rt.mdad(m, methods=["random", "anchor"], sizes=[5, 10], trials=4, source_models=15, rng=3)
+    c = rt.mdad(m, methods=["random", "anchor"], sizes=[5, 10], trials=4, source_models=15, rng=3, delta_bin=0.02)
     assert a.to_dict() == c.to_dict()
 
 
 def test_json_has_the_stable_keys_and_fractions():
     _, m = _bernoulli_matrix(n_models=30, n_items=120, seed=2)
-    r = rt.mdad(m, methods=["random", "stratified"], sizes=[10, 60], trials=3, source_models=0.5, rng=0)
+    r = rt.mdad(m, methods=["random", "stratified"], sizes=[10, 60], trials=3, source_models=0.5, rng=0,
+                delta_bin=0.02)
     d = r.to_dict()
     assert {"mdad", "agreement", "recommendation"} <= set(d)
     row = d["mdad"][0]
@@ -132,6 +134,7 @@ def test_json_has_the_stable_keys_and_fractions():
     assert {"target_mdad", "smallest_size", "best", "text"} <= set(rec)
     assert set(rec["smallest_size"]) == {"random", "stratified"}
     assert all(isinstance(t, str) for t in rec["text"]) and rec["text"]
+    assert any(row_["mdad"] is not None for row_ in d["mdad"])
     # the misordered share never exceeds the disagreement
     for mi in range(2):
         for si in range(2):
@@ -154,12 +157,17 @@ def test_bad_arguments_name_the_parameter():
             warnings.simplefilter("ignore")
             rt.mdad(m, sizes=[50, 60], source_models=5)
     with pytest.warns(UserWarning, match="sizes 60 are not smaller"):
-        rt.mdad(m, methods=["random"], sizes=[5, 60], source_models=5, trials=1)
+        rt.mdad(m, methods=["random"], sizes=[5, 60], source_models=5, trials=1, delta_bin=0.2)
+    # 5 targets = 10 pairs spread over 0.5-point bins: no bin can define MDAD
+    with pytest.warns(SmallSampleWarning, match="no |Δ| bin has enough target pairs"):
+        r = rt.mdad(m, methods=["random"], sizes=[5], source_models=5, trials=1)
+    assert np.isnan(r.mdad).all()
 
 
 def test_seen_items_pool_is_respected():
     _, m = _bernoulli_matrix(n_models=30, n_items=200, seed=4)
-    r = rt.mdad(m, methods=["random"], sizes=[10], trials=2, source_models=15, seen_items=0.5, rng=0)
+    r = rt.mdad(m, methods=["random"], sizes=[10], trials=2, source_models=15, seen_items=0.5, rng=0,
+                delta_bin=0.02)
     assert r.n_seen_items == 100 and r.n_items == 200
 
 

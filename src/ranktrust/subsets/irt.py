@@ -100,7 +100,7 @@ def fit_2pl(
     dim: int = 1,
     prior_sd: tuple[float, float, float] = (1.0, 3.0, 3.0),
     max_iter: int = 500,
-    tol: float = 1e-9,
+    tol: float = 1e-7,
     dtype: type = np.float32,
 ) -> IRTParams:
     """Fit a 2PL IRT model to a ``(n_models, n_items)`` matrix of scores in [0, 1].
@@ -118,7 +118,7 @@ def fit_2pl(
         every (or no) model answers correctly.
     max_iter : int, default: ``500``
         L-BFGS iteration limit.
-    tol : float, default: ``1e-9``
+    tol : float, default: ``1e-7``
         Relative tolerance on the objective (``ftol`` of L-BFGS-B).
     dtype : numpy dtype, default: ``numpy.float32``
         Precision of the whole-matrix arithmetic (parameters stay float64).

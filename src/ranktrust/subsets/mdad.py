@@ -357,7 +357,8 @@ def mdad(
     >>> y = (rng.random((40, 300)) < rng.uniform(0.3, 0.7, (40, 1))).astype(float)
     >>> m = rt.ScoreMatrix.from_array(y, models=[f"m{i}" for i in range(40)],
     ...                               items=[f"q{j}" for j in range(300)])
-    >>> r = rt.mdad(m, methods=["random"], sizes=[10, 100], trials=5, source_models=20, rng=0)
+    >>> r = rt.mdad(m, methods=["random"], sizes=[10, 100], trials=5, source_models=20, rng=0,
+    ...             delta_bin=0.02)
     >>> sorted(r.to_dict())
     ['agreement', 'mdad', 'recommendation', 'settings']
     """
@@ -465,6 +466,8 @@ def mdad(
 
 
 def _pts(x: float) -> str:
+    if np.isnan(x):
+        return "undefined (too few pairs)"
     return f"{100 * x:.1f}" if np.isfinite(x) else "more than the largest gap"
 
 
@@ -481,10 +484,16 @@ def _recommend(methods: tuple[str, ...], sizes: np.ndarray, point: np.ndarray, l
     # smallest size: what no method resolves
     p0 = point[:, 0]
     b0 = int(np.argmin(np.where(np.isnan(p0), np.inf, p0)))
-    text.append(
-        f"At {sz[0]} items no method orders pairs closer than {_pts(p0[b0])} points correctly in {lvl} of cases "
-        f"(best: {methods[b0]}); {100 * np.nanmean(mis[b0, 0]):.0f}% of target pairs were misordered."
-    )
+    if np.isfinite(p0[b0]):
+        text.append(
+            f"At {sz[0]} items no method orders pairs closer than {_pts(p0[b0])} points correctly in {lvl} of "
+            f"cases (best: {methods[b0]}); {100 * np.nanmean(mis[b0, 0]):.0f}% of target pairs were misordered."
+        )
+    else:
+        text.append(
+            f"At {sz[0]} items no method orders even the most distant pairs correctly in {lvl} of cases; "
+            f"{100 * np.nanmin(np.nanmean(mis[:, 0], axis=-1)):.0f}% or more of target pairs were misordered."
+        )
     for mi, meth in enumerate(methods):
         k = smallest[meth]
         if k is not None:
@@ -501,8 +510,10 @@ def _recommend(methods: tuple[str, ...], sizes: np.ndarray, point: np.ndarray, l
     bl = int(np.argmin(lastf))
     if "random" in methods:
         r = methods.index("random")
-        gap = last[r] - last[bl]
+        gap = last[r] - last[bl] if np.isfinite(last[r]) and np.isfinite(last[bl]) else np.nan
         text.append(
+            f"At {sz[-1]} items uniform random is as good as any method (MDAD {_pts(last[r])} points)."
+            if r == bl or gap == 0 else
             f"At {sz[-1]} items uniform random has MDAD {_pts(last[r])} points, the best method "
             f"({methods[bl]}) {_pts(last[bl])}: random is within {100 * gap:.1f} points of it."
             if np.isfinite(gap) else
