@@ -356,6 +356,9 @@ def test_html_is_self_contained_and_escaped():
     for ref in ("arXiv:2411.00640", "Towards Data Science", "Review of Economic Studies", "ICLR 2026",
                 "arXiv:2506.04734", "Anchor Points", "tinyBenchmarks", "arXiv:2107.03374"):
         assert ref in page
+    assert "<li>At 250 items uniform random is as good as the rest.</li>" in page  # microbench advice
+    r0 = d["repeats"]["models"][0]
+    assert f'<td class="num" data-sort="{json.dumps(r0["pass_at"]["1"]["estimate"])}">' in page  # pass@1
     # machine-readable values are the exact JSON text
     r = d["models"][0]
     assert f'data-score="{json.dumps(r["score"])}"' in page

@@ -90,12 +90,17 @@ def synthetic_report(n_models: int = 8, *, n_items: int = 2000, seed: int = 0, l
             "agreement": [{"method": m, "size": s, "delta_bin": b / 200, "agreement": min(1.0, 0.5 + b * s / 400),
                            "pairs": 40} for m in ("random", "stratified", "anchor") for s in msizes
                           for b in range(0, 10)],
-            "recommendation": "use at least 250 items; random is as good as the rest there",
+            "recommendation": {"target_mdad": 0.02, "agreement_level": 0.8, "best": None,
+                               "text": ["At 10 items no method orders pairs closer than 4.0 points.",
+                                        "At 250 items uniform random is as good as the rest."]},
+            "settings": {"agreement_level": 0.8, "delta_bin": 0.005},
         }
         d["repeats"] = {"models": [
             {"model": names[i], "runs": 5, "score": models[i]["score"], "ci_low": models[i]["ci_low"],
              "ci_high": models[i]["ci_high"], "between_item_var": 0.2, "within_item_var": 0.03 * (i + 1),
-             "pass_at": {"1": models[i]["score"], "5": min(1.0, models[i]["score"] + 0.1)},
+             "pass_at": {"1": {"estimate": models[i]["score"], "ci_low": models[i]["ci_low"],
+                               "ci_high": models[i]["ci_high"]},
+                         "5": {"estimate": min(1.0, models[i]["score"] + 0.1), "ci_low": None, "ci_high": None}},
              "run_sd": 0.004, "n_required": 3} for i in range(min(n_models, 5))]}
         d["sensitivity"] = {"models": [
             {"model": names[i], "conditions": {c: {"score": models[i]["score"] + dx, "ci_low": models[i]["ci_low"] + dx,
@@ -293,7 +298,7 @@ def test_condition_spread_and_runs_vs_items():
     d = synthetic_report(8)
     fig = plots.condition_spread(d)
     assert len(_lines_with_gid(fig.axes[0], "rt-cond-")) == 5 * 3
-    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["A first", "A last", "shuffled"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["A first", "A last", "shuffled"]
     fig = plots.runs_vs_items(d)
     ax = fig.axes[0]
     assert len(ax.containers) == 2 and all(len(c.patches) == 5 for c in ax.containers)

@@ -545,7 +545,8 @@ def mdad_curve(result: Any) -> Figure:
     return fig
 
 
-def agreement_curve(result: Any, *, sizes: Iterable[int] | None = None, threshold: float = 0.8) -> Figure:
+def agreement_curve(result: Any, *, sizes: Iterable[int] | None = None, threshold: float | None = None,
+                    min_pairs: int = 10) -> Figure:
     """Share of model pairs ordered as on the full benchmark, by full-benchmark gap; one panel per size.
 
     Parameters
@@ -555,8 +556,11 @@ def agreement_curve(result: Any, *, sizes: Iterable[int] | None = None, threshol
         ``"microbench"``; ``delta_bin`` is a fraction.
     sizes : iterable of int, optional
         Panels to draw; default every size present (at most 8, smallest first).
-    threshold : float, default: ``0.8``
-        The agreement level that defines MDAD (drawn as a dashed line).
+    threshold : float, optional
+        The agreement level that defines MDAD (drawn as a dashed line); default the result's
+        ``settings.agreement_level``, else 0.8.
+    min_pairs : int, default: ``10``
+        Bins with fewer pairs are not drawn (their agreement is too noisy to read).
 
     Returns
     -------
@@ -565,6 +569,10 @@ def agreement_curve(result: Any, *, sizes: Iterable[int] | None = None, threshol
     """
     d = _as_dict(result)
     rows = _rows(d, "microbench", "agreement", "agreement curve")
+    if threshold is None:
+        src = d.get("microbench") if isinstance(d.get("microbench"), dict) else d
+        threshold = float((src.get("settings") or {}).get("agreement_level") or 0.8)
+    rows = [r for r in rows if r.get("pairs") is None or r["pairs"] >= min_pairs]
     all_sizes = sorted({r["size"] for r in rows})
     chosen = [s for s in all_sizes if sizes is None or s in set(sizes)][:8]
     if not chosen:
@@ -582,8 +590,8 @@ def agreement_curve(result: Any, *, sizes: Iterable[int] | None = None, threshol
             if not rs:
                 continue
             (line,) = ax.plot([_pts(r["delta_bin"]) for r in rs], [_num(r.get("agreement")) for r in rs],
-                              color=OKABE_ITO[idx % 7], marker=MARKERS[idx % len(MARKERS)], ms=3.5, lw=1.4,
-                              label=method)
+                              color=OKABE_ITO[idx % 7], marker=MARKERS[idx % len(MARKERS)],
+                              ms=3.5 if len(rs) <= 20 else 2.0, lw=1.4, label=method)
             _tip(fig, line, "agree", f"{method}, {size} items: " + ", ".join(
                 f"Δ {_pts(r['delta_bin']):.1f}: {_num(r.get('agreement')):.0%} of {r.get('pairs')} pairs" for r in rs))
         ax.axhline(threshold, color="#777777", ls="--", lw=1)
@@ -660,8 +668,9 @@ def condition_spread(result: Any, *, max_models: int | None = 60) -> Figure:
         ax.spines[s].set_visible(False)
     from matplotlib.lines import Line2D
 
-    ax.legend([Line2D([], [], color=OKABE_ITO[j % 7], marker=MARKERS[j % len(MARKERS)], lw=1.3, ms=4)
-               for j in range(m)], [_short(c, 30) for c in labels], fontsize=8, loc="best")
+    fig.legend([Line2D([], [], color=OKABE_ITO[j % 7], marker=MARKERS[j % len(MARKERS)], lw=1.3, ms=4)
+                for j in range(m)], [_short(c, 30) for c in labels], fontsize=8, loc="outside lower center",
+               ncols=min(m, 4), frameon=False)
     title = "Scores under each condition"
     if total > n:
         title += f" (first {n} of {total})"
@@ -719,7 +728,7 @@ def runs_vs_items(result: Any, *, max_models: int | None = 60) -> Figure:
     ax.set_axisbelow(True)
     for s in ("top", "right"):
         ax.spines[s].set_visible(False)
-    ax.legend(fontsize=8, loc="best")
+    fig.legend(fontsize=8, loc="outside lower center", ncols=2, frameon=False)
     title = "More items or more runs?"
     if total > n:
         title += f" (first {n} of {total})"
