@@ -107,46 +107,63 @@ class RankSets(Result):
         })
 
 
-def _scaled(z: np.ndarray, sigma: np.ndarray) -> np.ndarray:
-    """``(b, M, M)``: ``(z_j - z_k) / sigma_jk`` (0 where sigma is 0)."""
-    d = z[:, :, None] - z[:, None, :]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = d / sigma
-    out[:, sigma == 0] = 0.0
-    return out
+class _Scaled:
+    """Bootstrap-scaled pair differences ``(z_j - z_k) / sigma_jk``, computed chunk by chunk.
+
+    float32 and in-place operations: this is the O(n_resamples * M^2) inner loop.
+    Pairs with ``sigma_jk = 0`` (identical per-item scores up to a constant) count as 0.
+    """
+
+    def __init__(self, z: np.ndarray, sigma: np.ndarray) -> None:
+        self.z = z.astype(np.float32)
+        with np.errstate(divide="ignore"):
+            self.inv = np.where(sigma > 0, 1.0 / np.where(sigma > 0, sigma, 1.0), 0.0).astype(np.float32)
+        m = sigma.shape[0]
+        self.step = max(1, _CHUNK_CELLS // (m * m))
+        self.buf = np.empty((min(self.step, len(z)), m, m), dtype=np.float32)
+
+    def chunks(self):
+        for a in range(0, len(self.z), self.step):
+            zc = self.z[a:a + self.step]
+            buf = self.buf[: len(zc)]
+            np.subtract(zc[:, :, None], zc[:, None, :], out=buf)
+            np.multiply(buf, self.inv, out=buf)
+            yield a, buf
 
 
-def _max_over(z: np.ndarray, sigma: np.ndarray, active: np.ndarray) -> np.ndarray:
+def _mask_add(active: np.ndarray) -> np.ndarray:
+    return np.where(active, 0.0, -np.inf).astype(np.float32)
+
+
+def _max_over(sc: _Scaled, active: np.ndarray) -> np.ndarray:
     """Bootstrap max of the scaled differences over ``active`` pairs: (B,)."""
-    m = sigma.shape[0]
-    step = max(1, _CHUNK_CELLS // (m * m))
-    out = np.empty(z.shape[0])
-    for a in range(0, z.shape[0], step):
-        sc = _scaled(z[a:a + step], sigma)
-        out[a:a + step] = np.where(active, sc, -np.inf).reshape(len(sc), -1).max(axis=1)
+    add = _mask_add(active)
+    out = np.empty(len(sc.z))
+    for a, buf in sc.chunks():
+        np.add(buf, add, out=buf)
+        out[a:a + len(buf)] = buf.reshape(len(buf), -1).max(axis=1)
     return out
 
 
-def _max_per_model(z: np.ndarray, sigma: np.ndarray, row: np.ndarray, col: np.ndarray) -> np.ndarray:
+def _max_per_model(sc: _Scaled, row: np.ndarray, col: np.ndarray) -> np.ndarray:
     """(B, M): for model j the max over its active pairs (j, k) [row] and (k, j) [col]."""
-    m = sigma.shape[0]
-    step = max(1, _CHUNK_CELLS // (m * m))
-    out = np.empty((z.shape[0], m))
-    for a in range(0, z.shape[0], step):
-        sc = _scaled(z[a:a + step], sigma)                       # [b, j, k]
-        r = np.where(row, sc, -np.inf).max(axis=2)
-        c = np.where(col, np.swapaxes(sc, 1, 2), -np.inf).max(axis=2)
-        out[a:a + step] = np.maximum(r, c)
+    add_row, add_col_t = _mask_add(row), _mask_add(col).T     # col[j, k] is pair (k, j)
+    out = np.empty(sc.z.shape)
+    for a, buf in sc.chunks():
+        c = (buf + add_col_t).max(axis=1)                        # over k of pair (k, j)
+        np.add(buf, add_row, out=buf)
+        out[a:a + len(buf)] = np.maximum(buf.max(axis=2), c)
     return out
 
 
 def _simultaneous(theta, sigma, z, level):
+    sc = _Scaled(z, sigma)
     m = len(theta)
     diff = theta[:, None] - theta[None, :]
     active = ~np.eye(m, dtype=bool)
     rejected = np.zeros((m, m), dtype=bool)
     while active.any():
-        c = np.quantile(_max_over(z, sigma, active), level)
+        c = np.quantile(_max_over(sc, active), level)
         new = active & (diff > sigma * c)
         if not new.any():
             break
@@ -156,6 +173,7 @@ def _simultaneous(theta, sigma, z, level):
 
 
 def _marginal(theta, sigma, z, level):
+    sc = _Scaled(z, sigma)
     m = len(theta)
     diff = theta[:, None] - theta[None, :]
     off = ~np.eye(m, dtype=bool)
@@ -163,7 +181,7 @@ def _marginal(theta, sigma, z, level):
     rej_row = np.zeros((m, m), dtype=bool)
     rej_col = np.zeros((m, m), dtype=bool)
     while row.any() or col.any():
-        c = np.quantile(_max_per_model(z, sigma, row, col), level, axis=0)     # (M,)
+        c = np.quantile(_max_per_model(sc, row, col), level, axis=0)     # (M,)
         new_row = row & (diff > sigma * c[:, None])
         new_col = col & (diff.T > sigma * c[:, None])
         if not (new_row.any() or new_col.any()):
@@ -249,12 +267,12 @@ def rank_sets(
                         bool(simultaneous), int(n_resamples), np.zeros((1, 1), bool), inp.dropped)
     boot = resample_means(s, n_resamples=int(n_resamples), groups=groups, rng=rng, batch=batch)
     z = boot - theta
-    if cluster:
-        sigma = np.sqrt(np.maximum(0.0, np.var(z[:, :, None] - z[:, None, :], axis=0, ddof=1)))
-    else:
+    if cluster:     # bootstrap covariance of the means
+        cov = np.atleast_2d(np.cov(z, rowvar=False))
+    else:           # sample covariance of the per-item scores / N
         cov = np.atleast_2d(np.cov(s)) / n_items if n_items > 1 else np.zeros((n_models, n_models))
-        v = np.diag(cov)
-        sigma = np.sqrt(np.maximum(0.0, v[:, None] + v[None, :] - 2 * cov))
+    v = np.diag(cov)
+    sigma = np.sqrt(np.maximum(0.0, v[:, None] + v[None, :] - 2 * cov))
     np.fill_diagonal(sigma, 0.0)
     level = float(confidence_level)
     better = _simultaneous(theta, sigma, z, level)
