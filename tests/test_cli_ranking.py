@@ -83,3 +83,21 @@ def test_incomplete_matrix_says_how_to_fix(tmp_path):
     p = run("stability", str(f), "--align", "intersect", "--draws", "50", "--sizes", "full", "-f", "json")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["dropped"] == {"a": 1}
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch):
+    import io
+
+    from ranktrust.cli.stability import progress_bar
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    with progress_bar(10, "x") as cb:                       # pytest's stderr is not a TTY
+        assert cb is None
+    monkeypatch.setattr(sys, "stderr", Tty())
+    with progress_bar(10, "resampling") as cb:
+        assert cb is not None
+        cb(5, 10)
+        cb(10, 10)
