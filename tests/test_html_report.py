@@ -290,7 +290,20 @@ def test_synthetic_report_in_browser(browser, tmp_path):
     for sid in ("microbench", "repeats", "sensitivity", "notes", "methods"):
         assert browser.eval(f"!!document.getElementById('{sid}')")
     _check_interaction(browser)
+    _check_print(browser, tmp_path / "synthetic.pdf")
     _check_phone(browser, path)
+
+
+def _check_print(browser: Browser, pdf: Path) -> None:
+    browser.send("Emulation.setEmulatedMedia", {"media": "print"})
+    hidden = browser.eval("""[getComputedStyle(document.querySelector('nav.toc')).display,
+        getComputedStyle(document.querySelector('.tools')).display,
+        getComputedStyle(document.querySelector('.table-wrap')).overflowY]""")
+    assert hidden == ["none", "none", "visible"]
+    data = browser.send("Page.printToPDF", {"printBackground": True})["data"]
+    pdf.write_bytes(base64.b64decode(data))
+    assert pdf.read_bytes()[:5] == b"%PDF-" and pdf.stat().st_size > 50_000
+    browser.send("Emulation.setEmulatedMedia", {"media": ""})
 
 
 def _real_report(m):
