@@ -10,7 +10,7 @@ import pytest
 from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 
-from ranktrust.report import plots
+from ranktrust.reporting import plots
 
 # --------------------------------------------------------------------------- synthetic report (the contract)
 

@@ -58,8 +58,8 @@ _LAZY: dict[str, str] = {
     # store
     "Store": "ranktrust.data.store",
     # report
-    "report": "ranktrust.report.build",
-    "plot": "ranktrust.report.plots",
+    "report": "ranktrust.reporting.build",
+    "plot": "ranktrust.reporting.plots",
     # scoring local models (optional extra)
     "score_models": "ranktrust.score",
 }

@@ -62,6 +62,6 @@ class Result:
         return jsonable({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})  # type: ignore[arg-type]
 
     def _repr_html_(self) -> str:  # pragma: no cover - exercised through report tests
-        from .report.notebook import result_html
+        from .reporting.notebook import result_html
 
         return result_html(self)

@@ -11,7 +11,7 @@ import click
 
 from ..data.io import input_hash, read
 from ..data.matrix import ScoreMatrix
-from ..report.render import emit
+from ..reporting.render import emit
 
 DEFAULT_SEED = 0
 

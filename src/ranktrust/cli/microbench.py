@@ -148,7 +148,7 @@ def command(paths: tuple[str, ...], **kw: Any) -> None:
         sub = rt.select_subset(m, method=kw["select_method"], k=kw["size"], source=source, rng=seed)
         d = sub.to_dict()
         if out.endswith(".csv") and fmt == "text":
-            from ..report.render import write_output
+            from ..reporting.render import write_output
 
             write_output(_subset_csv(d), out)
             return

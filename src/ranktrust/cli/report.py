@@ -53,9 +53,9 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
             all_pairs: bool, adjust: str, tiers: str, sizes: str, draws: int, no_rank_sets: bool,
             no_stability: bool, split_half: bool, microbench: bool, plots_dir: str | None, **kw: Any) -> None:
     """Report on per-item results in PATHS (or --db STORE)."""
-    from ..report.build import report
-    from ..report.markdown import report_markdown
-    from ..report.text import report_renderables
+    from ..reporting.build import report
+    from ..reporting.markdown import report_markdown
+    from ..reporting.text import report_renderables
 
     if not 0 < confidence < 1:
         raise click.BadParameter(f"must be in (0, 1), got {confidence}", param_hint="--confidence")
@@ -73,12 +73,12 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
     d = rep.to_dict()
     cmd = command_line()
     if plots_dir:
-        from ..report.plots import save_figures
+        from ..reporting.plots import save_figures
 
         save_figures(rep, plots_dir)
     if fmt == "html":
-        from ..report.html import render_html
-        from ..report.render import meta, write_output
+        from ..reporting.html import render_html
+        from ..reporting.render import meta, write_output
 
         write_output(render_html(d, meta("report", seed=seed, input_hash=ihash, command=cmd)), out)
         return

@@ -1,7 +1,7 @@
 """The self-contained HTML report.
 
 ``render_html(report, meta)`` turns a ``LeaderboardReport`` (or its ``to_dict()``) into one HTML file that
-makes no network request: CSS and JavaScript are inlined from ``report/templates/``, figures are inline SVG
+makes no network request: CSS and JavaScript are inlined from ``reporting/templates/``, figures are inline SVG
 (with ``<title>`` hover tooltips), fonts are the system's. Nothing is computed here beyond formatting:
 every number shown is a number of the JSON report, and the key DOM elements carry the exact JSON values
 in ``data-*`` attributes (``data-score="0.7183..."``) so the page can be checked against the JSON.
@@ -30,7 +30,7 @@ ALL_PAIRS_TABLE_MAX = 2_000
 
 
 def _read_template_file(name: str) -> str:
-    return resources.files("ranktrust.report").joinpath("templates", name).read_text(encoding="utf-8")
+    return resources.files("ranktrust.reporting").joinpath("templates", name).read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=1)
@@ -201,7 +201,7 @@ def render_html(report: Any, meta: dict[str, Any] | None = None, *, max_forest: 
         ``rt.report(m)`` or its ``to_dict()``. Sections that are absent or None are left out.
     meta : dict, optional
         The JSON ``meta`` block (``format, kind, version, seed, input_hash, command, created``), shown in the
-        footer; default: a fresh one from :func:`ranktrust.report.render.meta`.
+        footer; default: a fresh one from :func:`ranktrust.reporting.render.meta`.
     max_forest : int, default: ``50``
         The forest and rank-range figures show at most this many models (the table shows all of them).
 
@@ -213,7 +213,7 @@ def render_html(report: Any, meta: dict[str, Any] | None = None, *, max_forest: 
     Examples
     --------
     >>> import ranktrust as rt
-    >>> from ranktrust.report.html import render_html
+    >>> from ranktrust.reporting.html import render_html
     >>> page = render_html(rt.report(m), meta)       # doctest: +SKIP
     >>> open("report.html", "w").write(page)          # doctest: +SKIP
     """
