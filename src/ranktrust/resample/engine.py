@@ -16,6 +16,9 @@ models x items; ``rng`` is None, an int or a ``numpy.random.Generator``)::
     halves(n_items, *, n_splits, rng=None) -> bool ndarray (n_splits, N)   # True = first half
     complete_scores(scores, *, what="scores") -> float64 ndarray (DataError on NaN)
     rank_order(means, keys=None) -> int ndarray (b, M): 1-based ranks, 1 = highest mean
+    matrix_input(m) -> MatrixInput(scores, models, group_codes, dropped)
+        # from a ScoreMatrix (incomplete: the shared items, recorded in ``dropped``) or array
+    choose_path(M, N, size) -> "sparse" | "matmul"
 
 Resampling schemes
 ------------------
