@@ -188,3 +188,122 @@ def test_read_only_and_missing_store(tmp_path):
             st.matrix()
         with pytest.raises(DataError, match="read-only"):
             st.ingest("x.csv")
+
+
+# ---------------------------------------------------------------- Parquet fast path: checks in SQL
+def _pq(path, **cols):
+    pd.DataFrame(cols).to_parquet(path)
+    return str(path)
+
+
+@pytest.mark.parametrize("bitmap", [True, False], ids=["bitmap", "hash"])
+def test_parquet_duplicates_found_exactly(tmp_path, monkeypatch, bitmap):
+    from ranktrust.data import store as store_mod
+
+    if not bitmap:
+        monkeypatch.setattr(store_mod, "_BITMAP_BITS", 0)  # force the hash GROUP BY check
+    models = np.repeat(["m0", "m1", "m2"], 400)
+    items = np.tile([f"i{k}" for k in range(400)], 3)
+    runs = np.zeros(1200, dtype=int).astype(str)
+    st = Store(tmp_path / "d.duckdb")
+    # the same (model, item) in two runs is not a duplicate; two tasks share item names
+    ok = _pq(tmp_path / "ok.parquet", task=np.where(np.arange(1200) < 600, "a", "b"), model=models, item=items,
+             run=np.where(np.arange(1200) % 2 == 0, "0", "1"), score=np.ones(1200))
+    assert st.ingest(ok).rows_added == 1200
+    items2 = items.copy()
+    items2[1000] = items2[900]  # rows 901 and 1001 (1-based): model m2, item i100
+    bad = _pq(tmp_path / "dup.parquet", model=models, item=items2, run=runs, score=np.ones(1200))
+    before = _snapshot(st)
+    with pytest.raises(DataError, match=r"dup.parquet: rows 901 and 1001: duplicate entry for model 'm2', item 'i100'"):
+        st.ingest(bad)
+    assert _snapshot(st) == before
+
+
+@pytest.mark.parametrize("bitmap", [True, False], ids=["bitmap", "hash"])
+def test_parquet_duplicate_check_matches_pandas(tmp_path_factory, monkeypatch, bitmap):
+    """Property: the SQL duplicate check refuses a file exactly when pandas finds a repeated key."""
+    from hypothesis import given, settings, strategies as hs
+
+    from ranktrust.data import store as store_mod
+
+    if not bitmap:
+        monkeypatch.setattr(store_mod, "_BITMAP_BITS", 0)
+    row = hs.tuples(hs.sampled_from(["a", "b"]), hs.sampled_from(["x", "y", "z"]), hs.sampled_from(["0", "1"]))
+
+    @settings(max_examples=25, deadline=None)
+    @given(hs.lists(row, min_size=1, max_size=12))
+    def check(rows):
+        d = tmp_path_factory.mktemp("prop")
+        df = pd.DataFrame(rows, columns=["model", "item", "run"]).assign(score=0.5)
+        path = _pq(d / "p.parquet", **{c: df[c].to_numpy() for c in df.columns})
+        st = Store(d / "p.duckdb")
+        dup = df.duplicated(["model", "item", "run"], keep=False)
+        if dup.any():
+            first = int(np.flatnonzero(dup)[0])
+            second = int(np.flatnonzero(dup & (df[["model", "item", "run"]] == df.iloc[first][["model", "item", "run"]]).all(axis=1))[1])
+            with pytest.raises(DataError, match=rf"rows {first + 1} and {second + 1}: duplicate entry"):
+                st.ingest(path)
+            assert _snapshot(st)[0] == 0
+        else:
+            assert st.ingest(path).rows_added == len(df)
+        st.close()
+
+    check()
+
+
+def test_parquet_overlap_with_store_refused(tmp_path):
+    st = Store(tmp_path / "o.duckdb")
+    st.ingest(_pq(tmp_path / "one.parquet", model=["a", "a", "b"], item=["1", "2", "1"], score=[1.0, 0.0, 1.0]),
+              options=ReadOptions(task="t"))
+    before, listing = _snapshot(st), st.list()
+    # same model, other items: fine; an item it already has: refused, nothing added
+    clash = _pq(tmp_path / "two.parquet", model=["c", "a", "a"], item=["1", "3", "2"], score=[1.0, 1.0, 1.0])
+    with pytest.raises(DataError, match=r"model 'a', item '2', run '0' \(task 't', metric 'score'\) is already in the "
+                                        r"store from .*one.parquet \[task=t\]; nothing was overwritten"):
+        st.ingest(clash, options=ReadOptions(task="t"))
+    assert _snapshot(st) == before and st.list() == listing
+    # the same rows under another metric are not a clash
+    other = _pq(tmp_path / "three.parquet", model=["a"], item=["2"], metric=["f1"], score=[0.5])
+    assert st.ingest(other, options=ReadOptions(task="t")).rows_added == 1
+    m = st.matrix(task="t", metric="score", align="pairwise")
+    assert m.models == ("a", "b") and m.items == ("1", "2")
+
+
+def test_parquet_bad_values_and_filters(tmp_path):
+    st = Store(tmp_path / "b.duckdb")
+    nan = _pq(tmp_path / "nan.parquet", model=["a", "a", "a"], item=["1", "2", "3"], score=[1.0, np.nan, 0.0])
+    with pytest.raises(DataError, match=r"nan.parquet: row 2: .*not a finite number"):
+        st.ingest(nan)
+    noitem = _pq(tmp_path / "noitem.parquet", model=["a", "a"], item=["1", None], score=[1.0, 0.0])
+    with pytest.raises(DataError, match=r"noitem.parquet: row 2: a missing"):
+        st.ingest(noitem)
+    assert _snapshot(st) == [0, 0, 0, 0, 0]
+    # a task column with a quote in a name; --task picks one, and an absent task lists what is there
+    multi = _pq(tmp_path / "multi.parquet", task=["o'brien", "o'brien", "other"], model=["a", "b", "a"],
+                item=["1", "1", "1"], score=[1.0, 0.0, 1.0])
+    assert st.ingest(multi, options=ReadOptions(task="o'brien")).rows_added == 2
+    with pytest.raises(DataError, match=r"no task 'gpqa' in the input; available: o'brien, other"):
+        st.ingest(multi, options=ReadOptions(task="gpqa"))
+    # one item only (bitmap of one bit); groups kept
+    one = _pq(tmp_path / "one.parquet", model=["x", "y"], item=["q", "q"], subject=["s", "s"], score=[1.0, 0.0])
+    assert st.ingest(one).rows_added == 2
+    assert st.matrix(task="one").groups == ("s",)
+    clash = _pq(tmp_path / "grp.parquet", model=["x", "y"], item=["q", "q"], subject=["s", "t"], score=[1.0, 0.0])
+    with pytest.raises(DataError, match=r"item 'q' \(task 'grp'\) is in group 's' and 't'"):
+        st.ingest(clash)
+
+
+def test_parquet_changed_while_ingesting(tmp_path, monkeypatch):
+    st = Store(tmp_path / "c.duckdb")
+    path = _pq(tmp_path / "c.parquet", model=["a", "b"], item=["1", "1"], score=[1.0, 0.0])
+    orig = Store._commit_stage
+
+    def touch_then_commit(self, apath, now):
+        n = orig(self, apath, now)
+        with open(path, "ab") as fh:
+            fh.write(b"\0")
+        return n
+    monkeypatch.setattr(Store, "_commit_stage", touch_then_commit)
+    with pytest.raises(DataError, match=r"c.parquet: the file changed while it was being ingested; nothing was added"):
+        st.ingest(path)
+    assert _snapshot(st) == [0, 0, 0, 0, 0]

@@ -41,6 +41,9 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Store", "IngestSummary", "StoreSummary", "FileOutcome"]
 
 SCHEMA_VERSION = 1
+# the exact in-file duplicate check keeps one bitmap of the file's items per (task, model, run,
+# condition, metric) group while it fits in this many bits (128 MiB); beyond, a hash GROUP BY
+_BITMAP_BITS = 1 << 30
 _GROUP_GUESSES = ("subject", "group", "category", "cluster")
 _TABLE_SUFFIXES = (".csv.gz", ".tsv.gz", ".jsonl.gz", ".csv", ".tsv", ".parquet", ".pq", ".jsonl", ".ndjson", ".json")
 
@@ -188,14 +191,21 @@ def _options_signature(opts: ReadOptions, reader_name: str) -> str:
     return ", ".join(parts)
 
 
+def _sql_str(text: str) -> str:
+    """``text`` as an SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _stat(paths: Iterable[str]) -> list[tuple[int, int]]:
+    out = []
+    for p in paths:
+        st = os.stat(p)
+        out.append((st.st_size, st.st_mtime_ns))
+    return out
+
+
 def _now() -> _dt.datetime:
     return _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None, microsecond=0)
-
-
-class _Ingest:
-    """State of one file's ingest inside a transaction (staging table ``_stg``)."""
-
-    COLS = ("task", "model", "item", "run", "condition", "metric", "score", "grp", "doc_hash", "_row")
 
 
 # --------------------------------------------------------------------- store
@@ -346,6 +356,7 @@ class Store:
         apath = afile + (f" [{sig}]" if sig else "")
         comp = _module_fn(rd, "companions")
         deps = [afile] + ([os.path.abspath(c) for c in comp(path)] if comp is not None else [])
+        stat0 = _stat(deps)
         sha, size = _fingerprint(deps)
         same = self.con.execute("SELECT path FROM files WHERE sha256 = ? AND options = ?", [sha, sig]).fetchall()
         prev = self.con.execute("SELECT sha256, rows, ingested_at FROM files WHERE path = ?", [apath]).fetchone()
@@ -376,17 +387,19 @@ class Store:
             rows = self._commit_stage(apath, now)
             if rows == 0:
                 con.execute("ROLLBACK")
-                con.execute("DROP TABLE IF EXISTS _stg")
+                self._drop_stage()
                 what = " and ".join(f"--{k} {getattr(opts, k)!r}" for k in ("task", "metric") if getattr(opts, k))
                 return FileOutcome(apath, "skipped", reason=f"no rows for {what or 'this selection'}"), []
+            if _stat(deps) != stat0:
+                raise DataError(f"{afile}: the file changed while it was being ingested; nothing was added, try again")
             con.execute("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [apath, afile, sig, sha, size, rows, rd.name, now])
             for n in notes:
                 con.execute("INSERT INTO notes VALUES (?, ?)", [apath, n])
-            con.execute("DROP TABLE IF EXISTS _stg")
+            self._drop_stage()
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
-            con.execute("DROP TABLE IF EXISTS _stg")
+            self._drop_stage()
             raise
         if prev is not None:
             return FileOutcome(apath, "replaced", rows=rows, removed=removed,
@@ -394,10 +407,17 @@ class Store:
         return FileOutcome(apath, "added", rows=rows), notes
 
     # staging ---------------------------------------------------------------
+    _stg_kind: str | None = None  # "TABLE" or "VIEW": what ``_stg`` is while a file is staged
+    _stg_rows: int | None = None  # its row count, when staging already counted it
+
+    def _drop_stage(self) -> None:
+        if self._stg_kind is not None:
+            self.con.execute(f"DROP {self._stg_kind} IF EXISTS _stg")
+        self._stg_kind = self._stg_rows = None
     def _stage(self, path: str, apath: str, rd: Reader, opts: ReadOptions) -> list[str]:
         """Read ``path`` into the temporary table ``_stg``; returns the reader's notes."""
         con = self.con
-        con.execute("DROP TABLE IF EXISTS _stg")
+        self._drop_stage()
         default_task = opts.task or (_stem(path) if rd.name == "table" else rd.name)
         if rd.name == "table" and path.lower().endswith((".parquet", ".pq")) and self._stage_parquet(path, opts, default_task):
             return []
@@ -405,6 +425,7 @@ class Store:
             "CREATE TEMP TABLE _stg(task VARCHAR, model VARCHAR, item VARCHAR, run VARCHAR, condition VARCHAR, "
             "metric VARCHAR, score DOUBLE, grp VARCHAR, doc_hash VARCHAR, _row BIGINT)"
         )
+        self._stg_kind = "TABLE"
         notes: list[str] = []
         offset = 0
         n_in = 0
@@ -486,7 +507,12 @@ class Store:
         return out
 
     def _stage_parquet(self, path: str, opts: ReadOptions, default_task: str) -> bool:
-        """Fast path: a long Parquet file goes straight from read_parquet into ``_stg``."""
+        """Fast path: ``_stg`` becomes a view over ``read_parquet`` of a long Parquet file.
+
+        No pandas and no copy: the checks and the final ``INSERT ... SELECT`` all read the
+        file through DuckDB. Returns False when the file is not a long table (the pandas
+        reader handles it then).
+        """
         con = self.con
         q = path.replace("'", "''")
         try:
@@ -503,7 +529,7 @@ class Store:
         def col_or(c: str | None, default: str | None) -> str:
             if c is not None and c in cols:
                 return f"CAST({ident(c)} AS VARCHAR)"
-            return "NULL" if default is None else "'" + default.replace("'", "''") + "'"
+            return "CAST(NULL AS VARCHAR)" if default is None else _sql_str(default)
 
         for name, c in (("run", opts.run_col), ("condition", opts.condition_col)):
             if c is not None and c not in cols:
@@ -518,47 +544,93 @@ class Store:
         task = col_or("task", default_task)
         metric = col_or("metric", opts.metric or "score")
         where = []
-        if "task" in cols and opts.task is not None:
-            where.append(f"CAST(task AS VARCHAR) = '{opts.task}'")
-        if "metric" in cols and opts.metric is not None:
-            where.append(f"CAST(metric AS VARCHAR) = '{opts.metric}'")
+        for k in ("task", "metric"):
+            chosen = getattr(opts, k)
+            if k in cols and chosen is not None:
+                where.append(f"CAST({ident(k)} AS VARCHAR) = {_sql_str(chosen)}")
+        # a view, not a copy: every check below and the final INSERT ... SELECT read the file
+        # straight from read_parquet (fast: no staging table is written; the whole thing stays
+        # inside this file's transaction)
+        src = f"read_parquet({_sql_str(path)}, file_row_number = true)"
         con.execute(
-            f"""CREATE TEMP TABLE _stg AS SELECT
+            f"""CREATE TEMP VIEW _stg AS SELECT
                 {task} AS task, CAST({ident(opts.model_col)} AS VARCHAR) AS model,
                 CAST({ident(opts.item_col)} AS VARCHAR) AS item,
                 {col_or(opts.run_col or 'run', '0')} AS run, {col_or(opts.condition_col or 'condition', '')} AS condition,
                 {metric} AS metric, TRY_CAST({ident(opts.score_col)} AS DOUBLE) AS score,
-                {ident(opts.score_col)} IS NOT NULL AS _has_score,
                 {col_or(gcol, None)} AS grp, {col_or('doc_hash', None)} AS doc_hash,
                 file_row_number AS _row
-            FROM read_parquet('{q}', file_row_number = true)
+            FROM {src}
             {('WHERE ' + ' AND '.join(where)) if where else ''}"""
         )
-        bad = con.execute(
-            "SELECT _row, _has_score FROM _stg WHERE score IS NULL OR isnan(score) OR isinf(score) "
-            "OR model IS NULL OR item IS NULL OR run IS NULL ORDER BY _row LIMIT 1"
+        self._stg_kind = "VIEW"
+        n, bad = con.execute(
+            "SELECT count(*), min(_row) FILTER (WHERE score IS NULL OR isnan(score) OR isinf(score) "
+            "OR task IS NULL OR model IS NULL OR item IS NULL OR run IS NULL OR condition IS NULL OR metric IS NULL) "
+            "FROM _stg"
         ).fetchone()
         if bad is not None:
             raise DataError(
-                f"{path}: row {bad[0] + 1}: a missing model/item/run or a score that is not a finite number; "
-                "give every row a model, an item and a numeric score"
+                f"{path}: row {bad + 1}: a missing task/model/item/run/condition/metric or a score that is not a "
+                "finite number; give every row a model, an item and a numeric score"
             )
-        con.execute("ALTER TABLE _stg DROP COLUMN _has_score")
+        self._stg_rows = int(n)
+        if n == 0:  # say what the file holds when the --task/--metric filter matched nothing
+            for k in ("task", "metric"):
+                if k in cols and getattr(opts, k) is not None:
+                    self._seen[k].update(r[0] for r in con.execute(
+                        f"SELECT DISTINCT CAST({ident(k)} AS VARCHAR) FROM read_parquet({_sql_str(path)}) "
+                        f"WHERE {ident(k)} IS NOT NULL").fetchall())
         return True
 
     def _commit_stage(self, apath: str, now: _dt.datetime) -> int:
-        """Validate ``_stg`` against itself and the store, then insert; returns rows added."""
+        """Validate ``_stg`` against itself and the store, then insert; returns rows added.
+
+        ``_stg`` is a temporary table (readers that yield DataFrames) or a view over
+        ``read_parquet`` (long Parquet files). Every check is one SQL query over it; the
+        rows go into ``results`` with one ``INSERT ... SELECT`` at the end.
+        """
         con = self.con
-        n = int(con.execute("SELECT count(*) FROM _stg").fetchone()[0])
+        n = self._stg_rows
+        if n is None:
+            n = int(con.execute("SELECT count(*) FROM _stg").fetchone()[0])
         if n == 0:
             return 0
         key = "task, model, item, run, condition, metric"
-        # duplicates inside the file: cheap hash count first, exact query only when needed
-        distinct = con.execute(f"SELECT count(DISTINCT hash({key})) FROM _stg").fetchone()[0]
-        if distinct != n:
+        gkey = "task, model, run, condition, metric"
+        # the file's (task, model, run, condition, metric) groups and its items (with a dense code),
+        # each a small hash aggregate over the staged rows
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE _groups AS SELECT {gkey}, count(*) AS n, min(_row) AS first "
+            "FROM _stg GROUP BY ALL"
+        )
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _items AS SELECT task, item, min(_row) AS first, min(grp) AS grp, "
+            "max(grp) AS grp2, min(doc_hash) AS doc_hash, max(doc_hash) AS doc_hash2, "
+            "row_number() OVER () - 1 AS code FROM _stg GROUP BY task, item"
+        )
+        n_groups = int(con.execute("SELECT count(*) FROM _groups").fetchone()[0])
+        n_items = int(con.execute("SELECT count(*) FROM _items").fetchone()[0])
+        # duplicate keys inside the file. Exact either way:
+        # - per group, a bitmap of the item codes seen: a group has a duplicate item exactly when
+        #   its row count exceeds the number of bits set (one pass; bitmaps of n_items bits each)
+        # - when those bitmaps would be too large, a repeated hash of the key: equal keys have
+        #   equal hashes, so no repeated hash proves there are none
+        if n_groups * n_items <= _BITMAP_BITS:
+            suspects = (
+                f"SELECT s.* FROM _stg s SEMI JOIN (SELECT {gkey} FROM (SELECT s.task, s.model, s.run, s.condition, "
+                f"s.metric, count(*) AS n, bitstring_agg(i.code, 0, {max(n_items - 1, 0)}) AS b FROM _stg s JOIN "
+                f"_items i USING (task, item) GROUP BY ALL) WHERE n <> bit_count(b)) g USING ({gkey})"
+            )
+        else:
+            suspects = (
+                f"SELECT * FROM _stg WHERE hash({key}) IN (SELECT h FROM (SELECT hash({key}) AS h FROM _stg) "
+                "GROUP BY h HAVING count(*) > 1)"
+            )
+        if con.execute(f"SELECT 1 FROM ({suspects}) LIMIT 1").fetchone() is not None:
             dup = con.execute(
-                f"SELECT {key}, list(_row ORDER BY _row) FROM _stg GROUP BY ALL HAVING count(*) > 1 "
-                "ORDER BY min(_row) LIMIT 1"
+                f"SELECT {key}, list(_row ORDER BY _row) FROM ({suspects}) "
+                "GROUP BY ALL HAVING count(*) > 1 ORDER BY min(_row) LIMIT 1"
             ).fetchone()
             if dup is not None:
                 rows = dup[6]
@@ -567,15 +639,13 @@ class Store:
                     f"{dup[2]!r}, run {dup[3]!r} (task {dup[0]!r}, metric {dup[5]!r}); keep one row per key, or add "
                     "a 'run' column if these are repeats"
                 )
-        # rows that would duplicate rows already in the store (only checked where (task, model, metric) overlap)
-        overlap = con.execute(
-            "SELECT c.task, c.model, c.metric, any_value(r.source_file) FROM (SELECT DISTINCT task, model, metric "
-            "FROM _stg) c JOIN results r USING (task, model, metric) GROUP BY ALL LIMIT 1"
-        ).fetchone()
-        if overlap is not None:
+        # rows that would duplicate rows already in the store: only possible for a (task, model)
+        # the store already holds (the small ``models`` table); only then are rows joined
+        if con.execute("SELECT 1 FROM _groups g JOIN models m USING (task, model) LIMIT 1").fetchone() is not None:
             clash = con.execute(
-                f"SELECT s.task, s.model, s.item, s.run, s.metric, r.source_file FROM _stg s JOIN results r "
-                f"USING ({key}) LIMIT 1"
+                f"SELECT s.task, s.model, s.item, s.run, s.metric, r.source_file FROM _stg s JOIN "
+                f"(SELECT r.* FROM results r SEMI JOIN _groups g USING ({gkey})) r USING ({key}) "
+                "ORDER BY s._row LIMIT 1"
             ).fetchone()
             if clash is not None:
                 raise DataError(
@@ -584,10 +654,6 @@ class Store:
                     "--model-name/--task to store it under another name, or re-ingest that file with --replace"
                 )
         # item metadata: one group and one doc_hash per item, consistent with the store
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE _items AS SELECT task, item, min(_row) AS first, min(grp) AS grp, "
-            "max(grp) AS grp2, min(doc_hash) AS doc_hash, max(doc_hash) AS doc_hash2 FROM _stg GROUP BY task, item"
-        )
         bad = con.execute("SELECT task, item, grp, grp2 FROM _items WHERE grp <> grp2 LIMIT 1").fetchone()
         if bad is not None:
             raise DataError(f"{apath}: item {bad[1]!r} (task {bad[0]!r}) is in group {bad[2]!r} and {bad[3]!r}; "
@@ -626,7 +692,7 @@ class Store:
         )
         con.execute(
             "INSERT INTO models SELECT n.task, n.model, coalesce(b.base, -1) + row_number() OVER (PARTITION BY n.task "
-            "ORDER BY n.first) FROM (SELECT task, model, min(_row) AS first FROM _stg GROUP BY task, model) n "
+            "ORDER BY n.first) FROM (SELECT task, model, min(first) AS first FROM _groups GROUP BY task, model) n "
             "LEFT JOIN (SELECT task, max(pos) AS base FROM models GROUP BY task) b USING (task) "
             "WHERE NOT EXISTS (SELECT 1 FROM models m WHERE m.task = n.task AND m.model = n.model)"
         )
@@ -635,6 +701,7 @@ class Store:
             [apath, now],
         )
         con.execute("DROP TABLE IF EXISTS _items")
+        con.execute("DROP TABLE IF EXISTS _groups")
         return n
 
     # ------------------------------------------------------------------ reads
