@@ -157,11 +157,14 @@ def test_bad_arguments_name_the_parameter():
             warnings.simplefilter("ignore")
             rt.mdad(m, sizes=[50, 60], source_models=5)
     with pytest.warns(UserWarning, match="sizes 60 are not smaller"):
-        rt.mdad(m, methods=["random"], sizes=[5, 60], source_models=5, trials=1, delta_bin=0.2)
+        rt.mdad(m, methods=["random"], sizes=[5, 60], source_models=5, trials=1, delta_bin=0.2, min_pairs=1)
     # 5 targets = 10 pairs spread over 0.5-point bins: no bin can define MDAD
     with pytest.warns(SmallSampleWarning, match="no |Δ| bin has enough target pairs"):
         r = rt.mdad(m, methods=["random"], sizes=[5], source_models=5, trials=1)
     assert np.isnan(r.mdad).all()
+    d = r.to_dict()
+    assert d["mdad"][0]["status"] == "too few pairs" and d["mdad"][0]["mdad"] is None
+    assert d["recommendation"]["best"] is None and "Too few target pairs" in d["recommendation"]["text"][0]
 
 
 def test_seen_items_pool_is_respected():

@@ -55,7 +55,7 @@ def _mdad_text(d: dict[str, Any]) -> list[Any]:
                 "mean abs err (pts)", "misordered"):
         t.add_column(col, justify="left" if col == "method" else "right")
     for r in d["mdad"]:
-        t.add_row(r["method"], str(r["size"]), _fmt(r["mdad"]) if r["reached"] else "not reached",
+        t.add_row(r["method"], str(r["size"]), _fmt(r["mdad"]) if r["reached"] else r["status"],
                   f"{_fmt(r['ci_low'])}–{_fmt(r['ci_high'])}", _fmt(r["kendall_tau"], 1, 2),
                   _fmt(r["mean_abs_error"]), f"{_fmt(r['misordered'], 100, 0)}%")
     out: list[Any] = [t]
@@ -77,7 +77,7 @@ def _mdad_md(d: dict[str, Any]) -> str:
     ]
     for r in d["mdad"]:
         lines.append(
-            f"| {r['method']} | {r['size']} | {_fmt(r['mdad']) if r['reached'] else 'not reached'} | "
+            f"| {r['method']} | {r['size']} | {_fmt(r['mdad']) if r['reached'] else r['status']} | "
             f"{_fmt(r['ci_low'])}–{_fmt(r['ci_high'])} | {_fmt(r['kendall_tau'], 1, 2)} | "
             f"{_fmt(r['mean_abs_error'])} | {_fmt(r['misordered'], 100, 0)}% |"
         )
@@ -129,6 +129,8 @@ def _subset_csv(d: dict[str, Any]) -> str:
               help="MDAD (points) the recommendation looks for.")
 @click.option("--delta-bin", default=0.5, show_default=True, type=float, help="Width of the gap bins, in points.")
 @click.option("--agreement-level", default=0.8, show_default=True, type=float, help="Agreement that defines MDAD.")
+@click.option("--min-pairs", default=10, show_default=True, type=int,
+              help="Gap bins with fewer target pairs per trial are ignored by MDAD.")
 @click.option("--select", "select_method", default=None,
               help="Design a subset with this method instead (writes the items and weights).")
 @click.option("--size", default=100, show_default=True, type=int, help="Subset size for --select.")
@@ -162,7 +164,7 @@ def command(paths: tuple[str, ...], **kw: Any) -> None:
     seen = _count_or_fraction(kw["seen_items"], "--seen-items")
     args = dict(methods=methods, sizes=sizes, trials=kw["trials"], source_models=source_models, seen_items=seen,
                 rng=seed, delta_bin=kw["delta_bin"] / 100, agreement_level=kw["agreement_level"],
-                target_mdad=kw["target_mdad"] / 100)
+                target_mdad=kw["target_mdad"] / 100, min_pairs=kw["min_pairs"])
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:

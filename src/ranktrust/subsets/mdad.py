@@ -184,6 +184,8 @@ class MDADResult(Result):
                     "mean_abs_error": _num(np.nanmean(self.mean_abs_error[mi, si])),
                     "misordered": _num(np.nanmean(self.misordered[mi, si])),
                     "reached": bool(np.isfinite(self.mdad[mi, si])),
+                    "status": ("ok" if np.isfinite(self.mdad[mi, si]) else
+                               "too few pairs" if np.isnan(self.mdad[mi, si]) else "not reached"),
                 })
         return rows
 
@@ -481,6 +483,11 @@ def _recommend(methods: tuple[str, ...], sizes: np.ndarray, point: np.ndarray, l
         ok = np.flatnonzero(point[mi] <= target + 1e-12)
         smallest[meth] = int(sz[ok[0]]) if ok.size else None
     text: list[str] = []
+    if np.isnan(point).all():
+        text.append("Too few target pairs per gap bin to measure MDAD: use fewer source models (more targets), "
+                    "more trials, or wider bins (--delta-bin).")
+        return {"target_mdad": float(target), "agreement_level": float(level), "smallest_size": smallest,
+                "best": None, "text": text}
     # smallest size: what no method resolves
     p0 = point[:, 0]
     b0 = int(np.argmin(np.where(np.isnan(p0), np.inf, p0)))
