@@ -78,8 +78,9 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
             f"its lead shrinks from {_pts(sh['lead_selecting_half'])} to {_pts(sh['lead_other_half'])} points."))
     pw = d.get("power")
     if pw:
-        p = Table(title=f"Questions needed (disagreement q = {pw['disagreement']:.2f}, α = {pw['alpha']}, "
-                        f"power = {pw['power']:.0%})")
+        out.append(Text(f"Questions needed to detect a gap (disagreement q = {pw['disagreement']:.2f}, "
+                        f"α = {pw['alpha']}, power = {pw['power']:.0%})", style="italic"))
+        p = Table()
         p.add_column("gap (pts)", justify="right")
         p.add_column("items needed", justify="right")
         for row in pw["table"]:
