@@ -179,3 +179,15 @@ def test_resample_means_stay_in_range(size, seed):
     d = resample_means(s, n_resamples=70, size=size, rng=seed)
     assert d.shape == (70, 3)
     assert np.all(d >= s.min(1) - 1e-12) and np.all(d <= s.max(1) + 1e-12)
+
+
+@pytest.mark.parametrize("groups", [None, np.arange(300) % 17])
+def test_dask_backend_gives_the_same_numbers(binary, groups):
+    from conftest import require
+
+    require("dask", install="pip install 'ranktrust[scale]'")
+    a = resample_means(binary, n_resamples=1200, rng=4, groups=groups)
+    b = resample_means(binary, n_resamples=1200, rng=4, groups=groups, backend="dask")
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="`backend` must be 'numpy' or 'dask'"):
+        resample_means(binary, n_resamples=10, backend="spark")

@@ -3,7 +3,8 @@
 API (all keyword options after ``*``; ``scores`` is a complete ``(M, N)`` float array,
 models x items; ``rng`` is None, an int or a ``numpy.random.Generator``)::
 
-    resample_means(scores, *, n_resamples, size=None, groups=None, rng=None, batch=None)
+    resample_means(scores, *, n_resamples, size=None, groups=None, rng=None, batch=None,
+                   backend="numpy")   # or "dask": product groups as parallel tasks
         -> ndarray (n_resamples, M)          # each model's mean on each resample
     iter_resample_means(scores, *, n_resamples, size=None, groups=None, rng=None,
                         batch=None, tie_keys=False) -> Iterator[ResampleBatch]
@@ -202,6 +203,7 @@ def iter_resample_means(
     batch: int | None = None,
     tie_keys: bool = False,
     path: str = "auto",
+    backend: str = "numpy",
 ) -> Iterator[ResampleBatch]:
     """Bootstrap means of every model, in batches (shared resamples for all models).
 
@@ -224,6 +226,9 @@ def iter_resample_means(
         exact ties at random.
     path : {"auto", "sparse", "matmul"}
         Force a computation path (for tests and benchmarks).
+    backend : {"numpy", "dask"}
+        ``"dask"`` computes the product groups as parallel dask tasks (threads; imported
+        only then) and gives the same numbers; it holds all results before yielding.
 
     Yields
     ------
@@ -256,30 +261,33 @@ def iter_resample_means(
     seeds = _block_seeds(rng, n_resamples)
     per_product = _blocks_per_product(max(cells, size))
     per_yield = _batch_blocks(batch, 8 * m)
+    work = dict(st=st, n_resamples=n_resamples, cells=cells, size=size, n_models=m,
+                sparse=path == "sparse" and groups is None,
+                gcount=None if groups is None else gcount, dtype=dtype, tie_keys=tie_keys)
+    starts = range(0, len(seeds), per_product)
+    if backend == "dask":
+        try:
+            import dask
+        except ImportError:
+            raise ImportError("backend='dask' needs dask: pip install 'ranktrust[scale]'") from None
+
+        # one task per product group; each group has its own seeds, so the numbers are
+        # those of the NumPy path. Threads: NumPy releases the GIL in BLAS and bincount.
+        results = dask.compute(*[dask.delayed(_product_means)(seeds[g0:g0 + per_product], g0, **work)
+                                 for g0 in starts], scheduler="threads")
+        parts = iter(results)
+    elif backend == "numpy":
+        parts = (_product_means(seeds[g0:g0 + per_product], g0, **work) for g0 in starts)
+    else:
+        raise ValueError(f"`backend` must be 'numpy' or 'dask'; got {backend!r}")
     out: list[np.ndarray] = []
     keys: list[np.ndarray] = []
     start = done = 0
-    for g0 in range(0, len(seeds), per_product):
-        group = seeds[g0:g0 + per_product]
-        idx_parts = []
-        for k, ss in enumerate(group, start=g0):
-            b = min(BLOCK, n_resamples - k * BLOCK)
-            wss, kss = ss.spawn(2)
-            idx_parts.append(np.random.Generator(np.random.PCG64(wss)).integers(0, cells, size=(b, size)))
-            if tie_keys:
-                keys.append(np.random.Generator(np.random.PCG64(kss)).random((b, m)))
-        idx = np.concatenate(idx_parts) if len(idx_parts) > 1 else idx_parts[0]
-        if path == "sparse" and groups is None:
-            means = (_sparse_rows(idx, cells, dtype) @ st).astype(np.float64) / size
-        else:
-            cnt = _counts(idx, cells, dtype)
-            sums = (cnt @ st).astype(np.float64)
-            if groups is None:
-                means = sums / size
-            else:
-                means = sums / (cnt.astype(np.float64) @ gcount)[:, None]
+    for means, kys in parts:
         out.append(means)
-        done += len(idx)
+        if tie_keys:
+            keys.append(kys)
+        done += len(means)
         if sum(len(o) for o in out) >= per_yield * BLOCK or done == n_resamples:
             yield ResampleBatch(
                 start,
@@ -288,6 +296,25 @@ def iter_resample_means(
             )
             start = done
             out, keys = [], []
+
+
+def _product_means(group, first, *, st, n_resamples, cells, size, n_models, sparse, gcount, dtype, tie_keys):
+    """Means (and tie keys) of the resamples of one product group of blocks."""
+    idx_parts, keys = [], []
+    for k, ss in enumerate(group, start=first):
+        b = min(BLOCK, n_resamples - k * BLOCK)
+        wss, kss = ss.spawn(2)
+        idx_parts.append(np.random.Generator(np.random.PCG64(wss)).integers(0, cells, size=(b, size)))
+        if tie_keys:
+            keys.append(np.random.Generator(np.random.PCG64(kss)).random((b, n_models)))
+    idx = np.concatenate(idx_parts) if len(idx_parts) > 1 else idx_parts[0]
+    if sparse:
+        means = (_sparse_rows(idx, cells, dtype) @ st).astype(np.float64) / size
+    else:
+        cnt = _counts(idx, cells, dtype)
+        sums = (cnt @ st).astype(np.float64)
+        means = sums / size if gcount is None else sums / (cnt.astype(np.float64) @ gcount)[:, None]
+    return means, (np.concatenate(keys) if tie_keys else None)
 
 
 def resample_means(
@@ -299,6 +326,7 @@ def resample_means(
     rng=None,
     batch: int | None = None,
     path: str = "auto",
+    backend: str = "numpy",
 ) -> np.ndarray:
     """Each model's mean on each of ``n_resamples`` shared bootstrap resamples.
 
@@ -316,7 +344,8 @@ def resample_means(
     (3, 2)
     """
     parts = [b.means for b in iter_resample_means(
-        scores, n_resamples=n_resamples, size=size, groups=groups, rng=rng, batch=batch, path=path)]
+        scores, n_resamples=n_resamples, size=size, groups=groups, rng=rng, batch=batch, path=path,
+        backend=backend)]
     return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
 
