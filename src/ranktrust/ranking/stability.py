@@ -30,6 +30,8 @@ class Stability(Result):
     models : tuple of str
     scores : ndarray (M,)
         Full-data mean scores.
+    n_items : int
+        Items in the (complete) benchmark, N.
     sizes : ndarray of int (S,)
         Items per draw; ``size_labels`` keeps ``"full"`` where it was asked for.
     beyond_data : ndarray of bool (S,)
@@ -57,6 +59,7 @@ class Stability(Result):
 
     models: tuple[str, ...]
     scores: np.ndarray
+    n_items: int
     sizes: np.ndarray
     size_labels: tuple[str, ...]
     beyond_data: np.ndarray
@@ -101,7 +104,7 @@ class Stability(Result):
             rows.append(row)
         return jsonable({
             "draws": self.draws,
-            "n_items": int(self.sizes[self.size_labels.index("full")]) if "full" in self.size_labels else None,
+            "n_items": self.n_items,
             "top_model": self.top_model,
             "top_k": list(self.top_k),
             "models": list(self.models),
@@ -236,7 +239,7 @@ def stability(
         p_top[i] = p_first[i][top]
         p_ord[i] = np.where(np.asarray(ks) <= n_models, hits / draws, np.nan)
     return Stability(
-        models=models, scores=full, sizes=ns, size_labels=labels, beyond_data=ns > n_items,
+        models=models, scores=full, n_items=int(n_items), sizes=ns, size_labels=labels, beyond_data=ns > n_items,
         draws=int(draws), top_model=models[top], full_order=order, top_k=ks,
         p_top_stays_top=p_top, p_topk_order=p_ord, p_first=p_first, rank_distribution=rank_dist,
         cluster=bool(cluster), n_groups=n_groups, dropped=inp.dropped,
