@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ranktrust.errors import DataError
 from ranktrust.ranking.splithalf import split_half
@@ -72,3 +74,14 @@ def test_errors():
         split_half(np.ones((2, 4)), splits=1)
     with pytest.raises(DataError, match="at least 2 models"):
         split_half(np.ones((1, 4)), splits=10)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.permutations(list(range(4))), st.integers(0, 100))
+def test_permuting_models_permutes_wins(perm, seed):
+    s = np.random.default_rng(seed).random((4, 41))      # continuous: no exact ties
+    a = split_half(s, splits=64, rng=seed)
+    b = split_half(s[list(perm)], splits=64, rng=seed)
+    np.testing.assert_allclose(b.p_wins_half, a.p_wins_half[list(perm)])
+    assert a.p_same_winner == b.p_same_winner and 0 <= a.p_same_winner <= 1
+    assert a.lead_selecting_half >= 0          # the winner leads the half that picked it
