@@ -104,3 +104,19 @@ def test_pairwise_alignment_mmlupro(mmlupro_path):
     n = {r["model"]: r["n_items"] for r in d["models"]}
     assert n["DeepSeek-Coder-V2"] == 10351 and n["Yi-6B"] == 12032
     assert d["settings"]["align"] == "pairwise"
+
+
+def test_report_says_when_ranking_flips_with_condition():
+    import runpy
+    from pathlib import Path
+
+    ex = runpy.run_path(str(Path(__file__).resolve().parents[1] / "examples" / "option_order_flip.py"),
+                        run_name="not_main")
+    df = ex["generate"](seed=0)
+    m = rt.ScoreMatrix.from_long(df)
+    d = rt.report(m, draws=100, rank_sets=False).to_dict()
+    assert d["sensitivity"]["ranking_flips"] and d["repeats"]["models"]
+    assert "flips with the condition" in d["headline"]["text"] and d["headline"]["separable"] is False
+    from ranktrust.reporting.markdown import report_markdown
+
+    assert "THE RANKING FLIPS WITH THE CONDITION" in report_markdown(d)

@@ -132,6 +132,14 @@ class LeaderboardReport(Result):
                 ev.append(f"{len(could_be_first)} models could be #1 with {lvl:.0%} joint confidence")
         if out["p_top_stays_top"] is not None:
             ev.append(f"if the benchmark were redrawn, {top} would stay #1 {out['p_top_stays_top']:.0%} of the time")
+        sens = self.extra.get("sensitivity")
+        if sens is not None:
+            sd = sens.to_dict() if hasattr(sens, "to_dict") else sens
+            if sd.get("top_changes"):
+                tops = sd.get("top_by_condition") or {}
+                ev.append("the ranking flips with the condition (#1 is " + ", ".join(
+                    f"{mname} under {c}" for c, mname in tops.items()) + ")")
+                separable = False
         out["separable"] = separable
         if separable:
             out["text"] = f"Yes: {top} is really #1; " + "; ".join(ev) + "."

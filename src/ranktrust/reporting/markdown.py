@@ -55,6 +55,11 @@ def report_markdown(d: dict[str, Any]) -> str:
         at = pw["at_n"]
         lines += ["", f"At n = {at['n']:,} items the detectable gap is {_pts(at['detectable_gap'])} points and a "
                       f"paired CI is ±{_pts(at['ci_half_width'])} points."]
+    from .sections import SECTIONS
+
+    for key, title, fn in SECTIONS:
+        if d.get(key):
+            lines += ["", f"## {title}", ""] + [f"- {_esc(x)}" for x in fn(d[key])]
     if d.get("notes"):
         lines += ["", "## Notes", ""] + [f"- {_esc(n)}" for n in d["notes"]]
     return "\n".join(lines) + "\n"

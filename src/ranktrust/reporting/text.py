@@ -89,6 +89,12 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
         at = pw["at_n"]
         out.append(Text(f"At n = {at['n']:,} items the detectable gap is {_pts(at['detectable_gap'])} points "
                         f"and a paired CI is ±{_pts(at['ci_half_width'])} points."))
+    from .sections import SECTIONS
+
+    for key, title, fn in SECTIONS:
+        if d.get(key):
+            out.append(Text(title, style="bold"))
+            out.extend(Text(line) for line in fn(d[key]))
     for n in d.get("notes", []):
         out.append(Text(f"note: {n}", style="yellow"))
     if d["n_models"] < 2:

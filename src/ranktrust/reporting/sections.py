@@ -1,0 +1,60 @@
+"""Plain-text lines for the optional report sections (repeats, sensitivity, micro-benchmark).
+
+Shared by the terminal and Markdown renderers; the HTML report renders the same dicts itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _pts(x: Any) -> str:
+    return "-" if x is None else f"{x * 100:.2f}"
+
+
+def repeats_lines(r: dict[str, Any]) -> list[str]:
+    out = ["Runs per item: stable scores (mean over runs), CI over items including run noise."]
+    for row in r.get("models", []):
+        t = row.get("tradeoff") or {}
+        line = (f"{row['model']}: {_pts(row['score'])} [{_pts(row['ci_low'])}, {_pts(row['ci_high'])}] over "
+                f"{row['runs']} runs; run-to-run sd {_pts(row.get('run_sd'))} pts")
+        if t:
+            line += (f"; {t['more_runs']} more runs shrink the CI by {t['runs_shrink']:.0%}, "
+                     f"{t['more_items']} more items by {t['items_shrink']:.0%}")
+        out.append(line)
+    return out
+
+
+def sensitivity_lines(s: dict[str, Any]) -> list[str]:
+    out = [f"Sensitivity to {s.get('by', 'condition')} ({', '.join(map(str, s.get('conditions', [])))}):"]
+    for row in s.get("models", []):
+        out.append(f"{row['model']}: stable {_pts(row.get('stable'))}, spread {_pts(row.get('spread'))} pts across "
+                   f"conditions (test of no condition effect: p = {row['p_value']:.2g})"
+                   if row.get("p_value") is not None else
+                   f"{row['model']}: stable {_pts(row.get('stable'))}, spread {_pts(row.get('spread'))} pts")
+    if s.get("ranking_flips"):
+        tops = s.get("top_by_condition") or {}
+        out.append("THE RANKING FLIPS WITH THE CONDITION: #1 is " + ", ".join(f"{m} under {c}" for c, m in tops.items()))
+    flagged = [g for g in s.get("gaps", []) if g.get("within_spread")]
+    for g in flagged:
+        out.append(f"gap {g['a']} - {g['b']} = {_pts(g['gap'])} pts is smaller than the condition spread "
+                   f"({_pts(g['spread_a'])} / {_pts(g['spread_b'])} pts): not a claimable difference")
+    inf = (s.get("best_of_k_inflation") or {}).get("conditions")
+    if inf:
+        out.append(f"Reporting the best of {inf['k']} conditions instead of the mean adds {_pts(inf['mean'])} pts on average.")
+    return out
+
+
+def microbench_lines(mb: dict[str, Any]) -> list[str]:
+    out = ["Micro-benchmarks (MDAD: smallest gap that subsets order like the full benchmark 80% of the time):"]
+    for row in mb.get("mdad", []):
+        md = "not reached" if row.get("mdad") is None else f"{_pts(row['mdad'])} pts"
+        out.append(f"{row['method']} @ {row['size']} items: MDAD {md}, Kendall tau {row.get('kendall_tau', 0):.2f}, "
+                   f"mean abs error {_pts(row.get('mean_abs_error'))} pts")
+    rec = mb.get("recommendation") or {}
+    out += list(rec.get("text", []))
+    return out
+
+
+SECTIONS = (("repeats", "Repeats", repeats_lines), ("sensitivity", "Conditions", sensitivity_lines),
+            ("microbench", "Micro-benchmarks", microbench_lines))
