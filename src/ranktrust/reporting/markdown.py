@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .sections import lead_phrase as _lead_phrase
 from .text import _p, _pts
 
 
@@ -44,8 +45,7 @@ def report_markdown(d: dict[str, Any]) -> str:
     sh = d.get("split_half")
     if sh:
         lines += ["", f"Split-half: the winner of one half also wins the other {sh['p_same_winner']:.0%} of the "
-                      f"time; its lead shrinks from {_pts(sh['lead_selecting_half'])} to "
-                      f"{_pts(sh['lead_other_half'])} points."]
+                      f"time; " + _lead_phrase(sh)]
     pw = d.get("power")
     if pw:
         lines += ["", f"## Questions needed (q = {pw['disagreement']:.2f}, α = {pw['alpha']}, power {pw['power']:.0%})",

@@ -58,3 +58,14 @@ def microbench_lines(mb: dict[str, Any]) -> list[str]:
 
 SECTIONS = (("repeats", "Repeats", repeats_lines), ("sensitivity", "Conditions", sensitivity_lines),
             ("microbench", "Micro-benchmarks", microbench_lines))
+
+
+def lead_phrase(sh: dict[str, Any]) -> str:
+    """The winner's-curse sentence of the split-half check."""
+    a, b = sh.get("lead_selecting_half"), sh.get("lead_other_half")
+    if a is None or b is None:
+        return ""
+    if b < 0:
+        return (f"its lead of {_pts(a)} points in the half that picked it turns into a deficit of {_pts(-b)} points "
+                "in the other half: the top models are too close for a half to pick a winner.")
+    return f"its lead shrinks from {_pts(a)} points in the half that picked it to {_pts(b)} in the other (the winner's curse)."

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .sections import lead_phrase as _lead_phrase
+
 
 def _pts(x: Any, signed: bool = False) -> str:
     if x is None:
@@ -75,7 +77,7 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
     if sh:
         out.append(Text(
             f"Split-half: the winner of one half also wins the other {sh['p_same_winner']:.0%} of the time; "
-            f"its lead shrinks from {_pts(sh['lead_selecting_half'])} to {_pts(sh['lead_other_half'])} points."))
+            + _lead_phrase(sh)))
     pw = d.get("power")
     if pw:
         out.append(Text(f"Questions needed to detect a gap (disagreement q = {pw['disagreement']:.2f}, "
