@@ -16,6 +16,18 @@ if TYPE_CHECKING:  # pragma: no cover
 _GROUP_GUESSES = ("subject", "group", "category", "cluster")
 
 
+def resolve_group_col(cols: list[str], group: str | None, source: str | None) -> str | None:
+    """The item-group column: ``None`` = auto-detect (subject, group, ...), ``""`` = none."""
+    if group is None:
+        return next((g for g in _GROUP_GUESSES if g in cols), None)
+    if group == "":
+        return None
+    if group not in cols:
+        src = f"{source}: " if source else ""
+        raise DataError(f"{src}no group column {group!r}; found {', '.join(map(repr, list(cols)[:12]))}")
+    return group
+
+
 def _where(source: str | None, row: Any, line_offset: int | None) -> str:
     src = f"{source}: " if source else ""
     if line_offset is not None:
@@ -83,12 +95,7 @@ def matrix_from_long(
             f"{', '.join(repr(c) for c in cols[:12])}. A long table needs model, item and score "
             "columns (rename them, or pass --model-col/--item-col/--score-col)"
         )
-    if group is None:
-        group = next((g for g in _GROUP_GUESSES if g in cols), None)
-    elif group == "":
-        group = None
-    elif group not in cols:
-        raise DataError(f"{src}no column {group!r} to group items by; found {', '.join(map(repr, cols[:12]))}")
+    group = resolve_group_col(cols, group, source)
     if run is None and "run" in cols:
         run = "run"
     if condition is None and "condition" in cols:

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import DataError, FormatError
 from ..results import Result
+from ._long import resolve_group_col
 from .matrix import AlignPolicy, ScoreMatrix
 from .readers._registry import ReadOptions, Reader, readers, sniff
 
@@ -44,7 +45,6 @@ SCHEMA_VERSION = 1
 # the exact in-file duplicate check keeps one bitmap of the file's items per (task, model, run,
 # condition, metric) group while it fits in this many bits (128 MiB); beyond, a hash GROUP BY
 _BITMAP_BITS = 1 << 30
-_GROUP_GUESSES = ("subject", "group", "category", "cluster")
 _TABLE_SUFFIXES = (".csv.gz", ".tsv.gz", ".jsonl.gz", ".csv", ".tsv", ".parquet", ".pq", ".jsonl", ".ndjson", ".json")
 
 _SCHEMA = """
@@ -492,13 +492,7 @@ class Store:
             out[name] = chunk[c].astype(str).to_numpy()
         out["metric"] = chunk["metric"].astype(str).to_numpy() if "metric" in cols else (opts.metric or "score")
         out["score"] = score
-        gcol = opts.group_col
-        if gcol is None:
-            gcol = next((g for g in _GROUP_GUESSES if g in cols), None)
-        elif gcol == "":
-            gcol = None
-        elif gcol not in cols:
-            raise DataError(f"{path}: no group column {gcol!r}; found {', '.join(map(repr, sorted(cols)[:12]))}")
+        gcol = resolve_group_col(sorted(cols), opts.group_col, path)
         out["grp"] = chunk[gcol].astype(object).where(chunk[gcol].notna(), None).map(
             lambda v: None if v is None else str(v)).to_numpy() if gcol else None
         out["doc_hash"] = chunk["doc_hash"].astype(object).where(chunk["doc_hash"].notna(), None).to_numpy() \
@@ -534,13 +528,7 @@ class Store:
         for name, c in (("run", opts.run_col), ("condition", opts.condition_col)):
             if c is not None and c not in cols:
                 raise DataError(f"{path}: no {name} column {c!r}; found {', '.join(map(repr, cols[:12]))}")
-        gcol = opts.group_col
-        if gcol is None:
-            gcol = next((g for g in _GROUP_GUESSES if g in cols), None)
-        elif gcol == "":
-            gcol = None
-        elif gcol not in cols:
-            raise DataError(f"{path}: no group column {gcol!r}; found {', '.join(map(repr, cols[:12]))}")
+        gcol = resolve_group_col(list(cols), opts.group_col, path)
         task = col_or("task", default_task)
         metric = col_or("metric", opts.metric or "score")
         where = []

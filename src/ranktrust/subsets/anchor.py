@@ -23,8 +23,15 @@ from .select import Selection, register
 __all__ = ["kmedoids", "item_vectors", "select_anchor"]
 
 
-def item_vectors(y: np.ndarray) -> np.ndarray:
-    """``(n_items, n_source_models)`` item vectors; a missing score is the item's mean."""
+def item_vectors(y: np.ndarray, cache: dict | None = None) -> np.ndarray:
+    """``(n_items, n_source_models)`` item vectors; a missing score is the item's mean.
+
+    With a ``cache`` dict the vectors are computed once per selection run and reused.
+    """
+    if cache is not None:
+        if "item_vectors" not in cache:
+            cache["item_vectors"] = item_vectors(y)
+        return cache["item_vectors"]
     x = np.asarray(y, dtype=np.float64).T.copy()
     bad = np.isnan(x)
     if bad.any():
@@ -130,12 +137,7 @@ def select_anchor(y: np.ndarray, k: int, rng: np.random.Generator, *, groups: np
     ----------
     .. [1] R. Vivek et al., "Anchor Points: Benchmarking Models with Much Fewer Examples", EACL 2024.
     """
-    if cache is not None and "item_vectors" in cache:
-        x = cache["item_vectors"]
-    else:
-        x = item_vectors(y)
-        if cache is not None:
-            cache["item_vectors"] = x
+    x = item_vectors(y, cache)
     med, lab = kmedoids(x, k, rng)
     w = np.bincount(lab, minlength=k) / x.shape[0]
     srt = np.argsort(med)

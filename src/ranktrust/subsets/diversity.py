@@ -54,12 +54,7 @@ def farthest_points(x: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np
 def select_diversity(y: np.ndarray, k: int, rng: np.random.Generator, *, groups: np.ndarray | None = None,
                      cache: dict | None = None) -> Selection:
     """Farthest-point items in correctness space, weighted by their Voronoi cell's share."""
-    if cache is not None and "item_vectors" in cache:
-        x = cache["item_vectors"]
-    else:
-        x = item_vectors(y)
-        if cache is not None:
-            cache["item_vectors"] = x
+    x = item_vectors(y, cache)
     idx, near = farthest_points(x, k, rng)
     w = np.bincount(near, minlength=k) / x.shape[0]
     srt = np.argsort(idx)
