@@ -38,7 +38,12 @@ def test_compare_json(swebench_path, capsys):
               "se", "method", "confidence_level"):
         assert k in d
     assert (d["a"], d["b"], d["only_a"], d["only_b"], d["n_items"]) == (OPUS, GEMINI, 29, 28, 500)
-    assert d["diff"] == pytest.approx(0.002) and d["method"] == "cluster" and d["p_adjusted"] is None
+    assert d["diff"] == pytest.approx(0.002) and d["method"] == "mcnemar" and d["p_adjusted"] is None
+    assert d["p_value"] == pytest.approx(1.0)  # exact McNemar, 29 vs 28
+    # clustering only when asked for with --cluster-by
+    code, out, err = run(["compare", str(swebench_path), "--a", OPUS, "--b", GEMINI, "--format", "json",
+                          "--cluster-by", "subject"], capsys)
+    assert code == 0 and json.loads(out)["method"] == "cluster"
 
 
 def test_compare_text_md_and_out(swebench_path, tmp_path, capsys):

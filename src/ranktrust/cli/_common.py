@@ -127,11 +127,16 @@ def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix
     return m, input_hash(paths)
 
 
+def cluster_requested(kw: dict[str, Any]) -> bool:
+    """Clustered SEs are used only when the user names the group column (--cluster-by)."""
+    return bool(kw.get("group_col")) and not kw.get("no_groups")
+
+
 def command_line() -> str:
     return "ranktrust " + " ".join(shlex.quote(a) for a in sys.argv[1:])
 
 
 __all__ = [
     "input_options", "output_options", "output_format_option", "confidence_option", "seed_option", "load_matrix",
-    "command_line", "emit", "DEFAULT_SEED",
+    "command_line", "cluster_requested", "emit", "DEFAULT_SEED",
 ]

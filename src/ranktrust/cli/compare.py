@@ -7,7 +7,9 @@ from typing import Any
 
 import click
 
-from ._common import command_line, confidence_option, emit, input_options, load_matrix, output_options, seed_option
+from ._common import (
+    cluster_requested, command_line, confidence_option, emit, input_options, load_matrix, output_options, seed_option,
+)
 
 
 def _pts(x: float | None, signed: bool = False) -> str:
@@ -87,7 +89,7 @@ def _markdown(d: dict[str, Any]) -> str:
 @click.option("--b", "model_b", required=True, help="Second model.")
 @click.option("--method", type=click.Choice(["auto", "mcnemar", "t", "sign-flip", "cluster"]), default="auto",
               show_default=True,
-              help="auto: clustered when items have groups, else exact McNemar (0/1) or paired t (continuous).")
+              help="auto: clustered with --cluster-by COL, else exact McNemar (0/1) or paired t (continuous).")
 @click.option("--n-resamples", default=9999, show_default=True, type=click.IntRange(min=1),
               help="Sign-flip draws (--method sign-flip).")
 @input_options
@@ -105,7 +107,7 @@ def command(paths: tuple[str, ...], model_a: str, model_b: str, method: str, n_r
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         r = compare(m, model_a, model_b, method=method, confidence_level=confidence,  # type: ignore[arg-type]
-                    n_resamples=n_resamples, rng=seed)
+                    cluster=cluster_requested(kw) or method == "cluster", n_resamples=n_resamples, rng=seed)
     for w in caught:  # one line each on stderr, no source lines
         click.echo(f"warning: {w.message}", err=True)
     emit(r.to_dict(), kind="compare", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from ._common import (
-    command_line, confidence_option, emit, input_options, load_matrix, output_format_option, seed_option,
+    cluster_requested, command_line, confidence_option, emit, input_options, load_matrix, output_format_option, seed_option,
 )
 
 
@@ -64,7 +64,7 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
         suffix = out.lower().rsplit(".", 1)[-1] if "." in out else ""
         fmt = {"html": "html", "htm": "html", "md": "md", "json": "json"}.get(suffix, "text")
     m, ihash = load_matrix(paths, kw)
-    cluster = bool(kw.get("group_col")) and not kw.get("no_groups")
+    cluster = cluster_requested(kw)
     rep = report(
         m, confidence_level=confidence, cluster=cluster, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
         rank_sets=not no_rank_sets, stability=not no_stability, sizes=_sizes(sizes), draws=draws,
