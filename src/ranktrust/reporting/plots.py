@@ -397,17 +397,22 @@ def stability_curve(result: Any, *, familiar_sizes: dict[str, int] | None = None
         _tip(fig, line, "series", label + ": " + ", ".join(
             f"n={n_}: {y:.0%}" for n_, y in zip(ns, ys) if math.isfinite(y)))
     lo, hi = min(ns), max(ns)
+    full = [s for s in sizes if s.get("label") == "full"]
+    n_items = full[0]["n"] if full else d.get("n_items")
+    same_as: list[str] = []
     for name, size in marks.items():
         vl = ax.axvline(size, color="#777777", ls="--", lw=1, zorder=0)
         _tip(fig, vl, "familiar", f"{name}: {size} items")
+        if bool(n_items) and abs(math.log(size / n_items)) < 0.15:  # its label would overlap "this benchmark"
+            same_as.append(name)
+            continue
         if lo / 1.5 <= size <= hi * 1.5:
-            ax.text(size, 1.01, f"{name}\n{size}", ha="center", va="bottom", fontsize=7.5, color="#555555",
-                    transform=ax.get_xaxis_transform(), linespacing=1.1)
-    full = [s for s in sizes if s.get("label") == "full"]
-    n_items = full[0]["n"] if full else d.get("n_items")
+            ax.text(size, 1.01, f"{name}\n{size}", ha="center", va="bottom", fontsize=7.5,
+                    color="#555555", transform=ax.get_xaxis_transform(), linespacing=1.1)
     if n_items:
         ax.axvline(n_items, color="#D55E00", lw=1.2, zorder=0)
-        ax.text(n_items, 1.01, f"this benchmark\n{n_items}", ha="right", va="bottom", fontsize=7.5,
+        like = f" (≈ {', '.join(same_as)})" if same_as else ""
+        ax.text(n_items, 1.01, f"this benchmark{like}\n{n_items}", ha="right", va="bottom", fontsize=7.5,
                 color="#D55E00", transform=ax.get_xaxis_transform(), linespacing=1.1)
     if hi > 3 * max(lo, 1):
         ax.set_xscale("log")
