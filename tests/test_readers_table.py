@@ -1,0 +1,71 @@
+"""Plain tables: the same results read alike from CSV, CSV.gz, TSV, Parquet, JSONL, wide and DataFrame."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ranktrust as rt
+
+
+@pytest.fixture(scope="module")
+def long_df(swebench_path):
+    return pd.read_csv(swebench_path)[["model", "item", "score", "subject"]]
+
+
+def _write_all(df: pd.DataFrame, d) -> dict[str, str]:
+    paths = {}
+    paths["csv"] = str(d / "r.csv")
+    df.to_csv(paths["csv"], index=False)
+    paths["csv.gz"] = str(d / "r.csv.gz")
+    with gzip.open(paths["csv.gz"], "wt") as fh:
+        df.to_csv(fh, index=False)
+    paths["tsv"] = str(d / "r.tsv")
+    df.to_csv(paths["tsv"], index=False, sep="\t")
+    paths["parquet"] = str(d / "r.parquet")
+    df.to_parquet(paths["parquet"], index=False)
+    paths["jsonl"] = str(d / "r.jsonl")
+    with open(paths["jsonl"], "w") as fh:
+        for rec in df.to_dict("records"):
+            fh.write(json.dumps(rec) + "\n")
+    wide = df.pivot(index="item", columns="model", values="score").reset_index()
+    paths["wide"] = str(d / "wide.csv")
+    wide.to_csv(paths["wide"], index=False)
+    return paths
+
+
+def test_every_format_gives_the_same_matrix(long_df, tmp_path):
+    ref = rt.read(long_df)
+    for kind, path in _write_all(long_df, tmp_path).items():
+        m = rt.read(path)
+        m = m.select(models=list(ref.models), items=list(ref.items))
+        np.testing.assert_array_equal(m.scores, ref.scores, err_msg=kind)
+        if kind != "wide":
+            assert m.groups == ref.groups, kind
+
+
+def test_jsonl_truncated_line_named(tmp_path):
+    p = tmp_path / "cut.jsonl"
+    p.write_text('{"model": "A", "item": "q1", "score": 1}\n{"model": "A", "item": "q2", "sc')
+    with pytest.raises(rt.DataError, match=r"cut.jsonl: line 2 is not valid JSON"):
+        rt.read(p)
+
+
+def test_custom_column_names(tmp_path):
+    p = tmp_path / "c.csv"
+    p.write_text("system,question,correct\nA,q1,1\nA,q2,0\nB,q1,1\nB,q2,1\n")
+    m = rt.read(p, model="system", item="question", score="correct")
+    assert m.models == ("A", "B") and m.scores.sum() == 3
+
+
+def test_doc_hash_mismatch_across_files(tmp_path):
+    a = tmp_path / "a.csv"
+    b = tmp_path / "b.csv"
+    a.write_text("model,item,score,doc_hash\nA,q1,1,h1\nA,q2,0,h2\n")
+    b.write_text("model,item,score,doc_hash\nB,q1,1,h1\nB,q2,0,hX\n")
+    with pytest.raises(rt.DataError, match=r"item 'q2' has different content hashes"):
+        rt.read([a, b])
