@@ -181,3 +181,93 @@ def test_tiers_reuse_computed_sets(swebench):
     rs = rank_sets(swebench, rng=0, n_resamples=200)
     t = tiers_from_rank_sets(swebench, rank_sets=rs)
     assert t.tier.tolist() == tiers_from_sets(rs.rank_low).tolist()
+
+
+def _irt_scores(r, ability, n_items):
+    """0/1 scores of a 2PL-like benchmark: item difficulties shared by all models, so the
+    models' results are correlated item by item as on real leaderboards."""
+    b = r.normal(0.0, 1.5, n_items)
+    p = 1.0 / (1.0 + np.exp(-(ability[:, None] - b[None, :])))
+    return (r.random(p.shape) < p).astype(float)
+
+
+@pytest.mark.slow
+def test_coverage_realistic_correlated_models():
+    """8 models with distinct abilities, correlated through shared item difficulties; each
+    replication draws a fresh item set (the noise the item bootstrap describes). The true rank
+    comes from the expected accuracy over the item population. Joint coverage of the
+    simultaneous sets and each marginal set's coverage are >= 95% within Monte Carlo error."""
+    ability = np.array([1.0, 0.85, 0.7, 0.6, 0.5, 0.3, 0.2, 0.0])
+    big = np.random.default_rng(99).normal(0.0, 1.5, 400_000)
+    true_acc = (1.0 / (1.0 + np.exp(-(ability[:, None] - big[None, :])))).mean(1)
+    true_rank = 1 + (true_acc[None, :] > true_acc[:, None]).sum(1)
+    assert true_rank.tolist() == list(range(1, 9))
+    r = np.random.default_rng(2024)
+    reps = 300
+    joint = np.zeros(reps, bool)
+    marg = np.zeros((reps, 8), bool)
+    width = np.zeros(reps)
+    for i in range(reps):
+        res = rank_sets(_irt_scores(r, ability, 400), n_resamples=300, rng=r)
+        joint[i] = np.all((res.simultaneous_low <= true_rank) & (true_rank <= res.simultaneous_high))
+        marg[i] = (res.marginal_low <= true_rank) & (true_rank <= res.marginal_high)
+        width[i] = np.mean(res.simultaneous_high - res.simultaneous_low)
+    assert stats.binomtest(int(joint.sum()), reps, 0.95, alternative="less").pvalue > 0.01, joint.mean()
+    for k in range(8):
+        assert stats.binomtest(int(marg[:, k].sum()), reps, 0.95, alternative="less").pvalue > 0.01, marg.mean(0)
+    assert 0.5 < width.mean() < 5.0     # informative, not the trivial [1, 8]
+
+
+@pytest.mark.slow
+def test_marginal_critical_value_is_calibrated():
+    """At equal abilities every pair is a true null, so the chance that model j's marginal
+    procedure rejects anything (its set is not [1, M]) is the test's size: 5% (two-sided
+    binomial test, per model). This pins the marginal sets to nominal, not just >= 95%."""
+    r = np.random.default_rng(11)
+    reps, m = 400, 4
+    any_rej = np.zeros((reps, m), bool)
+    for i in range(reps):
+        s = (r.random((m, 300)) < 0.6).astype(float)
+        res = rank_sets(s, n_resamples=400, rng=r)
+        any_rej[i] = (res.marginal_low > 1) | (res.marginal_high < m)
+    pooled = int(any_rej.sum())
+    assert stats.binomtest(pooled, reps * m, 0.05).pvalue > 0.001, any_rej.mean(0)
+    for k in range(m):
+        assert stats.binomtest(int(any_rej[:, k].sum()), reps, 0.05).pvalue > 0.001, any_rej.mean(0)
+
+
+@pytest.mark.parametrize("cluster", [False, True])
+def test_identical_models_share_sets_and_tier(cluster):
+    import warnings
+
+    from ranktrust.data.matrix import ScoreMatrix
+
+    r = np.random.default_rng(5)
+    n = 700
+    base = (r.random((3, n)) < np.array([[0.75], [0.6], [0.45]])).astype(float)
+    s = np.vstack([base[0], base[1], base[1], base[1], base[2]])
+    s[:, :9] = s[:, :9] * 0.37 + 0.11           # non-integer scores: rounding can differ
+    m = ScoreMatrix(s, ("a", "b1", "b2", "b3", "c"), tuple(f"i{k}" for k in range(n)),
+                    groups=tuple(f"g{k // 7}" for k in range(n)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = rank_sets(m, rng=0, cluster=cluster)
+    for lo, hi in ((res.simultaneous_low, res.simultaneous_high), (res.marginal_low, res.marginal_high)):
+        assert lo[1] == lo[2] == lo[3] and hi[1] == hi[2] == hi[3]
+        assert hi[1] - lo[1] >= 2                # each could hold any of the three tied ranks
+    assert not res.better[1:4, 1:4].any()
+    assert res.rank.tolist()[1:4] == [res.rank[1]] * 3
+    t = tiers_from_rank_sets(m, rank_sets=res)
+    assert t.tier[1] == t.tier[2] == t.tier[3]
+    # only identical models: every set is [1, M], one tier, no crash
+    same = rank_sets(np.tile(base[:1], (3, 1)), rng=0)
+    assert same.rank_low.tolist() == [1, 1, 1] and same.rank_high.tolist() == [3, 3, 3]
+    assert tiers_from_sets(same.rank_low).tolist() == [1, 1, 1]
+
+
+def test_constant_gap_is_exact():
+    """sigma = 0 with a nonzero gap (one model right on every item the other gets wrong):
+    the order is certain and is rejected in the first step."""
+    s = np.vstack([np.ones(40), np.zeros(40), np.zeros(40)])
+    res = rank_sets(s, rng=0)
+    assert res.rank_low.tolist() == [1, 2, 2] and res.rank_high.tolist() == [1, 3, 3]

@@ -111,7 +111,9 @@ class _Scaled:
     """Bootstrap-scaled pair differences ``(z_j - z_k) / sigma_jk``, computed chunk by chunk.
 
     float32 and in-place operations: this is the O(n_resamples * M^2) inner loop.
-    Pairs with ``sigma_jk = 0`` (identical per-item scores up to a constant) count as 0.
+    Pairs with ``sigma_jk = 0`` (identical per-item scores up to a constant) count as 0:
+    they never raise the critical value, and they are rejected only when their gap is
+    nonzero (then it is exact: the models differ by the same amount on every item).
     """
 
     def __init__(self, z: np.ndarray, sigma: np.ndarray) -> None:
@@ -182,6 +184,7 @@ def _marginal(theta, sigma, z, level):
     rej_col = np.zeros((m, m), dtype=bool)
     while row.any() or col.any():
         c = np.quantile(_max_per_model(sc, row, col), level, axis=0)     # (M,)
+        c = np.where(np.isfinite(c), c, 0.0)   # -inf: model j has no open pair left (masked below)
         new_row = row & (diff > sigma * c[:, None])
         new_col = col & (diff.T > sigma * c[:, None])
         if not (new_row.any() or new_col.any()):
@@ -272,7 +275,12 @@ def rank_sets(
     else:           # sample covariance of the per-item scores / N
         cov = np.atleast_2d(np.cov(s)) / n_items if n_items > 1 else np.zeros((n_models, n_models))
     v = np.diag(cov)
-    sigma = np.sqrt(np.maximum(0.0, v[:, None] + v[None, :] - 2 * cov))
+    var_d = v[:, None] + v[None, :] - 2 * cov
+    # identical models (or a constant per-item gap): the variance of the difference is 0 up
+    # to rounding; treat it as exactly 0 so the pair neither inflates the critical value
+    # with rounding noise nor is ever rejected by it (only a nonzero gap can reject it)
+    var_d[var_d <= 1e-12 * (v[:, None] + v[None, :])] = 0.0
+    sigma = np.sqrt(var_d)
     np.fill_diagonal(sigma, 0.0)
     level = float(confidence_level)
     better = _simultaneous(theta, sigma, z, level)
