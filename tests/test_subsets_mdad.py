@@ -43,9 +43,10 @@ def test_kendall_tau_b_vectorises_over_leading_axes():
     np.testing.assert_allclose(ours, ref)
 
 
-def test_pair_agreement_counts_ties_as_half_and_drops_true_ties():
+def test_pair_agreement_counts_estimated_ties_as_wrong_and_drops_true_ties():
+    """[U]'s convention (plot_utils.make_tidy_results): correct = same sign and estimate != 0."""
     agree, mis, valid = pair_agreement(np.array([0.1, 0.1, 0.1, 0.0]), np.array([0.2, -0.1, 0.0, 0.3]))
-    np.testing.assert_array_equal(agree, [1.0, 0.0, 0.5, 0.0])
+    np.testing.assert_array_equal(agree, [1.0, 0.0, 0.0, 0.0])
     np.testing.assert_array_equal(mis, [False, True, False, False])
     np.testing.assert_array_equal(valid, [True, True, True, False])
 
@@ -53,11 +54,12 @@ def test_pair_agreement_counts_ties_as_half_and_drops_true_ties():
 @pytest.mark.parametrize(
     "agreement, pairs, expected",
     [
-        ([0.5, 0.7, 0.85, 0.9], [100] * 4, 2 * 0.005),      # stays >= 0.8 from bin 2 on
+        ([0.5, 0.7, 0.85, 0.9], [100] * 4, 2 * 0.005),      # first bin reaching 0.8
         ([0.9, 0.95], [100, 100], 0.0),                      # every bin agrees
-        ([0.5, 0.9, 0.6, 0.95], [100] * 4, 3 * 0.005),       # a dip at bin 2 pushes MDAD up
-        ([0.5, 0.9, 0.4], [100, 100, 3], 1 * 0.005),         # a sparse bin is ignored
-        ([0.9, 0.5], [100, 100], np.inf),                    # the largest gaps fail: not reached
+        ([0.5, 0.9, 0.6, 0.95], [100] * 4, 1 * 0.005),       # [U]: the first crossing counts
+        ([0.5, 0.9, 0.4], [100, 3, 100], np.inf),            # a sparse bin is ignored
+        ([0.9, 0.5], [3, 100], np.inf),                      # nothing informative reaches it
+        ([0.4, 0.8], [100, 100], 0.005),                     # exactly the level reaches it
         ([0.9, 0.5], [3, 3], np.nan),                        # nothing informative
     ],
 )
@@ -69,12 +71,44 @@ def test_mdad_rule(agreement, pairs, expected):
         assert got == pytest.approx(expected)
 
 
+def _u_rule(diffs, correct, threshold=0.8, resolution=0.5):
+    """[U]'s MDAD loop (plot_utils.get_mde_with_error_bars, point value), pair by pair:
+    bins = floor(|Δ| * 200) / 200; the first bin in increasing order whose mean reaches it;
+    0.5 (50 points) when none does."""
+    mult = 1 / resolution * 100
+    by_bin = {}
+    for d, c in zip(diffs, correct):
+        by_bin.setdefault(np.floor(abs(d) * mult) / mult, []).append(c)
+    for b in sorted(by_bin):
+        if np.mean(by_bin[b]) >= threshold:
+            return b
+    return 0.5
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6))
+def test_mdad_rule_matches_u_loop(seed):
+    r = np.random.default_rng(seed)
+    n = int(r.integers(20, 300))
+    diffs = np.round(r.uniform(-0.05, 0.05, n), 4)
+    diffs[diffs == 0] = 0.001
+    correct = (r.random(n) < np.clip(0.5 + 8 * np.abs(diffs), 0, 1)).astype(float)
+    bins = np.floor(np.abs(diffs) / 0.005 + 1e-9).astype(int)
+    cnt = np.bincount(bins)
+    with np.errstate(invalid="ignore"):
+        curve = np.bincount(bins, weights=correct) / cnt
+    ours = float(mdad_from_curve(curve, cnt, 0.005, level=0.8, min_pairs=1))
+    ref = _u_rule(diffs, correct)
+    assert (ours if np.isfinite(ours) else 0.5) == pytest.approx(ref, abs=1e-12)
+
+
 def _analytic_curve(y, k, delta_bin):
     """Expected binned agreement of uniform random k-item subsets (normal approximation).
 
     For a pair with full-benchmark gap Δ and discordance rate q (share of items the two models
-    score differently), the subset gap has mean Δ and variance (q - Δ²)/k · (N-k)/(N-1); with
-    ties counted as 1/2 the agreement is Φ(|Δ|/σ) (the half-tie is the continuity correction).
+    score differently), the subset gap has mean Δ and variance (q - Δ²)/k · (N-k)/(N-1) and
+    lives on a lattice of step 1/k; an estimated tie counts as wrong, so the agreement is
+    P(gap >= 1/k) ≈ Φ((|Δ| - 1/(2k))/σ) (continuity correction).
     """
     n, N = y.shape
     iu, ju = np.triu_indices(n, 1)
@@ -83,7 +117,7 @@ def _analytic_curve(y, k, delta_bin):
     q = np.abs(d).mean(1)
     sigma = np.sqrt((q - delta**2) / k * (N - k) / (N - 1))
     keep = delta != 0
-    a = stats.norm.cdf(np.abs(delta[keep]) / sigma[keep])
+    a = stats.norm.cdf((np.abs(delta[keep]) - 0.5 / k) / sigma[keep])
     b = np.floor(np.abs(delta[keep]) / delta_bin + 1e-9).astype(int)
     cnt = np.bincount(b)
     with np.errstate(invalid="ignore"):
@@ -170,8 +204,46 @@ def test_bad_arguments_name_the_parameter():
 def test_seen_items_pool_is_respected():
     _, m = _bernoulli_matrix(n_models=30, n_items=200, seed=4)
     r = rt.mdad(m, methods=["random"], sizes=[10], trials=2, source_models=15, seen_items=0.5, rng=0,
-                delta_bin=0.02)
+                delta_bin=0.02, min_pairs=1)
     assert r.n_seen_items == 100 and r.n_items == 200
+    d = r.to_dict()
+    assert d["settings"]["reference"] == "seen items" and d["unseen"] is not None
+    assert {"method", "size", "mdad", "ci_low", "ci_high", "kendall_tau", "mean_abs_error"} <= set(d["unseen"]["mdad"][0])
+    full = rt.mdad(m, methods=["random"], sizes=[10], trials=2, source_models=15, rng=0, delta_bin=0.02)
+    assert full.unseen is None and full.to_dict()["unseen"] is None
+
+
+def test_seen_split_is_stratified_by_group_and_exact():
+    from ranktrust.subsets.mdad import _seen_split
+
+    codes = np.repeat(np.arange(4), [10, 21, 7, 62])
+    for seed in range(20):
+        seen = _seen_split(np.random.default_rng(seed), 100, 50, codes)
+        assert len(seen) == 50 and len(np.unique(seen)) == 50
+        per = np.bincount(codes[seen], minlength=4)
+        assert np.all(per >= np.floor(np.bincount(codes) * 0.5))   # [U]: half of each subtask
+    assert len(_seen_split(np.random.default_rng(0), 100, 37, None)) == 37
+
+
+def test_seen_and_unseen_references_by_hand():
+    """With a split, the main results judge the estimates against the targets' mean on the
+    seen items and ``unseen`` against their mean on the other items. A random subset of all
+    but one seen item estimates the seen mean to within 1/79, so the unseen error must be the
+    seen-vs-unseen gap of trial 0's split, recomputed here by hand."""
+    from ranktrust.subsets.mdad import _seen_split
+
+    y, m = _bernoulli_matrix(n_models=24, n_items=160, seed=6)
+    r = rt.mdad(m, methods=["random"], sizes=[79], trials=3, source_models=12, seen_items=80, rng=1,
+                delta_bin=0.02, min_pairs=1)
+    entropy = int(np.random.default_rng(1).integers(2**63))      # replay trial 0's split as mdad does
+    split = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(0,)))
+    tgt = np.sort(split.permutation(24)[12:])
+    pool = _seen_split(split, 160, 80, None)
+    unseen = np.setdiff1d(np.arange(160), pool)
+    gap = np.abs(y[tgt][:, pool].mean(1) - y[tgt][:, unseen].mean(1)).mean()
+    assert r.mean_abs_error[0, 0, 0] <= 1 / 79 + 1e-12
+    assert r.unseen["mean_abs_error"][0, 0, 0] == pytest.approx(gap, abs=1 / 79)
+    assert gap > 2 / 79                                           # the two references really differ
 
 
 def test_gpqa_smoke_findings_hold_in_direction(gpqa):

@@ -62,14 +62,16 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def pair_agreement(true_diff: np.ndarray, est_diff: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-pair agreement of an estimated difference with the true one.
 
-    Returns ``(agree, misordered, valid)``: ``agree`` is 1 when the signs match, 0.5
-    when the estimate ties (a coin flip orders the pair), 0 when reversed; ``valid``
-    drops pairs tied on the full benchmark (no order to recover).
+    Returns ``(agree, misordered, valid)``: ``agree`` is 1 when the estimated gap has
+    the sign of the true one and 0 otherwise, an estimated tie included (the subset does
+    not order the pair), as in [1]_'s code; ``valid`` drops pairs tied on the reference
+    (no order to recover; [1]_'s code scores them by the sign of the estimate alone).
+    ``misordered`` marks reversed pairs (estimated ties are not reversed).
     """
     st = np.sign(true_diff)
     se = np.sign(est_diff)
     valid = st != 0
-    agree = (se == st).astype(np.float64) + 0.5 * (se == 0)
+    agree = ((se == st) & (se != 0)).astype(np.float64)
     mis = (se == -st) & valid
     return np.where(valid, agree, 0.0), mis, valid
 
@@ -78,24 +80,21 @@ def mdad_from_curve(agreement: np.ndarray, pairs: np.ndarray, delta_bin: float, 
                     min_pairs: float = 10) -> np.ndarray:
     """MDAD from binned agreement curves (bins along the last axis).
 
-    MDAD is the lower edge of the smallest bin from which agreement stays at or above
-    ``level`` in every larger bin, counting only bins with at least ``min_pairs`` pairs.
-    Equivalently: the upper edge of the largest-gap informative bin whose agreement is
-    below ``level`` (0 when there is none). When that bin is the largest informative
-    one the level is never reached in the data: ``inf``. No informative bin: ``NaN``.
+    MDAD is the lower edge of the smallest ``|Δ|`` bin whose agreement is at least
+    ``level``, counting only bins with at least ``min_pairs`` pairs: the rule of [1]_'s
+    code (``get_mde_with_error_bars``: the first bin, in increasing ``|Δ|``, whose mean
+    correctness reaches the threshold). No informative bin reaches it: ``inf`` ([1]_'s
+    code reports a sentinel of 50 points). No informative bin at all: ``NaN``.
     """
     a = np.asarray(agreement, dtype=np.float64)
     p = np.asarray(pairs, dtype=np.float64)
     nb = a.shape[-1]
     informative = p >= min_pairs
-    failing = informative & ~(a >= level)
-    b = np.arange(nb)
-    last_fail = np.max(np.where(failing, b, -1), axis=-1)
-    last_inf = np.max(np.where(informative, b, -1), axis=-1)
-    out = (last_fail + 1) * float(delta_bin)
-    out = np.where(last_inf < 0, np.nan, out)
-    out = np.where((last_fail >= 0) & (last_fail == last_inf), np.inf, out)
-    return out
+    reach = informative & (a >= level)
+    first = np.argmax(reach, axis=-1)
+    out = first * float(delta_bin)
+    out = np.where(reach.any(axis=-1), out, np.inf)
+    return np.where(informative.any(axis=-1), out, np.nan)
 
 
 # ------------------------------------------------------------------- result
@@ -139,6 +138,13 @@ class MDADResult(Result):
         Requested sizes not smaller than the candidate item pool (not evaluated).
     seconds : dict
         Wall time per method (selection + estimation), for benchmarking.
+    unseen : dict or None
+        With a seen/unseen item split (``seen_items`` below the item count): the same
+        measures against the targets' scores on the *unseen* items, as a dict with keys
+        ``mdad``, ``mdad_trials``, ``ci_low``, ``ci_high``, ``kendall_tau``,
+        ``mean_abs_error``, ``misordered``, ``agreement``, ``pairs``, ``bin_edges``
+        (shapes as above). The main attributes then use the *seen* items as reference.
+        None without a split.
     """
 
     methods: tuple[str, ...]
@@ -165,44 +171,59 @@ class MDADResult(Result):
     recommendation: dict[str, Any]
     dropped_sizes: tuple[int, ...] = ()
     seconds: dict[str, float] = field(default_factory=dict)
+    unseen: dict[str, np.ndarray] | None = None
 
     def row(self, method: str, size: int) -> dict[str, Any]:
         """The ``mdad`` row of one method and size."""
         mi, si = self.methods.index(method), list(self.sizes.tolist()).index(size)
         return self._rows()[mi * len(self.sizes) + si]
 
-    def _rows(self) -> list[dict[str, Any]]:
+    def _rows(self, ev: dict[str, np.ndarray] | None = None) -> list[dict[str, Any]]:
+        ev = self._main() if ev is None else ev
+        point = ev["mdad"]
         rows = []
         for mi, meth in enumerate(self.methods):
             for si, k in enumerate(self.sizes.tolist()):
                 rows.append({
                     "method": meth, "size": int(k),
-                    "mdad": _num(self.mdad[mi, si]),
-                    "ci_low": _num(self.ci_low[mi, si]),
-                    "ci_high": _num(self.ci_high[mi, si]),
-                    "kendall_tau": _num(np.nanmean(self.kendall_tau[mi, si])),
-                    "mean_abs_error": _num(np.nanmean(self.mean_abs_error[mi, si])),
-                    "misordered": _num(np.nanmean(self.misordered[mi, si])),
-                    "reached": bool(np.isfinite(self.mdad[mi, si])),
-                    "status": ("ok" if np.isfinite(self.mdad[mi, si]) else
-                               "too few pairs" if np.isnan(self.mdad[mi, si]) else "not reached"),
+                    "mdad": _num(point[mi, si]),
+                    "ci_low": _num(ev["ci_low"][mi, si]),
+                    "ci_high": _num(ev["ci_high"][mi, si]),
+                    "kendall_tau": _num(np.nanmean(ev["kendall_tau"][mi, si])),
+                    "mean_abs_error": _num(np.nanmean(ev["mean_abs_error"][mi, si])),
+                    "misordered": _num(np.nanmean(ev["misordered"][mi, si])),
+                    "reached": bool(np.isfinite(point[mi, si])),
+                    "status": ("ok" if np.isfinite(point[mi, si]) else
+                               "too few pairs" if np.isnan(point[mi, si]) else "not reached"),
                 })
         return rows
 
-    def to_dict(self) -> dict[str, Any]:
+    def _main(self) -> dict[str, np.ndarray]:
+        return {"mdad": self.mdad, "ci_low": self.ci_low, "ci_high": self.ci_high,
+                "kendall_tau": self.kendall_tau, "mean_abs_error": self.mean_abs_error,
+                "misordered": self.misordered, "agreement": self.agreement, "pairs": self.pairs,
+                "bin_edges": self.bin_edges}
+
+    def _agreement_rows(self, ev: dict[str, np.ndarray]) -> list[dict[str, Any]]:
         agreement = []
         for mi, meth in enumerate(self.methods):
             for si, k in enumerate(self.sizes.tolist()):
-                for b in range(len(self.bin_edges)):
-                    if self.pairs[b] == 0:
+                for b in range(len(ev["bin_edges"])):
+                    if ev["pairs"][b] == 0:
                         continue
                     agreement.append({
-                        "method": meth, "size": int(k), "delta_bin": float(self.bin_edges[b]),
-                        "agreement": _num(self.agreement[mi, si, b]), "pairs": int(self.pairs[b]),
+                        "method": meth, "size": int(k), "delta_bin": float(ev["bin_edges"][b]),
+                        "agreement": _num(ev["agreement"][mi, si, b]), "pairs": int(ev["pairs"][b]),
                     })
+        return agreement
+
+    def to_dict(self) -> dict[str, Any]:
+        unseen = (None if self.unseen is None else
+                  {"mdad": self._rows(self.unseen), "agreement": self._agreement_rows(self.unseen)})
         return jsonable({
             "mdad": self._rows(),
-            "agreement": agreement,
+            "agreement": self._agreement_rows(self._main()),
+            "unseen": unseen,
             "recommendation": self.recommendation,
             "settings": {
                 "methods": list(self.methods), "sizes": self.sizes.tolist(), "trials": self.trials,
@@ -210,6 +231,7 @@ class MDADResult(Result):
                 "items": self.n_items, "seen_items": self.n_seen_items, "delta_bin": self.delta_bin,
                 "agreement_level": self.agreement_level, "confidence_level": self.confidence_level,
                 "dropped_sizes": list(self.dropped_sizes),
+                "reference": "seen items" if self.unseen is not None else "all items",
             },
         })
 
@@ -304,9 +326,13 @@ def mdad(
     source_models : int or float, default: ``300``
         Number (or fraction) of models used as sources in each trial; the rest are targets.
     seen_items : int or float, optional
-        If given, each trial draws this many (or this fraction of) items as the pool
-        the source models see and the subset is chosen from; the targets' reference
-        scores stay the full benchmark. Default: every item is a candidate.
+        Seen/unseen split as in [1]_ (which uses 0.5): each trial draws this many (or
+        this fraction of) items as the *seen* items, stratified by item group when the
+        matrix has groups. The subset is chosen from the seen items with the source
+        models' results on them; the targets are then judged against their scores on
+        the seen items (the main results) and, separately, on the *unseen* rest
+        (``unseen``: does the micro-benchmark generalise to new items?). Default: no
+        split; every item is seen and the reference is the full benchmark.
     rng : None, int or numpy.random.Generator
         Randomness. Every trial's split and every (trial, method, size) selection gets
         its own stream (``SeedSequence`` keyed by trial, method name and size), so
@@ -335,17 +361,21 @@ def mdad(
 
     Notes
     -----
-    For a target pair with full-benchmark gap ``Δ`` the subset *agrees* when its
-    estimated gap has the same sign (an estimated tie counts 1/2: a coin flip orders
-    the pair). Pairs tied on the full benchmark are left out. Pairs are binned by
-    ``|Δ|`` in bins of ``delta_bin``; **MDAD** is the lower edge of the smallest bin
-    from which agreement is at least ``agreement_level`` in every larger bin (bins with
-    fewer than ``min_pairs`` pairs per trial ignored); ``inf`` when even the largest
-    gaps do not reach it. The point value uses the agreement curve pooled over trials;
-    the CI is the percentile interval of the per-trial MDADs. ``misordered`` is the
-    share of pairs whose order the subset reverses (ties excluded). With ``k`` random
-    items, a pair with discordance rate ``q`` (share of items the two models score
-    differently) agrees with probability about ``Phi(Δ / sqrt((q - Δ^2) / k))``.
+    For a target pair with reference gap ``Δ`` (full benchmark, or the seen items with
+    a split) the subset *agrees* when its estimated gap is nonzero with the same sign;
+    an estimated tie does not order the pair and counts as disagreement, as in [1]_.
+    Pairs tied on the reference are left out. Pairs are binned by ``|Δ|`` in bins of
+    ``delta_bin``; **MDAD** is the lower edge of the smallest bin whose agreement is at
+    least ``agreement_level`` ([1]_'s rule; bins with fewer than ``min_pairs`` pairs per
+    trial ignored); ``inf`` when no bin reaches it. The point value uses the agreement
+    curve pooled over trials; ``ci_low``/``ci_high`` are the percentile interval of the
+    per-trial MDADs: the range a single selection's MDAD falls in over repeated
+    selections. ([1]_'s code instead bootstraps the pairs of each pooled bin.)
+    ``misordered`` is the share of pairs whose order the subset reverses (estimated ties
+    excluded). With ``k`` random items, a pair with discordance rate ``q`` (share of
+    items the two models score differently) has an estimated gap with mean ``Δ`` and
+    SD ``sigma = sqrt((q - Δ^2) / k)``, on a lattice of step ``1/k``; it agrees with
+    probability about ``Phi((|Δ| - 1/(2k)) / sigma)``.
 
     References
     ----------
@@ -387,6 +417,8 @@ def mdad(
     M, S, T = len(methods), len(sizes_arr), trials
     est = np.empty((M, S, T, n_tgt))
     truth = np.empty((T, n_tgt))
+    split_used = n_seen < n_items
+    truth_unseen = np.empty((T, n_tgt)) if split_used else None
     seconds = {meth: 0.0 for meth in methods}
     total = T * M * S
     done = 0
@@ -394,12 +426,16 @@ def mdad(
         split = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(t,)))
         perm = split.permutation(n_models)
         src, tgt = np.sort(perm[:n_src]), np.sort(perm[n_src:])
-        pool = np.arange(n_items) if n_seen == n_items else np.sort(split.choice(n_items, n_seen, replace=False))
+        pool = np.arange(n_items) if n_seen == n_items else _seen_split(split, n_items, n_seen, codes)
         y_src = y[np.ix_(src, pool)]
         y_tgt = y[tgt]
-        with np.errstate(invalid="ignore"):
-            truth[t] = np.nanmean(y_tgt, axis=1)
         y_tgt_pool = y_tgt[:, pool]
+        with np.errstate(invalid="ignore"):
+            truth[t] = np.nanmean(y_tgt_pool, axis=1)
+            if split_used:
+                unseen = np.ones(n_items, dtype=bool)
+                unseen[pool] = False
+                truth_unseen[t] = np.nanmean(y_tgt[:, unseen], axis=1)
         groups = None if codes is None else codes[pool]
         cache: dict[str, Any] = {}
         for mi, (meth, fn) in enumerate(zip(methods, fns)):
@@ -415,7 +451,54 @@ def mdad(
                     progress(done, total)
             seconds[meth] += time.perf_counter() - t0
 
-    # ---- all pairs of targets, all trials, as arrays
+    ev = _evaluate(truth, est, delta_bin, agreement_level, min_pairs, confidence_level)
+    ev_unseen = (None if truth_unseen is None else
+                 _evaluate(truth_unseen, est, delta_bin, agreement_level, min_pairs, confidence_level))
+    point, ci_low, ci_high, mis, tau = ev["mdad"], ev["ci_low"], ev["ci_high"], ev["misordered"], ev["kendall_tau"]
+    if np.isnan(point).all():
+        warnings.warn("no |Δ| bin has enough target pairs to define MDAD; use more target models (a smaller `source_models`) or wider bins (`delta_bin`)",
+                      SmallSampleWarning, stacklevel=2)
+    rec = _recommend(methods, sizes_arr, point, ci_low, ci_high, mis, tau, target_mdad, agreement_level)
+    return MDADResult(
+        methods=methods, sizes=sizes_arr, trials=T, n_source_models=n_src, n_target_models=n_tgt,
+        n_items=n_items, n_seen_items=n_seen, delta_bin=float(delta_bin), agreement_level=float(agreement_level),
+        confidence_level=float(confidence_level), mdad=point, mdad_trials=ev["mdad_trials"], ci_low=ci_low,
+        ci_high=ci_high, kendall_tau=tau, mean_abs_error=ev["mean_abs_error"], misordered=mis,
+        agreement=ev["agreement"], pairs=ev["pairs"], bin_edges=ev["bin_edges"], target_mdad=float(target_mdad),
+        recommendation=rec, dropped_sizes=dropped, seconds=seconds, unseen=ev_unseen,
+    )
+
+
+def _seen_split(gen: np.random.Generator, n_items: int, n_seen: int, codes: np.ndarray | None) -> np.ndarray:
+    """Sorted indices of the seen items: ``n_seen`` at random, stratified by item group.
+
+    As [1]_'s code: each group (subtask) contributes ``floor(share * size)`` random items
+    (``share = n_seen / n_items``); the few items still missing are drawn at random from
+    the rest, so exactly ``n_seen`` items are seen.
+    """
+    if codes is None:
+        return np.sort(gen.choice(n_items, n_seen, replace=False))
+    keys = gen.random(n_items)
+    order = np.lexsort((keys, codes))
+    sizes = np.bincount(codes)
+    start = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    pos = np.empty(n_items, dtype=np.int64)
+    pos[order] = np.arange(n_items) - start[codes[order]]
+    seen = pos < np.floor(sizes[codes] * (n_seen / n_items))
+    short = n_seen - int(seen.sum())
+    if short > 0:
+        rest = np.flatnonzero(~seen)
+        seen[rest[np.argsort(keys[rest])[:short]]] = True
+    return np.flatnonzero(seen)
+
+
+def _evaluate(truth: np.ndarray, est: np.ndarray, delta_bin: float, level: float, min_pairs: int,
+              confidence_level: float) -> dict[str, np.ndarray]:
+    """Agreement curves, MDAD (pooled and per trial), tau, error against one reference.
+
+    ``truth`` (T, n_tgt): the targets' reference scores per trial; ``est`` (M, S, T, n_tgt).
+    """
+    M, S, T, n_tgt = est.shape
     iu, ju = np.triu_indices(n_tgt, 1)
     d_true = truth[:, iu] - truth[:, ju]                       # (T, P)
     absd = np.abs(d_true)
@@ -439,11 +522,11 @@ def mdad(
                 a_tb = np.bincount(flat, weights=agree.ravel(), minlength=T * nb).reshape(T, nb)
                 agreement[mi, si] = np.where(pairs_b > 0, a_tb.sum(0) / pairs_b, np.nan)
                 curve_t = np.where(pairs_tb > 0, a_tb / pairs_tb, np.nan)
-                mdad_trials[mi, si] = mdad_from_curve(curve_t, pairs_tb, delta_bin, level=agreement_level,
+                mdad_trials[mi, si] = mdad_from_curve(curve_t, pairs_tb, delta_bin, level=level,
                                                       min_pairs=min_pairs)
                 mis[mi, si] = np.where(n_valid > 0, wrong.sum(1) / n_valid, np.nan)
     point = mdad_from_curve(agreement, np.broadcast_to(pairs_b, agreement.shape), delta_bin,
-                            level=agreement_level, min_pairs=min_pairs * T)
+                            level=level, min_pairs=min_pairs * T)
     alpha = 1 - confidence_level
     ci_low = np.full((M, S), np.nan)
     ci_high = np.full((M, S), np.nan)
@@ -453,18 +536,9 @@ def mdad(
             v = v[~np.isnan(v)]
             if v.size:
                 ci_low[mi, si], ci_high[mi, si] = np.quantile(v, [alpha / 2, 1 - alpha / 2], method="inverted_cdf")
-    if np.isnan(point).all():
-        warnings.warn("no |Δ| bin has enough target pairs to define MDAD; use more target models (a smaller `source_models`) or wider bins (`delta_bin`)",
-                      SmallSampleWarning, stacklevel=2)
-    rec = _recommend(methods, sizes_arr, point, ci_low, ci_high, mis, tau, target_mdad, agreement_level)
-    return MDADResult(
-        methods=methods, sizes=sizes_arr, trials=T, n_source_models=n_src, n_target_models=n_tgt,
-        n_items=n_items, n_seen_items=n_seen, delta_bin=float(delta_bin), agreement_level=float(agreement_level),
-        confidence_level=float(confidence_level), mdad=point, mdad_trials=mdad_trials, ci_low=ci_low,
-        ci_high=ci_high, kendall_tau=tau, mean_abs_error=mae, misordered=mis, agreement=agreement,
-        pairs=pairs_b.astype(np.int64), bin_edges=np.arange(nb) * float(delta_bin), target_mdad=float(target_mdad),
-        recommendation=rec, dropped_sizes=dropped, seconds=seconds,
-    )
+    return {"mdad": point, "mdad_trials": mdad_trials, "ci_low": ci_low, "ci_high": ci_high,
+            "kendall_tau": tau, "mean_abs_error": mae, "misordered": mis, "agreement": agreement,
+            "pairs": pairs_b.astype(np.int64), "bin_edges": np.arange(nb) * float(delta_bin)}
 
 
 def _pts(x: float) -> str:
