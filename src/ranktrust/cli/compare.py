@@ -18,6 +18,16 @@ def _pts(x: float | None, signed: bool = False) -> str:
     return f"{x * 100:+.2f}" if signed else f"{x * 100:.2f}"
 
 
+def _ci(d: dict[str, Any]) -> str:
+    if d["ci_low"] is None or d["ci_high"] is None:
+        return "n/a"
+    return f"[{_pts(d['ci_low'], True)}, {_pts(d['ci_high'], True)}]"
+
+
+def _items(n: int) -> str:
+    return f"{n:,} shared item" + ("" if n == 1 else "s")
+
+
 def _p(x: float | None) -> str:
     if x is None:
         return "n/a"
@@ -36,7 +46,13 @@ def _verdict(d: dict[str, Any]) -> str:
     lo, hi, p = d["ci_low"], d["ci_high"], d["p_value"]
     alpha = 1 - d["confidence_level"]
     if p is None or lo is None:
-        return "The difference cannot be assessed (degenerate data)."
+        if d["n_items"] < 2:
+            return f"The difference cannot be assessed: {_items(d['n_items'])} is too few for an interval."
+        if d.get("only_a") == 0 and d.get("only_b") == 0:
+            return (f"{d['a']} and {d['b']} give the same result on every one of the {_items(d['n_items'])}: "
+                    "no difference to test, and no interval.")
+        return ("The difference cannot be assessed: the per-item differences have no spread, so there is no "
+                "interval.")
     if p < alpha:
         lead = d["a"] if d["diff"] > 0 else d["b"]
         return f"{lead} is ahead: the difference is significant at {alpha:g}."
@@ -48,8 +64,8 @@ def _text(d: dict[str, Any]) -> list[Any]:
     from rich.text import Text
 
     cl = round(d["confidence_level"] * 100, 6)
-    t = Table(title=f"{d['a']} vs {d['b']} on {d['n_items']:,} shared items")
-    t.add_column("")
+    t = Table(title=f"{d['a']} vs {d['b']} on {_items(d['n_items'])}")
+    t.add_column("", overflow="fold")
     t.add_column("value", justify="right")
     t.add_row(f"score {d['a']}", _pts(d["score_a"]))
     t.add_row(f"score {d['b']}", _pts(d["score_b"]))
@@ -57,7 +73,7 @@ def _text(d: dict[str, Any]) -> list[Any]:
         t.add_row(f"only {d['a']} right", f"{d['only_a']:,}")
         t.add_row(f"only {d['b']} right", f"{d['only_b']:,}")
     t.add_row("difference (pts)", _pts(d["diff"], signed=True))
-    t.add_row(f"{cl:g}% CI (paired)", f"[{_pts(d['ci_low'], True)}, {_pts(d['ci_high'], True)}]")
+    t.add_row(f"{cl:g}% CI (paired)", _ci(d))
     if d.get("unpaired_half_width") is not None:
         t.add_row("unpaired half-width", f"±{_pts(d['unpaired_half_width'])}")
     t.add_row("p-value", _p(d["p_value"]))
@@ -66,8 +82,11 @@ def _text(d: dict[str, Any]) -> list[Any]:
 
 
 def _markdown(d: dict[str, Any]) -> str:
+    from ..reporting.markdown import _esc
+
+    d = {**d, "a": _esc(d["a"]), "b": _esc(d["b"])}
     cl = round(d["confidence_level"] * 100, 6)
-    lines = [f"## {d['a']} vs {d['b']}", "", f"{d['n_items']:,} shared items; "
+    lines = [f"## {d['a']} vs {d['b']}", "", f"{_items(d['n_items'])}; "
              f"{_METHOD_WORDS.get(d['method'], d['method'])}.", "",
              "| | value |", "|---|--:|",
              f"| score {d['a']} | {_pts(d['score_a'])} |", f"| score {d['b']} | {_pts(d['score_b'])} |"]
@@ -75,7 +94,7 @@ def _markdown(d: dict[str, Any]) -> str:
         lines += [f"| only {d['a']} right | {d['only_a']:,} |", f"| only {d['b']} right | {d['only_b']:,} |"]
     lines += [
         f"| difference (pts) | {_pts(d['diff'], True)} |",
-        f"| {cl:g}% CI (paired) | [{_pts(d['ci_low'], True)}, {_pts(d['ci_high'], True)}] |",
+        f"| {cl:g}% CI (paired) | {_ci(d)} |",
         f"| unpaired half-width | ±{_pts(d.get('unpaired_half_width'))} |",
         f"| p-value | {_p(d['p_value'])} |",
         "", _verdict(d),
@@ -104,6 +123,11 @@ def command(paths: tuple[str, ...], model_a: str, model_b: str, method: str, n_r
     if not 0 < confidence < 1:
         raise ValueError(f"--confidence must be in the open interval (0, 1), got {confidence:g} (use 0.95 for 95%)")
     m, ihash = load_matrix(paths, kw)
+    if method == "mcnemar" and not m.is_binary:
+        from ..errors import DataError
+
+        raise DataError(f"{m.source or 'the input'}: --method mcnemar needs 0/1 scores, and these are continuous; "
+                        "use --method t (or auto)")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         r = compare(m, model_a, model_b, method=method, confidence_level=confidence,  # type: ignore[arg-type]

@@ -24,10 +24,13 @@ def _text(d: dict[str, Any]) -> list[Any]:
 
 
 def _markdown(d: dict[str, Any]) -> str:
-    lines = [f"# `{d['db']}`: {d['n_files']} files, {d['n_rows']} rows", "",
+    from ..reporting.markdown import _esc
+
+    lines = [f"# `{d['db']}`: {d['n_files']:,} files, {d['n_rows']:,} rows", "",
              "| task | metric | models | items | runs | rows |", "|---|---|---:|---:|---:|---:|"]
     for r in d["tasks"]:
-        lines.append(f"| {r['task']} | {r['metric']} | {r['n_models']} | {r['n_items']} | {r['n_runs']} | {r['rows']} |")
+        lines.append(f"| {_esc(r['task'])} | {_esc(r['metric'])} | {r['n_models']:,} | {r['n_items']:,} | "
+                     f"{r['n_runs']:,} | {r['rows']:,} |")
     return "\n".join(lines) + "\n"
 
 
@@ -59,7 +62,12 @@ def list_cmd(db: str, output_format: str | None, out: str) -> None:
 def export_cmd(db: str, out: str, task: str | None, metric: str | None, models: tuple[str, ...]) -> None:
     """Write the store (or one task / metric / some models) as a long Parquet file."""
     from ..data.store import Store
+    from ..errors import DataError
 
+    if not out.lower().endswith((".parquet", ".pq")):
+        # export_parquet writes Parquet whatever the name: a file called x.csv would hold Parquet bytes
+        raise DataError(f"{out}: db export writes Parquet; give a file name ending in .parquet "
+                        "(read it with pandas.read_parquet or `ranktrust report FILE.parquet`)")
     with Store(db, read_only=True) as st:
         n = st.export_parquet(out, task=task, metric=metric, models=list(models) or None)
     click.echo(f"wrote {n:,} rows to {out}")

@@ -29,10 +29,13 @@ def _text(d: dict[str, Any]) -> list[Any]:
 
 
 def _markdown(d: dict[str, Any]) -> str:
+    from ..reporting.markdown import _esc
+
     lines = [f"# ingest into `{d['db']}`", "", "| file | action | rows | note |", "|---|---|---:|---|"]
     for f in d["files"]:
-        lines.append(f"| `{f['path']}` | {f['action']} | {f['rows']} | {f['reason']} |")
-    lines += ["", f"{d['rows_added']} rows added."] + [f"- note: {n}" for n in d["notes"]]
+        # no code span: a '|' in a path (lighteval's details_x|0_...parquet) must be escaped to keep the row
+        lines.append(f"| {_esc(f['path'])} | {f['action']} | {f['rows']:,} | {_esc(f['reason'] or '')} |")
+    lines += ["", f"{d['rows_added']:,} rows added."] + [f"- note: {_esc(n)}" for n in d["notes"]]
     return "\n".join(lines) + "\n"
 
 

@@ -45,6 +45,16 @@ def _fmt(x: Any, scale: float = 100.0, nd: int = 1) -> str:
     return "—" if x is None else f"{scale * x:.{nd}f}"
 
 
+def _ci(r: dict[str, Any]) -> str:
+    if r["ci_low"] is None and r["ci_high"] is None:
+        return "n/a"
+    return f"{_fmt(r['ci_low'])}–{_fmt(r['ci_high'])}"
+
+
+def _share(x: Any) -> str:
+    return "n/a" if x is None else f"{_fmt(x, 100, 0)}%"
+
+
 def _mdad_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
 
@@ -56,8 +66,8 @@ def _mdad_text(d: dict[str, Any]) -> list[Any]:
         t.add_column(col, justify="left" if col == "method" else "right")
     for r in d["mdad"]:
         t.add_row(r["method"], str(r["size"]), _fmt(r["mdad"]) if r["reached"] else r["status"],
-                  f"{_fmt(r['ci_low'])}–{_fmt(r['ci_high'])}", _fmt(r["kendall_tau"], 1, 2),
-                  _fmt(r["mean_abs_error"]), f"{_fmt(r['misordered'], 100, 0)}%")
+                  _ci(r), _fmt(r["kendall_tau"], 1, 2),
+                  _fmt(r["mean_abs_error"]), _share(r["misordered"]))
     out: list[Any] = [t]
     out += [f"• {line}" for line in d["recommendation"]["text"]]
     out.append(f"MDAD: smallest gap (points) from which ≥{100 * s['agreement_level']:.0f}% of target pairs are "
@@ -78,8 +88,8 @@ def _mdad_md(d: dict[str, Any]) -> str:
     for r in d["mdad"]:
         lines.append(
             f"| {r['method']} | {r['size']} | {_fmt(r['mdad']) if r['reached'] else r['status']} | "
-            f"{_fmt(r['ci_low'])}–{_fmt(r['ci_high'])} | {_fmt(r['kendall_tau'], 1, 2)} | "
-            f"{_fmt(r['mean_abs_error'])} | {_fmt(r['misordered'], 100, 0)}% |"
+            f"{_ci(r)} | {_fmt(r['kendall_tau'], 1, 2)} | "
+            f"{_fmt(r['mean_abs_error'])} | {_share(r['misordered'])} |"
         )
     lines += ["", *[f"- {line}" for line in d["recommendation"]["text"]], ""]
     return "\n".join(lines)

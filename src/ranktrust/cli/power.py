@@ -19,7 +19,13 @@ def _headline(d: dict[str, Any]) -> str:
     if d["solved_for"] == "items":
         return (f"To detect a gap of {d['gap'] * 100:g} points ({cond}) you need about "
                 f"{d['items_needed']:,} items.")
-    return (f"With {d['items']:,} items ({cond}) the smallest detectable gap is {_pts(d['detectable_gap'])} "
+    n = f"{d['items']:,} item" + ("" if d["items"] == 1 else "s")
+    g = d["detectable_gap"]
+    if g is not None and (g >= 1 or (d.get("binary", True) and g > q)):
+        return (f"With {n} ({cond}) no possible gap is detectable: the formula asks for {_pts(g)} points, more "
+                f"than two such models can differ by; a paired {1 - a:.0%} CI is about ±{_pts(d['ci_half_width'])} "
+                "points.")
+    return (f"With {n} ({cond}) the smallest detectable gap is {_pts(g)} "
             f"points, and a paired {1 - a:.0%} CI is about ±{_pts(d['ci_half_width'])} points.")
 
 
@@ -67,15 +73,20 @@ def _markdown(d: dict[str, Any]) -> str:
 def command(paths: tuple[str, ...], gap: float | None, items: int | None, disagreement: float | None,
             pair: tuple[str, str] | None, alpha: float, power_: float, output_format: str | None, out: str,
             **kw: Any) -> None:
-    """Items needed to detect a gap (--gap), or the detectable gap at --items.
+    """Items needed to detect a gap (--gap), or the detectable gap at --items (with PATHS and neither
+    option: the detectable gap at their number of items).
 
     q comes from --disagreement, or is estimated from the results in PATHS.
     """
+    from ..errors import DataError
     from ..stats.power import estimate_disagreement, power, power_table
 
-    if (gap is None) == (items is None):
-        raise ValueError("give exactly one of --gap (points) and --items"
-                         + (", not both" if gap is not None else ""))
+    has_data = bool(paths or kw.get("db"))
+    if gap is not None and items is not None:
+        raise ValueError("give exactly one of --gap (points) and --items, not both")
+    if gap is None and items is None and not has_data:
+        raise ValueError("give exactly one of --gap (points) and --items, or a results file (its detectable gap "
+                         "at its number of items)")
     if gap is not None and not 0 < gap < 100:
         raise ValueError(f"--gap is in percentage points and must be in (0, 100), got {gap:g}")
     ihash = None
@@ -85,15 +96,31 @@ def command(paths: tuple[str, ...], gap: float | None, items: int | None, disagr
             raise ValueError("give --disagreement Q, or a results file to estimate it from")
         m, ihash = load_matrix(paths, kw)
         disagreement = estimate_disagreement(m, pair=pair)
+        binary = m.is_binary
+        if not disagreement > 0:
+            who = (f"{pair[0]} and {pair[1]} give the same result on every shared item (disagreement q = 0)"
+                   if pair else "most model pairs give the same result on every shared item (median "
+                   "disagreement q = 0)")
+            raise DataError(f"{m.source or ', '.join(paths)}: {who}, so q cannot be estimated; "
+                            "give --disagreement Q to plan anyway")
+        if gap is None and items is None:
+            items = m.n_items
         name = m.source or ", ".join(paths)
         source = (f"estimated from {pair[0]} vs {pair[1]} in {name}" if pair else
                   f"median over the {m.n_models * (m.n_models - 1) // 2:,} model pairs in {name}")
     elif paths or pair:
         raise ValueError("give --disagreement or a results file (with --pair), not both")
+    else:
+        binary = True
+    if gap is not None and binary and gap / 100.0 > disagreement:
+        raise DataError(f"--gap {gap:g} points is larger than `disagreement` q = {disagreement:.3g} allows: two "
+                        f"models that disagree on {disagreement:.1%} of the items differ by at most "
+                        f"{disagreement * 100:.3g} points; give a smaller --gap or a larger --disagreement")
     r = power(gap=None if gap is None else gap / 100.0, items=items, disagreement=disagreement,
               alpha=alpha, power=power_)
     d = r.to_dict()
     d["disagreement_source"] = source
+    d["binary"] = binary
     d["table"] = power_table(r.disagreement, alpha=alpha, power=power_).to_dict()["table"]
     emit(d, kind="power", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
          seed=None, input_hash=ihash, command=command_line())

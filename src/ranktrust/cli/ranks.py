@@ -13,41 +13,66 @@ def _range(lo: int, hi: int) -> str:
     return f"{lo}" if lo == hi else f"{lo}–{hi}"
 
 
+def _columns(d: dict[str, Any]) -> list[tuple[str, str]]:
+    kind = "joint" if d["simultaneous"] else "marginal"
+    cols = [("tier", "right"), ("model", "left"), ("score", "right"), ("rank", "right"),
+            (f"rank range ({kind})", "right")]
+    if d["simultaneous"]:  # with --marginal the range column already is the marginal one
+        cols.append(("marginal", "right"))
+    return cols
+
+
+def _cells(d: dict[str, Any], row: dict[str, Any]) -> list[str]:
+    tier = d["tiers"]["model_tier"]
+    out = [str(tier[row["model"]]), row["model"], f"{row['score'] * 100:.1f}", str(row["rank"]),
+           _range(row["rank_low"], row["rank_high"])]
+    if d["simultaneous"]:
+        out.append(_range(row["marginal_low"], row["marginal_high"]))
+    return out
+
+
+def _first_sentence(d: dict[str, Any]) -> str:
+    cl = round(d["confidence_level"] * 100, 6)
+    first = d["could_be_first"]
+    if len(d["models"]) < 2:
+        return f"{first[0]} is the only model: there is nothing to rank."
+    return (f"Could be #1: {', '.join(first)}." if len(first) > 1
+            else f"{first[0]} is #1 with {cl:g}% confidence.")
+
+
 def _text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
 
     cl = round(d["confidence_level"] * 100, 6)
     kind = "joint" if d["simultaneous"] else "marginal"
-    tier = d["tiers"]["model_tier"]
     t = Table(title=f"Rank ranges with {cl:g}% {kind} confidence")
-    for c, j in (("tier", "right"), ("model", "left"), ("score", "right"), ("rank", "right"),
-                 (f"rank range ({kind})", "right"), ("marginal", "right")):
-        t.add_column(c, justify=j)
+    for c, j in _columns(d):
+        t.add_column(c, justify=j, overflow="fold")
     for row in d["models"]:
-        t.add_row(str(tier[row["model"]]), row["model"], f"{row['score'] * 100:.1f}", str(row["rank"]),
-                  _range(row["rank_low"], row["rank_high"]), _range(row["marginal_low"], row["marginal_high"]))
-    first = d["could_be_first"]
-    msg = (f"Could be #1: {', '.join(first)}." if len(first) > 1
-           else f"{first[0]} is #1 with {cl:g}% confidence.")
-    out = [t, Text(msg), Text("Tier 1 = the models that could be #1; each next tier = the models left that could "
-                               "hold the next open rank. Rank sets: Mogstad, Romano, Shaikh & Wilhelm (2024).")]
+        t.add_row(*_cells(d, row))
+    out = [t, Text(_first_sentence(d)),
+           Text("Tier 1 = the models that could be #1; each next tier = the models left that could "
+                "hold the next open rank. Rank sets: Mogstad, Romano, Shaikh & Wilhelm (2024).")]
     if d.get("dropped"):
         out.append(Text(f"Only the items every model has were used ({len(d['dropped'])} models lost items)."))
     return out
 
 
 def _markdown(d: dict[str, Any]) -> str:
+    from ..reporting.markdown import _esc
+
     cl = round(d["confidence_level"] * 100, 6)
     kind = "joint" if d["simultaneous"] else "marginal"
-    tier = d["tiers"]["model_tier"]
+    cols = _columns(d)
     lines = [f"## Rank ranges ({cl:g}% {kind} confidence)", "",
-             f"| tier | model | score | rank | rank range ({kind}) | marginal |", "|--:|---|--:|--:|--:|--:|"]
+             "| " + " | ".join(c for c, _ in cols) + " |",
+             "|" + "|".join("---" if j == "left" else "--:" for _, j in cols) + "|"]
     for row in d["models"]:
-        lines.append(f"| {tier[row['model']]} | {row['model']} | {row['score'] * 100:.1f} | {row['rank']} | "
-                     f"{_range(row['rank_low'], row['rank_high'])} | "
-                     f"{_range(row['marginal_low'], row['marginal_high'])} |")
-    lines += ["", "Could be #1: " + ", ".join(d["could_be_first"]) + "."]
+        lines.append("| " + " | ".join(_esc(c) for c in _cells(d, row)) + " |")
+    lines += ["", _first_sentence(d)]
+    if d.get("dropped"):
+        lines += ["", f"Only the items every model has were used ({len(d['dropped'])} models lost items)."]
     return "\n".join(lines) + "\n"
 
 

@@ -81,7 +81,11 @@ def _text(d: dict[str, Any]) -> list[Any]:
     head, rows = _columns(d, compact=True)
     t = Table(title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for h in head:
-        t.add_column(h, justify="left" if h == "model" else "right", no_wrap=True)
+        # only the model column may wrap: with every column no_wrap a wide table truncates headers ("N r…")
+        if h == "model":
+            t.add_column(h, justify="left", overflow="fold")
+        else:
+            t.add_column(h, justify="right", no_wrap=True)
     for r in rows:
         t.add_row(*r)
     out.append(t)
@@ -101,7 +105,9 @@ def _markdown(d: dict[str, Any]) -> str:
     head, rows = _columns(d)
     lines = ["## Repeats", "", _headline(d), "", "| " + " | ".join(head) + " |",
              "|" + "|".join(":--" if h == "model" else "--:" for h in head) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    from ..reporting.markdown import _esc
+
+    lines += ["| " + " | ".join(_esc(c) for c in r) + " |" for r in rows]
     line = _choose_line(d)
     if line:
         lines += ["", line]

@@ -19,18 +19,39 @@ def _p(x: float | None) -> str:
     return "<0.0001" if x < 1e-4 else f"{x:.4f}"
 
 
+#: Above this many conditions the per-condition columns and lists are summarised (32 seeds make 32 columns).
+MAX_LISTED = 8
+
+
+def _ahead(names: list[str], n: int, by: str) -> str:
+    if n <= MAX_LISTED:
+        return "under " + ", ".join(names)
+    return f"under {len(names)} of {n} {by}s"
+
+
 def _summary(d: dict[str, Any]) -> list[str]:
     by = d["by"]
-    lines = ["Stable score = mean over the " + by + "s (and their runs); the best " + by + " is never reported. "
+    n = len(d["conditions"])
+    over = f"the {by}s (and their runs)" if by == "condition" else f"the {by}s"
+    lines = [f"Stable score = mean over {over}; the best {by} is never reported. "
              f"best+ = best {by} minus the mean; p = paired test (items) that the {by}s differ."]
+    if n > MAX_LISTED:
+        lines.append(f"{n} {by}s: the table shows each model's lowest and highest {by}; every {by}'s score is in "
+                     "--format json.")
     if d["ranking_flips"]:
         tops = d["top_by_condition"]
-        top_txt = "; ".join(f"{c}: {m}" for c, m in tops.items())
+        if n <= MAX_LISTED:
+            top_txt = "; ".join(f"{c}: {m}" for c, m in tops.items())
+        else:
+            counts: dict[str, int] = {}
+            for m_ in tops.values():
+                counts[m_] = counts.get(m_, 0) + 1
+            top_txt = ", ".join(f"{m_} in {k} of {n}" for m_, k in sorted(counts.items(), key=lambda kv: -kv[1]))
         lines.append(f"THE RANKING FLIPS WITH THE {by.upper()}: {len(d['flips'])} pair(s) change order. "
                      f"#1 by {by}: {top_txt}.")
         for f in d["flips"][:8]:
-            lines.append(f"  {f['a']} vs {f['b']}: {f['a']} ahead under {', '.join(f['a_ahead'])}; "
-                         f"{f['b']} ahead under {', '.join(f['b_ahead'])} "
+            lines.append(f"  {f['a']} vs {f['b']}: {f['a']} ahead {_ahead(f['a_ahead'], n, by)}; "
+                         f"{f['b']} ahead {_ahead(f['b_ahead'], n, by)} "
                          f"(stable gap {_pts(f['stable_gap'], 2)} pts, largest reversal {_pts(f['largest_reversal'], 2)} pts)")
         if len(d["flips"]) > 8:
             lines.append(f"  ... and {len(d['flips']) - 8} more")
@@ -51,8 +72,10 @@ def _summary(d: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _table(d: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+def _table(d: dict[str, Any], max_cols: int = MAX_LISTED) -> tuple[list[str], list[list[str]]]:
     conds = d["conditions"]
+    if len(conds) > max_cols:
+        return _compact_table(d)
     head = ["model", "stable"] + conds + ["spread", "best+", "p"]
     rows = []
     for r in d["models"]:
@@ -67,6 +90,22 @@ def _table(d: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
                 row.append(f"{_pts(v['score'])} ±{_pts((v['ci_high'] - v['ci_low']) / 2)}")
         row += [_pts(r["spread"]), _pts(r["best_inflation"]), _p(r["p_value"])]
         rows.append(row)
+    return head, rows
+
+
+def _compact_table(d: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """One row per model with its lowest and highest condition instead of one column per condition."""
+    by = d["by"]
+    head = ["model", "stable", f"lowest {by}", f"highest {by}", "spread", "best+", "p"]
+    rows = []
+    for r in d["models"]:
+        got = [(v["score"], c) for c, v in (r["conditions"] or {}).items() if v and v.get("score") is not None]
+        lo = min(got) if got else None
+        hi = max(got) if got else None
+        rows.append([r["model"], _pts(r["stable"]),
+                     "n/a" if lo is None else f"{_pts(lo[0])} ({lo[1]})",
+                     "n/a" if hi is None else f"{_pts(hi[0])} ({hi[1]})",
+                     _pts(r["spread"]), _pts(r["best_inflation"]), _p(r["p_value"])])
     return head, rows
 
 
@@ -86,11 +125,13 @@ def _text(d: dict[str, Any]) -> list[Any]:
 
 
 def _markdown(d: dict[str, Any]) -> str:
+    from ..reporting.markdown import _esc
+
     head, rows = _table(d)
-    lines = [f"## Sensitivity by {d['by']}", "", "| " + " | ".join(head) + " |",
+    lines = [f"## Sensitivity by {d['by']}", "", "| " + " | ".join(_esc(h) for h in head) + " |",
              "|" + "|".join(":--" if h == "model" else "--:" for h in head) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    lines += [""] + [f"- {s}" if not s.startswith("  ") else f"  - {s.strip()}" for s in _summary(d)]
+    lines += ["| " + " | ".join(_esc(c) for c in r) + " |" for r in rows]
+    lines += [""] + [f"- {_esc(s)}" if not s.startswith("  ") else f"  - {_esc(s.strip())}" for s in _summary(d)]
     return "\n".join(lines) + "\n"
 
 

@@ -50,7 +50,7 @@ def _text(d: dict[str, Any]) -> list[Any]:
     t.add_column("P(#1 stays #1)", justify="right")
     for k in d["top_k"]:
         t.add_column(f"P(top {k} in order)", justify="right")
-    t.add_column("most often #1")
+    t.add_column("most often #1", overflow="fold")
     t.add_column("like")
     for row in d["sizes"]:
         n = f"{row['n']:,}" + (" (full)" if row["label"] == "full" else "") + (" *" if row["beyond_data"] else "")
@@ -67,15 +67,17 @@ def _text(d: dict[str, Any]) -> list[Any]:
 
 
 def _markdown(d: dict[str, Any]) -> str:
+    from ..reporting.markdown import _esc
+
     ks = d["top_k"]
-    lines = [f"## Does #1 stay #1?", "", f"{d['draws']:,} draws per size; full-data #1: **{d['top_model']}**.", "",
+    lines = [f"## Does #1 stay #1?", "", f"{d['draws']:,} draws per size; full-data #1: **{_esc(d['top_model'])}**.", "",
              "| items | P(#1 stays #1) | " + " | ".join(f"P(top {k} in order)" for k in ks) + " | most often #1 | like |",
              "|--:|--:|" + "--:|" * len(ks) + "---|---|"]
     for row in d["sizes"]:
         n = f"{row['n']:,}" + (" (full)" if row["label"] == "full" else "") + (" \\*" if row["beyond_data"] else "")
         lines.append(f"| {n} | {_pct(row['p_top_stays_top'], row['p_top_stays_top_se'])} | "
                      + " | ".join(_pct(row["p_topk_order"][str(k)]) for k in ks)
-                     + f" | {_likely_first(d, row)} | {_familiar(d, row['n'])} |")
+                     + f" | {_esc(_likely_first(d, row))} | {_familiar(d, row['n'])} |")
     lines += ["", "± is the Monte Carlo standard error; exact ties are broken at random."]
     if any(r["beyond_data"] for r in d["sizes"]):
         lines.append("\\* more items than the benchmark has: draws repeat items.")
@@ -104,6 +106,29 @@ def parse_sizes(text: str) -> list[int | str]:
     return out
 
 
+def _given(name: str) -> bool:
+    """Whether the user gave option ``name`` on the command line (not its default)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return True
+    src = ctx.get_parameter_source(name)
+    return src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _fit_sizes(sizes: list[int | str], m: Any, *, explicit: bool) -> list[int | str]:
+    """Drop a size equal to the full benchmark when 'full' is also asked for (two rows for one size), and,
+    for the default sizes only, the ones beyond the items every model has (they would overstate stability)."""
+    import numpy as np
+
+    n = int(np.isfinite(np.asarray(m.scores, dtype=float)).all(axis=0).sum())
+    out: list[int | str] = []
+    for v in sizes:
+        if v != "full" and "full" in sizes and (v == n or (not explicit and v > n)):
+            continue
+        out.append(v)
+    return out or sizes
+
+
 @click.command("stability")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--sizes", default="30,100,200,500,1000,full", show_default=True,
@@ -125,6 +150,7 @@ def command(paths: tuple[str, ...], sizes: str, draws: int, top_k: str, cluster:
     except ValueError:
         raise click.BadParameter(f"{top_k!r} must be whole numbers like 2,3", param_hint="--top-k") from None
     m, ihash = load_matrix(paths, kw)
+    sz = _fit_sizes(sz, m, explicit=_given("sizes"))
     with progress_bar(len(sz) * draws, "resampling") as cb:
         r = stability(m, sizes=sz, draws=draws, top_k=ks, rng=seed, cluster=cluster, progress=cb)
     emit(r.to_dict(), kind="stability", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,

@@ -117,14 +117,17 @@ class LeaderboardReport(Result):
             padj = first_pair.get("p_adjusted")
             out.update(diff=d, p_value=first_pair["p_value"], p_adjusted=padj)
             if first_pair["ci_low"] is None or first_pair["ci_high"] is None:
-                ci = "no confidence interval: the two models never disagree in a way that allows one"
+                ci = ("no confidence interval: too few shared items" if (first_pair.get("n_items") or 0) < 2 else
+                      "no confidence interval: the per-item differences have no spread")
             else:
                 lo, hi = sorted((sign * first_pair["ci_low"], sign * first_pair["ci_high"]))
                 ci = f"{lvl:.0%} CI {lo * 100:+.2f} to {hi * 100:+.2f}"
             lead = "n/a" if d is None else f"{d * 100:.2f} points"
             ev.append(f"its lead over {second} is {lead} ({ci}), adjusted p = {_fmt_p(padj)}")
             separable = padj is not None and padj < alpha
+            test_separates = separable
         else:
+            test_separates = False
             separable = None
         if could_be_first is not None:
             separable = len(could_be_first) == 1 if separable is None else (separable and len(could_be_first) == 1)
@@ -143,6 +146,10 @@ class LeaderboardReport(Result):
         out["separable"] = separable
         if separable:
             out["text"] = f"Yes: {top} is really #1; " + "; ".join(ev) + "."
+        elif test_separates:
+            # the paired test does separate #1 from #2; what fails is the joint rank set or the condition check
+            out["text"] = f"No: {top} is not clearly #1 (the paired test separates it from {second}); " \
+                + "; ".join(ev) + "."
         else:
             out["text"] = f"No: {top} is not separable from {second}; " + "; ".join(ev) + "."
         return out

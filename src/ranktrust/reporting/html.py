@@ -76,7 +76,8 @@ def _pval(p: Any) -> str:
         return "<0.0001"
     if p < 0.01:
         return f"{p:.2g}"
-    return f"{p:.3f}" if p < 1 else "1"
+    # 0.99999999 (floating point) would print as "1.000" next to an exact 1 printed as "1"
+    return f"{p:.3f}" if p < 0.9995 else "1"
 
 
 def _js(x: Any) -> str:

@@ -5,39 +5,45 @@ from __future__ import annotations
 from typing import Any
 
 from .sections import lead_phrase as _lead_phrase
-from .text import _p, _pts
+from .text import _ci, _count, _p, _plural, _pts, at_n_sentence
+
+
+_MD_ESCAPES = str.maketrans({"\\": "\\\\", "|": "\\|", "*": "\\*", "`": "\\`", "<": "&lt;", ">": "&gt;",
+                             "\r": " ", "\n": " "})
 
 
 def _esc(s: str) -> str:
-    return str(s).replace("|", "\\|")
+    """A name as literal Markdown text (also inside a table cell): '|', '*', '`', '\\' escaped, '<' '>' as
+    entities (so 'x<y>' is not read as an HTML tag), line breaks flattened."""
+    return str(s).translate(_MD_ESCAPES)
 
 
 def report_markdown(d: dict[str, Any]) -> str:
     lvl = d["settings"]["confidence_level"]
-    lines = [f"# {_esc(d['title'])}", "", f"**Is #1 really #1?** {d['headline']['text']}", "",
-             f"{d['n_models']} models × {d['n_items']} items; {lvl:.0%} confidence intervals"
+    lines = [f"# {_esc(d['title'])}", "", f"**Is #1 really #1?** {_esc(d['headline']['text'])}", "",
+             f"{_plural(d['n_models'], 'model')} × {_plural(d['n_items'], 'item')}; {lvl:.0%} confidence intervals"
              + (", clustered by item group" if d["settings"].get("clustered") else "") + ".", "",
              "| # | model | score | CI | items | tier | rank range |", "|--:|:--|--:|--:|--:|--:|--:|"]
     for r in d["models"]:
         rr = "-" if r.get("rank_low") is None else f"{r['rank_low']}–{r['rank_high']}"
         lines.append(f"| {r['rank']} | {_esc(r['model'])} | {_pts(r['score'])} | "
-                     f"[{_pts(r['ci_low'])}, {_pts(r['ci_high'])}] | {r['n_items']} | {r.get('tier') or '-'} | {rr} |")
+                     f"{_ci(r['ci_low'], r['ci_high'])} | {r['n_items']} | {r.get('tier') or '-'} | {rr} |")
     if d["pairs"]:
         lines += ["", f"## {'Adjacent' if d['pairs_scope'] == 'adjacent' else 'All'} pairs",
                   "", f"Paired on shared items; p adjusted with {d['settings']['adjust']}.", "",
                   "| A | B | diff (pts) | CI | only A | only B | p | p adj |", "|:--|:--|--:|--:|--:|--:|--:|--:|"]
         for p in d["pairs"]:
             lines.append(f"| {_esc(p['a'])} | {_esc(p['b'])} | {_pts(p['diff'], True)} | "
-                         f"[{_pts(p['ci_low'], True)}, {_pts(p['ci_high'], True)}] | {p.get('only_a', '-')} | "
-                         f"{p.get('only_b', '-')} | {_p(p['p_value'])} | {_p(p['p_adjusted'])} |")
-    if d.get("tiers"):
+                         f"{_ci(p['ci_low'], p['ci_high'], True)} | {_count(p.get('only_a'))} | "
+                         f"{_count(p.get('only_b'))} | {_p(p['p_value'])} | {_p(p['p_adjusted'])} |")
+    if d.get("tiers") and d["n_models"] >= 2:
         lines += ["", f"## Tiers ({d['tiers']['method']})", ""]
         for row in d["tiers"]["tiers"]:
             lines.append(f"- **Tier {row['tier']}**: " + ", ".join(_esc(m) for m in row["models"]))
     st = d.get("stability")
     if st:
         lines += ["", f"## Does #1 stay #1? ({st.get('draws')} redraws per size)", "",
-                  "| items | P(#1 stays #1) | P(top-2 order) | P(top-3 order) |", "|--:|--:|--:|--:|"]
+                  "| items | P(#1 stays #1) | P(top 2 order kept) | P(top 3 order kept) |", "|--:|--:|--:|--:|"]
         for row in st["sizes"]:
             po = row.get("p_topk_order", {})
             f = lambda v: "-" if v is None else f"{v:.0%}"  # noqa: E731
@@ -52,9 +58,7 @@ def report_markdown(d: dict[str, Any]) -> str:
                   "", "| gap (pts) | items needed |", "|--:|--:|"]
         for row in pw["table"]:
             lines.append(f"| {row['gap'] * 100:g} | {row['items_needed']:,} |")
-        at = pw["at_n"]
-        lines += ["", f"At n = {at['n']:,} items the detectable gap is {_pts(at['detectable_gap'])} points and a "
-                      f"paired CI is ±{_pts(at['ci_half_width'])} points."]
+        lines += ["", at_n_sentence({**pw, "binary": d.get("binary", True)})]
     from .sections import SECTIONS
 
     for key, title, fn in SECTIONS:

@@ -69,8 +69,9 @@ def rich_to_text(renderables: list[Any], *, width: int = 110, color: bool = Fals
     from rich.console import Console
 
     buf = io.StringIO()
+    # markup=False: model names such as "gpt [beta]" or "[red]x" are data, not rich style tags
     console = Console(file=buf, width=width, force_terminal=color, color_system="auto" if color else None,
-                      highlight=False)
+                      highlight=False, markup=False)
     for r in renderables:
         console.print(r)
     return buf.getvalue()
@@ -96,7 +97,9 @@ def emit(
         s = to_json(payload, m)
     elif fmt == "md":
         body = markdown(payload) if markdown else "```json\n" + json.dumps(payload, indent=2) + "\n```\n"
-        s = body + f"\n<sub>ranktrust {m['version']} · seed {seed} · input {input_hash} · `{command}`</sub>\n"
+        parts = [f"ranktrust {m['version']}"] + ([f"seed {seed}"] if seed is not None else []) \
+            + ([f"input {input_hash}"] if input_hash is not None else []) + [f"`{command}`"]
+        s = body + "\n<sub>" + " · ".join(parts) + "</sub>\n"
     else:
         if text is None:
             s = json.dumps(payload, indent=2) + "\n"

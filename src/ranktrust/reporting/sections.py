@@ -9,7 +9,12 @@ from typing import Any
 
 
 def _pts(x: Any) -> str:
-    return "-" if x is None else f"{x * 100:.2f}"
+    return "n/a" if x is None else f"{x * 100:.2f}"
+
+
+def _share(x: float) -> str:
+    """A shrink factor as a percentage; one decimal below 10% so a small gain does not read as 0%."""
+    return f"{100 * x:.1f}%" if abs(x) < 0.1 else f"{100 * x:.0f}%"
 
 
 def repeats_lines(r: dict[str, Any]) -> list[str]:
@@ -18,9 +23,11 @@ def repeats_lines(r: dict[str, Any]) -> list[str]:
         t = row.get("tradeoff") or {}
         line = (f"{row['model']}: {_pts(row['score'])} [{_pts(row['ci_low'])}, {_pts(row['ci_high'])}] over "
                 f"{row['runs']} runs; run-to-run sd {_pts(row.get('run_sd'))} pts")
-        if t:
-            line += (f"; {t['more_runs']} more runs shrink the CI by {t['runs_shrink']:.0%}, "
-                     f"{t['more_items']} more items by {t['items_shrink']:.0%}")
+        if t and t.get("runs_shrink") is not None and t.get("items_shrink") is not None:
+            line += (f"; {t['more_runs']} more runs shrink the CI by {_share(t['runs_shrink'])}, "
+                     f"{t['more_items']} more items by {_share(t['items_shrink'])}")
+        elif t:
+            line += "; not enough spread to project what more runs or items would buy"
         out.append(line)
     return out
 
@@ -49,7 +56,9 @@ def microbench_lines(mb: dict[str, Any]) -> list[str]:
     out = ["Micro-benchmarks (MDAD: smallest gap that subsets order like the full benchmark 80% of the time):"]
     for row in mb.get("mdad", []):
         md = "not reached" if row.get("mdad") is None else f"{_pts(row['mdad'])} pts"
-        out.append(f"{row['method']} @ {row['size']} items: MDAD {md}, Kendall tau {row.get('kendall_tau', 0):.2f}, "
+        tau = row.get("kendall_tau")
+        out.append(f"{row['method']} @ {row['size']} items: MDAD {md}, "
+                   f"Kendall tau {'n/a' if tau is None else format(tau, '.2f')}, "
                    f"mean abs error {_pts(row.get('mean_abs_error'))} pts")
     rec = mb.get("recommendation") or {}
     out += list(rec.get("text", []))
@@ -68,4 +77,6 @@ def lead_phrase(sh: dict[str, Any]) -> str:
     if b < 0:
         return (f"its lead of {_pts(a)} points in the half that picked it turns into a deficit of {_pts(-b)} points "
                 "in the other half: the top models are too close for a half to pick a winner.")
+    if a > 0 and b >= 0.9 * a:
+        return f"its lead holds up: {_pts(a)} points in the half that picked it, {_pts(b)} in the other."
     return f"its lead shrinks from {_pts(a)} points in the half that picked it to {_pts(b)} in the other (the winner's curse)."

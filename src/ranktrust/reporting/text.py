@@ -19,6 +19,37 @@ def _p(p: Any) -> str:
     return f"{p:.1e}" if p < 1e-4 else f"{p:.4f}"
 
 
+def _ci(lo: Any, hi: Any, signed: bool = False) -> str:
+    """'[70.57, 78.23]', or 'n/a' when the interval is undefined (NaN in the result)."""
+    if lo is None or hi is None:
+        return "n/a"
+    return f"[{_pts(lo, signed)}, {_pts(hi, signed)}]"
+
+
+def _count(x: Any) -> str:
+    return "-" if x is None else str(x)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def at_n_sentence(pw: dict[str, Any]) -> str:
+    """'At n = 500 items the detectable gap is ...'; says so when no gap is detectable at that n."""
+    at = pw["at_n"]
+    n = _plural(at["n"], "item")
+    g, q = at.get("detectable_gap"), pw.get("disagreement")
+    if g is None:
+        return f"At n = {n} the detectable gap is undefined."
+    if g >= 1 or (q is not None and g > q and pw.get("binary", True)):
+        return (f"At n = {n} no possible gap is detectable with "
+                f"{pw.get('power', 0.8):.0%} power (the formula asks for {_pts(g)} "
+                f"points, more than two such models can differ by); a paired CI is ±{_pts(at['ci_half_width'])} "
+                "points.")
+    return (f"At n = {n} the detectable gap is {_pts(g)} points and a paired CI is "
+            f"±{_pts(at['ci_half_width'])} points.")
+
+
 def report_renderables(d: dict[str, Any]) -> list[Any]:
     from rich.panel import Panel
     from rich.table import Table
@@ -28,14 +59,14 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
     head = d["headline"]
     out.append(Panel(Text(head["text"]), title="Is #1 really #1?", expand=False))
     lvl = d["settings"]["confidence_level"]
-    t = Table(title=f"{d['title']} — {d['n_models']} models × {d['n_items']} items "
+    t = Table(title=f"{d['title']} — {_plural(d['n_models'], 'model')} × {_plural(d['n_items'], 'item')} "
                     f"({lvl:.0%} CI{', clustered by group' if d['settings'].get('clustered') else ''})")
     for c, j in (("#", "right"), ("model", "left"), ("score", "right"), ("CI", "right"),
                  ("items", "right"), ("tier", "right"), ("rank range", "right")):
-        t.add_column(c, justify=j)  # type: ignore[arg-type]
+        t.add_column(c, justify=j, overflow="fold")  # type: ignore[arg-type]
     for r in d["models"]:
         rr = "-" if r.get("rank_low") is None else f"{r['rank_low']}–{r['rank_high']}"
-        t.add_row(str(r["rank"]), r["model"], _pts(r["score"]), f"[{_pts(r['ci_low'])}, {_pts(r['ci_high'])}]",
+        t.add_row(str(r["rank"]), r["model"], _pts(r["score"]), _ci(r["ci_low"], r["ci_high"]),
                   str(r["n_items"]), str(r.get("tier") or "-"), rr)
     out.append(t)
     if d["pairs"]:
@@ -43,21 +74,24 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
         pt = Table(title=f"{'Adjacent' if d['pairs_scope'] == 'adjacent' else 'All'} pairs "
                          f"(paired on shared items; p adjusted: {adj})")
         for c in ("A", "B", "diff (pts)", "CI", "only A", "only B", "p", "p adj"):
-            pt.add_column(c, justify="left" if c in ("A", "B") else "right")
+            pt.add_column(c, justify="left" if c in ("A", "B") else "right", overflow="fold")
         alpha = 1 - lvl
         for p in d["pairs"][:200]:
             sig = p["p_adjusted"] is not None and p["p_adjusted"] < alpha
             style = "bold" if sig else None
-            pt.add_row(p["a"], p["b"], _pts(p["diff"], True), f"[{_pts(p['ci_low'], True)}, {_pts(p['ci_high'], True)}]",
-                       str(p.get("only_a", "-")), str(p.get("only_b", "-")), _p(p["p_value"]), _p(p["p_adjusted"]),
+            pt.add_row(p["a"], p["b"], _pts(p["diff"], True), _ci(p["ci_low"], p["ci_high"], True),
+                       _count(p.get("only_a")), _count(p.get("only_b")), _p(p["p_value"]), _p(p["p_adjusted"]),
                        style=style)
         out.append(pt)
         if len(d["pairs"]) > 200:
             out.append(Text(f"... {len(d['pairs']) - 200} more pairs in --format json"))
-    if d.get("tiers"):
-        tt = Table(title=f"Tiers ({d['tiers']['method']}): models within a tier cannot be told apart")
+    if d.get("tiers") and d["n_models"] >= 2:
+        # the title on its own line: a narrow tier table would wrap it into a column of fragments
+        out.append(Text(f"Tiers ({d['tiers']['method']}): models within a tier cannot be told apart",
+                        style="italic"))
+        tt = Table()
         tt.add_column("tier", justify="right")
-        tt.add_column("models")
+        tt.add_column("models", overflow="fold")
         for row in d["tiers"]["tiers"]:
             tt.add_row(str(row["tier"]), ", ".join(row["models"]))
         out.append(tt)
@@ -88,9 +122,7 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
         for row in pw["table"]:
             p.add_row(f"{row['gap'] * 100:g}", f"{row['items_needed']:,}")
         out.append(p)
-        at = pw["at_n"]
-        out.append(Text(f"At n = {at['n']:,} items the detectable gap is {_pts(at['detectable_gap'])} points "
-                        f"and a paired CI is ±{_pts(at['ci_half_width'])} points."))
+        out.append(Text(at_n_sentence({**pw, "binary": d.get("binary", True)})))
     from .sections import SECTIONS
 
     for key, title, fn in SECTIONS:
@@ -99,6 +131,4 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
             out.extend(Text(line) for line in fn(d[key]))
     for n in d.get("notes", []):
         out.append(Text(f"note: {n}", style="yellow"))
-    if d["n_models"] < 2:
-        out.append(Text("Only one model: there is nothing to compare."))
     return out
