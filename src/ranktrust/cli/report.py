@@ -66,7 +66,7 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
     m, ihash = load_matrix(paths, kw)
     cluster = cluster_requested(kw)
     rep = report(
-        m, confidence_level=confidence, cluster=cluster, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
+        m, confidence_level=confidence, cluster=cluster, cluster_label=kw.get("group_col") if cluster else None, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
         rank_sets=not no_rank_sets, stability=not no_stability, sizes=_sizes(sizes), draws=draws,
         split_half=split_half, seed=seed, microbench=microbench,
     )

@@ -208,7 +208,11 @@ def _pair_matrix(m: ScoreMatrix, intervals: Any, confidence_level: float, adjust
     order = np.argsort(-np.nan_to_num(np.asarray(intervals.score, dtype=float), nan=-np.inf), kind="stable")
     top = order[:HEATMAP_MAX_MODELS]
     sub = m.select(models=top)
-    t = all_pairs(sub, pairs="all", adjust=adjust, confidence_level=confidence_level, cluster=cluster)
+    import warnings
+
+    with warnings.catch_warnings():  # the same degenerate pairs were already reported for the leaderboard
+        warnings.simplefilter("ignore")
+        t = all_pairs(sub, pairs="all", adjust=adjust, confidence_level=confidence_level, cluster=cluster)
     diff = t.matrix("diff")
     padj = t.matrix("p_adjusted")
     return {
@@ -226,6 +230,7 @@ def report(
     adjust: str = "holm",
     all_pairs: bool = False,
     cluster: bool = False,
+    cluster_label: str | None = None,
     tiers: str = "auto",
     rank_sets: bool = True,
     stability: bool = True,
@@ -256,6 +261,8 @@ def report(
     cluster : bool, default: False
         Clustered standard errors by item group (Miller eq. 4); needs groups in the data.
         With few groups (under about 20) a clustered SE is itself noisy: a note says so.
+    cluster_label : str, optional
+        Name of the grouping (e.g. the column ``"subject"``), recorded in the settings.
     tiers : {"auto", "rank-sets", "adjacent"}, default: ``"auto"``
         How tiers are formed; ``"auto"`` uses rank confidence sets when computed.
     rank_sets, stability, split_half : bool
@@ -283,6 +290,7 @@ def report(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rep = _report(m, confidence_level=confidence_level, adjust=adjust, all_pairs=all_pairs, cluster=cluster,
+                      cluster_label=cluster_label,
                       tiers=tiers, rank_sets=rank_sets, stability=stability, sizes=sizes, draws=draws,
                       split_half=split_half, splits=splits, power_gaps=power_gaps, seed=seed, title=title,
                       microbench=microbench, microbench_trials=microbench_trials, extra=extra)
@@ -297,6 +305,7 @@ def report(
 
 
 def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: bool, cluster: bool,
+            cluster_label: str | None,
             tiers: str, rank_sets: bool, stability: bool, sizes: Sequence[int | str], draws: int,
             split_half: bool, splits: int, power_gaps: Sequence[float], seed: int | None,
             title: str | None, microbench: bool, microbench_trials: int,
@@ -402,7 +411,7 @@ def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: 
         "confidence_level": confidence_level,
         "adjust": adjust,
         "clustered": bool(getattr(iv, "clustered", False)),
-        "cluster_by": "group" if getattr(iv, "clustered", False) else None,
+        "cluster_by": (cluster_label or "item groups") if getattr(iv, "clustered", False) else None,
         "align": "pairwise" if not m.is_complete else ("intersect" if m.dropped else "complete"),
         "seed": seed,
         "draws": draws,
