@@ -114,7 +114,9 @@ def test_bad_input(swebench):
     with pytest.raises(ValueError, match=r"`gap` must be in \(0, 1\), got 2 \(a fraction"):
         power(gap=2, disagreement=0.2)
     with pytest.raises(ValueError, match="larger than `disagreement`"):
-        power(gap=0.3, disagreement=0.2)
+        power(gap=0.3, disagreement=0.2, binary=True)
+    with pytest.raises(ValueError, match=r"larger than sqrt\(`disagreement`\)"):
+        power(gap=0.5, disagreement=0.2)
     with pytest.raises(ValueError, match=r"`alpha` must be in \(0, 1\)"):
         power(gap=0.02, disagreement=0.2, alpha=5)
     with pytest.raises(ValueError, match="`items` must be a positive integer"):
@@ -123,3 +125,74 @@ def test_bad_input(swebench):
         estimate_disagreement(swebench, pair=("nope", "Gemini 3 Pro Preview (2025-11-18)"))
     with pytest.raises(DataError, match="at least two models"):
         estimate_disagreement(rt.ScoreMatrix.from_array(np.ones((1, 5))))
+
+
+# --- continuous scores: q = E[d^2], so the limit is gap <= sqrt(q) (QA: alpacaeval --gap 10 was refused)
+def test_continuous_gap_limit_is_sqrt_q():
+    z2 = (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) ** 2
+    # AlpacaEval-like: q = 0.064, gap 10 points: sqrt(q) = 0.253 allows it; n = ceil(7.849 * 0.064 / 0.01)
+    r = power(gap=0.10, disagreement=0.064)
+    assert r.items_needed == math.ceil(z2 * 0.064 / 0.01) == 51
+    assert power(gap=math.sqrt(0.064), disagreement=0.064).items_needed == math.ceil(z2)  # the boundary itself
+    with pytest.raises(ValueError, match="larger than `disagreement` 0.064: two models with 0/1 scores"):
+        power(gap=0.10, disagreement=0.064, binary=True)
+    with pytest.raises(ValueError, match=r"at most sqrt\(q\)"):
+        power(gap=0.26, disagreement=0.064)
+    t = power_table(0.064)
+    assert t.gaps.tolist() == [0.01, 0.02, 0.03, 0.05, 0.10] and t.items_needed[-1] == 51
+    tb = power_table(0.064, binary=True)
+    assert tb.gaps.tolist() == [0.01, 0.02, 0.03, 0.05]
+    assert tb.items_needed.tolist() == t.items_needed[:4].tolist()
+    # the published 0/1 figures do not depend on the flag
+    assert power_table(0.27, binary=True).items_needed.tolist() == [21192, 5298, 2355, 848, 212]
+
+
+def test_continuous_gap_limit_matches_statsmodels():
+    from statsmodels.stats.power import NormalIndPower
+
+    # one-sample z test with effect size d / sqrt(q), at a gap beyond q but within sqrt(q)
+    q, d = 0.04, 0.15
+    nobs = NormalIndPower().solve_power(effect_size=d / math.sqrt(q), nobs1=None, alpha=0.05, power=0.8, ratio=0)
+    assert power(gap=d, disagreement=q).items_needed == math.ceil(nobs)
+    assert power(items=math.ceil(nobs), disagreement=q).detectable_gap <= d
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0.001, 1.0), st.floats(0.01, 1.0))
+def test_gap_accepted_iff_within_sqrt_q(q, frac):
+    lim = math.sqrt(q)
+    g = frac * lim
+    if 0 < g < 1:
+        r = power(gap=g, disagreement=q)
+        assert r.items_needed >= 1 and r.ci_half_width > 0
+    bad = lim * 1.01
+    if bad < 1:
+        with pytest.raises(ValueError, match="sqrt"):
+            power(gap=bad, disagreement=q)
+    assert all(x <= lim for x in power_table(q).gaps.tolist())
+    assert all(x <= q for x in power_table(q, binary=True).gaps.tolist())
+
+
+@pytest.mark.slow
+def test_simulated_power_continuous_beyond_q():
+    # per-item differences d_i = +-sqrt(q) (non-0/1 scores) with mean gap d > q: E[d_i^2] = q, variance
+    # q - d^2. The paired z test (sample sd) at the computed n has at least the promised power: exactly
+    # (sum over the binomial count of +sqrt(q) items) and in a seeded simulation.
+    q, d = 0.064, 0.10
+    n = power(gap=d, disagreement=q).items_needed
+    s = math.sqrt(q)
+    z = stats.norm.ppf(0.975)
+    p_plus = (1 + d / s) / 2
+
+    def rejects(plus):
+        dd = s * (2 * plus - n) / n
+        sd = np.sqrt(np.maximum(q - dd**2, 0) * n / (n - 1))
+        with np.errstate(divide="ignore"):
+            return np.abs(dd) / (sd / math.sqrt(n)) > z
+
+    k = np.arange(n + 1)
+    exact = float(stats.binom.pmf(k, n, p_plus)[rejects(k)].sum())
+    assert exact >= 0.8, exact
+    reps = 20000
+    rej = int(np.count_nonzero(rejects(np.random.default_rng(7).binomial(n, p_plus, size=reps))))
+    assert stats.binomtest(rej, reps, exact).pvalue > 0.01, (rej / reps, exact)

@@ -1,11 +1,18 @@
 """How many items a benchmark needs to tell two models apart (and the inverse).
 
-For a paired comparison of two models whose per-item results differ on a share ``q`` of
-the items (the disagreement), the variance of one item's difference is about ``q``, so
+For a paired comparison of two models, let ``d_i`` be the per-item difference of their
+scores and ``q = E[d_i^2]`` (the disagreement: for 0/1 scores the share of items on which
+the two results differ, for continuous scores the mean squared per-item difference). With
+a true gap ``d = E[d_i]`` the variance of one item's difference is ``q - d^2``, which the
+formulas below approximate by ``q`` (slightly conservative, as in [A, M]), so
 
     n = (z_{1-alpha/2} + z_{power})^2 q / d^2          (items needed for gap d)
     d = (z_{1-alpha/2} + z_{power}) sqrt(q / n)       (detectable gap at n items)
     h = z_{1-alpha/2} sqrt(q / n)                      (paired CI half-width at n items)
+
+A gap is possible only when ``q - d^2 >= 0``, i.e. ``d <= sqrt(q)`` (any scores in
+[0, 1]); for 0/1 scores ``|d_i| = d_i^2``, so ``d = E[d_i] <= E|d_i| = q``, the tighter
+limit ``d <= q``.
 
 References
 ----------
@@ -45,6 +52,11 @@ def _unit(name: str, value: Any, *, closed_high: bool = False, hint: str = "") -
     return v
 
 
+def _max_gap(q: float, binary: bool) -> float:
+    """Largest possible gap at disagreement ``q``: ``q`` for 0/1 scores, ``sqrt(q)`` otherwise."""
+    return q if binary else math.sqrt(q)
+
+
 def _z_sum(alpha: float, power: float) -> tuple[float, float]:
     z_a = float(special.ndtri(1.0 - alpha / 2.0))
     z_b = float(special.ndtri(power))
@@ -60,7 +72,8 @@ class PowerResult(Result):
     solved_for : str
         ``"items"`` or ``"gap"``.
     disagreement : float
-        Share ``q`` of items on which the two models differ.
+        ``q = E[d_i^2]``: the share of items on which the two models differ (0/1 scores),
+        or the mean squared per-item difference (continuous scores).
     alpha, power : float
         Two-sided significance level and power.
     gap : float or None
@@ -102,6 +115,7 @@ def power(
     disagreement: float | None = None,
     alpha: float = 0.05,
     power: float = 0.8,
+    binary: bool = False,
 ) -> PowerResult:
     """Items needed to detect a gap, or the gap detectable with a number of items.
 
@@ -121,6 +135,10 @@ def power(
         Two-sided significance level.
     power : float, default: ``0.8``
         Probability of detecting a true gap of ``gap``.
+    binary : bool, default: False
+        True for 0/1 scores: ``q`` is then the share of discordant items and a gap can be
+        at most ``q``. False (any scores in [0, 1]): ``q = E[d_i^2]`` and a gap can be at
+        most ``sqrt(q)``.
 
     Returns
     -------
@@ -129,14 +147,17 @@ def power(
     Raises
     ------
     ValueError
-        Both or neither of ``gap``/``items`` given; values out of range; a gap larger than
-        the disagreement (``|b - c|/n`` cannot exceed ``(b + c)/n``).
+        Both or neither of ``gap``/``items`` given; values out of range; a gap that the
+        disagreement does not allow: ``gap > sqrt(q)`` (the variance ``q - gap^2`` of a
+        paired difference would be negative), or for ``binary=True`` ``gap > q``
+        (``|b - c|/n`` cannot exceed ``(b + c)/n``).
 
     Notes
     -----
-    ``n = (z_{1-alpha/2} + z_power)^2 q / d^2`` [A, M]; the variance of one item's paired
-    difference is ``q - d^2``, approximated by ``q`` (slightly conservative). At
-    ``alpha = 0.05`` and 80% power the factor is ``(1.960 + 0.842)^2 = 7.849``.
+    ``n = (z_{1-alpha/2} + z_power)^2 q / d^2`` [A, M]. With ``d_i`` the per-item paired
+    difference, ``q = E[d_i^2]`` and ``d = E[d_i]``, its variance is ``q - d^2``; the formula
+    approximates it by ``q`` (slightly conservative; this gives [A]'s published figures).
+    At ``alpha = 0.05`` and 80% power the factor is ``(1.960 + 0.842)^2 = 7.849``.
 
     References
     ----------
@@ -166,10 +187,16 @@ def power(
     z_a, z_b = _z_sum(a, pw)
     if gap is not None:
         d = _unit("gap", gap, hint=" (a fraction: 0.02 = 2 points)")
-        if d > q:
+        if d > _max_gap(q, bool(binary)):
+            if binary:
+                raise ValueError(
+                    f"`gap` {d:g} is larger than `disagreement` {q:g}: two models with 0/1 scores that differ "
+                    "on a share q of items cannot differ in score by more than q"
+                )
             raise ValueError(
-                f"`gap` {d:g} is larger than `disagreement` {q:g}: two models that differ on a share q "
-                "of items cannot differ in score by more than q"
+                f"`gap` {d:g} is larger than sqrt(`disagreement`) = {math.sqrt(q):.4g}: with a mean squared "
+                f"per-item difference q = {q:g} the gap can be at most sqrt(q) (its variance q - gap^2 "
+                "would be negative); give a smaller gap or a larger disagreement"
             )
         n_float = (z_a + z_b) ** 2 * q / (d * d)
         # guard against 5298.000000001 from rounding: round to 9 digits before ceil
@@ -218,10 +245,12 @@ def power_table(
     *,
     alpha: float = 0.05,
     power: float = 0.8,
+    binary: bool = False,
 ) -> PowerTable:
     """Items needed for each gap in ``gaps`` (fractions) at one disagreement.
 
-    Gaps larger than the disagreement are left out.
+    Gaps the disagreement does not allow are left out: those above ``sqrt(q)``, or above
+    ``q`` with ``binary=True`` (0/1 scores); see :func:`power`.
 
     Examples
     --------
@@ -229,14 +258,15 @@ def power_table(
     [21192, 5298, 2355, 848, 212]
     """
     q = _unit("disagreement", disagreement, closed_high=True)
-    g = np.asarray([x for x in gaps if 0 < float(x) <= q], dtype=np.float64)
-    needed = [_power_items(x, q, alpha, power) for x in g.tolist()]
+    top = _max_gap(q, bool(binary))
+    g = np.asarray([x for x in gaps if 0 < float(x) <= top and float(x) < 1], dtype=np.float64)
+    needed = [_power_items(x, q, alpha, power, bool(binary)) for x in g.tolist()]
     return PowerTable(disagreement=q, alpha=float(alpha), power=float(power), gaps=g,
                       items_needed=np.asarray(needed, dtype=np.int64))
 
 
-def _power_items(gap: float, q: float, alpha: float, pw: float) -> int:
-    r = power(gap=gap, disagreement=q, alpha=alpha, power=pw)
+def _power_items(gap: float, q: float, alpha: float, pw: float, binary: bool) -> int:
+    r = power(gap=gap, disagreement=q, alpha=alpha, power=pw, binary=binary)
     return int(r.items_needed)  # type: ignore[arg-type]
 
 
