@@ -82,3 +82,18 @@ def test_requested_score_column_missing(tmp_path):
     p = tmp_path / "ok.csv"
     p.write_text(GOOD)
     assert_clean_error(run("report", str(p), "--score-col", "prob"), "ok.csv", "no column 'prob'")
+
+
+def test_long_table_with_other_column_names_cli(tmp_path):
+    p = tmp_path / "c.csv"
+    p.write_text("name,question,correct\nA,q1,1\nA,q2,0\nB,q1,1\nB,q2,1\n")
+    assert_clean_error(run("report", str(p)), "looks like a long table with other column names",
+                       "--model-col/--item-col/--score-col")
+
+
+def test_same_run_in_two_files_cli(tmp_path):
+    a, b = tmp_path / "run.csv", tmp_path / "copy.csv"
+    a.write_text(GOOD)
+    b.write_text(GOOD)
+    assert_clean_error(run("report", str(a), str(b)), "model 'A', item 'q1' appears in both run.csv and copy.csv",
+                       "pass only one of them")

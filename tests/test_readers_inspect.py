@@ -119,3 +119,46 @@ def test_missing_model_and_missing_scorer(harness_logs, tmp_path):
     assert rt.read(str(p), model_name="oracle").models == ("oracle",)
     with pytest.raises(DataError, match="sample arith-01 .epoch 1. has no score 'f1'; it has choice"):
         rt.read(str(p), model_name="x", metric="f1")
+
+
+def test_same_run_as_eval_and_json_names_both_files(harness_logs, tmp_path):
+    """A folder holding one run as a .eval and as a .json copy: the duplicate error names both files
+    (not 'row 32'), and either file alone reads."""
+    import shutil
+
+    (ev,) = glob.glob(str(harness_logs / "inspect_ai" / "0.3.285" / "*Rs5AySw*.eval"))
+    (js,) = glob.glob(str(harness_logs / "inspect_ai" / "0.3.285" / "*3gXNZS8*.json"))
+    for p in (ev, js):
+        shutil.copy(p, tmp_path)
+    a, b = sorted(f.split("/")[-1] for f in (ev, js))
+    with pytest.raises(DataError) as exc:
+        rt.read(str(tmp_path))
+    msg = str(exc.value)
+    assert (f"model 'mockllm/oracle-75', item 'arith-01', run '1' appears in both {a} and {b}: "
+            "the same run logged twice? pass only one of them (32 such rows)") in msg
+    assert "row 32" not in msg and len(msg.splitlines()) == 1
+    # the rows carry their file, and the directory read tags every row
+    df = read_long(str(tmp_path))
+    assert set(df["source"].map(lambda s: s.split("/")[-1])) == {a, b}
+    # the same with the two files given explicitly (rt.read adds `source` itself)
+    with pytest.raises(DataError, match=r"appears in both .*\.eval and .*\.json: the same run logged twice"):
+        rt.read([ev, js])
+    assert rt.read(ev).scores.mean() == pytest.approx(0.78125)
+    # one log alone: no source column, nothing changes
+    assert "source" not in read_long(ev).columns
+
+
+def test_real_folder_with_copies_names_files(harness_logs):
+    """The QA case: the 0.3.285 folder holds three runs twice (.eval + .json)."""
+    with pytest.raises(DataError, match=r"run '1' appears in both \S+\.eval and \S+\.json: the same run logged "
+                                        r"twice\? pass only one of them \(94 such rows, across 3 pairs of files\)"):
+        rt.read(str(harness_logs / "inspect_ai" / "0.3.285"), errors="drop")
+
+
+def test_duplicates_within_one_file_keep_the_row_message(tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_text("model,item,score\nA,q1,1\nA,q1,0\n")
+    q = tmp_path / "e.csv"
+    q.write_text("model,item,score\nB,q1,1\n")
+    with pytest.raises(DataError, match=r"duplicate row for model 'A', item 'q1'"):
+        rt.read([p, q])

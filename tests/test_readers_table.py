@@ -69,3 +69,26 @@ def test_doc_hash_mismatch_across_files(tmp_path):
     b.write_text("model,item,score,doc_hash\nB,q1,1,h1\nB,q2,0,hX\n")
     with pytest.raises(rt.DataError, match=r"item 'q2' has different content hashes"):
         rt.read([a, b])
+
+
+def test_long_table_with_other_names_is_not_taken_as_wide(tmp_path):
+    """name,question,correct: no model/score column and text in non-first columns -> the error says it
+    looks like a long table and names the options (not "model column 'question' holds 'q1'")."""
+    p = tmp_path / "c.csv"
+    p.write_text("name,question,correct\nA,q1,1\nA,q2,0\nB,q1,1\nB,q2,1\n")
+    with pytest.raises(rt.DataError) as exc:
+        rt.read(p)
+    msg = str(exc.value)
+    assert "looks like a long table with other column names" in msg
+    assert "--model-col/--item-col/--score-col" in msg and "model=, item=, score=" in msg
+    assert "'name', 'question', 'correct'" in msg and "holds 'q1'" not in msg
+    assert len(msg.splitlines()) == 1
+    m = rt.read(p, model="name", item="question", score="correct")
+    assert m.models == ("A", "B") and m.scores.sum() == 3
+
+
+def test_wide_table_with_one_bad_cell_keeps_the_cell_message(tmp_path):
+    p = tmp_path / "w.csv"
+    p.write_text("item,A,B\nq1,1,0\nq2,x,1\nq3,1,1\n")
+    with pytest.raises(rt.DataError, match=r"line 3: model column 'A' holds 'x', not a number"):
+        rt.read(p)

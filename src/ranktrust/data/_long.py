@@ -69,6 +69,38 @@ def _numeric_scores(
     return vals
 
 
+def _duplicate_across_files(
+    df: "pd.DataFrame", order: np.ndarray, dup: np.ndarray, models_col: np.ndarray, items_col: np.ndarray,
+    runs_col: np.ndarray | None, source: str | None,
+) -> None:
+    """Raise when duplicate rows come from two different files (the ``source`` column).
+
+    ``order[dup]`` and ``order[dup + 1]`` are the row positions of each duplicate pair.
+    Returns quietly when every duplicate pair lies within one file.
+    """
+    import os
+
+    src_col = df["source"].astype(str).to_numpy()
+    a, b = order[dup], order[dup + 1]
+    cross = np.flatnonzero(src_col[a] != src_col[b])
+    if cross.size == 0:
+        return
+    first, second = sorted((int(a[cross[0]]), int(b[cross[0]])))
+    fa, fb = src_col[first], src_col[second]
+    na, nb = os.path.basename(fa), os.path.basename(fb)
+    if na == nb:  # same file name in two folders: show the paths
+        na, nb = fa, fb
+    what = f"model {models_col[first]!r}, item {items_col[first]!r}"
+    if runs_col is not None:
+        what += f", run {runs_col[first]!r}"
+    pairs = {tuple(sorted(p)) for p in zip(src_col[a[cross]], src_col[b[cross]])}
+    more = f" ({cross.size} such rows" + (f", across {len(pairs)} pairs of files)" if len(pairs) > 1 else ")")
+    src = f"{source}: " if source else ""
+    raise DataError(
+        f"{src}{what} appears in both {na} and {nb}: the same run logged twice? pass only one of them{more}"
+    )
+
+
 def matrix_from_long(
     cls: type["ScoreMatrix"],
     df: "pd.DataFrame",
@@ -146,6 +178,9 @@ def matrix_from_long(
         what = f"model {models_col[first]!r}, item {items_col[first]!r}"
         if run is not None:
             what += f", run {runs_col[first]!r}"
+        if "source" in cols and "source" not in (model, item, score, group, run, condition):
+            _duplicate_across_files(df, order, dup, models_col, items_col, runs_col if run is not None else None,
+                                    source)
         raise DataError(
             f"{_where(source, df.index[second], line_offset)}: duplicate row for {what} "
             f"(first at {_where(None, df.index[first], line_offset)}); {dup.size} duplicate rows in all. "

@@ -18,7 +18,7 @@ from ...errors import FormatError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["ReadOptions", "Reader", "reader", "readers", "sniff"]
+__all__ = ["ReadOptions", "Reader", "reader", "readers", "sniff", "tag_source"]
 
 
 @dataclass(frozen=True)
@@ -90,3 +90,17 @@ def sniff(path: str) -> Reader:
         f"{path}: could not tell the format; pass --format with one of "
         + ", ".join(sorted(_READERS))
     )
+
+
+def tag_source(chunks: "Iterator[pd.DataFrame]", path: str) -> "Iterator[pd.DataFrame]":
+    """Add a ``source`` column (the file the rows came from) to every chunk that lacks one.
+
+    Readers that expand a directory into several files use it, so that an error about rows
+    from two files (the same run logged twice) can name both files.
+    """
+    for df in chunks:
+        if "source" not in df.columns:
+            attrs = dict(df.attrs)
+            df = df.assign(source=path)
+            df.attrs.update(attrs)
+        yield df

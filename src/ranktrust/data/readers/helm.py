@@ -23,7 +23,7 @@ import os
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, reader
+from ._registry import ReadOptions, reader, tag_source
 from .lm_eval import RowBuffer, walk_files
 
 DEFAULT_METRIC = "exact_match"
@@ -88,58 +88,64 @@ def read_helm(path: str, opts: ReadOptions) -> Iterator:
     if not units:
         raise DataError(f"{path}: no per_instance_stats.json files found")
     for u in units:
-        try:
-            with open(u, encoding="utf-8") as fh:
-                entries: Any = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{u}: not valid JSON ({exc.msg} at line {exc.lineno}); the file may be truncated") from None
-        if not isinstance(entries, list):
-            raise FormatError(f"{u}: expected a list of per-instance stats, got {type(entries).__name__}")
-        spec = _run_spec(u)
-        model = opts.model_name or (spec.get("adapter_spec") or {}).get("model")
-        if not model:
-            raise DataError(f"{u}: no model name (no run_spec.json with adapter_spec.model beside it); pass --model-name NAME")
-        task = opts.task or (_task_from_name(spec["name"]) if spec.get("name") else "helm")
-        metric = opts.metric or DEFAULT_METRIC
-        buf = RowBuffer(("item", "run", "score"))
-        perturbed = 0
-        for k, e in enumerate(entries, 1):
-            if not isinstance(e, dict) or "instance_id" not in e or "stats" not in e:
-                raise FormatError(f"{u}: entry {k} has no instance_id/stats; not a HELM per_instance_stats file")
-            if e.get("perturbation"):
-                perturbed += 1
-                continue
-            hit = None
-            names = []
-            for st in e["stats"]:
-                nm, pert = _stat_name(st)
-                if pert:
-                    continue
-                names.append(nm)
-                if nm == metric:
-                    hit = st
-                    break
-            if hit is None:
-                raise DataError(
-                    f"{u}: entry {k} (instance {e['instance_id']}): no stat {metric!r}; it has "
-                    f"{', '.join(sorted(set(map(str, names)))[:30])}; choose one with --metric"
-                )
-            val = _value(hit)
-            if val is None:
-                raise DataError(f"{u}: entry {k} (instance {e['instance_id']}): stat {metric!r} has no mean")
-            buf.add(str(e["instance_id"]), str(e.get("train_trial_index", 0)), val)
-            if buf.full():
-                df = buf.flush(model=model, task=task, metric=metric)
-                df.attrs["line_numbers"] = False
-                yield df
-        notes = [f"{u}: {perturbed} perturbed instances were left out (only unperturbed ones are read)"] if perturbed else []
-        df = buf.flush(model=model, task=task, metric=metric)
-        if df is None:
-            if not perturbed:
-                raise DataError(f"{u}: the file holds no instances")
-            import pandas as pd
+        # several files: each row says its file, so duplicate-row errors can name both files
+        yield from (tag_source(_read_one(u, opts), u) if len(units) > 1 else _read_one(u, opts))
 
-            df = pd.DataFrame({c: [] for c in ("item", "run", "score", "model", "task", "metric")})
-        df.attrs["line_numbers"] = False
-        df.attrs["notes"] = notes
-        yield df
+
+def _read_one(u: str, opts: ReadOptions) -> Iterator:
+    """Rows of one per_instance_stats.json file."""
+    try:
+        with open(u, encoding="utf-8") as fh:
+            entries: Any = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{u}: not valid JSON ({exc.msg} at line {exc.lineno}); the file may be truncated") from None
+    if not isinstance(entries, list):
+        raise FormatError(f"{u}: expected a list of per-instance stats, got {type(entries).__name__}")
+    spec = _run_spec(u)
+    model = opts.model_name or (spec.get("adapter_spec") or {}).get("model")
+    if not model:
+        raise DataError(f"{u}: no model name (no run_spec.json with adapter_spec.model beside it); pass --model-name NAME")
+    task = opts.task or (_task_from_name(spec["name"]) if spec.get("name") else "helm")
+    metric = opts.metric or DEFAULT_METRIC
+    buf = RowBuffer(("item", "run", "score"))
+    perturbed = 0
+    for k, e in enumerate(entries, 1):
+        if not isinstance(e, dict) or "instance_id" not in e or "stats" not in e:
+            raise FormatError(f"{u}: entry {k} has no instance_id/stats; not a HELM per_instance_stats file")
+        if e.get("perturbation"):
+            perturbed += 1
+            continue
+        hit = None
+        names = []
+        for st in e["stats"]:
+            nm, pert = _stat_name(st)
+            if pert:
+                continue
+            names.append(nm)
+            if nm == metric:
+                hit = st
+                break
+        if hit is None:
+            raise DataError(
+                f"{u}: entry {k} (instance {e['instance_id']}): no stat {metric!r}; it has "
+                f"{', '.join(sorted(set(map(str, names)))[:30])}; choose one with --metric"
+            )
+        val = _value(hit)
+        if val is None:
+            raise DataError(f"{u}: entry {k} (instance {e['instance_id']}): stat {metric!r} has no mean")
+        buf.add(str(e["instance_id"]), str(e.get("train_trial_index", 0)), val)
+        if buf.full():
+            df = buf.flush(model=model, task=task, metric=metric)
+            df.attrs["line_numbers"] = False
+            yield df
+    notes = [f"{u}: {perturbed} perturbed instances were left out (only unperturbed ones are read)"] if perturbed else []
+    df = buf.flush(model=model, task=task, metric=metric)
+    if df is None:
+        if not perturbed:
+            raise DataError(f"{u}: the file holds no instances")
+        import pandas as pd
+
+        df = pd.DataFrame({c: [] for c in ("item", "run", "score", "model", "task", "metric")})
+    df.attrs["line_numbers"] = False
+    df.attrs["notes"] = notes
+    yield df

@@ -148,6 +148,8 @@ def read_lighteval(path: str, opts: ReadOptions) -> Iterator:
             if df["task"].isna().all():
                 df = df.drop(columns=["task"])
             df["metric"] = metric
+            if len(units) > 1:
+                df["source"] = u  # several files: name the file in duplicate-row errors
             df.attrs["line_numbers"] = False
             row0 += len(batch)
             yield df

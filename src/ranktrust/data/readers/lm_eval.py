@@ -28,7 +28,7 @@ import re
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, reader
+from ._registry import ReadOptions, reader, tag_source
 
 KNOWN_VERSIONS = ("0.4",)  # lm_eval_version prefixes whose samples layout this reader knows
 CHUNK_ROWS = 50_000
@@ -317,8 +317,9 @@ def read_lm_eval(path: str, opts: ReadOptions) -> Iterator:
     seen: dict = {}
     n = 0
     for u in units:
-        for chunk in read_file(u, opts, seen_hashes=seen, skip_missing_metric=is_dir and opts.metric is not None
-                               and opts.task is None):
+        chunks = read_file(u, opts, seen_hashes=seen, skip_missing_metric=is_dir and opts.metric is not None
+                           and opts.task is None)
+        for chunk in (tag_source(chunks, u) if len(units) > 1 else chunks):
             n += len(chunk)
             yield chunk
     if n == 0:

@@ -125,6 +125,19 @@ def _wide_to_long(df, path: str, opts: ReadOptions):  # noqa: ANN001
     numeric = [c for c in model_cols if pd.api.types.is_numeric_dtype(df[c])]
     nonnum = [c for c in model_cols if c not in numeric]
     if nonnum:
+        # a column that is mostly text is not a model's scores with a stray cell: this is a long
+        # table whose model/item/score columns have other names
+        for c in nonnum:
+            vals = pd.to_numeric(df[c], errors="coerce")
+            filled = df[c].notna()
+            if filled.any() and (vals.isna() & filled).sum() > 0.5 * filled.sum():
+                k = int(np.flatnonzero((vals.isna() & filled).to_numpy())[0])
+                raise DataError(
+                    f"{path}: this looks like a long table with other column names: there is no 'model' or "
+                    f"'score' column, and column {c!r} holds text ({df[c].iloc[k]!r}), not one model's scores. "
+                    f"Columns: {', '.join(repr(x) for x in cols[:12])}. Name them with --model-col/--item-col/"
+                    "--score-col (Python: rt.read(..., model=, item=, score=))"
+                )
         c = nonnum[0]
         vals = pd.to_numeric(df[c], errors="coerce")
         bad = vals.isna() & df[c].notna()
