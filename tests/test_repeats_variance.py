@@ -142,7 +142,7 @@ def test_coverage_and_component_recovery(ragged):
     assert stats.binomtest(cover, R, 0.95).pvalue > 0.01, cover / R
     var_p = a * b / ((a + b) ** 2 * (a + b + 1))
     within = truth - (var_p + truth**2)  # E[p(1-p)]
-    for est, want in ((r.between_item_var, var_p), (r.within_item_var, within)):
+    for est, want in ((r.between_item_var_raw, var_p), (r.within_item_var, within)):
         assert abs(est.mean() - want) < 4 * est.std(ddof=1) / np.sqrt(R), (est.mean(), want)
     # the SE formula sqrt((between + within/K)/n) matches the spread of the score over replications
     if not ragged:
@@ -159,3 +159,82 @@ def test_public_names_are_functions_in_any_import_order():
     importlib.import_module("ranktrust.runs.sensitivity")
     assert callable(rt.repeats) and rt.repeats.__name__ == "repeats"
     assert rt.sensitivity.__name__ == "sensitivity"
+
+
+# --- QA: a negative between-item variance is reported clipped at 0, the raw estimate kept
+def _negative_between_case():
+    # every item has the same true p = 0.5: Var(mu_i) = 0, so the unbiased estimate is negative about half
+    # the time; seed 0 gives a negative one (asserted below, so the test cannot pass vacuously)
+    rng = np.random.default_rng(0)
+    return (rng.random((1, 40, 2)) < 0.5).astype(float)
+
+
+def test_negative_between_item_variance_is_clipped_and_flagged():
+    d = _negative_between_case()
+    vc = variance_components(_matrix(d))
+    means = d[0].mean(axis=1)
+    s2 = d[0].var(axis=1, ddof=1)
+    raw = means.var(ddof=1) - s2.mean() / 2
+    assert raw < 0
+    assert vc.between_item_var_raw[0] == pytest.approx(raw)
+    assert vc.between_item_var[0] == 0.0 and bool(vc.between_item_var_clipped[0])
+    # projections use the clipped value: SE at K runs = sqrt(within / K / n)
+    assert vc.se_at(runs=8)[0] == pytest.approx(np.sqrt(s2.mean() / 8 / 40))
+    assert vc.tradeoff()["runs_shrink"][0] == pytest.approx(1 - np.sqrt(2 / 5))
+    r = rt.repeats(_matrix(d))
+    row = r.to_dict()["models"][0]
+    assert row["between_item_var"] == 0.0 and row["between_item_var_raw"] == pytest.approx(raw)
+    assert row["between_item_var_clipped"] is True
+    assert any("m0: the unbiased between-item variance estimate is -" in n and "reported as 0" in n
+               for n in r.notes)
+    assert vc.to_dict()["models"][0]["between_item_var"] == 0.0 and vc.to_dict()["notes"]
+    # the SE of the score itself is unchanged (the plain SE over items of the item means)
+    assert r.se[0] == pytest.approx(stats.sem(means), rel=1e-12)
+
+
+def test_positive_between_item_variance_is_not_flagged():
+    rng = np.random.default_rng(4)
+    p = rng.beta(0.5, 0.5, (1, 200))
+    d = (rng.random((1, 200, 3)) < p[..., None]).astype(float)
+    vc = variance_components(_matrix(d))
+    assert vc.between_item_var_raw[0] > 0 and vc.between_item_var[0] == vc.between_item_var_raw[0]
+    assert not vc.between_item_var_clipped[0] and vc.notes == ()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(2, 5), st.integers(3, 30))
+def test_property_between_item_variance_never_negative(seed, K, N):
+    rng = np.random.default_rng(seed)
+    d = (rng.random((3, N, K)) < rng.random((3, 1, 1))).astype(float)
+    vc = variance_components(_matrix(d))
+    ok = np.isfinite(vc.between_item_var_raw)
+    assert np.all(vc.between_item_var[ok] >= 0)
+    np.testing.assert_array_equal(vc.between_item_var[ok], np.maximum(vc.between_item_var_raw[ok], 0))
+    assert np.all(vc.se_at(runs=K + 3)[ok] <= vc.se_at()[ok] + 1e-15)
+
+
+# --- QA: a model with zero spread gets a NaN CI and a DegenerateDataWarning, as rt.intervals does
+@pytest.mark.parametrize("value", [0.0, 1.0])
+def test_zero_spread_model_has_nan_ci_like_intervals(value):
+    from ranktrust.errors import DegenerateDataWarning
+
+    rng = np.random.default_rng(9)
+    d = (rng.random((2, 30, 3)) < 0.6).astype(float)
+    d[1] = value  # model m1: every run of every item scored the same
+    m = _matrix(d)
+    with pytest.warns(DegenerateDataWarning, match=r"model 'm1': every item has the same mean over runs"):
+        r = rt.repeats(m)
+    assert np.isnan(r.se[1]) and np.isnan(r.ci_low[1]) and np.isnan(r.ci_high[1])
+    assert r.score[1] == value
+    assert np.isfinite(r.ci_low[0]) and r.ci_low[0] < r.score[0] < r.ci_high[0]  # the other model is untouched
+    row = r.to_dict()["models"][1]
+    assert row["ci_low"] is None and row["ci_high"] is None  # never a zero-width CI
+    assert any(n.startswith("m1: every item has the same mean over runs") for n in r.notes)
+    with pytest.warns(DegenerateDataWarning):
+        iv = rt.intervals(rt.ScoreMatrix(d[:, :, :1], m.models, m.items))
+    assert np.isnan(iv.ci_low[1]) and np.isnan(r.ci_low[1])
+    with pytest.warns(DegenerateDataWarning, match="model 'm1': every item has the same pass@1"):
+        pa = rt.pass_at_k(m, 1)
+    assert np.isnan(pa.ci_low[1, 0]) and np.isfinite(pa.ci_low[0, 0])
+    vc = variance_components(m)
+    assert vc.describe(1).startswith("m1: no spread")

@@ -43,9 +43,13 @@ class Repeats(Result):
         the best run.
     se, ci_low, ci_high : ndarray
         SE over items of the per-item means (it includes the run-to-run noise at the
-        observed number of runs) and the CLT interval.
+        observed number of runs) and the CLT interval. NaN (with a
+        :class:`~ranktrust.errors.DegenerateDataWarning`) for a model whose item
+        means are all equal (e.g. every run of every item scored 0): a zero-width
+        interval would claim certainty, as in :func:`ranktrust.intervals`.
     components : VarianceComponents
-        ``between_item_var``, ``within_item_var`` and the runs-vs-items projections.
+        ``between_item_var`` (clipped at 0; ``between_item_var_raw`` is the unbiased
+        estimate), ``within_item_var`` and the runs-vs-items projections.
     run_scores : ndarray, shape (n_models, n_runs)
         Score of each run (NaN where a model lacks the run).
     run_sd : ndarray
@@ -83,6 +87,10 @@ class Repeats(Result):
         return self.components.between_item_var
 
     @property
+    def between_item_var_raw(self) -> np.ndarray:
+        return self.components.between_item_var_raw
+
+    @property
     def within_item_var(self) -> np.ndarray:
         return self.components.within_item_var
 
@@ -98,7 +106,10 @@ class Repeats(Result):
             row: dict[str, Any] = {
                 "model": mod, "runs": int(self.runs[j]), "n_items": int(self.n_items[j]),
                 "score": self.score[j], "se": self.se[j], "ci_low": self.ci_low[j], "ci_high": self.ci_high[j],
-                "between_item_var": comp.between_item_var[j], "within_item_var": comp.within_item_var[j],
+                "between_item_var": comp.between_item_var[j],
+                "between_item_var_raw": comp.between_item_var_raw[j],
+                "between_item_var_clipped": bool(comp.between_item_var_clipped[j]),
+                "within_item_var": comp.within_item_var[j],
                 "runs_per_item": comp.runs[j],
                 "pass_at": {} if self.pass_at is None else {
                     str(int(k)): {"estimate": self.pass_at.estimate[j, q], "ci_low": self.pass_at.ci_low[j, q],
@@ -160,6 +171,11 @@ def repeats(
     -------
     Repeats
 
+    Warns
+    -----
+    DegenerateDataWarning
+        A model whose item means are all equal: its SE and CI are NaN.
+
     Raises
     ------
     DataError
@@ -188,9 +204,9 @@ def repeats(
     if choose_n and margin is None:
         raise ValueError("`choose_n=True` needs `margin` (a fraction, 0.01 = 1 point)")
     comp = variance_components(m)  # checks runs; raises when nothing to decompose
-    notes = list(check_runs(m))
+    notes = list(check_runs(m)) + list(comp.notes)
     k, mean, _var = item_stats(m.data)
-    score, se, lo, hi, n = item_mean_ci(mean, confidence_level)
+    score, se, lo, hi, n = item_mean_ci(mean, confidence_level, names=m.models, what="mean over runs")
     binary = m.is_binary
     if binary:
         lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
@@ -203,6 +219,11 @@ def repeats(
     rsd = np.where(runs > 1, rsd, np.nan)
     for j in np.flatnonzero(runs < 2):
         notes.append(f"{m.models[j]} has a single run; its run sd and within-item variance are not defined")
+    for j in np.flatnonzero((n > 1) & np.isnan(se)):
+        notes.append(
+            f"{m.models[j]}: every item has the same mean over runs ({score[j]:.3g}), so the CI is not defined "
+            "(a zero-width interval would claim certainty)"
+        )
     pa = pass_at_k(m, ks, confidence_level=confidence_level) if ks else None
     maj = majority_at_n(m, confidence_level=confidence_level) if binary else (None, None, None)
     ch = choose_n_fn(m, margin=margin, alpha=alpha) if choose_n else None  # type: ignore[arg-type]

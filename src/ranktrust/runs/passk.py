@@ -15,7 +15,7 @@ import numpy as np
 from scipy import special
 
 from ..data.matrix import ScoreMatrix
-from ..errors import DataError, SmallSampleWarning
+from ..errors import DataError, DegenerateDataWarning, SmallSampleWarning
 from ..results import Result
 
 __all__ = ["pass_at_k", "PassAtK", "majority_at_n", "item_mean_ci"]
@@ -117,11 +117,20 @@ def pass_at_k(n: Any, c: Any = None, k: Any = None, *, confidence_level: float =
 
 
 def item_mean_ci(
-    values: np.ndarray, confidence_level: float
+    values: np.ndarray,
+    confidence_level: float,
+    *,
+    names: Sequence[str] | None = None,
+    what: str = "score",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Mean over items (last axis, NaN ignored) with its CLT interval.
 
     Returns ``(mean, se, low, high, n)``; fewer than 2 items gives NaN SE and interval.
+    A row whose items all have the same value (zero spread) would get a zero-width
+    interval; its SE and interval are NaN instead, with a
+    :class:`~ranktrust.errors.DegenerateDataWarning` (as in
+    :func:`ranktrust.stats.intervals.score_ci`). ``names`` label the first axis (the
+    models) and ``what`` the statistic in that warning.
     """
     v = np.asarray(values, dtype=np.float64)
     ok = ~np.isnan(v)
@@ -132,6 +141,20 @@ def item_mean_ci(
         var = np.where(n > 1, (dev**2).sum(axis=-1) / np.maximum(n - 1, 1), np.nan)
         se = np.sqrt(var / n)
     z = special.ndtri(0.5 + confidence_level / 2)
+    flat = (n > 1) & (var == 0)
+    if np.any(flat):
+        se = np.where(flat, np.nan, se)
+        rows = np.unique(np.argwhere(flat)[:, 0]) if flat.ndim else np.zeros(1, dtype=np.int64)
+        if names is not None:
+            who = ", ".join(repr(str(names[int(j)])) for j in rows[:6]) + (" ..." if rows.size > 6 else "")
+            who = ("model " if rows.size == 1 else "models ") + who
+        else:
+            who = f"{rows.size} model" + ("" if rows.size == 1 else "s")
+        warnings.warn(
+            f"{who}: every item has the same {what} (zero spread), so the CLT interval would have zero "
+            "width; its SE and CI are NaN",
+            DegenerateDataWarning, stacklevel=3,
+        )
     return mean, se, mean - z * se, mean + z * se, n
 
 
@@ -222,7 +245,7 @@ def _pass_at_matrix(m: ScoreMatrix, ks: Any, *, confidence_level: float = 0.95) 
             continue
         vals = np.full(n.shape, np.nan)
         vals[ok] = pass_at_k(n[ok], c[ok], kk)
-        mean, s, low, high, cnt = item_mean_ci(vals, confidence_level)
+        mean, s, low, high, cnt = item_mean_ci(vals, confidence_level, names=m.models, what=f"pass@{kk}")
         est[:, q], se[:, q] = mean, s
         lo[:, q], hi[:, q] = np.clip(low, 0, 1), np.clip(high, 0, 1)
         n_items[:, q] = cnt
@@ -246,7 +269,7 @@ def majority_at_n(m: ScoreMatrix, *, confidence_level: float = 0.95) -> tuple[np
     n, c = _binary_counts(m, "maj@N")
     with np.errstate(invalid="ignore"):
         vals = np.where(n > 0, np.sign(2 * c - n) * 0.5 + 0.5, np.nan)
-    mean, _se, low, high, _n = item_mean_ci(vals, confidence_level)
+    mean, _se, low, high, _n = item_mean_ci(vals, confidence_level, names=m.models, what="maj@N")
     return mean, np.clip(low, 0, 1), np.clip(high, 0, 1)
 
 

@@ -359,7 +359,8 @@ def sensitivity(
         cnt = np.sum(~np.isnan(block), axis=2)
         with np.errstate(invalid="ignore", divide="ignore"):
             Y[:, :, q] = np.where(cnt > 0, np.nansum(block, axis=2) / np.maximum(cnt, 1), np.nan)
-    score, _se, lo, hi, n_items = item_mean_ci(np.moveaxis(Y, 2, 1), confidence_level)
+    score, _se, lo, hi, n_items = item_mean_ci(np.moveaxis(Y, 2, 1), confidence_level, names=m.models,
+                                                what=f"score in a {by}")
     if m.is_binary:
         lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
     have = n_items > 0

@@ -117,9 +117,12 @@ class VarianceComponents(Result):
         Mean over items of the unbiased per-item variance across runs (items with
         2+ runs): estimates ``E[sigma_i^2]``.
     between_item_var : ndarray
-        ``observed_var - within_item_var * mean(1 / k_i)``: unbiased for the
-        variance across items of the items' true means. Can be slightly negative
-        when it is near zero; projections use ``max(0, .)``.
+        The variance across items of the items' true means, ``max(0,
+        between_item_var_raw)``: a variance cannot be negative. Projections use it.
+    between_item_var_raw : ndarray
+        ``observed_var - within_item_var * mean(1 / k_i)``: the unbiased estimate,
+        which sampling noise can make negative when the true value is near zero
+        (then ``between_item_var`` is 0 and ``between_item_var_clipped`` is True).
     se : ndarray
         ``sqrt(observed_var / n_items)``.
     """
@@ -130,17 +133,35 @@ class VarianceComponents(Result):
     observed_var: np.ndarray
     within_item_var: np.ndarray
     between_item_var: np.ndarray
+    between_item_var_raw: np.ndarray
     se: np.ndarray
+
+    @property
+    def between_item_var_clipped(self) -> np.ndarray:
+        """True where the unbiased estimate was negative and is reported as 0."""
+        with np.errstate(invalid="ignore"):
+            return np.asarray(self.between_item_var_raw < 0)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """One line per model whose between-item variance estimate was negative."""
+        return tuple(
+            f"{self.models[j]}: the unbiased between-item variance estimate is {self.between_item_var_raw[j]:.3g} "
+            "(below 0 by sampling noise: the item means vary no more than the run-to-run noise explains); "
+            "reported as 0 (between_item_var_raw keeps the estimate)"
+            for j in np.flatnonzero(self.between_item_var_clipped)
+        )
 
     def se_at(self, runs: Any = None, items: Any = None) -> np.ndarray:
         """Projected SE with ``runs`` runs per item and ``items`` items.
 
-        ``sqrt((max(0, between) + within / runs) / items)``, broadcast against the
-        models (last axis). Defaults: the observed ``runs`` and ``n_items``.
+        ``sqrt((between + within / runs) / items)`` with the clipped ``between``
+        (never below 0), broadcast against the models (last axis). Defaults: the
+        observed ``runs`` and ``n_items``.
         """
         K = self.runs if runs is None else np.asarray(runs, dtype=np.float64)
         n = self.n_items if items is None else np.asarray(items, dtype=np.float64)
-        b = np.maximum(self.between_item_var, 0.0)
+        b = self.between_item_var
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.sqrt((b + self.within_item_var / K) / n)
 
@@ -171,6 +192,8 @@ class VarianceComponents(Result):
         """One sentence for model ``j``: what more runs vs more items buy."""
         t = self.tradeoff(more_runs=more_runs, more_items=more_items)
         r, i = t["runs_shrink"][j], t["items_shrink"][j]
+        if self.observed_var[j] == 0 and self.within_item_var[j] == 0:
+            return f"{self.models[j]}: no spread (every run of every item scored the same), nothing to project"
         if not (np.isfinite(r) and np.isfinite(i)):
             return f"{self.models[j]}: not enough runs to project"
         return (
@@ -186,6 +209,8 @@ class VarianceComponents(Result):
                 {
                     "model": mod, "n_items": int(self.n_items[j]), "runs": float(self.runs[j]),
                     "observed_var": self.observed_var[j], "between_item_var": self.between_item_var[j],
+                    "between_item_var_raw": self.between_item_var_raw[j],
+                    "between_item_var_clipped": bool(self.between_item_var_clipped[j]),
                     "within_item_var": self.within_item_var[j], "se": self.se[j],
                     "tradeoff": {
                         "more_runs": t["more_runs"], "runs_shrink": t["runs_shrink"][j],
@@ -194,6 +219,7 @@ class VarianceComponents(Result):
                 }
                 for j, mod in enumerate(self.models)
             ],
+            "notes": list(self.notes),
             "plot": {
                 "tradeoff_curve": {
                     "runs": c["runs"], "item_factors": c["item_factors"],
@@ -236,13 +262,18 @@ def variance_components(m: ScoreMatrix) -> VarianceComponents:
     and ``h = mean(1/k_i)``::
 
         within  = mean_i s_i^2                      (items with k_i >= 2)
-        between = S^2 - within * h
+        between_raw = S^2 - within * h              (unbiased; can be < 0)
+        between = max(0, between_raw)               (reported and projected)
         SE      = sqrt(S^2 / n)  =~ sqrt((between + within / K) / n),  K = 1 / h
 
     ``E[S^2] = Var(mu_i) + E[sigma_i^2] h`` for independent items, so ``between`` is
     unbiased for ``Var(mu_i)`` (the variance across items of the true item means)
     and ``within`` for ``E[sigma_i^2]`` [1]_. With balanced runs these are the
-    one-way random-effects ANOVA estimators ``(MSB - MSW) / K`` and ``MSW``.
+    one-way random-effects ANOVA estimators ``(MSB - MSW) / K`` and ``MSW``. When the
+    item means vary less than the run-to-run noise predicts, ``between_raw`` is
+    negative; a variance cannot be, so ``between_item_var`` reports 0 (the usual
+    truncated ANOVA estimator, biased slightly upward) and ``between_item_var_raw``
+    keeps the unbiased value, with a note.
     For 0/1 scores, ``within`` estimates ``E[p_i (1 - p_i)]``; scoring with the
     probability of the right answer instead of a sampled 0/1 removes that term.
 
@@ -274,7 +305,8 @@ def variance_components(m: ScoreMatrix) -> VarianceComponents:
         )
     return VarianceComponents(
         models=tuple(m.models), n_items=n, runs=1.0 / h, observed_var=obs,
-        within_item_var=within, between_item_var=between, se=se,
+        within_item_var=within, between_item_var=np.where(between < 0, 0.0, between),
+        between_item_var_raw=between, se=se,
     )
 
 
