@@ -159,6 +159,29 @@ def test_degenerate_and_small_give_nan_with_warning():
     assert np.isnan(r.high)
 
 
+
+def test_degenerate_warning_names_the_models_and_the_wilson_alternative():
+    # QA: the note named "row(s)" and gave only API wording; it must name each model and its value
+    rng = np.random.default_rng(2)
+    x = (rng.random((3, 40)) < 0.6).astype(float)
+    x[0], x[2] = 1.0, 0.0
+    m = rt.ScoreMatrix.from_array(x, models=["always right", "mixed", "always wrong"])
+    with pytest.warns(DegenerateDataWarning) as rec:
+        iv = rt.intervals(m)  # auto = CLT, unchanged
+    assert iv.method == "clt"
+    msg = str(rec[0].message)
+    assert msg.startswith("models 'always right' (all 1), 'always wrong' (all 0): every item scored the same")
+    assert "row(s)" not in msg and "their SE and CI are NaN" in msg
+    assert "a Wilson interval (rt.intervals(m, method='wilson')) gives a non-degenerate one" in msg
+    assert np.isnan(iv.ci_low[[0, 2]]).all() and np.isfinite(iv.ci_low[1])
+    w = rt.intervals(m, method="wilson")  # the suggested call works and is not degenerate
+    assert 0 < w.ci_low[0] < 1 == w.ci_high[0] and w.ci_low[2] == 0 < w.ci_high[2]
+    # one model: singular wording; continuous scores: no Wilson hint
+    with pytest.warns(DegenerateDataWarning, match=r"^model 'solo' \(all 0\.5\): .* its SE and CI are NaN$"):
+        score_ci(np.full((1, 10), 0.5), names=["solo"])
+    with pytest.warns(SmallSampleWarning, match=r"^model 'tiny' has fewer than 2 scored items"):
+        score_ci(np.array([[1.0, np.nan], [1.0, 0.0]]), names=["tiny", "ok"])
+
 # ------------------------------------------------------------ properties
 scores_st = st.lists(st.integers(0, 1), min_size=5, max_size=60).filter(lambda v: 0 < sum(v) < len(v))
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Sequence
 
 import numpy as np
 from scipy import special
@@ -144,6 +144,7 @@ def score_ci(
     method: Literal["clt", "t", "wilson", "cluster"] = "clt",
     group_codes: np.ndarray | None = None,
     confidence_level: float = 0.95,
+    names: Sequence[str] | None = None,
 ) -> ScoreCI:
     """Mean score, standard error and two-sided CI of each row (array level).
 
@@ -159,6 +160,8 @@ def score_ci(
     group_codes : ndarray of int, optional
         Cluster code per item (for ``method="cluster"``).
     confidence_level : float, default: ``0.95``
+    names : sequence of str, optional
+        Model name of each row, used in warnings (default: ``model_0``, ``model_1``, ...).
 
     Returns
     -------
@@ -168,10 +171,11 @@ def score_ci(
     Warns
     -----
     SmallSampleWarning
-        A row has fewer than 2 scored items (its SE and CI are NaN).
+        A model has fewer than 2 scored items (its SE and CI are NaN).
     DegenerateDataWarning
-        A row has zero spread for a normal-approximation method (its SE is 0, so its CI
-        would have zero width; the CI is NaN instead). Use ``method="wilson"`` for 0/1 scores.
+        A model has zero spread for a normal-approximation method (its SE is 0, so its CI
+        would have zero width; the CI is NaN instead). The warning names the models; for
+        0/1 scores a Wilson interval (``method="wilson"``) is not degenerate.
 
     References
     ----------
@@ -225,13 +229,15 @@ def score_ci(
             denom = 1 + z * z / n
             centre = (p + z * z / (2 * n)) / denom
             half = z / denom * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-            low, high = centre - half, centre + half
+            # clip: at p = 0 or 1 rounding can put a bound 2e-16 outside [0, 1]
+            low, high = np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
     se = np.where(small, np.nan, se)
     low = np.where(small, np.nan, low)
     high = np.where(small, np.nan, high)
     if np.any(small):
+        who = _who(np.atleast_1d(small), names)
         warnings.warn(
-            f"{int(np.sum(small))} row(s) have fewer than 2 scored items: their SE and CI are NaN",
+            f"{who} fewer than 2 scored items: SE and CI are NaN (an interval needs at least 2 items)",
             SmallSampleWarning, stacklevel=2,
         )
     if method != "wilson":
@@ -240,12 +246,40 @@ def score_ci(
             low = np.where(flat, np.nan, low)
             high = np.where(flat, np.nan, high)
             se = np.where(flat, np.nan, se)
+            fl = np.atleast_1d(flat)
+            vals = x[scored]
+            binary = bool(np.all((vals == 0) | (vals == 1)))
+            rows = np.flatnonzero(fl)
+            means = np.atleast_1d(mean)
+            listed = ", ".join(
+                f"{_name(names, j)!r} (all {means[j]:g})" for j in rows[:6]
+            ) + (f" and {rows.size - 6} more" if rows.size > 6 else "")
+            one = rows.size == 1
+            hint = (". For 0/1 scores a Wilson interval (rt.intervals(m, method='wilson')) gives a "
+                    "non-degenerate one" if binary else "")
             warnings.warn(
-                f"{int(np.sum(flat))} row(s) have zero spread (every item scored the same): the "
-                f"{method} interval would have zero width, so it is NaN; use method='wilson' for 0/1 scores",
+                f"{'model' if one else 'models'} {listed}: every item scored the same (zero spread), so the "
+                f"{_LABEL.get(method, method)} interval would have zero width; "
+                f"{'its' if one else 'their'} SE and CI are NaN{hint}",
                 DegenerateDataWarning, stacklevel=2,
             )
     return ScoreCI(mean, se, low, high, n)
+
+
+_LABEL = {"clt": "CLT", "t": "t", "cluster": "clustered CLT"}
+
+
+def _name(names: Sequence[str] | None, j: Any) -> str:
+    j = int(j)
+    return str(names[j]) if names is not None and j < len(names) else f"model_{j}"
+
+
+def _who(mask: np.ndarray, names: Sequence[str] | None) -> str:
+    """``"model 'a' has"`` / ``"models 'a', 'b' have"`` for the rows in ``mask`` (first 6 named)."""
+    rows = np.flatnonzero(mask)
+    listed = ", ".join(repr(_name(names, j)) for j in rows[:6]) + (
+        f" and {rows.size - 6} more" if rows.size > 6 else "")
+    return (f"model {listed} has" if rows.size == 1 else f"models {listed} have")
 
 
 # ---------------------------------------------------------------- labelled layer
@@ -381,7 +415,8 @@ def intervals(
         warn_few_clusters(len(set(m.groups)))  # type: ignore[arg-type]
     core = "cluster" if clustered else ("clt" if method in ("auto", "clt") else method)
     codes = m.group_codes if clustered else None
-    r = score_ci(m.scores, method=core, group_codes=codes, confidence_level=cl)  # type: ignore[arg-type]
+    r = score_ci(m.scores, method=core, group_codes=codes, confidence_level=cl,  # type: ignore[arg-type]
+                 names=m.models)
     return ScoreIntervals(
         models=m.models,
         n_items=np.asarray(r.n, dtype=np.int64),
