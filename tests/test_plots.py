@@ -347,3 +347,82 @@ def test_save_figures(tmp_path):
     assert names2 == {"forest", "pair_heatmap", "rank_ranges", "power_curve"}
     with pytest.raises(ValueError, match="formats"):
         plots.save_figures(d, tmp_path, formats=("gif",))
+
+
+# --------------------------------------------------------------------------- QA regressions: layout and colours
+
+def _overlaps(boxes) -> list:
+    return [(i, j) for i in range(len(boxes)) for j in range(i + 1, len(boxes)) if boxes[i].overlaps(boxes[j])]
+
+
+@pytest.mark.parametrize("n_items,sizes", [
+    (448, [30, 100, 200, 448]),            # the worked example: HumanEval (164) ran into "this benchmark (≈ SWE-bench)"
+    (200, [30, 100, 200]),                 # this benchmark right next to HumanEval
+    (40, [10, 20, 40]),                    # AIME next to this benchmark on a short axis
+    (2000, [30, 100, 200, 500, 1000, 2000]),
+])
+def test_stability_size_labels_never_overlap(n_items, sizes):
+    stab = {"sizes": [{"n": n, "p_top_stays_top": 0.5 + n / 5000, "p_topk_order": {"2": 0.3}} for n in sizes],
+            "top_model": "m"}
+    stab["sizes"][-1]["label"] = "full"
+    fig = plots.stability_curve({"stability": stab, "n_items": n_items})
+    fig.set_dpi(150)  # as save_figures writes it: text does not scale exactly with dpi
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    labels = [t for t in ax.texts if t.get_text()]
+    assert any(t.get_text().startswith("this benchmark") for t in labels)
+    r = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(r) for t in labels]
+    assert _overlaps(boxes) == [], [t.get_text() for t in labels]
+    # and none runs into the title
+    title = ax.title.get_window_extent(r)
+    assert not any(b.overlaps(title) for b in boxes)
+    if n_items == 448:
+        texts = [t.get_text() for t in labels]
+        assert "HumanEval\n164" in texts and "this benchmark (≈ SWE-bench Verified)\n448" in texts
+
+
+@pytest.mark.parametrize("n,gap", [(4320, 0.01), (173, 0.05), (448, 0.031), (100_000, 0.002)])
+def test_power_label_inside_the_axes(n, gap):
+    d = {"disagreement": 0.06, "alpha": 0.05, "power": 0.8,
+         "table": [{"gap": g, "items_needed": k} for g, k in ((0.01, 4320), (0.02, 1080), (0.03, 480), (0.05, 173))],
+         "at_n": {"n": n, "detectable_gap": gap}}
+    fig = plots.power_curve(d)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    r = fig.canvas.get_renderer()
+    (label,) = [t for t in ax.texts if t.get_gid() == "rt-power-label"]
+    box, axbox = label.get_window_extent(r), ax.get_window_extent(r)
+    assert axbox.x0 - 1 <= box.x0 and box.x1 <= axbox.x1 + 1 and axbox.y0 - 1 <= box.y0 and box.y1 <= axbox.y1 + 1
+    # minor ticks read as plain numbers (400, 2,000), never 4×10²
+    assert not any("times" in t.get_text() or "×" in t.get_text() for t in ax.get_yticklabels(minor=True))
+
+
+def test_tier_colours_adjacent_differ_and_no_black():
+    cols = [plots._tier_colour(t) for t in range(1, 21)]
+    assert all(a != b for a, b in zip(cols, cols[1:]))
+    assert "#000000" not in cols and "#F0E442" not in cols
+    assert len(set(cols[:6])) == 6
+    d = synthetic_report(12)
+    for i, r in enumerate(d["models"]):
+        r["tier"] = i + 1
+    fig = plots.forest(d)
+    colours = [t.get_color() for t in fig.axes[0].texts]
+    assert colours == cols[:12]
+
+
+def test_score_axes_stay_within_0_and_100_points():
+    zero = {"models": [{"model": m, "score": 0.0, "ci_low": 0.0, "ci_high": 0.0, "tier": 1} for m in "ab"]}
+    lo, hi = plots.forest(zero).axes[0].get_xlim()
+    assert -0.1 < lo <= 0 and hi >= 1.9          # not -0.04 … 0.04
+    full = {"models": [{"model": "top", "score": 1.0, "ci_low": 0.97, "ci_high": 1.0}]}
+    lo, hi = plots.forest(full).axes[0].get_xlim()
+    assert hi <= 100.1 and lo < 97
+    d = synthetic_report(8)
+    lo, hi = plots.forest(d).axes[0].get_xlim()   # an ordinary leaderboard is left as matplotlib draws it
+    s = [100 * r[k] for r in d["models"] for k in ("ci_low", "ci_high")]
+    assert lo < min(s) and hi > max(s) and hi - lo < 1.2 * (max(s) - min(s))
+    sens = {"models": [{"model": "z", "conditions": {c: {"score": 0.0, "ci_low": 0.0, "ci_high": 0.0}
+                                                     for c in ("A", "B")}}]}
+    lo, hi = plots.condition_spread(sens).axes[0].get_xlim()
+    assert -0.1 < lo <= 0 and hi >= 1.9

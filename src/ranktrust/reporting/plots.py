@@ -33,10 +33,11 @@ matplotlib.use("Agg", force=False)
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import PercentFormatter  # noqa: E402
+from matplotlib.ticker import LogFormatter, PercentFormatter  # noqa: E402
 
 __all__ = [
     "OKABE_ITO",
+    "TIER_COLOURS",
     "FAMILIAR_SIZES",
     "forest",
     "pair_heatmap",
@@ -120,10 +121,39 @@ def _label_size(n: int) -> float:
     return 9.0 if n <= 60 else 7.0
 
 
+#: Tier colours: Okabe-Ito without black (unreadable as text on dark backgrounds, and the tier label
+#: is drawn in it) and without the faint yellow. Six colours in a cycle: adjacent tiers always differ;
+#: tiers 1 and 7 share a colour, and the tier labels tell them apart.
+TIER_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7")
+
+
 def _tier_colour(tier: Any) -> str:
     if tier is None:
         return "#555555"
-    return OKABE_ITO[(int(tier) - 1) % 7]  # skip the faint yellow
+    return TIER_COLOURS[(int(tier) - 1) % len(TIER_COLOURS)]
+
+
+def _score_axis_limits(ax: Any, values: Iterable[Any]) -> None:
+    """Keep a score axis (points) within 0–100 and at least 2 points wide.
+
+    Matplotlib pads the data range both ways, so a model at 0 (or 100) gives an axis past the bound,
+    and an all-zero leaderboard gives an axis from -0.04 to 0.04. Scores are fractions shown as points,
+    so nothing can lie outside 0–100: the view is widened to 2 points and shifted inside the bounds
+    (a 2% margin keeps the dots off the spine).
+    """
+    vals = [v for v in (_num(x) for x in values) if math.isfinite(v)]
+    if not vals or min(vals) < 0 or max(vals) > 100:
+        return
+    lo, hi = ax.get_xlim()
+    span = max(hi - lo, 2.0)
+    mid = (lo + hi) / 2
+    lo, hi = mid - span / 2, mid + span / 2
+    pad = 0.02 * span
+    if lo < -pad:
+        lo, hi = -pad, hi + (-pad - lo)
+    if hi > 100 + pad:
+        lo, hi = max(-pad, lo - (hi - 100 - pad)), 100 + pad
+    ax.set_xlim(lo, hi)
 
 
 def _plain_log_axis(axis: Any, values: Iterable[float]) -> None:
@@ -134,6 +164,13 @@ def _plain_log_axis(axis: Any, values: Iterable[float]) -> None:
     axis.set_major_locator(FixedLocator(vals))
     axis.set_minor_locator(NullLocator())
     axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+
+
+class _PlainLogFormatter(LogFormatter):
+    """Log-axis labels as plain numbers with thousands separators (2,000), on the ticks matplotlib picks."""
+
+    def _num_to_string(self, x: float, vmin: float, vmax: float) -> str:
+        return f"{x:,.0f}" if x >= 1 else f"{x:g}"
 
 
 def _alpha_of(d: dict[str, Any], default: float = 0.05) -> float:
@@ -202,6 +239,7 @@ def forest(result: Any, *, max_models: int | None = None, title: str | None = No
                     va="center", ha="left", fontweight="bold")
     ax.set_yticks(range(n), [_short(r["model"]) for r in reversed(rows)], fontsize=fs)
     ax.set_ylim(-0.7, n - 0.3)
+    _score_axis_limits(ax, [_pts(r.get(k)) for r in rows for k in ("ci_low", "score", "ci_high")])
     ax.set_xlabel("score (points) with confidence interval")
     ax.grid(axis="x", color="#dddddd", lw=0.6)
     ax.set_axisbelow(True)
@@ -400,6 +438,7 @@ def stability_curve(result: Any, *, familiar_sizes: dict[str, int] | None = None
     full = [s for s in sizes if s.get("label") == "full"]
     n_items = full[0]["n"] if full else d.get("n_items")
     same_as: list[str] = []
+    labels: list[tuple[float, str, str, str]] = []  # (x, text, colour, ha); "this benchmark" first
     for name, size in marks.items():
         vl = ax.axvline(size, color="#777777", ls="--", lw=1, zorder=0)
         _tip(fig, vl, "familiar", f"{name}: {size} items")
@@ -407,16 +446,15 @@ def stability_curve(result: Any, *, familiar_sizes: dict[str, int] | None = None
             same_as.append(name)
             continue
         if lo / 1.5 <= size <= hi * 1.5:
-            ax.text(size, 1.01, f"{name}\n{size}", ha="center", va="bottom", fontsize=7.5,
-                    color="#555555", transform=ax.get_xaxis_transform(), linespacing=1.1)
+            labels.append((float(size), f"{name}\n{size}", "#555555", "center"))
     if n_items:
         ax.axvline(n_items, color="#D55E00", lw=1.2, zorder=0)
         like = f" (≈ {', '.join(same_as)})" if same_as else ""
-        ax.text(n_items, 1.01, f"this benchmark{like}\n{n_items}", ha="right", va="bottom", fontsize=7.5,
-                color="#D55E00", transform=ax.get_xaxis_transform(), linespacing=1.1)
+        labels.insert(0, (float(n_items), f"this benchmark{like}\n{n_items}", "#D55E00", "right"))
     if hi > 3 * max(lo, 1):
         ax.set_xscale("log")
         _plain_log_axis(ax.xaxis, ns)
+    levels = _place_size_labels(fig, ax, labels)
     ax.set_ylim(0, 1.02)
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel("benchmark size (items drawn with replacement)")
@@ -427,8 +465,54 @@ def stability_curve(result: Any, *, familiar_sizes: dict[str, int] | None = None
     ax.legend(fontsize=8, loc="best")
     top = st.get("top_model")
     ax.set_title("Does #1 stay #1 on a smaller benchmark?" + (f" (#1 = {_short(top, 36)})" if top else ""),
-                 fontsize=11, loc="left", pad=28)
+                 fontsize=11, loc="left", pad=28 + _LABEL_STEP * max(levels - 1, 0))
     return fig
+
+
+_LABEL_STEP = 22.0  # points between two rows of size labels above the stability curve
+
+
+def _place_size_labels(fig: Figure, ax: Any, labels: list[tuple[float, str, str, str]], *,
+                       max_levels: int = 2, gap: float = 0.01) -> int:
+    """Write the size labels above ``ax`` so that none overlap; returns the number of rows used.
+
+    The first label ("this benchmark") goes on the lowest row; each other label, from left to right,
+    on the lowest row where it clears every label already there by ``gap`` (axes fraction). A label
+    that fits on no row is left out (its dashed line keeps its tooltip). Widths are measured with the
+    renderer in axes fractions, with a margin for the axes shrinking under the constrained layout.
+    """
+    if not labels:
+        return 0
+    renderer = fig.canvas.get_renderer()
+    ax_w = ax.get_window_extent(renderer).width * 0.92
+    xmin, xmax = ax.get_xlim()
+    log = ax.get_xscale() == "log"
+
+    def frac(x: float) -> float:
+        if log:
+            return (math.log(x) - math.log(xmin)) / (math.log(xmax) - math.log(xmin))
+        return (x - xmin) / (xmax - xmin)
+
+    placed: list[list[tuple[float, float]]] = [[] for _ in range(max_levels)]
+    used = 0
+    order = [labels[0]] + sorted(labels[1:], key=lambda t: t[0]) if labels[0][3] == "right" else \
+        sorted(labels, key=lambda t: t[0])
+    for x, text, colour, ha in order:
+        probe = ax.text(0, 0, text, fontsize=7.5, linespacing=1.1)
+        w = probe.get_window_extent(renderer).width / ax_w
+        probe.remove()
+        f = frac(x)
+        span = (f - w, f) if ha == "right" else (f - w / 2, f + w / 2)
+        for level in range(max_levels):
+            if all(span[1] + gap <= a or b + gap <= span[0] for a, b in placed[level]):
+                placed[level].append(span)
+                used = max(used, level + 1)
+                t = ax.annotate(text, xy=(x, 1.01), xycoords=ax.get_xaxis_transform(),
+                                xytext=(0, _LABEL_STEP * level), textcoords="offset points", ha=ha, va="bottom",
+                                fontsize=7.5, color=colour, linespacing=1.1, annotation_clip=False)
+                t.set_gid(f"rt-sizelabel-{len(ax.texts)}")
+                break
+    return used
 
 
 def power_curve(result: Any) -> Figure:
@@ -459,6 +543,7 @@ def power_curve(result: Any) -> Figure:
     _tip(fig, line, "power", "; ".join(f"{x:g} pts: {y:,.0f} items" for x, y in zip(xs, ys)))
     line.set_gid("rt-power")
     at = pw.get("at_n") or {}
+    label = None
     if at.get("n"):
         ax.axhline(at["n"], color="#D55E00", lw=1.2, ls="--")
         label = f"this benchmark: {at['n']:,} items"
@@ -466,14 +551,21 @@ def power_curve(result: Any) -> Figure:
             gx = _pts(at["detectable_gap"])
             ax.plot([gx], [at["n"]], marker="D", color="#D55E00", ms=6)
             label += f" detect gaps ≥ {gx:.2g} pts"
-        ax.annotate(label, xy=(1.0, at["n"]), xycoords=("axes fraction", "data"), xytext=(-2, 3),
-                    textcoords="offset points", ha="right", va="bottom", fontsize=8, color="#D55E00")
     ax.set_xscale("log")
     ax.set_yscale("log")
     _plain_log_axis(ax.xaxis, xs)
     from matplotlib.ticker import FuncFormatter
 
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
+    ax.yaxis.set_minor_formatter(_PlainLogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.4)))  # 400, not 4×10²
+    if label is not None:
+        # keep the label inside the axes: below the line when the line runs near the top
+        y0, y1 = ax.get_ylim()
+        near_top = (math.log(at["n"]) - math.log(y0)) / (math.log(y1) - math.log(y0)) > 0.85
+        t = ax.annotate(label, xy=(1.0, at["n"]), xycoords=("axes fraction", "data"),
+                        xytext=(-2, -3 if near_top else 3), textcoords="offset points", ha="right",
+                        va="top" if near_top else "bottom", fontsize=8, color="#D55E00")
+        t.set_gid("rt-power-label")
     ax.set_xlabel("gap to detect (points)")
     ax.set_ylabel("items needed")
     ax.grid(which="both", color="#eeeeee", lw=0.6)
@@ -666,6 +758,8 @@ def condition_spread(result: Any, *, max_models: int | None = 60) -> Figure:
                  f"[{_fmt_pts(v.get('ci_low'))}, {_fmt_pts(v.get('ci_high'))}]")
     ax.set_yticks(range(n), [_short(r["model"]) for r in reversed(rows)], fontsize=_label_size(n))
     ax.set_ylim(-0.7, n - 0.3)
+    _score_axis_limits(ax, [_pts(v.get(k)) for r in rows for v in r["conditions"].values() if v
+                            for k in ("ci_low", "score", "ci_high")])
     ax.set_xlabel("score (points) by condition")
     ax.grid(axis="x", color="#dddddd", lw=0.6)
     ax.set_axisbelow(True)
