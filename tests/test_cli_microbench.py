@@ -76,7 +76,55 @@ def test_bad_input_is_one_line_error(small_csv, tmp_path, capsys):
     code, _, err = _run(["microbench", str(small_csv), "--methods", "magic", "--sizes", "10"], capsys)
     assert code == 1 and err.startswith("error:") and "`method` must be one of" in err
     assert "Traceback" not in err
-    code, _, err = _run(["microbench", str(small_csv), "--sizes", "10"], capsys)   # 300 sources of 40 models
-    assert code == 1 and "source_models" in err and len(err.strip().splitlines()) == 1
+    # an explicit --source-models larger than the leaderboard allows is still a clear one-line error
+    code, _, err = _run(["microbench", str(small_csv), "--sizes", "10", "--source-models", "300"], capsys)
+    assert code == 1 and err.startswith("error:") and len(err.strip().splitlines()) == 1
+    assert "`source_models`=300 must leave at least 3 target models" in err and "40 models" in err
+    assert "try --source-models 28" in err
     code, _, err = _run(["microbench", str(tmp_path / "missing.csv")], capsys)
     assert code != 0 and "Traceback" not in err
+
+
+def test_default_source_models_adapts_to_small_leaderboards(small_csv, capsys):
+    """The default used to be 300 sources, which failed on any leaderboard with fewer than 303 models."""
+    code, out, err = _run(["microbench", str(small_csv), "--methods", "random", "--sizes", "10,500", "--trials", "2",
+                           "--delta-bin", "2", "-f", "json"], capsys)
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["settings"]["source_models"] == 28 and d["settings"]["target_models"] == 12   # 70% of 40
+    assert "size 500 is not smaller than the 150 candidate items and was left out" in err
+
+
+def test_swebench_runs_with_defaults(swebench_path, capsys):
+    code, out, err = _run(["microbench", str(swebench_path), "--methods", "random", "--sizes", "10", "--trials", "2",
+                           "-f", "json"], capsys)
+    assert code == 0, err
+    s = json.loads(out)["settings"]
+    assert (s["source_models"], s["target_models"]) == (18, 7)
+
+
+def test_unseen_table_in_text_and_markdown(small_csv, capsys):
+    args = ["microbench", str(small_csv), "--methods", "random,anchor", "--sizes", "10,50", "--trials", "2",
+            "--seen-items", "0.5", "--delta-bin", "2"]
+    code, out, err = _run(args + ["-f", "json"], capsys)
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["unseen"] is not None
+    code, text, err = _run(args, capsys)
+    assert code == 0, err
+    assert "against the 75 seen items" in text and "Against unseen items (75 items the source models never saw)" in text
+    # the unseen table shows the unseen rows (its own numbers), after the seen table
+    after = text[text.index("Against unseen items"):]
+    for r in d["unseen"]["mdad"]:
+        assert f"{100 * r['mean_abs_error']:.1f}" in after
+    code, md, err = _run(args + ["-f", "md"], capsys)
+    assert code == 0, err
+    assert "## Micro-benchmark reliability against the 75 seen items" in md and "### Against unseen items" in md
+    tables = [ln for ln in md.splitlines() if ln.startswith("| random") or ln.startswith("| anchor")]
+    assert len(tables) == 8   # 2 methods x 2 sizes, seen and unseen
+    unseen_part = md[md.index("### Against unseen items"):]
+    for r in d["unseen"]["mdad"]:
+        assert f"| {r['method']} | {r['size']} |" in unseen_part and f"{100 * r['mean_abs_error']:.1f}" in unseen_part
+    # without --seen-items: one table, no unseen heading
+    code, md, _ = _run(args[:-4] + ["--delta-bin", "2", "-f", "md"], capsys)
+    assert "unseen" not in md.lower() and md.count("| random |") == 2

@@ -179,7 +179,9 @@ def test_json_has_the_stable_keys_and_fractions():
 def test_bad_arguments_name_the_parameter():
     _, m = _bernoulli_matrix(n_models=10, n_items=50)
     with pytest.raises(ValueError, match="`source_models`=300 must leave at least 3 target models"):
-        rt.mdad(m, sizes=[5])
+        rt.mdad(m, sizes=[5], source_models=300)
+    with pytest.raises(ValueError, match="MDAD needs at least 5 models"):
+        rt.mdad(m.select(models=list(m.models[:4])), sizes=[5])
     with pytest.raises(ValueError, match="`method` must be one of"):
         rt.mdad(m, methods=["nope"], sizes=[5], source_models=5)
     with pytest.raises(ValueError, match="`sizes` must be positive integers"):
@@ -190,7 +192,7 @@ def test_bad_arguments_name_the_parameter():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             rt.mdad(m, sizes=[50, 60], source_models=5)
-    with pytest.warns(UserWarning, match="sizes 60 are not smaller"):
+    with pytest.warns(UserWarning, match="size 60 is not smaller than the 50 candidate items and was left out"):
         rt.mdad(m, methods=["random"], sizes=[5, 60], source_models=5, trials=1, delta_bin=0.2, min_pairs=1)
     # 5 targets = 10 pairs spread over 0.5-point bins: no bin can define MDAD
     with pytest.warns(SmallSampleWarning, match="no |Δ| bin has enough target pairs"):
@@ -256,3 +258,22 @@ def test_gpqa_smoke_findings_hold_in_direction(gpqa):
     # Kendall's tau is high at 250 items while close pairs are still misordered
     ri = r.methods.index("random")
     assert np.mean(r.kendall_tau[ri, 2]) > 0.6 and np.mean(r.misordered[ri, 2]) > 0.05
+
+
+def test_default_source_models():
+    """300 sources as in [U] when 50 targets remain; else max(70%, all but 50); 2 sources and 3 targets at least."""
+    from ranktrust.subsets.mdad import default_source_models
+
+    assert default_source_models(420) == 300          # GPQA: unchanged
+    assert default_source_models(350) == 300
+    assert default_source_models(349) == 299
+    assert default_source_models(100) == 70
+    assert default_source_models(25) == 18            # SWE-bench Verified: 7 targets
+    assert default_source_models(5) == 2
+    n = np.arange(5, 2000)
+    d = np.array([default_source_models(int(k)) for k in n])
+    assert (d >= 2).all() and (n - d >= 3).all() and (d <= 300).all()
+    assert (np.diff(d) >= 0).all()                    # more models never mean fewer sources
+    _, m = _bernoulli_matrix(n_models=10, n_items=50)
+    r = rt.mdad(m, methods=["random"], sizes=[5], trials=1, delta_bin=0.2, min_pairs=1)
+    assert (r.n_source_models, r.n_target_models) == (7, 3)

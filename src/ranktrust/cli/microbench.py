@@ -55,42 +55,73 @@ def _share(x: Any) -> str:
     return "n/a" if x is None else f"{_fmt(x, 100, 0)}%"
 
 
+_COLS = ("method", "items", "MDAD (pts)", "{ci}% CI", "Kendall τ", "mean abs err (pts)", "misordered")
+
+
+def _row(r: dict[str, Any]) -> list[str]:
+    return [r["method"], str(r["size"]), _fmt(r["mdad"]) if r["reached"] else r["status"], _ci(r),
+            _fmt(r["kendall_tau"], 1, 2), _fmt(r["mean_abs_error"]), _share(r["misordered"])]
+
+
+def _against(d: dict[str, Any]) -> str:
+    """What the main table is judged against: every item, or the seen items of a seen/unseen split."""
+    s = d["settings"]
+    if d.get("unseen") is None:
+        return ""
+    return f" against the {s['seen_items']} seen items"
+
+
 def _mdad_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
 
     s = d["settings"]
-    t = Table(title=f"Micro-benchmark reliability ({s['trials']} trials, {s['source_models']} source / "
-                    f"{s['target_models']} target models, {s['items']} items)")
-    for col in ("method", "items", "MDAD (pts)", f"{100 * s['confidence_level']:.0f}% CI", "Kendall τ",
-                "mean abs err (pts)", "misordered"):
-        t.add_column(col, justify="left" if col == "method" else "right")
-    for r in d["mdad"]:
-        t.add_row(r["method"], str(r["size"]), _fmt(r["mdad"]) if r["reached"] else r["status"],
-                  _ci(r), _fmt(r["kendall_tau"], 1, 2),
-                  _fmt(r["mean_abs_error"]), _share(r["misordered"]))
-    out: list[Any] = [t]
+    ci = f"{100 * s['confidence_level']:.0f}"
+
+    def table(title: str, rows: list[dict[str, Any]]) -> Table:
+        t = Table(title=title)
+        for col in _COLS:
+            t.add_column(col.format(ci=ci), justify="left" if col == "method" else "right")
+        for r in rows:
+            t.add_row(*_row(r))
+        return t
+
+    head = (f"({s['trials']} trials, {s['source_models']} source / {s['target_models']} target models, "
+            f"{s['items']} items)")
+    out: list[Any] = [table(f"Micro-benchmark reliability{_against(d)} {head}", d["mdad"])]
+    if d.get("unseen") is not None:
+        out.append(table(f"Against unseen items ({s['items'] - s['seen_items']} items the source models never saw)",
+                         d["unseen"]["mdad"]))
     out += [f"• {line}" for line in d["recommendation"]["text"]]
     out.append(f"MDAD: smallest gap (points) from which ≥{100 * s['agreement_level']:.0f}% of target pairs are "
                "ordered as on the full benchmark; '—' in a CI = not reached in some trials.")
+    if d.get("unseen") is not None:
+        out.append("Seen/unseen split: items are chosen from the seen items; the first table judges the targets "
+                   "against their scores on the seen items, the second against the unseen ones (does the "
+                   "micro-benchmark generalise to new items?).")
     return out
+
+
+def _md_table(d: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+    ci = f"{100 * d['settings']['confidence_level']:.0f}"
+    lines = ["| " + " | ".join(c.format(ci=ci) for c in _COLS) + " |", "|---|---:|---:|---:|---:|---:|---:|"]
+    lines += ["| " + " | ".join(_row(r)) + " |" for r in rows]
+    return lines
 
 
 def _mdad_md(d: dict[str, Any]) -> str:
     s = d["settings"]
     lines = [
-        "## Micro-benchmark reliability", "",
+        "## Micro-benchmark reliability" + _against(d), "",
         f"{s['trials']} trials, {s['source_models']} source / {s['target_models']} target models, "
         f"{s['items']} items; MDAD at {100 * s['agreement_level']:.0f}% agreement, "
         f"{100 * s['delta_bin']:.1f}-point bins.", "",
-        f"| method | items | MDAD (pts) | {100 * s['confidence_level']:.0f}% CI | Kendall τ | mean abs err (pts) | misordered |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        *_md_table(d, d["mdad"]),
     ]
-    for r in d["mdad"]:
-        lines.append(
-            f"| {r['method']} | {r['size']} | {_fmt(r['mdad']) if r['reached'] else r['status']} | "
-            f"{_ci(r)} | {_fmt(r['kendall_tau'], 1, 2)} | "
-            f"{_fmt(r['mean_abs_error'])} | {_share(r['misordered'])} |"
-        )
+    if d.get("unseen") is not None:
+        lines += ["", "### Against unseen items", "",
+                  f"The same micro-benchmarks, judged against the targets' scores on the "
+                  f"{s['items'] - s['seen_items']} items the source models never saw.", "",
+                  *_md_table(d, d["unseen"]["mdad"])]
     lines += ["", *[f"- {line}" for line in d["recommendation"]["text"]], ""]
     return "\n".join(lines)
 
@@ -132,8 +163,9 @@ def _subset_csv(d: dict[str, Any]) -> str:
 @click.option("--method", "single_method", default=None, help="Evaluate one method (e.g. with --target-mdad).")
 @click.option("--sizes", default="10,25,50,100,250,500", show_default=True, help="Subset sizes (comma-separated).")
 @click.option("--trials", default=50, show_default=True, type=int, help="Random source/target splits.")
-@click.option("--source-models", default="300", show_default=True,
-              help="Source models per trial: a count or a fraction of the models.")
+@click.option("--source-models", default=None,
+              help="Source models per trial: a count or a fraction of the models. Default: 300 when that leaves "
+                   "at least 50 targets, else 70% of the models (or all but 50, whichever is more).")
 @click.option("--seen-items", default=None, help="Items the source models see (count or fraction); default all.")
 @click.option("--target-mdad", default=2.0, show_default=True, type=float,
               help="MDAD (points) the recommendation looks for.")

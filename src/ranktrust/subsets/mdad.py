@@ -242,6 +242,17 @@ def _num(x: Any) -> float | None:
 
 
 # -------------------------------------------------------------- validation
+def default_source_models(n_models: int) -> int:
+    """Source models per trial when none are given: 300 (as in Yauney et al. 2026) when that leaves 50 targets.
+
+    With fewer models (fewer than 350): the larger of 70% of the models and all but 50, so that
+    small leaderboards keep about 30% of their models as targets; always at least 2 sources and
+    3 targets (5 models or more).
+    """
+    n = int(n_models)
+    return int(max(2, min(300, max(round(0.7 * n), n - 50), n - 3)))
+
+
 def _mdad_iv(m: Any, methods: Any, sizes: Any, trials: Any, source_models: Any, seen_items: Any,
              delta_bin: Any, agreement_level: Any, confidence_level: Any) -> tuple:
     from ..data.matrix import ScoreMatrix
@@ -264,7 +275,12 @@ def _mdad_iv(m: Any, methods: Any, sizes: Any, trials: Any, source_models: Any, 
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
         raise ValueError(f"`trials` must be a positive integer; got {trials!r}")
     n = m.n_models
-    if isinstance(source_models, float) and 0 < source_models < 1:
+    if source_models is None:
+        if n < 5:
+            raise ValueError(
+                f"MDAD needs at least 5 models (2 sources to choose items, 3 targets to order); the matrix has {n}")
+        n_src = default_source_models(n)
+    elif isinstance(source_models, float) and 0 < source_models < 1:
         n_src = int(round(source_models * n))
     elif isinstance(source_models, (int, np.integer)) and not isinstance(source_models, bool):
         n_src = int(source_models)
@@ -300,7 +316,7 @@ def mdad(
     methods: Sequence[str] | str = DEFAULT_METHODS,
     sizes: Sequence[int] = DEFAULT_SIZES,
     trials: int = 50,
-    source_models: int | float = 300,
+    source_models: int | float | None = None,
     seen_items: int | float | None = None,
     rng: int | np.random.Generator | None = None,
     delta_bin: float = 0.005,
@@ -323,8 +339,11 @@ def mdad(
         Subset sizes. Sizes not smaller than the candidate pool are dropped with a warning.
     trials : int, default: ``50``
         Random source/target splits (each with its own selections).
-    source_models : int or float, default: ``300``
+    source_models : int or float, optional
         Number (or fraction) of models used as sources in each trial; the rest are targets.
+        Default: 300 (as in [1]_) when that leaves at least 50 target models, else the
+        larger of 70% of the models and all but 50 (SWE-bench Verified's 25 models: 18
+        sources, 7 targets); see :func:`default_source_models`.
     seen_items : int or float, optional
         Seen/unseen split as in [1]_ (which uses 0.5): each trial draws this many (or
         this fraction of) items as the *seen* items, stratified by item group when the
@@ -399,9 +418,10 @@ def mdad(
     keep = sizes_req < n_seen
     dropped = tuple(int(s) for s in sizes_req[~keep])
     if dropped:
+        many = len(dropped) > 1
         warnings.warn(
-            f"sizes {', '.join(map(str, dropped))} are not smaller than the {n_seen} candidate items "
-            "and were left out", UserWarning, stacklevel=2)
+            f"{'sizes' if many else 'size'} {', '.join(map(str, dropped))} {'are' if many else 'is'} not smaller "
+            f"than the {n_seen} candidate items and {'were' if many else 'was'} left out", UserWarning, stacklevel=2)
     sizes_arr = sizes_req[keep]
     if sizes_arr.size == 0:
         raise ValueError(f"every size in `sizes` is at least the number of candidate items ({n_seen})")
