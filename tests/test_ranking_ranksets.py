@@ -271,3 +271,68 @@ def test_constant_gap_is_exact():
     s = np.vstack([np.ones(40), np.zeros(40), np.zeros(40)])
     res = rank_sets(s, rng=0)
     assert res.rank_low.tolist() == [1, 2, 2] and res.rank_high.tolist() == [1, 3, 3]
+
+
+# --- QA: one (or a few) items must not give "#1 with 95% confidence"
+@pytest.mark.parametrize("level", [0.5, 0.8, 0.9, 0.95, 0.99, 0.999])
+def test_min_units_is_where_an_exact_sign_test_can_first_reject(level):
+    k = R.min_units(level)
+    # smallest k whose one-sided exact sign test (k of k items in one direction) reaches 1 - level
+    assert stats.binomtest(k, k, 0.5, alternative="greater").pvalue <= 1 - level + 1e-12
+    if k > 1:
+        assert stats.binomtest(k - 1, k - 1, 0.5, alternative="greater").pvalue > 1 - level
+    assert R.min_units(0.95) == 5
+
+
+@pytest.mark.parametrize("n_items", [1, 2, 3, 4])
+def test_too_few_items_give_uninformative_sets_with_warning(n_items):
+    from ranktrust.errors import SmallSampleWarning
+
+    s = np.zeros((3, n_items))
+    s[0] = 1.0                              # model_0 right on every item, the others on none
+    with pytest.warns(SmallSampleWarning, match=rf"only {n_items} item.*rank set is 1-3"):
+        res = rank_sets(s, rng=0)
+    for lo, hi in ((res.rank_low, res.rank_high), (res.marginal_low, res.marginal_high),
+                   (res.simultaneous_low, res.simultaneous_high)):
+        assert lo.tolist() == [1, 1, 1] and hi.tolist() == [3, 3, 3]
+    assert not res.better.any() and res.could_be_first == ["model_0", "model_1", "model_2"]
+    assert res.rank.tolist() == [1, 2, 2]   # the point estimate is still reported
+    assert tiers_from_sets(res.rank_low).tolist() == [1, 1, 1]
+
+
+def test_pairs_differing_on_few_items_are_not_ordered():
+    import warnings
+
+    from ranktrust.errors import SmallSampleWarning
+
+    # six items: a beats b on all six (sign test p = 1/64), a and c differ on three only (p >= 1/8)
+    s = np.array([[1.0] * 6, [0.0] * 6, [0, 1, 0, 1, 0, 1]])
+    with pytest.warns(SmallSampleWarning, match="only 6 items: the bootstrap is approximate"):
+        res = rank_sets(s, rng=0)
+    assert res.better[0, 1] and not res.better[0, 2] and not res.better[2, 1]
+    assert res.rank_low.tolist() == [1, 2, 1] and res.rank_high.tolist() == [2, 3, 3]
+    # 1,000 items: a and b differ on 4 items only (all for a): never ordered; on 60 items: ordered
+    r = np.random.default_rng(11)
+    base = (r.random(1000) < 0.5).astype(float)
+    for n_diff, ordered in ((4, False), (60, True)):
+        a, b = base.copy(), base.copy()
+        zeros = np.flatnonzero(base == 0)[:n_diff]
+        a[zeros] = 1.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            res = rank_sets(np.vstack([a, b]), rng=0)
+        assert bool(res.better[0, 1]) is ordered and not res.better[1, 0]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.booleans())
+def test_n_differ_matches_brute_force(seed, binary):
+    r = np.random.default_rng(seed)
+    u = r.random((5, 30))
+    if binary:
+        u = (u < 0.5).astype(float)
+    u[3] = u[1]
+    u[4, :25] = u[0, :25]
+    got = R._n_differ(u)
+    assert np.array_equal(got, (u[:, None, :] != u[None, :, :]).sum(axis=2))
+    assert got[1, 3] == 0 and got[0, 4] <= 5

@@ -120,3 +120,37 @@ def test_permuting_models_permutes_results(perm):
     a = stability(s, sizes=[20], draws=100, rng=1)
     b = stability(s[list(perm)], sizes=[20], draws=100, rng=1)
     np.testing.assert_allclose(b.p_first[0], a.p_first[0][list(perm)])
+
+
+# --- QA: one item cannot say "#1 stays #1 100%"
+def test_one_item_gives_nan_with_warning():
+    from ranktrust.errors import SmallSampleWarning
+
+    s = np.array([[1.0], [0.0], [0.0]])
+    with pytest.warns(SmallSampleWarning, match="only 1 item .* probabilities say nothing; they are NaN"):
+        res = stability(s, sizes=[30, "full"], draws=100, rng=0)
+    assert np.isnan(res.p_top_stays_top).all() and np.isnan(res.p_first).all()
+    assert np.isnan(res.p_topk_order).all() and np.isnan(res.rank_distribution).all()
+    d = res.to_dict()
+    assert d["sizes"][1]["p_top_stays_top"] is None and d["top_model"] == "model_0"
+    assert all(v is None for v in d["sizes"][0]["p_first"].values())
+
+
+def test_two_items_match_the_exact_bootstrap_probability():
+    # A = [1, 1], B = [0, 1]; a draw of 2 items: item 1 twice (A wins), item 2 twice (tie, broken at
+    # random), one of each (A wins): P(A stays #1) = 1/4 + 1/4 * 1/2 + 1/2 = 0.875 exactly
+    import warnings
+
+    s = np.array([[1.0, 1.0], [0.0, 1.0]])
+    draws = 4000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = stability(s, sizes=["full"], draws=draws, rng=3)
+    p = res.p_top_stays_top[0]
+    assert abs(p - 0.875) <= 4 * np.sqrt(0.875 * 0.125 / draws), p
+    assert res.p_first[0].sum() == pytest.approx(1.0)
+    # three items: A = [1, 1, 1], B = [0, 1, 0]: B ties A only when every draw is item 2
+    s3 = np.array([[1.0, 1.0, 1.0], [0.0, 1.0, 0.0]])
+    p3 = stability(s3, sizes=["full"], draws=draws, rng=4).p_top_stays_top[0]
+    want = 1 - (1 / 3) ** 3 / 2
+    assert abs(p3 - want) <= 4 * np.sqrt(want * (1 - want) / draws) + 1e-12, p3

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..errors import SmallSampleWarning
 from ..results import Result, jsonable
 from ..resample.engine import iter_resample_means, matrix_input, rank_order
 
@@ -178,9 +180,16 @@ def stability(
     Returns
     -------
     Stability
+        With fewer than 2 items (shared by all models) every probability is NaN: a
+        redraw of one item is that item again, so "stays #1 100%" would say nothing.
         ``to_dict()`` gives, per size, ``p_top_stays_top``, ``p_topk_order``,
         ``p_first`` and ``rank_distribution``, with Monte Carlo SEs
         ``sqrt(p (1 - p) / draws)``.
+
+    Warns
+    -----
+    SmallSampleWarning
+        Fewer than 2 items (the probabilities are NaN).
 
     References
     ----------
@@ -213,6 +222,19 @@ def stability(
     seeds = np.random.SeedSequence(
         np.random.default_rng(rng).integers(0, 2**63 - 1, size=4, dtype=np.int64).tolist()).spawn(len(ns))
     S = len(ns)
+    if n_items < 2:
+        warnings.warn(
+            f"rank stability from only {n_items} item (shared by all models): every redraw repeats the same "
+            "item, so the ranking cannot change and the probabilities say nothing; they are NaN",
+            SmallSampleWarning, stacklevel=2,
+        )
+        return Stability(
+            models=models, scores=full, n_items=int(n_items), sizes=ns, size_labels=labels,
+            beyond_data=ns > n_items, draws=int(draws), top_model=models[top], full_order=order, top_k=ks,
+            p_top_stays_top=np.full(S, np.nan), p_topk_order=np.full((S, len(ks)), np.nan),
+            p_first=np.full((S, n_models), np.nan), rank_distribution=np.full((S, n_models, n_models), np.nan),
+            cluster=bool(cluster), n_groups=n_groups, dropped=inp.dropped,
+        )
     p_top = np.zeros(S)
     p_ord = np.full((S, len(ks)), np.nan)
     p_first = np.zeros((S, n_models))
