@@ -176,3 +176,30 @@ def test_ingest_md_escapes_pipe_in_file_names(capsys, tmp_path):
     assert code == 0
     row = next(ln for ln in out.splitlines() if "details_x" in ln)
     assert "details_x\\|0.csv" in row and len(re.split(r"(?<!\\)\|", row)) == 6
+
+
+def test_one_item_file_reports_without_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    p = tmp_path / "one.csv"
+    p.write_text("model,item,score\nA,q1,1\nB,q1,0\nC,q1,1\n")
+    for args in (["report", str(p)], ["stability", str(p)], ["ranks", str(p)], ["report", str(p), "-f", "md"]):
+        r = subprocess.run([sys.executable, "-m", "ranktrust.cli.main", *args], capture_output=True, text=True)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, (args, r.stderr)
+    r = subprocess.run([sys.executable, "-m", "ranktrust.cli.main", "report", str(p), "-f", "json"],
+                       capture_output=True, text=True)
+    import json
+
+    d = json.loads(r.stdout)
+    assert all(row["rank_low"] == 1 and row["rank_high"] == 3 for row in d["rank_sets"]["models"])
+    assert all(s["p_top_stays_top"] is None for s in d["stability"]["sizes"])
+
+
+def test_continuous_power_section_keeps_large_gaps(alpaca_path):
+    import ranktrust as rt
+
+    m = rt.read(alpaca_path, align="pairwise")
+    d = rt.report(m, rank_sets=False, stability=False).to_dict()
+    gaps = [row["gap"] for row in d["power"]["table"]]
+    assert 0.10 in [round(g, 2) for g in gaps] and "mean squared" in d["power"]["q_meaning"]

@@ -121,6 +121,6 @@ def command(paths: tuple[str, ...], gap: float | None, items: int | None, disagr
     d = r.to_dict()
     d["disagreement_source"] = source
     d["binary"] = binary
-    d["table"] = power_table(r.disagreement, alpha=alpha, power=power_).to_dict()["table"]
+    d["table"] = power_table(r.disagreement, alpha=alpha, power=power_, binary=binary).to_dict()["table"]
     emit(d, kind="power", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
          seed=None, input_hash=ihash, command=command_line())

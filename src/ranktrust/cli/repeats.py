@@ -49,7 +49,8 @@ def _columns(d: dict[str, Any], compact: bool = False) -> tuple[list[str], list[
         head.append("N req")
     rows = []
     for r in d["models"]:
-        row = [r["model"], str(r["runs"]), _pts(r["score"]), f"{_pts(r['ci_low'])}-{_pts(r['ci_high'])}",
+        ci = "n/a" if r["ci_low"] is None else f"{_pts(r['ci_low'])}-{_pts(r['ci_high'])}"
+        row = [r["model"], str(r["runs"]), _pts(r["score"]), ci,
                _pts(r["run_sd"], 2), _var(r["between_item_var"]), _var(r["within_item_var"])]
         for k in ks:
             p = r["pass_at"][k]

@@ -37,7 +37,10 @@ def _familiar(d: dict[str, Any], n: int) -> str:
 
 
 def _likely_first(d: dict[str, Any], row: dict[str, Any]) -> str:
-    name, p = max(row["p_first"].items(), key=lambda kv: kv[1])
+    vals = [(k, v) for k, v in row["p_first"].items() if v is not None]
+    if not vals:
+        return "n/a"
+    name, p = max(vals, key=lambda kv: kv[1])
     return f"{name} ({_pct(p)})"
 
 

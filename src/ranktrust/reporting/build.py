@@ -378,12 +378,15 @@ def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: 
 
     pw = None
     if m.n_models > 1:
-        q = estimate_disagreement(m) if m.is_binary else None
-        if q is not None and q > 0:
-            table = power_table(q, gaps=power_gaps)
-            at_n = power(items=int(np.median(iv.n_items)), disagreement=q)
+        binary = m.is_binary and m.n_runs == 1
+        q = estimate_disagreement(m)  # discordance share (0/1) or mean squared per-item difference
+        if q is not None and np.isfinite(q) and q > 0:
+            table = power_table(q, gaps=power_gaps, binary=binary)
+            at_n = power(items=int(np.median(iv.n_items)), disagreement=q, binary=binary)
             pw = {
                 "disagreement": q,
+                "q_meaning": "share of items the two models score differently" if binary
+                else "mean squared per-item score difference",
                 "alpha": 0.05,
                 "power": 0.8,
                 "table": table.to_dict()["table"],

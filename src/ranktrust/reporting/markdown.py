@@ -54,7 +54,8 @@ def report_markdown(d: dict[str, Any]) -> str:
                       f"time; " + _lead_phrase(sh)]
     pw = d.get("power")
     if pw:
-        lines += ["", f"## Questions needed (q = {pw['disagreement']:.2f}, α = {pw['alpha']}, power {pw['power']:.0%})",
+        lines += ["", f"## Questions needed (q = {pw['disagreement']:.2f}: {pw.get('q_meaning', 'disagreement')}; "
+                  f"α = {pw['alpha']}, power {pw['power']:.0%})",
                   "", "| gap (pts) | items needed |", "|--:|--:|"]
         for row in pw["table"]:
             lines.append(f"| {row['gap'] * 100:g} | {row['items_needed']:,} |")

@@ -104,7 +104,7 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
             s.add_column(f"P(top {k} order kept)", justify="right")
         for row in st["sizes"]:
             po = row.get("p_topk_order", {})
-            s.add_row(str(row["n"]), f"{row['p_top_stays_top']:.0%}",
+            s.add_row(str(row["n"]), "n/a" if row["p_top_stays_top"] is None else f"{row['p_top_stays_top']:.0%}",
                       *(f"{po[k]:.0%}" if po.get(k) is not None else "-" for k in ("2", "3")))
         out.append(s)
     sh = d.get("split_half")
@@ -114,7 +114,8 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
             + _lead_phrase(sh)))
     pw = d.get("power")
     if pw:
-        out.append(Text(f"Questions needed to detect a gap (disagreement q = {pw['disagreement']:.2f}, "
+        out.append(Text(f"Questions needed to detect a gap (q = {pw['disagreement']:.2f}: "
+                        f"{pw.get('q_meaning', 'disagreement')}, "
                         f"α = {pw['alpha']}, power = {pw['power']:.0%})", style="italic"))
         p = Table()
         p.add_column("gap (pts)", justify="right")
