@@ -350,3 +350,17 @@ def test_all_pairs_warns_once_for_degenerate_pairs():
     assert sum(issubclass(x.category, DegenerateDataWarning) for x in w) == 1
     assert np.isnan(t.ci_low).sum() == 1  # the identical pair
     assert t.p_value[np.isnan(t.ci_low)][0] == 1.0
+
+
+def test_binary_difference_ci_stays_within_minus_one_one():
+    import warnings
+
+    import ranktrust as rt
+
+    m = rt.ScoreMatrix.from_array([[1, 1, 0], [0, 0, 0]], models=["A", "B"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = rt.compare(m, "A", "B")
+        t = rt.all_pairs(m)
+    assert -1.0 <= r.ci_low <= r.diff <= r.ci_high <= 1.0
+    assert np.all(t.ci_high <= 1.0) and np.all(t.ci_low >= -1.0)

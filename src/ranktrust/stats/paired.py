@@ -258,6 +258,9 @@ def _finish(
     bad = small | flat
     low = np.where(bad, np.nan, diff - half)
     high = np.where(bad, np.nan, diff + half)
+    if method == "mcnemar":
+        # a difference of two proportions lies in [-1, 1]; the Wald interval can overshoot on few items
+        low, high = np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
     if np.any(small):
         warnings.warn(
             f"{int(np.sum(small))} pair(s) share fewer than 2 scored items: their CI is NaN",
