@@ -18,7 +18,7 @@ from ...errors import FormatError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["ReadOptions", "Reader", "reader", "readers", "sniff", "tag_source"]
+__all__ = ["ReadOptions", "Reader", "reader", "readers", "read_units", "sniff", "tag_source"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,13 @@ def sniff(path: str) -> Reader:
         f"{path}: could not tell the format; pass --format with one of "
         + ", ".join(sorted(_READERS))
     )
+
+
+def read_units(units: list[str], read_one: "Callable[[str, ReadOptions], Iterator[pd.DataFrame]]",
+               opts: ReadOptions) -> "Iterator[pd.DataFrame]":
+    """Stream the rows of each file in ``units``; with several files each row says its file."""
+    for u in units:
+        yield from (tag_source(read_one(u, opts), u) if len(units) > 1 else read_one(u, opts))
 
 
 def tag_source(chunks: "Iterator[pd.DataFrame]", path: str) -> "Iterator[pd.DataFrame]":

@@ -23,7 +23,7 @@ import os
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, reader, tag_source
+from ._registry import ReadOptions, read_units, reader
 from .lm_eval import RowBuffer, walk_files
 
 DEFAULT_METRIC = "exact_match"
@@ -87,9 +87,8 @@ def read_helm(path: str, opts: ReadOptions) -> Iterator:
     units = files(path)
     if not units:
         raise DataError(f"{path}: no per_instance_stats.json files found")
-    for u in units:
-        # several files: each row says its file, so duplicate-row errors can name both files
-        yield from (tag_source(_read_one(u, opts), u) if len(units) > 1 else _read_one(u, opts))
+    # several files: each row says its file, so duplicate-row errors can name both files
+    yield from read_units(units, _read_one, opts)
 
 
 def _read_one(u: str, opts: ReadOptions) -> Iterator:

@@ -33,7 +33,7 @@ import zipfile
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, reader, tag_source
+from ._registry import ReadOptions, read_units, reader
 from .lm_eval import RowBuffer, walk_files
 
 KNOWN_LOG_VERSIONS = (1, 2)
@@ -345,6 +345,5 @@ def read_inspect(path: str, opts: ReadOptions) -> Iterator:
     units = files(path)
     if not units:
         raise DataError(f"{path}: no inspect logs (.eval or .json) found")
-    for u in units:
-        # several logs: each row says its file, so a run logged twice (.eval and .json) is named
-        yield from (tag_source(_read_one(u, opts), u) if len(units) > 1 else _read_one(u, opts))
+    # several logs: each row says its file, so a run logged twice (.eval and .json) is named
+    yield from read_units(units, _read_one, opts)
