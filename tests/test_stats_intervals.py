@@ -266,3 +266,25 @@ def test_few_clusters_warn(swebench):
     many = rt.ScoreMatrix.from_array(np.random.default_rng(0).integers(0, 2, (2, 200)),
                                      groups=[f"g{k % 40}" for k in range(200)])
     rt.intervals(many)  # 40 clusters: no warning
+
+
+def test_bootstrap_methods_come_from_the_engine(swebench):
+    import ranktrust as rt
+
+    for method in ("percentile", "bca"):
+        iv = rt.intervals(swebench, method=method, n_resamples=2000, rng=1)
+        b = rt.bootstrap_ci(swebench, method=method, n_resamples=2000, rng=1)
+        np.testing.assert_array_equal(iv.ci_low, b.low)
+        np.testing.assert_array_equal(iv.ci_high, b.high)
+        assert iv.method == method
+        # close to the CLT interval on 500 items (both are ~95% intervals of the same mean)
+        clt = rt.intervals(swebench, method="clt", cluster=False)
+        assert np.max(np.abs(iv.ci_low - clt.ci_low)) < 0.01
+
+
+def test_bootstrap_interval_needs_complete_matrix(mmlupro_path):
+    import ranktrust as rt
+
+    m = rt.read(mmlupro_path, align="pairwise")
+    with pytest.raises(rt.DataError, match="same items"):
+        rt.intervals(m, method="bca", n_resamples=100)

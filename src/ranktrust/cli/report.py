@@ -35,6 +35,9 @@ def _sizes(value: str) -> list[int | str]:
 @click.option("--out", "-o", default="-", show_default=True, help="Write the report to FILE ('-' = stdout).")
 @confidence_option
 @seed_option
+@click.option("--ci-method", type=click.Choice(["auto", "clt", "t", "wilson", "cluster", "percentile", "bca"]),
+              default="auto", show_default=True,
+              help="Per-model interval: normal theory (auto = CLT), Wilson, or bootstrap percentile/BCa.")
 @click.option("--all-pairs", is_flag=True, help="Test every pair, not only adjacent ones.")
 @click.option("--adjust", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm", show_default=True,
               help="Multiple-comparison adjustment.")
@@ -50,7 +53,7 @@ def _sizes(value: str) -> list[int | str]:
 @click.option("--plots", "plots_dir", default=None, type=click.Path(file_okay=False),
               help="Also write the figures as PNG and SVG into this folder.")
 def command(paths: tuple[str, ...], output_format: str | None, out: str, confidence: float, seed: int,
-            all_pairs: bool, adjust: str, tiers: str, sizes: str, draws: int, no_rank_sets: bool,
+            ci_method: str, all_pairs: bool, adjust: str, tiers: str, sizes: str, draws: int, no_rank_sets: bool,
             no_stability: bool, split_half: bool, microbench: bool, plots_dir: str | None, **kw: Any) -> None:
     """Report on per-item results in PATHS (or --db STORE)."""
     from ..reporting.build import report
@@ -66,7 +69,8 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
     m, ihash = load_matrix(paths, kw)
     cluster = cluster_requested(kw)
     rep = report(
-        m, confidence_level=confidence, cluster=cluster, cluster_label=kw.get("group_col") if cluster else None, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
+        m, confidence_level=confidence, cluster=cluster, cluster_label=kw.get("group_col") if cluster else None,
+        ci_method=ci_method, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
         rank_sets=not no_rank_sets, stability=not no_stability, sizes=_sizes(sizes), draws=draws,
         split_half=split_half, seed=seed, microbench=microbench,
     )

@@ -231,6 +231,7 @@ def report(
     all_pairs: bool = False,
     cluster: bool = False,
     cluster_label: str | None = None,
+    ci_method: str = "auto",
     tiers: str = "auto",
     rank_sets: bool = True,
     stability: bool = True,
@@ -261,6 +262,9 @@ def report(
     cluster : bool, default: False
         Clustered standard errors by item group (Miller eq. 4); needs groups in the data.
         With few groups (under about 20) a clustered SE is itself noisy: a note says so.
+    ci_method : {"auto", "clt", "t", "wilson", "cluster", "percentile", "bca"}, default: ``"auto"``
+        Per-model interval method (see :func:`ranktrust.intervals`); ``"percentile"``/``"bca"``
+        bootstrap through the resampling engine, seeded from ``seed``.
     cluster_label : str, optional
         Name of the grouping (e.g. the column ``"subject"``), recorded in the settings.
     tiers : {"auto", "rank-sets", "adjacent"}, default: ``"auto"``
@@ -290,7 +294,7 @@ def report(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rep = _report(m, confidence_level=confidence_level, adjust=adjust, all_pairs=all_pairs, cluster=cluster,
-                      cluster_label=cluster_label,
+                      cluster_label=cluster_label, ci_method=ci_method,
                       tiers=tiers, rank_sets=rank_sets, stability=stability, sizes=sizes, draws=draws,
                       split_half=split_half, splits=splits, power_gaps=power_gaps, seed=seed, title=title,
                       microbench=microbench, microbench_trials=microbench_trials, extra=extra)
@@ -305,7 +309,7 @@ def report(
 
 
 def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: bool, cluster: bool,
-            cluster_label: str | None,
+            cluster_label: str | None, ci_method: str,
             tiers: str, rank_sets: bool, stability: bool, sizes: Sequence[int | str], draws: int,
             split_half: bool, splits: int, power_gaps: Sequence[float], seed: int | None,
             title: str | None, microbench: bool, microbench_trials: int,
@@ -327,11 +331,12 @@ def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: 
         )
     if m.n_runs > 1:
         notes.append(f"scores are means over {m.n_runs} runs per item (see `ranktrust repeats`)")
-    iv = make_intervals(m, cluster=cluster, confidence_level=confidence_level)
+    rng = np.random.SeedSequence(seed)
+    s_rank, s_stab, s_half, s_ci = rng.spawn(4)
+    iv = make_intervals(m, method=ci_method, cluster=cluster, confidence_level=confidence_level,
+                        rng=np.random.default_rng(s_ci))
     pt = make_pairs(m, pairs="all" if all_pairs else "adjacent", adjust=adjust,
                     confidence_level=confidence_level, cluster=cluster)
-    rng = np.random.SeedSequence(seed)
-    s_rank, s_stab, s_half = rng.spawn(3)
 
     complete = m
     if not m.is_complete:
@@ -413,6 +418,7 @@ def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: 
     settings = {
         "confidence_level": confidence_level,
         "adjust": adjust,
+        "ci_method": getattr(iv, "method", ci_method),
         "clustered": bool(getattr(iv, "clustered", False)),
         "cluster_by": (cluster_label or "item groups") if getattr(iv, "clustered", False) else None,
         "align": "pairwise" if not m.is_complete else ("intersect" if m.dropped else "complete"),

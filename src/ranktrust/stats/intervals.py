@@ -30,8 +30,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["ScoreIntervals", "ScoreCI", "intervals", "score_ci", "cluster_se"]
 
-IntervalMethod = Literal["auto", "clt", "t", "wilson", "cluster"]
-_METHODS = ("auto", "clt", "t", "wilson", "cluster")
+IntervalMethod = Literal["auto", "clt", "t", "wilson", "cluster", "percentile", "bca"]
+_METHODS = ("auto", "clt", "t", "wilson", "cluster", "percentile", "bca")
 
 
 # ---------------------------------------------------------------- shared checks
@@ -361,6 +361,8 @@ def intervals(
     method: IntervalMethod = "auto",
     cluster: bool | None = None,
     confidence_level: float = 0.95,
+    n_resamples: int = 9999,
+    rng: Any = None,
 ) -> ScoreIntervals:
     """Score and confidence interval of every model.
 
@@ -371,10 +373,17 @@ def intervals(
     method : {"auto", "clt", "t", "wilson", "cluster"}, default: ``"auto"``
         ``"auto"`` = ``"clt"``, clustered when item groups apply. ``"wilson"`` needs 0/1
         scores. ``"cluster"`` forces the clustered SE [M, eq. 4]. See :func:`score_ci`.
+        ``"percentile"`` and ``"bca"`` are bootstrap intervals from the resampling engine
+        (:func:`ranktrust.bootstrap_ci`; items, or item groups when clustered, are resampled;
+        they need every model scored on the same items).
     cluster : bool or None, default: ``None``
         ``None`` clusters (for ``auto``/``clt``) when ``m`` has more than one item group;
         ``True`` requires groups; ``False`` never clusters.
     confidence_level : float, default: ``0.95``
+    n_resamples : int, default: ``9999``
+        Bootstrap resamples (``"percentile"``/``"bca"`` only).
+    rng : None, int or numpy.random.Generator
+        Seed of the bootstrap (``"percentile"``/``"bca"`` only).
 
     Returns
     -------
@@ -413,6 +422,24 @@ def intervals(
         )
     if clustered:
         warn_few_clusters(len(set(m.groups)))  # type: ignore[arg-type]
+    if method in ("percentile", "bca"):
+        from ..resample.intervals import bootstrap_ci
+
+        if not m.is_complete:
+            from ..errors import DataError
+
+            raise DataError(
+                "bootstrap intervals need every model scored on the same items; use align='intersect' "
+                "(--align intersect) or a normal-theory method"
+            )
+        b = bootstrap_ci(m, method=method, n_resamples=n_resamples, confidence_level=cl, cluster=clustered,
+                         rng=rng)
+        return ScoreIntervals(
+            models=m.models, n_items=np.full(m.n_models, m.n_items, dtype=np.int64), score=b.estimate,
+            se=b.standard_error, ci_low=b.low, ci_high=b.high, method=method, confidence_level=cl,
+            clustered=clustered,
+            n_clusters=len(set(m.groups)) if clustered and m.groups is not None else None,
+        )
     core = "cluster" if clustered else ("clt" if method in ("auto", "clt") else method)
     codes = m.group_codes if clustered else None
     r = score_ci(m.scores, method=core, group_codes=codes, confidence_level=cl,  # type: ignore[arg-type]
