@@ -39,7 +39,9 @@ def test_swebench_scores_equal_resolved_over_500(swebench):
     np.testing.assert_allclose(iv.score, resolved / 500, rtol=0, atol=1e-15)
     k = swebench.index_of("Claude 4.5 Opus medium (20251101)")
     assert resolved[k] == 372 and iv.score[k] == pytest.approx(0.744)
-    assert iv.clustered and iv.method == "cluster" and iv.n_clusters == 12
+    assert not iv.clustered and iv.method == "clt"  # clustering is opt-in
+    cl = rt.intervals(swebench, cluster=True)
+    assert cl.clustered and cl.method == "cluster" and cl.n_clusters == 12
     assert np.all(iv.ci_low < iv.score) and np.all(iv.score < iv.ci_high)
 
 
@@ -118,9 +120,10 @@ def test_intervals_to_dict_keys(gpqa):
 def test_cluster_flag_and_methods(swebench):
     iid = rt.intervals(swebench, cluster=False)
     assert iid.method == "clt" and not iid.clustered
+    np.testing.assert_allclose(iid.se, rt.intervals(swebench).se)  # the default does not cluster
     assert rt.intervals(swebench, method="wilson").method == "wilson"
     forced = rt.intervals(swebench, method="cluster")
-    np.testing.assert_allclose(forced.se, rt.intervals(swebench).se)
+    np.testing.assert_allclose(forced.se, rt.intervals(swebench, cluster=True).se)
 
 
 # ------------------------------------------------------------ bad input
@@ -259,13 +262,14 @@ def test_coverage_clustered_and_iid_undercovers():
 @pytest.mark.filterwarnings("error")
 def test_few_clusters_warn(swebench):
     with pytest.warns(SmallSampleWarning, match="clustered SE from only 12 item groups"):
-        rt.intervals(swebench)
+        rt.intervals(swebench, cluster=True)
     with pytest.warns(SmallSampleWarning, match="only 12 item groups"):
-        rt.compare(swebench, "Claude 4.5 Opus medium (20251101)", "Gemini 3 Pro Preview (2025-11-18)")
+        rt.compare(swebench, "Claude 4.5 Opus medium (20251101)", "Gemini 3 Pro Preview (2025-11-18)",
+                   cluster=True)
     rt.intervals(swebench, cluster=False)  # no warning
     many = rt.ScoreMatrix.from_array(np.random.default_rng(0).integers(0, 2, (2, 200)),
                                      groups=[f"g{k % 40}" for k in range(200)])
-    rt.intervals(many)  # 40 clusters: no warning
+    rt.intervals(many, cluster=True)  # 40 clusters: no warning
 
 
 def test_bootstrap_methods_come_from_the_engine(swebench):

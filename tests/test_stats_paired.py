@@ -126,7 +126,8 @@ def test_sign_flip_matches_exact_enumeration():
 
 def test_clustered_paired_se_matches_formula(swebench):
     a, b = "Claude 4.5 Opus medium (20251101)", "Claude 4.5 Sonnet (20250929)"
-    r = compare(swebench, a, b)
+    assert compare(swebench, a, b).method == "mcnemar"  # clustering is opt-in
+    r = compare(swebench, a, b, cluster=True)
     assert r.clustered and r.method == "cluster"
     d = swebench.scores[swebench.index_of(a)] - swebench.scores[swebench.index_of(b)]
     g = np.asarray(swebench.groups)
@@ -151,10 +152,10 @@ def test_all_pairs_equals_compare_loop(with_nan, kind, clustered):
         x[rng.random(x.shape) < 0.1] = np.nan
     groups = [f"g{k % 9}" for k in range(n_items)] if clustered else None
     m = rt.ScoreMatrix.from_array(x, groups=groups)
-    t = all_pairs(m, pairs="all", adjust="none")
+    t = all_pairs(m, pairs="all", adjust="none", cluster=clustered)
     assert len(t) == 15 and t.clustered == clustered
     for k in range(len(t)):
-        r = compare(m, m.models[t.i[k]], m.models[t.j[k]])
+        r = compare(m, m.models[t.i[k]], m.models[t.j[k]], cluster=clustered)
         assert r.n_items == t.n_items[k]
         assert r.diff == pytest.approx(t.diff[k], abs=1e-12)
         assert r.se == pytest.approx(t.se[k], rel=1e-9)

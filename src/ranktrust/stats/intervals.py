@@ -338,15 +338,17 @@ class ScoreIntervals(Result):
 
 
 def resolve_cluster(m: "ScoreMatrix", cluster: bool | None, method: str) -> bool:
-    """Decide whether to cluster: ``cluster=None`` clusters for ``auto``/``clt``/``cluster``
-    when ``m`` has more than one item group."""
+    """Decide whether to cluster: ``cluster=None`` clusters only for ``method="cluster"``.
+
+    Clustering is opt-in (``cluster=True`` or ``--cluster-by COL``), the same in the API and
+    the CLI: a ``subject`` column read automatically is not, by itself, a reason to cluster,
+    and with few groups a clustered SE is itself noisy.
+    """
     if cluster is not None and not isinstance(cluster, (bool, np.bool_)):
         raise TypeError(f"`cluster` must be None, True or False, got {cluster!r}")
     if method == "cluster" and cluster is False:
         raise ValueError("`method`='cluster' contradicts `cluster`=False")
-    want = bool(cluster) if cluster is not None else (
-        method == "cluster" or (method in ("auto", "clt") and groups_apply(m))
-    )
+    want = bool(cluster) if cluster is not None else method == "cluster"
     if want and m.groups is None:
         raise DataError(
             "clustered standard errors need item groups, but the data has none: "
@@ -371,13 +373,13 @@ def intervals(
     m : ScoreMatrix
         Per-item scores; each model uses its own scored items (NaN cells are skipped).
     method : {"auto", "clt", "t", "wilson", "cluster"}, default: ``"auto"``
-        ``"auto"`` = ``"clt"``, clustered when item groups apply. ``"wilson"`` needs 0/1
+        ``"auto"`` = ``"clt"`` (clustered with ``cluster=True``). ``"wilson"`` needs 0/1
         scores. ``"cluster"`` forces the clustered SE [M, eq. 4]. See :func:`score_ci`.
         ``"percentile"`` and ``"bca"`` are bootstrap intervals from the resampling engine
         (:func:`ranktrust.bootstrap_ci`; items, or item groups when clustered, are resampled;
         they need every model scored on the same items).
     cluster : bool or None, default: ``None``
-        ``None`` clusters (for ``auto``/``clt``) when ``m`` has more than one item group;
+        ``None`` clusters only for ``method="cluster"`` (clustering is opt-in);
         ``True`` requires groups; ``False`` never clusters.
     confidence_level : float, default: ``0.95``
     n_resamples : int, default: ``9999``

@@ -292,7 +292,7 @@ def _resolve(
     if method == "cluster" and cluster is False:
         raise ValueError("`method`='cluster' contradicts `cluster`=False")
     if cluster is None:
-        clustered = method == "cluster" or (method in ("auto", "sign-flip") and groups_apply(m))
+        clustered = method == "cluster"  # clustering is opt-in, as in intervals()
     else:
         clustered = bool(cluster)
     if clustered and m.groups is None:
@@ -413,7 +413,8 @@ def compare(
         differences (of whole clusters when clustered).
     confidence_level : float, default: ``0.95``
     cluster : bool or None, default: ``None``
-        ``None`` clusters (for ``auto``/``sign-flip``) when ``m`` has more than one item group.
+        ``None`` clusters only for ``method="cluster"``; ``True`` clusters by ``m.groups``
+        (Miller eq. 4). Clustering is opt-in: a ``subject`` column alone does not turn it on.
     n_resamples : int, default: ``9999``
         Sign-flip draws.
     batch : int, default: ``1000``
