@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-import ranktrust as rt
 from ranktrust import DataError, ScoreMatrix, SmallSampleWarning
 from ranktrust.runs import majority_at_n, pass_at_k
 

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ranktrust.errors import DataError, FormatError
-from ranktrust.score import MMLU_TEMPLATE, PromptTemplate, as_template, load_questions
+from ranktrust.score import MMLU_TEMPLATE, as_template, load_questions
 from ranktrust.score.runner import plan_units
 
 FIX = Path(__file__).parent / "fixtures" / "score"

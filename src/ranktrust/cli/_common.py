@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import shlex
 import sys
 from typing import Any, Callable

@@ -43,7 +43,7 @@ _METHOD_WORDS = {
 
 
 def _verdict(d: dict[str, Any]) -> str:
-    lo, hi, p = d["ci_low"], d["ci_high"], d["p_value"]
+    lo, p = d["ci_low"], d["p_value"]
     alpha = 1 - d["confidence_level"]
     if p is None or lo is None:
         if d["n_items"] < 2:

@@ -73,7 +73,7 @@ def _markdown(d: dict[str, Any]) -> str:
     from ..reporting.markdown import _esc
 
     ks = d["top_k"]
-    lines = [f"## Does #1 stay #1?", "", f"{d['draws']:,} draws per size; full-data #1: **{_esc(d['top_model'])}**.", "",
+    lines = ["## Does #1 stay #1?", "", f"{d['draws']:,} draws per size; full-data #1: **{_esc(d['top_model'])}**.", "",
              "| items | P(#1 stays #1) | " + " | ".join(f"P(top {k} in order)" for k in ks) + " | most often #1 | like |",
              "|--:|--:|" + "--:|" * len(ks) + "---|---|"]
     for row in d["sizes"]:

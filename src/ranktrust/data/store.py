@@ -25,7 +25,7 @@ import datetime as _dt
 import hashlib
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np

@@ -19,7 +19,7 @@ from ..results import Result, jsonable
 from .passk import PassAtK, _check_level, _ks_from_text, item_mean_ci, majority_at_n, pass_at_k
 from .protocol import ChooseN, RunUntilEnough, choose_n, n_required, run_until_enough
 from .sensitivity import Sensitivity, expected_best_of, hotelling_conditions, sensitivity
-from .variance import VarianceComponents, check_runs, item_stats, require_runs, run_scores, variance_components
+from .variance import VarianceComponents, check_runs, item_stats, run_scores, variance_components
 
 __all__ = [
     "repeats", "Repeats", "pass_at_k", "PassAtK", "majority_at_n", "choose_n", "ChooseN", "n_required",

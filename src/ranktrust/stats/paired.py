@@ -29,7 +29,7 @@ from scipy import special
 from ..errors import DataError, DegenerateDataWarning, SmallSampleWarning
 from ..results import Result, jsonable
 from .intervals import (
-    check_confidence_level, cluster_se, groups_apply, t_value, warn_few_clusters, z_value,
+    check_confidence_level, cluster_se, t_value, warn_few_clusters, z_value,
 )
 from .multiplicity import ADJUST_METHODS, adjust_pvalues
 

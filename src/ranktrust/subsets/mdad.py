@@ -88,7 +88,6 @@ def mdad_from_curve(agreement: np.ndarray, pairs: np.ndarray, delta_bin: float, 
     """
     a = np.asarray(agreement, dtype=np.float64)
     p = np.asarray(pairs, dtype=np.float64)
-    nb = a.shape[-1]
     informative = p >= min_pairs
     reach = informative & (a >= level)
     first = np.argmax(reach, axis=-1)
