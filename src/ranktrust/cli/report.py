@@ -68,12 +68,16 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
         fmt = {"html": "html", "htm": "html", "md": "md", "json": "json"}.get(suffix, "text")
     m, ihash = load_matrix(paths, kw)
     cluster = cluster_requested(kw)
-    rep = report(
-        m, confidence_level=confidence, cluster=cluster, cluster_label=kw.get("group_col") if cluster else None,
-        ci_method=ci_method, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
-        rank_sets=not no_rank_sets, stability=not no_stability, sizes=_sizes(sizes), draws=draws,
-        split_half=split_half, seed=seed, microbench=microbench,
-    )
+    from .stability import progress_bar
+
+    with progress_bar(1000, "analysing") as cb:
+        rep = report(
+            m, confidence_level=confidence, cluster=cluster, cluster_label=kw.get("group_col") if cluster else None,
+            ci_method=ci_method, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
+            rank_sets=not no_rank_sets, stability=not no_stability, sizes=_sizes(sizes), draws=draws,
+            split_half=split_half, seed=seed, microbench=microbench,
+            progress=None if cb is None else (lambda stage, frac: cb(int(frac * 1000), 1000)),
+        )
     d = rep.to_dict()
     cmd = command_line()
     if plots_dir:

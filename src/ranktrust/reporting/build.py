@@ -8,7 +8,7 @@ results; ``to_dict()`` is the JSON report (stable keys, see docs/report.md).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -175,6 +175,12 @@ class LeaderboardReport(Result):
             r = getattr(self, name)
             d[name] = r if (r is None or isinstance(r, dict)) else r.to_dict()
             d[name] = jsonable(d[name])
+        if d["stability"] is not None and m.n_models > HEATMAP_MAX_MODELS:
+            # M x M rank distributions per size would make the report tens of MB for hundreds of
+            # models; `ranktrust stability` keeps them
+            for row in d["stability"]["sizes"]:
+                row.pop("rank_distribution", None)
+            d["stability"]["rank_distribution_omitted"] = True
         d["notes"] = list(self.notes)
         d["dropped"] = dict(m.dropped)
         for k in ("microbench", "repeats", "sensitivity"):
@@ -245,6 +251,7 @@ def report(
     microbench: bool = False,
     microbench_trials: int = 20,
     extra: dict[str, Any] | None = None,
+    progress: Callable[[str, float], None] | None = None,
 ) -> LeaderboardReport:
     """Analyse a leaderboard: intervals, paired tests, tiers, rank sets, stability, power.
 
@@ -281,6 +288,9 @@ def report(
     microbench : bool, default: False
         Add the micro-benchmark section (MDAD of random/stratified/anchor/IRT/diversity subsets,
         ``microbench_trials`` trials, 70% of models as sources).
+    progress : callable, optional
+        ``progress(stage, fraction_done)`` is called as the analysis advances (the CLI draws a
+        progress bar on a terminal with it).
     extra : dict, optional
         Sections computed elsewhere: ``{"microbench": ..., "repeats": ..., "sensitivity": ...}``.
         Repeats and sensitivity are added automatically when the data has runs / conditions.
@@ -297,7 +307,8 @@ def report(
                       cluster_label=cluster_label, ci_method=ci_method,
                       tiers=tiers, rank_sets=rank_sets, stability=stability, sizes=sizes, draws=draws,
                       split_half=split_half, splits=splits, power_gaps=power_gaps, seed=seed, title=title,
-                      microbench=microbench, microbench_trials=microbench_trials, extra=extra)
+                      microbench=microbench, microbench_trials=microbench_trials, extra=extra,
+                      progress=progress or (lambda stage, frac: None))
     seen: list[str] = []
     for w in caught:
         msg = str(w.message)
@@ -313,7 +324,7 @@ def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: 
             tiers: str, rank_sets: bool, stability: bool, sizes: Sequence[int | str], draws: int,
             split_half: bool, splits: int, power_gaps: Sequence[float], seed: int | None,
             title: str | None, microbench: bool, microbench_trials: int,
-            extra: dict[str, Any] | None) -> LeaderboardReport:
+            extra: dict[str, Any] | None, progress: Callable[[str, float], None]) -> LeaderboardReport:
     from ..ranking.tiers import tiers as make_tiers
     from ..stats.intervals import intervals as make_intervals
     from ..stats.paired import all_pairs as make_pairs
@@ -331,6 +342,7 @@ def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: 
         )
     if m.n_runs > 1:
         notes.append(f"scores are means over {m.n_runs} runs per item (see `ranktrust repeats`)")
+    progress("intervals and paired tests", 0.0)
     rng = np.random.SeedSequence(seed)
     s_rank, s_stab, s_half, s_ci = rng.spawn(4)
     iv = make_intervals(m, method=ci_method, cluster=cluster, confidence_level=confidence_level,
@@ -351,16 +363,20 @@ def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: 
         if rank_sets:
             from ..ranking.ranksets import rank_sets as make_rank_sets
 
+            progress("rank confidence sets", 0.1)
             rs = make_rank_sets(complete, confidence_level=confidence_level,
                                 rng=np.random.default_rng(s_rank))
         if stability:
             from ..ranking.stability import stability as make_stability
 
             use = [s for s in sizes if s == "full" or int(s) < complete.n_items]
-            st = make_stability(complete, sizes=use, draws=draws, rng=np.random.default_rng(s_stab))
+            progress("rank stability", 0.3)
+            st = make_stability(complete, sizes=use, draws=draws, rng=np.random.default_rng(s_stab),
+                                progress=lambda done, total: progress("rank stability", 0.3 + 0.5 * done / max(total, 1)))
         if split_half:
             from ..ranking.splithalf import split_half as make_split_half
 
+            progress("split-half", 0.8)
             sh = make_split_half(complete, splits=splits, rng=np.random.default_rng(s_half))
 
     tier_method = tiers
@@ -414,7 +430,9 @@ def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: 
         sizes_mb = [k for k in (10, 25, 50, 100, 250, 500) if k < complete.n_items]
         extra["microbench"] = make_mdad(complete, sizes=sizes_mb, trials=microbench_trials,
                                         source_models=min(src, m.n_models - 2), rng=np.random.default_rng(s_half))
+    progress("pair matrix", 0.95)
     pm = _pair_matrix(m, iv, confidence_level, adjust, cluster)
+    progress("done", 1.0)
     settings = {
         "confidence_level": confidence_level,
         "adjust": adjust,
