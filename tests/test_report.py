@@ -120,3 +120,10 @@ def test_report_says_when_ranking_flips_with_condition():
     from ranktrust.reporting.markdown import report_markdown
 
     assert "THE RANKING FLIPS WITH THE CONDITION" in report_markdown(d)
+
+
+def test_result_repr_is_short_for_many_models(gpqa):
+    r = repr(rt.intervals(gpqa))
+    assert r.startswith("ScoreIntervals(") and "<array 420 float64>" in r and len(r) < 600
+    c = repr(rt.compare(gpqa, gpqa.models[0], gpqa.models[1]))
+    assert "only_a=" in c and "\n" not in c

@@ -49,6 +49,25 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+def _short(v: Any, limit: int = 6) -> str:
+    """A one-line preview of a field value: small values in full, big ones summarised."""
+    if isinstance(v, np.ndarray):
+        if v.size <= limit:
+            return np.array2string(v, precision=4, separator=", ")
+        return f"<array {'x'.join(map(str, v.shape))} {v.dtype}>"
+    if isinstance(v, (float, np.floating)):
+        return f"{float(v):.6g}"
+    if isinstance(v, (list, tuple)) and len(v) > limit:
+        head = ", ".join(_short(x) for x in list(v)[:3])
+        return f"[{head}, ... ({len(v)} in all)]"
+    if isinstance(v, dict) and len(v) > limit:
+        return f"{{... {len(v)} entries}}"
+    if isinstance(v, Result):
+        return f"<{type(v).__name__}>"
+    r = repr(v)
+    return r if len(r) <= 80 else r[:77] + "..."
+
+
 class Result:
     """Mixin for frozen result dataclasses.
 
@@ -56,6 +75,21 @@ class Result:
     JSON layout differs from their fields. ``_repr_html_`` shows the result in
     Jupyter as a table built from ``to_dict()``.
     """
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        # @dataclass adds its own __repr__ only when the class defines none: give every result the
+        # short one below (a 420-model result would otherwise print every array in full)
+        if "__repr__" not in cls.__dict__:
+            cls.__repr__ = Result._short_repr  # type: ignore[method-assign]
+
+    def _short_repr(self) -> str:
+        parts = []
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            if not f.repr:
+                continue
+            parts.append(f"{f.name}={_short(getattr(self, f.name))}")
+        return f"{type(self).__name__}({', '.join(parts)})"
 
     def to_dict(self) -> dict[str, Any]:
         """The result as JSON-ready plain Python values (stable keys)."""
