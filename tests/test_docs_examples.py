@@ -168,6 +168,28 @@ def _keys_from_comment(comment: str) -> list[str] | None:
     return keys or None
 
 
+def _defaults_from_comment(comment: str) -> dict | None:
+    """`# method="auto", cluster=None, confidence_level=0.95` -> {"method": "auto", ...}."""
+    text = comment.lstrip("#").strip()
+    if not re.fullmatch(r"\w+=[^,]+(,\s*\w+=[^,]+)*", text):
+        return None
+    out = {}
+    for part in text.split(","):
+        k, v = part.split("=", 1)
+        out[k.strip()] = ast.literal_eval(v.strip())
+    return out
+
+
+def _check_defaults(node, defaults: dict, where: str) -> None:
+    """The defaults a comment lists are those of the rt.<f> the statement calls."""
+    call = next(n for n in ast.walk(node) if isinstance(n, ast.Call))
+    assert isinstance(call.func, ast.Attribute) and getattr(call.func.value, "id", "") == "rt", where
+    params = inspect.signature(getattr(rt, call.func.attr)).parameters
+    for k, v in defaults.items():
+        assert k in params, f"{where}: rt.{call.func.attr} has no keyword {k!r}"
+        assert params[k].default == v, f"{where}: rt.{call.func.attr}({k}=) defaults to {params[k].default!r}, documented {v!r}"
+
+
 def _comments_by_line(code: str) -> dict[int, str]:
     out = {}
     for tok in tokenize.generate_tokens(io.StringIO(code).readline):
@@ -212,6 +234,10 @@ def _run_block(code: str, ns: dict, where: str) -> list[str]:
                 assert abs(float(g) - w) <= 0.5 * 10.0**-d + 1e-12, (
                     f"{where} line {node.lineno}: `{src}` gave {value!r}, documented {comment!r}"
                 )
+            checks.append(src)
+        defaults = _defaults_from_comment(comment) if comment else None
+        if defaults:
+            _check_defaults(node, defaults, f"{where} line {node.lineno}")
             checks.append(src)
         keys = _keys_from_comment(comment) if comment and isinstance(node, ast.Expr) else None
         if keys:
@@ -571,3 +597,56 @@ def test_plot_table(plot_inputs, tmp_path):
     assert {p.stem for p in files} >= {"forest", "pair_heatmap", "runs_vs_items", "condition_spread"}
     svg = rt.plot.figure_svg(rt.plot.forest(rep))
     assert svg.startswith("<svg") and "<title>" in svg
+
+
+def _split_args(args: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in args:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return [a for a in [*out, cur.strip()] if a]
+
+
+def test_architecture_api_table():
+    """docs/architecture.md's public API table: every public name is listed, in the module it names,
+    returning the class it names, with the keywords and defaults it shows."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## Public API", 1)[1].split("\n## ", 1)[0]
+    listed = set()
+    for first, module, returns in re.findall(r"^\| (.+?) \| (.+?) \| (.+?) \|$", section, re.M):
+        if first.strip() in ("name", "---"):
+            continue
+        for entry in re.findall(r"`([^`]+)`", first):
+            mt = re.match(r"(\w+)(?:\((.*)\))?$", entry)
+            name, args = mt.group(1), mt.group(2)
+            listed.add(name)
+            obj = getattr(rt, name)
+            where = f"docs/architecture.md: `{entry}`"
+            real_mod = obj.__name__ if inspect.ismodule(obj) else obj.__module__
+            prefixes = ["ranktrust." + m.strip().removesuffix(".py").strip("/").replace("/", ".")
+                        for m in module.split(",")]
+            assert any(real_mod == p or real_mod.startswith(p + ".") for p in prefixes), (where, real_mod)
+            cls = re.fullmatch(r"`(\w+)`", returns.strip())
+            if cls and not inspect.isclass(obj):
+                ann = str(inspect.signature(obj).return_annotation)
+                assert cls.group(1) in ann, f"{where} returns {ann}, documented {cls.group(1)}"
+            if args is None:
+                continue
+            params = inspect.signature(obj).parameters
+            for arg in _split_args(args):
+                if arg in ("*", "...") or arg.startswith("..."):
+                    continue
+                k, _, v = arg.partition("=")
+                assert k in params, f"{where}: no parameter {k!r}"
+                if v and " or " not in v:
+                    assert params[k].default == ast.literal_eval(v), (
+                        f"{where}: {k} defaults to {params[k].default!r}, documented {v}")
+                if k != "m" and "*" in _split_args(args) and _split_args(args).index("*") < _split_args(args).index(arg):
+                    assert params[k].kind is inspect.Parameter.KEYWORD_ONLY, f"{where}: {k} is not keyword-only"
+    unlisted = sorted(set(rt._LAZY) - listed)
+    assert not unlisted, f"public names missing from the docs/architecture.md API table: {unlisted}"
