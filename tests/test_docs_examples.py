@@ -650,3 +650,22 @@ def test_architecture_api_table():
                     assert params[k].kind is inspect.Parameter.KEYWORD_ONLY, f"{where}: {k} is not keyword-only"
     unlisted = sorted(set(rt._LAZY) - listed)
     assert not unlisted, f"public names missing from the docs/architecture.md API table: {unlisted}"
+
+
+def test_statistics_method_table(swebench):
+    """Every `method` in the docs/statistics.md interval table is accepted by rt.intervals, and the
+    bootstrap ones refuse an incomplete matrix as documented."""
+    text = (ROOT / "docs" / "statistics.md").read_text(encoding="utf-8")
+    table = text.split("| `method` | what it is |", 1)[1].split("\n\n", 1)[0]
+    methods = re.findall(r'`"([\w-]+)"`', "\n".join(r.split(" | ")[0] for r in table.splitlines()))
+    assert {"auto", "clt", "t", "wilson", "cluster", "percentile", "bca"} <= set(methods), methods
+    assert inspect.signature(rt.intervals).parameters["method"].default == "auto"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rt.SmallSampleWarning)
+        for meth in methods:
+            iv = rt.intervals(swebench, method=meth, n_resamples=200, rng=0)
+            assert np.all(iv.ci_low <= iv.ci_high)
+            assert iv.method in (meth, "clt") if meth == "auto" else iv.method == meth
+    incomplete = rt.read(BUNDLED, align="pairwise")
+    with pytest.raises(rt.DataError, match="same items"):
+        rt.intervals(incomplete, method="percentile", n_resamples=50, rng=0)
