@@ -35,11 +35,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ROOT, SHARED
 
 import ranktrust as rt
 from ranktrust.data.matrix import ScoreMatrix
-
-from conftest import ROOT, SHARED
 
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "formats").glob("*.md"))]
 BUNDLED = ROOT / "src" / "ranktrust" / "datasets" / "mmlupro_outputs.csv.gz"
@@ -58,7 +57,7 @@ SKIP: dict[tuple[str, str], str] = {
 }
 
 # a block is one (file, first line number, code, info) tuple
-FENCE = re.compile(r"^```([\w+-]*)[^\n]*\n(.*?)^```", re.S | re.M)
+FENCE = re.compile(r"^```([\w+-]*)[^\n]*\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 
 def _blocks(path: Path):
@@ -215,13 +214,13 @@ def _run_block(code: str, ns: dict, where: str) -> list[str]:
             if isinstance(node, ast.Expr):
                 value = eval(compile(ast.Expression(node.value), where, "eval"), ns)
             else:
-                exec(compile(ast.Module([node], []), where, "exec"), ns)
+                exec(compile(ast.Module([node], []), where, "exec"), ns)  # noqa: S102 - running the docs is the point
                 value = None
                 if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                     assigned = ns[node.targets[0].id]
                     if isinstance(assigned, (rt.results.Result, ScoreMatrix)):
                         _check_result(assigned, f"{where} line {node.lineno}")
-        except Exception as e:  # noqa: BLE001 - reported with the line
+        except Exception as e:
             raise AssertionError(f"{where} line {node.lineno}: `{src}` raised {type(e).__name__}: {e}") from e
         # a value documented in the comment on the last line of the statement
         comment = comments.get(node.end_lineno)
@@ -266,7 +265,7 @@ def _check_result(r, where: str) -> None:
 
 def _namespace(tmp: Path) -> dict:
     ns: dict = {"__name__": "__doc_example__"}
-    exec(PRELUDE, ns)
+    exec(PRELUDE, ns)  # noqa: S102
     return ns
 
 
@@ -312,7 +311,7 @@ def test_unlabelled_blocks_are_not_python():
         rel = path.relative_to(ROOT).as_posix()
         for info, line, code in _blocks(path):
             if info == "":
-                assert "import ranktrust" not in code and not re.search(r"^\s*\w+\s*=\s*rt\.", code, re.M), (
+                assert "import ranktrust" not in code and not re.search(r"^\s*\w+\s*=\s*rt\.", code, re.MULTILINE), (
                     f"{rel}:{line}: a Python example in a block without the `python` label"
                 )
 
@@ -484,7 +483,7 @@ def test_inline_calls(swebench, runs_csv):
             warnings.simplefilter("ignore", rt.DegenerateDataWarning)
             try:
                 value = eval(code, ns)
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 raise AssertionError(f"{rel}:{line}: `{call}` raised {type(e).__name__}: {e}") from e
         if isinstance(value, rt.results.Result):
             _check_result(value, f"{rel}:{line}")
@@ -531,7 +530,7 @@ def plot_inputs(swebench, runs_csv, gpqa_path):
     from ranktrust.stats import power_table
 
     m, mr, g = swebench, rt.read(runs_csv), rt.read(gpqa_path)
-    fast = dict(draws=100, sizes=(100, "full"))
+    fast = {"draws": 100, "sizes": (100, "full")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rt.SmallSampleWarning)
         warnings.simplefilter("ignore", rt.DegenerateDataWarning)
@@ -563,7 +562,7 @@ def test_plot_table(plot_inputs, tmp_path):
 
     reports, calls = plot_inputs
     text = (ROOT / "docs" / "report.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| `(\w+)\(([^`]*)\)` \| ([^|]*(?:\\\|[^|]*)*) \|", text, re.M)
+    rows = re.findall(r"^\| `(\w+)\(([^`]*)\)` \| ([^|]*(?:\\\|[^|]*)*) \|", text, re.MULTILINE)
     names = {r[0] for r in rows}
     public = {n for n in dir(rt.plot) if not n.startswith("_") and callable(getattr(rt.plot, n))
               and getattr(getattr(rt.plot, n), "__module__", "") == rt.plot.__name__}
@@ -618,7 +617,7 @@ def test_architecture_api_table():
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     section = text.split("## Public API", 1)[1].split("\n## ", 1)[0]
     listed = set()
-    for first, module, returns in re.findall(r"^\| (.+?) \| (.+?) \| (.+?) \|$", section, re.M):
+    for first, module, returns in re.findall(r"^\| (.+?) \| (.+?) \| (.+?) \|$", section, re.MULTILINE):
         if first.strip() in ("name", "---"):
             continue
         for entry in re.findall(r"`([^`]+)`", first):
