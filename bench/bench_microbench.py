@@ -40,7 +40,7 @@ def naive_pair_stats(truth: np.ndarray, est: np.ndarray, delta_bin: float) -> tu
                 if dt == 0:
                     continue
                 b = int(np.floor(abs(dt) / delta_bin + 1e-9))
-                a = 1.0 if np.sign(de) == np.sign(dt) else (0.5 if de == 0 else 0.0)
+                a = 1.0 if np.sign(de) == np.sign(dt) else 0.0   # an estimated tie is not agreement
                 agree.setdefault(b, []).append(a)
                 valid += 1
                 wrong += np.sign(de) == -np.sign(dt)

@@ -20,7 +20,7 @@ from scipy import sparse
 
 from .select import Selection, register
 
-__all__ = ["kmedoids", "item_vectors", "select_anchor"]
+__all__ = ["kmedoids", "item_vectors", "sq_distances", "select_anchor"]
 
 
 def item_vectors(y: np.ndarray, cache: dict | None = None) -> np.ndarray:
@@ -42,14 +42,67 @@ def item_vectors(y: np.ndarray, cache: dict | None = None) -> np.ndarray:
     return x
 
 
+# Below this many items k-medoids and the farthest-point traversal work on the full
+# (n, n) matrix of squared distances (at most 2,500^2 * 8 bytes = 50 MB), computed once
+# and shared between the subset sizes of a run through ``cache``; above it they compute
+# distances to the current centres on the fly and store no item-by-item matrix.
+FULL_DISTANCE_MAX_ITEMS = 2500
+
+
 def _sqdist_to(x: np.ndarray, sq: np.ndarray, centers: np.ndarray) -> np.ndarray:
     """Squared distances ``(n, len(centers))`` from every row of ``x`` to rows ``centers``."""
     d = sq[:, None] - 2.0 * (x @ x[centers].T) + sq[centers][None, :]
     return np.maximum(d, 0.0)
 
 
+def sq_distances(x: np.ndarray, cache: dict | None = None, key: str = "item_sqdist") -> np.ndarray | None:
+    """Full ``(n, n)`` squared Euclidean distances between the rows of ``x``, or None when ``n`` is large.
+
+    Entry ``(i, l)`` is computed as in :func:`_sqdist_to` (``|x_i|^2 - 2 x_i . x_l + |x_l|^2``,
+    clipped at 0). With a ``cache`` dict the matrix is stored under ``key`` and reused.
+    """
+    if cache is not None and key in cache:
+        return cache[key]
+    x = np.asarray(x, dtype=np.float64)
+    n = x.shape[0]
+    out = None
+    if n <= FULL_DISTANCE_MAX_ITEMS:
+        sq = np.einsum("ij,ij->i", x, x)
+        out = np.maximum(sq[:, None] - 2.0 * (x @ x.T) + sq[None, :], 0.0)
+    if cache is not None:
+        cache[key] = out
+    return out
+
+
+class _Dist:
+    """Squared distances between points in the permuted order ``xp = x[perm]``."""
+
+    def __init__(self, x: np.ndarray, perm: np.ndarray, full: np.ndarray | None) -> None:
+        self.perm = perm
+        self.full = full
+        if full is None:
+            self.xp = x[perm]
+            self.sq = np.einsum("ij,ij->i", self.xp, self.xp)
+        else:
+            self.xp = None
+            self.sq = None
+
+    def to(self, centers: np.ndarray) -> np.ndarray:
+        """``(n, len(centers))`` distances from every (permuted) point to the points ``centers``."""
+        if self.full is None:
+            return _sqdist_to(self.xp, self.sq, centers)
+        return self.full[np.ix_(self.perm, self.perm[centers])]
+
+    def to_one(self, c: int) -> np.ndarray:
+        """``(n,)`` distances from every (permuted) point to the point ``c``."""
+        if self.full is None:
+            return _sqdist_to(self.xp, self.sq, np.array([c]))[:, 0]
+        return self.full[self.perm, self.perm[c]]
+
+
 def kmedoids(
-    x: np.ndarray, k: int, rng: np.random.Generator, *, max_iter: int = 50
+    x: np.ndarray, k: int, rng: np.random.Generator, *, max_iter: int = 50,
+    sqdist: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """k-medoids ("alternate" algorithm, k-medoids++ start) under squared Euclidean distance.
 
@@ -62,6 +115,10 @@ def kmedoids(
     rng : numpy.random.Generator
         Randomness of the start and of ties.
     max_iter : int, default: ``50``
+    sqdist : ndarray, shape (n, n), optional
+        Precomputed squared distances between the rows of ``x``
+        (:func:`sq_distances`); computed here when ``n`` is small enough, else
+        distances to the medoids are computed on the fly.
 
     Returns
     -------
@@ -79,12 +136,15 @@ def kmedoids(
     x = np.asarray(x, dtype=np.float64)
     n = x.shape[0]
     perm = rng.permutation(n)                 # random order breaks ties at random
+    if sqdist is None:
+        sqdist = sq_distances(x)
+    dist = _Dist(x, perm, sqdist)
     xp = x[perm]
     sq = np.einsum("ij,ij->i", xp, xp)
     # k-medoids++ start
     med = np.empty(k, dtype=np.intp)
     med[0] = rng.integers(n)
-    dmin = _sqdist_to(xp, sq, med[:1])[:, 0]
+    dmin = dist.to_one(int(med[0]))
     taken = np.zeros(n, dtype=bool)
     taken[med[0]] = True
     for c in range(1, k):
@@ -99,11 +159,11 @@ def kmedoids(
             nxt = int(np.flatnonzero(~taken)[0])
         med[c] = nxt
         taken[nxt] = True
-        dmin = np.minimum(dmin, _sqdist_to(xp, sq, med[c:c + 1])[:, 0])
+        np.minimum(dmin, dist.to_one(nxt), out=dmin)
     cols = np.arange(k)
     labels = np.zeros(n, dtype=np.intp)
     for _ in range(max_iter):
-        d = _sqdist_to(xp, sq, med)
+        d = dist.to(med)
         d[med, cols] = -1.0                   # a medoid stays in its own cluster
         labels = np.argmin(d, axis=1)
         onehot = sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(k, n))
@@ -138,7 +198,7 @@ def select_anchor(y: np.ndarray, k: int, rng: np.random.Generator, *, groups: np
     .. [1] R. Vivek et al., "Anchor Points: Benchmarking Models with Much Fewer Examples", EACL 2024.
     """
     x = item_vectors(y, cache)
-    med, lab = kmedoids(x, k, rng)
+    med, lab = kmedoids(x, k, rng, sqdist=sq_distances(x, cache))
     w = np.bincount(lab, minlength=k) / x.shape[0]
     srt = np.argsort(med)
     return Selection(med[srt], w[srt], {"cluster_sizes": np.bincount(lab, minlength=k)[srt]})

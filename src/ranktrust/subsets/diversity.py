@@ -18,28 +18,41 @@ from __future__ import annotations
 
 import numpy as np
 
-from .anchor import item_vectors
+from .anchor import item_vectors, sq_distances
 from .select import Selection, register
 
 __all__ = ["farthest_points", "select_diversity"]
 
 
-def farthest_points(x: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Greedy farthest-point traversal; returns (chosen rows, nearest chosen index per row)."""
+def farthest_points(x: np.ndarray, k: int, rng: np.random.Generator, *,
+                    sqdist: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Greedy farthest-point traversal; returns (chosen rows, nearest chosen index per row).
+
+    ``sqdist``: optional precomputed ``(n, n)`` squared distances between the rows of ``x``
+    (:func:`ranktrust.subsets.anchor.sq_distances`); otherwise distances to each chosen
+    item are computed as it is chosen.
+    """
     x = np.asarray(x, dtype=np.float64)
     n = x.shape[0]
     perm = rng.permutation(n)                 # ties go to a random item
-    xp = x[perm]
-    sq = np.einsum("ij,ij->i", xp, xp)
+    if sqdist is None:
+        xp = x[perm]
+        sq = np.einsum("ij,ij->i", xp, xp)
+
+        def dist_to(c: int) -> np.ndarray:
+            return np.maximum(sq - 2.0 * xp @ xp[c] + sq[c], 0.0)
+    else:
+        def dist_to(c: int) -> np.ndarray:
+            return sqdist[perm, perm[c]]
     chosen = np.empty(k, dtype=np.intp)
     chosen[0] = 0                             # perm[0] is a uniformly random item
-    dmin = np.maximum(sq - 2.0 * xp @ xp[0] + sq[0], 0.0)
+    dmin = dist_to(0)
     near = np.zeros(n, dtype=np.intp)
     dmin[0] = -1.0
     for c in range(1, k):
         nxt = int(np.argmax(dmin))
         chosen[c] = nxt
-        d = np.maximum(sq - 2.0 * xp @ xp[nxt] + sq[nxt], 0.0)
+        d = dist_to(nxt)
         closer = d < dmin
         near[closer] = c
         dmin = np.where(closer, d, dmin)
@@ -55,7 +68,7 @@ def select_diversity(y: np.ndarray, k: int, rng: np.random.Generator, *, groups:
                      cache: dict | None = None) -> Selection:
     """Farthest-point items in correctness space, weighted by their Voronoi cell's share."""
     x = item_vectors(y, cache)
-    idx, near = farthest_points(x, k, rng)
+    idx, near = farthest_points(x, k, rng, sqdist=sq_distances(x, cache))
     w = np.bincount(near, minlength=k) / x.shape[0]
     srt = np.argsort(idx)
     return Selection(idx[srt], w[srt])

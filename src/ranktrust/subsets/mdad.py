@@ -51,12 +51,17 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     iu, ju = np.triu_indices(x.shape[-1], 1)
-    sx = np.sign(x[..., iu] - x[..., ju])
-    sy = np.sign(y[..., iu] - y[..., ju])
-    num = np.sum(sx * sy, axis=-1)
-    den = np.sqrt(np.sum(sx * sx, axis=-1) * np.sum(sy * sy, axis=-1))
+
+    def sign(v: np.ndarray) -> np.ndarray:        # int8 signs of the pair differences
+        hi, lo = v[..., iu], v[..., ju]
+        return (hi > lo).view(np.int8) - (hi < lo).view(np.int8)
+
+    sx, sy = sign(x), sign(y)
+    num = np.sum(sx * sy, axis=-1, dtype=np.int64)
+    den = np.sqrt(np.count_nonzero(sx, axis=-1) * np.count_nonzero(sy, axis=-1).astype(np.float64))
+    bad = np.isnan(x).any(axis=-1) | np.isnan(y).any(axis=-1)     # a NaN score: tau is NaN
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+        return np.where((den > 0) & ~bad, num / np.where(den > 0, den, 1.0), np.nan)
 
 
 def pair_agreement(true_diff: np.ndarray, est_diff: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
