@@ -106,3 +106,13 @@ def test_bad_input():
         pt = all_pairs(other)
     with pytest.raises(ValueError, match="`pair_table` was computed on other models"):
         tiers(m, pair_table=pt)
+
+
+def test_tiers_rejects_unknown_keywords_naming_itself(swebench):
+    import ranktrust as rt
+
+    with pytest.raises(TypeError, match=r"tiers\(\) got unexpected keyword argument\(s\) 'confidence_levle'"):
+        rt.tiers(swebench, confidence_levle=0.9)
+    with pytest.raises(TypeError, match="allowed: cluster"):
+        rt.tiers(swebench, rng=0)
+    assert rt.tiers(swebench, method="rank-sets", rng=0, n_resamples=200).method == "rank-sets"

@@ -59,7 +59,7 @@ _LAZY: dict[str, str] = {
     "Store": "ranktrust.data.store",
     # report
     "report": "ranktrust.reporting.build",
-    "plot": "ranktrust.reporting.plots",
+    "plot": "ranktrust.plot",
     # scoring local models (optional extra)
     "score_models": "ranktrust.score",
 }

@@ -52,7 +52,7 @@ def jsonable(value: Any) -> Any:
 def _short(v: Any, limit: int = 6) -> str:
     """A one-line preview of a field value: small values in full, big ones summarised."""
     if isinstance(v, np.ndarray):
-        if v.size <= limit:
+        if v.size <= limit and v.ndim <= 1:
             return np.array2string(v, precision=4, separator=", ")
         return f"<array {'x'.join(map(str, v.shape))} {v.dtype}>"
     if isinstance(v, (float, np.floating)):

@@ -365,7 +365,8 @@ class ScoreMatrix:
         if self.n_runs > 1:
             extra.append(f"{self.n_runs} runs")
         if self.groups is not None:
-            extra.append(f"{len(set(self.groups))} groups")
+            g = len(set(self.groups))
+            extra.append(f"{g} group{'s' if g != 1 else ''}")
         if self.conditions is not None:
             extra.append(f"{len(set(self.conditions))} conditions")
         missing = int(np.isnan(self.scores).sum())

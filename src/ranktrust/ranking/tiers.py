@@ -121,7 +121,9 @@ def tiers(
     pair_table : PairTable, optional
         Reuse paired tests already computed (adjacent or all pairs; its own adjustment is used).
     **kw
-        Passed on to :func:`ranktrust.stats.all_pairs` (e.g. ``cluster``) or to the
+        ``cluster`` for ``"adjacent"`` (passed to :func:`ranktrust.stats.all_pairs`); ``rng``,
+        ``n_resamples``, ``cluster``, ``simultaneous``, ``batch`` or ``rank_sets`` for ``"rank-sets"``;
+        anything else is a TypeError naming this function. Passed on to the
         rank-sets method.
 
     Returns
@@ -142,6 +144,14 @@ def tiers(
     from ..stats.intervals import check_confidence_level
 
     cl = check_confidence_level(confidence_level)
+    allowed = {"rank-sets": {"rng", "n_resamples", "cluster", "simultaneous", "batch", "rank_sets"},
+               "adjacent": {"cluster"}}.get(method, set())
+    unknown = sorted(set(kw) - allowed)
+    if unknown:
+        raise TypeError(
+            f"tiers() got unexpected keyword argument(s) {', '.join(map(repr, unknown))} for method={method!r}; "
+            f"allowed: {', '.join(sorted(allowed)) or 'none'}"
+        )
     if method == "rank-sets":
         from .ranksets import tiers_from_rank_sets  # written with the ranking issue
 

@@ -252,6 +252,7 @@ def report(
     microbench_trials: int = 20,
     extra: dict[str, Any] | None = None,
     progress: Callable[[str, float], None] | None = None,
+    rng: Any = None,
 ) -> LeaderboardReport:
     """Analyse a leaderboard: intervals, paired tests, tiers, rank sets, stability, power.
 
@@ -285,6 +286,9 @@ def report(
         Gaps (fractions) for the questions-needed table.
     seed : int, optional
         Seed of every random step (recorded in the report).
+    rng : None, int or numpy.random.Generator, optional
+        The usual name for the seed (SPEC 7); when given it replaces ``seed`` (a Generator
+        draws the seed that is recorded).
     microbench : bool, default: False
         Add the micro-benchmark section (MDAD of random/stratified/anchor/IRT/diversity subsets,
         ``microbench_trials`` trials, 70% of models as sources).
@@ -301,6 +305,13 @@ def report(
     """
     import warnings
 
+    if rng is not None:  # SPEC 7 name, as in every other function; `seed` is what the CLI records
+        if isinstance(rng, np.random.Generator):
+            seed = int(rng.integers(2**63 - 1))
+        elif isinstance(rng, (int, np.integer)):
+            seed = int(rng)
+        else:
+            raise TypeError(f"`rng` must be None, an int or a numpy.random.Generator, got {type(rng).__name__}")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rep = _report(m, confidence_level=confidence_level, adjust=adjust, all_pairs=all_pairs, cluster=cluster,

@@ -33,6 +33,7 @@ matplotlib.use("Agg", force=False)
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+import numpy as np  # noqa: E402
 from matplotlib.ticker import LogFormatter, PercentFormatter  # noqa: E402
 
 __all__ = [
@@ -253,13 +254,34 @@ def forest(result: Any, *, max_models: int | None = None, title: str | None = No
     return fig
 
 
+def _matrix_from_pairs(pairs: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{"models", "diff", "p_adjusted"}`` laid out from a list of pair records (missing pairs NaN)."""
+    models: list[str] = []
+    for p in pairs:
+        for k in (p["a"], p["b"]):
+            if k not in models:
+                models.append(k)
+    pos = {k: i for i, k in enumerate(models)}
+    n = len(models)
+    diff = np.full((n, n), np.nan)
+    padj = np.full((n, n), np.nan)
+    for p in pairs:
+        i, j = pos[p["a"]], pos[p["b"]]
+        d = _num(p.get("diff"))
+        diff[i, j], diff[j, i] = d, -d
+        padj[i, j] = padj[j, i] = _num(p.get("p_adjusted"))
+    return {"models": models, "diff": diff.tolist(), "p_adjusted": padj.tolist()}
+
+
 def pair_heatmap(result: Any, *, max_models: int = 60, annotate: bool | None = None) -> Figure:
     """Heatmap of pairwise score differences (row minus column, points) with significance marks.
 
     Parameters
     ----------
     result : result or dict
-        A report (``"pair_matrix"``) or the matrix itself: ``{"models", "diff", "p_adjusted"}``.
+        A report (``"pair_matrix"``), a :class:`~ranktrust.stats.paired.PairTable` from
+        ``rt.all_pairs(m)`` (rows and columns in score order), or the matrix itself:
+        ``{"models", "diff", "p_adjusted"}``.
     max_models : int, default: ``60``
         Draw at most this many rows/columns (the first ones).
     annotate : bool, optional
@@ -271,13 +293,20 @@ def pair_heatmap(result: Any, *, max_models: int = 60, annotate: bool | None = N
         The marks (one scatter point per cell whose adjusted p-value is below ``1 - confidence_level``)
         are the ``PathCollection`` with gid ``rt-significant``.
     """
-    d = _as_dict(result)
+    if callable(getattr(result, "matrix", None)) and hasattr(result, "order"):  # a PairTable: no statistics, a view
+        o = list(result.order)
+        d = {"pair_matrix": {"models": [result.models[k] for k in o],
+                             "diff": result.matrix("diff")[np.ix_(o, o)].tolist(),
+                             "p_adjusted": result.matrix("p_adjusted")[np.ix_(o, o)].tolist()},
+             "settings": {"confidence_level": result.confidence_level}}
+    else:
+        d = _as_dict(result)
+        if "pair_matrix" not in d and "diff" not in d and isinstance(d.get("pairs"), list) and d["pairs"]:
+            d = {**d, "pair_matrix": _matrix_from_pairs(d["pairs"])}  # PairTable.to_dict(): arrange, no statistics
     pm = _section(d, "pair_matrix", "diff", "pair heatmap")
     alpha = _alpha_of(d)
     models = list(pm["models"])[:max_models]
     n = len(models)
-    import numpy as np
-
     diff = np.array([[_pts(v) for v in row[:n]] for row in pm["diff"][:n]], dtype=float).reshape(n, n)
     padj = pm.get("p_adjusted")
     p = (np.array([[_num(v) for v in row[:n]] for row in padj[:n]], dtype=float).reshape(n, n)
@@ -670,6 +699,11 @@ def agreement_curve(result: Any, *, sizes: Iterable[int] | None = None, threshol
         src = d.get("microbench") if isinstance(d.get("microbench"), dict) else d
         threshold = float((src.get("settings") or {}).get("agreement_level") or 0.8)
     rows = [r for r in rows if r.get("pairs") is None or r["pairs"] >= min_pairs]
+    if not rows:
+        raise ValueError(
+            f"nothing to plot: no |Δ| bin has `min_pairs`={min_pairs} target pairs; use more target models "
+            "(fewer source models) or a lower `min_pairs`"
+        )
     all_sizes = sorted({r["size"] for r in rows})
     chosen = [s for s in all_sizes if sizes is None or s in set(sizes)][:8]
     if not chosen:

@@ -270,7 +270,7 @@ def _power_items(gap: float, q: float, alpha: float, pw: float, binary: bool) ->
     return int(r.items_needed)  # type: ignore[arg-type]
 
 
-def estimate_disagreement(m: "ScoreMatrix", pair: tuple[str, str] | None = None) -> float:
+def estimate_disagreement(m: "ScoreMatrix", *, pair: tuple[str, str] | None = None) -> float:
     """Disagreement ``q`` estimated from data.
 
     Parameters
