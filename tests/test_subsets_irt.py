@@ -127,3 +127,60 @@ def test_bad_arguments():
         irt.fit_2pl(np.zeros(5))
     with pytest.raises(ValueError, match="`dim` must be a positive integer"):
         irt.fit_2pl(np.zeros((3, 3)), dim=0)
+
+
+def test_lbfgs_matches_scipy_on_rosenbrock():
+    """Reference: scipy's L-BFGS-B on the extended Rosenbrock function (minimum at 1, value 0)."""
+    x0 = np.tile([-1.2, 1.0], 10)
+    ours = irt._lbfgs(lambda x: (optimize.rosen(x), optimize.rosen_der(x)), x0, max_iter=2000,
+                      ftol=1e-15, gtol=1e-9, maxcor=10)
+    ref = optimize.minimize(optimize.rosen, x0, jac=optimize.rosen_der, method="L-BFGS-B",
+                            options={"ftol": 1e-15, "gtol": 1e-9, "maxiter": 2000})
+    assert ours.success
+    np.testing.assert_allclose(ours.x, ref.x, atol=1e-5)
+    np.testing.assert_allclose(ours.x, 1.0, atol=1e-5)
+
+
+def test_warm_start_reaches_the_same_optimum():
+    y, *_ = _simulate(n=200, j=150, seed=8)
+    cold = irt.fit_2pl(y, tol=1e-10, dtype=np.float64)
+    # start from a fit on an overlapping subset of models (what mdad does between trials);
+    # rows without a previous value (NaN) keep the default start
+    part = irt.fit_2pl(y[:150])
+    th = np.full((200, 1), np.nan)
+    th[:150] = part.ability
+    warm = irt.fit_2pl(y, tol=1e-10, dtype=np.float64, init=(th, part.discrimination, part.difficulty))
+    assert warm.converged
+    assert warm.neg_log_posterior == pytest.approx(cold.neg_log_posterior, rel=1e-6)
+    np.testing.assert_allclose(irt.predict(warm.ability, warm.discrimination, warm.difficulty),
+                               irt.predict(cold.ability, cold.discrimination, cold.difficulty), atol=0.02)
+    # starting at the optimum: stays there, in a few iterations
+    again = irt.fit_2pl(y, tol=1e-10, dtype=np.float64, init=(cold.ability, cold.discrimination, cold.difficulty))
+    assert again.n_iter < cold.n_iter and again.neg_log_posterior <= cold.neg_log_posterior + 1e-3
+
+
+def test_float32_objective_matches_float64():
+    """The in-place float32 objective (tanh form of the gradient) optimises the same posterior."""
+    y, *_ = _simulate(n=120, j=80, seed=9)
+    y[np.random.default_rng(3).random(y.shape) < 0.1] = np.nan        # the masked path too
+    f32 = irt.fit_2pl(y)
+    f64 = irt.fit_2pl(y, tol=1e-12, dtype=np.float64)
+    assert f32.neg_log_posterior == pytest.approx(f64.neg_log_posterior, rel=1e-5)
+    np.testing.assert_allclose(irt.predict(f32.ability, f32.discrimination, f32.difficulty),
+                               irt.predict(f64.ability, f64.discrimination, f64.difficulty), atol=0.02)
+
+
+def test_fit_ability_one_and_two_dimensional_paths_agree():
+    y, th, a, b, _ = _simulate(n=20, j=30, seed=10)
+    y[0, :5] = np.nan
+    one = irt.fit_ability(y, a, b)
+    two = irt.fit_ability(y, np.column_stack([a, np.zeros_like(a)]), b)   # second axis carries nothing
+    np.testing.assert_allclose(one[:, 0], two[:, 0], atol=1e-7)
+
+
+def test_bad_init():
+    y, *_ = _simulate(n=20, j=10, seed=11)
+    with pytest.raises(ValueError, match="`init` must be a tuple"):
+        irt.fit_2pl(y, init=(None, None))
+    with pytest.raises(ValueError, match="`init` discrimination must have shape"):
+        irt.fit_2pl(y, init=(None, np.ones(3), None))

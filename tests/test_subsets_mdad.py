@@ -277,3 +277,21 @@ def test_default_source_models():
     _, m = _bernoulli_matrix(n_models=10, n_items=50)
     r = rt.mdad(m, methods=["random"], sizes=[5], trials=1, delta_bin=0.2, min_pairs=1)
     assert (r.n_source_models, r.n_target_models) == (7, 3)
+
+
+def test_kendall_tau_b_is_nan_with_a_nan_score():
+    x = np.array([[0.1, 0.2, 0.3, 0.4], [0.1, 0.2, 0.3, 0.4]])
+    y = np.array([[0.1, np.nan, 0.3, 0.2], [0.1, 0.5, 0.3, 0.2]])
+    tau = kendall_tau_b(x, y)
+    assert np.isnan(tau[0]) and tau[1] == pytest.approx(stats.kendalltau(x[1], y[1]).statistic)
+
+
+def test_irt_warm_start_keeps_trials_reproducible():
+    """The IRT fit of a trial starts from the previous trial's fit: the same seed gives the same results,
+    and the first trials do not depend on how many follow or on the other methods."""
+    _, m = _bernoulli_matrix(n_models=30, n_items=80, seed=4)
+    a = rt.mdad(m, methods=["irt"], sizes=[5, 10], trials=4, source_models=15, rng=5, delta_bin=0.02)
+    b = rt.mdad(m, methods=["random", "irt"], sizes=[5, 10], trials=2, source_models=15, rng=5, delta_bin=0.02)
+    c = rt.mdad(m, methods=["irt"], sizes=[5, 10], trials=4, source_models=15, rng=5, delta_bin=0.02)
+    assert a.to_dict() == c.to_dict()
+    np.testing.assert_array_equal(a.mean_abs_error[0, :, :2], b.mean_abs_error[1])

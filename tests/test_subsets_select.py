@@ -191,3 +191,20 @@ def test_errors_name_the_parameter():
         rt.estimate(s, np.zeros((2, 4)))
     with pytest.raises(DataError, match="not in the target matrix"):
         rt.estimate(s, M.select(items=[i for i in M.items if i != s.labels[0]]))
+
+
+def test_full_distance_matrix_and_on_the_fly_paths_agree(monkeypatch):
+    """k-medoids and farthest points give the same items with and without the stored (n, n) distances."""
+    y = np.asarray(M.scores)
+    x = anchor.item_vectors(y)
+    full = [anchor.kmedoids(x, k, np.random.default_rng(k)) for k in (3, 10)]
+    far = diversity.farthest_points(x, 8, np.random.default_rng(1), sqdist=anchor.sq_distances(x))
+    monkeypatch.setattr(anchor, "FULL_DISTANCE_MAX_ITEMS", 0)
+    assert anchor.sq_distances(x) is None
+    for (med, lab), k in zip(full, (3, 10)):
+        med2, lab2 = anchor.kmedoids(x, k, np.random.default_rng(k))
+        np.testing.assert_array_equal(med, med2)
+        np.testing.assert_array_equal(lab, lab2)
+    far2 = diversity.farthest_points(x, 8, np.random.default_rng(1))
+    np.testing.assert_array_equal(far[0], far2[0])
+    np.testing.assert_array_equal(far[1], far2[1])

@@ -69,6 +69,8 @@ def sq_distances(x: np.ndarray, cache: dict | None = None, key: str = "item_sqdi
     if n <= FULL_DISTANCE_MAX_ITEMS:
         sq = np.einsum("ij,ij->i", x, x)
         out = np.maximum(sq[:, None] - 2.0 * (x @ x.T) + sq[None, :], 0.0)
+        np.fill_diagonal(out, 0.0)            # exact zeros (rounding can leave 1e-15)
+        out = np.asfortranarray(out)          # columns are what the searches read
     if cache is not None:
         cache[key] = out
     return out
@@ -147,8 +149,9 @@ def kmedoids(
     dmin = dist.to_one(int(med[0]))
     taken = np.zeros(n, dtype=bool)
     taken[med[0]] = True
+    exact = sqdist is not None and not np.diagonal(sqdist).any()   # dmin is then 0 at chosen points
     for c in range(1, k):
-        p = np.where(taken, 0.0, dmin)
+        p = dmin if exact else np.where(taken, 0.0, dmin)
         tot = p.sum()
         if tot > 0:
             nxt = int(np.searchsorted(np.cumsum(p), rng.random() * tot, side="right"))

@@ -178,6 +178,7 @@ def fit_2pl(
     max_iter: int = 500,
     tol: float = 1e-7,
     dtype: type = np.float32,
+    init: tuple[np.ndarray | None, np.ndarray, np.ndarray] | None = None,
 ) -> IRTParams:
     """Fit a 2PL IRT model to a ``(n_models, n_items)`` matrix of scores in [0, 1].
 
@@ -198,6 +199,11 @@ def fit_2pl(
         Relative tolerance on the objective (``ftol`` of L-BFGS-B).
     dtype : numpy dtype, default: ``numpy.float32``
         Precision of the whole-matrix arithmetic (parameters stay float64).
+    init : (ability, discrimination, difficulty), optional
+        Start values (shapes ``(n_models, dim)``, ``(n_items, dim)``, ``(n_items,)``),
+        e.g. a fit on overlapping data; ``None`` for a part, or a NaN row, keeps the
+        default start there. A warm start changes the result only within the
+        optimiser's tolerance and needs fewer iterations.
 
     Returns
     -------
@@ -253,6 +259,8 @@ def fit_2pl(
         if np.corrcoef(th0[:, 0], lt)[0, 1] < 0:
             th0[:, 0] *= -1
     a0 = np.full((j, dim), 1.0 if dim == 1 else 0.5)
+    if init is not None:
+        th0, a0, b0 = _check_init(init, n, j, dim, th0, a0, b0)
     x0 = np.concatenate([th0.ravel(), a0.ravel(), b0])
 
     Y = y0.astype(dtype)
@@ -336,6 +344,33 @@ def fit_2pl(
         discrimination=a.copy(), difficulty=b.copy(), ability=th.copy(),
         converged=bool(res.success), n_iter=int(res.nit), neg_log_posterior=float(res.fun),
     )
+
+
+def _check_init(init: tuple, n: int, j: int, dim: int, th0: np.ndarray, a0: np.ndarray, b0: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Start values ``(ability, discrimination, difficulty)`` of :func:`fit_2pl`, checked.
+
+    ``None`` for a part, or a NaN row (model or item), keeps the default start value there.
+    """
+    try:
+        parts = tuple(init)
+    except TypeError:
+        parts = ()
+    if len(parts) != 3:
+        raise ValueError("`init` must be a tuple (ability, discrimination, difficulty); None keeps a default")
+    out = []
+    for name, v, default, rows in zip(("ability", "discrimination", "difficulty"), parts, (th0, a0, b0),
+                                      (n, j, j)):
+        cur = default.copy()
+        if v is not None:
+            v = np.asarray(v, dtype=np.float64)
+            if v.size != default.size:
+                raise ValueError(f"`init` {name} must have shape {default.shape}; got {v.shape}")
+            v = v.reshape(default.shape)
+            ok = np.isfinite(v) if v.ndim == 1 else np.isfinite(v).all(axis=1)
+            cur[ok] = v[ok]
+        out.append(cur)
+    return out[0], out[1], out[2]
 
 
 def fit_ability(
@@ -510,6 +545,32 @@ def gp_lambda(
 
 
 # ------------------------------------------------------------ selection method
+def _warm_start(cache: dict | None, shape: tuple[int, int]) -> tuple | None:
+    """Start values for the fit from the previous trial's fit of a meta-evaluation.
+
+    :func:`ranktrust.subsets.mdad.mdad` passes, in ``cache``, the source models' and
+    candidate items' rows in the full matrix (``source_rows``, ``pool``) and a dict
+    ``warm`` kept across trials. Models and items of this trial that the previous fit
+    also had start from their fitted values; the others from the default start.
+    """
+    if cache is None or not isinstance(cache.get("warm"), dict) or "irt" not in cache["warm"]:
+        return None
+    prev_rows, prev_pool, prev = cache["warm"]["irt"]
+    rows, pool = np.asarray(cache["source_rows"]), np.asarray(cache["pool"])
+    if (len(rows), len(pool)) != shape:
+        return None
+
+    def carry(new: np.ndarray, old: np.ndarray, values: np.ndarray) -> np.ndarray:
+        pos = np.clip(np.searchsorted(old, new), 0, len(old) - 1)     # both sorted
+        hit = old[pos] == new
+        out = np.full((len(new),) + values.shape[1:], np.nan)
+        out[hit] = values[pos[hit]]
+        return out
+
+    return (carry(rows, prev_rows, prev.ability), carry(pool, prev_pool, prev.discrimination),
+            carry(pool, prev_pool, prev.difficulty))
+
+
 def _register() -> None:
     from .anchor import kmedoids, sq_distances
     from .select import Selection, register
@@ -529,11 +590,14 @@ def _register() -> None:
         """
         params = cache.get("irt") if cache is not None else None
         if params is None:
+            init = _warm_start(cache, y.shape)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DegenerateDataWarning)
-                params = fit_2pl(y)
+                params = fit_2pl(y, init=init)
             if cache is not None:
                 cache["irt"] = params
+                if isinstance(cache.get("warm"), dict):
+                    cache["warm"]["irt"] = (cache["source_rows"], cache["pool"], params)
         emb = params.embedding()
         med, lab = kmedoids(emb, k, rng, sqdist=sq_distances(emb, cache, "irt_embedding_sqdist"))
         w = np.bincount(lab, minlength=k) / emb.shape[0]

@@ -446,6 +446,7 @@ def mdad(
     seconds = {meth: 0.0 for meth in methods}
     total = T * M * S
     done = 0
+    warm: dict[str, Any] = {}
     for t in range(T):
         split = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(t,)))
         perm = split.permutation(n_models)
@@ -461,7 +462,8 @@ def mdad(
                 unseen[pool] = False
                 truth_unseen[t] = np.nanmean(y_tgt[:, unseen], axis=1)
         groups = None if codes is None else codes[pool]
-        cache: dict[str, Any] = {}
+        # shared by the methods and sizes of this trial; "warm" lives across trials (IRT warm start)
+        cache: dict[str, Any] = {"source_rows": src, "pool": pool, "warm": warm}
         for mi, (meth, fn) in enumerate(zip(methods, fns)):
             t0 = time.perf_counter()
             for si, k in enumerate(sizes_arr.tolist()):

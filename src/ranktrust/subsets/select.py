@@ -5,7 +5,10 @@ registered with :func:`register`. ``y`` is the ``(n_source_models, n_items)`` sc
 matrix of the source models on the candidate items, ``k`` the subset size, ``rng`` a
 :class:`numpy.random.Generator`, ``groups`` an integer code per item or ``None``, and
 ``cache`` a dict the caller may share between calls on the same source matrix (the
-meta-evaluation reuses one IRT fit for every size). The method returns the chosen
+meta-evaluation reuses one IRT fit and one item distance matrix for every size; it also
+puts ``source_rows`` and ``pool``, the rows of the source models and candidate items in
+the full matrix, and ``warm``, a dict kept across trials from which the IRT fit takes its
+start values). The method returns the chosen
 positions and a weight per chosen item (weights sum to 1): the full-benchmark score
 of a model is estimated by the weighted mean of its scores on the chosen items.
 
