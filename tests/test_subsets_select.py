@@ -197,8 +197,9 @@ def test_full_distance_matrix_and_on_the_fly_paths_agree(monkeypatch):
     """k-medoids and farthest points give the same items with and without the stored (n, n) distances."""
     y = np.asarray(M.scores)
     x = anchor.item_vectors(y)
-    full = [anchor.kmedoids(x, k, np.random.default_rng(k)) for k in (3, 10)]
-    far = diversity.farthest_points(x, 8, np.random.default_rng(1), sqdist=anchor.sq_distances(x))
+    d = anchor.sq_distances(x)
+    full = [anchor.kmedoids(x, k, np.random.default_rng(k), sqdist=d) for k in (3, 10)]
+    far = diversity.farthest_points(x, 8, np.random.default_rng(1), sqdist=d)
     monkeypatch.setattr(anchor, "FULL_DISTANCE_MAX_ITEMS", 0)
     assert anchor.sq_distances(x) is None
     for (med, lab), k in zip(full, (3, 10)):

@@ -5,7 +5,9 @@ Items are clustered with k-medoids; the medoid of each cluster is an anchor item
 its weight is the cluster's share of the items [1]_. The distance is the squared
 Euclidean distance between correctness vectors (for 0/1 scores: the number of source
 models that disagree on the two items), which makes every k-medoids step a matrix
-product: no item-by-item distance matrix is stored, so 12,000 items are fine.
+product. Up to 2,500 items the ``(n, n)`` distances are computed once and shared by the
+subset sizes of a run (at most 50 MB); above that no item-by-item distance matrix is
+stored, so 12,000 items are fine.
 
 References
 ----------
@@ -118,9 +120,9 @@ def kmedoids(
         Randomness of the start and of ties.
     max_iter : int, default: ``50``
     sqdist : ndarray, shape (n, n), optional
-        Precomputed squared distances between the rows of ``x``
-        (:func:`sq_distances`); computed here when ``n`` is small enough, else
-        distances to the medoids are computed on the fly.
+        Precomputed squared distances between the rows of ``x`` (:func:`sq_distances`,
+        worth it when several calls share them); without it distances to the medoids
+        are computed on the fly. Both give the same medoids for 0/1 data.
 
     Returns
     -------
@@ -138,8 +140,6 @@ def kmedoids(
     x = np.asarray(x, dtype=np.float64)
     n = x.shape[0]
     perm = rng.permutation(n)                 # random order breaks ties at random
-    if sqdist is None:
-        sqdist = sq_distances(x)
     dist = _Dist(x, perm, sqdist)
     xp = x[perm]
     sq = np.einsum("ij,ij->i", xp, xp)
