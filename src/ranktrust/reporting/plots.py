@@ -199,15 +199,8 @@ def forest(result: Any, *, max_models: int | None = None, title: str | None = No
         One line artist per model (gid ``rt-forest-*``) from ``ci_low`` to ``ci_high`` with a dot at the score.
     """
     d = _as_dict(result)
-    rows = list(d.get("models") or [])
-    if not rows:
-        raise ValueError("nothing to plot: the result has no `models`")
-    total = len(rows)
-    if max_models is not None and total > max_models:
-        rows = rows[:max_models]
+    rows, total, fig, ax = _model_figure(list(d.get("models") or []), max_models, "the result has no `models`")
     n = len(rows)
-    fig = _new_figure(8.0, 1.3 + _row_height(n) * n)
-    ax = fig.add_subplot()
     fs = _label_size(n)
     top = rows[0]
     if top.get("ci_low") is not None and top.get("ci_high") is not None:
@@ -252,6 +245,17 @@ def forest(result: Any, *, max_models: int | None = None, title: str | None = No
             title += f" (top {n} of {total})"
     ax.set_title(title, fontsize=11, loc="left")
     return fig
+
+
+def _model_figure(rows: list[dict[str, Any]], max_models: int | None, empty: str) -> tuple[list, int, Figure, Any]:
+    """The first ``max_models`` rows, their total, and a figure one row tall per model."""
+    if not rows:
+        raise ValueError(f"nothing to plot: {empty}")
+    total = len(rows)
+    if max_models is not None and total > max_models:
+        rows = rows[:max_models]
+    fig = _new_figure(8.0, 1.3 + _row_height(len(rows)) * len(rows))
+    return rows, total, fig, fig.add_subplot()
 
 
 def _matrix_from_pairs(pairs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -374,15 +378,9 @@ def rank_ranges(result: Any, *, max_models: int | None = None) -> Figure:
     """
     d = _as_dict(result)
     src = d.get("rank_sets") or d
-    rows = [r for r in src.get("models", []) if r.get("rank_low") is not None]
-    if not rows:
-        raise ValueError("nothing to plot: the result has no models with `rank_low`/`rank_high`")
-    total = len(rows)
-    if max_models is not None and total > max_models:
-        rows = rows[:max_models]
+    rows, total, fig, ax = _model_figure([r for r in src.get("models", []) if r.get("rank_low") is not None],
+                                         max_models, "the result has no models with `rank_low`/`rank_high`")
     n = len(rows)
-    fig = _new_figure(8.0, 1.3 + _row_height(n) * n)
-    ax = fig.add_subplot()
     has_marginal = any(r.get("marginal_low") is not None for r in rows)
     for i, r in enumerate(rows):
         y = n - 1 - i
