@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from ...errors import FormatError
+from ...errors import DataError, FormatError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["ReadOptions", "Reader", "reader", "readers", "read_units", "sniff", "tag_source"]
+__all__ = ["ReadOptions", "Reader", "load_json", "reader", "readers", "read_units", "sniff", "tag_source"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,19 @@ def sniff(path: str) -> Reader:
         f"{path}: could not tell the format; pass --format with one of "
         + ", ".join(sorted(_READERS))
     )
+
+
+def load_json(path: str, *, what: str = "file") -> Any:
+    """A whole JSON file; invalid JSON is a DataError naming the file and the line."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise DataError(
+            f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); the {what} may be truncated"
+        ) from None
 
 
 def read_units(units: list[str], read_one: "Callable[[str, ReadOptions], Iterator[pd.DataFrame]]",

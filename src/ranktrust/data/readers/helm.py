@@ -18,12 +18,11 @@ HELM writes no version number into these files, so no version check is possible.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, read_units, reader
+from ._registry import ReadOptions, load_json, read_units, reader
 from .lm_eval import RowBuffer, walk_files
 
 DEFAULT_METRIC = "exact_match"
@@ -51,11 +50,7 @@ def _run_spec(path: str) -> dict:
     r = os.path.join(os.path.dirname(path), "run_spec.json")
     if not os.path.exists(r):
         return {}
-    try:
-        with open(r, encoding="utf-8") as fh:
-            return json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{r}: not valid JSON ({exc.msg}); the file may be truncated") from None
+    return load_json(r)
 
 
 def _task_from_name(name: str) -> str:
@@ -93,11 +88,7 @@ def read_helm(path: str, opts: ReadOptions) -> Iterator:
 
 def _read_one(u: str, opts: ReadOptions) -> Iterator:
     """Rows of one per_instance_stats.json file."""
-    try:
-        with open(u, encoding="utf-8") as fh:
-            entries: Any = json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{u}: not valid JSON ({exc.msg} at line {exc.lineno}); the file may be truncated") from None
+    entries: Any = load_json(u)
     if not isinstance(entries, list):
         raise FormatError(f"{u}: expected a list of per-instance stats, got {type(entries).__name__}")
     spec = _run_spec(u)

@@ -33,7 +33,7 @@ import zipfile
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, read_units, reader
+from ._registry import ReadOptions, load_json, read_units, reader
 from .lm_eval import RowBuffer, walk_files
 
 KNOWN_LOG_VERSIONS = (1, 2)
@@ -243,11 +243,7 @@ def _read_one(path: str, opts: ReadOptions) -> Iterator:
             raise FormatError(f"{path}: no header.json in the .eval log; not an inspect log")
         samples: Any = _samples_of_eval(z)
     else:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                log = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); the log may be truncated") from None
+        log = load_json(path, what="log")
         if not isinstance(log, dict) or "eval" not in log:
             raise FormatError(f"{path}: no 'eval' block; not an inspect log")
         samples = iter(log.get("samples") or [])

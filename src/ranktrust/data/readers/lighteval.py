@@ -19,12 +19,11 @@ lighteval writes no version number into these files, so no version check is poss
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, reader
+from ._registry import ReadOptions, load_json, reader
 from .lm_eval import walk_files
 
 
@@ -82,11 +81,7 @@ def _model(path: str, opts: ReadOptions) -> str:
         return opts.model_name
     r = results_file(path)
     if r is not None:
-        try:
-            with open(r, encoding="utf-8") as fh:
-                res = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{r}: not valid JSON ({exc.msg}); the file may be truncated") from None
+        res = load_json(r)
         cg = res.get("config_general") or {}
         name = (cg.get("model_config") or {}).get("model_name") or cg.get("model_name")
         if name:

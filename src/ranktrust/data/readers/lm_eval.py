@@ -28,7 +28,7 @@ import re
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, reader, tag_source
+from ._registry import ReadOptions, load_json, reader, tag_source
 
 KNOWN_VERSIONS = ("0.4",)  # lm_eval_version prefixes whose samples layout this reader knows
 CHUNK_ROWS = 50_000
@@ -182,11 +182,7 @@ def _header(samples_path: str, opts: ReadOptions) -> str:
     res_path = _results_file(samples_path)
     model = opts.model_name
     if res_path is not None:
-        try:
-            with open(res_path, encoding="utf-8") as fh:
-                res = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{res_path}: not valid JSON ({exc.msg} at line {exc.lineno}); the file may be truncated") from None
+        res = load_json(res_path)
         _check_version(res, res_path)
         model = model or _model_from_results(res)
     if not model:

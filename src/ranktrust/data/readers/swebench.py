@@ -21,13 +21,12 @@ the repository (``django__django-11099`` -> ``django/django``); task = ``--task`
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, reader
+from ._registry import ReadOptions, load_json, reader
 from .lm_eval import walk_files
 
 _ID_LISTS = ("submitted_ids", "completed_ids", "incomplete_ids", "resolved_ids", "unresolved_ids",
@@ -148,11 +147,7 @@ def read_swebench(path: str, opts: ReadOptions) -> Iterator:
     if not units:
         raise DataError(f"{path}: no SWE-bench results files found")
     for u in units:
-        try:
-            with open(u, encoding="utf-8") as fh:
-                obj = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{u}: not valid JSON ({exc.msg} at line {exc.lineno}); the file may be truncated") from None
+        obj = load_json(u)
         ids, scores, layout = parse(obj, u)
         model = opts.model_name
         if not model and isinstance(obj, dict):
