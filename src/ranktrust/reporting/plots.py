@@ -247,13 +247,16 @@ def forest(result: Any, *, max_models: int | None = None, title: str | None = No
     return fig
 
 
-def _model_figure(rows: list[dict[str, Any]], max_models: int | None, empty: str) -> tuple[list, int, Figure, Any]:
-    """The first ``max_models`` rows, their total, and a figure one row tall per model."""
+def _take_rows(rows: list[dict[str, Any]], max_models: int | None, empty: str) -> tuple[list, int]:
+    """The first ``max_models`` rows and their total; no rows is a one-line ValueError."""
     if not rows:
         raise ValueError(f"nothing to plot: {empty}")
-    total = len(rows)
-    if max_models is not None and total > max_models:
-        rows = rows[:max_models]
+    return (rows if max_models is None else rows[:max_models]), len(rows)
+
+
+def _model_figure(rows: list[dict[str, Any]], max_models: int | None, empty: str) -> tuple[list, int, Figure, Any]:
+    """The first ``max_models`` rows, their total, and a figure one row tall per model."""
+    rows, total = _take_rows(rows, max_models, empty)
     fig = _new_figure(8.0, 1.3 + _row_height(len(rows)) * len(rows))
     return rows, total, fig, fig.add_subplot()
 
@@ -759,12 +762,8 @@ def condition_spread(result: Any, *, max_models: int | None = 60) -> Figure:
     """
     d = _as_dict(result)
     src = d.get("sensitivity") if isinstance(d.get("sensitivity"), dict) else d
-    rows = [r for r in src.get("models", []) if r.get("conditions")]
-    if not rows:
-        raise ValueError("nothing to plot: the result has no models with `conditions`")
-    total = len(rows)
-    if max_models is not None:
-        rows = rows[:max_models]
+    rows, total = _take_rows([r for r in src.get("models", []) if r.get("conditions")], max_models,
+                             "the result has no models with `conditions`")
     n = len(rows)
     labels: list[str] = []
     for r in rows:
@@ -832,12 +831,8 @@ def runs_vs_items(result: Any, *, max_models: int | None = 60) -> Figure:
     """
     d = _as_dict(result)
     src = d.get("repeats") if isinstance(d.get("repeats"), dict) else d
-    rows = [r for r in src.get("models", []) if r.get("between_item_var") is not None]
-    if not rows:
-        raise ValueError("nothing to plot: the result has no models with `between_item_var`")
-    total = len(rows)
-    if max_models is not None:
-        rows = rows[:max_models]
+    rows, total = _take_rows([r for r in src.get("models", []) if r.get("between_item_var") is not None],
+                             max_models, "the result has no models with `between_item_var`")
     n = len(rows)
     fig = _new_figure(8.0, 1.5 + max(0.34, _row_height(n) * 1.4) * n)
     ax = fig.add_subplot()
