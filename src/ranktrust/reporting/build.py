@@ -229,6 +229,30 @@ def _pair_matrix(m: ScoreMatrix, intervals: Any, confidence_level: float, adjust
     }
 
 
+def _warnings_to_notes(fn: Callable[..., LeaderboardReport]) -> Callable[..., LeaderboardReport]:
+    """Warnings raised while the report is built become report notes (each message once)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kw: Any) -> LeaderboardReport:
+        import warnings
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            rep = fn(*args, **kw)
+        seen: list[str] = []
+        for w in caught:
+            msg = str(w.message)
+            if msg not in seen and msg not in rep.notes:
+                seen.append(msg)
+        if seen:
+            object.__setattr__(rep, "notes", rep.notes + tuple(seen))
+        return rep
+
+    return wrapper
+
+
+@_warnings_to_notes
 def report(
     m: ScoreMatrix,
     *,
@@ -303,8 +327,6 @@ def report(
     -------
     LeaderboardReport
     """
-    import warnings
-
     if rng is not None:  # SPEC 7 name, as in every other function; `seed` is what the CLI records
         if isinstance(rng, np.random.Generator):
             seed = int(rng.integers(2**63 - 1))
@@ -312,30 +334,8 @@ def report(
             seed = int(rng)
         else:
             raise TypeError(f"`rng` must be None, an int or a numpy.random.Generator, got {type(rng).__name__}")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        rep = _report(m, confidence_level=confidence_level, adjust=adjust, all_pairs=all_pairs, cluster=cluster,
-                      cluster_label=cluster_label, ci_method=ci_method,
-                      tiers=tiers, rank_sets=rank_sets, stability=stability, sizes=sizes, draws=draws,
-                      split_half=split_half, splits=splits, power_gaps=power_gaps, seed=seed, title=title,
-                      microbench=microbench, microbench_trials=microbench_trials, extra=extra,
-                      progress=progress or (lambda stage, frac: None))
-    seen: list[str] = []
-    for w in caught:
-        msg = str(w.message)
-        if msg not in seen and msg not in rep.notes:
-            seen.append(msg)
-    if seen:
-        object.__setattr__(rep, "notes", rep.notes + tuple(seen))
-    return rep
-
-
-def _report(m: ScoreMatrix, *, confidence_level: float, adjust: str, all_pairs: bool, cluster: bool,
-            cluster_label: str | None, ci_method: str,
-            tiers: str, rank_sets: bool, stability: bool, sizes: Sequence[int | str], draws: int,
-            split_half: bool, splits: int, power_gaps: Sequence[float], seed: int | None,
-            title: str | None, microbench: bool, microbench_trials: int,
-            extra: dict[str, Any] | None, progress: Callable[[str, float], None]) -> LeaderboardReport:
+    if progress is None:
+        progress = lambda stage, frac: None  # noqa: E731
     from ..ranking.tiers import tiers as make_tiers
     from ..stats.intervals import intervals as make_intervals
     from ..stats.paired import all_pairs as make_pairs
