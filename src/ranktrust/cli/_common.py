@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import click
 
@@ -126,6 +127,21 @@ def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix
     return m, input_hash(paths)
 
 
+@contextlib.contextmanager
+def progress_bar(total: int | None, description: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on stderr when stderr is a terminal; else no callback."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TimeRemainingColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(), "{task.percentage:>3.0f}%",
+                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as prog:
+        task = prog.add_task(description, total=total)
+        yield lambda done, tot: prog.update(task, completed=done, total=tot)
+
+
 def cluster_requested(kw: dict[str, Any]) -> bool:
     """Clustered SEs are used only when the user names the group column (--cluster-by)."""
     return bool(kw.get("group_col")) and not kw.get("no_groups")
@@ -137,5 +153,5 @@ def command_line() -> str:
 
 __all__ = [
     "input_options", "output_options", "output_format_option", "confidence_option", "seed_option", "load_matrix",
-    "command_line", "cluster_requested", "emit", "DEFAULT_SEED",
+    "command_line", "cluster_requested", "emit", "progress_bar", "DEFAULT_SEED",
 ]

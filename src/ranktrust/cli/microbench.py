@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import csv
 import io
-import sys
 from typing import Any
 
 import click
 
-from ._common import command_line, emit, input_options, load_matrix, output_options, seed_option
+from ._common import command_line, emit, input_options, load_matrix, output_options, progress_bar, seed_option
 
 
 def _int_list(value: str, name: str) -> list[int]:
@@ -219,13 +218,5 @@ def command(paths: tuple[str, ...], **kw: Any) -> None:
 
 
 def _run(rt: Any, m: Any, args: dict[str, Any]) -> Any:
-    if sys.stderr.isatty():
-        from rich.console import Console
-        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-        with Progress(TextColumn("microbench"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                      TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task("mdad", total=None)
-            res = rt.mdad(m, **args, progress=lambda done, total: bar.update(task, completed=done, total=total))
-        return res
-    return rt.mdad(m, **args)
+    with progress_bar(None, "microbench") as cb:
+        return rt.mdad(m, **args, progress=cb) if cb is not None else rt.mdad(m, **args)

@@ -7,7 +7,8 @@ from typing import Any
 import click
 
 from ._common import (
-    cluster_requested, command_line, confidence_option, emit, input_options, load_matrix, output_format_option, seed_option,
+    cluster_requested, command_line, confidence_option, emit, input_options, load_matrix, output_format_option,
+    progress_bar, seed_option,
 )
 
 
@@ -68,8 +69,6 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
         fmt = {"html": "html", "htm": "html", "md": "md", "json": "json"}.get(suffix, "text")
     m, ihash = load_matrix(paths, kw)
     cluster = cluster_requested(kw)
-    from .stability import progress_bar
-
     with progress_bar(1000, "analysing") as cb:
         rep = report(
             m, confidence_level=confidence, cluster=cluster, cluster_label=kw.get("group_col") if cluster else None,

@@ -6,8 +6,7 @@ from typing import Any
 
 import click
 
-from ._common import command_line, emit, input_options, load_matrix, output_options, seed_option
-from .stability import progress_bar
+from ._common import command_line, emit, input_options, load_matrix, output_options, progress_bar, seed_option
 
 
 def _signed0(x: float, fmt: str) -> str:

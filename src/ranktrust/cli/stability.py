@@ -2,28 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-import sys
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import click
 
-from ._common import command_line, emit, input_options, load_matrix, output_options, seed_option
-
-
-@contextlib.contextmanager
-def progress_bar(total: int, description: str) -> Iterator[Callable[[int, int], None] | None]:
-    """A rich progress bar on stderr when stderr is a terminal; else no callback."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TimeRemainingColumn
-
-    with Progress("[progress.description]{task.description}", BarColumn(), "{task.percentage:>3.0f}%",
-                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as prog:
-        task = prog.add_task(description, total=total)
-        yield lambda done, tot: prog.update(task, completed=done, total=tot)
+from ._common import command_line, emit, input_options, load_matrix, output_options, progress_bar, seed_option
 
 
 def _pct(x: float | None, se: float | None = None) -> str:
