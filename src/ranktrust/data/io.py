@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from ..errors import DataError, FormatError
+from ._long import matrix_from_long
 from .matrix import AlignPolicy, ScoreMatrix
 from .readers._registry import ReadOptions, readers, sniff
 
@@ -182,10 +183,10 @@ def read(
         score = "score" if "score" in df.columns else score
     df = _pick(df, "task", task, "--task", src)
     df = _pick(df, "metric", metric, "--metric", src)
-    m = ScoreMatrix.from_long(
-        df, model=model, item=item, score=score, group=group, run=run, condition=condition,
-        source=src,
-    ) if line_offset is None else _from_long_lines(df, model, item, score, group, run, condition, src)
+    m = matrix_from_long(
+        ScoreMatrix, df, model=model, item=item, score=score, group=group, run=run, condition=condition,
+        source=src, line_offset=line_offset,
+    )
     if binary:
         _check_binary(m)
     notes = tuple(df.attrs.get("notes", ()))
@@ -206,15 +207,6 @@ def _check_binary(m: ScoreMatrix) -> None:
             f"{src}model {m.models[a]!r}, item {m.items[i]!r} has score {d[a, i, _]:g}, but --binary needs 0/1 "
             f"scores ({int(bad.sum())} such cells); drop --binary for continuous scores in [0, 1]"
         )
-
-
-def _from_long_lines(df, model, item, score, group, run, condition, src) -> ScoreMatrix:  # noqa: ANN001
-    from ._long import matrix_from_long
-
-    return matrix_from_long(
-        ScoreMatrix, df, model=model, item=item, score=score, group=group, run=run,
-        condition=condition, source=src, line_offset=0,
-    )
 
 
 def input_hash(paths: Iterable[str]) -> str:
