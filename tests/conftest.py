@@ -1,6 +1,9 @@
 """Shared fixtures.
 
-Tests may read the real data in ``../shared/data`` (beside the repository root).
+Real data: GPQA (MIT) is bundled in ``tests/data/`` and MMLU-Pro (Apache-2.0) in the package
+(``src/ranktrust/datasets/``), so their tests run on a fresh clone. SWE-bench Verified and AlpacaEval 2.0
+(CC BY-NC) and the harness logs are never bundled: tests read them from ``../shared/data`` (beside the
+repository root) and skip with a one-line reason when it is absent.
 Optional dependencies: ``require(name)`` skips with a one-line reason when the
 dependency is absent, except under ``RANKTRUST_REQUIRE_ALL=1`` (set by ``.ci/run``),
 where a missing dependency fails the test instead.
@@ -17,6 +20,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
+DATA = ROOT / "tests" / "data"
+BUNDLED_MMLUPRO = ROOT / "src" / "ranktrust" / "datasets" / "mmlupro_outputs.csv.gz"
+
+
+def _require_all() -> bool:
+    return os.environ.get("RANKTRUST_REQUIRE_ALL") == "1"
 
 
 def require(module: str | None = None, *, executable: str | None = None, install: str = "") -> None:
@@ -31,15 +40,19 @@ def require(module: str | None = None, *, executable: str | None = None, install
         missing = executable
     if missing is not None:
         msg = f"needs {missing}: {install or 'install it'}"
-        if os.environ.get("RANKTRUST_REQUIRE_ALL") == "1":
+        if _require_all():
             pytest.fail(msg + " (RANKTRUST_REQUIRE_ALL=1: nothing may skip)")
         pytest.skip(msg)
 
 
 def shared_file(name: str) -> Path:
+    """``../shared/data/NAME``; skips (fails under RANKTRUST_REQUIRE_ALL=1) when it is not there."""
     p = SHARED / name
     if not p.exists():
-        pytest.fail(f"{p} is missing: tests read ../shared/data beside the repository")
+        msg = f"needs ../shared/data/{name} (not bundled: see tests/data/README.md)"
+        if _require_all():
+            pytest.fail(f"{p} is missing (RANKTRUST_REQUIRE_ALL=1: nothing may skip)")
+        pytest.skip(msg)
     return p
 
 
@@ -50,12 +63,12 @@ def swebench_path() -> Path:
 
 @pytest.fixture(scope="session")
 def gpqa_path() -> Path:
-    return shared_file("gpqa_main_openllm.csv.gz")
+    return DATA / "gpqa_main_openllm.csv.gz"  # bundled (MIT), see tests/data/README.md
 
 
 @pytest.fixture(scope="session")
 def mmlupro_path() -> Path:
-    return shared_file("mmlupro_outputs.csv.gz")
+    return BUNDLED_MMLUPRO  # bundled in the package (Apache-2.0); the same file as ../shared/data's
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import shared_file
 from ranktrust.cli.main import main
 
 
@@ -102,11 +101,11 @@ def test_degenerate_ci_reads_na(capsys, tmp_path):
     assert code == 0 and "[-, -]" not in out and "n/a" in out
 
 
-def test_power_from_a_file_without_gap_or_items(capsys):
-    code, out, _ = cli(capsys, "power", shared_file("swebench_verified_mini.csv"), "-f", "json")
+def test_power_from_a_file_without_gap_or_items(capsys, gpqa_path):
+    code, out, _ = cli(capsys, "power", gpqa_path, "-f", "json")
     assert code == 0
     d = json.loads(out)
-    assert d["solved_for"] == "gap" and d["items"] == 500
+    assert d["solved_for"] == "gap" and d["items"] == 448
 
 
 def test_power_messages(capsys, tmp_path):
