@@ -30,7 +30,7 @@ def _expected(metric):
     return out
 
 
-@pytest.mark.parametrize("metric", [None, "quasi_exact_match", "num_prompt_tokens"])
+@pytest.mark.parametrize("metric", [None, "quasi_exact_match"])
 def test_reads_stats_as_documented(metric):
     m = rt.read(str(FIX), metric=metric)
     exp = _expected(metric or "exact_match")
@@ -38,6 +38,14 @@ def test_reads_stats_as_documented(metric):
     for k, model in enumerate(m.models):
         assert dict(zip(m.items, m.scores[k])) == exp[model]
     assert len(m.notes) == 2 and all("1 perturbed instances were left out" in n for n in m.notes)
+
+
+def test_qa_m10_stat_outside_unit_interval_is_not_a_score():
+    """A HELM stat that is not a score in [0, 1] (a token count) is refused, naming the value (QA M10)."""
+    exp = _expected("num_prompt_tokens")
+    assert max(v for rows in exp.values() for v in rows.values()) > 1
+    with pytest.raises(DataError, match=r"score \d+ for model .* is outside \[0, 1\]"):
+        rt.read(str(FIX), metric="num_prompt_tokens")
 
 
 def test_task_and_model_from_run_spec():

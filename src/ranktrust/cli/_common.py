@@ -38,6 +38,8 @@ def input_options(fn: Callable) -> Callable:
                      show_default=True, help="Samples that errored in the harness."),
         click.option("--model-name", default=None, help="Override the model name a single log reports."),
         click.option("--binary", is_flag=True, help="Require 0/1 scores (an error names any other value)."),
+        click.option("--scale", type=float, default=None,
+                     help="Divide every score by this first: 100 for percentages (scores must be in [0, 1])."),
         click.option("--db", "db", default=None, help="Read from a ranktrust DuckDB store instead of files."),
     ]
     for o in reversed(opts):
@@ -123,6 +125,7 @@ def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix
         errors=kw.get("on_errors", "error"),
         model_name=kw.get("model_name"),
         binary=bool(kw.get("binary")),
+        **({"scale": kw["scale"]} if kw.get("scale") is not None else {}),
     )
     return m, input_hash(paths)
 

@@ -35,7 +35,67 @@ def _where(source: str | None, row: Any, line_offset: int | None) -> str:
     return f"{src}row {row}"
 
 
+# a score this far from [0, 1] is not a rescaling slip but a broken value (-1e308, 1e30 ...)
+_HUGE = 1e6
+
+
+def _check_scale(scale: float | None) -> float | None:
+    if scale is None:
+        return None
+    try:
+        s = float(scale)
+    except (TypeError, ValueError):
+        raise DataError(f"`scale` must be a positive number (100 for percentages), got {scale!r}") from None
+    if not np.isfinite(s) or s <= 0:
+        raise DataError(f"`scale` must be a positive number (100 for percentages), got {scale!r}")
+    return s
+
+
+def _check_range(
+    vals: np.ndarray, df: "pd.DataFrame", source: str | None, line_offset: int | None, scale: float | None,
+    model: str = "model",
+) -> None:
+    """Scores must be fractions in [0, 1]: refuse percentages, judge scales and huge values, naming the row."""
+    outside = (vals < 0) | (vals > 1)
+    if not outside.any():
+        return
+    n = int(outside.sum())
+    huge = np.abs(vals) > _HUGE
+    k = int(np.flatnonzero(huge)[0]) if huge.any() else int(np.flatnonzero(outside)[0])
+    where = _where(source, df.index[k], line_offset)
+    who = f" for model {df.iloc[k].get(model, '?')!r}" if model in df.columns else ""
+    lo, hi = float(np.min(vals)), float(np.max(vals))
+    scaled = f" after --scale {scale:g}" if scale is not None else ""
+    rows = f"{n} such rows; scores range from {lo:g} to {hi:g}"
+    if huge.any():
+        raise DataError(
+            f"{where}: score {vals[k]:g}{who}{scaled} is far outside [0, 1]; it looks like a broken value, "
+            f"not a score ({rows}). Scores must be fractions in [0, 1]: fix or drop these rows"
+        )
+    if lo >= 0 and hi <= 100:
+        hint = "these look like percentages: divide by 100 or pass `--scale 100` (Python: rt.read(..., scale=100))"
+        if scale is not None:
+            hint = f"check the --scale value ({scale:g} is too small for these scores)"
+    else:
+        hint = ("scores must be fractions in [0, 1] (0/1 correct, or a partial credit); rescale them, "
+                "e.g. divide by the largest possible score or pass `--scale MAX`")
+    raise DataError(f"{where}: score {vals[k]:g}{who}{scaled} is outside [0, 1] ({rows}); {hint}")
+
+
 def _numeric_scores(
+    df: "pd.DataFrame", score: str, source: str | None, line_offset: int | None, scale: float | None = None,
+    model: str = "model",
+) -> np.ndarray:
+    """The score column as floats, checked: numbers, no NaN, finite, in [0, 1] (after dividing by ``scale``)."""
+    vals = _parse_scores(df, score, source, line_offset)
+    scale = _check_scale(scale)
+    if scale is not None:
+        vals = vals / scale
+    _check_range(vals, df, source, line_offset, scale, model)
+    return vals
+
+
+def _parse_scores(
     df: "pd.DataFrame", score: str, source: str | None, line_offset: int | None
 ) -> np.ndarray:
     import pandas as pd
@@ -113,6 +173,7 @@ def matrix_from_long(
     condition: str | None = None,
     source: str | None = None,
     line_offset: int | None = None,
+    scale: float | None = None,
 ) -> "ScoreMatrix":
     import pandas as pd
 
@@ -142,7 +203,7 @@ def matrix_from_long(
             k = int(np.flatnonzero(nulls)[0])
             raise DataError(f"{_where(source, df.index[k], line_offset)}: the {c!r} column is empty; every row needs a {c}")
 
-    vals = _numeric_scores(df, score, source, line_offset)
+    vals = _numeric_scores(df, score, source, line_offset, scale, model)
     models_col = df[model].astype(str).to_numpy()
     items_col = df[item].astype(str).to_numpy()
     if run is not None:
@@ -164,6 +225,7 @@ def matrix_from_long(
     m_order = pd.unique(models_col)
     i_order = pd.unique(items_col)
     k_order = pd.unique(key_col)
+    warn_similar_names([str(x) for x in m_order], "model", source)
     m_pos = pd.Index(m_order).get_indexer(models_col)
     i_pos = pd.Index(i_order).get_indexer(items_col)
     k_pos = pd.Index(k_order).get_indexer(key_col)
@@ -189,6 +251,7 @@ def matrix_from_long(
         )
     data = np.full((n_m, n_i, n_k), np.nan)
     data[m_pos, i_pos, k_pos] = vals
+    notes = mixed_scale_notes(data, [str(x) for x in m_order])
 
     groups = None
     if group is not None:
@@ -225,6 +288,57 @@ def matrix_from_long(
         groups=groups,
         conditions=conditions,
         source=source,
+        notes=notes,
+    )
+
+
+def _short_list(names: list[str], k: int = 5) -> str:
+    shown = ", ".join(repr(n) for n in names[:k])
+    return shown + (f" and {len(names) - k} more" if len(names) > k else "")
+
+
+def mixed_scale_notes(data: np.ndarray, models: list[str]) -> tuple[str, ...]:
+    """A note when some models have only 0/1 scores and others fractional ones (two scoring schemes?)."""
+    finite = ~np.isnan(data)
+    frac = finite & (data != 0) & (data != 1)
+    has_frac = frac.reshape(len(models), -1).any(axis=1)
+    if not has_frac.any() or has_frac.all():
+        return ()
+    # a model with a single scored cell says nothing about its scheme
+    counts = finite.reshape(len(models), -1).sum(axis=1)
+    binary = [m for m, f, c in zip(models, has_frac, counts) if not f and c > 1]
+    cont = [m for m, f in zip(models, has_frac) if f]
+    if not binary:
+        return ()
+    return (
+        f"mixed scoring: {len(binary)} model(s) have only 0/1 scores ({_short_list(binary)}) while "
+        f"{len(cont)} have fractional scores ({_short_list(cont)}); check that all were scored the same way. "
+        "The table is analysed as continuous (paired t tests, no McNemar)",
+    )
+
+
+def _name_key(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
+def warn_similar_names(names: list[str], what: str = "model", source: str | None = None) -> None:
+    """Warn when labels differ only by case or whitespace ('Model A', 'model a', 'Model A ')."""
+    import warnings
+
+    groups: dict[str, list[str]] = {}
+    for n in names:
+        groups.setdefault(_name_key(n), []).append(n)
+    clash = [g for g in groups.values() if len(g) > 1]
+    if not clash:
+        return
+    src = f"{source}: " if source else ""
+    shown = "; ".join(" vs ".join(repr(n) for n in g) for g in clash[:3])
+    more = f" (and {len(clash) - 3} more groups)" if len(clash) > 3 else ""
+    warnings.warn(
+        f"{src}{what} names that differ only by case or whitespace: {shown}{more}; they are kept as different "
+        f"{what}s. Rename them if they are the same {what}",
+        UserWarning,
+        stacklevel=3,
     )
 
 
@@ -265,6 +379,18 @@ def matrix_from_wide(
             raise DataError(
                 f"{src}model column {c!r}, item {items[k]!r}: {df[c].iloc[k]!r} is not a number"
             )
+        if np.isinf(v).any():
+            k = int(np.flatnonzero(np.isinf(v))[0])
+            raise DataError(f"{src}model column {c!r}, item {items[k]!r}: score {v[k]} is infinite; scores must be finite")
+        fin = ~np.isnan(v)
+        try:
+            _check_range(v[fin], df[fin], None, None, None)
+        except DataError as exc:  # name the model column and item, not a row
+            k = int(np.flatnonzero(fin)[int(np.flatnonzero((v[fin] < 0) | (v[fin] > 1))[0])])
+            raise DataError(f"{src}model column {c!r}, item {items[k]!r}: {exc.message.split(': ', 1)[1]}") from None
         cols.append(v)
     data = np.vstack(cols)
-    return cls(data, tuple(str(c) for c in df.columns), tuple(items), groups=groups, source=source)
+    models = [str(c) for c in df.columns]
+    warn_similar_names(models, "model", source)
+    return cls(data, tuple(models), tuple(items), groups=groups, source=source,
+               notes=mixed_scale_notes(data[:, :, None], models))

@@ -121,6 +121,7 @@ def read(
     model_name: str | None = None,
     wide: bool | None = None,
     binary: bool = False,
+    scale: float | None = None,
 ) -> ScoreMatrix:
     """Read per-item results into a :class:`ScoreMatrix`.
 
@@ -151,6 +152,9 @@ def read(
         Force wide (True) or long (False) layout; default auto-detects.
     binary : bool, default: False
         Require 0/1 scores: any other value is an error naming the model and item.
+    scale : float, optional
+        Divide every score by this first (``100`` for percentages). Scores must end up in
+        [0, 1]; anything else is an error naming the row (CLI: ``--scale``).
 
     Returns
     -------
@@ -185,7 +189,7 @@ def read(
     df = _pick(df, "metric", metric, "--metric", src)
     m = matrix_from_long(
         ScoreMatrix, df, model=model, item=item, score=score, group=group, run=run, condition=condition,
-        source=src, line_offset=line_offset,
+        source=src, line_offset=line_offset, scale=scale,
     )
     if binary:
         _check_binary(m)

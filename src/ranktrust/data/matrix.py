@@ -93,6 +93,14 @@ class ScoreMatrix:
                 f"score for model {self.models[m]!r}, item {self.items[i]!r} is infinite; "
                 "scores must be finite numbers (use NaN for not scored)"
             )
+        with np.errstate(invalid="ignore"):
+            huge = np.abs(data) > 1e6
+        if huge.any():
+            m, i, _ = np.argwhere(huge)[0]
+            raise DataError(
+                f"score {data[m, i, _]:g} for model {self.models[m]!r}, item {self.items[i]!r} is far outside "
+                "[0, 1]; scores are fractions (divide percentages by 100)"
+            )
         models = _labels(self.models, "model")
         items = _labels(self.items, "item")
         runs = _labels(self.runs, "run") if self.runs else tuple(str(r) for r in range(data.shape[2]))

@@ -94,6 +94,7 @@ def _read_frame(path: str, kind: str):  # -> pd.DataFrame
         sep = "\t" if kind == "tsv" else ","
         df = pd.read_csv(path, sep=sep, low_memory=False)
         df.index = np.arange(2, len(df) + 2)  # header is line 1
+        _check_delimiter(df, path, sep)
         return df
     except pd.errors.EmptyDataError:
         raise DataError(f"{path}: the file is empty; expected a header line and one row per (model, item)") from None
@@ -103,6 +104,27 @@ def _read_frame(path: str, kind: str):  # -> pd.DataFrame
         raise FormatError(f"{path}: this is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except pd.errors.ParserError as exc:
         raise DataError(f"{path}: could not parse the table ({str(exc).strip()})") from None
+
+
+_DELIMS = {";": "semicolons (;)", "\t": "tabs", "|": "pipes (|)", ",": "commas (,)"}
+
+
+def _check_delimiter(df, path: str, sep: str) -> None:  # noqa: ANN001
+    """A one-column table whose header holds another delimiter was split on the wrong character."""
+    if df.shape[1] != 1:
+        return
+    header = str(df.columns[0])
+    found = [d for d in _DELIMS if d != sep and d in header]
+    if not found:
+        return
+    d = max(found, key=header.count)
+    fix = "name it .tsv" if d == "\t" else "save it comma-separated"
+    if sep == "\t":
+        fix = "name it .csv" if d == "," else "save it tab-separated"
+    raise DataError(
+        f"{path}: the header {header!r} is a single column: the file seems to be separated by {_DELIMS[d]}, "
+        f"but a {'.tsv' if sep == chr(9) else '.csv'} file is read as separated by {_DELIMS[sep]}; {fix}"
+    )
 
 
 def _is_long(df, opts: ReadOptions) -> bool:  # noqa: ANN001

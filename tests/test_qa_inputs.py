@@ -1,0 +1,208 @@
+"""Findings of the newcomer QA (shared/reviews/newcomer-qa-2026-11.md) about input that is wrong.
+
+Each test is named after the finding it covers (H4, M10, L5, L11, bad-input table row 22).
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ranktrust as rt
+from conftest import shared_file
+from ranktrust._text import display_name, needs_escaping
+from ranktrust.cli.main import main
+
+
+def cli(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+    try:
+        main([str(a) for a in args])
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def one_error(err: str) -> str:
+    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    return lines[0]
+
+
+def write(path: Path, rows, header: str = "model,item,score", sep: str = ",") -> Path:
+    path.write_text(header.replace(",", sep) + "\n" + "".join(sep.join(map(str, r)) + "\n" for r in rows))
+    return path
+
+
+def table(tmp_path: Path, name: str, fn) -> Path:  # noqa: ANN001
+    """3 models x 20 items, score fn(model index, item index)."""
+    return write(tmp_path / name, [(f"m{a}", f"q{i}", fn(a, i)) for a in range(3) for i in range(20)])
+
+
+# ---------------------------------------------------------------------------------------------- H4
+
+
+def test_qa_h4_missing_shared_data_skips_outside_ci(monkeypatch):
+    monkeypatch.delenv("RANKTRUST_REQUIRE_ALL", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"needs \.\./shared/data/no-such-file\.csv"):
+        shared_file("no-such-file.csv")
+
+
+def test_qa_h4_missing_shared_data_fails_in_ci(monkeypatch):
+    monkeypatch.setenv("RANKTRUST_REQUIRE_ALL", "1")
+    with pytest.raises(pytest.fail.Exception, match="RANKTRUST_REQUIRE_ALL=1"):
+        shared_file("no-such-file.csv")
+
+
+def test_qa_h4_real_data_tests_run_on_a_fresh_clone(gpqa_path, mmlupro_path):
+    """GPQA (MIT) is bundled in tests/data, MMLU-Pro in the package: neither needs ../shared."""
+    root = Path(__file__).resolve().parents[1]
+    assert gpqa_path.is_relative_to(root) and mmlupro_path.is_relative_to(root)
+    m = rt.read(gpqa_path)
+    assert (m.n_models, m.n_items) == (420, 448)
+    assert "MIT" in (root / "tests" / "data" / "README.md").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------------------- M10
+
+
+def test_qa_m10_percent_scores_refused(capsys, tmp_path):
+    p = table(tmp_path, "percent.csv", lambda a, i: 100 * ((a + i) % 2) if i else 62.5)
+    for cmd in (["report"], ["compare", "--a", "m0", "--b", "m1"]):
+        code, out, err = cli(capsys, cmd[0], p, *cmd[1:])
+        line = one_error(err)
+        assert code == 1 and not out
+        assert "percent.csv: line 2" in line and "outside [0, 1]" in line, line
+        assert "divide by 100 or pass `--scale 100`" in line, line
+
+
+def test_qa_m10_scale_100_reads_percentages(capsys, tmp_path):
+    p = table(tmp_path, "percent.csv", lambda a, i: 100 * ((a + i) % 2))
+    q = table(tmp_path, "frac.csv", lambda a, i: (a + i) % 2)
+    code, out, _ = cli(capsys, "report", p, "--scale", "100", "--no-stability", "-f", "json")
+    assert code == 0
+    code2, out2, _ = cli(capsys, "report", q, "--no-stability", "-f", "json")
+    assert code2 == 0
+    s1 = {r["model"]: r["score"] for r in json.loads(out)["models"]}
+    s2 = {r["model"]: r["score"] for r in json.loads(out2)["models"]}
+    assert s1 == pytest.approx(s2)
+    # Python: the same keyword
+    assert np.array_equal(rt.read(p, scale=100).scores, rt.read(q).scores)
+    df = pd.read_csv(p)
+    assert np.array_equal(rt.read(df, scale=100).scores, rt.read(q).scores)
+    with pytest.raises(rt.DataError, match="`scale` must be a positive number"):
+        rt.read(p, scale=0)
+
+
+@pytest.mark.parametrize("bad, needle", [(1.5, "score 1.5"), (-0.2, "score -0.2")])
+def test_qa_m10_scores_outside_unit_interval_refused(capsys, tmp_path, bad, needle):
+    p = table(tmp_path, "bad.csv", lambda a, i: bad if (a, i) == (1, 7) else (a + i) % 2)
+    code, _, err = cli(capsys, "report", p)
+    line = one_error(err)
+    assert code == 1 and "bad.csv: line 29" in line and needle in line and "model 'm1'" in line, line
+    assert "[0, 1]" in line
+
+
+@pytest.mark.parametrize("bad", ["-1e308", "1e30", "inf", "-inf"])
+def test_qa_m10_infinite_and_huge_scores_refused(capsys, tmp_path, bad):
+    p = table(tmp_path, "huge.csv", lambda a, i: bad if (a, i) == (2, 0) else (a + i) % 2)
+    code, out, err = cli(capsys, "compare", p, "--a", "m0", "--b", "m2")
+    line = one_error(err)
+    assert code == 1 and not out and "huge.csv: line 42" in line, line
+    assert "overflow" not in err and "note:" not in err
+    # Python, bypassing the readers
+    with pytest.raises(rt.DataError):
+        rt.ScoreMatrix.from_array(np.array([[0.0, 1.0], [float(bad), 1.0]]))
+
+
+def test_qa_m10_wide_table_out_of_range_refused(tmp_path):
+    wide = pd.DataFrame({"item": ["q1", "q2"], "A": [100, 0], "B": [80, 20]})
+    with pytest.raises(rt.DataError, match=r"model column 'A', item 'q1'.*divide by 100"):
+        rt.ScoreMatrix.from_wide(wide, item="item")
+    p = tmp_path / "wide.csv"
+    wide.to_csv(p, index=False)
+    with pytest.raises(rt.DataError, match=r"outside \[0, 1\].*--scale 100"):
+        rt.read(p)
+    assert rt.read(p, scale=100).scores.max() == 1.0
+
+
+# ---------------------------------------------------------------------------------------------- row 22
+
+
+def test_qa_bad_input_22_mixed_binary_and_continuous_models_noted(capsys, tmp_path):
+    p = table(tmp_path, "mixed.csv", lambda a, i: (a + i) % 2 if a < 2 else 0.25 * (i % 5))
+    m = rt.read(p)
+    (note,) = [n for n in m.notes if "mixed scoring" in n]
+    assert "'m0', 'm1'" in note and "'m2'" in note, note
+    code, out, _ = cli(capsys, "report", p, "--no-stability")
+    assert code == 0 and "mixed scoring" in out
+    # all binary, or all continuous: nothing to say
+    assert not [n for n in rt.read(table(tmp_path, "b.csv", lambda a, i: (a + i) % 2)).notes if "mixed" in n]
+    assert not [n for n in rt.read(table(tmp_path, "c.csv", lambda a, i: 0.5)).notes if "mixed" in n]
+
+
+# ---------------------------------------------------------------------------------------------- L5
+
+
+@pytest.mark.parametrize("sep, name, needle", [
+    (";", "semi.csv", "semicolons (;)"),
+    ("\t", "tabs.csv", "tabs"),
+])
+def test_qa_l5_wrong_delimiter_named(capsys, tmp_path, sep, name, needle):
+    p = write(tmp_path / name, [(f"m{a}", f"q{i}", (a + i) % 2) for a in range(2) for i in range(5)], sep=sep)
+    code, _, err = cli(capsys, "report", p)
+    line = one_error(err)
+    assert code == 1 and name in line and needle in line and "no model columns" not in line, line
+
+
+# ---------------------------------------------------------------------------------------------- L11
+
+
+def test_qa_l11_names_differing_by_case_or_whitespace_warned(capsys, tmp_path):
+    names = ["Model A", "Model A ", " Model A", "model a", "Model B"]
+    p = write(tmp_path / "names.csv", [(f'"{n}"', f"q{i}", (k + i) % 2) for k, n in enumerate(names) for i in range(10)])
+    with pytest.warns(UserWarning, match="differ only by case or whitespace") as rec:
+        m = rt.read(p)
+    assert m.models == tuple(names)  # kept apart, exactly
+    msg = str(rec[0].message)
+    assert all(repr(n) in msg for n in names[:4]) and "'Model B'" not in msg
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rt.read(write(tmp_path / "ok.csv", [(n, f"q{i}", i % 2) for n in ("A", "B") for i in range(4)]))
+    code, _, err = cli(capsys, "report", p, "--no-stability")
+    assert code == 0 and "warning:" in err and "differ only by case or whitespace" in err
+
+
+HOSTILE = ["gpt\u202e4-evil", "esc\x1b[31mred", "tab\there", "zero\u200bwidth", "plain-name", "Ünïcødé 模型"]
+
+
+def test_qa_l11_control_and_bidi_names_kept_exact_shown_escaped(capsys, tmp_path):
+    df = pd.DataFrame([(n, f"q{i}", (k + i) % 2) for k, n in enumerate(HOSTILE) for i in range(10)],
+                      columns=["model", "item", "score"])
+    p = tmp_path / "hostile.parquet"
+    df.to_parquet(p)
+    m = rt.read(p)
+    assert m.models == tuple(HOSTILE)
+    # JSON keeps the exact names
+    code, out, _ = cli(capsys, "report", p, "--no-stability", "-f", "json")
+    assert code == 0 and {r["model"] for r in json.loads(out)["models"]} == set(HOSTILE)
+    # the store keeps them exactly
+    db = tmp_path / "s.duckdb"
+    code, _, _ = cli(capsys, "ingest", p, "--db", db)
+    assert code == 0
+    from ranktrust.data.store import Store
+
+    assert set(Store(str(db), read_only=True).matrix().models) == set(HOSTILE)
+    # the terminal form escapes control and bidirectional characters, and leaves ordinary text alone
+    shown = [display_name(n) for n in HOSTILE]
+    assert shown[0] == "gpt\\u202e4-evil" and shown[1] == "esc\\x1b[31mred" and shown[2] == "tab\\there"
+    assert shown[3] == "zero\\u200bwidth" and shown[4:] == HOSTILE[4:]
+    assert not any(needs_escaping(s) for s in shown)
+    assert display_name("\u2066iso\u2069 \u200e\u200f") == "\\u2066iso\\u2069 \\u200e\\u200f"
