@@ -92,7 +92,8 @@ def test_default_source_models_adapts_to_small_leaderboards(small_csv, capsys):
     assert code == 0, err
     d = json.loads(out)
     assert d["settings"]["source_models"] == 28 and d["settings"]["target_models"] == 12   # 70% of 40
-    assert "size 500 is not smaller than the 150 candidate items and was left out" in err
+    # the default seen/unseen split ([U]) draws the subsets from half of the 150 items
+    assert "size 500 is not smaller than the 75 candidate items and was left out" in err
 
 
 def test_swebench_runs_with_defaults(swebench_path, capsys):
@@ -112,7 +113,7 @@ def test_unseen_table_in_text_and_markdown(small_csv, capsys):
     assert d["unseen"] is not None
     code, text, err = _run(args, capsys)
     assert code == 0, err
-    assert "against the 75 seen items" in text and "Against unseen items (75 items the source models never saw)" in text
+    assert "against the 75 seen items" in text and "Against unseen items (75 items the source models never saw" in text
     # the unseen table shows the unseen rows (its own numbers), after the seen table
     after = text[text.index("Against unseen items"):]
     for r in d["unseen"]["mdad"]:
@@ -125,6 +126,6 @@ def test_unseen_table_in_text_and_markdown(small_csv, capsys):
     unseen_part = md[md.index("### Against unseen items"):]
     for r in d["unseen"]["mdad"]:
         assert f"| {r['method']} | {r['size']} |" in unseen_part and f"{100 * r['mean_abs_error']:.1f}" in unseen_part
-    # without --seen-items: one table, no unseen heading
-    code, md, _ = _run(args[:-4] + ["--delta-bin", "2", "-f", "md"], capsys)
+    # --seen-items none: one table, no unseen heading
+    code, md, _ = _run(args[:-4] + ["--seen-items", "none", "--delta-bin", "2", "-f", "md"], capsys)
     assert "unseen" not in md.lower() and md.count("| random |") == 2

@@ -43,12 +43,19 @@ def test_kendall_tau_b_vectorises_over_leading_axes():
     np.testing.assert_allclose(ours, ref)
 
 
-def test_pair_agreement_counts_estimated_ties_as_wrong_and_drops_true_ties():
-    """[U]'s convention (plot_utils.make_tidy_results): correct = same sign and estimate != 0."""
-    agree, mis, valid = pair_agreement(np.array([0.1, 0.1, 0.1, 0.0]), np.array([0.2, -0.1, 0.0, 0.3]))
-    np.testing.assert_array_equal(agree, [1.0, 0.0, 0.0, 0.0])
-    np.testing.assert_array_equal(mis, [False, True, False, False])
-    np.testing.assert_array_equal(valid, [True, True, True, False])
+def test_pair_agreement_is_u_rule_estimated_ties_wrong_reference_ties_kept():
+    """[U]'s convention (plot_utils.make_tidy_results): correct = copysign(1, est) == copysign(1, ref) and
+    est != 0; a pair tied on the reference (ref = +0.0) is correct when the estimate is positive."""
+    import math
+
+    ref = np.array([0.1, 0.1, 0.1, 0.0, 0.0, 0.0, -0.2])
+    est = np.array([0.2, -0.1, 0.0, 0.3, -0.3, 0.0, -0.1])
+    agree, mis, ordered = pair_agreement(ref, est)
+    u = [int(math.copysign(1, e) == math.copysign(1, r) and e != 0) for r, e in zip(ref, est)]
+    np.testing.assert_array_equal(agree, u)
+    np.testing.assert_array_equal(agree, [1, 0, 0, 1, 0, 0, 1])
+    np.testing.assert_array_equal(mis, [False, True, False, False, False, False, False])
+    np.testing.assert_array_equal(ordered, [True, True, True, False, False, False, True])
 
 
 @pytest.mark.parametrize(
@@ -57,13 +64,13 @@ def test_pair_agreement_counts_estimated_ties_as_wrong_and_drops_true_ties():
         ([0.5, 0.7, 0.85, 0.9], [100] * 4, 2 * 0.005),      # first bin reaching 0.8
         ([0.9, 0.95], [100, 100], 0.0),                      # every bin agrees
         ([0.5, 0.9, 0.6, 0.95], [100] * 4, 1 * 0.005),       # [U]: the first crossing counts
-        ([0.5, 0.9, 0.4], [100, 3, 100], np.inf),            # a sparse bin is ignored
+        ([0.5, 0.9, 0.4], [100, 3, 100], np.inf),            # a sparse bin is ignored (min_pairs=10)
         ([0.9, 0.5], [3, 100], np.inf),                      # nothing informative reaches it
         ([0.4, 0.8], [100, 100], 0.005),                     # exactly the level reaches it
         ([0.9, 0.5], [3, 3], np.nan),                        # nothing informative
     ],
 )
-def test_mdad_rule(agreement, pairs, expected):
+def test_mdad_rule_with_a_min_pairs_safeguard(agreement, pairs, expected):
     got = mdad_from_curve(np.array(agreement), np.array(pairs), 0.005, level=0.8, min_pairs=10)
     if np.isnan(expected):
         assert np.isnan(got)
@@ -71,10 +78,20 @@ def test_mdad_rule(agreement, pairs, expected):
         assert got == pytest.approx(expected)
 
 
+def test_default_rule_counts_every_bin_with_a_pair():
+    """[U]: a bin with one pair counts (the 0.1.0 default of 10 pairs per trial ignored it)."""
+    got = mdad_from_curve(np.array([0.5, 1.0, 0.4]), np.array([100, 1, 100]), 0.005, level=0.8)
+    assert got == pytest.approx(0.005)
+    assert np.isinf(mdad_from_curve(np.array([0.5, np.nan, 0.4]), np.array([100, 0, 100]), 0.005))
+
+
 def _u_rule(diffs, correct, threshold=0.8, resolution=0.5):
-    """[U]'s MDAD loop (plot_utils.get_mde_with_error_bars, point value), pair by pair:
-    bins = floor(|Δ| * 200) / 200; the first bin in increasing order whose mean reaches it;
-    0.5 (50 points) when none does."""
+    """[U]'s MDAD loop (mdad.calculate_mdad, point value, fed as process-results-combine-subtasks.py
+    does with make_tidy_results' rounded gaps), pair by pair: bins = floor(|Δ| * 200) / 200; the first
+    bin in increasing order whose mean reaches it; 0.5 (50 points) when none does. (The original
+    floors the already rounded gaps a second time, which in floating point maps the 14.5-, 28.5- and
+    29-point bins onto their lower neighbours so that they are never tested; ranktrust does not copy
+    that slip and the gaps drawn here stay below 5 points.)"""
     mult = 1 / resolution * 100
     by_bin = {}
     for d, c in zip(diffs, correct):
@@ -128,7 +145,8 @@ def _analytic_curve(y, k, delta_bin):
 def test_mdad_of_random_subsets_matches_its_analytic_value():
     y, m = _bernoulli_matrix()
     k, db, trials = 50, 0.01, 40
-    r = rt.mdad(m, methods=["random"], sizes=[k], trials=trials, source_models=20, rng=0, delta_bin=db)
+    r = rt.mdad(m, methods=["random"], sizes=[k], trials=trials, source_models=20, rng=0, delta_bin=db,
+                seen_items=None, min_pairs=10 * trials)
     expected, cnt_all = _analytic_curve(y, k, db)
     got = r.agreement[0, 0]
     nb = min(len(got), len(expected))
@@ -155,7 +173,7 @@ def test_results_do_not_depend_on_other_methods_or_sizes():
 
 def test_json_has_the_stable_keys_and_fractions():
     _, m = _bernoulli_matrix(n_models=30, n_items=120, seed=2)
-    r = rt.mdad(m, methods=["random", "stratified"], sizes=[10, 60], trials=3, source_models=0.5, rng=0,
+    r = rt.mdad(m, methods=["random", "stratified"], sizes=[10, 50], trials=3, source_models=0.5, rng=0,
                 delta_bin=0.02)
     d = r.to_dict()
     assert {"mdad", "agreement", "recommendation"} <= set(d)
@@ -193,10 +211,17 @@ def test_bad_arguments_name_the_parameter():
             warnings.simplefilter("ignore")
             rt.mdad(m, sizes=[50, 60], source_models=5)
     with pytest.warns(UserWarning, match="size 60 is not smaller than the 50 candidate items and was left out"):
-        rt.mdad(m, methods=["random"], sizes=[5, 60], source_models=5, trials=1, delta_bin=0.2, min_pairs=1)
-    # 5 targets = 10 pairs spread over 0.5-point bins: no bin can define MDAD
+        rt.mdad(m, methods=["random"], sizes=[5, 60], source_models=5, trials=1, delta_bin=0.2, min_pairs=1,
+                seen_items=None)
+    with pytest.warns(UserWarning, match="size 30 is not smaller than the 25 candidate items"):   # default split
+        rt.mdad(m, methods=["random"], sizes=[5, 30], source_models=5, trials=1, delta_bin=0.2)
+    with pytest.raises(ValueError, match="`min_pairs` must be a positive integer"):
+        rt.mdad(m, sizes=[5], source_models=5, min_pairs=0)
+    with pytest.raises(ValueError, match="`target_models` must be None"):
+        rt.mdad(m, sizes=[5], source_models=5, target_models=6)
+    # 5 targets = 10 pairs: with a safeguard of 20 pairs per bin no bin can define MDAD
     with pytest.warns(SmallSampleWarning, match="no |Δ| bin has enough target pairs"):
-        r = rt.mdad(m, methods=["random"], sizes=[5], source_models=5, trials=1)
+        r = rt.mdad(m, methods=["random"], sizes=[5], source_models=5, trials=1, min_pairs=20)
     assert np.isnan(r.mdad).all()
     d = r.to_dict()
     assert d["mdad"][0]["status"] == "too few pairs" and d["mdad"][0]["mdad"] is None
@@ -211,7 +236,11 @@ def test_seen_items_pool_is_respected():
     d = r.to_dict()
     assert d["settings"]["reference"] == "seen items" and d["unseen"] is not None
     assert {"method", "size", "mdad", "ci_low", "ci_high", "kendall_tau", "mean_abs_error"} <= set(d["unseen"]["mdad"][0])
-    full = rt.mdad(m, methods=["random"], sizes=[10], trials=2, source_models=15, rng=0, delta_bin=0.02)
+    full = rt.mdad(m, methods=["random"], sizes=[10], trials=2, source_models=15, rng=0, delta_bin=0.02,
+                   seen_items=None)
+    assert full.n_seen_items == 200
+    one = rt.mdad(m, methods=["random"], sizes=[10], trials=2, source_models=15, rng=0, delta_bin=0.02, seen_items=1.0)
+    assert one.unseen is None and one.to_dict() == full.to_dict()
     assert full.unseen is None and full.to_dict()["unseen"] is None
 
 
@@ -249,7 +278,7 @@ def test_seen_and_unseen_references_by_hand():
 
 
 def test_gpqa_smoke_findings_hold_in_direction(gpqa):
-    r = rt.mdad(gpqa, sizes=[10, 100, 250], trials=3, source_models=300, rng=0)
+    r = rt.mdad(gpqa, sizes=[10, 100, 250], trials=3, source_models=300, rng=0, seen_items=None)
     mdad = r.mdad
     # at 10 items no method separates pairs closer than a few points
     assert np.nanmin(mdad[:, 0]) >= 0.03
@@ -295,3 +324,151 @@ def test_irt_warm_start_keeps_trials_reproducible():
     c = rt.mdad(m, methods=["irt"], sizes=[5, 10], trials=4, source_models=15, rng=5, delta_bin=0.02)
     assert a.to_dict() == c.to_dict()
     np.testing.assert_array_equal(a.mean_abs_error[0, :, :2], b.mean_abs_error[1])
+
+
+# ----------------------------------------------------------------- [U]'s rule and figures (audit D6)
+def test_d6_default_mdad_is_u_rule_on_its_own_curve(gpqa):
+    """Audit D6 (reviews/stat-repro/d6_mdad_rule.py): the 0.1.0 default (10 pairs per bin per trial) said
+    "not reached" at 10 items where [U]'s rule on the same curve gives 18 points. The default is now
+    [U]'s rule: the first bin that has pairs and reaches 80%, on the seen and on the unseen curve."""
+    r = rt.mdad(gpqa, methods=["random"], sizes=[10, 100], trials=50, source_models=300, rng=0)
+    for ev in (r._main(), r.unseen):
+        for si in range(2):
+            ok = (ev["pairs"] > 0) & (ev["agreement"][0, si] >= 0.8)
+            assert ok.any()
+            assert ev["mdad"][0, si] == pytest.approx(ev["bin_edges"][np.argmax(ok)])
+    assert np.isfinite(r.mdad).all() and np.isfinite(r.unseen["mdad"]).all()
+    # the audit's own call (no split) now gives [U]'s 18 points at 10 items, not "not reached"
+    r0 = rt.mdad(gpqa, methods=["random"], sizes=[10, 100], trials=50, source_models=300, rng=0, seen_items=None)
+    np.testing.assert_allclose(r0.mdad[0], [0.18, 0.05])
+
+
+def test_gpqa_reproduces_u_published_figures_in_magnitude(gpqa):
+    """[U]'s settings on GPQA (their 420-model pool): 50 runs, 300 source and 50 target models per run,
+    half the items seen, uniform random subsets, 0.5-point bins, 80%. Published (results file
+    graphs-combine-subtasks/gpqa-mdad-results.csv, "Random (uniform)", 300 source models):
+    unseen 27 [20, 34] / 17 [13, 21] / 16 [13, 19] / 10 [9, 11] points at 10 / 25 / 50 / 100 items,
+    seen 25.5 [18, 33] / 12 / 7.5 / 4. Measured with rng=0 (seeds 0-7 give unseen 21-24.5 / 17-21.5 /
+    11-20.5 / 8.5-11, seen 15-22 / 10-13 / 6.5-7.5 / 4-4.5)."""
+    r = rt.mdad(gpqa, methods=["random"], sizes=[10, 25, 50, 100], trials=50, source_models=300,
+                target_models=50, seen_items=0.5, rng=0)
+    assert (r.n_source_models, r.n_target_models, r.n_seen_items) == (300, 50, 224)
+    unseen = 100 * r.unseen["mdad"][0]
+    seen = 100 * r.mdad[0]
+    np.testing.assert_allclose(unseen, [22.5, 18.5, 12.0, 8.5])
+    np.testing.assert_allclose(seen, [15.0, 12.0, 7.0, 4.0])
+    lo, hi = np.array([20, 13, 13, 9]), np.array([34, 21, 19, 11])   # [U]'s brackets, unseen
+    assert np.all(unseen >= lo - 1.5) and np.all(unseen <= hi)       # in magnitude: within 1.5 pts of them
+    assert np.all(np.abs(seen[1:] - [12, 7.5, 4]) <= 1.0)
+    assert np.all(unseen > seen)                                     # new items are harder to order
+
+
+# --------------------------------------------- recommendation sentences agree with the curves
+def _first_reach(agree, pairs, level, min_pairs):
+    ok = (pairs >= min_pairs) & ~np.isnan(agree) & (agree >= level)
+    return None if not ok.any() else int(np.argmax(ok))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_recommendation_sentences_never_contradict_the_curve(seed):
+    import re
+
+    from ranktrust.subsets.mdad import _recommend
+
+    g = np.random.default_rng(seed)
+    M, S, T, nb = int(g.integers(1, 4)), int(g.integers(1, 4)), 3, int(g.integers(1, 40))
+    methods = tuple(["random", "anchor", "irt"][:M])
+    sizes = np.sort(g.choice([10, 25, 50, 100, 250], S, replace=False))
+    level = float(g.choice([0.8, 0.9]))
+    min_pairs = int(g.choice([1, 1, 5, 30]))
+    db = 0.005
+    pairs = np.where(g.random(nb) < 0.2, 0, g.integers(1, 60, nb))
+    # curves rising with the gap plus noise; some sparse bins at 1.0
+    agree = np.clip(g.uniform(0.3, 0.7) + np.arange(nb)[None, None] * g.uniform(0, 0.05, (M, S, 1))
+                    + g.normal(0, 0.12, (M, S, nb)), 0, 1)
+    agree = np.where(pairs > 0, agree, np.nan)
+    point = mdad_from_curve(agree, np.broadcast_to(pairs, agree.shape), db, level=level, min_pairs=min_pairs)
+    ev = {"mdad": point, "ci_low": point * 0.8, "ci_high": point * 1.2, "agreement": agree, "pairs": pairs,
+          "bin_edges": np.arange(nb) * db, "misordered": g.uniform(0, 0.5, (M, S, T)),
+          "kendall_tau": g.uniform(0, 1, (M, S, T))}
+    target = float(g.choice([0.01, 0.02, 0.05]))
+    rec = _recommend(methods, sizes, ev, target, level, min_pairs)
+    fr = {(mi, si): _first_reach(agree[mi, si], pairs, level, min_pairs) for mi in range(M) for si in range(S)}
+    pts = lambda b: f"{100 * b * db:.1f}"                     # noqa: E731
+    lvl = f"{100 * level:.0f}%"
+    for line in rec["text"]:
+        if m_ := re.match(rf"At (\d+) items no method reaches {lvl} agreement for pairs closer than ([\d.]+) points "
+                          rf"\(best: (\w+), first at ([\d.]+) points\)", line):
+            assert int(m_[1]) == sizes[0]
+            firsts = [fr[(mi, 0)] for mi in range(M) if fr[(mi, 0)] is not None]
+            assert firsts and m_[2] == pts(min(firsts)) == m_[4]
+            assert fr[(methods.index(m_[3]), 0)] == min(firsts)
+        elif re.match(rf"At (\d+) items no gap bin.* reaches {lvl} agreement for any method", line):
+            assert all(fr[(mi, 0)] is None for mi in range(M)), line
+        elif m_ := re.match(r"(\w+): reaches an MDAD of ([\d.]+) points at (\d+) items \(MDAD ([\d.]+)", line):
+            mi, si = methods.index(m_[1]), list(sizes).index(int(m_[3]))
+            assert fr[(mi, si)] is not None and m_[4] == pts(fr[(mi, si)])
+            assert fr[(mi, si)] * db <= target + 1e-12
+            assert all(fr[(mi, s)] is None or fr[(mi, s)] * db > target + 1e-12 for s in range(si))
+        elif m_ := re.match(r"(\w+): does not reach ([\d.]+) points at any tested size \(best MDAD ([\d.]+) points "
+                            r"at (\d+) items\)", line):
+            mi = methods.index(m_[1])
+            fins = [fr[(mi, s)] for s in range(S) if fr[(mi, s)] is not None]
+            assert fins and all(b * db > target + 1e-12 for b in fins) and m_[3] == pts(min(fins))
+        elif m_ := re.match(rf"(\w+): no gap bin.* reaches {lvl} agreement at any tested size", line):
+            assert all(fr[(methods.index(m_[1]), s)] is None for s in range(S))
+        elif m_ := re.match(r"Use (\w+) with (\d+) items: ([\d.]+) points is the smallest gap whose pairs are "
+                            rf"ordered as on the reference in at least {lvl} of cases "
+                            r"\((every wider gap bin also reaches it|yet \d+ wider gap bins? \(up to [\d.]+ points\) "
+                            r"falls? below it)\)", line):
+            mi, si = methods.index(m_[1]), list(sizes).index(int(m_[2]))
+            b = fr[(mi, si)]
+            assert b is not None and m_[3] == pts(b) and b * db <= target + 1e-12
+            wider = [j for j in range(b + 1, nb) if pairs[j] >= min_pairs and agree[mi, si, j] < level]
+            if m_[4] == "every wider gap bin also reaches it":
+                assert not wider
+            else:
+                assert re.match(rf"yet {len(wider)} wider gap bins? \(up to {pts(max(wider))} points\)", m_[4])
+        elif m_ := re.match(r"At (\d+) items uniform random (has MDAD ([\d.]+)|is as good as any method "
+                            r"\(MDAD ([\d.]+))", line):
+            assert int(m_[1]) == sizes[-1]
+            r_mdad = m_[3] or m_[4]
+            assert fr[(methods.index("random"), S - 1)] is not None
+            assert r_mdad == pts(fr[(methods.index("random"), S - 1)])
+        elif re.match(rf"At (\d+) items uniform random reaches {lvl} agreement in no gap bin", line):
+            assert fr[(methods.index("random"), S - 1)] is None
+        elif m_ := re.match(r"No tested size reaches an MDAD of ([\d.]+) points \(best: (\w+) at (\d+) items, "
+                            r"([\d.]+) points\)", line):
+            assert all(b is None or b * db > target + 1e-12 for b in fr.values())
+            lasts = [fr[(mi, S - 1)] for mi in range(M) if fr[(mi, S - 1)] is not None]
+            assert int(m_[3]) == sizes[-1] and m_[4] == pts(min(lasts))
+        elif line.startswith("No tested size reaches an MDAD of"):
+            assert all(b is None or b * db > target + 1e-12 for b in fr.values())
+        elif line.startswith("Too few target pairs per gap bin"):
+            assert not (pairs >= min_pairs).any()
+        else:
+            raise AssertionError(f"sentence not covered by the test: {line}")
+
+
+def test_h1_far_bins_reaching_80_percent_are_never_called_unresolved():
+    """Newcomer QA H1: with the 0.1.0 safeguard the text said "no method orders even the most distant pairs
+    correctly in 80% of cases" while its own curve reached 0.851 at 1.5 points. [U]'s rule reads MDAD
+    off that bin; with a safeguard the sentence names it."""
+    from ranktrust.subsets.mdad import _recommend
+
+    agree = np.array([[[0.673, 0.7, 0.75, 0.851, 0.929, 1.0]]])
+    pairs = np.array([502, 300, 200, 451, 30, 10])
+    db = 0.005
+    for mp, expected in [(1, 0.015), (500, np.inf)]:
+        point = mdad_from_curve(agree, pairs[None, None], db, min_pairs=mp)
+        assert point[0, 0] == pytest.approx(expected)
+        ev = {"mdad": point, "ci_low": point, "ci_high": point, "agreement": agree, "pairs": pairs,
+              "bin_edges": np.arange(6) * db, "misordered": np.full((1, 1, 2), 0.2),
+              "kendall_tau": np.full((1, 1, 2), 0.5)}
+        text = " ".join(_recommend(("random",), np.array([100]), ev, 0.02, 0.8, mp)["text"])
+        assert "most distant pairs correctly" not in text
+        if mp == 1:
+            assert "closer than 1.5 points" in text
+        else:
+            assert "no gap bin with at least 500 pairs reaches 80%" in text

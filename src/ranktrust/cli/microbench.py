@@ -29,7 +29,7 @@ def _int_list(value: str, name: str) -> list[int]:
 
 
 def _count_or_fraction(value: str | None, name: str) -> int | float | None:
-    if value is None:
+    if value is None or value.strip().lower() in ("none", "all", "no"):
         return None
     try:
         return int(value)
@@ -88,15 +88,18 @@ def _mdad_text(d: dict[str, Any]) -> list[Any]:
             f"{s['items']} items)")
     out: list[Any] = [table(f"Micro-benchmark reliability{_against(d)} {head}", d["mdad"])]
     if d.get("unseen") is not None:
-        out.append(table(f"Against unseen items ({s['items'] - s['seen_items']} items the source models never saw)",
-                         d["unseen"]["mdad"]))
+        out.append(table(f"Against unseen items ({s['items'] - s['seen_items']} items the source models never saw; "
+                         "the figures [U] publish)", d["unseen"]["mdad"]))
     out += [f"• {line}" for line in d["recommendation"]["text"]]
-    out.append(f"MDAD: smallest gap (points) from which ≥{100 * s['agreement_level']:.0f}% of target pairs are "
-               "ordered as on the full benchmark; '—' in a CI = not reached in some trials.")
+    mp = s.get("min_pairs", 1)
+    counted = "" if mp <= 1 else f" with at least {mp} pairs"
+    out.append(f"MDAD: lower edge of the smallest 0.5-point gap bin{counted} in which ≥{100 * s['agreement_level']:.0f}% "
+               "of target pairs are ordered as on the reference ([U]'s rule); '—' in a CI = not reached in some "
+               "trials.")
     if d.get("unseen") is not None:
         out.append("Seen/unseen split: items are chosen from the seen items; the first table judges the targets "
                    "against their scores on the seen items, the second against the unseen ones (does the "
-                   "micro-benchmark generalise to new items?).")
+                   "micro-benchmark generalise to new items?). --seen-items none: one table against all items.")
     return out
 
 
@@ -165,13 +168,17 @@ def _subset_csv(d: dict[str, Any]) -> str:
 @click.option("--source-models", default=None,
               help="Source models per trial: a count or a fraction of the models. Default: 300 when that leaves "
                    "at least 50 targets, else 70% of the models (or all but 50, whichever is more).")
-@click.option("--seen-items", default=None, help="Items the source models see (count or fraction); default all.")
+@click.option("--seen-items", default="0.5", show_default=True,
+              help="Items the subset is drawn from (count or fraction), as in [U]; the rest are the unseen items "
+                   "of the second table. 'none': no split, one table against all items.")
+@click.option("--target-models", default=None, type=int,
+              help="Target models per trial (default: every model that is not a source; [U] used 50).")
 @click.option("--target-mdad", default=2.0, show_default=True, type=float,
               help="MDAD (points) the recommendation looks for.")
 @click.option("--delta-bin", default=0.5, show_default=True, type=float, help="Width of the gap bins, in points.")
 @click.option("--agreement-level", default=0.8, show_default=True, type=float, help="Agreement that defines MDAD.")
-@click.option("--min-pairs", default=10, show_default=True, type=int,
-              help="Gap bins with fewer target pairs per trial are ignored by MDAD.")
+@click.option("--min-pairs", default=1, show_default=True, type=int,
+              help="Gap bins with fewer target pairs (pooled over trials) are ignored by MDAD; 1 = [U]'s rule.")
 @click.option("--select", "select_method", default=None,
               help="Design a subset with this method instead (writes the items and weights).")
 @click.option("--size", default=100, show_default=True, type=int, help="Subset size for --select.")
@@ -203,7 +210,8 @@ def command(paths: tuple[str, ...], **kw: Any) -> None:
     sizes = _int_list(kw["sizes"], "--sizes")
     source_models = _count_or_fraction(kw["source_models"], "--source-models")
     seen = _count_or_fraction(kw["seen_items"], "--seen-items")
-    args = dict(methods=methods, sizes=sizes, trials=kw["trials"], source_models=source_models, seen_items=seen,
+    args = dict(methods=methods, sizes=sizes, trials=kw["trials"], source_models=source_models,
+                target_models=kw["target_models"], seen_items=seen,
                 rng=seed, delta_bin=kw["delta_bin"] / 100, agreement_level=kw["agreement_level"],
                 target_mdad=kw["target_mdad"] / 100, min_pairs=kw["min_pairs"])
     import warnings

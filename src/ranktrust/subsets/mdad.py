@@ -65,35 +65,39 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def pair_agreement(true_diff: np.ndarray, est_diff: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-pair agreement of an estimated difference with the true one.
+    """Per-pair agreement of an estimated difference with the reference one, as in [1]_'s code.
 
-    Returns ``(agree, misordered, valid)``: ``agree`` is 1 when the estimated gap has
-    the sign of the true one and 0 otherwise, an estimated tie included (the subset does
-    not order the pair), as in [1]_'s code; ``valid`` drops pairs tied on the reference
-    (no order to recover; [1]_'s code scores them by the sign of the estimate alone).
-    ``misordered`` marks reversed pairs (estimated ties are not reversed).
+    Returns ``(agree, misordered, ordered)``. ``agree`` is 1 when the estimated gap is
+    nonzero and has the sign of the reference gap, 0 otherwise: an estimated tie does not
+    order the pair and counts as disagreement. A pair tied on the reference is kept (it
+    falls in the first ``|Δ|`` bin) and agrees when the estimated gap is positive, as in
+    [1]_'s ``make_tidy_results`` (``copysign(1, 0.0) == 1``; pairs are ``(i, j)`` with
+    ``i < j``). ``misordered`` marks pairs the subset reverses; ``ordered`` marks pairs
+    with a reference order (the denominator of the misordered share).
     """
     st = np.sign(true_diff)
     se = np.sign(est_diff)
-    valid = st != 0
-    agree = ((se == st) & (se != 0)).astype(np.float64)
-    mis = (se == -st) & valid
-    return np.where(valid, agree, 0.0), mis, valid
+    ordered = st != 0
+    ref = np.where(ordered, st, 1.0)                 # [U]: a reference tie counts as a positive gap
+    agree = ((se == ref) & (se != 0)).astype(np.float64)
+    mis = (se == -st) & ordered
+    return agree, mis, ordered
 
 
 def mdad_from_curve(agreement: np.ndarray, pairs: np.ndarray, delta_bin: float, *, level: float = 0.8,
-                    min_pairs: float = 10) -> np.ndarray:
+                    min_pairs: float = 1) -> np.ndarray:
     """MDAD from binned agreement curves (bins along the last axis).
 
     MDAD is the lower edge of the smallest ``|Δ|`` bin whose agreement is at least
-    ``level``, counting only bins with at least ``min_pairs`` pairs: the rule of [1]_'s
-    code (``get_mde_with_error_bars``: the first bin, in increasing ``|Δ|``, whose mean
-    correctness reaches the threshold). No informative bin reaches it: ``inf`` ([1]_'s
-    code reports a sentinel of 50 points). No informative bin at all: ``NaN``.
+    ``level``, in increasing ``|Δ|``: the rule of [1]_'s code (``mdad.calculate_mdad``:
+    the first bin whose mean correctness reaches the threshold; every bin that has a pair
+    counts, which is ``min_pairs=1``). A larger ``min_pairs`` ignores bins with fewer
+    pairs (a safeguard that is not in [1]_). No counted bin reaches the level: ``inf``
+    ([1]_'s code reports a sentinel of 50 points). No counted bin at all: ``NaN``.
     """
     a = np.asarray(agreement, dtype=np.float64)
     p = np.asarray(pairs, dtype=np.float64)
-    informative = p >= min_pairs
+    informative = (p >= max(min_pairs, 1)) & ~np.isnan(a)
     reach = informative & (a >= level)
     first = np.argmax(reach, axis=-1)
     out = first * float(delta_bin)
@@ -143,12 +147,16 @@ class MDADResult(Result):
     seconds : dict
         Wall time per method (selection + estimation), for benchmarking.
     unseen : dict or None
-        With a seen/unseen item split (``seen_items`` below the item count): the same
-        measures against the targets' scores on the *unseen* items, as a dict with keys
-        ``mdad``, ``mdad_trials``, ``ci_low``, ``ci_high``, ``kendall_tau``,
+        With a seen/unseen item split (the default, ``seen_items=0.5`` as in [1]_): the
+        same measures against the targets' scores on the *unseen* items, as a dict with
+        keys ``mdad``, ``mdad_trials``, ``ci_low``, ``ci_high``, ``kendall_tau``,
         ``mean_abs_error``, ``misordered``, ``agreement``, ``pairs``, ``bin_edges``
-        (shapes as above). The main attributes then use the *seen* items as reference.
-        None without a split.
+        (shapes as above); [1]_'s published GPQA figures are these. The main attributes
+        then use the *seen* items (the pool the subset is drawn from) as reference.
+        None without a split (``seen_items=None``).
+    min_pairs : int
+        Pairs a pooled bin needs to count for ``mdad`` (1: every bin with a pair, as
+        [1]_); a trial's own curve needs ``ceil(min_pairs / trials)``.
     """
 
     methods: tuple[str, ...]
@@ -176,6 +184,7 @@ class MDADResult(Result):
     dropped_sizes: tuple[int, ...] = ()
     seconds: dict[str, float] = field(default_factory=dict)
     unseen: dict[str, np.ndarray] | None = None
+    min_pairs: int = 1
 
     def row(self, method: str, size: int) -> dict[str, Any]:
         """The ``mdad`` row of one method and size."""
@@ -234,7 +243,7 @@ class MDADResult(Result):
                 "source_models": self.n_source_models, "target_models": self.n_target_models,
                 "items": self.n_items, "seen_items": self.n_seen_items, "delta_bin": self.delta_bin,
                 "agreement_level": self.agreement_level, "confidence_level": self.confidence_level,
-                "dropped_sizes": list(self.dropped_sizes),
+                "dropped_sizes": list(self.dropped_sizes), "min_pairs": self.min_pairs,
                 "reference": "seen items" if self.unseen is not None else "all items",
             },
         })
@@ -258,7 +267,8 @@ def default_source_models(n_models: int) -> int:
 
 
 def _mdad_iv(m: Any, methods: Any, sizes: Any, trials: Any, source_models: Any, seen_items: Any,
-             delta_bin: Any, agreement_level: Any, confidence_level: Any) -> tuple:
+             delta_bin: Any, agreement_level: Any, confidence_level: Any, min_pairs: Any = 1,
+             target_models: Any = None) -> tuple:
     from ..data.matrix import ScoreMatrix
 
     if not isinstance(m, ScoreMatrix):
@@ -295,6 +305,14 @@ def _mdad_iv(m: Any, methods: Any, sizes: Any, trials: Any, source_models: Any, 
             f"`source_models`={source_models} must leave at least 3 target models and use at least 2 sources; "
             f"the matrix has {n} models (try --source-models {max(2, int(0.7 * n))})"
         )
+    if target_models is None:
+        n_tgt = n - n_src
+    elif (isinstance(target_models, (int, np.integer)) and not isinstance(target_models, bool)
+          and 3 <= target_models <= n - n_src):
+        n_tgt = int(target_models)
+    else:
+        raise ValueError(f"`target_models` must be None (every model that is not a source) or a count in "
+                         f"[3, {n - n_src}] ({n} models, {n_src} sources); got {target_models!r}")
     ni = m.n_items
     if seen_items is None:
         n_seen = ni
@@ -310,7 +328,10 @@ def _mdad_iv(m: Any, methods: Any, sizes: Any, trials: Any, source_models: Any, 
         raise ValueError(f"`agreement_level` must be in (0.5, 1); got {agreement_level!r}")
     if not (isinstance(confidence_level, (int, float)) and 0 < confidence_level < 1):
         raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
-    return methods, sizes, int(trials), n_src, n_seen
+    if isinstance(min_pairs, bool) or not isinstance(min_pairs, (int, np.integer)) or min_pairs < 1:
+        raise ValueError(f"`min_pairs` must be a positive integer (1 = every bin with a pair counts, as [U]); "
+                         f"got {min_pairs!r}")
+    return methods, sizes, int(trials), n_src, n_seen, n_tgt
 
 
 # --------------------------------------------------------------------- main
@@ -321,13 +342,14 @@ def mdad(
     sizes: Sequence[int] = DEFAULT_SIZES,
     trials: int = 50,
     source_models: int | float | None = None,
-    seen_items: int | float | None = None,
+    target_models: int | None = None,
+    seen_items: int | float | None = 0.5,
     rng: int | np.random.Generator | None = None,
     delta_bin: float = 0.005,
     agreement_level: float = 0.8,
     confidence_level: float = 0.95,
     target_mdad: float = 0.02,
-    min_pairs: int = 10,
+    min_pairs: int = 1,
     progress: Callable[[int, int], None] | None = None,
 ) -> MDADResult:
     """How reliable are micro-benchmarks of each size and selection method?
@@ -348,14 +370,19 @@ def mdad(
         Default: 300 (as in [1]_) when that leaves at least 50 target models, else the
         larger of 70% of the models and all but 50 (SWE-bench Verified's 25 models: 18
         sources, 7 targets); see :func:`default_source_models`.
-    seen_items : int or float, optional
-        Seen/unseen split as in [1]_ (which uses 0.5): each trial draws this many (or
-        this fraction of) items as the *seen* items, stratified by item group when the
-        matrix has groups. The subset is chosen from the seen items with the source
-        models' results on them; the targets are then judged against their scores on
-        the seen items (the main results) and, separately, on the *unseen* rest
-        (``unseen``: does the micro-benchmark generalise to new items?). Default: no
-        split; every item is seen and the reference is the full benchmark.
+    target_models : int, optional
+        Target models per trial, drawn from the models that are not sources. Default:
+        every model that is not a source. [1]_ drew 50 targets per run and 300 sources
+        from the rest (GPQA: 70 of its 420 models unused in each run).
+    seen_items : int, float or None, default: ``0.5``
+        Seen/unseen split as in [1]_: each trial draws this many (or this fraction of)
+        items as the *seen* items, stratified by item group when the matrix has groups.
+        The subset is chosen from the seen items with the source models' results on
+        them; the targets are then judged against their scores on the seen items (the
+        main results) and, separately, on the *unseen* rest (``unseen``: does the
+        micro-benchmark generalise to new items? [1]_'s published figures are these).
+        ``None`` (or ``1.0``): no split; every item is seen, the reference is the full
+        benchmark and ``unseen`` is None. Sizes not smaller than the seen pool are dropped.
     rng : None, int or numpy.random.Generator
         Randomness. Every trial's split and every (trial, method, size) selection gets
         its own stream (``SeedSequence`` keyed by trial, method name and size), so
@@ -368,8 +395,11 @@ def mdad(
         Level of the percentile CI of MDAD over trials.
     target_mdad : float, default: ``0.02``
         MDAD (a fraction: 0.02 = 2 points) the recommendation looks for.
-    min_pairs : int, default: ``10``
-        Bins with fewer target pairs per trial are ignored by MDAD (too noisy).
+    min_pairs : int, default: ``1``
+        Pairs a gap bin of the pooled curve needs to count for MDAD. ``1`` is [1]_'s rule
+        (every bin that has a pair counts); a larger value is a safeguard against deciding
+        MDAD on a handful of pairs (ranktrust 0.1.0 used 10 per trial, i.e. 500 at 50
+        trials). Each trial's own curve (for the CI) needs ``ceil(min_pairs / trials)``.
     progress : callable, optional
         Called as ``progress(done, total)`` after each (trial, method, size).
 
@@ -387,10 +417,11 @@ def mdad(
     For a target pair with reference gap ``Δ`` (full benchmark, or the seen items with
     a split) the subset *agrees* when its estimated gap is nonzero with the same sign;
     an estimated tie does not order the pair and counts as disagreement, as in [1]_.
-    Pairs tied on the reference are left out. Pairs are binned by ``|Δ|`` in bins of
-    ``delta_bin``; **MDAD** is the lower edge of the smallest bin whose agreement is at
-    least ``agreement_level`` ([1]_'s rule; bins with fewer than ``min_pairs`` pairs per
-    trial ignored); ``inf`` when no bin reaches it. The point value uses the agreement
+    Pairs tied on the reference stay in the first bin and agree when the estimated gap is
+    positive, as in [1]_'s code. Pairs are binned by ``floor(|Δ| / delta_bin)``;
+    **MDAD** is the lower edge of the smallest bin whose agreement is at least
+    ``agreement_level`` ([1]_'s rule; bins with fewer than ``min_pairs`` pairs ignored);
+    ``inf`` when no bin reaches it. The point value uses the agreement
     curve pooled over trials; ``ci_low``/``ci_high`` are the percentile interval of the
     per-trial MDADs: the range a single selection's MDAD falls in over repeated
     selections. ([1]_'s code instead bootstraps the pairs of each pooled bin.)
@@ -417,8 +448,10 @@ def mdad(
     >>> sorted(r.to_dict())
     ['agreement', 'mdad', 'recommendation', 'settings']
     """
-    methods, sizes_req, trials, n_src, n_seen = _mdad_iv(
-        m, methods, sizes, trials, source_models, seen_items, delta_bin, agreement_level, confidence_level)
+    methods, sizes_req, trials, n_src, n_seen, n_tgt = _mdad_iv(
+        m, methods, sizes, trials, source_models, seen_items, delta_bin, agreement_level, confidence_level,
+        min_pairs, target_models)
+    min_pairs = int(min_pairs)
     keep = sizes_req < n_seen
     dropped = tuple(int(s) for s in sizes_req[~keep])
     if dropped:
@@ -435,7 +468,6 @@ def mdad(
     y = np.asarray(m.scores, dtype=np.float64)
     codes = m.group_codes
     n_models, n_items = y.shape
-    n_tgt = n_models - n_src
     fns = [get_selector(meth) for meth in methods]
     keys = [zlib.crc32(meth.encode()) for meth in methods]
     M, S, T = len(methods), len(sizes_arr), trials
@@ -450,7 +482,7 @@ def mdad(
     for t in range(T):
         split = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(t,)))
         perm = split.permutation(n_models)
-        src, tgt = np.sort(perm[:n_src]), np.sort(perm[n_src:])
+        src, tgt = np.sort(perm[:n_src]), np.sort(perm[n_src:n_src + n_tgt])
         pool = np.arange(n_items) if n_seen == n_items else _seen_split(split, n_items, n_seen, codes)
         y_src = y[np.ix_(src, pool)]
         y_tgt = y[tgt]
@@ -482,16 +514,17 @@ def mdad(
                  _evaluate(truth_unseen, est, delta_bin, agreement_level, min_pairs, confidence_level))
     point, ci_low, ci_high, mis, tau = ev["mdad"], ev["ci_low"], ev["ci_high"], ev["misordered"], ev["kendall_tau"]
     if np.isnan(point).all():
-        warnings.warn("no |Δ| bin has enough target pairs to define MDAD; use more target models (a smaller `source_models`) or wider bins (`delta_bin`)",
-                      SmallSampleWarning, stacklevel=2)
-    rec = _recommend(methods, sizes_arr, point, ci_low, ci_high, mis, tau, target_mdad, agreement_level)
+        warnings.warn(f"no |Δ| bin has enough target pairs (`min_pairs`={min_pairs}) to define MDAD; use more "
+                      "target models (a smaller `source_models`), more trials, wider bins (`delta_bin`) or a "
+                      "smaller `min_pairs`", SmallSampleWarning, stacklevel=2)
+    rec = _recommend(methods, sizes_arr, ev, target_mdad, agreement_level, min_pairs, unseen=ev_unseen)
     return MDADResult(
         methods=methods, sizes=sizes_arr, trials=T, n_source_models=n_src, n_target_models=n_tgt,
         n_items=n_items, n_seen_items=n_seen, delta_bin=float(delta_bin), agreement_level=float(agreement_level),
         confidence_level=float(confidence_level), mdad=point, mdad_trials=ev["mdad_trials"], ci_low=ci_low,
         ci_high=ci_high, kendall_tau=tau, mean_abs_error=ev["mean_abs_error"], misordered=mis,
         agreement=ev["agreement"], pairs=ev["pairs"], bin_edges=ev["bin_edges"], target_mdad=float(target_mdad),
-        recommendation=rec, dropped_sizes=dropped, seconds=seconds, unseen=ev_unseen,
+        recommendation=rec, dropped_sizes=dropped, seconds=seconds, unseen=ev_unseen, min_pairs=min_pairs,
     )
 
 
@@ -531,15 +564,16 @@ def _evaluate(truth: np.ndarray, est: np.ndarray, delta_bin: float, level: float
     bins = np.floor(absd / delta_bin + 1e-9).astype(np.int64)
     nb = int(bins.max()) + 1 if bins.size else 1
     flat = (np.arange(T)[:, None] * nb + bins).ravel()
-    valid_true = (np.sign(d_true) != 0).ravel().astype(np.float64)
-    pairs_tb = np.bincount(flat, weights=valid_true, minlength=T * nb).reshape(T, nb)
+    # [U]: every pair counts, pairs tied on the reference included (they sit in bin 0)
+    pairs_tb = np.bincount(flat, minlength=T * nb).reshape(T, nb).astype(np.float64)
     pairs_b = pairs_tb.sum(0)
+    min_trial = max(1, int(np.ceil(min_pairs / T)))
     agreement = np.full((M, S, nb), np.nan)
     mdad_trials = np.empty((M, S, T))
     mis = np.empty((M, S, T))
     tau = kendall_tau_b(truth[None, None], est)                # (M, S, T)
     mae = np.nanmean(np.abs(est - truth[None, None]), axis=-1)
-    n_valid = pairs_tb.sum(1)
+    n_valid = (d_true != 0).sum(1)
     with np.errstate(invalid="ignore", divide="ignore"):
         for mi in range(M):
             for si in range(S):
@@ -549,10 +583,10 @@ def _evaluate(truth: np.ndarray, est: np.ndarray, delta_bin: float, level: float
                 agreement[mi, si] = np.where(pairs_b > 0, a_tb.sum(0) / pairs_b, np.nan)
                 curve_t = np.where(pairs_tb > 0, a_tb / pairs_tb, np.nan)
                 mdad_trials[mi, si] = mdad_from_curve(curve_t, pairs_tb, delta_bin, level=level,
-                                                      min_pairs=min_pairs)
+                                                      min_pairs=min_trial)
                 mis[mi, si] = np.where(n_valid > 0, wrong.sum(1) / n_valid, np.nan)
     point = mdad_from_curve(agreement, np.broadcast_to(pairs_b, agreement.shape), delta_bin,
-                            level=level, min_pairs=min_pairs * T)
+                            level=level, min_pairs=min_pairs)
     alpha = 1 - confidence_level
     ci_low = np.full((M, S), np.nan)
     ci_high = np.full((M, S), np.nan)
@@ -573,19 +607,38 @@ def _pts(x: float) -> str:
     return f"{100 * x:.1f}" if np.isfinite(x) else "more than the largest gap"
 
 
-def _recommend(methods: tuple[str, ...], sizes: np.ndarray, point: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-               mis: np.ndarray, tau: np.ndarray, target: float, level: float) -> dict[str, Any]:
-    """Smallest size per method reaching ``target`` and plain-words sentences."""
+def _wider_below(agree: np.ndarray, pairs: np.ndarray, first: float, delta_bin: float, level: float,
+                 min_pairs: int) -> np.ndarray:
+    """Lower edges of the counted bins wider than ``first`` whose agreement is below ``level``."""
+    edges = np.arange(len(agree)) * delta_bin
+    counted = (pairs >= min_pairs) & ~np.isnan(agree)
+    return edges[counted & (edges > first + 1e-12) & (agree < level)]
+
+
+def _recommend(methods: tuple[str, ...], sizes: np.ndarray, ev: dict[str, np.ndarray], target: float,
+               level: float, min_pairs: int = 1, *, unseen: dict[str, np.ndarray] | None = None,
+               ) -> dict[str, Any]:
+    """Smallest size per method reaching ``target`` and plain-words sentences.
+
+    Every sentence restates what the agreement curves in ``ev`` show (``agreement``
+    ``(M, S, n_bins)``, ``pairs`` ``(n_bins,)``), under the same rule as ``mdad``: bins
+    with fewer than ``min_pairs`` pairs are not counted, and a claim about "every wider
+    gap" is made only when every wider counted bin reaches ``level``.
+    """
+    point, lo, hi = ev["mdad"], ev["ci_low"], ev["ci_high"]
+    mis, tau, agree, pairs = ev["misordered"], ev["kendall_tau"], ev["agreement"], ev["pairs"]
+    db = float(ev["bin_edges"][1] - ev["bin_edges"][0]) if len(ev["bin_edges"]) > 1 else 1.0
     sz = sizes.tolist()
     lvl = f"{100 * level:.0f}%"
+    counted = "" if min_pairs <= 1 else f" with at least {min_pairs} pairs"
     smallest: dict[str, int | None] = {}
     for mi, meth in enumerate(methods):
         ok = np.flatnonzero(point[mi] <= target + 1e-12)
         smallest[meth] = int(sz[ok[0]]) if ok.size else None
     text: list[str] = []
     if np.isnan(point).all():
-        text.append("Too few target pairs per gap bin to measure MDAD: use fewer source models (more targets), "
-                    "more trials, or wider bins (--delta-bin).")
+        text.append(f"Too few target pairs per gap bin to measure MDAD (no bin{counted}): use fewer source models "
+                    "(more targets), more trials, wider bins (--delta-bin) or a smaller --min-pairs.")
         return {"target_mdad": float(target), "agreement_level": float(level), "smallest_size": smallest,
                 "best": None, "text": text}
     # smallest size: what no method resolves
@@ -593,13 +646,15 @@ def _recommend(methods: tuple[str, ...], sizes: np.ndarray, point: np.ndarray, l
     b0 = int(np.argmin(np.where(np.isnan(p0), np.inf, p0)))
     if np.isfinite(p0[b0]):
         text.append(
-            f"At {sz[0]} items no method orders pairs closer than {_pts(p0[b0])} points correctly in {lvl} of "
-            f"cases (best: {methods[b0]}); {100 * np.nanmean(mis[b0, 0]):.0f}% of target pairs were misordered."
+            f"At {sz[0]} items no method reaches {lvl} agreement for pairs closer than {_pts(p0[b0])} points "
+            f"(best: {methods[b0]}, first at {_pts(p0[b0])} points); "
+            f"{100 * np.nanmean(mis[b0, 0]):.0f}% of target pairs were misordered."
         )
     else:
         text.append(
-            f"At {sz[0]} items no method orders even the most distant pairs correctly in {lvl} of cases; "
-            f"{100 * np.nanmin(np.nanmean(mis[:, 0], axis=-1)):.0f}% or more of target pairs were misordered."
+            f"At {sz[0]} items no gap bin{counted} reaches {lvl} agreement for any method, not even the most "
+            f"distant pairs; {100 * np.nanmin(np.nanmean(mis[:, 0], axis=-1)):.0f}% or more of target pairs "
+            "were misordered."
         )
     for mi, meth in enumerate(methods):
         k = smallest[meth]
@@ -607,25 +662,27 @@ def _recommend(methods: tuple[str, ...], sizes: np.ndarray, point: np.ndarray, l
             si = sz.index(k)
             text.append(f"{meth}: reaches an MDAD of {_pts(target)} points at {k} items "
                         f"(MDAD {_pts(point[mi, si])}, {confidence_pct(lo, hi, mi, si)}).")
-        else:
+        elif np.isfinite(point[mi]).any():
             fin = np.where(np.isfinite(point[mi]), point[mi], np.inf)
             si = int(np.argmin(fin))
             text.append(f"{meth}: does not reach {_pts(target)} points at any tested size "
                         f"(best MDAD {_pts(point[mi, si])} points at {sz[si]} items).")
+        else:
+            text.append(f"{meth}: no gap bin{counted} reaches {lvl} agreement at any tested size.")
     last = point[:, -1]
     lastf = np.where(np.isfinite(last), last, np.inf)
     bl = int(np.argmin(lastf))
-    if "random" in methods:
+    if "random" in methods and np.isfinite(last[bl]):
         r = methods.index("random")
-        gap = last[r] - last[bl] if np.isfinite(last[r]) and np.isfinite(last[bl]) else np.nan
+        gap = last[r] - last[bl] if np.isfinite(last[r]) else np.nan
         text.append(
             f"At {sz[-1]} items uniform random is as good as any method (MDAD {_pts(last[r])} points)."
             if r == bl or gap == 0 else
             f"At {sz[-1]} items uniform random has MDAD {_pts(last[r])} points, the best method "
             f"({methods[bl]}) {_pts(last[bl])}: random is within {100 * gap:.1f} points of it."
             if np.isfinite(gap) else
-            f"At {sz[-1]} items uniform random has MDAD {_pts(last[r])} points, the best method "
-            f"({methods[bl]}) {_pts(last[bl])}."
+            f"At {sz[-1]} items uniform random reaches {lvl} agreement in no gap bin{counted}; the best method "
+            f"({methods[bl]}) has MDAD {_pts(last[bl])} points."
         )
     best: dict[str, Any] | None = None
     reach = [(sz.index(k), mi) for mi, k in enumerate(smallest.values()) if k is not None]
@@ -637,16 +694,32 @@ def _recommend(methods: tuple[str, ...], sizes: np.ndarray, point: np.ndarray, l
         if "random" in methods and methods.index("random") in cands:
             mi = methods.index("random")   # simplest method when it also reaches the target
         best = {"method": methods[mi], "size": int(sz[si]), "mdad": float(point[mi, si])}
+        below = _wider_below(agree[mi, si], pairs, float(point[mi, si]), db, level, min_pairs)
+        caveat = ("every wider gap bin also reaches it" if below.size == 0 else
+                  f"yet {below.size} wider gap bin{'s' if below.size > 1 else ''} (up to "
+                  f"{_pts(float(below.max()))} points) fall{'' if below.size > 1 else 's'} below it")
         text.append(
-            f"Use {methods[mi]} with {sz[si]} items: gaps of {_pts(point[mi, si])} points or more are ordered as on "
-            f"the full benchmark in at least {lvl} of pairs; closer gaps cannot be resolved "
-            f"(Kendall's tau {np.nanmean(tau[mi, si]):.2f}, yet {100 * np.nanmean(mis[mi, si]):.0f}% of pairs misordered)."
+            f"Use {methods[mi]} with {sz[si]} items: {_pts(point[mi, si])} points is the smallest gap whose pairs "
+            f"are ordered as on the reference in at least {lvl} of cases ({caveat}); closer gaps are not "
+            f"resolved (Kendall's tau {np.nanmean(tau[mi, si]):.2f}, yet {100 * np.nanmean(mis[mi, si]):.0f}% of "
+            "pairs misordered)."
         )
-    else:
+        if unseen is not None:
+            u = float(unseen["mdad"][mi, si])
+            text.append(
+                f"Judged against the unseen items (new items, as [U] publish), {methods[mi]} with {sz[si]} items "
+                + (f"has MDAD {_pts(u)} points." if np.isfinite(u) else
+                   f"reaches {lvl} agreement in no gap bin{counted}." if np.isinf(u) else
+                   "has too few pairs to measure MDAD.")
+            )
+    elif np.isfinite(last[bl]):
         text.append(
             f"No tested size reaches an MDAD of {_pts(target)} points (best: {methods[bl]} at {sz[-1]} items, "
             f"{_pts(last[bl])} points); to separate models closer than that, use the full benchmark."
         )
+    else:
+        text.append(f"No tested size reaches an MDAD of {_pts(target)} points; to separate models, use the "
+                    "full benchmark.")
     return {"target_mdad": float(target), "agreement_level": float(level), "smallest_size": smallest,
             "best": best, "text": text}
 
