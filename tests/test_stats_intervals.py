@@ -39,7 +39,7 @@ def test_swebench_scores_equal_resolved_over_500(swebench):
     np.testing.assert_allclose(iv.score, resolved / 500, rtol=0, atol=1e-15)
     k = swebench.index_of("Claude 4.5 Opus medium (20251101)")
     assert resolved[k] == 372 and iv.score[k] == pytest.approx(0.744)
-    assert not iv.clustered and iv.method == "clt"  # clustering is opt-in
+    assert not iv.clustered and iv.method == "wilson"  # clustering is opt-in; 0/1 scores -> Wilson
     cl = rt.intervals(swebench, cluster=True)
     assert cl.clustered and cl.method == "cluster" and cl.n_clusters == 12
     assert np.all(iv.ci_low < iv.score) and np.all(iv.score < iv.ci_high)
@@ -113,13 +113,13 @@ def test_intervals_to_dict_keys(gpqa):
     assert {"method", "confidence_level", "clustered", "models"} <= set(d)
     assert set(d["models"][0]) == {"model", "n_items", "score", "se", "ci_low", "ci_high"}
     # GPQA has one group ("gpqa_main"): nothing to cluster
-    assert d["clustered"] is False and d["method"] == "clt"
+    assert d["clustered"] is False and d["method"] == "wilson"  # auto: 0/1 scores -> Wilson
     assert len(d["models"]) == 420
 
 
 def test_cluster_flag_and_methods(swebench):
     iid = rt.intervals(swebench, cluster=False)
-    assert iid.method == "clt" and not iid.clustered
+    assert iid.method == "wilson" and not iid.clustered
     np.testing.assert_allclose(iid.se, rt.intervals(swebench).se)  # the default does not cluster
     assert rt.intervals(swebench, method="wilson").method == "wilson"
     forced = rt.intervals(swebench, method="cluster")
@@ -169,8 +169,12 @@ def test_degenerate_warning_names_the_models_and_the_wilson_alternative():
     x = (rng.random((3, 40)) < 0.6).astype(float)
     x[0], x[2] = 1.0, 0.0
     m = rt.ScoreMatrix.from_array(x, models=["always right", "mixed", "always wrong"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        auto = rt.intervals(m)  # auto = Wilson for 0/1 scores: never a missing interval
+    assert auto.method == "wilson" and np.isfinite(auto.ci_low).all()
     with pytest.warns(DegenerateDataWarning) as rec:
-        iv = rt.intervals(m)  # auto = CLT, unchanged
+        iv = rt.intervals(m, method="clt")
     assert iv.method == "clt"
     msg = str(rec[0].message)
     assert msg.startswith("models 'always right' (all 1), 'always wrong' (all 0): every item scored the same")
