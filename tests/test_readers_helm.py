@@ -57,7 +57,7 @@ def test_task_and_model_from_run_spec():
 
 
 def test_missing_metric_and_model(tmp_path):
-    with pytest.raises(DataError, match=r"per_instance_stats.json: entry 1 \(instance id12\): no stat 'f1'; it has exact_match, num_prompt_tokens, quasi_exact_match"):
+    with pytest.raises(DataError, match=r"per_instance_stats.json: entry 1 \(instance id12\): no stat 'f1' in split test; it has exact_match, num_prompt_tokens, quasi_exact_match"):
         rt.read(str(FIX), metric="f1")
     (f,) = glob.glob(str(FIX / "**" / "*gpt2" / "per_instance_stats.json"), recursive=True)
     shutil.copyfile(f, tmp_path / "per_instance_stats.json")

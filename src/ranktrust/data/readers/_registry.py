@@ -18,7 +18,13 @@ from ...errors import DataError, FormatError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["ReadOptions", "Reader", "load_json", "reader", "readers", "read_units", "sniff", "tag_source"]
+__all__ = ["ReadOptions", "Reader", "SEARCH_DEPTH", "load_json", "reader", "readers", "read_units", "sniff",
+           "tag_source", "walk_files"]
+
+# How deep a folder is searched for a format's files, by the sniffer and by the reader alike: a
+# harness output folder (``benchmark_output/runs/<suite>/<run>/``,
+# ``logs/run_evaluation/<run_id>/<model>/<instance>/``) sits well within it.
+SEARCH_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,8 @@ class ReadOptions:
     model_name: str | None = None  # override the model name a log gives
     wide: bool | None = None  # None = auto-detect
     extra: dict = field(default_factory=dict)
+    split: str | None = None  # HELM: the split to read (None = the one HELM reports, test)
+    dataset: str | None = None  # SWE-bench: the dataset whose instance list is the denominator (lite, verified, full)
 
 
 @dataclass(frozen=True)
@@ -84,12 +92,41 @@ def sniff(path: str) -> Reader:
         try:
             if r.sniff(path):
                 return r
-        except OSError:
+        except (OSError, ValueError):  # an unreadable or undecodable file is not this reader's
             continue
     raise FormatError(
         f"{path}: could not tell the format; pass --format with one of "
         + ", ".join(sorted(_READERS))
     )
+
+
+def walk_files(path: str, match: Callable[[str], bool], *, max_depth: int = SEARCH_DEPTH,
+               limit: int | None = None) -> list[str]:
+    """Files under ``path`` (sorted, at most ``max_depth`` folders down) whose base name satisfies ``match``.
+
+    Symbolic links to folders are not followed and a file reached twice (through a link) is listed
+    once, so a harness folder with ``runs/latest -> v1`` is read once. ``limit`` stops the search
+    after that many files (a sniffer needs one).
+    """
+    out: list[str] = []
+    seen: set[str] = set()
+    base_depth = path.rstrip(os.sep).count(os.sep)
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        if root.count(os.sep) - base_depth >= max_depth:
+            dirs[:] = []
+        for f in sorted(files):
+            if not match(f):
+                continue
+            p = os.path.join(root, f)
+            real = os.path.realpath(p)
+            if real in seen:
+                continue
+            seen.add(real)
+            out.append(p)
+            if limit is not None and len(out) >= limit:
+                return out
+    return out
 
 
 def load_json(path: str, *, what: str = "file") -> Any:

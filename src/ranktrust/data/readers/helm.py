@@ -3,46 +3,69 @@
 What is read from where (see ``docs/formats/helm.md``):
 
 * ``per_instance_stats.json``: a list of ``{instance_id, train_trial_index, perturbation?,
-  stats: [{name: {name, split, perturbation?}, count, sum, mean, ...}]}``;
+  stats: [{name: {name, split, perturbation?}, count, sum, mean, ...}]}``. HELM writes one entry
+  per metric class, so one instance can have several entries: they are merged per
+  (instance, train trial, perturbation);
 * item = ``instance_id``; run = ``train_trial_index``; score = the stat's ``mean``
   (``sum / count`` when ``mean`` is absent);
+* split: the one HELM reports, ``test`` (a run with a single other split, e.g. hellaswag's
+  ``valid``, reads that one and says so); ``--split`` picks another. Instances of other splits
+  are left out and counted in a note;
 * default metric ``exact_match``; otherwise ``--metric`` must name a stat (the error lists
   them). Perturbed instances (``perturbation`` set, e.g. robustness/fairness variants) are
   left out and counted in a note;
 * model = ``adapter_spec.model`` and task = the run name without its ``model=`` /
   ``model_deployment=`` arguments, both from ``run_spec.json`` beside the file;
-  ``--model-name`` / ``--task`` override.
+  ``--model-name`` overrides the model. In a folder of several runs ``--task`` picks the runs of
+  one task (the full task name, or the scenario name before ``:`` when that is unique);
+* ``stats.json`` beside the file, when present: HELM's own aggregate of the metric on the
+  split; a note says when the per-instance values do not average to it.
 
 HELM writes no version number into these files, so no version check is possible.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
+from collections import Counter
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, load_json, read_units, reader
-from .lm_eval import RowBuffer, walk_files
+from ._registry import ReadOptions, load_json, reader, tag_source, walk_files
+from .lm_eval import RowBuffer
 
 DEFAULT_METRIC = "exact_match"
+DEFAULT_SPLIT = "test"  # the split HELM's leaderboards report
 _NAME = "per_instance_stats.json"
 
 
 def files(path: str) -> list[str]:
-    if os.path.isdir(path):
-        return walk_files(path, lambda f: f == _NAME)
-    return [path]
+    """The ``per_instance_stats.json`` files under ``path``; one run in two suites is an error."""
+    if not os.path.isdir(path):
+        return [path]
+    units = walk_files(path, lambda f: f == _NAME)
+    runs: dict[str, str] = {}
+    for u in units:
+        run = os.path.basename(os.path.dirname(os.path.abspath(u)))
+        if run in runs:
+            raise DataError(
+                f"{path}: run {run!r} is there twice ({os.path.dirname(runs[run])} and {os.path.dirname(u)}); "
+                "point at one suite folder (benchmark_output/runs/<suite>)"
+            )
+        runs[run] = u
+    return units
 
 
 def companions(path: str) -> list[str]:
-    r = os.path.join(os.path.dirname(path), "run_spec.json")
-    return [r] if os.path.exists(r) else []
+    d = os.path.dirname(path)
+    return [p for p in (os.path.join(d, "run_spec.json"), os.path.join(d, "stats.json")) if os.path.exists(p)]
 
 
 def _sniff(path: str) -> bool:
     if os.path.isdir(path):
-        return bool(walk_files(path, lambda f: f == _NAME, max_depth=4))
+        return bool(walk_files(path, lambda f: f == _NAME, limit=1))
     return os.path.basename(path) == _NAME
 
 
@@ -50,7 +73,8 @@ def _run_spec(path: str) -> dict:
     r = os.path.join(os.path.dirname(path), "run_spec.json")
     if not os.path.exists(r):
         return {}
-    return load_json(r)
+    spec = load_json(r)
+    return spec if isinstance(spec, dict) else {}
 
 
 def _task_from_name(name: str) -> str:
@@ -59,11 +83,17 @@ def _task_from_name(name: str) -> str:
     return head + (":" + ",".join(keep) if keep else "")
 
 
-def _stat_name(stat: dict) -> tuple[str | None, bool]:
+def _task_of(path: str, spec: dict) -> str:
+    return _task_from_name(spec["name"]) if spec.get("name") else "helm"
+
+
+def _stat_key(stat: dict) -> tuple[str | None, str | None, bool]:
+    """(name, split, perturbed) of one stat."""
     n = stat.get("name")
     if isinstance(n, dict):
-        return n.get("name"), bool(n.get("perturbation"))
-    return (str(n) if n is not None else None), False
+        split = n.get("split")
+        return n.get("name"), (str(split) if split is not None else None), bool(n.get("perturbation"))
+    return (str(n) if n is not None else None), None, False
 
 
 def _value(stat: dict) -> float | None:
@@ -76,66 +106,154 @@ def _value(stat: dict) -> float | None:
     return None
 
 
+def _merge(entries: list, u: str) -> tuple[list[dict], int]:
+    """Entries merged per (instance, train trial, perturbation); returns (unperturbed, n perturbed).
+
+    Each merged entry: ``{"id", "trial", "entry" (1-based number of its first entry), "stats":
+    {(name, split): stat}}``.
+    """
+    merged: dict[tuple, dict] = {}
+    perturbed: set[tuple] = set()
+    for k, e in enumerate(entries, 1):
+        if not isinstance(e, dict) or "instance_id" not in e or not isinstance(e.get("stats"), list):
+            raise FormatError(f"{u}: entry {k} has no instance_id/stats; not a HELM per_instance_stats file")
+        iid, trial = str(e["instance_id"]), str(e.get("train_trial_index", 0))
+        pert = e.get("perturbation")
+        key = (iid, trial, json.dumps(pert, sort_keys=True) if pert else None)
+        if pert:
+            perturbed.add(key)
+            continue
+        slot = merged.setdefault(key, {"id": iid, "trial": trial, "entry": k, "stats": {}})
+        for st in e["stats"]:
+            if not isinstance(st, dict):
+                continue
+            nm, split, pert_stat = _stat_key(st)
+            if pert_stat or nm is None:
+                continue
+            prev = slot["stats"].get((nm, split))
+            if prev is not None and _value(prev) != _value(st):
+                raise DataError(
+                    f"{u}: entry {k} (instance {iid}): stat {nm!r} ({split}) is {_value(st)} but an earlier entry of "
+                    f"the same instance says {_value(prev)}; the file is inconsistent"
+                )
+            slot["stats"][(nm, split)] = st
+    return list(merged.values()), len(perturbed)
+
+
+def _choose_split(slots: list[dict], want: str | None, u: str) -> tuple[str | None, str | None]:
+    """(split to read, note) for a file whose instances carry ``slots``' splits."""
+    splits = Counter(next(iter({sp for (_, sp) in s["stats"]}), None) for s in slots if s["stats"])
+    named = sorted(sp for sp in splits if sp is not None)
+    if want is not None:
+        if want not in splits:
+            raise DataError(f"{u}: no instances of split {want!r}; the file has {', '.join(named) or 'no split names'}")
+        return want, None
+    if not named:
+        return None, None  # no split names at all: nothing to choose
+    if DEFAULT_SPLIT in splits:
+        return DEFAULT_SPLIT, None
+    if len(named) == 1:
+        return named[0], (f"{u}: the run has no {DEFAULT_SPLIT} split; its {splits[named[0]]} {named[0]} "
+                          f"instances were read (pass --split to choose)")
+    raise DataError(f"{u}: the run has no {DEFAULT_SPLIT} split but {', '.join(named)}; pick one with --split NAME")
+
+
+def _check_aggregate(u: str, metric: str, split: str | None, values: list[float]) -> str | None:
+    """A note when HELM's stats.json beside ``u`` gives another mean for ``metric`` on ``split``."""
+    p = os.path.join(os.path.dirname(u), "stats.json")
+    if not values or not os.path.exists(p):
+        return None
+    stats = load_json(p)
+    for st in stats if isinstance(stats, list) else []:
+        if not isinstance(st, dict):
+            continue
+        nm, sp, pert = _stat_key(st)
+        if nm == metric and sp == split and not pert:
+            want = _value(st)
+            got = math.fsum(values) / len(values)
+            if want is not None and not math.isclose(want, got, rel_tol=1e-9, abs_tol=1e-9):
+                return (f"{p}: HELM reports {metric} ({split}) = {want:.6g}, but the {len(values)} per-instance "
+                        f"values read average {got:.6g}; check that the run's instances are all there")
+            return None
+    return None
+
+
 @reader("helm", sniff=_sniff, priority=20, description="HELM per_instance_stats.json (+ run_spec.json)")
 def read_helm(path: str, opts: ReadOptions) -> Iterator:
     """HELM per_instance_stats.json files (a file or a benchmark_output folder)."""
     units = files(path)
     if not units:
         raise DataError(f"{path}: no per_instance_stats.json files found")
-    # several files: each row says its file, so duplicate-row errors can name both files
-    yield from read_units(units, _read_one, opts)
+    specs = {u: _run_spec(u) for u in units}
+    tasks = {u: _task_of(u, specs[u]) for u in units}
+    if opts.task is not None and os.path.isdir(path):
+        keep = [u for u in units if opts.task in (tasks[u], tasks[u].partition(":")[0])]
+        if not keep:
+            raise DataError(f"{path}: no HELM task {opts.task!r}; available: {', '.join(sorted(set(tasks.values())))}")
+        matched = sorted({tasks[u] for u in keep})
+        if len(matched) > 1:
+            raise DataError(f"{path}: --task {opts.task!r} matches {len(matched)} tasks ({', '.join(matched)}); "
+                            "give the full task name")
+        units = keep
+    all_tasks = sorted({tasks[u] for u in units})
+    for u in units:
+        chunks = _read_one(u, opts, specs[u], tasks[u], all_tasks)
+        yield from (tag_source(chunks, u) if len(units) > 1 else chunks)
 
 
-def _read_one(u: str, opts: ReadOptions) -> Iterator:
+def _read_one(u: str, opts: ReadOptions, spec: dict, run_task: str, all_tasks: list[str]) -> Iterator:
     """Rows of one per_instance_stats.json file."""
+    import pandas as pd
+
     entries: Any = load_json(u)
     if not isinstance(entries, list):
         raise FormatError(f"{u}: expected a list of per-instance stats, got {type(entries).__name__}")
-    spec = _run_spec(u)
     model = opts.model_name or (spec.get("adapter_spec") or {}).get("model")
     if not model:
         raise DataError(f"{u}: no model name (no run_spec.json with adapter_spec.model beside it); pass --model-name NAME")
-    task = opts.task or (_task_from_name(spec["name"]) if spec.get("name") else "helm")
+    task = opts.task or run_task
     metric = opts.metric or DEFAULT_METRIC
+    slots, perturbed = _merge(entries, u)
+    if not slots and not perturbed:
+        raise DataError(f"{u}: the file holds no instances")
+    split, split_note = _choose_split(slots, opts.split, u)
     buf = RowBuffer(("item", "run", "score"))
-    perturbed = 0
-    for k, e in enumerate(entries, 1):
-        if not isinstance(e, dict) or "instance_id" not in e or "stats" not in e:
-            raise FormatError(f"{u}: entry {k} has no instance_id/stats; not a HELM per_instance_stats file")
-        if e.get("perturbation"):
-            perturbed += 1
+    other = Counter()
+    for s in slots:
+        splits = {sp for (_, sp) in s["stats"]}
+        if split is not None and split not in splits:
+            other[next(iter(splits), None)] += 1
             continue
-        hit = None
-        names = []
-        for st in e["stats"]:
-            nm, pert = _stat_name(st)
-            if pert:
-                continue
-            names.append(nm)
-            if nm == metric:
-                hit = st
-                break
+        hit = s["stats"].get((metric, split))
         if hit is None:
+            names = sorted({str(nm) for (nm, sp) in s["stats"] if sp == split})
+            more = (f"; the folder holds {len(all_tasks)} tasks ({', '.join(all_tasks)}): pick one with --task, "
+                    "then its metric with --metric") if len(all_tasks) > 1 and opts.task is None else \
+                "; choose one with --metric"
             raise DataError(
-                f"{u}: entry {k} (instance {e['instance_id']}): no stat {metric!r}; it has "
-                f"{', '.join(sorted(set(map(str, names)))[:30])}; choose one with --metric"
+                f"{u}: entry {s['entry']} (instance {s['id']}): no stat {metric!r}"
+                f"{f' in split {split}' if split else ''}; it has {', '.join(names[:30])}{more}"
             )
         val = _value(hit)
         if val is None:
-            raise DataError(f"{u}: entry {k} (instance {e['instance_id']}): stat {metric!r} has no mean")
-        buf.add(str(e["instance_id"]), str(e.get("train_trial_index", 0)), val)
-        if buf.full():
-            df = buf.flush(model=model, task=task, metric=metric)
-            df.attrs["line_numbers"] = False
-            yield df
-    notes = [f"{u}: {perturbed} perturbed instances were left out (only unperturbed ones are read)"] if perturbed else []
+            raise DataError(f"{u}: entry {s['entry']} (instance {s['id']}): stat {metric!r} has no mean")
+        buf.add(s["id"], s["trial"], val)
+    notes = [split_note] if split_note else []
+    if other:
+        what = ", ".join(f"{n} {sp}" for sp, n in sorted(other.items(), key=lambda kv: str(kv[0])))
+        notes.append(f"{u}: {sum(other.values())} instances of other splits ({what}) were left out; "
+                     f"{split} was read (--split chooses)")
+    if perturbed:
+        notes.append(f"{u}: {perturbed} perturbed instances were left out (only unperturbed ones are read)")
+    values = list(buf.cols["score"])
+    check = _check_aggregate(u, metric, split, values)
+    if check:
+        notes.append(check)
     df = buf.flush(model=model, task=task, metric=metric)
     if df is None:
-        if not perturbed:
-            raise DataError(f"{u}: the file holds no instances")
-        import pandas as pd
-
         df = pd.DataFrame({c: [] for c in ("item", "run", "score", "model", "task", "metric")})
     df.attrs["line_numbers"] = False
     df.attrs["notes"] = notes
-    yield df
+    df.attrs["provenance"] = {model: {"harness": "helm", "task": run_task, "split": split, "metric": metric,
+                                      "files": [u]}}
+    return iter([df])
