@@ -206,3 +206,30 @@ def test_qa_l11_control_and_bidi_names_kept_exact_shown_escaped(capsys, tmp_path
     assert shown[3] == "zero\\u200bwidth" and shown[4:] == HOSTILE[4:]
     assert not any(needs_escaping(s) for s in shown)
     assert display_name("\u2066iso\u2069 \u200e\u200f") == "\\u2066iso\\u2069 \\u200e\\u200f"
+
+
+# ---------------------------------------------------------------------------------------------- M5
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv", "memory"])
+def test_qa_m5_ingest_into_a_non_store_refused(capsys, tmp_path, kind):
+    src = table(tmp_path, "in.csv", lambda a, i: (a + i) % 2)
+    if kind == "memory":
+        db = ":memory:"
+    else:
+        db = tmp_path / f"victim.{kind}"
+        pd.DataFrame({"a": [1, 2]}).to_parquet(db) if kind == "parquet" else db.write_text("a\n1\n")
+        before = db.read_bytes()
+    code, out, err = cli(capsys, "ingest", src, "--db", db)
+    line = one_error(err)
+    assert code == 1 and "rows added" not in out + err, out + err
+    assert ("in-memory" in line) if kind == "memory" else ("not a DuckDB store" in line and "victim" in line), line
+    if kind != "memory":
+        assert db.read_bytes() == before  # untouched
+    from ranktrust.data.store import Store
+
+    with pytest.raises(rt.FormatError if kind != "memory" else rt.DataError):
+        Store(str(db))
+    # a new path still becomes a store
+    code, out, _ = cli(capsys, "ingest", src, "--db", tmp_path / "ok.duckdb")
+    assert code == 0 and "60 rows added" in out

@@ -208,6 +208,29 @@ def _now() -> _dt.datetime:
     return _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None, microsecond=0)
 
 
+_DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of every DuckDB database file
+
+
+def _check_store_path(path: str) -> None:
+    """Refuse ``:memory:`` and existing files that are not DuckDB databases, before DuckDB opens them."""
+    if path == "" or path.startswith(":memory:"):
+        raise DataError(
+            f"{path or repr(path)} is an in-memory database, which keeps nothing after the command ends; "
+            "give a store file path, e.g. --db results.duckdb"
+        )
+    if os.path.isfile(path) and os.path.getsize(path) > 0:
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(12)
+        except OSError:
+            return  # DuckDB reports unreadable files itself
+        if head[8:12] != _DUCKDB_MAGIC:
+            raise FormatError(
+                f"{path}: this file exists and is not a DuckDB store (a data file? ingest it instead: "
+                f"`ranktrust ingest {path} --db results.duckdb`); nothing was written to it"
+            )
+
+
 # --------------------------------------------------------------------- store
 class Store:
     """A DuckDB file of per-item results.
@@ -232,6 +255,7 @@ class Store:
 
         self.path = os.fspath(path)
         self.read_only = read_only
+        _check_store_path(self.path)
         if read_only and not os.path.exists(self.path):
             raise DataError(f"{self.path}: no such store; create it with `ranktrust ingest FILES --db {self.path}`")
         try:
@@ -240,6 +264,16 @@ class Store:
             raise DataError(f"{self.path}: cannot open the store ({str(exc).splitlines()[0]})") from None
         except duckdb.Error as exc:
             raise FormatError(f"{self.path}: not a DuckDB store ({str(exc).splitlines()[0]})") from None
+        # DuckDB opens some paths (an existing .parquet/.csv, ":memory:") as an in-memory database:
+        # ingesting there would report rows that are never stored
+        on_disk = self.con.execute(
+            "SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
+        if not on_disk or not on_disk[0]:
+            self.con.close()
+            raise FormatError(
+                f"{self.path}: DuckDB opened this as an in-memory database, so nothing would be stored; "
+                "give the path of a DuckDB store file, e.g. results.duckdb"
+            )
         if not read_only:
             self.con.execute(_SCHEMA)
             self.con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
