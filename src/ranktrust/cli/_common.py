@@ -37,6 +37,10 @@ def input_options(fn: Callable) -> Callable:
         click.option("--errors", "on_errors", type=click.Choice(["error", "wrong", "drop"]), default="error",
                      show_default=True, help="Samples that errored in the harness."),
         click.option("--model-name", default=None, help="Override the model name a single log reports."),
+        click.option("--split", "split", default=None,
+                     help="HELM: the split to read (default: test, the split HELM reports)."),
+        click.option("--dataset", "dataset", type=click.Choice(["lite", "verified", "full"]), default=None,
+                     help="SWE-bench: the dataset the run used; its instance list is the denominator."),
         click.option("--binary", is_flag=True, help="Require 0/1 scores (an error names any other value)."),
         click.option("--scale", type=float, default=None,
                      help="Divide every score by this first: 100 for percentages (scores must be in [0, 1])."),
@@ -125,6 +129,8 @@ def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix
         errors=kw.get("on_errors", "error"),
         model_name=kw.get("model_name"),
         binary=bool(kw.get("binary")),
+        split=kw.get("split"),
+        dataset=kw.get("dataset"),
         **({"scale": kw["scale"]} if kw.get("scale") is not None else {}),
     )
     return m, input_hash(paths)

@@ -46,6 +46,7 @@ def read_long(
         raise DataError("no input files given")
     frames = []
     line_numbers = len(paths) == 1
+    used: dict[str, str] = {}  # path -> reader name
     for path in _expand(paths):
         if format == "auto":
             rd = sniff(path)
@@ -54,6 +55,7 @@ def read_long(
             if format not in regs:
                 raise FormatError(f"unknown format {format!r}; known formats: {', '.join(sorted(regs))}")
             rd = regs[format]
+        used[path] = rd.name
         for chunk in rd.read(path, opts):
             line_numbers = line_numbers and bool(chunk.attrs.get("line_numbers", False))
             if len(paths) > 1 and "source" not in chunk.columns:
@@ -67,7 +69,44 @@ def read_long(
         _check_doc_hash(df)
     df.attrs["line_numbers"] = line_numbers
     df.attrs["notes"] = notes
+    df.attrs["provenance"] = _merge_provenance(frames)
+    df.attrs["readers"] = used
     return df
+
+
+def _merge_provenance(frames: list) -> dict[str, dict]:
+    """The readers' per-model provenance (``chunk.attrs['provenance']``), files merged."""
+    out: dict[str, dict] = {}
+    for f in frames:
+        for model, p in (f.attrs.get("provenance") or {}).items():
+            cur = out.setdefault(str(model), {**p, "files": []})
+            cur["files"] = list(dict.fromkeys(cur["files"] + list(p.get("files", ()))))
+    return out
+
+
+def _provenance(m: ScoreMatrix, df: "pd.DataFrame", paths: list[str]) -> dict[str, dict]:
+    """Per model: which harness, task, split and metric were scored, from which files.
+
+    Readers that know more (HELM's split, SWE-bench's dataset) fill it themselves; for the
+    others it is the reader's name and the one task / metric left after ``--task``/``--metric``.
+    """
+    given = df.attrs.get("provenance") or {}
+    used = df.attrs.get("readers") or {}
+    harness = ", ".join(sorted(set(used.values()))) or None
+
+    def one(col: str) -> str | None:
+        if col not in df.columns:
+            return None
+        vals = df[col].dropna().unique()
+        return str(vals[0]) if len(vals) == 1 else None
+
+    task, metric = one("task"), one("metric")
+    out = {}
+    for model in m.models:
+        p = given.get(model)
+        out[model] = dict(p) if p is not None else {
+            "harness": harness, "task": task, "split": None, "metric": metric, "files": list(paths)}
+    return out
 
 
 def _check_doc_hash(df: "pd.DataFrame") -> None:
@@ -122,6 +161,8 @@ def read(
     wide: bool | None = None,
     binary: bool = False,
     scale: float | None = None,
+    split: str | None = None,
+    dataset: str | None = None,
 ) -> ScoreMatrix:
     """Read per-item results into a :class:`ScoreMatrix`.
 
@@ -155,6 +196,11 @@ def read(
     scale : float, optional
         Divide every score by this first (``100`` for percentages). Scores must end up in
         [0, 1]; anything else is an error naming the row (CLI: ``--scale``).
+    split : str, optional
+        HELM: the split to read (default: ``test``, the split HELM reports).
+    dataset : {"lite", "verified", "full"}, optional
+        SWE-bench: the dataset the run used; its bundled instance list is the denominator
+        (instances a results file does not list count as unresolved).
 
     Returns
     -------
@@ -177,7 +223,7 @@ def read(
         opts = ReadOptions(
             model_col=model, item_col=item, score_col=score, group_col=group, run_col=run,
             condition_col=condition, task=task, metric=metric, errors=errors,
-            model_name=model_name, wide=wide,
+            model_name=model_name, wide=wide, split=split, dataset=dataset,
         )
         df = read_long(source, format=format, options=opts)
         src = os.fspath(source) if isinstance(source, (str, os.PathLike)) else ", ".join(map(os.fspath, source))
@@ -196,6 +242,9 @@ def read(
     notes = tuple(df.attrs.get("notes", ()))
     if notes:
         m = m._replace(notes=m.notes + notes)
+    if not isinstance(source, pd.DataFrame):
+        paths = [os.fspath(source)] if isinstance(source, (str, os.PathLike)) else [os.fspath(s) for s in source]
+        m = m._replace(provenance=_provenance(m, df, paths))
     return m.align(align)
 
 

@@ -61,6 +61,9 @@ class ScoreMatrix:
     notes : tuple of str, optional
         Things the reader did that the user must be told (e.g. "3 samples errored and
         were scored as wrong"); reports print them.
+    provenance : dict, optional
+        What was scored for each model when read from files: ``{model: {"harness", "task",
+        "split", "metric", "files"}}`` (values ``None`` where the input does not say).
 
     Notes
     -----
@@ -78,6 +81,7 @@ class ScoreMatrix:
     source: str | None = None
     dropped: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    provenance: dict[str, dict] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         data = np.asarray(self.data, dtype=np.float64)
@@ -199,7 +203,7 @@ class ScoreMatrix:
         base = dict(
             data=self.data, models=self.models, items=self.items, runs=self.runs,
             groups=self.groups, conditions=self.conditions, item_meta=self.item_meta,
-            source=self.source, dropped=self.dropped, notes=self.notes,
+            source=self.source, dropped=self.dropped, notes=self.notes, provenance=self.provenance,
         )
         base.update(kw)
         return ScoreMatrix(**base)
@@ -244,6 +248,8 @@ class ScoreMatrix:
             groups=None if self.groups is None else [self.groups[k] for k in ii],
             conditions=None if self.conditions is None else [self.conditions[k] for k in ri],
             item_meta=meta,
+            provenance={self.models[k]: self.provenance[self.models[k]] for k in mi
+                        if self.models[k] in self.provenance},
         )
 
     def align(self, policy: AlignPolicy = "error") -> "ScoreMatrix":
