@@ -30,13 +30,20 @@ def _article_matrix(b=219, c=182, n=2000, a_right=1436):
 
 # ------------------------------------------------------------ published figures [A]
 def test_article_paired_figures():
-    r = compare(_article_matrix(), "A", "B")
+    # [A]'s Wald interval stays reproducible with interval="wald"
+    r = compare(_article_matrix(), "A", "B", interval="wald")
     assert (r.only_a, r.only_b, r.n_items) == (219, 182, 2000)
     assert round(r.diff * 100, 2) == 1.85
     assert round((r.ci_high - r.diff) * 100, 2) == 1.96
     assert round(r.ci_low * 100, 1) == -0.1 and round(r.ci_high * 100, 1) == 3.8
     assert round(r.p_value, 4) == 0.0721
-    assert r.method == "mcnemar" and not r.clustered
+    assert r.method == "mcnemar" and not r.clustered and r.ci_method == "wald"
+    # the default interval agrees with the exact test (p = 0.072 > 0.05: it includes 0) and
+    # keeps [A]'s paired SE in `se`
+    ex = compare(_article_matrix(), "A", "B")
+    assert ex.ci_method == "exact-mcnemar" and ex.se == r.se and ex.p_value == r.p_value
+    assert ex.ci_low < 0 < ex.ci_high
+    assert round(ex.ci_low * 100, 2) == -0.18 and round(ex.ci_high * 100, 2) == 4.18
     # the unpaired comparison of the two error bars is wider: with B at 1399/2000 = 69.95%
     # (b - c = 37) it is ±2.82, the figure the article prints; ±2.81 is for 70.0% exactly (next test)
     assert round(r.unpaired_half_width * 100, 2) == 2.82
@@ -127,13 +134,31 @@ def test_sign_flip_matches_exact_enumeration():
 def test_clustered_paired_se_matches_formula(swebench):
     a, b = "Claude 4.5 Opus medium (20251101)", "Claude 4.5 Sonnet (20250929)"
     assert compare(swebench, a, b).method == "mcnemar"  # clustering is opt-in
-    r = compare(swebench, a, b, cluster=True)
-    assert r.clustered and r.method == "cluster"
+    r0 = compare(swebench, a, b, cluster=True, cluster_correction="none")
+    assert r0.clustered and r0.method == "cluster" and r0.ci_method == "cluster-none"
     d = swebench.scores[swebench.index_of(a)] - swebench.scores[swebench.index_of(b)]
     g = np.asarray(swebench.groups)
     se = math.sqrt(sum(((d[g == c] - d.mean()).sum()) ** 2 for c in set(g))) / d.size
-    assert r.se == pytest.approx(se, rel=1e-12)
-    assert r.p_value == pytest.approx(2 * stats.norm.sf(abs(d.mean()) / se), rel=1e-10)
+    assert r0.se == pytest.approx(se, rel=1e-12)
+    assert r0.p_value == pytest.approx(2 * stats.norm.sf(abs(d.mean()) / se), rel=1e-10)
+    # CR1: x sqrt(G/(G-1)), t(G-1) p-value (statsmodels OLS on the differences, use_correction=True)
+    import statsmodels.api as sm
+
+    codes = np.unique(g, return_inverse=True)[1]
+    fit = sm.OLS(d, np.ones((d.size, 1))).fit(cov_type="cluster", cov_kwds={"groups": codes, "use_correction": True,
+                                                                            "df_correction": True}, use_t=True)
+    r1 = compare(swebench, a, b, cluster=True, cluster_correction="cr1")
+    assert r1.se == pytest.approx(float(fit.bse[0]), rel=1e-10)
+    assert r1.df == 11 and r1.n_clusters == 12
+    assert r1.p_value == pytest.approx(float(fit.pvalues[0]), rel=1e-8)
+    # CR2 (default): each cluster's sum over sqrt(1 - n_g/n), Bell-McCaffrey df
+    r2 = compare(swebench, a, b, cluster=True)
+    assert r2.ci_method == "cluster-cr2"
+    ng = np.array([np.sum(g == c) for c in sorted(set(g))])
+    sums = np.array([(d[g == c] - d.mean()).sum() for c in sorted(set(g))])
+    assert r2.se == pytest.approx(math.sqrt(np.sum(sums**2 / (1 - ng / d.size))) / d.size, rel=1e-12)
+    assert r2.p_value == pytest.approx(2 * stats.t.sf(abs(d.mean()) / r2.se, r2.df), rel=1e-10)
+    assert r2.p_value > r0.p_value  # the correction makes the few-cluster test less liberal
 
 
 # ------------------------------------------------------------ all pairs = compare, loop-free
@@ -235,9 +260,16 @@ def test_bad_input_messages(swebench):
 def test_identical_models_degenerate():
     x = np.random.default_rng(0).integers(0, 2, 50).astype(float)
     m = rt.ScoreMatrix.from_array(np.vstack([x, x]))
-    with pytest.warns(DegenerateDataWarning, match="zero spread"):
+    # the exact interval exists without discordant items: [-q_U, q_U], q_U the Wilson bound for 0/50
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         r = compare(m, "model_0", "model_1")
-    assert r.diff == 0 and r.p_value == 1.0 and math.isnan(r.ci_low)
+    z = stats.norm.ppf(0.975)
+    assert r.diff == 0 and r.p_value == 1.0
+    assert r.ci_high == pytest.approx((z * z / 50) / (1 + z * z / 50)) and r.ci_low == -r.ci_high
+    with pytest.warns(DegenerateDataWarning, match="zero spread"):
+        w = compare(m, "model_0", "model_1", interval="wald")
+    assert math.isnan(w.ci_low)
 
 
 # ------------------------------------------------------------ properties
@@ -301,7 +333,7 @@ def test_paired_ci_coverage():
     st_ = pair_stats(S, ii, jj, binary=True)
     from ranktrust.stats.paired import _finish
 
-    diff, se, lo, hi, p = _finish(st_, "mcnemar", 0.95)
+    diff, se, lo, hi, p = _finish(st_, "mcnemar", 0.95, interval="wald")
     hits = int(np.count_nonzero((lo <= 0.02) & (0.02 <= hi)))
     assert stats.binomtest(hits, reps, 0.95).pvalue > 0.01, hits / reps
 
@@ -347,7 +379,7 @@ def test_all_pairs_warns_once_for_degenerate_pairs():
     m = rt.ScoreMatrix.from_array(np.vstack([x, x, 1 - x]))
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        t = all_pairs(m)
+        t = all_pairs(m, interval="wald")
     assert sum(issubclass(x.category, DegenerateDataWarning) for x in w) == 1
     assert np.isnan(t.ci_low).sum() == 1  # the identical pair
     assert t.p_value[np.isnan(t.ci_low)][0] == 1.0

@@ -29,7 +29,7 @@ from scipy import special
 from ..errors import DataError, DegenerateDataWarning, SmallSampleWarning
 from ..results import Result, jsonable
 from .intervals import (
-    check_confidence_level, cluster_se, t_value, warn_few_clusters, z_value,
+    _check_correction, check_confidence_level, cluster_se, t_value, warn_few_clusters, z_value,
 )
 from .multiplicity import ADJUST_METHODS, adjust_pvalues
 
@@ -42,6 +42,7 @@ __all__ = [
     "compare",
     "all_pairs",
     "mcnemar_exact",
+    "mcnemar_ci",
     "pair_stats",
 ]
 
@@ -113,6 +114,95 @@ def _mcnemar_p(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.where(n == 0, 1.0, np.minimum(1.0, 2.0 * cdf))
 
 
+def _wilson_bounds(k: np.ndarray, n: np.ndarray, z: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score bounds for ``k`` successes in ``n`` trials (NaN where ``n = 0``)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        den = 1 + z * z / n
+        centre = (p + z * z / (2 * n)) / den
+        half = z / den * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+        return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def mcnemar_ci(b: Any, c: Any, n: Any, *, confidence_level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Confidence interval for a paired 0/1 difference that agrees with the exact McNemar test.
+
+    Parameters
+    ----------
+    b, c : array_like of int
+        Items only A got right, items only B got right.
+    n : array_like of int
+        Items both models scored (``n >= b + c``).
+    confidence_level : float, default: ``0.95``
+        ``1 - alpha``, where ``alpha`` is the level of the test the interval agrees with.
+
+    Returns
+    -------
+    (low, high) : ndarrays
+        Bounds for ``d = P(only A right) - P(only B right)``, in [-1, 1]; never NaN for
+        ``n >= 1`` (also when ``b + c = 0``).
+
+    Notes
+    -----
+    Write ``d = q (2 pi - 1)`` with the discordance ``q = P(the two results differ)`` and
+    ``pi = P(A is the one right | they differ)``. Given ``m = b + c``, ``b ~ Bin(m, pi)``:
+
+    1. ``[pi_L, pi_U]`` is the Clopper-Pearson interval for ``pi`` from ``b`` of ``m``, the
+       interval dual to the doubled-tail exact binomial test that :func:`mcnemar_exact` runs:
+       ``pi_L > 1/2`` exactly when ``b > c`` and ``p < alpha``, and ``pi_U < 1/2`` exactly when
+       ``c > b`` and ``p < alpha`` (the sign is also enforced in floating point).
+    2. ``[q_L, q_U]`` is the Wilson interval for ``q`` from ``m`` of ``n`` at the same level.
+    3. ``low = (2 pi_L - 1) q_L`` if ``pi_L > 1/2`` else ``(2 pi_L - 1) q_U``; ``high = (2 pi_U - 1)
+       q_U`` if ``pi_U >= 1/2`` else ``(2 pi_U - 1) q_L``: each bound is moved outwards by the
+       end of the ``q`` interval that widens it, which accounts for the randomness of ``m``
+       without changing the sign of either bound.
+
+    Hence the interval excludes 0 exactly when the exact McNemar p-value is below
+    ``alpha = 1 - confidence_level``. Its exact coverage (summing over ``m ~ Bin(n, q)`` and
+    ``b | m``) is at least 0.95 on the audit's grid (n = 30...2,000, q = 0.02...0.30), where the
+    Wald interval of [A] covers 0.45-0.93 when few items are discordant; see
+    ``bench/bench_coverage.py``. With many discordant items it is about 10% wider than the Wald
+    interval (the price of the box in step 3).
+
+    References
+    ----------
+    .. [1] C. J. Clopper and E. S. Pearson, Biometrika 26 (1934) 404-413.
+    .. [2] E. B. Wilson, JASA 22 (1927) 209-212.
+    .. [3] Q. McNemar, Psychometrika 12 (1947) 153-157.
+
+    Examples
+    --------
+    >>> lo, hi = mcnemar_ci(5, 0, 100)          # p = 0.0625: the interval includes 0
+    >>> bool(lo <= 0 <= hi)
+    True
+    >>> lo, hi = mcnemar_ci(6, 0, 100)          # p = 0.03125: it excludes 0
+    >>> bool(lo > 0)
+    True
+    """
+    cl = check_confidence_level(confidence_level)
+    alpha = 1.0 - cl
+    bb, cc, nn = np.broadcast_arrays(np.asarray(b), np.asarray(c), np.asarray(n))
+    bb = bb.astype(np.int64)
+    cc = cc.astype(np.int64)
+    nn = nn.astype(np.float64)
+    m = bb + cc
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pl = np.where(bb > 0, special.betaincinv(np.maximum(bb, 1), cc + 1.0, alpha / 2), 0.0)
+        pu = np.where(cc > 0, special.betaincinv(bb + 1.0, np.maximum(cc, 1), 1 - alpha / 2), 1.0)
+    sig = _mcnemar_p(np.minimum(bb, cc), m) < alpha
+    half_up, half_dn = np.nextafter(0.5, 1.0), np.nextafter(0.5, 0.0)
+    # exact duality with the test, also in floating point
+    pl = np.where(bb > cc, np.where(sig, np.maximum(pl, half_up), np.minimum(pl, 0.5)), np.minimum(pl, 0.5))
+    pu = np.where(cc > bb, np.where(sig, np.minimum(pu, half_dn), np.maximum(pu, 0.5)), np.maximum(pu, 0.5))
+    ql, qu = _wilson_bounds(m.astype(np.float64), nn, z_value(cl))
+    ql = np.where(m > 0, np.maximum(ql, np.finfo(np.float64).tiny), 0.0)
+    lo, hi = 2.0 * pl - 1.0, 2.0 * pu - 1.0
+    low = np.where(lo > 0, lo * ql, lo * qu)
+    high = np.where(hi >= 0, hi * qu, hi * ql)
+    bad = ~(nn >= 1)
+    return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
+
+
 # ------------------------------------------------------------------ pair engine
 def _is_binary(S: np.ndarray) -> bool:
     v = S[~np.isnan(S)]
@@ -155,7 +245,10 @@ def pair_stats(
     dict
         ``n`` (shared items), ``sum_d`` (sum of differences), ``ss`` (sum of squared
         deviations of the differences from their mean); with ``binary`` also ``b``, ``c``;
-        with ``group_codes`` also ``cl_ss = sum_c (sum_{i in c} (d_i - mean d))^2``.
+        with ``group_codes`` also ``cl_ss = sum_c (sum_{i in c} (d_i - mean d))^2``, the CR2
+        version ``cl_ss2`` (each cluster's term divided by ``1 - n_c/n``), ``n_clusters`` (non-empty
+        clusters of the pair) and ``cl_df`` (Bell-McCaffrey degrees of freedom; see
+        :func:`ranktrust.stats.intervals.cluster_variance`).
     """
     S = np.asarray(S, dtype=np.float64)
     n_items = S.shape[1]
@@ -214,6 +307,18 @@ def pair_stats(
             Q = Cg @ Cg.T
             dq = np.diag(Q)
             cl = dq[ii] + dq[jj] - 2.0 * Q[ii, jj]
+            # CR2 / Bell-McCaffrey pieces: every pair has the same cluster sizes
+            pg = np.array([x.size for x in sl], dtype=np.float64) / n_items
+            one = pg >= 1.0
+            w1 = np.where(one, 0.0, 1.0 / np.where(one, 1.0, 1.0 - pg))
+            Cw = Cg * np.sqrt(w1)
+            Q2 = Cw @ Cw.T
+            dq2 = np.diag(Q2)
+            cl2 = dq2[ii] + dq2[jj] - 2.0 * Q2[ii, jj]
+            w = pg * pg * w1
+            df_bm = 1.0 / (np.sum(pg * pg) + w.sum() ** 2 - np.sum(w * w))
+            n_cl = np.full(ii.shape, float(len(sl)))
+            df2 = np.full(ii.shape, df_bm)
         else:
             K = (~nan).astype(np.float64)
             n_all = np.rint((K @ K.T)[ii, jj])
@@ -221,21 +326,46 @@ def pair_stats(
             with np.errstate(invalid="ignore", divide="ignore"):
                 dbar_c = (Sx[ii, jj] - Sx[jj, ii]) / n_all
             cl = np.zeros(ii.shape)
+            cl2 = np.zeros(ii.shape)
+            sp2 = np.zeros(ii.shape)
+            sw = np.zeros(ii.shape)
+            sw2 = np.zeros(ii.shape)
+            n_cl = np.zeros(ii.shape)
             for s in _group_slices(codes):  # one product per group, never per pair
                 Kg = K[:, s]
                 Sg = X0[:, s] @ Kg.T
                 ng = (Kg @ Kg.T)[ii, jj]
                 R = Sg[ii, jj] - Sg[jj, ii] - dbar_c * ng
                 cl += np.where(ng > 0, R * R, 0.0)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    pg = np.where(n_all > 0, ng / n_all, 0.0)
+                    w1 = np.where(pg < 1.0, 1.0 / np.where(pg < 1.0, 1.0 - pg, 1.0), 0.0)
+                cl2 += np.where(ng > 0, R * R * w1, 0.0)
+                w = pg * pg * w1
+                sp2 += pg * pg
+                sw += w
+                sw2 += w * w
+                n_cl += ng > 0
+            with np.errstate(invalid="ignore", divide="ignore"):
+                df2 = 1.0 / (sp2 + sw * sw - sw2)
         out["cl_ss"] = np.maximum(cl, 0.0)
+        out["cl_ss2"] = np.maximum(cl2, 0.0)
+        out["n_clusters"] = n_cl
+        out["cl_df"] = df2
     return out
 
 
 def _finish(
-    st: dict[str, np.ndarray], method: str, confidence_level: float
+    st: dict[str, np.ndarray], method: str, confidence_level: float, *,
+    interval: str = "exact", cluster_correction: str = "cr2",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """diff, se, ci_low, ci_high, p_value from :func:`pair_stats` output."""
+    """diff, se, ci_low, ci_high, p_value from :func:`pair_stats` output.
+
+    ``interval`` (``"mcnemar"`` only): ``"exact"`` = :func:`mcnemar_ci`, ``"wald"`` = d ± z SE
+    of [A]. ``cluster_correction`` (``"cluster"`` only): ``"cr2"``, ``"cr1"`` or ``"none"``.
+    """
     n = st["n"]
+    exact = method == "mcnemar" and interval == "exact"
     with np.errstate(invalid="ignore", divide="ignore"):
         diff = st["sum_d"] / n
         if method == "mcnemar":
@@ -246,20 +376,37 @@ def _finish(
             se = np.sqrt(st["ss"] / (n - 1)) / np.sqrt(n)
             half = t_value(confidence_level, n - 1) * se
             p = 2.0 * special.stdtr(np.where(n > 1, n - 1, np.nan), -np.abs(diff / se))
-        else:  # cluster: z with the clustered SE [M, eq. 4]
-            se = np.sqrt(st["cl_ss"]) / n
-            half = z_value(confidence_level) * se
-            p = 2.0 * special.ndtr(-np.abs(diff / se))
+        else:  # cluster: [M, eq. 4] with a small-cluster correction and a t reference
+            G = st["n_clusters"]
+            if cluster_correction == "none":
+                se = np.sqrt(st["cl_ss"]) / n
+                df = np.full(np.shape(n), np.inf)
+            elif cluster_correction == "cr1":
+                se = np.sqrt(st["cl_ss"] * G / (G - 1)) / n
+                df = G - 1.0
+            else:
+                se = np.sqrt(st["cl_ss2"]) / n
+                df = st["cl_df"]
+            df = np.where(G >= 2, df, np.nan)
+            se = np.where(G >= 2, se, np.nan)
+            half = t_value(confidence_level, df) * se
+            tdf = np.where(np.isfinite(df), df, np.nan)
+            p = np.where(np.isinf(df), 2.0 * special.ndtr(-np.abs(diff / se)),
+                         2.0 * special.stdtr(tdf, -np.abs(diff / se)))
     small = n < 2
-    flat = ~small & ~(se > 0)
+    flat = ~small & ~(se > 0) & ~exact
     if method != "mcnemar":
         p = np.where(small | flat, np.nan, p)
     se = np.where(small, np.nan, se)
     bad = small | flat
-    low = np.where(bad, np.nan, diff - half)
-    high = np.where(bad, np.nan, diff + half)
-    if method == "mcnemar":
-        # a difference of two proportions lies in [-1, 1]; the Wald interval can overshoot on few items
+    if exact:
+        low, high = mcnemar_ci(st["b"], st["c"], np.where(n >= 1, n, 1), confidence_level=confidence_level)
+    else:
+        low, high = diff - half, diff + half
+    low = np.where(bad, np.nan, low)
+    high = np.where(bad, np.nan, high)
+    if "b" in st:
+        # a difference of two proportions lies in [-1, 1]; a Wald interval can overshoot on few items
         low, high = np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
     if np.any(small):
         warnings.warn(
@@ -309,6 +456,21 @@ def _resolve(
     return method, clustered
 
 
+def _check_interval(interval: Any) -> str:
+    if interval not in ("auto", "exact", "wald"):
+        raise ValueError(f"`interval` must be 'auto', 'exact' or 'wald', got {interval!r}")
+    return "exact" if interval == "auto" else str(interval)
+
+
+def _ci_method(method: str, interval: str, correction: str) -> str:
+    """Name of the interval that goes with ``method`` (recorded as ``ci_method``)."""
+    if method == "mcnemar":
+        return "exact-mcnemar" if interval == "exact" else "wald"
+    if method == "cluster":
+        return f"cluster-{correction}"
+    return "t"
+
+
 # ------------------------------------------------------------------ compare
 @dataclass(frozen=True, eq=False)
 class PairedComparison(Result):
@@ -329,9 +491,9 @@ class PairedComparison(Result):
     p_value : float
         Two-sided p-value of the method used.
     method : str
-        ``"mcnemar"`` (exact McNemar, CI from the paired SE of [A]), ``"t"`` (paired t),
-        ``"sign-flip"`` (sign-flip permutation p; CI as for ``"t"``) or ``"cluster"``
-        (clustered paired SE [M, eq. 4], normal p).
+        ``"mcnemar"`` (exact McNemar test), ``"t"`` (paired t), ``"sign-flip"`` (sign-flip
+        permutation p; CI as for ``"t"``) or ``"cluster"`` (clustered paired SE [M, eq. 4]
+        with a small-cluster correction, t p-value).
     confidence_level : float
     clustered : bool
     unpaired_half_width : float
@@ -339,6 +501,16 @@ class PairedComparison(Result):
         give; wider than the paired one when the models agree on many items.
     n_resamples : int or None
         Sign-flip draws (``"sign-flip"`` only).
+    ci_method : str
+        The interval: ``"exact-mcnemar"`` (:func:`mcnemar_ci`, the default for 0/1 scores; it
+        excludes 0 exactly when ``p_value < 1 - confidence_level``), ``"wald"`` (``diff ± z se``
+        of [A], ``interval="wald"``), ``"t"``, or ``"cluster-cr2"`` / ``"cluster-cr1"`` /
+        ``"cluster-none"``. ``se`` is always the SE of the method ([A]'s paired SE for 0/1
+        scores), whichever interval is used.
+    df : float or None
+        Degrees of freedom of the t reference (``"t"``, ``"sign-flip"`` CI, ``"cluster"``).
+    n_clusters : int or None
+        Clusters the two models share (clustered only).
     """
 
     a: str
@@ -358,6 +530,9 @@ class PairedComparison(Result):
     clustered: bool
     unpaired_half_width: float
     n_resamples: int | None = None
+    ci_method: str = "exact-mcnemar"
+    df: float | None = None
+    n_clusters: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return jsonable({
@@ -365,7 +540,8 @@ class PairedComparison(Result):
             "only_a": self.only_a, "only_b": self.only_b,
             "diff": self.diff, "ci_low": self.ci_low, "ci_high": self.ci_high,
             "p_value": self.p_value, "p_adjusted": None, "se": self.se,
-            "method": self.method, "confidence_level": self.confidence_level,
+            "method": self.method, "ci_method": self.ci_method, "df": self.df,
+            "n_clusters": self.n_clusters, "confidence_level": self.confidence_level,
             "clustered": self.clustered, "score_a": self.score_a, "score_b": self.score_b,
             "unpaired_half_width": self.unpaired_half_width, "n_resamples": self.n_resamples,
         })
@@ -399,6 +575,8 @@ def compare(
     n_resamples: int = 9999,
     batch: int = 1000,
     rng: Any = None,
+    interval: Literal["auto", "exact", "wald"] = "auto",
+    cluster_correction: Literal["cr2", "cr1", "none"] = "cr2",
 ) -> PairedComparison:
     """Compare two models on the items both scored.
 
@@ -421,6 +599,13 @@ def compare(
         Sign-flip draws per array operation.
     rng : None, int or numpy.random.Generator
         For ``"sign-flip"``.
+    interval : {"auto", "exact", "wald"}, default: ``"auto"``
+        Interval for 0/1 scores with ``method="mcnemar"``: ``"auto"`` = ``"exact"``
+        (:func:`mcnemar_ci`: agrees with the exact test, nominal coverage with few discordant
+        items); ``"wald"`` = ``diff ± z se`` of [A] (reproduces the article's ±1.96 points).
+    cluster_correction : {"cr2", "cr1", "none"}, default: ``"cr2"``
+        Small-cluster correction of the clustered SE, CI and p-value (t reference with the
+        matching df); ``"none"`` is [M, eq. 4] with a normal reference.
 
     Returns
     -------
@@ -436,10 +621,12 @@ def compare(
     Notes
     -----
     0/1 scores [A]: ``b`` = items only A got right, ``c`` = only B, ``d = (b - c)/n``,
-    ``SE = sqrt((b + c)/n - d^2)/sqrt(n)``, CI ``d ± z SE``; exact McNemar p
-    (:func:`mcnemar_exact`). Continuous: mean and SE (``ddof=1``) of the per-item
-    differences, t quantile, paired t p. Clustered: ``SE_C`` of [M, eq. 4] applied to the
-    differences, normal p.
+    ``SE = sqrt((b + c)/n - d^2)/sqrt(n)``; exact McNemar p (:func:`mcnemar_exact`) and the
+    interval of :func:`mcnemar_ci` that agrees with it (or ``d ± z SE`` with
+    ``interval="wald"``). Continuous: mean and SE (``ddof=1``) of the per-item differences,
+    t quantile, paired t p. Clustered: ``SE_C`` of [M, eq. 4] applied to the differences with
+    the CR2 (Bell-McCaffrey) correction, t quantile and t p-value with the Bell-McCaffrey df
+    (``G - 1`` for equal clusters).
 
     References
     ----------
@@ -449,6 +636,8 @@ def compare(
     .. [3] Q. McNemar, Psychometrika 12 (1947) 153-157.
     """
     cl = check_confidence_level(confidence_level)
+    iv_kind = _check_interval(interval)
+    corr = _check_correction(cluster_correction)
     ia, ib = m.index_of(a), m.index_of(b)
     if ia == ib:
         raise DataError(f"cannot compare model {a!r} with itself: give two different models")
@@ -467,7 +656,7 @@ def compare(
             raise ValueError(f"`batch` must be a positive integer, got {batch!r}")
     st = pair_stats(S, np.array([0]), np.array([1]), binary=binary, group_codes=codes)
     stat_method = "cluster" if clustered else meth
-    diff, se, low, high, p = _finish(st, stat_method, cl)
+    diff, se, low, high, p = _finish(st, stat_method, cl, interval=iv_kind, cluster_correction=corr)
     p_value = float(p[0])
     if meth == "sign-flip":
         gen = np.random.default_rng(rng)
@@ -489,7 +678,20 @@ def compare(
         p_value=p_value, method=meth,
         confidence_level=cl, clustered=clustered, unpaired_half_width=unpaired,
         n_resamples=int(n_resamples) if meth == "sign-flip" else None,
+        ci_method=_ci_method(stat_method, iv_kind, corr),
+        df=_df_of(st, stat_method, corr, 0),
+        n_clusters=int(st["n_clusters"][0]) if clustered else None,
     )
+
+
+def _df_of(st: dict[str, np.ndarray], method: str, corr: str, k: int) -> float | None:
+    if method in ("t", "sign-flip"):
+        return float(st["n"][k] - 1)
+    if method == "cluster":
+        if corr == "none":
+            return float("inf")
+        return float(st["n_clusters"][k] - 1) if corr == "cr1" else float(st["cl_df"][k])
+    return None
 
 
 # ------------------------------------------------------------------ all pairs
@@ -513,6 +715,10 @@ class PairTable(Result):
     diff, se, ci_low, ci_high, p_value, p_adjusted : ndarray of float
     method : str
         ``"mcnemar"``, ``"t"`` or ``"cluster"``.
+    ci_method : str
+        The per-pair interval, as in :class:`PairedComparison` (``"exact-mcnemar"`` for 0/1
+        scores by default). The intervals are unadjusted (per pair, at ``confidence_level``),
+        while ``p_adjusted`` is adjusted for multiplicity.
     adjust : str
         Multiplicity adjustment over the pairs in this table.
     pairs : str
@@ -542,6 +748,7 @@ class PairTable(Result):
     confidence_level: float
     clustered: bool
     binary: bool
+    ci_method: str = "exact-mcnemar"
 
     def __len__(self) -> int:
         return int(self.i.size)
@@ -567,6 +774,8 @@ class PairTable(Result):
             "adjust": self.adjust,
             "pairs_scope": self.pairs,
             "method": self.method,
+            "ci_method": self.ci_method,
+            "ci_adjusted": False,
             "clustered": self.clustered,
             "confidence_level": self.confidence_level,
             "pairs": rows,
@@ -620,6 +829,8 @@ def all_pairs(
     confidence_level: float = 0.95,
     cluster: bool | None = None,
     method: Literal["auto", "mcnemar", "t", "cluster"] = "auto",
+    interval: Literal["auto", "exact", "wald"] = "auto",
+    cluster_correction: Literal["cr2", "cr1", "none"] = "cr2",
 ) -> PairTable:
     """Paired comparisons of every pair of models (or of each model with the next one down).
 
@@ -638,6 +849,10 @@ def all_pairs(
         As in :func:`compare`.
     method : {"auto", "mcnemar", "t", "cluster"}, default: ``"auto"``
         As in :func:`compare` (sign-flip is only offered for a single pair).
+    interval : {"auto", "exact", "wald"}, default: ``"auto"``
+        As in :func:`compare`.
+    cluster_correction : {"cr2", "cr1", "none"}, default: ``"cr2"``
+        As in :func:`compare`.
 
     Returns
     -------
@@ -660,6 +875,8 @@ def all_pairs(
     .. [3] S. Holm, Scand. J. Statist. 6 (1979) 65-70.
     """
     cl = check_confidence_level(confidence_level)
+    iv_kind = _check_interval(interval)
+    corr = _check_correction(cluster_correction)
     if pairs not in ("all", "adjacent"):
         raise ValueError(f"`pairs` must be 'all' or 'adjacent', got {pairs!r}")
     if adjust not in ADJUST_METHODS:
@@ -682,7 +899,7 @@ def all_pairs(
     jj = jj.astype(np.intp)
     if ii.size:
         st = pair_stats(S, ii, jj, binary=binary, group_codes=m.group_codes if clustered else None)
-        diff, se, low, high, pv = _finish(st, meth, cl)
+        diff, se, low, high, pv = _finish(st, meth, cl, interval=iv_kind, cluster_correction=corr)
     else:
         st = {"n": np.zeros(0)}
         diff = se = low = high = pv = np.zeros(0)
@@ -694,4 +911,5 @@ def all_pairs(
         diff=diff, se=se, ci_low=low, ci_high=high, p_value=pv,
         p_adjusted=adjust_pvalues(pv, adjust), method=meth, adjust=adjust, pairs=pairs,
         confidence_level=cl, clustered=clustered, binary=binary,
+        ci_method=_ci_method(meth, iv_kind, corr),
     )
