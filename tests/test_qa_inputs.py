@@ -233,3 +233,14 @@ def test_qa_m5_ingest_into_a_non_store_refused(capsys, tmp_path, kind):
     # a new path still becomes a store
     code, out, _ = cli(capsys, "ingest", src, "--db", tmp_path / "ok.duckdb")
     assert code == 0 and "60 rows added" in out
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_qa_m10_store_refuses_percent_scores(capsys, tmp_path, suffix):
+    df = pd.DataFrame([(f"m{a}", f"q{i}", 100.0 * ((a + i) % 2)) for a in range(2) for i in range(10)],
+                      columns=["model", "item", "score"])
+    p = tmp_path / f"pct.{suffix}"
+    df.to_csv(p, index=False) if suffix == "csv" else df.to_parquet(p)
+    code, out, err = cli(capsys, "ingest", p, "--db", tmp_path / "s.duckdb")
+    line = one_error(err)
+    assert code == 1 and "outside [0, 1]" in line and "divide by 100" in line and "pct." in line, line

@@ -596,6 +596,18 @@ class Store:
                 f"{path}: row {bad + 1}: a missing task/model/item/run/condition/metric or a score that is not a "
                 "finite number; give every row a model, an item and a numeric score"
             )
+        out = con.execute(
+            "SELECT min(_row), count(*), min(score), max(score) FROM _stg WHERE score < 0 OR score > 1").fetchone()
+        if out[0] is not None:
+            from ._long import _HUGE
+
+            lo, hi = float(out[2]), float(out[3])
+            hint = ("these look like percentages: divide by 100 before ingesting" if lo >= 0 and hi <= 100 and hi < _HUGE
+                    else "scores must be fractions in [0, 1] (0/1 correct, or a partial credit)")
+            raise DataError(
+                f"{path}: row {out[0] + 1}: a score outside [0, 1] ({out[1]} such rows; scores range from "
+                f"{lo:g} to {hi:g}); {hint}"
+            )
         self._stg_rows = int(n)
         if n == 0:  # say what the file holds when the --task/--metric filter matched nothing
             for k in ("task", "metric"):
