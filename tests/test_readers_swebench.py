@@ -47,7 +47,7 @@ def test_directory_of_three_layouts():
 
 
 def test_bad_inputs():
-    with pytest.raises(DataError, match="only a 'resolved' list; the full instance list"):
+    with pytest.raises(DataError, match=r"only_resolved.json: the file lists only resolved, not every instance of the run.*pass --dataset lite\|verified\|full"):
         rt.read(str(FIX / "swebench_bad" / "only_resolved.json"), format="swebench", model_name="x")
     p = FIX / "swebench_dicts" / "agent_results.json"
     with pytest.raises(DataError, match="no model name.*--model-name"):

@@ -1,38 +1,71 @@
-"""SWE-bench style results: resolved-id lists or per-instance dicts.
+"""SWE-bench results: run reports, resolved-id lists and per-instance ``report.json`` folders.
 
 Layouts read (see ``docs/formats/swebench.md``):
 
-1. the harness report ``<model>.<run_id>.json`` written by ``swebench.harness.run_evaluation``:
-   ``resolved_ids`` plus the full instance list ``submitted_ids`` (else the union of
-   ``completed_ids``, ``incomplete_ids``, ``error_ids``, ``empty_patch_ids``,
-   ``unresolved_ids``). Score 1 for a resolved id, 0 for every other listed id;
-2. an experiments-style ``results.json``: ``{"resolved": [...], "unresolved"/"no_generation"/
-   "no_logs"/...: [...]}``; the instance list is the union of every list;
-3. per-instance dicts ``{instance_id: {"resolved": bool, ...}}`` (the per-instance
-   ``report.json``) or a list of ``{"instance_id": ..., "resolved": bool}``.
+1. the harness run report ``<model>.<run_id>.json`` written by ``swebench.harness.run_evaluation``:
+   ``resolved_ids`` plus the instance list ``submitted_ids`` (else ``completed_ids`` with the
+   ``unresolved_ids``/``error_ids``/``empty_patch_ids`` lists). ``error_ids`` follow ``--errors``;
+2. an experiments-style ``results/results.json``: ``{"resolved": [...], "no_generation": [...], ...}``.
+   Its instance list is known only when it has both ``generated`` and ``no_generation`` (together
+   every instance); otherwise it comes from a task list beside it (``all_preds.jsonl``,
+   ``preds.json``) or from ``--dataset``, and without either the file is refused;
+3. a run summary ``{"instances": [{"instance_id", "resolved"}, ...], "total"?}`` (e.g.
+   ``results_summary.json``), a list of ``{"instance_id", "resolved"}``, or a dict
+   ``{instance_id: {"resolved": bool}}`` of several instances;
+4. per-instance ``report.json`` files, keyed (``{instance_id: {"resolved": ...}}``, the harness's
+   ``logs/run_evaluation/<run_id>/<model>/<instance>/``) or not (``{"resolved": ...}``, the
+   experiments bucket's ``<run>/logs/<instance>/``; the instance is the folder name). Beside a run
+   report of the same model they are only checked against it (the run report lists every
+   instance; reports exist only for instances whose evaluation finished). Alone they are read
+   with a note saying that instances without a report are missing, and how many when a run
+   report, a task list or ``--dataset`` tells.
 
-A file with only resolved ids (no list of the other instances) is an error: the
-unresolved ones cannot be told apart from ones never run. item = instance id; group =
-the repository (``django__django-11099`` -> ``django/django``); task = ``--task`` or
-``swebench``; model = ``--model-name``, else ``model_name_or_path``, else from the path
-(``<model>.<run_id>.json``; ``<date>_<model>/results/results.json``;
-``.../<model>/<instance>/report.json``).
+``--dataset lite|verified|full`` makes the bundled instance list of that dataset the
+denominator: every instance a file does not list as resolved scores 0 (SWE-bench's own rate).
+The denominator is never guessed from the ids a file happens to list.
+
+item = instance id; group = the repository (``django__django-11099`` -> ``django/django``); task
+= ``--task`` or ``swebench``; metric ``resolved``; model = ``--model-name``, else
+``model_name_or_path`` in the file, else from the path (``<model>.<run_id>.json``; the run folder
+``<date>_<model>`` of ``results/results.json``, ``results_summary.json`` and
+``logs/<instance>/report.json``; the ``<model>`` folder of ``<model>/<instance>/report.json``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, load_json, reader
-from .lm_eval import walk_files
+from ._registry import ReadOptions, load_json, reader, walk_files
 
-_ID_LISTS = ("submitted_ids", "completed_ids", "incomplete_ids", "resolved_ids", "unresolved_ids",
-             "error_ids", "empty_patch_ids")
+DATASETS = {"lite": ("lite.txt", "SWE-bench Lite", 300), "verified": ("verified.txt", "SWE-bench Verified", 500),
+            "full": ("full.txt", "SWE-bench (full test split)", 2294)}
+TASK_LISTS = ("all_preds.jsonl", "preds.json")  # files beside a run that list the instances it was given
+_INSTANCE_RE = re.compile(r"^(.+?)__(.+)-\d+$")
+_KEY_RE = re.compile(rb'"resolved(?:_ids)?"\s*:')
+_DATE_RE = re.compile(r"^\d{8}_(.+)$")
 
 
+def dataset_ids(name: str) -> list[str]:
+    """The bundled instance ids of a SWE-bench dataset (``lite``, ``verified`` or ``full``)."""
+    from importlib import resources
+
+    if name not in DATASETS:
+        raise DataError(f"unknown SWE-bench dataset {name!r}; choose lite, verified or full")
+    fname, label, _ = DATASETS[name]
+    try:
+        text = resources.files("ranktrust.datasets").joinpath("swebench", fname).read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError):
+        raise DataError(f"the instance list of {label} is not bundled with this install; "
+                        "score against the run's own report instead") from None
+    return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+
+
+# --------------------------------------------------------------------- finding files
 def _head(path: str, n: int = 65_536) -> bytes:
     try:
         with open(path, "rb") as fh:
@@ -41,135 +74,387 @@ def _head(path: str, n: int = 65_536) -> bytes:
         return b""
 
 
+def _is_instance_report(path: str) -> bool:
+    return os.path.basename(path) == "report.json" and bool(
+        _INSTANCE_RE.match(os.path.basename(os.path.dirname(os.path.abspath(path)))))
+
+
 def _looks(path: str) -> bool:
-    if not path.endswith(".json"):
+    if not path.endswith(".json") or os.path.basename(path) in TASK_LISTS:
         return False
     h = _head(path)
+    if not h.strip():
+        return _is_instance_report(path)  # an empty report.json: an instance whose evaluation errored
     if not h.lstrip().startswith((b"{", b"[")):
         return False
     if b'"eval"' in h[:4096] and b'"status"' in h[:4096]:
         return False  # an inspect log
-    return b'"resolved_ids"' in h or b'"resolved"' in h
+    return bool(_KEY_RE.search(h))
 
 
-def files(path: str) -> list[str]:
-    if os.path.isdir(path):
-        return [p for p in walk_files(path, lambda f: f.endswith(".json")) if _looks(p)]
-    return [path]
+def _json_files(path: str, limit: int | None = None) -> list[str]:
+    return walk_files(path, lambda f: f.endswith(".json") and f not in TASK_LISTS, limit=limit)
 
 
 def _sniff(path: str) -> bool:
     if os.path.isdir(path):
-        return any(_looks(p) for p in walk_files(path, lambda f: f.endswith(".json"), max_depth=5)[:50])
+        return any(_looks(p) for p in _json_files(path, limit=50))
     return _looks(path)
 
 
 def _repo(instance_id: str) -> str:
-    m = re.match(r"^(.+?)__(.+)-\d+$", instance_id)
+    m = _INSTANCE_RE.match(instance_id)
     return f"{m.group(1)}/{m.group(2)}" if m else ""
 
 
-def _model_from_path(path: str, layout: str) -> str | None:
-    base = os.path.basename(path)
-    parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
-    if layout == "report" and base.count(".") >= 2:
-        return base[: base[:-len(".json")].rfind(".")]
-    if base == "results.json" and parent == "results":
-        exp = os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(path))))
-        m = re.match(r"^\d{8}_(.+)$", exp)
-        return m.group(1) if m else exp
-    if base == "report.json":
-        return os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(path)))) or None
+def _undate(name: str) -> str:
+    m = _DATE_RE.match(name)
+    return m.group(1) if m else name
+
+
+def _model_from_path(path: str) -> str | None:
+    """The model a results file belongs to, from its path (None when the path does not say)."""
+    ap = os.path.abspath(path)
+    base, parent = os.path.basename(ap), os.path.dirname(ap)
+    if _is_instance_report(ap):
+        above = os.path.dirname(parent)  # the folder holding the instance folders
+        if os.path.basename(above) == "logs":  # <run>/logs/<instance>/report.json
+            return _undate(os.path.basename(os.path.dirname(above))) or None
+        return os.path.basename(above) or None  # .../<model>/<instance>/report.json
+    if base == "results.json" and os.path.basename(parent) == "results":
+        return _undate(os.path.basename(os.path.dirname(parent)))
+    if base == "results_summary.json":
+        return _undate(os.path.basename(parent))
+    stem = base[: -len(".json")]
+    if "." in stem:  # the harness report <model>.<run_id>.json
+        return stem[: stem.rfind(".")]
     return None
 
 
-def parse(obj: Any, path: str) -> tuple[list[str], list[float], str]:
-    """(instance ids, 0/1 scores, layout) from a loaded SWE-bench results object."""
-    if isinstance(obj, dict) and "resolved_ids" in obj:
+def _run_folder(path: str) -> str:
+    """The folder of the run a file belongs to (where a task list would be)."""
+    ap = os.path.abspath(path)
+    if _is_instance_report(ap):
+        above = os.path.dirname(os.path.dirname(ap))
+        return os.path.dirname(above) if os.path.basename(above) == "logs" else above
+    d = os.path.dirname(ap)
+    return os.path.dirname(d) if os.path.basename(d) == "results" else d
+
+
+def _task_list(folder: str) -> tuple[list[str], str] | None:
+    """(instance ids, file) from a predictions file in ``folder``, if there is one."""
+    for name in TASK_LISTS:
+        p = os.path.join(folder, name)
+        if not os.path.exists(p):
+            continue
+        if name.endswith(".jsonl"):
+            ids = []
+            with open(p, encoding="utf-8") as fh:
+                for k, line in enumerate(fh, 1):
+                    if line.strip():
+                        try:
+                            ids.append(str(json.loads(line)["instance_id"]))
+                        except (ValueError, KeyError, TypeError):
+                            raise DataError(f"{p}: line {k} has no instance_id; the task list is unreadable") from None
+        else:
+            obj = load_json(p)
+            ids = [str(k) for k in obj] if isinstance(obj, dict) else [
+                str(v["instance_id"]) for v in obj if isinstance(v, dict) and "instance_id" in v]
+        return list(dict.fromkeys(ids)), p
+    return None
+
+
+# --------------------------------------------------------------------- parsing one file
+@dataclass
+class Parsed:
+    """What one results file says."""
+
+    path: str
+    kind: str  # "run" (a run-level file) or "instance" (one per-instance report.json)
+    scores: dict[str, float | None]  # instance -> 1/0, None = errored in the harness
+    universe_known: bool = True  # the file lists every instance of the run
+    lists: tuple[str, ...] = ()  # the id lists a partial results file has
+    total: int | None = None  # the run's total instance count, when the file says
+    model: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _resolved_flag(v: Any, path: str, iid: str) -> float:
+    r = v.get("resolved")
+    if not isinstance(r, (bool, int)) or r not in (0, 1):
+        raise DataError(f"{path}: instance {iid}: 'resolved' is {r!r}, expected true or false")
+    return float(r)
+
+
+def parse(obj: Any, path: str) -> Parsed:
+    """What a loaded SWE-bench results object says (FormatError when it is not one)."""
+    model = obj.get("model_name_or_path") or obj.get("model_name") if isinstance(obj, dict) else None
+    model = model if isinstance(model, str) else None
+    if isinstance(obj, dict) and "resolved_ids" in obj:  # the harness run report
         resolved = set(map(str, obj["resolved_ids"]))
+        errored = set(map(str, obj.get("error_ids") or []))
         if obj.get("submitted_ids") is not None:
             universe = [str(i) for i in obj["submitted_ids"]]
         else:
-            universe = []
-            for k in _ID_LISTS:
-                universe += [str(i) for i in obj.get(k) or []]
+            universe = [str(i) for k in ("completed_ids", "empty_patch_ids", "error_ids", "unresolved_ids",
+                                         "resolved_ids") for i in obj.get(k) or []]
         universe = list(dict.fromkeys(universe))
-        if set(universe) == resolved and not any(obj.get(k) for k in _ID_LISTS if k != "resolved_ids"):
-            raise DataError(
-                f"{path}: only resolved_ids are listed; the full instance list (submitted_ids, or "
-                "unresolved_ids/error_ids/...) is needed to tell unresolved instances from ones not run"
-            )
+        known = bool(set(universe) - resolved) or any(obj.get(k) for k in ("submitted_ids", "completed_ids",
+                                                                           "unresolved_ids", "error_ids"))
         missing = resolved - set(universe)
         if missing:
-            raise DataError(
-                f"{path}: {len(missing)} resolved ids are not in submitted_ids (e.g. {sorted(missing)[0]}); "
-                "the report is inconsistent"
-            )
-        return universe, [1.0 if i in resolved else 0.0 for i in universe], "report"
-    if isinstance(obj, dict) and isinstance(obj.get("resolved"), list):
+            raise DataError(f"{path}: {len(missing)} resolved ids are not in submitted_ids (e.g. {sorted(missing)[0]}); "
+                            "the report is inconsistent")
+        scores = {i: (1.0 if i in resolved else None if i in errored else 0.0) for i in universe}
+        total = obj.get("total_instances") if isinstance(obj.get("total_instances"), int) else None
+        lists = tuple(k for k in obj if k.endswith("_ids") and obj[k])
+        return Parsed(path, "run", scores, known, lists, total, model)
+    if isinstance(obj, dict) and isinstance(obj.get("resolved"), list):  # experiments results.json
         lists = {k: v for k, v in obj.items() if isinstance(v, list)}
         resolved = set(map(str, lists["resolved"]))
         universe = list(dict.fromkeys(str(i) for v in lists.values() for i in v))
-        if len(lists) == 1:
-            raise DataError(
-                f"{path}: only a 'resolved' list; the full instance list (e.g. 'unresolved', "
-                "'no_generation', 'no_logs' lists) is needed to tell unresolved instances from ones not run"
-            )
-        return universe, [1.0 if i in resolved else 0.0 for i in universe], "results"
+        known = "generated" in lists and "no_generation" in lists
+        scores = {i: (1.0 if i in resolved else 0.0) for i in universe}
+        return Parsed(path, "run", scores, known, tuple(lists), None, model)
+    if isinstance(obj, dict) and isinstance(obj.get("instances"), list) and obj["instances"] and all(
+            isinstance(v, dict) and "instance_id" in v for v in obj["instances"]):  # a run summary
+        scores = {}
+        for v in obj["instances"]:
+            iid = str(v["instance_id"])
+            if "resolved" not in v:
+                raise DataError(f"{path}: instance {iid} has no 'resolved' field; it has {', '.join(map(str, v))}")
+            scores[iid] = _resolved_flag(v, path, iid)
+        total = obj.get("total") if isinstance(obj.get("total"), int) else None
+        p = Parsed(path, "run", scores, True, (), total, model)
+        if total is not None and total != len(scores):
+            p.notes.append(f"{path}: the file says total {total} but lists {len(scores)} instances; "
+                           f"the {len(scores)} listed were read")
+        return p
+    if isinstance(obj, dict) and isinstance(obj.get("resolved"), (bool, int)) and _is_instance_report(path):
+        iid = os.path.basename(os.path.dirname(os.path.abspath(path)))  # unkeyed report.json: the folder names it
+        return Parsed(path, "instance", {iid: _resolved_flag(obj, path, iid)}, model=model)
     entries: list[tuple[str, Any]]
     if isinstance(obj, dict) and obj and all(isinstance(v, dict) for v in obj.values()):
         entries = [(str(k), v) for k, v in obj.items()]
     elif isinstance(obj, list) and obj and all(isinstance(v, dict) and "instance_id" in v for v in obj):
         entries = [(str(v["instance_id"]), v) for v in obj]
     else:
+        entries = []
+    if not entries or not any("resolved" in v for _, v in entries):
         raise FormatError(
-            f"{path}: not a SWE-bench results file; expected resolved_ids + submitted_ids, a "
-            "'resolved' list beside other lists, or {instance_id: {\"resolved\": bool}}"
+            f"{path}: not a SWE-bench results file; expected resolved_ids + submitted_ids, a 'resolved' list "
+            "beside other lists, {\"instances\": [...]}, or {instance_id: {\"resolved\": bool}}"
         )
-    ids, scores = [], []
-    for k, (iid, v) in enumerate(entries):
+    scores = {}
+    for iid, v in entries:
         if "resolved" not in v:
             raise DataError(f"{path}: instance {iid} has no 'resolved' field; it has {', '.join(map(str, v))}")
-        r = v["resolved"]
-        if not isinstance(r, (bool, int)) or r not in (0, 1):
-            raise DataError(f"{path}: instance {iid}: 'resolved' is {r!r}, expected true or false")
-        ids.append(iid)
-        scores.append(float(r))
-    return ids, scores, "per_instance"
+        scores[iid] = _resolved_flag(v, path, iid)
+    kind = "instance" if len(entries) == 1 and _is_instance_report(path) else "run"
+    return Parsed(path, kind, scores, True, (), None, model)
 
 
-@reader("swebench", sniff=_sniff, priority=5, description="SWE-bench results (resolved id lists or per-instance dicts)")
+def _load(path: str) -> Parsed:
+    if _is_instance_report(path) and not _head(path).strip():  # the harness: an empty report = an error
+        return Parsed(path, "instance", {os.path.basename(os.path.dirname(os.path.abspath(path))): None})
+    return parse(load_json(path), path)
+
+
+# --------------------------------------------------------------------- planning a folder
+@dataclass
+class Unit:
+    """One model's run: a run-level file, or the per-instance reports of one model."""
+
+    model: str | None
+    parts: list[Parsed]
+    run: Parsed | None = None  # the run-level file, when there is one
+
+
+def plan(path: str, opts: ReadOptions | None = None) -> tuple[list[Unit], list[str]]:
+    """The runs under ``path`` (one per model) and notes about files skipped or only checked."""
+    if not os.path.isdir(path):
+        p = _load(path)
+        return [Unit(p.model or _model_from_path(path), [p], p if p.kind == "run" else None)], []
+    notes: list[str] = []
+    parsed: list[Parsed] = []
+    skipped: list[str] = []
+    for f in _json_files(path):
+        if not _looks(f):
+            continue
+        try:
+            p = _load(f)
+        except FormatError:
+            skipped.append(f)  # an unrelated JSON that mentions "resolved"
+            continue
+        p.model = p.model or _model_from_path(f)
+        parsed.append(p)
+    if skipped:
+        notes.append(f"{path}: {len(skipped)} JSON files that mention 'resolved' are not SWE-bench results and were "
+                     f"skipped (e.g. {skipped[0]})")
+    runs: dict[str | None, list[Parsed]] = {}
+    insts: dict[str | None, list[Parsed]] = {}
+    for p in parsed:
+        (runs if p.kind == "run" else insts).setdefault(p.model, []).append(p)
+    units: list[Unit] = []
+    for model, ps in runs.items():
+        units += [Unit(model, [p], p) for p in ps]
+    for model, ps in insts.items():
+        if model in runs and model is not None:
+            run = runs[model][0]
+            bad = [(iid, s) for p in ps for iid, s in p.scores.items()
+                   if iid in run.scores and s is not None and run.scores[iid] is not None and s != run.scores[iid]]
+            absent = [iid for p in ps for iid in p.scores if iid not in run.scores]
+            msg = (f"{path}: the {len(ps)} per-instance report.json files of {model} were checked against the run "
+                   f"report {run.path}, which lists every instance, and not read a second time")
+            if bad or absent:
+                msg += (f"; {len(bad)} disagree with it (e.g. {(bad or [('', 0)])[0][0]})" if bad else "") + (
+                    f"; {len(absent)} are not in it (e.g. {absent[0]})" if absent else "")
+            notes.append(msg)
+            continue
+        units.append(Unit(model, ps))
+    return units, notes
+
+
+def files(path: str) -> list[str]:
+    """The files read for ``path``: per-instance reports beside a run report of their model are left out."""
+    if not os.path.isdir(path):
+        return [path]
+    units, _ = plan(path)
+    return [p.path for u in units for p in u.parts]
+
+
+# --------------------------------------------------------------------- scoring a unit
+def _apply_errors(scores: dict[str, float | None], opts: ReadOptions, where: str, what: str) -> tuple[dict, list[str]]:
+    errored = [i for i, s in scores.items() if s is None]
+    if not errored:
+        return scores, []
+    if opts.errors not in ("wrong", "drop"):
+        raise DataError(
+            f"{where}: {len(errored)} instances {what} (e.g. {errored[0]}); pass --errors wrong to score them "
+            "unresolved (as SWE-bench's own rate does) or --errors drop to leave them out"
+        )
+    if opts.errors == "wrong":
+        return {i: (0.0 if s is None else s) for i, s in scores.items()}, [
+            f"{where}: {len(errored)} instances {what} and were scored unresolved (--errors wrong)"]
+    return {i: s for i, s in scores.items() if s is not None}, [
+        f"{where}: {len(errored)} instances {what} and were left out (--errors drop)"]
+
+
+def _with_dataset(scores: dict[str, float | None], opts: ReadOptions, where: str) -> tuple[dict, list[str]]:
+    """Scores over the named dataset's instances (those not in ``scores`` are unresolved)."""
+    ids = dataset_ids(opts.dataset)  # type: ignore[arg-type]
+    label = DATASETS[opts.dataset][1]  # type: ignore[index]
+    known = set(ids)
+    extra = [i for i in scores if i not in known]
+    if extra:
+        raise DataError(f"{where}: {len(extra)} instances are not in {label} (e.g. {extra[0]}); "
+                        f"is --dataset {opts.dataset} the dataset this run used?")
+    absent = len(ids) - len(scores)
+    out = {i: scores.get(i, 0.0) for i in ids}
+    notes = [f"{where}: {absent} of the {len(ids)} {label} instances are not in the results and were scored "
+             "unresolved (--dataset)"] if absent else []
+    return out, notes
+
+
+def _score_unit(u: Unit, opts: ReadOptions, path: str) -> tuple[dict[str, float], list[str], str]:
+    """(instance -> score, notes, where) for one run."""
+    notes: list[str] = []
+    if u.run is not None:
+        p = u.run
+        where = p.path
+        notes += p.notes
+        scores: dict[str, float | None] = dict(p.scores)
+        if opts.dataset:
+            scores, n = _apply_errors(scores, opts, where, "errored in the harness (error_ids)")
+            out, n2 = _with_dataset(scores, opts, where)
+            return out, notes + n + n2, where
+        if not p.universe_known:
+            tl = _task_list(_run_folder(p.path))
+            if tl is None:
+                raise DataError(
+                    f"{where}: the file lists only {', '.join(p.lists) or 'resolved ids'}, not every instance of the run, "
+                    "so unresolved instances cannot be told from ones never run; pass --dataset lite|verified|full "
+                    "(the dataset the run used; dataset= in Python) to score every unlisted instance as unresolved"
+                )
+            ids, tl_path = tl
+            extra = [i for i in scores if i not in set(ids)]
+            if extra:
+                raise DataError(f"{where}: {len(extra)} instances are not in the task list {tl_path} "
+                                f"(e.g. {extra[0]}); the two files are not of the same run")
+            notes.append(f"{where}: the instance list ({len(ids)}) is taken from {tl_path}; the "
+                         f"{len(ids) - len(scores)} instances the results file does not list are scored unresolved")
+            scores = {i: scores.get(i, 0.0) for i in ids}
+        scores, n = _apply_errors(scores, opts, where, "errored in the harness (error_ids)")
+        notes += n
+        if p.total is not None and p.total > len(p.scores):
+            notes.append(f"{where}: {p.total - len(p.scores)} of the dataset's {p.total} instances were not submitted "
+                         "and are not in the matrix (--dataset scores them as unresolved)")
+        return scores, notes, where  # type: ignore[return-value]
+    # per-instance reports of one model, no run report beside them
+    scores = {}
+    for p in u.parts:
+        scores.update(p.scores)
+    first = u.parts[0].path
+    run_dir = _run_folder(first)
+    where = os.path.dirname(os.path.dirname(first)) if len(u.parts) > 1 else first
+    if len(u.parts) == 1 and not os.path.isdir(path):
+        return _apply_errors(scores, opts, where, "have an empty report.json (errored in the harness)")[:2] + (where,)
+    if opts.dataset:
+        scores, n = _apply_errors(scores, opts, where, "have an empty report.json (errored in the harness)")
+        out, n2 = _with_dataset(scores, opts, where)
+        return out, n + n2, where
+    tl = _task_list(run_dir)
+    if tl is not None:
+        ids, tl_path = tl
+        missing = [i for i in ids if i not in scores]
+        notes.append(f"{where}: {len(missing)} of the {len(ids)} instances in {tl_path} have no report.json "
+                     "(their evaluation did not finish: the harness counts them as errors)") if missing else None
+        scores = {i: scores.get(i) for i in ids}
+        scores, n = _apply_errors(scores, opts, where, "have no report.json or an empty one (errored in the harness)")
+        return scores, notes + n, where  # type: ignore[return-value]
+    scores, n = _apply_errors(scores, opts, where, "have an empty report.json (errored in the harness)")
+    notes += n
+    summary = [f for f in (os.path.join(run_dir, "results_summary.json"),) if os.path.exists(f)]
+    count = "how many is unknown"
+    if summary:
+        try:
+            s = parse(load_json(summary[0]), summary[0])
+            count = f"the run summary {summary[0]} lists {len(s.scores)}, so {len(set(s.scores) - set(scores))} are missing"
+        except (DataError, FormatError):
+            pass
+    notes.append(
+        f"{where}: MISSING INSTANCES: only the {len(scores)} instances with a report.json are scored; instances whose "
+        f"evaluation did not finish have none and are not in the matrix ({count}); read the run report beside "
+        "them, or pass --dataset lite|verified|full to score them as unresolved"
+    )
+    return scores, notes, where  # type: ignore[return-value]
+
+
+@reader("swebench", sniff=_sniff, priority=5, description="SWE-bench results (run reports, id lists, report.json folders)")
 def read_swebench(path: str, opts: ReadOptions) -> Iterator:
-    """SWE-bench results: a report / results.json / per-instance dict, or a directory of them."""
+    """SWE-bench results: a run report / results.json / per-instance report(s), or a folder of them."""
     import pandas as pd
 
-    units = files(path)
+    units, notes = plan(path, opts)
     if not units:
         raise DataError(f"{path}: no SWE-bench results files found")
-    for u in units:
-        obj = load_json(u)
-        ids, scores, layout = parse(obj, u)
-        model = opts.model_name
-        if not model and isinstance(obj, dict):
-            model = obj.get("model_name_or_path") or obj.get("model_name")
-            model = model if isinstance(model, str) else None
-        model = model or _model_from_path(u, layout)
+    for k, u in enumerate(units):
+        model = opts.model_name or u.model
         if not model:
-            raise DataError(f"{u}: no model name in the file or its path; pass --model-name NAME")
-        df = pd.DataFrame({"model": model, "item": ids, "score": scores})
+            raise DataError(f"{u.parts[0].path}: no model name in the file or its path; pass --model-name NAME")
+        scores, unit_notes, where = _score_unit(u, opts, path)
+        ids = list(scores)
+        df = pd.DataFrame({"model": model, "item": ids, "score": [float(scores[i]) for i in ids]})  # type: ignore[arg-type]
         groups = [_repo(i) for i in ids]
-        if all(groups):
+        if ids and all(groups):
             df["group"] = groups
         df["task"] = opts.task or "swebench"
         df["metric"] = "resolved"
-        notes = []
-        if layout == "report" and isinstance(obj, dict) and isinstance(obj.get("total_instances"), int):
-            extra = obj["total_instances"] - len(ids)
-            if extra > 0:
-                notes.append(
-                    f"{u}: {extra} of the dataset's {obj['total_instances']} instances were not submitted "
-                    "and are not in the matrix"
-                )
-        df.attrs["notes"] = notes
+        if len(units) > 1:
+            df["source"] = where
+        df.attrs["notes"] = (notes if k == 0 else []) + unit_notes
         df.attrs["line_numbers"] = False
+        task = f"swebench-{opts.dataset}" if opts.dataset else "swebench"
+        df.attrs["provenance"] = {model: {"harness": "swebench", "task": opts.task or task, "split": None,
+                                          "metric": "resolved", "files": [p.path for p in u.parts]}}
         yield df
