@@ -283,8 +283,33 @@ def read_file(path: str, opts: ReadOptions, *, seen_hashes: dict | None = None,
             any_rows = True
             if buf.full():
                 yield _finish(buf, model, task, label or metric)
-    if len(buf):
-        yield _finish(buf, model, task, label or metric)
+    note = _count_note(path, task, len(seen_items))
+    if len(buf) or note:
+        df = _finish(buf, model, task, label or metric) if len(buf) else _empty(model, task, label or metric)
+        if note:
+            df.attrs["notes"] = [note]
+        yield df
+
+
+def _count_note(path: str, task: str, n_read: int) -> str | None:
+    """A note when the results file reports another sample count for ``task`` than the samples file holds."""
+    res_path = _results_file(path)
+    if res_path is None or not n_read:
+        return None
+    ns = (load_json(res_path).get("n-samples") or {}).get(task)
+    n = ns.get("effective", ns.get("original")) if isinstance(ns, dict) else None
+    if isinstance(n, int) and not isinstance(n, bool) and n != n_read:
+        return (f"{path}: the results file {os.path.basename(res_path)} reports {n} samples for {task!r} but this "
+                f"samples file holds {n_read}; only those {n_read} are scored (a trimmed or partial samples file?)")
+    return None
+
+
+def _empty(model: str, task: str, metric: str):  # noqa: ANN202
+    import pandas as pd
+
+    df = pd.DataFrame({"item": [], "score": [], "model": model, "task": task, "metric": metric})
+    df.attrs["line_numbers"] = False
+    return df
 
 
 def _finish(buf: RowBuffer, model: str, task: str, metric: str):  # noqa: ANN202
