@@ -1,4 +1,5 @@
-# Quick start: `make demo` then `make test`. Nothing else is needed on a fresh machine.
+# Quick start: `make demo` then `make test`. Nothing else is needed on a fresh machine but Python >= 3.10 and a
+# package index for pip. Tests that need ../shared/data (not bundled: licences) skip with a one-line reason.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -23,6 +24,10 @@ demo: install
 
 test: install
 	$(PY) -m pytest -q -p no:cacheprovider
+
+# everything but the seeded simulations (@pytest.mark.slow) and the browser tests (@pytest.mark.browser)
+test-fast: install
+	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not browser"
 
 bench: install
 	for f in bench/bench_*.py; do $(PY) $$f || exit 1; done
