@@ -1,0 +1,13 @@
+"""Anytime-valid sequential evaluation: confidence sequences and a leaderboard that stops when separated.
+
+``Watch`` takes results as they arrive and says, with an error guarantee that holds however often one looks,
+which models can still be #1 (or in the top k), which pairs are decided, which cannot be told apart on this
+benchmark, and which cells to score next. ``watch_replay`` replays a finished ScoreMatrix in random item orders.
+See ``docs/watch.md``.
+"""
+
+from __future__ import annotations
+
+from ._cs import ConfidenceSequence, confidence_sequence, paired_confidence_sequence
+
+__all__ = ["ConfidenceSequence", "confidence_sequence", "paired_confidence_sequence"]

@@ -1,0 +1,285 @@
+"""The leaderboard engine: every pairwise e-process and every "could this model be #1?" test, advanced a block of
+items at a time over all models and pairs at once.
+
+Items are processed in one fixed order (a random order fixed by the seed). Within a block the set of models
+still in play is fixed, so each block is a handful of cumulative sums over ``(models or pairs) x items``; a block
+ends early at the first item where a model leaves play (elimination), and the next block starts after it. The
+number of blocks is at most ``n / block + K``: there is no Python loop per item.
+
+Families (``alpha = 1 - confidence_level``; each one-sided test rejects when its wealth reaches the threshold):
+
+- best set, ``best_method="portfolio"`` (default): one test per model ``j`` of "j is a best model"; it bets, at each
+  item, on the rival with the highest running mean among the models in play (a predictable choice), so under
+  that null every bet has conditional mean <= 0. Only the true best model's null is true, so threshold
+  ``log(1/alpha)`` gives family-wise error ``alpha`` (see docs/watch.md).
+- best set, ``best_method="pairs"``, and top-k sets: pairwise tests, model ``j`` out when ``k`` models are certified
+  better, at ``log(k (2K - k - 1) / (2 alpha))`` (the number of comparisons between a true top-k model and a model
+  ranked below it; ``K - 1`` for the best set).
+- decided pairs and simultaneous rank sets: every pair, both directions, at ``log(K (K - 1) / alpha)``
+  (Bonferroni over all ordered comparisons, valid with ties).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._stream import StreamState, advance
+
+__all__ = ["EngineConfig", "EngineResult", "run_engine"]
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    alpha: float = 0.05
+    population_size: int | None = None   # None: scope population (with replacement)
+    kind: str = "betting"                # betting | eb
+    rule: str = "agrapa"
+    c: float = 0.5
+    target: str = "best"                 # best | top | ranks
+    k: int = 1                           # for target "top"
+    best_method: str = "portfolio"       # portfolio | pairs
+    eliminate: bool = True
+    stop_when_done: bool = False
+    pairs: bool = True                   # run the pairwise tests
+    max_block: int = 1024
+    first_block: int = 16
+
+
+@dataclass
+class EngineResult:
+    """What the engine found; positions are 1-based item counts (0 = not yet)."""
+
+    t: int
+    cells: int
+    excluded_at: np.ndarray          # (K,) left the target set (best / top-k)
+    scored_until: np.ndarray         # (K,) items each model was needed for
+    pair_i: np.ndarray               # (P,)
+    pair_j: np.ndarray               # (P,)
+    up_at: np.ndarray                # (P,) "i beats j" certified (rank family)
+    dn_at: np.ndarray                # (P,) "j beats i" certified
+    done_at: int                     # target decided (0 = not)
+    sx: np.ndarray                   # (K,) sum of scores over the items each model was scored on
+    pair_state: StreamState
+    pf_state: StreamState
+    in_play: np.ndarray              # (K,) bool
+    cells_at_done: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _first(crossed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    has = crossed.any(axis=1)
+    return has, np.argmax(crossed, axis=1)
+
+
+class _Run:
+    def __init__(self, X: np.ndarray, cfg: EngineConfig) -> None:
+        self.X = X
+        self.cfg = cfg
+        K = X.shape[0]
+        self.K = K
+        self.N = cfg.population_size
+        iu, ju = np.triu_indices(K, 1)
+        self.pi, self.pj = iu, ju
+        P = iu.size
+        a = cfg.alpha
+        self.thr_best = np.log(1 / a)
+        self.thr_rank = np.log(K * (K - 1) / a) if K > 1 else np.inf
+        k = cfg.k if cfg.target == "top" else 1
+        self.thr_top = np.log(max(1.0, k * (2 * K - k - 1) / 2) / a)
+        self.thr_pair_lam = self.thr_top if (cfg.target == "top" or cfg.best_method == "pairs") else self.thr_rank
+        self.pf = StreamState.zeros(K)
+        self.pr = StreamState.zeros(P)
+        self.sx = np.zeros(K)
+        self.in_play = np.ones(K, dtype=bool)
+        self.excluded_at = np.zeros(K, dtype=np.int64)
+        self.scored_until = np.zeros(K, dtype=np.int64)
+        self.up_at = np.zeros(P, dtype=np.int64)
+        self.dn_at = np.zeros(P, dtype=np.int64)
+        self.top_up = np.zeros(P, dtype=np.int64)   # decisions at the top-k threshold
+        self.top_dn = np.zeros(P, dtype=np.int64)
+        self.t = 0
+        self.cells = 0
+        self.done_at = 0
+        self.cells_at_done = 0
+
+    # ---- one block -------------------------------------------------------------------------------------
+    def _block(self, pos: int, L: int):  # noqa: ANN202 - internal
+        cfg, N = self.cfg, self.N
+        ip = np.flatnonzero(self.in_play)
+        Xb = self.X[ip, pos:pos + L]
+        t_prev = pos + np.arange(L)
+        sx_prev = self.sx[ip][:, None] + np.cumsum(Xb, axis=1) - Xb
+        out: dict = {"ip": ip}
+        # portfolio: "j is a best model", betting on the leading rival in play
+        if cfg.target == "best" and cfg.best_method == "portfolio" and ip.size > 1:
+            live = ip[self.excluded_at[ip] == 0]
+            rows = np.searchsorted(ip, live)
+            order = np.argsort(-sx_prev, axis=0, kind="stable")
+            lead, second = order[0], order[1]
+            rival = np.where(rows[:, None] == lead[None, :], second[None, :], lead[None, :])
+            cols = np.arange(L)[None, :]
+            d = Xb[rival, cols] - Xb[rows][:, :]
+            y = (d + 1) / 2
+            if N is None:
+                m, iu_, cu = 0.5, None, None
+            else:
+                sy_prev = ((sx_prev[rival, cols] - sx_prev[rows]) + t_prev) / 2
+                m = (N / 2 - sy_prev) / np.maximum(N - t_prev, 1)
+                iu_ = m < 0
+                sx_incl = sx_prev + Xb
+                o2 = np.argsort(-sx_incl, axis=0, kind="stable")[:2]
+                top1 = sx_incl[o2[0], np.arange(L)]
+                top2 = sx_incl[o2[1], np.arange(L)]
+                other = np.where(rows[:, None] == o2[0][None, :], top2[None, :], top1[None, :])
+                # certain after the item: even if j scored 1 on every unseen item it ends below a rival
+                cu = other - sx_incl[rows] > (N - (t_prev + 1))[None, :] + 1e-9
+            st, wu, _ = advance(self.pf.take(live), y, m, self.thr_best, rule=cfg.rule, kind=cfg.kind, c=cfg.c,
+                                impossible_up=iu_)
+            crossed = wu >= self.thr_best
+            if cu is not None:
+                crossed |= cu
+            out["pf"] = (live, st, crossed)
+        # pairs among the models in play
+        if cfg.pairs or cfg.target != "best" or cfg.best_method == "pairs":
+            act = np.flatnonzero(self.in_play[self.pi] & self.in_play[self.pj])
+            if act.size:
+                ri = np.searchsorted(ip, self.pi[act])
+                rj = np.searchsorted(ip, self.pj[act])
+                y = (Xb[ri] - Xb[rj] + 1) / 2
+                pst = self.pr.take(act)
+                if N is None:
+                    m, iu_, id_, cu, cd = 0.5, None, None, None, None
+                else:
+                    sy_prev = pst.sy[:, None] + np.cumsum(y, axis=1) - y
+                    tp = pst.n[:, None] + np.arange(L)[None, :]
+                    m = (N / 2 - sy_prev) / np.maximum(N - tp, 1)
+                    iu_, id_ = m < 0, m > 1
+                    sy_incl = sy_prev + y
+                    cu = sy_incl > N / 2 + 1e-9
+                    cd = sy_incl + (N - (tp + 1)) < N / 2 - 1e-9
+                st, wu, wd = advance(pst, y, m, self.thr_pair_lam, rule=cfg.rule, kind=cfg.kind, c=cfg.c,
+                                     impossible_up=iu_, impossible_dn=id_)
+                cr_up = [wu >= self.thr_rank, wu >= self.thr_top]
+                cr_dn = [wd >= self.thr_rank, wd >= self.thr_top]
+                if cu is not None:
+                    cr_up = [c_ | cu for c_ in cr_up]
+                    cr_dn = [c_ | cd for c_ in cr_dn]
+                out["pairs"] = (act, st, cr_up, cr_dn)
+        return out
+
+    def _exclusions(self, out: dict, L: int) -> tuple[np.ndarray, int]:
+        """Models that leave the target set in this block, with the first position where one does."""
+        cfg = self.cfg
+        K = self.K
+        pos_ex = np.full(K, -1)
+        if "pf" in out:
+            live, _, crossed = out["pf"]
+            has, idx = _first(crossed)
+            pos_ex[live[has]] = idx[has]
+        elif cfg.target in ("best", "top") and "pairs" in out:
+            k = cfg.k if cfg.target == "top" else 1
+            act, _, cr_up, cr_dn = out["pairs"]
+            inc = np.zeros((K, L))
+            hu, iu = _first(cr_up[1])
+            hd, idd = _first(cr_dn[1])
+            already_u = self.top_up[act] > 0
+            already_d = self.top_dn[act] > 0
+            base = np.zeros(K)
+            np.add.at(base, self.pj[act][already_u], 1)
+            np.add.at(base, self.pi[act][already_d], 1)
+            sel = hu & ~already_u
+            np.add.at(inc, (self.pj[act][sel], iu[sel]), 1)
+            sel = hd & ~already_d
+            np.add.at(inc, (self.pi[act][sel], idd[sel]), 1)
+            cnt = base[:, None] + np.cumsum(inc, axis=1)
+            out_ = cnt >= k
+            has, idx = _first(out_)
+            pos_ex[has] = idx[has]
+        new = (pos_ex >= 0) & (self.excluded_at == 0)
+        pos_ex = np.where(new, pos_ex, -1)
+        first = int(pos_ex[new].min()) if new.any() else -1
+        return pos_ex, first
+
+    def _commit(self, out: dict, pos: int, L: int, pos_ex: np.ndarray) -> None:
+        ip = out["ip"]
+        self.sx[ip] += self.X[ip, pos:pos + L].sum(axis=1)
+        self.scored_until[ip] = pos + L
+        self.cells += ip.size * L
+        if "pf" in out:
+            live, st, _ = out["pf"]
+            self.pf.put(live, st)
+        if "pairs" in out:
+            act, st, cr_up, cr_dn = out["pairs"]
+            self.pr.put(act, st)
+            for arr, cr in ((self.up_at, cr_up[0]), (self.dn_at, cr_dn[0]), (self.top_up, cr_up[1]),
+                            (self.top_dn, cr_dn[1])):
+                has, idx = _first(cr)
+                sel = has & (arr[act] == 0)
+                arr[act[sel]] = pos + idx[sel] + 1
+        ex = pos_ex >= 0
+        self.excluded_at[ex] = pos + pos_ex[ex] + 1
+        self.t = pos + L
+
+    def _done_time(self) -> int:
+        """First item count at which the target was decided (0 = not yet), from the exact decision times."""
+        cfg = self.cfg
+        if cfg.target in ("best", "top"):
+            need = self.K - (1 if cfg.target == "best" else cfg.k)
+            ex = np.sort(self.excluded_at[self.excluded_at > 0])
+            if need <= 0:
+                return max(self.t, 1) if self.t else 0
+            return int(ex[need - 1]) if ex.size >= need else 0
+        at = np.where(self.up_at > 0, self.up_at, self.dn_at)
+        at = np.where((self.up_at > 0) & (self.dn_at > 0), np.minimum(self.up_at, self.dn_at), at)
+        return int(at.max()) if at.size and (at > 0).all() else 0
+
+    def _done(self) -> bool:
+        return self._done_time() > 0
+
+    def run(self, n_max: int | None = None) -> EngineResult:
+        cfg = self.cfg
+        n = self.X.shape[1] if n_max is None else min(n_max, self.X.shape[1])
+        B = cfg.first_block
+        pos = 0
+        while pos < n and self.in_play.sum() > 0:
+            if cfg.stop_when_done and self._done():
+                break
+            ip = np.flatnonzero(self.in_play)
+            L = min(B, n - pos)
+            blk = self.X[ip, pos:pos + L]
+            bad = np.isnan(blk).any(axis=0)
+            if bad.any():
+                L = int(np.argmax(bad))
+                if L == 0:
+                    break
+            out = self._block(pos, L)
+            pos_ex, first = self._exclusions(out, L)
+            if first >= 0 and cfg.eliminate and first < L - 1:
+                L = first + 1
+                out = self._block(pos, L)
+                pos_ex, first = self._exclusions(out, L)
+            self._commit(out, pos, L, pos_ex)
+            if first >= 0 and cfg.eliminate:
+                self.in_play &= self.excluded_at == 0
+                if cfg.target == "ranks":
+                    pass
+                B = cfg.first_block
+            else:
+                B = min(2 * B, cfg.max_block)
+            pos += L
+        self.done_at = self._done_time()
+        if self.done_at:
+            self.cells_at_done = int(np.minimum(self.scored_until, self.done_at).sum())
+        return EngineResult(
+            t=self.t, cells=self.cells, excluded_at=self.excluded_at, scored_until=self.scored_until,
+            pair_i=self.pi, pair_j=self.pj, up_at=self.up_at, dn_at=self.dn_at, done_at=self.done_at,
+            sx=self.sx, pair_state=self.pr, pf_state=self.pf, in_play=self.in_play,
+            cells_at_done=self.cells_at_done,
+        )
+
+
+def run_engine(X: np.ndarray, cfg: EngineConfig, n_max: int | None = None) -> EngineResult:
+    """Run the sequential leaderboard over ``X`` (models x items in processing order, scores in [0, 1])."""
+    return _Run(np.asarray(X, dtype=float), cfg).run(n_max)
