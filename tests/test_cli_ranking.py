@@ -35,7 +35,7 @@ def test_stability_text_and_md(swebench_path):
     assert p.returncode == 0, p.stderr
     assert "P(#1 stays #1)" in p.stdout and "AIME" in p.stdout and "more items than the benchmark" in p.stdout
     p = run("stability", str(swebench_path), "--sizes", "full", "--draws", "200", "-f", "md")
-    assert p.returncode == 0 and p.stdout.startswith("## Does #1 stay #1?")
+    assert p.returncode == 0 and p.stdout.startswith("## #1 in resamples of these items")
 
 
 def test_ranks_json_and_text(swebench_path):

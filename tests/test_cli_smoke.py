@@ -52,7 +52,7 @@ def repeated_constant(tmp_path: Path) -> Path:
 
 
 def test_names_are_not_rich_markup(capsys, odd_names):
-    code, out, _ = cli(capsys, "report", odd_names, "--no-stability", "--no-rank-sets")
+    code, out, _ = cli(capsys, "report", odd_names, "--no-stability")
     assert code == 0
     assert "gpt [beta]" in out and "[red]x" in out
 
@@ -199,6 +199,6 @@ def test_continuous_power_section_keeps_large_gaps(alpaca_path):
     import ranktrust as rt
 
     m = rt.read(alpaca_path, align="pairwise")
-    d = rt.report(m, rank_sets=False, stability=False).to_dict()
+    d = rt.report(m, stability=False).to_dict()
     gaps = [row["gap"] for row in d["power"]["table"]]
     assert 0.10 in [round(g, 2) for g in gaps] and "mean squared" in d["power"]["q_meaning"]

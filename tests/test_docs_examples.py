@@ -538,7 +538,7 @@ def plot_inputs(swebench, runs_csv, gpqa_path):
             "plain": rt.report(m, **fast),
             "runs": rt.report(mr, **fast),
             # SWE-bench has too few target pairs per |Δ| bin for an agreement curve: GPQA (420 models)
-            "microbench": rt.report(g, **fast, stability=False, rank_sets=False, microbench=True, microbench_trials=3),
+            "microbench": rt.report(g, **fast, stability=False, microbench=True, microbench_trials=3),
         }
         calls = {
             "rt.intervals(m)": rt.intervals(m),

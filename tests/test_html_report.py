@@ -228,7 +228,7 @@ def _check_page(browser: Browser, path: Path, d: dict, meta: dict, shot: Path) -
     assert dom["headline_text"] == h["text"]
     assert dom["headline"]["top"] == h["top"]
     for k, attr in (("diff", "diff"), ("p_adjusted", "pAdjusted"), ("p_value", "pValue"),
-                    ("p_top_stays_top", "pTopStaysTop"), ("separable", "separable")):
+                    ("rank_low", "rankLow"), ("rank_high", "rankHigh"), ("separable", "separable")):
         assert json.loads(dom["headline"][attr]) == h.get(k), k
     adjacent = d["pairs"] if d["pairs_scope"] == "adjacent" else None
     if adjacent is not None:

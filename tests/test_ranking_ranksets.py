@@ -1,4 +1,5 @@
-"""Rank confidence sets [R]: a loop version of the csranks steps, coverage by simulation, real data."""
+"""Rank confidence sets [R], ``method="bootstrap"``: a loop version of the csranks steps, coverage by
+simulation, real data. (``method="pairs"``, the default, is tested in tests/test_verdicts.py.)"""
 
 from __future__ import annotations
 
@@ -9,7 +10,15 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from ranktrust.ranking import ranksets as R
-from ranktrust.ranking.ranksets import rank_sets, tiers_from_rank_sets, tiers_from_sets
+import functools
+
+from ranktrust.ranking.ranksets import layers, tiers_from_rank_sets
+
+rank_sets = functools.partial(R.rank_sets, method="bootstrap")
+
+
+def tiers_from_sets(res):
+    return layers(res.better, res.scores)[0]
 
 
 def loop_csranks(theta, sigma, z, level, indices):
@@ -52,7 +61,7 @@ def toy():
 
 def test_simultaneous_steps_match_loop(toy):
     theta, sigma, z = toy
-    better = R._simultaneous(theta, sigma, z, 0.9)
+    better = R._simultaneous(theta, sigma, R._Scaled(z, sigma), 0.9)
     L, U = loop_csranks(theta, sigma, z, 0.9, list(range(5)))
     assert list(1 + better.sum(0)) == L
     assert list(5 - better.sum(1)) == U
@@ -60,7 +69,7 @@ def test_simultaneous_steps_match_loop(toy):
 
 def test_marginal_steps_match_loop(toy):
     theta, sigma, z = toy
-    low, high = R._marginal(theta, sigma, z, 0.9)
+    low, high = R._marginal(theta, sigma, R._Scaled(z, sigma), 0.9)
     for j in range(5):
         L, U = loop_csranks(theta, sigma, z, 0.9, [j])
         assert (low[j], high[j]) == (L[0], U[0])
@@ -120,7 +129,7 @@ def test_swebench_top_two_share_a_tier(swebench):
     d = res.to_dict()
     assert d["models"][0]["model"] == top2[0] and d["models"][0]["rank"] == 1
     assert {"model", "score", "rank", "rank_low", "rank_high", "marginal_low", "marginal_high"} <= set(d["models"][0])
-    t = tiers_from_rank_sets(swebench, rng=0)
+    t = tiers_from_rank_sets(swebench, rng=0, method="bootstrap")
     i, j = (swebench.models.index(x) for x in top2)
     assert t.tier[i] == t.tier[j] == 1 and t.method == "rank-sets"
 
@@ -128,15 +137,26 @@ def test_swebench_top_two_share_a_tier(swebench):
 def test_tiers_via_tiers_function(swebench):
     import ranktrust as rt
 
-    t = rt.tiers(swebench, method="rank-sets", rng=0)
+    t = rt.tiers(swebench, method="rank-sets")
     assert t.groups()[0][:2] == ["Claude 4.5 Opus medium (20251101)", "Gemini 3 Pro Preview (2025-11-18)"]
 
 
-def test_tier_rule():
-    assert tiers_from_sets(np.array([1, 1, 3, 3, 4, 6])).tolist() == [1, 1, 2, 2, 3, 4]
-    assert tiers_from_sets(np.array([1, 2, 2, 4])).tolist() == [1, 2, 2, 3]
-    # no remaining set contains the next open rank: take the lowest rank_low left
-    assert tiers_from_sets(np.array([1, 4, 5])).tolist() == [1, 2, 3]
+def test_tier_rule_is_the_layers_of_found_better():
+    # a > c, b > d, c > d: tier 1 = {a, b} (nobody above them), tier 2 = {c}, tier 3 = {d}
+    better = np.zeros((4, 4), bool)
+    better[0, 2] = better[1, 3] = better[2, 3] = True
+    tier, order, acyclic = layers(better, np.array([0.9, 0.5, 0.8, 0.1]))
+    assert tier.tolist() == [1, 1, 2, 3] and order.tolist() == [0, 1, 2, 3] and acyclic
+    # a low-scored model nobody is found better than is in tier 1 (it could be #1) and is shown there
+    better = np.zeros((3, 3), bool)
+    better[0, 1] = True
+    tier, order, _ = layers(better, np.array([0.8, 0.75, 0.5]))
+    assert tier.tolist() == [1, 2, 1] and order.tolist() == [0, 2, 1]
+    # a cycle (only possible with pairwise-complete data) is broken at the highest score
+    cyc = np.zeros((3, 3), bool)
+    cyc[0, 1] = cyc[1, 2] = cyc[2, 0] = True
+    tier, order, acyclic = layers(cyc, np.array([0.5, 0.6, 0.4]))
+    assert not acyclic and order[0] == 1
 
 
 def test_same_seed_any_batch_and_one_model(swebench):
@@ -180,7 +200,7 @@ def test_properties(seed):
 def test_tiers_reuse_computed_sets(swebench):
     rs = rank_sets(swebench, rng=0, n_resamples=200)
     t = tiers_from_rank_sets(swebench, rank_sets=rs)
-    assert t.tier.tolist() == tiers_from_sets(rs.rank_low).tolist()
+    assert t.tier.tolist() == tiers_from_sets(rs).tolist()
 
 
 def _irt_scores(r, ability, n_items):
@@ -256,13 +276,13 @@ def test_identical_models_share_sets_and_tier(cluster):
         assert lo[1] == lo[2] == lo[3] and hi[1] == hi[2] == hi[3]
         assert hi[1] - lo[1] >= 2                # each could hold any of the three tied ranks
     assert not res.better[1:4, 1:4].any()
-    assert res.rank.tolist()[1:4] == [res.rank[1]] * 3
+    assert sorted(res.rank.tolist()[1:4]) == list(range(min(res.rank[1:4]), min(res.rank[1:4]) + 3))
     t = tiers_from_rank_sets(m, rank_sets=res)
     assert t.tier[1] == t.tier[2] == t.tier[3]
     # only identical models: every set is [1, M], one tier, no crash
     same = rank_sets(np.tile(base[:1], (3, 1)), rng=0)
     assert same.rank_low.tolist() == [1, 1, 1] and same.rank_high.tolist() == [3, 3, 3]
-    assert tiers_from_sets(same.rank_low).tolist() == [1, 1, 1]
+    assert tiers_from_sets(same).tolist() == [1, 1, 1]
 
 
 def test_constant_gap_is_exact():
@@ -296,8 +316,8 @@ def test_too_few_items_give_uninformative_sets_with_warning(n_items):
                    (res.simultaneous_low, res.simultaneous_high)):
         assert lo.tolist() == [1, 1, 1] and hi.tolist() == [3, 3, 3]
     assert not res.better.any() and res.could_be_first == ["model_0", "model_1", "model_2"]
-    assert res.rank.tolist() == [1, 2, 2]   # the point estimate is still reported
-    assert tiers_from_sets(res.rank_low).tolist() == [1, 1, 1]
+    assert res.rank.tolist() == [1, 2, 3]   # the display position is still reported
+    assert tiers_from_sets(res).tolist() == [1, 1, 1]
 
 
 def test_pairs_differing_on_few_items_are_not_ordered():

@@ -53,7 +53,7 @@ def test_swebench_top_two_one_tier(swe_report):
 
 
 def test_all_pairs_option(swebench):
-    d = rt.report(swebench, all_pairs=True, rank_sets=False, stability=False).to_dict()
+    d = rt.report(swebench, all_pairs=True, stability=False).to_dict()
     assert len(d["pairs"]) == 25 * 24 // 2 and d["pairs_scope"] == "all"
 
 
@@ -91,8 +91,8 @@ def test_same_seed_same_report(swebench):
 
 
 def test_cluster_by_widens(swebench):
-    plain = rt.report(swebench, rank_sets=False, stability=False, cluster=False).to_dict()
-    clus = rt.report(swebench, rank_sets=False, stability=False, cluster=True).to_dict()
+    plain = rt.report(swebench, stability=False, cluster=False).to_dict()
+    clus = rt.report(swebench, stability=False, cluster=True).to_dict()
     assert clus["settings"]["clustered"] and not plain["settings"]["clustered"]
     w = lambda d: np.mean([r["ci_high"] - r["ci_low"] for r in d["models"]])  # noqa: E731
     assert w(clus) > w(plain)
@@ -100,7 +100,7 @@ def test_cluster_by_widens(swebench):
 
 def test_pairwise_alignment_mmlupro(mmlupro_path):
     m = rt.read(mmlupro_path, align="pairwise")
-    d = rt.report(m, rank_sets=False, stability=False).to_dict()
+    d = rt.report(m, stability=False).to_dict()
     n = {r["model"]: r["n_items"] for r in d["models"]}
     assert n["DeepSeek-Coder-V2"] == 10351 and n["Yi-6B"] == 12032
     assert d["settings"]["align"] == "pairwise"
@@ -114,7 +114,7 @@ def test_report_says_when_ranking_flips_with_condition():
                         run_name="not_main")
     df = ex["generate"](seed=0)
     m = rt.ScoreMatrix.from_long(df)
-    d = rt.report(m, draws=100, rank_sets=False).to_dict()
+    d = rt.report(m, draws=100).to_dict()
     assert d["sensitivity"]["ranking_flips"] and d["repeats"]["models"]
     assert "flips with the condition" in d["headline"]["text"] and d["headline"]["separable"] is False
     from ranktrust.reporting.markdown import report_markdown

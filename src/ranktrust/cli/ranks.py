@@ -40,6 +40,16 @@ def _first_sentence(d: dict[str, Any]) -> str:
             else f"{first[0]} is #1 with {cl:g}% confidence.")
 
 
+def _method_sentence(d: dict[str, Any]) -> str:
+    from ..reporting.fmt import ADJUST_NAMES, tier_phrase
+
+    how = (f"from the paired tests of all pairs ({ADJUST_NAMES.get(d.get('adjust'), d.get('adjust'))})"
+           if d.get("method") == "pairs" else
+           f"from the {'studentized ' if d.get('studentized') else ''}bootstrap ({d['n_resamples']:,} resamples)")
+    return (f"Rank ranges {how}; Mogstad, Romano, Shaikh & Wilhelm (2024). "
+            + tier_phrase({"method": "rank-sets"}) + ".")
+
+
 def _text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
@@ -52,8 +62,7 @@ def _text(d: dict[str, Any]) -> list[Any]:
     for row in d["models"]:
         t.add_row(*_cells(d, row))
     out = [t, Text(_first_sentence(d)),
-           Text("Tier 1 = the models that could be #1; each next tier = the models left that could "
-                "hold the next open rank. Rank sets: Mogstad, Romano, Shaikh & Wilhelm (2024).")]
+           Text(_method_sentence(d))]
     if d.get("dropped"):
         out.append(Text(f"Only the items every model has were used ({len(d['dropped'])} models lost items)."))
     return out
@@ -70,7 +79,7 @@ def _markdown(d: dict[str, Any]) -> str:
              "|" + "|".join("---" if j == "left" else "--:" for _, j in cols) + "|"]
     for row in d["models"]:
         lines.append("| " + " | ".join(_esc(c) for c in _cells(d, row)) + " |")
-    lines += ["", _first_sentence(d)]
+    lines += ["", _first_sentence(d), "", _method_sentence(d)]
     if d.get("dropped"):
         lines += ["", f"Only the items every model has were used ({len(d['dropped'])} models lost items)."]
     return "\n".join(lines) + "\n"
@@ -78,15 +87,21 @@ def _markdown(d: dict[str, Any]) -> str:
 
 @click.command("ranks")
 @click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--method", "rank_method", type=click.Choice(["pairs", "bootstrap"]), default="pairs",
+              show_default=True,
+              help="pairs: the paired tests of all pairs (exact for 0/1), adjusted with --adjust; "
+                   "bootstrap: the studentized stepwise bootstrap of Mogstad et al.")
+@click.option("--adjust", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm", show_default=True,
+              help="Multiple-comparison adjustment over all pairs (--method pairs).")
 @click.option("--n-resamples", default=1000, show_default=True, type=click.IntRange(min=10),
-              help="Bootstrap resamples.")
+              help="Bootstrap resamples (--method bootstrap).")
 @click.option("--marginal", is_flag=True, help="Report marginal rank ranges (each model on its own).")
 @click.option("--cluster", is_flag=True, help="Resample item groups (e.g. subjects) instead of items.")
 @input_options
 @output_options
 @confidence_option
 @seed_option
-def command(paths: tuple[str, ...], n_resamples: int, marginal: bool, cluster: bool,
+def command(paths: tuple[str, ...], rank_method: str, adjust: str, n_resamples: int, marginal: bool, cluster: bool,
             output_format: str | None, out: str, confidence: float, seed: int, **kw: Any) -> None:
     """Each model's range of ranks (95% joint confidence by default) and the tiers."""
     from ..ranking.ranksets import rank_sets, tiers_of
@@ -94,8 +109,10 @@ def command(paths: tuple[str, ...], n_resamples: int, marginal: bool, cluster: b
     if not 0 < confidence < 1:
         raise ValueError(f"--confidence must be in the open interval (0, 1), got {confidence:g} (use 0.95 for 95%)")
     m, ihash = load_matrix(paths, kw)
-    rs = rank_sets(m, confidence_level=confidence, simultaneous=not marginal, n_resamples=n_resamples,
-                   cluster=cluster, rng=seed)
+    if rank_method == "bootstrap" and not m.is_complete:
+        m = m.align("intersect")
+    rs = rank_sets(m, method=rank_method, confidence_level=confidence, simultaneous=not marginal, adjust=adjust,
+                   n_resamples=n_resamples, cluster=cluster, rng=seed)
     payload = rs.to_dict()
     payload["tiers"] = tiers_of(rs).to_dict()
     emit(payload, kind="ranks", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,

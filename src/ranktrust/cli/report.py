@@ -38,23 +38,24 @@ def _sizes(value: str) -> list[int | str]:
 @seed_option
 @click.option("--ci-method", type=click.Choice(["auto", "clt", "t", "wilson", "cluster", "percentile", "bca"]),
               default="auto", show_default=True,
-              help="Per-model interval: normal theory (auto = CLT), Wilson, or bootstrap percentile/BCa.")
-@click.option("--all-pairs", is_flag=True, help="Test every pair, not only adjacent ones.")
+              help="Per-model interval (auto: Wilson for 0/1 scores, t otherwise), or bootstrap percentile/BCa.")
+@click.option("--all-pairs", is_flag=True, help="Show every pair, not only each model vs the next one down.")
 @click.option("--adjust", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm", show_default=True,
-              help="Multiple-comparison adjustment.")
+              help="Multiple-comparison adjustment over all pairs (holm/bonferroni: joint rank ranges).")
 @click.option("--tiers", type=click.Choice(["auto", "rank-sets", "adjacent"]), default="auto", show_default=True,
-              help="How tiers are formed (auto: from rank confidence sets).")
+              help="How tiers are formed (auto: from the rank ranges; adjacent: not transitive).")
+@click.option("--rank-method", type=click.Choice(["pairs", "bootstrap"]), default="pairs", show_default=True,
+              help="Rank ranges from the paired tests of all pairs, or from the studentized bootstrap (MRSW).")
 @click.option("--sizes", default="30,100,200,500,1000,2000,full", show_default=True,
               help="Benchmark sizes for the rank-stability table.")
 @click.option("--draws", default=2000, show_default=True, type=click.IntRange(min=10), help="Redraws per size.")
-@click.option("--no-rank-sets", is_flag=True, help="Skip rank confidence sets.")
 @click.option("--no-stability", is_flag=True, help="Skip rank stability.")
 @click.option("--split-half", is_flag=True, help="Add the split-half winner check.")
 @click.option("--microbench", is_flag=True, help="Add the micro-benchmark (MDAD) section.")
 @click.option("--plots", "plots_dir", default=None, type=click.Path(file_okay=False),
               help="Also write the figures as PNG and SVG into this folder.")
 def command(paths: tuple[str, ...], output_format: str | None, out: str, confidence: float, seed: int,
-            ci_method: str, all_pairs: bool, adjust: str, tiers: str, sizes: str, draws: int, no_rank_sets: bool,
+            ci_method: str, all_pairs: bool, adjust: str, tiers: str, rank_method: str, sizes: str, draws: int,
             no_stability: bool, split_half: bool, microbench: bool, plots_dir: str | None, **kw: Any) -> None:
     """Report on per-item results in PATHS (or --db STORE)."""
     from ..reporting.build import report
@@ -73,7 +74,7 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
         rep = report(
             m, confidence_level=confidence, cluster=cluster, cluster_label=kw.get("group_col") if cluster else None,
             ci_method=ci_method, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
-            rank_sets=not no_rank_sets, stability=not no_stability, sizes=_sizes(sizes), draws=draws,
+            rank_method=rank_method, stability=not no_stability, sizes=_sizes(sizes), draws=draws,
             split_half=split_half, seed=seed, microbench=microbench,
             progress=None if cb is None else (lambda stage, frac: cb(int(frac * 1000), 1000)),
         )

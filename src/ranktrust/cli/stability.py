@@ -1,4 +1,7 @@
-"""``ranktrust stability``: does #1 stay #1 when the benchmark is redrawn at other sizes?"""
+"""``ranktrust stability``: how often #1 is #1 in resamples of the items, at other benchmark sizes.
+
+The items are treated as the population, so for close races the figure is optimistic: two truly
+tied models average about 75%, not 50% (statistics audit, section 4b)."""
 
 from __future__ import annotations
 
@@ -31,9 +34,11 @@ def _text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
 
-    t = Table(title=f"Does #1 stay #1? {d['draws']:,} draws per size; full-data #1: {d['top_model']}")
+    from ..reporting.fmt import stability_title
+
+    t = Table(title=stability_title(d))
     t.add_column("items", justify="right")
-    t.add_column("P(#1 stays #1)", justify="right")
+    t.add_column("P(#1 is #1)", justify="right")
     for k in d["top_k"]:
         t.add_column(f"P(top {k} in order)", justify="right")
     t.add_column("most often #1", overflow="fold")
@@ -56,8 +61,10 @@ def _markdown(d: dict[str, Any]) -> str:
     from ..reporting.markdown import _esc
 
     ks = d["top_k"]
-    lines = ["## Does #1 stay #1?", "", f"{d['draws']:,} draws per size; full-data #1: **{_esc(d['top_model'])}**.", "",
-             "| items | P(#1 stays #1) | " + " | ".join(f"P(top {k} in order)" for k in ks) + " | most often #1 | like |",
+    from ..reporting.fmt import stability_title
+
+    lines = ["## #1 in resamples of these items", "", _esc(stability_title(d)) + ".", "",
+             "| items | P(#1 is #1) | " + " | ".join(f"P(top {k} in order)" for k in ks) + " | most often #1 | like |",
              "|--:|--:|" + "--:|" * len(ks) + "---|---|"]
     for row in d["sizes"]:
         n = f"{row['n']:,}" + (" (full)" if row["label"] == "full" else "") + (" \\*" if row["beyond_data"] else "")

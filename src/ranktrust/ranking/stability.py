@@ -219,8 +219,11 @@ def stability(
     full = s.mean(axis=1)
     order = np.lexsort((np.arange(n_models), -full))
     top = int(order[0])
-    seeds = np.random.SeedSequence(
-        np.random.default_rng(rng).integers(0, 2**63 - 1, size=4, dtype=np.int64).tolist()).spawn(len(ns))
+    # one stream per size, keyed by the size itself: the figure at n items depends only on the
+    # seed and n, not on which other sizes were asked for ("full" = N is the same as N)
+    base = np.random.default_rng(rng).integers(0, 2**63 - 1, size=4, dtype=np.int64).tolist()
+    seeds = [np.random.SeedSequence(base, spawn_key=(int(n_groups[i]) if cluster else int(n),))
+             for i, n in enumerate(ns)]
     S = len(ns)
     if n_items < 2:
         warnings.warn(

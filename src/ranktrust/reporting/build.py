@@ -32,9 +32,11 @@ class LeaderboardReport(Result):
     intervals : ScoreIntervals
         Per-model scores with confidence intervals.
     pairs : PairTable
-        Adjacent (default) or all pairs, paired tests with adjusted p-values.
+        The pairs shown: each model vs the next one down (default) or all pairs; p-values
+        are adjusted over all ``M (M - 1) / 2`` pairs either way.
     tiers : Tiers
-        Groups of models that cannot be told apart.
+        Tier 1 = the models that could be #1; no two models of a tier are told apart, and each
+        model of tier t + 1 is found worse than some model of tier t.
     rank_sets, stability, split_half : results or None
         Rank confidence sets, rank stability vs benchmark size, split-half check.
     power : PowerResult table
@@ -57,23 +59,30 @@ class LeaderboardReport(Result):
     notes: tuple[str, ...] = ()
     pair_matrix: Any = None
     extra: dict = field(default_factory=dict)  # microbench / repeats / sensitivity sections
+    pairs_all: Any = None   # every pair (the tests behind tiers, rank ranges and the headline)
+    quality: Any = None     # data-quality findings (rt.data_quality)
 
     # ------------------------------------------------------------------ views
+    def _order(self) -> np.ndarray:
+        """Display order: the rank sets' (by tier, then score), else by score."""
+        if self.rank_sets is not None:
+            return np.asarray(self.rank_sets.order)
+        sc = np.nan_to_num(np.asarray(self.intervals.score, dtype=float), nan=-np.inf)
+        return np.lexsort((np.arange(sc.size), -sc))
+
     def _model_rows(self) -> list[dict[str, Any]]:
         iv = self.intervals
-        order = np.argsort(-np.nan_to_num(np.asarray(iv.score, dtype=float), nan=-np.inf), kind="stable")
+        order = self._order()
         tier_of = {}
         if self.tiers is not None:
             for k, mname in enumerate(self.tiers.models):
                 tier_of[mname] = int(self.tiers.tier[k])
-        rs = {}
-        if self.rank_sets is not None:
-            for row in self.rank_sets.to_dict()["models"]:
-                rs[row["model"]] = (row.get("rank_low"), row.get("rank_high"))
         rows = []
         for rank, k in enumerate(order, 1):
             name = iv.models[k]
-            lo, hi = rs.get(name, (None, None))
+            lo = hi = None
+            if self.rank_sets is not None:
+                lo, hi = int(self.rank_sets.rank_low[k]), int(self.rank_sets.rank_high[k])
             rows.append({
                 "model": name,
                 "n_items": int(iv.n_items[k]),
@@ -89,69 +98,42 @@ class LeaderboardReport(Result):
         return rows
 
     def headline(self) -> dict[str, Any]:
+        """The one-sentence verdict on #1, from the rank sets and the exact paired test.
+
+        "Yes" only when #1's joint rank range is exactly 1 (it is found better than every
+        other model by the same tests the pair table shows); the lead over #2 is the paired
+        test of those two on their shared items, with the p-value adjusted over all pairs.
+        The resampling figure "#1 in X% of resamples" is not used here: it is optimistic
+        for close races (see the stability section).
+        """
         rows = self._model_rows()
         top = rows[0]["model"]
+        lvl = self.settings.get("confidence_level", 0.95)
         out: dict[str, Any] = {"top": top, "runner_up": None, "separable": None, "diff": None,
-                               "p_value": None, "p_adjusted": None, "p_top_stays_top": None}
-        if self.stability is not None:
-            srows = self.stability.to_dict()["sizes"]
-            full = [r for r in srows if r.get("label") == "full"] or srows[-1:]
-            if full:
-                out["p_top_stays_top"] = full[-1].get("p_top_stays_top")
+                               "ci_low": None, "ci_high": None, "p_value": None, "p_adjusted": None,
+                               "rank_low": rows[0]["rank_low"], "rank_high": rows[0]["rank_high"],
+                               "could_be_first": None, "condition_flips": False}
         if len(rows) < 2:
             out["text"] = f"{top} is the only model: there is nothing to compare."
             return out
         second = rows[1]["model"]
         out["runner_up"] = second
-        pd_ = self.pairs.to_dict()["pairs"]
-        first_pair = next((p for p in pd_ if {p["a"], p["b"]} == {top, second}), None)
-        could_be_first = None
-        if self.rank_sets is not None:
-            could_be_first = list(self.rank_sets.to_dict().get("could_be_first", []))
-        lvl = self.settings.get("confidence_level", 0.95)
-        alpha = 1 - lvl
-        ev = []
-        if first_pair is not None:
-            sign = 1 if first_pair["a"] == top else -1
-            d = sign * first_pair["diff"] if first_pair["diff"] is not None else None
-            padj = first_pair.get("p_adjusted")
-            out.update(diff=d, p_value=first_pair["p_value"], p_adjusted=padj)
-            if first_pair["ci_low"] is None or first_pair["ci_high"] is None:
-                ci = ("no confidence interval: too few shared items" if (first_pair.get("n_items") or 0) < 2 else
-                      "no confidence interval: the per-item differences have no spread")
-            else:
-                lo, hi = sorted((sign * first_pair["ci_low"], sign * first_pair["ci_high"]))
-                ci = f"{lvl:.0%} CI {lo * 100:+.2f} to {hi * 100:+.2f}"
-            lead = "n/a" if d is None else f"{d * 100:.2f} points"
-            ev.append(f"its lead over {second} is {lead} ({ci}), adjusted p = {_fmt_p(padj)}")
-            separable = padj is not None and padj < alpha
-            test_separates = separable
-        else:
-            test_separates = False
-            separable = None
-        if could_be_first is not None:
-            separable = len(could_be_first) == 1 if separable is None else (separable and len(could_be_first) == 1)
-            if len(could_be_first) > 1:
-                ev.append(f"{len(could_be_first)} models could be #1 with {lvl:.0%} joint confidence")
-        if out["p_top_stays_top"] is not None:
-            ev.append(f"if the benchmark were redrawn, {top} would stay #1 {out['p_top_stays_top']:.0%} of the time")
+        pair = _pair_entry(self.pairs_all if self.pairs_all is not None else self.pairs, top, second)
+        if pair is not None:
+            out.update(pair)
+        cbf = list(self.rank_sets.could_be_first) if self.rank_sets is not None else None
+        out["could_be_first"] = cbf
         sens = self.extra.get("sensitivity")
+        flips = False
         if sens is not None:
             sd = sens.to_dict() if hasattr(sens, "to_dict") else sens
-            if sd.get("top_changes"):
-                tops = sd.get("top_by_condition") or {}
-                ev.append("the ranking flips with the condition (#1 is " + ", ".join(
-                    f"{mname} under {c}" for c, mname in tops.items()) + ")")
-                separable = False
-        out["separable"] = separable
-        if separable:
-            out["text"] = f"Yes: {top} is really #1; " + "; ".join(ev) + "."
-        elif test_separates:
-            # the paired test does separate #1 from #2; what fails is the joint rank set or the condition check
-            out["text"] = f"No: {top} is not clearly #1 (the paired test separates it from {second}); " \
-                + "; ".join(ev) + "."
-        else:
-            out["text"] = f"No: {top} is not separable from {second}; " + "; ".join(ev) + "."
+            flips = bool(sd.get("top_changes"))
+            out["condition_flips"] = flips
+            out["top_by_condition"] = sd.get("top_by_condition") or {}
+        separable = (out["rank_low"] == 1 and out["rank_high"] == 1) and not flips
+        out["separable"] = bool(separable)
+        out["text"] = headline_text(out, lvl, adjust=self.settings.get("adjust", "holm"),
+                                    n_pairs=self.settings.get("n_pairs"))
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -183,6 +165,10 @@ class LeaderboardReport(Result):
             d["stability"]["rank_distribution_omitted"] = True
         d["notes"] = list(self.notes)
         d["dropped"] = dict(m.dropped)
+        q = self.quality
+        d["quality"] = None if q is None else (q.to_dict() if hasattr(q, "to_dict") else jsonable(q))
+        prov = getattr(m, "provenance", None)
+        d["provenance"] = jsonable(prov) if prov else None
         for k in ("microbench", "repeats", "sensitivity"):
             v = self.extra.get(k)
             d[k] = None if v is None else (v.to_dict() if hasattr(v, "to_dict") else jsonable(v))
@@ -197,35 +183,108 @@ def _title(source: str | None) -> str:
     return ", ".join(os.path.basename(p.strip().rstrip("/")) or p for p in source.split(","))
 
 
-def _fmt_p(p: Any) -> str:
-    if p is None:
-        return "n/a"
-    if p < 1e-4:
-        return f"{p:.1e}"
-    return f"{p:.3g}"
-
-
-def _pair_matrix(m: ScoreMatrix, intervals: Any, confidence_level: float, adjust: str,
-                 cluster: bool | None) -> dict[str, Any] | None:
-    from ..stats.paired import all_pairs
-
-    if m.n_models < 2:
+def _pair_entry(table: Any, a: str, b: str) -> dict[str, Any] | None:
+    """The pair (a, b) of a PairTable oriented as a - b: diff, CI, p-values, counts."""
+    if table is None:
         return None
-    order = np.argsort(-np.nan_to_num(np.asarray(intervals.score, dtype=float), nan=-np.inf), kind="stable")
-    top = order[:HEATMAP_MAX_MODELS]
-    sub = m.select(models=top)
-    import warnings
+    ia, ib = table.models.index(a), table.models.index(b)
+    hit = np.flatnonzero(((table.i == ia) & (table.j == ib)) | ((table.i == ib) & (table.j == ia)))
+    if hit.size == 0:
+        return None
+    k = int(hit[0])
+    sign = 1.0 if int(table.i[k]) == ia else -1.0
+    lo, hi = float(table.ci_low[k]), float(table.ci_high[k])
+    lo, hi = sorted((sign * lo, sign * hi))
+    fin = lambda x: None if not np.isfinite(x) else float(x)  # noqa: E731
+    oa, ob = int(table.only_a[k]), int(table.only_b[k])
+    if sign < 0:
+        oa, ob = ob, oa
+    return {"diff": fin(sign * float(table.diff[k])), "ci_low": fin(lo), "ci_high": fin(hi),
+            "p_value": fin(float(table.p_value[k])), "p_adjusted": fin(float(table.p_adjusted[k])),
+            "n_items": int(table.n_items[k]), "only_a": oa if table.binary else None,
+            "only_b": ob if table.binary else None}
 
-    with warnings.catch_warnings():  # the same degenerate pairs were already reported for the leaderboard
-        warnings.simplefilter("ignore")
-        t = all_pairs(sub, pairs="all", adjust=adjust, confidence_level=confidence_level, cluster=cluster)
-    diff = t.matrix("diff")
-    padj = t.matrix("p_adjusted")
+
+def _names(models: Sequence[str], k: int = 4) -> str:
+    shown = ", ".join(models[:k])
+    return shown + (f" and {len(models) - k} more" if len(models) > k else "")
+
+
+def headline_text(h: dict[str, Any], lvl: float, *, adjust: str = "holm", n_pairs: int | None = None) -> str:
+    """The headline sentence, from the headline dict's numbers only (so words and numbers agree)."""
+    from .fmt import ADJUST_NAMES, level, p_clause, points
+
+    top, second = h["top"], h.get("runner_up")
+    cl = level(lvl)
+    if second is None:
+        return f"{top} is the only model: there is nothing to compare."
+    adj = ADJUST_NAMES.get(adjust, adjust)
+    fam = f"{adj} over all {n_pairs:,} pairs" if n_pairs and adjust != "none" else adj
+    lead = ""
+    if h.get("diff") is not None:
+        ci = ("no CI: too few shared items" if h.get("ci_low") is None
+              else f"{cl} CI {points(h['ci_low'], signed=True)} to {points(h['ci_high'], signed=True)}, unadjusted")
+        lead = (f"its lead over {second} is {points(h['diff'])} points ({ci}; exact paired test"
+                if h.get("only_a") is not None else
+                f"its lead over {second} is {points(h['diff'])} points ({ci}; paired test")
+        lead += f" {p_clause(h.get('p_value'))}, {p_clause(h.get('p_adjusted'), 'adjusted p')})"
+    elif h.get("n_items") == 0:
+        lead = f"it shares no item with {second}"
+    cbf = h.get("could_be_first") or []
+    rr = (f"joint rank range {h['rank_low']}–{h['rank_high']}" if h.get("rank_low") is not None
+          and h["rank_low"] != h["rank_high"] else None)
+    if h.get("condition_flips"):
+        tops = h.get("top_by_condition") or {}
+        flip = ", ".join(f"{mname} under {c}" for c, mname in tops.items())
+        return f"No: #1 changes with the condition ({flip})" + (f"; {lead}" if lead else "") + "."
+    if h.get("separable"):
+        return (f"Yes: {top} is #1 with {cl} joint confidence: the paired tests ({fam}) find it better than "
+                f"every other model; {lead}.")
+    if len(cbf) > 1:
+        return (f"No: {len(cbf)} models could be #1 with {cl} joint confidence ({_names(cbf)}); "
+                f"{top} has the highest score" + (f" and {lead}" if lead else "") + ".")
+    # the only model that could be #1, yet not found better than every other model
+    return (f"No: {top} is the only model that could be #1, but the paired tests ({fam}) do not find it better "
+            f"than every other model" + (f" ({rr})" if rr else "") + (f"; {lead}" if lead else "") + ".")
+
+
+def _display_pairs(table: Any, order: np.ndarray) -> Any:
+    """The adjacent pairs of the display order, taken from the all-pairs table (same tests, same
+    adjusted p-values), oriented upper row minus lower row."""
+    from ..stats.paired import PairTable
+
+    k = len(table.models)
+    idx = np.full((k, k), -1, dtype=np.int64)
+    idx[table.i, table.j] = np.arange(len(table))
+    idx[table.j, table.i] = np.arange(len(table))
+    a, b = np.asarray(order[:-1], dtype=np.intp), np.asarray(order[1:], dtype=np.intp)
+    sel = idx[a, b]
+    flip = table.i[sel] != a
+    sgn = np.where(flip, -1.0, 1.0)
+    lo, hi = table.ci_low[sel] * sgn, table.ci_high[sel] * sgn
+    oa = np.where(flip, table.only_b[sel], table.only_a[sel])
+    ob = np.where(flip, table.only_a[sel], table.only_b[sel])
+    return PairTable(
+        models=table.models, score=table.score, order=np.asarray(order, dtype=np.intp), i=a, j=b,
+        n_items=table.n_items[sel], only_a=oa, only_b=ob, diff=table.diff[sel] * sgn, se=table.se[sel],
+        ci_low=np.minimum(lo, hi), ci_high=np.maximum(lo, hi), p_value=table.p_value[sel],
+        p_adjusted=table.p_adjusted[sel], method=table.method, adjust=table.adjust, pairs="adjacent",
+        confidence_level=table.confidence_level, clustered=table.clustered, binary=table.binary,
+    )
+
+
+def _pair_matrix(table: Any, order: np.ndarray) -> dict[str, Any] | None:
+    """Differences and adjusted p-values of the top models, from the all-pairs table."""
+    if table is None or len(table.models) < 2:
+        return None
+    top = np.asarray(order[:HEATMAP_MAX_MODELS])
+    diff = table.matrix("diff")[np.ix_(top, top)]
+    padj = table.matrix("p_adjusted")[np.ix_(top, top)]
     return {
-        "models": list(sub.models),
+        "models": [table.models[k] for k in top],
         "diff": diff,
         "p_adjusted": padj,
-        "truncated_from": m.n_models if m.n_models > HEATMAP_MAX_MODELS else None,
+        "truncated_from": len(table.models) if len(table.models) > HEATMAP_MAX_MODELS else None,
     }
 
 
@@ -263,7 +322,7 @@ def report(
     cluster_label: str | None = None,
     ci_method: str = "auto",
     tiers: str = "auto",
-    rank_sets: bool = True,
+    rank_method: str = "pairs",
     stability: bool = True,
     sizes: Sequence[int | str] = DEFAULT_SIZES,
     draws: int = 2000,
@@ -274,34 +333,46 @@ def report(
     title: str | None = None,
     microbench: bool = False,
     microbench_trials: int = 20,
+    quality: bool = True,
     extra: dict[str, Any] | None = None,
     progress: Callable[[str, float], None] | None = None,
     rng: Any = None,
 ) -> LeaderboardReport:
-    """Analyse a leaderboard: intervals, paired tests, tiers, rank sets, stability, power.
+    """Analyse a leaderboard: intervals, paired tests, tiers, rank ranges, stability, power.
+
+    Every verdict (the pair table's adjusted p-values, tiers, rank ranges, "could be #1" and
+    the headline) comes from one set of paired tests of all ``M (M - 1) / 2`` pairs, each on
+    the items both models scored, adjusted with ``adjust`` over all pairs; so they never
+    contradict each other: no tier holds a pair the tests separate, tiers are contiguous in
+    the displayed order, and every displayed rank lies inside that model's rank range.
 
     Parameters
     ----------
     m : ScoreMatrix
         Per-item results. NaN cells (``align="pairwise"``) are allowed: each model's
         interval uses its own items and each pair its shared items; the resampling parts
-        (rank sets, stability, split-half) use the items every model shares and say so.
+        (stability, split-half) use the items every model shares and say so.
     confidence_level : float, default: 0.95
     adjust : {"holm", "bonferroni", "bh", "none"}, default: ``"holm"``
-        Multiple-comparison adjustment of the pair p-values.
+        Multiple-comparison adjustment over all pairs. Holm and Bonferroni give rank ranges
+        with joint coverage; BH and none do not (a note says so).
     all_pairs : bool, default: False
-        Test every pair instead of adjacent pairs only.
+        Show every pair instead of each model vs the next one down (the tests are the same).
     cluster : bool, default: False
-        Clustered standard errors by item group (Miller eq. 4); needs groups in the data.
-        With few groups (under about 20) a clustered SE is itself noisy: a note says so.
+        Clustered intervals and paired tests by item group (CR1 with t(G - 1)); needs groups.
     ci_method : {"auto", "clt", "t", "wilson", "cluster", "percentile", "bca"}, default: ``"auto"``
         Per-model interval method (see :func:`ranktrust.intervals`); ``"percentile"``/``"bca"``
         bootstrap through the resampling engine, seeded from ``seed``.
     cluster_label : str, optional
         Name of the grouping (e.g. the column ``"subject"``), recorded in the settings.
     tiers : {"auto", "rank-sets", "adjacent"}, default: ``"auto"``
-        How tiers are formed; ``"auto"`` uses rank confidence sets when computed.
-    rank_sets, stability, split_half : bool
+        ``"auto"``/``"rank-sets"``: the tiers of the rank ranges (see
+        :func:`ranktrust.ranking.ranksets.layers`). ``"adjacent"``: a new tier wherever the
+        adjacent pair differs; not transitive (two models far apart can share a tier), labelled so.
+    rank_method : {"pairs", "bootstrap"}, default: ``"pairs"``
+        How rank ranges are computed (:func:`ranktrust.rank_sets`). ``"bootstrap"`` needs the
+        items every model shares (``align="intersect"``).
+    stability, split_half : bool
         Which resampling analyses to run.
     sizes, draws : rank-stability benchmark sizes and bootstrap draws.
     splits : int
@@ -309,13 +380,16 @@ def report(
     power_gaps : sequence of float
         Gaps (fractions) for the questions-needed table.
     seed : int, optional
-        Seed of every random step (recorded in the report).
+        Seed of every random step (recorded in the report). Each section derives its own
+        stream from it, so ``ranktrust stability --seed S`` prints the same figures.
     rng : None, int or numpy.random.Generator, optional
         The usual name for the seed (SPEC 7); when given it replaces ``seed`` (a Generator
         draws the seed that is recorded).
     microbench : bool, default: False
         Add the micro-benchmark section (MDAD of random/stratified/anchor/IRT/diversity subsets,
         ``microbench_trials`` trials, 70% of models as sources).
+    quality : bool, default: True
+        Data-quality findings (identical runs, rows that do not fit their score) as notes.
     progress : callable, optional
         ``progress(stage, fraction_done)`` is called as the analysis advances (the CLI draws a
         progress bar on a terminal with it).
@@ -336,77 +410,90 @@ def report(
             raise TypeError(f"`rng` must be None, an int or a numpy.random.Generator, got {type(rng).__name__}")
     if progress is None:
         progress = lambda stage, frac: None  # noqa: E731
-    from ..ranking.tiers import tiers as make_tiers
+    from ..ranking.ranksets import rank_sets as make_rank_sets, tiers_of
+    from ..ranking.tiers import tiers_from_pair_table
     from ..stats.intervals import intervals as make_intervals
     from ..stats.paired import all_pairs as make_pairs
     from ..stats.power import estimate_disagreement, power, power_table
 
     if not 0 < confidence_level < 1:
         raise ValueError(f"`confidence_level` must be in (0, 1), got {confidence_level}")
+    if tiers not in ("auto", "rank-sets", "adjacent"):
+        raise ValueError(f"`tiers` must be 'auto', 'rank-sets' or 'adjacent', got {tiers!r}")
+    if rank_method not in ("pairs", "bootstrap"):
+        raise ValueError(f"`rank_method` must be 'pairs' or 'bootstrap', got {rank_method!r}")
+    if rank_method == "bootstrap" and not m.is_complete:
+        raise ValueError("`rank_method`='bootstrap' needs the items every model shares: align the matrix with "
+                         "align='intersect', or use rank_method='pairs' (each pair on its shared items)")
     notes = list(m.notes)
     if m.dropped:
         total = sum(m.dropped.values())
         notes.append(
-            f"--align intersect dropped {total} (model, item) results: "
-            + ", ".join(f"{k} {v}" for k, v in list(m.dropped.items())[:5])
-            + (" ..." if len(m.dropped) > 5 else "")
+            f"align=intersect dropped {total} (model, item) results: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(m.dropped.items(), key=lambda kv: -kv[1])[:5])
+            + (f" and {len(m.dropped) - 5} more models" if len(m.dropped) > 5 else "")
         )
     if m.n_runs > 1:
         notes.append(f"scores are means over {m.n_runs} runs per item (see `ranktrust repeats`)")
     progress("intervals and paired tests", 0.0)
-    rng = np.random.SeedSequence(seed)
-    s_rank, s_stab, s_half, s_ci = rng.spawn(4)
+    ss = np.random.SeedSequence(seed)
+    s_ci, s_mb = ss.spawn(2)
     iv = make_intervals(m, method=ci_method, cluster=cluster, confidence_level=confidence_level,
                         rng=np.random.default_rng(s_ci))
-    pt = make_pairs(m, pairs="all" if all_pairs else "adjacent", adjust=adjust,
-                    confidence_level=confidence_level, cluster=cluster)
+    pt_all = make_pairs(m, pairs="all", adjust=adjust, confidence_level=confidence_level, cluster=cluster)
+    n_pairs = len(pt_all)
+    progress("rank ranges", 0.1)
+    rs = make_rank_sets(m, method=rank_method, confidence_level=confidence_level, adjust=adjust, cluster=cluster,
+                        pair_table=pt_all if rank_method == "pairs" else None,
+                        rng=seed if rank_method == "bootstrap" else None)
+    order = np.asarray(rs.order)
+    if m.n_models > 1 and not rs.to_dict()["consistent"]:
+        notes.append("the paired tests are not transitive here (each pair uses its own shared items): a cycle of "
+                     "'found better' was broken at the highest score, so a displayed rank may leave its range")
+    if adjust in ("bh", "none") and m.n_models > 2:
+        notes.append(f"with adjust={adjust} the rank ranges and tiers do not hold jointly: an ordering is "
+                     "false at a controlled rate (bh) or per pair (none), not with joint confidence")
+    pt = pt_all if all_pairs else _display_pairs(pt_all, order)
 
     complete = m
     if not m.is_complete:
-        complete = m.align("intersect")
-        if m.n_models > 1:
+        shared = int(np.all(np.isfinite(m.scores), axis=0).sum())
+        if shared >= 1:
+            complete = m.align("intersect")
+        else:
+            complete = None
+        if m.n_models > 1 and (stability or split_half):
             notes.append(
-                f"rank sets, stability and split-half use the {complete.n_items} items every model has "
-                f"(of {m.n_items})"
-            )
-    rs = st = sh = None
-    if m.n_models > 1:
-        if rank_sets:
-            from ..ranking.ranksets import rank_sets as make_rank_sets
-
-            progress("rank confidence sets", 0.1)
-            rs = make_rank_sets(complete, confidence_level=confidence_level,
-                                rng=np.random.default_rng(s_rank))
+                f"stability and split-half resample the {shared} items every model has (of {m.n_items}); "
+                "scores, pairs, tiers and rank ranges use each model's (pair's) own items"
+                if shared else "no item is scored by every model: stability and split-half are skipped "
+                "(scores, pairs, tiers and rank ranges use each model's, or pair's, own items)")
+    st = sh = None
+    if m.n_models > 1 and complete is not None:
         if stability:
             from ..ranking.stability import stability as make_stability
 
-            use = [s for s in sizes if s == "full" or int(s) < complete.n_items]
+            n_c = complete.n_items
+            use = [s for s in sizes if s == "full" or int(s) < n_c]
+            if any(s != "full" and int(s) >= n_c for s in sizes) and "full" not in use:
+                use.append("full")   # a size at or above N is the full benchmark
             progress("rank stability", 0.3)
-            st = make_stability(complete, sizes=use, draws=draws, rng=np.random.default_rng(s_stab),
+            st = make_stability(complete, sizes=use, draws=draws, rng=seed,
                                 progress=lambda done, total: progress("rank stability", 0.3 + 0.5 * done / max(total, 1)))
         if split_half:
             from ..ranking.splithalf import split_half as make_split_half
 
             progress("split-half", 0.8)
-            sh = make_split_half(complete, splits=splits, rng=np.random.default_rng(s_half))
+            sh = make_split_half(complete, splits=splits, rng=seed)
 
-    tier_method = tiers
-    if tier_method == "auto":
-        # Rank sets need the items every model shares; with pairwise-aligned data their order can differ
-        # from the leaderboard's (each model on its own items), so tiers then come from the adjacent
-        # paired tests, which use exactly the leaderboard's data.
-        tier_method = "rank-sets" if (rs is not None and m.is_complete) else "adjacent"
-        if rs is not None and not m.is_complete:
-            notes.append("tiers come from adjacent paired tests because models are scored on different items; "
-                         "rank ranges use the items all models share")
-    if m.n_models > 1 and tier_method == "rank-sets":
-        from ..ranking.ranksets import tiers_from_rank_sets
-
-        tr = tiers_from_rank_sets(complete, confidence_level=confidence_level, rank_sets=rs,
-                                  rng=np.random.default_rng(s_rank))
+    tier_method = "rank-sets" if tiers == "auto" else tiers
+    if m.n_models > 1 and tier_method == "adjacent":
+        tr = tiers_from_pair_table(_display_pairs(pt_all, order), alpha=1.0 - confidence_level)
+        notes.append("tiers=adjacent: a new tier starts where a model differs from the next one down; this is not "
+                     "transitive (two models far apart can share a tier, and a tier can hold a pair the tests "
+                     "separate); the rank ranges are the joint statement")
     else:
-        tr = make_tiers(m, method="adjacent", adjust=adjust, confidence_level=confidence_level,
-                        cluster=cluster)
+        tr = tiers_of(rs)
 
     pw = None
     if m.n_models > 1:
@@ -434,19 +521,25 @@ def report(
         from ..runs import sensitivity as make_sensitivity
 
         extra["sensitivity"] = make_sensitivity(m, by="condition", confidence_level=confidence_level)
-    if microbench and "microbench" not in extra and m.n_models >= 4:
+    if microbench and "microbench" not in extra and m.n_models >= 4 and complete is not None:
         from ..subsets import mdad as make_mdad
 
         src = max(2, int(round(m.n_models * 0.7)))
         sizes_mb = [k for k in (10, 25, 50, 100, 250, 500) if k < complete.n_items]
         extra["microbench"] = make_mdad(complete, sizes=sizes_mb, trials=microbench_trials,
-                                        source_models=min(src, m.n_models - 2), rng=np.random.default_rng(s_half))
+                                        source_models=min(src, m.n_models - 2), rng=np.random.default_rng(s_mb))
+    qres = None
+    if quality and m.n_models > 1:
+        qres = _quality(m)
+        if qres is not None:
+            notes.extend(quality_notes(qres))
     progress("pair matrix", 0.95)
-    pm = _pair_matrix(m, iv, confidence_level, adjust, cluster)
+    pm = _pair_matrix(pt_all, order)
     progress("done", 1.0)
     settings = {
         "confidence_level": confidence_level,
         "adjust": adjust,
+        "n_pairs": n_pairs,
         "ci_method": getattr(iv, "method", ci_method),
         "clustered": bool(getattr(iv, "clustered", False)),
         "cluster_by": (cluster_label or "item groups") if getattr(iv, "clustered", False) else None,
@@ -454,9 +547,32 @@ def report(
         "seed": seed,
         "draws": draws,
         "tiers": tier_method,
+        "rank_method": rank_method,
         "title": title,
     }
     return LeaderboardReport(
         matrix=m, intervals=iv, pairs=pt, tiers=tr, rank_sets=rs, stability=st, split_half=sh,
-        power=pw, settings=settings, notes=tuple(notes), pair_matrix=pm, extra=extra,
+        power=pw, settings=settings, notes=tuple(notes), pair_matrix=pm, extra=extra, pairs_all=pt_all,
+        quality=qres,
     )
+
+
+def _quality(m: ScoreMatrix) -> Any:
+    """Data-quality findings, when the analysis is available (rt.data_quality)."""
+    try:
+        from ..ranking.quality import data_quality
+    except ImportError:  # pragma: no cover - the module is part of the package
+        return None
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return data_quality(m)
+
+
+def quality_notes(q: Any) -> list[str]:
+    """Report notes from a data-quality result: the identical pairs and the misfitting rows."""
+    fn = getattr(q, "notes", None)
+    if callable(fn):
+        return list(fn())
+    return list(fn or [])

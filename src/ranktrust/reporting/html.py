@@ -44,7 +44,10 @@ def _env() -> Any:
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.filters.update(pts=_pts, spts=_spts, pct=_pct, pval=_pval, js=_js, num=_numfmt)
+    from .fmt import adjust_phrase, stability_title, tier_phrase
+
+    env.filters.update(pts=_pts, spts=_spts, pct=_pct, pval=_pval, js=_js, num=_numfmt, tier_phrase=tier_phrase,
+                       stability_title=stability_title, adjust_phrase=adjust_phrase)
     env.globals.update(tier_colour=plots._tier_colour)
     return env
 
@@ -70,14 +73,9 @@ def _pct(x: Any, nd: int = 0) -> str:
 
 
 def _pval(p: Any) -> str:
-    if not _finite(p):
-        return "–"
-    if p < 1e-4:
-        return "<0.0001"
-    if p < 0.01:
-        return f"{p:.2g}"
-    # 0.99999999 (floating point) would print as "1.000" next to an exact 1 printed as "1"
-    return f"{p:.3f}" if p < 0.9995 else "1"
+    from .fmt import p_value
+
+    return p_value(p)
 
 
 def _js(x: Any) -> str:

@@ -29,21 +29,27 @@ def report_markdown(d: dict[str, Any]) -> str:
         lines.append(f"| {r['rank']} | {_esc(r['model'])} | {_pts(r['score'])} | "
                      f"{_ci(r['ci_low'], r['ci_high'])} | {r['n_items']} | {r.get('tier') or '-'} | {rr} |")
     if d["pairs"]:
-        lines += ["", f"## {'Adjacent' if d['pairs_scope'] == 'adjacent' else 'All'} pairs",
-                  "", f"Paired on shared items; p adjusted with {d['settings']['adjust']}.", "",
+        from .fmt import adjust_phrase
+
+        lines += ["", f"## {'Each model vs the next one down' if d['pairs_scope'] == 'adjacent' else 'All pairs'}",
+                  "", f"Paired on shared items; p adj: {adjust_phrase(d['settings'])}; the CI is unadjusted.", "",
                   "| A | B | diff (pts) | CI | only A | only B | p | p adj |", "|:--|:--|--:|--:|--:|--:|--:|--:|"]
         for p in d["pairs"]:
             lines.append(f"| {_esc(p['a'])} | {_esc(p['b'])} | {_pts(p['diff'], True)} | "
                          f"{_ci(p['ci_low'], p['ci_high'], True)} | {_count(p.get('only_a'))} | "
                          f"{_count(p.get('only_b'))} | {_p(p['p_value'])} | {_p(p['p_adjusted'])} |")
     if d.get("tiers") and d["n_models"] >= 2:
-        lines += ["", f"## Tiers ({d['tiers']['method']})", ""]
+        from .fmt import tier_phrase
+
+        lines += ["", "## Tiers", "", tier_phrase(d["tiers"]) + ".", ""]
         for row in d["tiers"]["tiers"]:
             lines.append(f"- **Tier {row['tier']}**: " + ", ".join(_esc(m) for m in row["models"]))
     st = d.get("stability")
     if st:
-        lines += ["", f"## Does #1 stay #1? ({st.get('draws')} redraws per size)", "",
-                  "| items | P(#1 stays #1) | P(top 2 order kept) | P(top 3 order kept) |", "|--:|--:|--:|--:|"]
+        from .fmt import stability_title
+
+        lines += ["", "## #1 in resamples of these items", "", _esc(stability_title(st)) + ".", "",
+                  "| items | P(#1 is #1) | P(top 2 order kept) | P(top 3 order kept) |", "|--:|--:|--:|--:|"]
         for row in st["sizes"]:
             po = row.get("p_topk_order", {})
             f = lambda v: "-" if v is None else f"{v:.0%}"  # noqa: E731

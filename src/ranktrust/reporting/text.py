@@ -14,9 +14,9 @@ def _pts(x: Any, signed: bool = False) -> str:
 
 
 def _p(p: Any) -> str:
-    if p is None:
-        return "-"
-    return f"{p:.1e}" if p < 1e-4 else f"{p:.4f}"
+    from .fmt import p_value
+
+    return p_value(p)
 
 
 def _ci(lo: Any, hi: Any, signed: bool = False) -> str:
@@ -70,9 +70,10 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
                   str(r["n_items"]), str(r.get("tier") or "-"), rr)
     out.append(t)
     if d["pairs"]:
-        adj = d["settings"]["adjust"]
-        pt = Table(title=f"{'Adjacent' if d['pairs_scope'] == 'adjacent' else 'All'} pairs "
-                         f"(paired on shared items; p adjusted: {adj})")
+        from .fmt import adjust_phrase
+
+        pt = Table(title=f"{'Each model vs the next one down' if d['pairs_scope'] == 'adjacent' else 'All pairs'} "
+                         f"(paired on shared items; p adj: {adjust_phrase(d['settings'])}; CI unadjusted)")
         for c in ("A", "B", "diff (pts)", "CI", "only A", "only B", "p", "p adj"):
             pt.add_column(c, justify="left" if c in ("A", "B") else "right", overflow="fold")
         alpha = 1 - lvl
@@ -87,8 +88,9 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
             out.append(Text(f"... {len(d['pairs']) - 200} more pairs in --format json"))
     if d.get("tiers") and d["n_models"] >= 2:
         # the title on its own line: a narrow tier table would wrap it into a column of fragments
-        out.append(Text(f"Tiers ({d['tiers']['method']}): models within a tier cannot be told apart",
-                        style="italic"))
+        from .fmt import tier_phrase
+
+        out.append(Text(tier_phrase(d["tiers"]), style="italic"))
         tt = Table()
         tt.add_column("tier", justify="right")
         tt.add_column("models", overflow="fold")
@@ -97,9 +99,12 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
         out.append(tt)
     st = d.get("stability")
     if st:
-        s = Table(title=f"Does #1 stay #1 if the benchmark were redrawn? ({st.get('draws')} draws)")
+        from .fmt import stability_title
+
+        out.append(Text(stability_title(st), style="italic"))
+        s = Table()
         s.add_column("items", justify="right")
-        s.add_column("P(#1 stays #1)", justify="right")
+        s.add_column("P(#1 is #1)", justify="right")
         for k in ("2", "3"):
             s.add_column(f"P(top {k} order kept)", justify="right")
         for row in st["sizes"]:

@@ -1,0 +1,76 @@
+"""One formatting rule per kind of number, shared by the terminal, Markdown, HTML and the headline.
+
+The JSON keeps full precision; these functions only decide how a number is *shown*.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+MISSING = "–"
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def p_value(p: Any) -> str:
+    """A p-value: '<0.0001', two significant digits below 0.01, three decimals above, '1' at 1."""
+    if not _finite(p):
+        return MISSING
+    if p < 1e-4:
+        return "<0.0001"
+    if p < 0.01:
+        return f"{p:.2g}"
+    # 0.99999999 (floating point) would print as "1.000" next to an exact 1 printed as "1"
+    return f"{p:.3f}" if p < 0.9995 else "1"
+
+
+def points(x: Any, nd: int = 2, signed: bool = False) -> str:
+    """A fraction as points: 0.7183 -> '71.83'; signed: '+1.85'."""
+    if not _finite(x):
+        return MISSING
+    return f"{100 * x:+.{nd}f}" if signed else f"{100 * x:.{nd}f}"
+
+
+def percent(x: Any, nd: int = 0) -> str:
+    """A probability as a percentage: 0.5535 -> '55%'."""
+    return f"{100 * x:.{nd}f}%" if _finite(x) else MISSING
+
+
+def level(cl: float) -> str:
+    """A confidence level: 0.95 -> '95%', 0.999 -> '99.9%'."""
+    return f"{round(cl * 100, 6):g}%"
+
+
+ADJUST_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini–Hochberg", "none": "no adjustment"}
+
+
+def p_clause(p: Any, name: str = "p") -> str:
+    """'p = 0.003' or 'p < 0.0001' (never 'p = <0.0001')."""
+    v = p_value(p)
+    return f"{name} < {v[1:]}" if v.startswith("<") else f"{name} = {v}"
+
+
+def adjust_phrase(settings: dict) -> str:
+    """'Holm over all 406 pairs' (how the p-values of the pair table and the verdicts are adjusted)."""
+    adj = ADJUST_NAMES.get(settings.get("adjust") or "holm", settings.get("adjust"))
+    n = settings.get("n_pairs")
+    return f"{adj} over all {n:,} pairs" if n and settings.get("adjust") != "none" else str(adj)
+
+
+def tier_phrase(tiers: dict) -> str:
+    """What a tier means, for the method that made it."""
+    if tiers.get("method") == "adjacent":
+        return ("Tiers (adjacent tests; not transitive: a tier can hold models the tests separate — "
+                "the rank ranges are the joint statement)")
+    return ("Tiers: tier 1 = the models that could be #1; no two models in a tier are told apart, and each "
+            "model in a tier is found worse than some model in the tier above")
+
+
+def stability_title(st: dict) -> str:
+    """The resampling figure, said as what it is."""
+    return (f"#1 in resamples of these {st.get('n_items'):,} items, by benchmark size ({st.get('draws'):,} draws; "
+            f"#1 on these items: {st.get('top_model')}). Optimistic for close races: two truly tied models "
+            "average about 75%, not 50%")
