@@ -9,7 +9,7 @@ import pytest
 
 import ranktrust as rt
 from ranktrust.data.io import read_long
-from ranktrust.errors import DataError
+from ranktrust.errors import DataError, FormatError
 
 FIX = Path(__file__).parent / "fixtures"
 
@@ -55,3 +55,143 @@ def test_bad_inputs():
     raw = json.loads(p.read_text())
     m = rt.read(str(p), model_name="agent")
     assert dict(zip(m.items, m.scores[0])) == {k: float(v["resolved"]) for k, v in raw.items()}
+
+
+# ---------------------------------------------------------- defects found on real SWE-bench output (issue 16)
+import os  # noqa: E402
+import shutil  # noqa: E402
+
+from conftest import shared_file  # noqa: E402
+from ranktrust.data.readers.swebench import dataset_ids  # noqa: E402
+
+RUN = "harness-logs/real/swebench/mini_swe_agent_gemini3/swebench_results/20251118_gemini-3-pro-74pct"
+
+
+def _verified_run_results(tmp_path, lists):
+    """An experiments-style ``<date>_<model>/results/results.json`` holding only ``lists``."""
+    d = tmp_path / "20251118_agent" / "results"
+    d.mkdir(parents=True)
+    (d / "results.json").write_text(json.dumps(lists, indent=2))
+    return d / "results.json"
+
+
+def test_swebench_partial_lists_never_become_the_denominator(tmp_path):
+    """'resolved' beside a few failure lists: 54 of 300 resolved must read 18%, not 54 / (listed ids)."""
+    ids = dataset_ids("verified")
+    lists = {"resolved": ids[:90], "no_apply": ids[90:100], "test_errored": ids[100:104]}
+    p = _verified_run_results(tmp_path, lists)
+    with pytest.raises(DataError, match=r"results.json: the file lists only resolved, no_apply, test_errored, not every "
+                                        r"instance of the run.*pass --dataset lite\|verified\|full"):
+        rt.read(str(p))
+    m = rt.read(str(p), dataset="verified")
+    assert m.n_items == 500 and m.scores.mean() == pytest.approx(90 / 500)
+    assert m.provenance["agent"]["task"] == "swebench-verified"
+    assert any("396 of the 500 SWE-bench Verified instances are not in the results" in n for n in m.notes)
+    # a task list beside the run gives the denominator too
+    (p.parent.parent / "all_preds.jsonl").write_text("".join(json.dumps({"instance_id": i, "model_patch": "resolved"})
+                                                            + "\n" for i in ids[:300]))
+    m = rt.read(str(p))
+    assert m.n_items == 300 and m.scores.mean() == pytest.approx(90 / 300)
+    with pytest.raises(DataError, match=r"instances are not in SWE-bench Verified \(e.g. nope__nope-1\); is --dataset verified"):
+        rt.read(str(_verified_run_results(tmp_path / "x", {"resolved": ["nope__nope-1"]})), dataset="verified")
+
+
+def test_swebench_harness_report_with_only_resolved_ids_is_refused(tmp_path):
+    p = tmp_path / "agent.run1.json"
+    p.write_text(json.dumps({"total_instances": 500, "resolved_ids": ["django__django-11099"], "schema_version": 2}))
+    with pytest.raises(DataError, match=r"agent.run1.json: the file lists only resolved_ids, not every instance"):
+        rt.read(str(p))
+
+
+def test_swebench_per_instance_reports_alone_say_how_many_are_missing(tmp_path):
+    logs = shared_file(RUN) / "logs"
+    m = rt.read(str(logs))
+    assert m.n_items == 60
+    (note,) = m.notes
+    assert "MISSING INSTANCES: only the 60 instances with a report.json are scored" in note
+    assert "results_summary.json lists 500, so 440 are missing" in note
+    # the run folder: the run summary beside them is used (371 / 500 = 74.2%, the published figure)
+    m = rt.read(str(shared_file(RUN)))
+    assert m.n_items == 500 and m.scores.mean() == pytest.approx(0.742)
+    # without a summary the count is unknown, and said so; --dataset scores the rest as unresolved
+    shutil.copytree(logs, tmp_path / "20251118_agent" / "logs")
+    m = rt.read(str(tmp_path / "20251118_agent"))
+    assert "(how many is unknown)" in m.notes[0] and m.models == ("agent",)
+    m = rt.read(str(tmp_path / "20251118_agent"), dataset="verified")
+    assert m.n_items == 500 and m.scores.sum() == 42
+
+
+def test_swebench_unkeyed_per_instance_report_shape(tmp_path):
+    """The experiments bucket's logs/<instance>/report.json has no instance-id key."""
+    r = shared_file(RUN) / "logs" / "django__django-11206" / "report.json"
+    assert "django__django-11206" not in json.loads(r.read_text())
+    m = rt.read(str(r))
+    assert m.models == ("gemini-3-pro-74pct",) and m.items == ("django__django-11206",)
+    # the keyed variant under <run>/logs/ is named after the run folder, not 'logs'
+    d = tmp_path / "20240101_my-agent" / "logs" / "django__django-11206"
+    d.mkdir(parents=True)
+    (d / "report.json").write_text(json.dumps({"django__django-11206": json.loads(r.read_text())}))
+    assert rt.read(str(d / "report.json")).models == ("my-agent",)
+
+
+def test_swebench_harness_output_folder_read_once(tmp_path):
+    """The harness writes <model>.<run_id>.json into the working folder and logs/run_evaluation/... below it."""
+    shutil.copy(FIX / "swebench" / "report" / "gpt-4o-2024-08-06.run_1.json", tmp_path)
+    logs = tmp_path / "logs" / "run_evaluation" / "run_1" / "gpt-4o-2024-08-06"
+    shutil.copytree(FIX / "swebench" / "logs" / "run_evaluation" / "run1" / "my-agent", logs)
+    raw = json.loads((tmp_path / "gpt-4o-2024-08-06.run_1.json").read_text())
+    m = rt.read(str(tmp_path))
+    assert m.models == ("gpt-4o-2024-08-06",) and list(m.items) == raw["submitted_ids"]
+    assert any("6 per-instance report.json files of gpt-4o-2024-08-06 were checked against the run report" in n
+               and "disagree" in n for n in m.notes)
+
+
+def test_swebench_errors_option_for_error_ids(tmp_path):
+    raw = json.loads((FIX / "swebench" / "report" / "gpt-4o-2024-08-06.run_1.json").read_text())
+    err = raw["unresolved_ids"][0]
+    raw["unresolved_ids"].remove(err)
+    raw["error_ids"] = [err]
+    p = tmp_path / "gpt-4o.run_1.json"
+    p.write_text(json.dumps(raw))
+    with pytest.raises(DataError, match=rf"gpt-4o.run_1.json: 1 instances errored in the harness \(error_ids\) "
+                                        rf"\(e.g. {err}\); pass --errors wrong .* or --errors drop"):
+        rt.read(str(p))
+    m = rt.read(str(p), errors="wrong")
+    assert m.n_items == 6 and m.scores[0, m.items.index(err)] == 0
+    assert any("1 instances errored in the harness (error_ids) and were scored unresolved" in n for n in m.notes)
+    m = rt.read(str(p), errors="drop")
+    assert m.n_items == 5 and err not in m.items
+
+
+def test_swebench_unrelated_json_does_not_abort_a_folder(tmp_path):
+    shutil.copytree(FIX / "swebench" / "experiments", tmp_path / "experiments")
+    (tmp_path / "notes.json").write_text(json.dumps({"ticket": 12, "resolved": "yes, in March"}))
+    m = rt.read(str(tmp_path))
+    assert m.models == ("sweagent_claude3.5sonnet",)
+    assert any("1 JSON files that mention 'resolved' are not SWE-bench results and were skipped" in n for n in m.notes)
+    with pytest.raises(FormatError, match=r"notes.json: not a SWE-bench results file"):
+        rt.read(str(tmp_path / "notes.json"), format="swebench")
+
+
+def test_swebench_detection_and_reader_search_the_same_depth(tmp_path):
+    # report.json files 7 folders down: the sniffer once stopped at 5, the reader at 8
+    shutil.copytree(FIX / "swebench" / "logs", tmp_path / "a" / "b" / "logs")
+    from ranktrust.data.readers._registry import sniff
+
+    assert sniff(str(tmp_path)).name == "swebench"
+    assert rt.read(str(tmp_path)).models == ("my-agent",)
+
+
+def test_swebench_cli_dataset_option(tmp_path, capsys):
+    from ranktrust.cli.main import main
+
+    p = _verified_run_results(tmp_path, {"resolved": dataset_ids("verified")[:10], "no_apply": []})
+    with pytest.raises(SystemExit) as exc:
+        main(["report", str(p), "--format", "json"])
+    assert exc.value.code == 1 and "pass --dataset lite|verified|full" in capsys.readouterr().err
+    try:
+        main(["report", str(p), "--dataset", "verified", "--format", "json", "--no-stability"])
+    except SystemExit as e:
+        assert not e.code
+    out = capsys.readouterr().out
+    assert json.loads(out)["meta"]["format"] >= 1
