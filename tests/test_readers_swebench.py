@@ -195,3 +195,12 @@ def test_swebench_cli_dataset_option(tmp_path, capsys):
         assert not e.code
     out = capsys.readouterr().out
     assert json.loads(out)["meta"]["format"] >= 1
+
+
+def test_swebench_bundled_instance_lists():
+    lite, verified, full = (dataset_ids(n) for n in ("lite", "verified", "full"))
+    assert (len(lite), len(verified), len(full)) == (300, 500, 2294)
+    assert len(set(full)) == 2294 and set(lite) <= set(full) and set(verified) <= set(full)
+    assert sum(i.startswith("django__") for i in lite) == 114
+    with pytest.raises(DataError, match="unknown SWE-bench dataset 'pro'; choose lite, verified or full"):
+        dataset_ids("pro")
