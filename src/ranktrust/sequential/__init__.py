@@ -11,3 +11,6 @@ from __future__ import annotations
 from ._cs import ConfidenceSequence, confidence_sequence, paired_confidence_sequence
 
 __all__ = ["ConfidenceSequence", "confidence_sequence", "paired_confidence_sequence"]
+from .watch import Watch, WatchStatus  # noqa: E402
+
+__all__ += ["Watch", "WatchStatus"]

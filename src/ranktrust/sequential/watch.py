@@ -1,0 +1,472 @@
+"""``Watch``: a leaderboard evaluated while results arrive, with anytime-valid decisions.
+
+The items are analysed in one random order fixed by the seed (each item's place comes from a hash of the seed
+and its label, so it does not depend on when results arrive). The analysis uses the longest prefix of that order
+in which every model still in play has a score; results that arrive out of order wait until the prefix reaches
+them. The status is therefore a function of the set of results alone: feeding the same results again, or in
+pieces, gives the same status.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
+
+import numpy as np
+
+from ..errors import DataError
+from ..results import Result, jsonable
+from ._engine import EngineConfig, EngineResult, run_engine
+from ._stream import LAMBDA_RULES, StreamState, advance
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from ..data.matrix import ScoreMatrix
+
+__all__ = ["Watch", "WatchStatus", "parse_target"]
+
+Scope = Literal["population", "benchmark"]
+
+
+def parse_target(target: str) -> tuple[str, int]:
+    """``"best"`` -> ("best", 1); ``"top3"`` / ``"top-3"`` -> ("top", 3); ``"ranks"`` -> ("ranks", 0)."""
+    t = str(target).strip().lower()
+    if t in ("best", "top1", "top-1"):
+        return "best", 1
+    if t in ("ranks", "rank-sets", "pairs"):
+        return "ranks", 0
+    mt = re.fullmatch(r"top-?(\d+)", t)
+    if mt and int(mt.group(1)) >= 1:
+        k = int(mt.group(1))
+        return ("best", 1) if k == 1 else ("top", k)
+    raise ValueError(f"`target` must be 'best', 'topK' (e.g. 'top3') or 'ranks', got {target!r}")
+
+
+def item_keys(items: Sequence[str], seed: int) -> np.ndarray:
+    """A place in the analysis order for each item: a hash of the seed and the label (stable as items arrive)."""
+    out = np.empty(len(items), dtype=np.uint64)
+    for i, it in enumerate(items):
+        h = hashlib.blake2b(f"{seed}\x00{it}".encode(), digest_size=8).digest()
+        out[i] = int.from_bytes(h, "little")
+    return out
+
+
+@dataclass(frozen=True)
+class WatchStatus(Result):
+    """Where a watched leaderboard stands.
+
+    Attributes
+    ----------
+    target : str
+        ``"best"``, ``"topK"`` or ``"ranks"``.
+    scope : str
+        ``"population"`` (items are a sample; with replacement) or ``"benchmark"`` (this finite benchmark;
+        without replacement).
+    confidence_level : float
+    models : tuple of str
+    items_seen : int
+        Length of the analysed prefix of the item order.
+    items_total : int or None
+        Benchmark size, when known.
+    cells_scored : int
+        Model x item cells the analysis used (models out of play are not scored after they leave).
+    scores : ndarray
+        Each model's mean over the items it was scored on in the prefix.
+    best_set : tuple of str
+        Models that can still be #1 (target ``best``), in the top k (``topK``), or whose rank set contains 1.
+    excluded : list of dict
+        ``{"model", "at_item"}``: when each model left the target set.
+    rank_low, rank_high : ndarray of int
+        Simultaneous rank sets (every pair at ``alpha / (K (K - 1))`` per direction).
+    decided : list of dict
+        ``{"a", "b", "winner", "at_item"}`` for every pair certified under the all-pairs family.
+    open_pairs, unresolvable_pairs : list of [a, b]
+        Pairs that still matter for the target and are undecided; those among them that cannot be separated
+        even if every remaining item went one way (they are not worth more spending).
+    next : list of dict
+        ``{"model", "item"}`` cells to score next.
+    done : bool
+        The target is decided (or every open pair is unresolvable).
+    """
+
+    target: str
+    scope: str
+    method: str
+    confidence_level: float
+    models: tuple[str, ...]
+    items_seen: int
+    items_total: int | None
+    cells_scored: int
+    scores: np.ndarray
+    best_set: tuple[str, ...]
+    excluded: list[dict[str, Any]]
+    rank_low: np.ndarray
+    rank_high: np.ndarray
+    decided: list[dict[str, Any]]
+    open_pairs: list[list[str]]
+    unresolvable_pairs: list[list[str]]
+    next: list[dict[str, str]]
+    done: bool
+    seed: int
+    pairs: list[dict[str, Any]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target, "scope": self.scope, "method": self.method,
+            "confidence_level": self.confidence_level, "items_seen": self.items_seen,
+            "items_total": self.items_total, "cells_scored": self.cells_scored,
+            "best_set": list(self.best_set), "done": self.done,
+            "decided": self.decided, "open_pairs": self.open_pairs,
+            "unresolvable_pairs": self.unresolvable_pairs, "next": self.next,
+            "excluded": self.excluded,
+            "models": [{"model": m, "score": jsonable(self.scores[i]), "rank_low": int(self.rank_low[i]),
+                        "rank_high": int(self.rank_high[i])} for i, m in enumerate(self.models)],
+            "pairs": self.pairs, "seed": self.seed,
+        }
+
+
+class Watch:
+    """Watch a leaderboard while results arrive; decisions stay valid however often you look.
+
+    Parameters
+    ----------
+    models : sequence of str
+        The models being evaluated.
+    items : sequence of str, optional
+        The benchmark's items. Needed for ``scope="benchmark"``, for unresolvable pairs and for ``next()``.
+        Without it, items are taken as they arrive.
+    target : str, default: ``"best"``
+        ``"best"`` (which models can be #1), ``"topK"`` such as ``"top3"``, or ``"ranks"`` (every pair).
+    confidence_level : float, default: ``0.95``
+        The family-wise guarantee: the certified set contains the true best model (the true top k, every true
+        rank; every decided pair is right) at every time, with this probability.
+    scope : {"population", "benchmark"}, default: ``"population"``
+        ``"population"``: the items are a sample from a population of questions like these (sequences with
+        replacement). ``"benchmark"``: the question is this finite benchmark (sequences without replacement,
+        exact at the last item).
+    method : {"betting", "eb"}, default: ``"betting"``
+        Hedged betting or predictable plug-in empirical-Bernstein e-processes.
+    rule : {"agrapa", "prpl"}, default: ``"agrapa"``
+        Bet sizes.
+    eliminate : bool, default: ``True``
+        Stop scoring a model once it has left the target set.
+    best_method : {"portfolio", "pairs"}, default: ``"portfolio"``
+        How the best set is tested (see docs/watch.md).
+    score_range : (float, float), default: ``(0, 1)``
+        The range a score can take; scores are rescaled to [0, 1].
+    seed : int, default: ``0``
+        Fixes the random item order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranktrust.sequential import Watch
+    >>> rng = np.random.default_rng(0)
+    >>> items = [f"q{i}" for i in range(3000)]
+    >>> w = Watch(models=["A", "B", "C"], items=items)
+    >>> for model, p in (("A", 0.8), ("B", 0.6), ("C", 0.5)):
+    ...     w.update_many([(model, it, float(rng.random() < p)) for it in items])
+    >>> w.status().best_set
+    ('A',)
+    """
+
+    def __init__(self, models: Sequence[str], items: Sequence[str] | None = None, *, target: str = "best",
+                 confidence_level: float = 0.95, scope: Scope = "population",
+                 method: Literal["betting", "eb"] = "betting", rule: Literal["agrapa", "prpl"] = "agrapa",
+                 eliminate: bool = True, best_method: Literal["portfolio", "pairs"] = "portfolio",
+                 score_range: tuple[float, float] = (0.0, 1.0), seed: int = 0) -> None:
+        models = tuple(str(m) for m in models)
+        if len(models) < 2:
+            raise ValueError(f"`models` must name at least two models, got {len(models)}")
+        if len(set(models)) != len(models):
+            raise ValueError("`models` has a duplicate name")
+        self.target, self.k = parse_target(target)
+        self.target_label = "best" if self.target == "best" else (f"top{self.k}" if self.target == "top" else "ranks")
+        if self.target == "top" and self.k >= len(models):
+            raise ValueError(f"`target` top{self.k} needs more than {self.k} models, got {len(models)}")
+        if not 0 < confidence_level < 1:
+            raise ValueError(f"`confidence_level` must be in the open interval (0, 1), got {confidence_level!r}")
+        if scope not in ("population", "benchmark"):
+            raise ValueError(f"`scope` must be 'population' or 'benchmark', got {scope!r}")
+        if method not in ("betting", "eb"):
+            raise ValueError(f"`method` must be 'betting' or 'eb', got {method!r}")
+        if rule not in LAMBDA_RULES:
+            raise ValueError(f"`rule` must be one of {LAMBDA_RULES}, got {rule!r}")
+        if best_method not in ("portfolio", "pairs"):
+            raise ValueError(f"`best_method` must be 'portfolio' or 'pairs', got {best_method!r}")
+        lo, hi = score_range
+        if not hi > lo:
+            raise ValueError(f"`score_range` must be (low, high) with low < high, got {score_range!r}")
+        if scope == "benchmark" and items is None:
+            raise ValueError("`scope='benchmark'` needs `items` (the whole benchmark): the sequences sample it "
+                             "without replacement and must know its size")
+        self.models = models
+        self._midx = {m: i for i, m in enumerate(models)}
+        self.scope = scope
+        self.confidence_level = float(confidence_level)
+        self.method, self.rule, self.eliminate, self.best_method = method, rule, bool(eliminate), best_method
+        self.score_range = (float(lo), float(hi))
+        self.seed = int(seed)
+        self.fixed_items = items is not None
+        self._items: list[str] = []
+        self._iidx: dict[str, int] = {}
+        self._keys = np.empty(0, dtype=np.uint64)
+        self._runs: dict[str, np.ndarray] = {}
+        if items is not None:
+            self._add_items([str(i) for i in items], check_unique=True)
+
+    # ---- data in ---------------------------------------------------------------------------------------
+    def _add_items(self, new: list[str], check_unique: bool = False) -> None:
+        if check_unique and len(set(new)) != len(new):
+            raise ValueError("`items` has a duplicate label")
+        fresh = [i for i in dict.fromkeys(new) if i not in self._iidx]
+        if not fresh:
+            return
+        base = len(self._items)
+        for j, it in enumerate(fresh):
+            self._iidx[it] = base + j
+        self._items.extend(fresh)
+        self._keys = np.concatenate([self._keys, item_keys(fresh, self.seed)])
+        for r, a in self._runs.items():
+            self._runs[r] = np.concatenate([a, np.full((len(self.models), len(fresh)), np.nan)], axis=1)
+
+    def _set(self, mi: np.ndarray, ii: np.ndarray, vals: np.ndarray, run: str) -> None:
+        lo, hi = self.score_range
+        bad = ~np.isfinite(vals) | (vals < lo - 1e-9) | (vals > hi + 1e-9)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise DataError(f"score {vals[k]!r} for model {self.models[mi[k]]!r}, item {self._items[ii[k]]!r} is "
+                            f"outside the score range [{lo:g}, {hi:g}]; pass score_range=(low, high)")
+        a = self._runs.get(run)
+        if a is None:
+            a = self._runs[run] = np.full((len(self.models), len(self._items)), np.nan)
+        y = (vals - lo) / (hi - lo)
+        old = a[mi, ii]
+        clash = ~np.isnan(old) & ~np.isclose(old, y, rtol=0, atol=1e-9)
+        if clash.any():
+            k = int(np.argmax(clash))
+            raise DataError(f"model {self.models[mi[k]]!r}, item {self._items[ii[k]]!r}, run {run!r} already has "
+                            f"score {old[k] * (hi - lo) + lo:g}, and now {vals[k]:g}: results are only ever added; "
+                            "give a new run label for a new sample")
+        a[mi, ii] = y
+
+    def _model_index(self, names: Iterable[str]) -> np.ndarray:
+        out = []
+        for n in names:
+            i = self._midx.get(str(n))
+            if i is None:
+                raise DataError(f"unknown model {n!r}; this Watch has {', '.join(self.models)}")
+            out.append(i)
+        return np.asarray(out, dtype=np.int64)
+
+    def _item_index(self, names: list[str]) -> np.ndarray:
+        unknown = [n for n in names if n not in self._iidx]
+        if unknown:
+            if self.fixed_items:
+                raise DataError(f"item {unknown[0]!r} is not one of the {len(self._items):,} items this Watch "
+                                "was given")
+            self._add_items(unknown)
+        return np.fromiter((self._iidx[n] for n in names), dtype=np.int64, count=len(names))
+
+    def update(self, model: str, item: str, score: float, *, run: str = "0") -> "Watch":
+        """Add one result (``score`` of ``model`` on ``item``; several runs per item are averaged)."""
+        return self.update_many([(model, item, score)], run=run)
+
+    def update_many(self, rows: "pd.DataFrame | Iterable[tuple[str, str, float]]", *, model: str = "model",
+                    item: str = "item", score: str = "score", run: str | None = None) -> "Watch":
+        """Add many results: a long DataFrame (columns ``model, item, score`` and optionally ``run``) or
+        ``(model, item, score)`` tuples. Re-adding a result already here changes nothing."""
+        if hasattr(rows, "columns"):
+            df = rows
+            for c in (model, item, score):
+                if c not in df.columns:
+                    raise DataError(f"column {c!r} is missing; the rows have {', '.join(map(str, df.columns))}")
+            runs = df[run].astype(str).to_numpy() if run and run in df.columns else (
+                df["run"].astype(str).to_numpy() if "run" in df.columns else None)
+            ms = df[model].astype(str).tolist()
+            its = df[item].astype(str).tolist()
+            vs = df[score].to_numpy(dtype=float)
+        else:
+            trip = list(rows)
+            ms = [str(t[0]) for t in trip]
+            its = [str(t[1]) for t in trip]
+            vs = np.asarray([t[2] for t in trip], dtype=float)
+            runs = None
+        mi = self._model_index(ms)
+        ii = self._item_index(its)
+        if runs is None:
+            self._set(mi, ii, vs, run or "0")
+        else:
+            for r in dict.fromkeys(runs):
+                sel = runs == r
+                self._set(mi[sel], ii[sel], vs[sel], str(r))
+        return self
+
+    def update_matrix(self, m: "ScoreMatrix") -> "Watch":
+        """Add every scored cell of a :class:`ScoreMatrix` (its models must be among this Watch's)."""
+        mi = self._model_index(m.models)
+        ii = self._item_index(list(m.items))
+        for r in range(m.n_runs):
+            d = m.data[:, :, r]
+            ok = ~np.isnan(d)
+            a, b = np.nonzero(ok)
+            self._set(mi[a], ii[b], d[a, b], m.runs[r] if r < len(m.runs) else str(r))
+        return self
+
+    # ---- analysis --------------------------------------------------------------------------------------
+    def _ordered(self) -> tuple[np.ndarray, np.ndarray]:
+        order = np.argsort(self._keys, kind="stable")
+        if not self._runs:
+            return np.full((len(self.models), len(order)), np.nan), order
+        import warnings
+
+        stack = np.stack([a[:, order] for a in self._runs.values()])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            X = np.nanmean(stack, axis=0)
+        return X, order
+
+    def _config(self) -> EngineConfig:
+        return EngineConfig(alpha=1 - self.confidence_level,
+                            population_size=len(self._items) if self.scope == "benchmark" else None,
+                            kind=self.method, rule=self.rule, target=self.target, k=self.k,
+                            best_method=self.best_method, eliminate=self.eliminate, stop_when_done=False)
+
+    def _run(self) -> tuple[EngineResult, np.ndarray, np.ndarray]:
+        X, order = self._ordered()
+        return run_engine(X, self._config()), X, order
+
+    def next(self, budget: int = 64) -> list[tuple[str, str]]:
+        """Up to ``budget`` (model, item) cells to score next: items in the seeded random order, only for models
+        still in play, nothing once the target is decided."""
+        if int(budget) != budget or budget < 0:
+            raise ValueError(f"`budget` must be a non-negative integer, got {budget!r}")
+        e, X, order = self._run()
+        return self._next(e, X, order, int(budget))
+
+    def _next(self, e: EngineResult, X: np.ndarray, order: np.ndarray, budget: int) -> list[tuple[str, str]]:
+        if budget == 0 or e.done_at:
+            return []
+        ip = np.flatnonzero(e.in_play)
+        miss = np.isnan(X[ip, e.t:])
+        a, b = np.nonzero(miss.T)  # item-major: finish an item before the next
+        a, b = a[:budget], b[:budget]
+        return [(self.models[ip[j]], self._items[order[e.t + i]]) for i, j in zip(a, b)]
+
+    def status(self, *, next_budget: int = 64) -> WatchStatus:
+        """The certified sets, decided and open pairs, and the next cells to score."""
+        e, X, order = self._run()
+        K = len(self.models)
+        alpha = 1 - self.confidence_level
+        n_seen = np.where(e.in_play, e.t, e.scored_until)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scores = np.where(n_seen > 0, e.sx / np.maximum(n_seen, 1), np.nan)
+        lo_r, hi_r = self.score_range
+        scores = lo_r + (hi_r - lo_r) * scores
+        # best / top-k set
+        if self.target in ("best", "top"):
+            in_set = e.excluded_at == 0
+        else:
+            in_set = np.ones(K, dtype=bool)
+        pi, pj = e.pair_i, e.pair_j
+        win_i = e.up_at > 0
+        win_j = e.dn_at > 0
+        better = np.zeros(K, dtype=np.int64)   # models certified better
+        worse = np.zeros(K, dtype=np.int64)
+        np.add.at(better, pj[win_i], 1)
+        np.add.at(worse, pi[win_i], 1)
+        np.add.at(better, pi[win_j], 1)
+        np.add.at(worse, pj[win_j], 1)
+        rank_low = 1 + better
+        rank_high = K - worse
+        if self.target == "ranks":
+            in_set = rank_low == 1
+        decided = []
+        for p in np.flatnonzero(win_i | win_j):
+            a, b = self.models[pi[p]], self.models[pj[p]]
+            at = int(e.up_at[p]) if win_i[p] else int(e.dn_at[p])
+            decided.append({"a": a, "b": b, "winner": a if win_i[p] else b, "at_item": at})
+        decided.sort(key=lambda d: (d["at_item"], d["a"], d["b"]))
+        both = e.in_play[pi] & e.in_play[pj] if self.eliminate else np.ones(pi.size, dtype=bool)
+        relevant = in_set[pi] & in_set[pj] & both
+        open_ = np.flatnonzero(relevant & ~win_i & ~win_j)
+        unres = self._unresolvable(e, open_)
+        done = bool(e.done_at) or (open_.size > 0 and unres.size == open_.size and self.target != "ranks") or (
+            self.target == "ranks" and open_.size == unres.size)
+        nxt = [] if done else self._next(e, X, order, next_budget)
+        pairs = self._pair_intervals(e, X, alpha)
+        return WatchStatus(
+            target=self.target_label, scope=self.scope, method=self.method,
+            confidence_level=self.confidence_level, models=self.models, items_seen=int(e.t),
+            items_total=len(self._items) if self.fixed_items else None, cells_scored=int(e.cells),
+            scores=scores, best_set=tuple(self.models[i] for i in np.flatnonzero(in_set)),
+            excluded=[{"model": self.models[i], "at_item": int(e.excluded_at[i])}
+                      for i in np.argsort(e.excluded_at) if e.excluded_at[i] > 0],
+            rank_low=rank_low, rank_high=rank_high, decided=decided,
+            open_pairs=[[self.models[pi[p]], self.models[pj[p]]] for p in open_],
+            unresolvable_pairs=[[self.models[pi[p]], self.models[pj[p]]] for p in unres],
+            next=[{"model": m, "item": i} for m, i in nxt], done=done, seed=self.seed, pairs=pairs,
+        )
+
+    def _unresolvable(self, e: EngineResult, open_: np.ndarray) -> np.ndarray:
+        """Open pairs that cannot separate by the last item even if every remaining item went one way."""
+        if open_.size == 0 or not self.fixed_items:
+            return np.empty(0, dtype=np.int64)
+        N = len(self._items)
+        st = e.pair_state.take(open_)
+        R = N - st.n
+        if self.scope == "benchmark":
+            # exact at the last item: only a pair already scored everywhere and tied stays undecided
+            return open_[R == 0]
+        alpha = 1 - self.confidence_level
+        K = len(self.models)
+        thr = {"best": np.log(1 / alpha), "top": np.log(self.k * (2 * K - self.k - 1) / 2 / alpha),
+               "ranks": np.log(K * (K - 1) / alpha)}[self.target]
+        can = (np.maximum(st.logw_up, st.logw_dn) >= thr) | (R == 0) & False
+        for val in (1.0, 0.0):
+            cur = st.copy()
+            todo = np.flatnonzero(~can & (R > 0))
+            done = 0
+            while todo.size:
+                L = int(min(1024, (R[todo] - done).max()))
+                if L <= 0:
+                    break
+                y = np.where(np.arange(done, done + L)[None, :] < R[todo][:, None], val, 0.5)
+                sub, wu, wd = advance(cur.take(todo), y, 0.5, thr, rule=self.rule, kind=self.method)
+                cur.put(todo, sub)
+                w = wu if val == 1.0 else wd
+                can[todo[w.max(axis=1) >= thr]] = True
+                done += L
+                todo = todo[~can[todo] & (R[todo] > done)]
+        return open_[~can]
+
+    def _pair_intervals(self, e: EngineResult, X: np.ndarray, alpha: float) -> list[dict[str, Any]]:
+        """Each pair's difference and its all-pairs confidence-sequence interval (PrPl-EB, over the items both
+        models were scored on in the prefix)."""
+        from ._cs import _eb_bounds, _wor_range
+
+        K = len(self.models)
+        pi, pj = e.pair_i, e.pair_j
+        n_pair = np.minimum(np.where(e.in_play, e.t, e.scored_until)[pi], np.where(e.in_play, e.t, e.scored_until)[pj])
+        a_side = alpha / (K * (K - 1))
+        N = len(self._items) if self.scope == "benchmark" else None
+        lo = np.full(pi.size, -1.0)
+        hi = np.full(pi.size, 1.0)
+        diff = np.full(pi.size, np.nan)
+        for n in np.unique(n_pair):
+            if n == 0:
+                continue
+            sel = np.flatnonzero(n_pair == n)
+            y = (X[pi[sel], :n] - X[pj[sel], :n] + 1) / 2
+            lb, ub = _eb_bounds(y, a_side, a_side, N, 0.5)
+            dl, dh = _wor_range(y, N)
+            lo[sel] = 2 * np.maximum(lb[:, -1], dl[:, -1]) - 1
+            hi[sel] = 2 * np.minimum(ub[:, -1], dh[:, -1]) - 1
+            diff[sel] = 2 * y.mean(axis=1) - 1
+        f = self.score_range[1] - self.score_range[0]
+        return [{"a": self.models[pi[p]], "b": self.models[pj[p]], "n_items": int(n_pair[p]),
+                 "diff": jsonable(diff[p] * f), "low": jsonable(lo[p] * f), "high": jsonable(max(hi[p], lo[p]) * f)}
+                for p in range(pi.size)]
