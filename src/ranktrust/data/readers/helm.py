@@ -63,6 +63,16 @@ def companions(path: str) -> list[str]:
     return [p for p in (os.path.join(d, "run_spec.json"), os.path.join(d, "stats.json")) if os.path.exists(p)]
 
 
+def unit_skip(path: str, opts: ReadOptions, seen: dict | None = None) -> str | None:
+    """Why a run found in a folder holds nothing for ``--task`` (else None); the store skips it unread."""
+    task = _task_of(path, _run_spec(path))
+    if opts.task is None or opts.task in (task, task.partition(":")[0]):
+        return None
+    if seen is not None:
+        seen.setdefault("task", set()).add(task)
+    return f"--task {opts.task!r} (task {task!r})"
+
+
 def _sniff(path: str) -> bool:
     if os.path.isdir(path):
         return bool(walk_files(path, lambda f: f == _NAME, limit=1))

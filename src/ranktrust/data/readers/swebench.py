@@ -229,6 +229,10 @@ def parse(obj: Any, path: str) -> Parsed:
         if total is not None and total != len(scores):
             p.notes.append(f"{path}: the file says total {total} but lists {len(scores)} instances; "
                            f"the {len(scores)} listed were read")
+        passed = obj.get("passed")
+        if isinstance(passed, int) and not isinstance(passed, bool) and passed != sum(scores.values()):
+            p.notes.append(f"{path}: the file says {passed} passed but lists {int(sum(scores.values()))} resolved "
+                           "instances; the listed instances were read")
         return p
     if isinstance(obj, dict) and isinstance(obj.get("resolved"), (bool, int)) and _is_instance_report(path):
         iid = os.path.basename(os.path.dirname(os.path.abspath(path)))  # unkeyed report.json: the folder names it
