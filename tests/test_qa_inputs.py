@@ -244,3 +244,16 @@ def test_qa_m10_store_refuses_percent_scores(capsys, tmp_path, suffix):
     code, out, err = cli(capsys, "ingest", p, "--db", tmp_path / "s.duckdb")
     line = one_error(err)
     assert code == 1 and "outside [0, 1]" in line and "divide by 100" in line and "pct." in line, line
+
+
+# ---------------------------------------------------------------------------------------------- README (install)
+
+
+def test_qa_readme_install_version_flag(capsys):
+    """README "Install": `ranktrust --version` prints the package version."""
+    code, out, _ = cli(capsys, "--version")
+    assert code == 0 and out.strip() == f"ranktrust, version {rt.__version__}"
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    for needle in ("pip install ranktrust", "pip install -e .", '".[score]"', '".[scale]"', "Python 3.10",
+                   "ranktrust --version", "--scale 100", "make test-fast"):
+        assert needle in readme, needle
