@@ -92,6 +92,14 @@ def test_swebench_partial_lists_never_become_the_denominator(tmp_path):
                                                             + "\n" for i in ids[:300]))
     m = rt.read(str(p))
     assert m.n_items == 300 and m.scores.mean() == pytest.approx(90 / 300)
+    # lists that together are exactly one dataset's instances are the denominator themselves
+    lite = dataset_ids("lite")
+    m = rt.read(str(_verified_run_results(tmp_path / "lite", {"generated": lite[:280], "no_generation": lite[280:],
+                                                              "resolved": lite[:54]})))
+    assert m.n_items == 300 and m.scores.mean() == pytest.approx(0.18)
+    with pytest.raises(DataError, match=r"not every instance of the run"):  # 249 of them: not a whole dataset
+        rt.read(str(_verified_run_results(tmp_path / "part", {"generated": lite[:249], "no_generation": [],
+                                                              "resolved": lite[:54]})))
     with pytest.raises(DataError, match=r"instances are not in SWE-bench Verified \(e.g. nope__nope-1\); is --dataset verified"):
         rt.read(str(_verified_run_results(tmp_path / "x", {"resolved": ["nope__nope-1"]})), dataset="verified")
 

@@ -6,9 +6,9 @@ Layouts read (see ``docs/formats/swebench.md``):
    ``resolved_ids`` plus the instance list ``submitted_ids`` (else ``completed_ids`` with the
    ``unresolved_ids``/``error_ids``/``empty_patch_ids`` lists). ``error_ids`` follow ``--errors``;
 2. an experiments-style ``results/results.json``: ``{"resolved": [...], "no_generation": [...], ...}``.
-   Its instance list is known only when it has both ``generated`` and ``no_generation`` (together
-   every instance); otherwise it comes from a task list beside it (``all_preds.jsonl``,
-   ``preds.json``) or from ``--dataset``, and without either the file is refused;
+   Its lists are the instance list only when together they are exactly the instances of a bundled
+   dataset (Lite, Verified, full); otherwise the instance list comes from a task list beside the run
+   (``all_preds.jsonl``, ``preds.json``) or from ``--dataset``, and without either the file is refused;
 3. a run summary ``{"instances": [{"instance_id", "resolved"}, ...], "total"?}`` (e.g.
    ``results_summary.json``), a list of ``{"instance_id", "resolved"}``, or a dict
    ``{instance_id: {"resolved": bool}}`` of several instances;
@@ -48,6 +48,18 @@ TASK_LISTS = ("all_preds.jsonl", "preds.json")  # files beside a run that list t
 _INSTANCE_RE = re.compile(r"^(.+?)__(.+)-\d+$")
 _KEY_RE = re.compile(rb'"resolved(?:_ids)?"\s*:')
 _DATE_RE = re.compile(r"^\d{8}_(.+)$")
+
+
+def _whole_dataset(ids: Any) -> str | None:
+    """The bundled dataset whose instances are exactly ``ids`` (None when none is)."""
+    for name, (_, _, n) in DATASETS.items():
+        if len(ids) == n:
+            try:
+                if set(dataset_ids(name)) == set(ids):
+                    return name
+            except DataError:
+                continue
+    return None
 
 
 def dataset_ids(name: str) -> list[str]:
@@ -213,8 +225,8 @@ def parse(obj: Any, path: str) -> Parsed:
         lists = {k: v for k, v in obj.items() if isinstance(v, list)}
         resolved = set(map(str, lists["resolved"]))
         universe = list(dict.fromkeys(str(i) for v in lists.values() for i in v))
-        known = "generated" in lists and "no_generation" in lists
         scores = {i: (1.0 if i in resolved else 0.0) for i in universe}
+        known = _whole_dataset(scores) is not None  # the lists cover exactly one dataset's instances
         return Parsed(path, "run", scores, known, tuple(lists), None, model)
     if isinstance(obj, dict) and isinstance(obj.get("instances"), list) and obj["instances"] and all(
             isinstance(v, dict) and "instance_id" in v for v in obj["instances"]):  # a run summary
@@ -385,8 +397,10 @@ def _score_unit(u: Unit, opts: ReadOptions, path: str) -> tuple[dict[str, float]
             if extra:
                 raise DataError(f"{where}: {len(extra)} instances are not in the task list {tl_path} "
                                 f"(e.g. {extra[0]}); the two files are not of the same run")
-            notes.append(f"{where}: the instance list ({len(ids)}) is taken from {tl_path}; the "
-                         f"{len(ids) - len(scores)} instances the results file does not list are scored unresolved")
+            unlisted = len(ids) - len(scores)
+            notes.append(f"{where}: the instance list ({len(ids)}) is taken from {tl_path}"
+                         + (f"; the {unlisted} instances the results file does not list are scored unresolved"
+                            if unlisted else ""))
             scores = {i: scores.get(i, 0.0) for i in ids}
         scores, n = _apply_errors(scores, opts, where, "errored in the harness (error_ids)")
         notes += n
