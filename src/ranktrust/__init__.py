@@ -60,6 +60,7 @@ _LAZY: dict[str, str] = {
     # report
     "report": "ranktrust.reporting.build",
     "plot": "ranktrust.plot",
+    "Watch": "ranktrust.sequential", "watch_replay": "ranktrust.sequential",
     # scoring local models (optional extra)
     "score_models": "ranktrust.score",
 }

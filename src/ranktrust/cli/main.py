@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "ingest": "ingest",
     "db": "db",
     "score": "score",
+    "watch": "watch",
 }
 
 

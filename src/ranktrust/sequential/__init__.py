@@ -14,3 +14,6 @@ __all__ = ["ConfidenceSequence", "confidence_sequence", "paired_confidence_seque
 from .watch import Watch, WatchStatus  # noqa: E402
 
 __all__ += ["Watch", "WatchStatus"]
+from .replay import ReplayResult, watch_replay  # noqa: E402
+
+__all__ += ["ReplayResult", "watch_replay"]

@@ -1,0 +1,192 @@
+"""``watch_replay``: replay a finished ScoreMatrix in random item orders, as if results had arrived one by one.
+
+For each order: how many items and model x item cells the target decision needed, when each model left the
+target set, and whether any certified statement contradicts the full-data answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from ..results import Result, jsonable
+from ._engine import EngineConfig, run_engine
+from .watch import parse_target
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..data.matrix import ScoreMatrix
+
+__all__ = ["ReplayResult", "watch_replay"]
+
+
+def _q(a: np.ndarray) -> dict[str, Any]:
+    a = np.asarray(a, dtype=float)
+    a = a[np.isfinite(a)]
+    if a.size == 0:
+        return {"median": None, "p10": None, "p90": None, "max": None}
+    p10, med, p90 = np.percentile(a, [10, 50, 90])
+    return {"median": float(med), "p10": float(p10), "p90": float(p90), "max": float(a.max())}
+
+
+@dataclass(frozen=True)
+class ReplayResult(Result):
+    """Decisions of a watched leaderboard over ``n_replays`` random item orders.
+
+    Attributes
+    ----------
+    models : tuple of str
+    n_items : int
+        Items in the matrix (those every model scored).
+    items_needed : ndarray (n_replays,)
+        Items until the target was decided (NaN where it never was).
+    cells_needed : ndarray (n_replays,)
+        Model x item cells scored until then (with elimination, models out of play are not scored).
+    excluded_at : ndarray (n_replays, n_models)
+        Item at which each model left the target set (0 = never).
+    full_best : tuple of str
+        The full-data answer: the best model, or the top k.
+    errors : ndarray of bool (n_replays,)
+        The certified set lost a model of the full-data answer at some time in that replay.
+    pair_errors : ndarray of int (n_replays,)
+        Decided pairs whose winner is the full-data loser (target ``ranks``).
+    """
+
+    models: tuple[str, ...]
+    n_items: int
+    n_replays: int
+    target: str
+    scope: str
+    method: str
+    confidence_level: float
+    eliminate: bool
+    items_needed: np.ndarray
+    cells_needed: np.ndarray
+    excluded_at: np.ndarray
+    full_best: tuple[str, ...]
+    errors: np.ndarray
+    pair_errors: np.ndarray
+    pair_at: np.ndarray
+    seed: int | None
+    seconds: float
+
+    @property
+    def error_rate(self) -> float:
+        return float(self.errors.mean())
+
+    def to_dict(self) -> dict[str, Any]:
+        K, N = len(self.models), self.n_items
+        dec = np.isfinite(self.items_needed)
+        ex = self.excluded_at.astype(float)
+        ex[ex == 0] = np.nan
+        per_model = []
+        for i, m in enumerate(self.models):
+            q = _q(ex[:, i])
+            per_model.append({"model": m, "excluded_share": float(np.isfinite(ex[:, i]).mean()),
+                              "excluded_at": q})
+        return {
+            "target": self.target, "scope": self.scope, "method": self.method,
+            "confidence_level": self.confidence_level, "eliminate": self.eliminate,
+            "n_replays": self.n_replays, "n_items": N, "n_models": K, "full_cells": K * N,
+            "full_answer": list(self.full_best), "decided_share": float(dec.mean()),
+            "items_needed": _q(self.items_needed), "cells_needed": _q(self.cells_needed),
+            "cells_share": _q(self.cells_needed / (K * N)),
+            "error_rate": self.error_rate, "errors": int(self.errors.sum()),
+            "pair_error_rate": float((self.pair_errors > 0).mean()),
+            "pair_decisions_at": _q(self.pair_at[self.pair_at > 0]) if self.pair_at.size else _q(np.empty(0)),
+            "models": per_model, "seed": self.seed, "seconds": self.seconds,
+            "items_needed_all": jsonable(self.items_needed),
+        }
+
+
+def watch_replay(m: "ScoreMatrix", n_replays: int = 200, *, target: str = "best", confidence_level: float = 0.95,
+                 scope: Literal["population", "benchmark"] = "population",
+                 method: Literal["betting", "eb"] = "betting", rule: Literal["agrapa", "prpl"] = "agrapa",
+                 eliminate: bool = True, best_method: Literal["portfolio", "pairs"] = "portfolio",
+                 score_range: tuple[float, float] = (0.0, 1.0), rng: Any = None) -> ReplayResult:
+    """Replay a ScoreMatrix in ``n_replays`` random item orders through the sequential leaderboard.
+
+    Parameters
+    ----------
+    m : ScoreMatrix
+        Finished results; items some model did not score are dropped (the intersection). Runs are averaged.
+    n_replays : int, default: ``200``
+    target, confidence_level, scope, method, rule, eliminate, best_method, score_range
+        As in :class:`ranktrust.sequential.Watch`.
+    rng : None, int or numpy.random.Generator
+        Draws the item orders.
+
+    Returns
+    -------
+    ReplayResult
+
+    Examples
+    --------
+    >>> import ranktrust as rt
+    >>> m = rt.read(rt.datasets.path("mmlupro"), align="intersect")   # doctest: +SKIP
+    >>> r = rt.watch_replay(m, 200, rng=0)                               # doctest: +SKIP
+    >>> r.to_dict()["items_needed"]["median"]                            # doctest: +SKIP
+    """
+    import time
+
+    if int(n_replays) != n_replays or n_replays < 1:
+        raise ValueError(f"`n_replays` must be a positive integer, got {n_replays!r}")
+    tgt, k = parse_target(target)
+    if not 0 < confidence_level < 1:
+        raise ValueError(f"`confidence_level` must be in the open interval (0, 1), got {confidence_level!r}")
+    if scope not in ("population", "benchmark"):
+        raise ValueError(f"`scope` must be 'population' or 'benchmark', got {scope!r}")
+    gen = np.random.default_rng(rng)
+    S = m.scores
+    keep = ~np.isnan(S).any(axis=0)
+    S = S[:, keep]
+    lo, hi = score_range
+    if S.size and (S.min() < lo - 1e-9 or S.max() > hi + 1e-9):
+        from ..errors import DataError
+
+        raise DataError(f"{m.source or 'the input'}: scores lie in [{S.min():g}, {S.max():g}], outside the score "
+                        f"range [{lo:g}, {hi:g}]; pass score_range=(low, high)")
+    S = (S - lo) / (hi - lo)
+    K, N = S.shape
+    if K < 2 or N < 1:
+        from ..errors import DataError
+
+        raise DataError(f"{m.source or 'the input'}: replay needs at least two models and one item every model "
+                        f"scored, got {K} models and {N} shared items")
+    cfg = EngineConfig(alpha=1 - confidence_level, population_size=N if scope == "benchmark" else None,
+                       kind=method, rule=rule, target=tgt, k=k, best_method=best_method, eliminate=eliminate,
+                       stop_when_done=tgt != "ranks", pairs=tgt == "ranks")
+    means = S.mean(axis=1)
+    order = np.argsort(-means, kind="stable")
+    truth = order[:1] if tgt == "best" else (order[:k] if tgt == "top" else order[:0])
+    sign = np.sign(means[:, None] - means[None, :])
+    items = np.full(n_replays, np.nan)
+    cells = np.full(n_replays, np.nan)
+    excl = np.zeros((n_replays, K), dtype=np.int64)
+    errs = np.zeros(n_replays, dtype=bool)
+    perr = np.zeros(n_replays, dtype=np.int64)
+    pair_at: list[np.ndarray] = []
+    t0 = time.perf_counter()
+    for r in range(n_replays):
+        perm = gen.permutation(N)
+        e = run_engine(S[:, perm], cfg)
+        if e.done_at:
+            items[r], cells[r] = e.done_at, e.cells_at_done
+        excl[r] = e.excluded_at
+        errs[r] = bool((e.excluded_at[truth] > 0).any())
+        if tgt == "ranks":
+            wrong = ((e.up_at > 0) & (sign[e.pair_i, e.pair_j] < 0)) | ((e.dn_at > 0) & (sign[e.pair_i, e.pair_j] > 0))
+            perr[r] = int(wrong.sum())
+            errs[r] = perr[r] > 0
+            at = np.where(e.up_at > 0, e.up_at, e.dn_at)
+            pair_at.append(at)
+    secs = time.perf_counter() - t0
+    label = "best" if tgt == "best" else (f"top{k}" if tgt == "top" else "ranks")
+    return ReplayResult(
+        models=m.models, n_items=N, n_replays=int(n_replays), target=label, scope=scope, method=method,
+        confidence_level=confidence_level, eliminate=eliminate, items_needed=items, cells_needed=cells,
+        excluded_at=excl, full_best=tuple(m.models[i] for i in truth), errors=errs, pair_errors=perr,
+        pair_at=np.concatenate(pair_at) if pair_at else np.empty(0, dtype=np.int64),
+        seed=rng if isinstance(rng, int) else None, seconds=secs,
+    )
