@@ -130,6 +130,9 @@ def test_lm_eval_real_files_scores_and_sample_count_note():
     exp = {str(json.loads(line)["doc_id"]): float(json.loads(line)["exact_match"])
            for line in samples.read_text().splitlines() if line.strip()}
     assert dict(zip(m.items, m.scores[0].tolist())) == exp
+    # the results file still reports 5,000 samples beside a samples file trimmed to 10
+    (note,) = m.notes
+    assert "reports 5000 samples for 'math_perturbed_full' but this samples file holds 10" in note
     (prov,) = m.provenance.values()
     assert prov["harness"] == "lm_eval" and prov["task"] == "math_perturbed_full" and prov["metric"] == "exact_match"
 
