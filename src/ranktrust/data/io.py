@@ -101,11 +101,15 @@ def _provenance(m: ScoreMatrix, df: "pd.DataFrame", paths: list[str]) -> dict[st
         return str(vals[0]) if len(vals) == 1 else None
 
     task, metric = one("task"), one("metric")
+    per_model: dict[str, list[str]] = {}
+    if "source" in df.columns and len(m.models) > len(given):  # several files: each model's own
+        per_model = {str(k): [str(x) for x in v] for k, v in df.groupby("model", sort=False)["source"].unique().items()}
     out = {}
     for model in m.models:
         p = given.get(model)
         out[model] = dict(p) if p is not None else {
-            "harness": harness, "task": task, "split": None, "metric": metric, "files": list(paths)}
+            "harness": harness, "task": task, "split": None, "metric": metric,
+            "files": per_model.get(model, list(paths))}
     return out
 
 
