@@ -58,7 +58,6 @@ def test_bad_inputs():
 
 
 # ---------------------------------------------------------- defects found on real SWE-bench output (issue 16)
-import os  # noqa: E402
 import shutil  # noqa: E402
 
 from conftest import shared_file  # noqa: E402

@@ -286,7 +286,7 @@ class Unit:
     run: Parsed | None = None  # the run-level file, when there is one
 
 
-def plan(path: str, opts: ReadOptions | None = None) -> tuple[list[Unit], list[str]]:
+def plan(path: str) -> tuple[list[Unit], list[str]]:
     """The runs under ``path`` (one per model) and notes about files skipped or only checked."""
     if not os.path.isdir(path):
         p = _load(path)
@@ -453,7 +453,7 @@ def read_swebench(path: str, opts: ReadOptions) -> Iterator:
     """SWE-bench results: a run report / results.json / per-instance report(s), or a folder of them."""
     import pandas as pd
 
-    units, notes = plan(path, opts)
+    units, notes = plan(path)
     if not units:
         raise DataError(f"{path}: no SWE-bench results files found")
     for k, u in enumerate(units):
