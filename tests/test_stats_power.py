@@ -140,11 +140,14 @@ def test_continuous_gap_limit_is_sqrt_q():
         power(gap=0.26, disagreement=0.064)
     t = power_table(0.064)
     assert t.gaps.tolist() == [0.01, 0.02, 0.03, 0.05, 0.10] and t.items_needed[-1] == 51
-    tb = power_table(0.064, binary=True)
+    tb = power_table(0.064, binary=True, method="normal")
     assert tb.gaps.tolist() == [0.01, 0.02, 0.03, 0.05]
     assert tb.items_needed.tolist() == t.items_needed[:4].tolist()
-    # the published 0/1 figures do not depend on the flag
-    assert power_table(0.27, binary=True).items_needed.tolist() == [21192, 5298, 2355, 848, 212]
+    # the published 0/1 figures do not depend on the flag with the formula (method="normal")
+    assert power_table(0.27, binary=True, method="normal").items_needed.tolist() == [21192, 5298, 2355, 848, 212]
+    # by default, 0/1 scores get the exact McNemar test's items (more than the formula's)
+    ex = power_table(0.064, binary=True)
+    assert ex.method == "exact" and np.all(ex.items_needed > tb.items_needed)
 
 
 def test_continuous_gap_limit_matches_statsmodels():
