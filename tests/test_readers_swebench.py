@@ -211,3 +211,13 @@ def test_swebench_bundled_instance_lists():
     assert sum(i.startswith("django__") for i in lite) == 114
     with pytest.raises(DataError, match="unknown SWE-bench dataset 'pro'; choose lite, verified or full"):
         dataset_ids("pro")
+
+
+def test_swebench_harness_logs_folder_alone_counts_missing_from_the_run_report(tmp_path):
+    shutil.copy(FIX / "swebench" / "report" / "gpt-4o-2024-08-06.run_1.json", tmp_path)
+    logs = tmp_path / "logs" / "run_evaluation" / "run_1" / "gpt-4o-2024-08-06"
+    shutil.copytree(FIX / "swebench" / "logs" / "run_evaluation" / "run1" / "my-agent", logs)
+    shutil.rmtree(logs / "django__django-11099")
+    m = rt.read(str(logs))
+    assert m.n_items == 5
+    assert "the run report " + str(tmp_path / "gpt-4o-2024-08-06.run_1.json") + " lists 6, so 1 are missing" in m.notes[0]

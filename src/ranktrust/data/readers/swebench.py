@@ -153,6 +153,23 @@ def _run_folder(path: str) -> str:
     return os.path.dirname(d) if os.path.basename(d) == "results" else d
 
 
+def _run_report_of(report_json: str) -> str | None:
+    """The run-level file of the run a per-instance ``report.json`` belongs to, if it exists.
+
+    ``<run>/results_summary.json`` or ``<run>/results/results.json`` for ``<run>/logs/<instance>/``;
+    the harness's ``<model>.<run_id>.json`` beside ``logs/`` for
+    ``logs/run_evaluation/<run_id>/<model>/<instance>/``.
+    """
+    run_dir = _run_folder(report_json)
+    cands = [os.path.join(run_dir, "results_summary.json"), os.path.join(run_dir, "results", "results.json")]
+    model_dir = os.path.dirname(os.path.dirname(os.path.abspath(report_json)))
+    run_id_dir = os.path.dirname(model_dir)
+    if os.path.basename(os.path.dirname(run_id_dir)) == "run_evaluation":
+        root = os.path.dirname(os.path.dirname(os.path.dirname(run_id_dir)))
+        cands.append(os.path.join(root, f"{os.path.basename(model_dir)}.{os.path.basename(run_id_dir)}.json"))
+    return next((c for c in cands if os.path.exists(c)), None)
+
+
 def _task_list(folder: str) -> tuple[list[str], str] | None:
     """(instance ids, file) from a predictions file in ``folder``, if there is one."""
     for name in TASK_LISTS:
@@ -425,19 +442,20 @@ def _score_unit(u: Unit, opts: ReadOptions, path: str) -> tuple[dict[str, float]
     if tl is not None:
         ids, tl_path = tl
         missing = [i for i in ids if i not in scores]
-        notes.append(f"{where}: {len(missing)} of the {len(ids)} instances in {tl_path} have no report.json "
-                     "(their evaluation did not finish: the harness counts them as errors)") if missing else None
+        if missing:
+            notes.append(f"{where}: {len(missing)} of the {len(ids)} instances in {tl_path} have no report.json "
+                         "(their evaluation did not finish: the harness counts them as errors)")
         scores = {i: scores.get(i) for i in ids}
         scores, n = _apply_errors(scores, opts, where, "have no report.json or an empty one (errored in the harness)")
         return scores, notes + n, where  # type: ignore[return-value]
     scores, n = _apply_errors(scores, opts, where, "have an empty report.json (errored in the harness)")
     notes += n
-    summary = [f for f in (os.path.join(run_dir, "results_summary.json"),) if os.path.exists(f)]
     count = "how many is unknown"
-    if summary:
+    report = _run_report_of(first)
+    if report is not None:
         try:
-            s = parse(load_json(summary[0]), summary[0])
-            count = f"the run summary {summary[0]} lists {len(s.scores)}, so {len(set(s.scores) - set(scores))} are missing"
+            s = parse(load_json(report), report)
+            count = f"the run report {report} lists {len(s.scores)}, so {len(set(s.scores) - set(scores))} are missing"
         except (DataError, FormatError):
             pass
     notes.append(
