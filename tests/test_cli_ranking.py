@@ -33,7 +33,7 @@ def test_stability_json(swebench_path):
 def test_stability_text_and_md(swebench_path):
     p = run("stability", str(swebench_path), "--sizes", "30,1000", "--draws", "200")
     assert p.returncode == 0, p.stderr
-    assert "P(#1 stays #1)" in p.stdout and "AIME" in p.stdout and "more items than the benchmark" in p.stdout
+    assert "P(#1 is #1)" in p.stdout and "AIME" in p.stdout and "more items than the benchmark" in p.stdout
     p = run("stability", str(swebench_path), "--sizes", "full", "--draws", "200", "-f", "md")
     assert p.returncode == 0 and p.stdout.startswith("## #1 in resamples of these items")
 

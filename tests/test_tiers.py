@@ -1,4 +1,4 @@
-"""First-version tiers: adjacent pairs walked down the score order."""
+"""Tiers: the default (layers of the rank ranges) and the adjacent walk (an explicit option)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,9 @@ def _three_groups(seed=0, n=3000):
 
 def test_three_clear_groups():
     m = _three_groups()
-    t = tiers(m)
+    assert [sorted(g) for g in tiers(m).groups()] == [["m0", "m1", "m2"], ["m3", "m4", "m5"], ["m6", "m7", "m8"]]
+    assert tiers(m).method == "rank-sets"
+    t = tiers(m, method="adjacent")
     assert isinstance(t, Tiers) and t.method == "adjacent"
     assert t.n_tiers == 3
     groups = t.groups()
@@ -43,20 +45,18 @@ def test_three_clear_groups():
 
 
 def test_tier_breaks_are_exactly_the_significant_adjacent_pairs(gpqa):
-    with pytest.warns(rt.DegenerateDataWarning, match="9 pair"):  # GPQA has identical neighbours
-        pt = all_pairs(gpqa, pairs="adjacent", adjust="holm")
-    t = tiers(gpqa, pair_table=pt)
+    pt = all_pairs(gpqa, pairs="adjacent", adjust="holm")
+    t = tiers(gpqa, method="adjacent", pair_table=pt)
     breaks = np.diff(t.tier[pt.order])
     np.testing.assert_array_equal(breaks, (pt.p_adjusted < 0.05).astype(int))
     assert t.tier[pt.order[0]] == 1
     assert np.all(np.diff(t.tier[pt.order]) >= 0)  # tiers never go back up the order
     # computed directly, same answer
-    with pytest.warns(rt.DegenerateDataWarning):
-        np.testing.assert_array_equal(tiers(gpqa).tier, t.tier)
+    np.testing.assert_array_equal(tiers(gpqa, method="adjacent").tier, t.tier)
 
 
 def test_swebench_top_two_share_a_tier(swebench):
-    t = tiers(swebench)
+    t = tiers(swebench, method="adjacent")
     k1 = swebench.index_of("Claude 4.5 Opus medium (20251101)")
     k2 = swebench.index_of("Gemini 3 Pro Preview (2025-11-18)")
     assert t.tier[k1] == t.tier[k2] == 1
@@ -65,9 +65,12 @@ def test_swebench_top_two_share_a_tier(swebench):
 def test_all_pairs_table_and_confidence():
     m = _three_groups()
     full = all_pairs(m, pairs="all", adjust="bonferroni")
+    assert tiers(m, method="adjacent", pair_table=full).n_tiers == 3
     assert tiers(m, pair_table=full).n_tiers == 3
     # a stricter level can only merge tiers
-    assert tiers(m, confidence_level=0.5).n_tiers >= tiers(m, confidence_level=0.999).n_tiers
+    for method in ("adjacent", "rank-sets"):
+        assert tiers(m, method=method, confidence_level=0.5).n_tiers >= \
+            tiers(m, method=method, confidence_level=0.999).n_tiers
     one = tiers(rt.ScoreMatrix.from_array(np.ones((1, 5))))
     assert one.tier.tolist() == [1] and one.groups() == [["model_0"]]
 
@@ -75,9 +78,8 @@ def test_all_pairs_table_and_confidence():
 def test_identical_models_one_tier():
     x = (np.random.default_rng(0).random(200) < 0.5).astype(float)
     m = rt.ScoreMatrix.from_array(np.vstack([x, x, x]))
-    with pytest.warns(rt.DegenerateDataWarning):
-        t = tiers(m)
-    assert t.tier.tolist() == [1, 1, 1]
+    for method in ("adjacent", "rank-sets"):
+        assert tiers(m, method=method).tier.tolist() == [1, 1, 1]
 
 
 def test_rank_sets_branch_dispatches(monkeypatch):
@@ -92,7 +94,7 @@ def test_rank_sets_branch_dispatches(monkeypatch):
     monkeypatch.setitem(sys.modules, "ranktrust.ranking.ranksets", mod)
     m = _three_groups(n=100)
     assert tiers(m, method="rank-sets", confidence_level=0.9, rng=3) == "from rank sets"
-    assert seen["confidence_level"] == 0.9 and seen["kw"] == {"rng": 3}
+    assert seen["confidence_level"] == 0.9 and seen["kw"] == {"rng": 3, "adjust": "holm"}
 
 
 def test_bad_input():
@@ -102,10 +104,10 @@ def test_bad_input():
     with pytest.raises(ValueError, match="`confidence_level` must be in the open interval"):
         tiers(m, confidence_level=95)
     other = rt.ScoreMatrix.from_array(np.ones((2, 5)), models=["x", "y"])
-    with pytest.warns(rt.DegenerateDataWarning):
-        pt = all_pairs(other)
-    with pytest.raises(ValueError, match="`pair_table` was computed on other models"):
-        tiers(m, pair_table=pt)
+    pt = all_pairs(other)
+    for method in ("adjacent", "rank-sets"):
+        with pytest.raises(ValueError, match="`pair_table`"):
+            tiers(m, method=method, pair_table=pt)
 
 
 def test_tiers_rejects_unknown_keywords_naming_itself(swebench):
@@ -114,5 +116,5 @@ def test_tiers_rejects_unknown_keywords_naming_itself(swebench):
     with pytest.raises(TypeError, match=r"tiers\(\) got unexpected keyword argument\(s\) 'confidence_levle'"):
         rt.tiers(swebench, confidence_levle=0.9)
     with pytest.raises(TypeError, match="allowed: cluster"):
-        rt.tiers(swebench, rng=0)
+        rt.tiers(swebench, method="adjacent", rng=0)
     assert rt.tiers(swebench, method="rank-sets", rng=0, n_resamples=200).method == "rank-sets"

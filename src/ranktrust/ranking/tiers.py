@@ -1,9 +1,11 @@
 """Tiers: groups of models whose scores the data cannot tell apart.
 
-First version (``method="adjacent"``): sort the models by score and walk down; a new tier
-starts where the difference between a model and the next one down is significant after
-multiplicity correction. ``method="rank-sets"`` (simultaneous rank confidence sets [R]) is
-provided by :mod:`ranktrust.ranking.ranksets` and dispatched to from here.
+Default (``method="rank-sets"``): the layers of the "found better" relation of the rank
+confidence sets [R] (:func:`ranktrust.ranking.ranksets.layers`): tier 1 = the models that could
+be #1, no two models of a tier are told apart, every model of tier t + 1 is found worse than some
+model of tier t. ``method="adjacent"`` (explicit option): sort by score and walk down; a new tier
+starts where a model differs from the next one down. It is not transitive: two models far apart
+can share a tier.
 
 References
 ----------
@@ -100,7 +102,7 @@ def tiers_from_pair_table(table: "PairTable", *, alpha: float) -> Tiers:
 def tiers(
     m: "ScoreMatrix",
     *,
-    method: Literal["adjacent", "rank-sets"] = "adjacent",
+    method: Literal["adjacent", "rank-sets"] = "rank-sets",
     adjust: Literal["holm", "bonferroni", "bh", "none"] = "holm",
     confidence_level: float = 0.95,
     pair_table: "PairTable | None" = None,
@@ -111,11 +113,12 @@ def tiers(
     Parameters
     ----------
     m : ScoreMatrix
-    method : {"adjacent", "rank-sets"}, default: ``"adjacent"``
-        ``"adjacent"``: walk down the score order; a new tier starts where the adjacent
-        pair's paired difference is significant at ``alpha = 1 - confidence_level`` after
-        ``adjust`` over the ``M - 1`` adjacent tests. ``"rank-sets"``: tiers from
-        simultaneous rank confidence sets [R] (:mod:`ranktrust.ranking.ranksets`).
+    method : {"rank-sets", "adjacent"}, default: ``"rank-sets"``
+        ``"rank-sets"``: tiers of the simultaneous rank confidence sets [R]
+        (:func:`ranktrust.rank_sets`, by default from the paired tests of all pairs adjusted
+        with ``adjust``). ``"adjacent"``: walk down the score order; a new tier starts where
+        the adjacent pair's paired difference is significant at ``alpha = 1 -
+        confidence_level`` after ``adjust`` over the ``M - 1`` adjacent tests (not transitive).
     adjust : {"holm", "bonferroni", "bh", "none"}, default: ``"holm"``
     confidence_level : float, default: ``0.95``
     pair_table : PairTable, optional
@@ -144,7 +147,7 @@ def tiers(
     from ..stats.intervals import check_confidence_level
 
     cl = check_confidence_level(confidence_level)
-    allowed = {"rank-sets": {"rng", "n_resamples", "cluster", "simultaneous", "batch", "rank_sets"},
+    allowed = {"rank-sets": {"rng", "n_resamples", "cluster", "simultaneous", "batch", "rank_sets", "method_sets"},
                "adjacent": {"cluster"}}.get(method, set())
     unknown = sorted(set(kw) - allowed)
     if unknown:
@@ -153,9 +156,13 @@ def tiers(
             f"allowed: {', '.join(sorted(allowed)) or 'none'}"
         )
     if method == "rank-sets":
-        from .ranksets import tiers_from_rank_sets  # written with the ranking issue
+        from .ranksets import tiers_from_rank_sets
 
-        return tiers_from_rank_sets(m, confidence_level=cl, **kw)
+        if pair_table is not None:
+            kw["pair_table"] = pair_table
+        if "method_sets" in kw:
+            kw["method"] = kw.pop("method_sets")
+        return tiers_from_rank_sets(m, confidence_level=cl, adjust=adjust, **kw)
     if method != "adjacent":
         raise ValueError(f"`method` must be 'adjacent' or 'rank-sets', got {method!r}")
     if pair_table is None:

@@ -559,10 +559,8 @@ def report(
 
 def _quality(m: ScoreMatrix) -> Any:
     """Data-quality findings, when the analysis is available (rt.data_quality)."""
-    try:
-        from ..ranking.quality import data_quality
-    except ImportError:  # pragma: no cover - the module is part of the package
-        return None
+    from ..quality import data_quality
+
     import warnings
 
     with warnings.catch_warnings():
