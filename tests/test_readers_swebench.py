@@ -221,3 +221,32 @@ def test_swebench_harness_logs_folder_alone_counts_missing_from_the_run_report(t
     m = rt.read(str(logs))
     assert m.n_items == 5
     assert "the run report " + str(tmp_path / "gpt-4o-2024-08-06.run_1.json") + " lists 6, so 1 are missing" in m.notes[0]
+
+
+GOLD = FIX / "swebench_gold"  # genuine run_evaluation reports (see its SOURCE.md)
+
+
+@pytest.mark.parametrize("name", ["gold.validate-gold.json", "gold.jest-gold.json", "gold.fresh-verified.json"])
+def test_swebench_real_harness_reports_read_exactly(name):
+    raw = json.loads((GOLD / name).read_text())
+    m = rt.read(str(GOLD / name), errors="wrong")
+    evaluated = set(raw["completed_ids"]) | set(raw["empty_patch_ids"]) | set(raw["error_ids"])
+    assert set(m.items) == evaluated and m.models == ("gold",)
+    assert dict(zip(m.items, m.scores[0])) == {i: float(i in raw["resolved_ids"]) for i in evaluated}
+    assert int(m.scores.sum()) == raw["resolved_instances"]
+
+
+def test_swebench_predictions_outside_the_run_are_not_the_denominator():
+    """validate-gold: 300 Lite predictions submitted, the run restricted to 1 instance (total_instances 1)."""
+    m = rt.read(str(GOLD / "gold.validate-gold.json"))
+    assert m.items == ("sympy__sympy-20590",) and m.scores.mean() == 1.0
+    assert "299 of the 300 submitted predictions were not evaluated in this run" in m.notes[0]
+    m = rt.read(str(GOLD / "gold.validate-gold.json"), dataset="lite")
+    assert m.n_items == 300 and m.scores.sum() == 1
+
+
+def test_swebench_real_error_ids_follow_errors_option():
+    p = GOLD / "gold.jest-gold.json"
+    with pytest.raises(DataError, match=r"gold.jest-gold.json: 288 instances errored in the harness \(error_ids\)"):
+        rt.read(str(p))
+    assert rt.read(str(p), errors="drop").n_items == 12

@@ -228,6 +228,16 @@ def parse(obj: Any, path: str) -> Parsed:
             universe = [str(i) for k in ("completed_ids", "empty_patch_ids", "error_ids", "unresolved_ids",
                                          "resolved_ids") for i in obj.get(k) or []]
         universe = list(dict.fromkeys(universe))
+        notes = []
+        covered = {str(i) for k in ("completed_ids", "empty_patch_ids", "error_ids") for i in obj.get(k) or []}
+        outside = [i for i in universe if i not in covered]
+        if "completed_ids" in obj and covered and outside:
+            # predictions for instances outside the run's dataset (run with --instance_ids, another split):
+            # the harness never evaluated them, so they are not the run's instances
+            universe = [i for i in universe if i in covered]
+            notes.append(f"{path}: {len(outside)} of the {len(outside) + len(universe)} submitted predictions were not "
+                         f"evaluated in this run (in no completed/empty-patch/error list; the run covered "
+                         f"{obj.get('total_instances', len(universe))} instances) and are left out")
         known = bool(set(universe) - resolved) or any(obj.get(k) for k in ("submitted_ids", "completed_ids",
                                                                            "unresolved_ids", "error_ids"))
         missing = resolved - set(universe)
@@ -237,7 +247,7 @@ def parse(obj: Any, path: str) -> Parsed:
         scores = {i: (1.0 if i in resolved else None if i in errored else 0.0) for i in universe}
         total = obj.get("total_instances") if isinstance(obj.get("total_instances"), int) else None
         lists = tuple(k for k in obj if k.endswith("_ids") and obj[k])
-        return Parsed(path, "run", scores, known, lists, total, model)
+        return Parsed(path, "run", scores, known, lists, total, model, notes)
     if isinstance(obj, dict) and isinstance(obj.get("resolved"), list):  # experiments results.json
         lists = {k: v for k, v in obj.items() if isinstance(v, list)}
         resolved = set(map(str, lists["resolved"]))
