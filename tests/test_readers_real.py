@@ -110,7 +110,7 @@ def test_swebench_run_folder_matches_run_summary_and_reports():
     assert "60 per-instance report.json files of gemini-3-pro-74pct were checked against the run report" in note
     assert "disagree" not in note
     (prov,) = m.provenance.values()
-    assert prov == {"harness": "swebench", "task": "swebench", "split": None, "metric": "resolved",
+    assert prov == {"harness": "swebench", "task": "swebench-verified", "split": None, "metric": "resolved",
                     "files": [str(run / "results_summary.json")]}
 
 

@@ -33,6 +33,7 @@ item = instance id; group = the repository (``django__django-11099`` -> ``django
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -64,6 +65,11 @@ def _whole_dataset(ids: Any) -> str | None:
 
 def dataset_ids(name: str) -> list[str]:
     """The bundled instance ids of a SWE-bench dataset (``lite``, ``verified`` or ``full``)."""
+    return list(_dataset_ids(name))
+
+
+@functools.lru_cache(maxsize=None)
+def _dataset_ids(name: str) -> tuple[str, ...]:
     from importlib import resources
 
     if name not in DATASETS:
@@ -74,7 +80,7 @@ def dataset_ids(name: str) -> list[str]:
     except (FileNotFoundError, ModuleNotFoundError):
         raise DataError(f"the instance list of {label} is not bundled with this install; "
                         "score against the run's own report instead") from None
-    return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    return tuple(ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#"))
 
 
 # --------------------------------------------------------------------- finding files
@@ -500,7 +506,8 @@ def read_swebench(path: str, opts: ReadOptions) -> Iterator:
             df["source"] = where
         df.attrs["notes"] = (notes if k == 0 else []) + unit_notes
         df.attrs["line_numbers"] = False
-        task = f"swebench-{opts.dataset}" if opts.dataset else "swebench"
+        named = opts.dataset or _whole_dataset(scores)  # the dataset, when named or when the run covers one exactly
+        task = f"swebench-{named}" if named else "swebench"
         df.attrs["provenance"] = {model: {"harness": "swebench", "task": opts.task or task, "split": None,
                                           "metric": "resolved", "files": [p.path for p in u.parts]}}
         yield df
