@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import ranktrust as rt
-from conftest import shared_file
+from conftest import SHARED, shared_file
 from ranktrust.data.readers.helm import _task_from_name
 
 REAL = "harness-logs/real"
@@ -26,7 +26,7 @@ def _real(sub: str) -> Path:
 
 # ------------------------------------------------------------------------------------------ HELM
 def _helm_runs() -> list[str]:
-    root = Path(__file__).resolve().parents[1].parent / "shared" / "data" / REAL / "helm"
+    root = SHARED / REAL / "helm"
     return sorted(str(p.relative_to(root.parent)) for p in root.rglob("per_instance_stats.json")) or ["helm/<absent>"]
 
 
