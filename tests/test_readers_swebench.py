@@ -173,9 +173,14 @@ def test_swebench_errors_option_for_error_ids(tmp_path):
 def test_swebench_unrelated_json_does_not_abort_a_folder(tmp_path):
     shutil.copytree(FIX / "swebench" / "experiments", tmp_path / "experiments")
     (tmp_path / "notes.json").write_text(json.dumps({"ticket": 12, "resolved": "yes, in March"}))
+    # the experiments repository writes these beside results.json
+    res = tmp_path / "experiments" / "20240620_sweagent_claude3.5sonnet" / "results"
+    (res / "resolved_by_repo.json").write_text(json.dumps({"django/django": {"resolved": 2, "total": 2},
+                                                           "sympy/sympy": {"resolved": 2, "total": 2}}))
+    (res / "resolved_by_time.json").write_text(json.dumps({"2019": {"resolved": 2, "total": 3}}))
     m = rt.read(str(tmp_path))
     assert m.models == ("sweagent_claude3.5sonnet",)
-    assert any("1 JSON files that mention 'resolved' are not SWE-bench results and were skipped" in n for n in m.notes)
+    assert any("3 JSON files that mention 'resolved' are not SWE-bench results and were skipped" in n for n in m.notes)
     with pytest.raises(FormatError, match=r"notes.json: not a SWE-bench results file"):
         rt.read(str(tmp_path / "notes.json"), format="swebench")
 

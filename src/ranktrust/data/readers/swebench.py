@@ -283,7 +283,8 @@ def parse(obj: Any, path: str) -> Parsed:
         iid = os.path.basename(os.path.dirname(os.path.abspath(path)))  # unkeyed report.json: the folder names it
         return Parsed(path, "instance", {iid: _resolved_flag(obj, path, iid)}, model=model)
     entries: list[tuple[str, Any]]
-    if isinstance(obj, dict) and obj and all(isinstance(v, dict) for v in obj.values()):
+    if isinstance(obj, dict) and obj and all(isinstance(v, dict) for v in obj.values()) and all(
+            _INSTANCE_RE.match(str(k)) for k in obj):  # not resolved_by_repo.json / resolved_by_time.json
         entries = [(str(k), v) for k, v in obj.items()]
     elif isinstance(obj, list) and obj and all(isinstance(v, dict) and "instance_id" in v for v in obj):
         entries = [(str(v["instance_id"]), v) for v in obj]
