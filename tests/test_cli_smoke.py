@@ -95,10 +95,12 @@ def test_degenerate_ci_reads_na(capsys, tmp_path):
     path = write(tmp_path / "eq.csv", [(m, f"q{i}", 1) for m in "AB" for i in range(30)])
     code, out, _ = cli(capsys, "compare", path, "--a", "A", "--b", "B")
     assert code == 0
-    assert re.search(r"CI \(paired\)\s*│\s*n/a", out)
+    # the exact interval exists with no discordant item (audit D4): it bounds the difference
+    assert re.search(r"CI \(paired\)\s*│\s*\[-\d+\.\d\d, \+\d+\.\d\d\]", out)
     assert "same result on every one of the 30 shared items" in out
     code, out, _ = cli(capsys, "report", path, "--no-stability")
-    assert code == 0 and "[-, -]" not in out and "n/a" in out
+    # issue 11: the default interval for 0/1 scores (Wilson) exists even at 100%
+    assert code == 0 and "[-, -]" not in out and "[88.65, 100.00]" in out
 
 
 def test_power_from_a_file_without_gap_or_items(capsys, gpqa_path):

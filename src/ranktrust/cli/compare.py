@@ -29,22 +29,25 @@ def _items(n: int) -> str:
 
 
 def _p(x: float | None) -> str:
-    if x is None:
-        return "n/a"
-    return f"{x:.4f}" if x >= 1e-4 else f"{x:.2e}"
+    from ..reporting.fmt import p_value
+
+    return p_value(x)
 
 
 _METHOD_WORDS = {
     "mcnemar": "exact McNemar test",
     "t": "paired t test",
     "sign-flip": "sign-flip permutation test",
-    "cluster": "clustered paired SE (Miller eq. 4), normal test",
+    "cluster": "clustered paired SE (CR1), t test with G - 1 df",
 }
 
 
 def _verdict(d: dict[str, Any]) -> str:
     lo, p = d["ci_low"], d["p_value"]
     alpha = 1 - d["confidence_level"]
+    if d.get("only_a") == 0 and d.get("only_b") == 0 and d["n_items"] >= 1 and lo is not None:
+        return (f"{d['a']} and {d['b']} give the same result on every one of the {_items(d['n_items'])} "
+                f"(p = 1); the CI bounds how far apart they could be on items like these.")
     if p is None or lo is None:
         if d["n_items"] < 2:
             return f"The difference cannot be assessed: {_items(d['n_items'])} is too few for an interval."
@@ -53,10 +56,12 @@ def _verdict(d: dict[str, Any]) -> str:
                     "no difference to test, and no interval.")
         return ("The difference cannot be assessed: the per-item differences have no spread, so there is no "
                 "interval.")
+    from ..reporting.fmt import p_clause
+
     if p < alpha:
         lead = d["a"] if d["diff"] > 0 else d["b"]
-        return f"{lead} is ahead: the difference is significant at {alpha:g}."
-    return f"The data cannot tell {d['a']} and {d['b']} apart (p = {_p(p)})."
+        return f"{lead} is ahead: the difference is significant at {alpha:g} ({p_clause(p)})."
+    return f"The data cannot tell {d['a']} and {d['b']} apart ({p_clause(p)}; the CI contains 0)."
 
 
 def _text(d: dict[str, Any]) -> list[Any]:
@@ -117,12 +122,20 @@ def _markdown(d: dict[str, Any]) -> str:
 @seed_option
 def command(paths: tuple[str, ...], model_a: str, model_b: str, method: str, n_resamples: int,
             output_format: str | None, out: str, confidence: float, seed: int, **kw: Any) -> None:
-    """Compare two models on the items both scored in PATHS (paired test and CI)."""
+    """Compare two models on the items both scored in PATHS (paired test and CI).
+
+    Other models in the file do not matter: the two are compared on the items both scored,
+    whatever the others were scored on.
+    """
     from ..stats.paired import compare
 
     if not 0 < confidence < 1:
         raise ValueError(f"--confidence must be in the open interval (0, 1), got {confidence:g} (use 0.95 for 95%)")
+    if kw.get("align", "error") == "error":
+        # only these two models matter: others scored on other items must not block the comparison
+        kw = {**kw, "align": "pairwise"}
     m, ihash = load_matrix(paths, kw)
+    m = m.select(models=[m.index_of(model_a), m.index_of(model_b)]) if model_a != model_b else m
     if method == "mcnemar" and not m.is_binary:
         from ..errors import DataError
 

@@ -219,7 +219,7 @@ def headline_text(h: dict[str, Any], lvl: float, *, adjust: str = "holm", n_pair
     if second is None:
         return f"{top} is the only model: there is nothing to compare."
     adj = ADJUST_NAMES.get(adjust, adjust)
-    fam = f"{adj} over all {n_pairs:,} pairs" if n_pairs and adjust != "none" else adj
+    fam = f"{adj} over all {n_pairs:,} pairs" if n_pairs and n_pairs > 1 and adjust != "none" else adj
     lead = ""
     if h.get("diff") is not None:
         ci = ("no CI: too few shared items" if h.get("ci_low") is None

@@ -57,7 +57,9 @@ def adjust_phrase(settings: dict) -> str:
     """'Holm over all 406 pairs' (how the p-values of the pair table and the verdicts are adjusted)."""
     adj = ADJUST_NAMES.get(settings.get("adjust") or "holm", settings.get("adjust"))
     n = settings.get("n_pairs")
-    return f"{adj} over all {n:,} pairs" if n and settings.get("adjust") != "none" else str(adj)
+    if not n or settings.get("adjust") == "none":
+        return str(adj)
+    return f"{adj} over all {n:,} pairs" if n > 1 else "one pair: nothing to adjust"
 
 
 def tier_phrase(tiers: dict) -> str:
