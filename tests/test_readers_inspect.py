@@ -121,38 +121,103 @@ def test_missing_model_and_missing_scorer(harness_logs, tmp_path):
         rt.read(str(p), model_name="x", metric="f1")
 
 
-def test_same_run_as_eval_and_json_names_both_files(harness_logs, tmp_path):
-    """A folder holding one run as a .eval and as a .json copy: the duplicate error names both files
-    (not 'row 32'), and either file alone reads."""
+def test_same_log_twice_names_both_files(harness_logs, tmp_path):
+    """A folder holding one log twice (the same eval_id: a copy, or a .eval and its .json conversion): the
+    duplicate error names both files (not 'row 32'), and either file alone reads."""
     import shutil
 
     (ev,) = glob.glob(str(harness_logs / "inspect_ai" / "0.3.285" / "*Rs5AySw*.eval"))
-    (js,) = glob.glob(str(harness_logs / "inspect_ai" / "0.3.285" / "*3gXNZS8*.json"))
-    for p in (ev, js):
-        shutil.copy(p, tmp_path)
-    a, b = sorted(f.split("/")[-1] for f in (ev, js))
+    a, b = "oracle-run.eval", "oracle-run-copy.eval"
+    for name in (a, b):
+        shutil.copy(ev, tmp_path / name)
     with pytest.raises(DataError) as exc:
         rt.read(str(tmp_path))
     msg = str(exc.value)
-    assert (f"model 'mockllm/oracle-75', item 'arith-01', run '1' appears in both {a} and {b}: "
+    assert (f"model 'mockllm/oracle-75', item 'arith-01', run '1' appears in both {b} and {a}: "
             "the same run logged twice? pass only one of them (32 such rows)") in msg
     assert "row 32" not in msg and len(msg.splitlines()) == 1
     # the rows carry their file, and the directory read tags every row
     df = read_long(str(tmp_path))
     assert set(df["source"].map(lambda s: s.split("/")[-1])) == {a, b}
     # the same with the two files given explicitly (rt.read adds `source` itself)
-    with pytest.raises(DataError, match=r"appears in both .*\.eval and .*\.json: the same run logged twice"):
-        rt.read([ev, js])
+    with pytest.raises(DataError, match=r"appears in both .*\.eval and .*\.eval: the same run logged twice"):
+        rt.read([str(tmp_path / a), str(tmp_path / b)])
     assert rt.read(ev).scores.mean() == pytest.approx(0.78125)
     # one log alone: no source column, nothing changes
     assert "source" not in read_long(ev).columns
 
 
-def test_real_folder_with_copies_names_files(harness_logs):
-    """The QA case: the 0.3.285 folder holds three runs twice (.eval + .json)."""
-    with pytest.raises(DataError, match=r"run '1' appears in both \S+\.eval and \S+\.json: the same run logged "
-                                        r"twice\? pass only one of them \(94 such rows, across 3 pairs of files\)"):
-        rt.read(str(harness_logs / "inspect_ai" / "0.3.285"), errors="drop")
+def test_qa_m11_inspect_folder_reads_runs_of_one_model(harness_logs):
+    """QA M11: two runs of one model in different log files (different eval_id) are runs 1, 2, ... of that
+    model, not 'the same run logged twice'; a note says which file became which run."""
+    folder = harness_logs / "inspect_ai"
+    m = rt.read(str(folder), errors="drop", align="pairwise")
+    assert set(m.models) == {"mockllm/model", "mockllm/oracle-75", "mockllm/noisy", "mockllm/flaky"}
+    runs = {mod: int((~np.isnan(m.data[m.index_of(mod)])).any(axis=0).sum()) for mod in m.models}
+    # model: 0.3.120 (2 epochs) + a .eval + a .json run; oracle-75 and flaky: .eval + .json runs; noisy: 3 epochs
+    assert runs == {"mockllm/model": 4, "mockllm/oracle-75": 2, "mockllm/noisy": 3, "mockllm/flaky": 2}
+    s = dict(zip(m.models, np.nanmean(m.scores, axis=1)))
+    assert s["mockllm/oracle-75"] == pytest.approx(0.78125) and s["mockllm/model"] == 0.0
+    assert s["mockllm/flaky"] == pytest.approx(22 / 30)
+    (note,) = [n for n in m.notes if "'mockllm/model'" in n and "separate runs" in n]
+    assert "E3QMeiyp4JjYyEmPTPARRu.eval runs 1-2" in note and "hSZvkf5HmSKtwnQAtn35Vx.eval run 3" in note
+    # the 0.3.285 folder the QA tried: three models each logged twice, as separate runs
+    m2 = rt.read(str(folder / "0.3.285"), errors="drop", align="pairwise")
+    assert m2.n_runs == 3 and len([n for n in m2.notes if "separate runs" in n]) == 3
+
+
+def test_qa_m11_inspect_folder_ingests_like_it_reads(harness_logs, tmp_path):
+    """The store numbers the runs as the folder read does, and a failed ingest leaves nothing a retry meets."""
+    from ranktrust.data.store import Store
+
+    folder = str(harness_logs / "inspect_ai")
+    st = Store(tmp_path / "s.duckdb")
+    # without --errors the flaky logs stop the ingest: the whole command is rolled back
+    with pytest.raises(DataError, match=r"samples errored.*nothing was ingested: the \d+ files before it were rolled back"):
+        st.ingest(folder)
+    assert st.con.execute("SELECT count(*) FROM results").fetchone()[0] == 0
+    # the retry with other options is not blocked by half of the first attempt
+    from ranktrust.data.readers._registry import ReadOptions
+
+    summary = st.ingest(folder, options=ReadOptions(errors="drop"))
+    assert all(f.action == "added" for f in summary.files) and len(summary.files) == 8
+    a = st.matrix(align="pairwise")
+    b = rt.read(folder, errors="drop", align="pairwise")
+    assert set(a.models) == set(b.models)
+    for mod in b.models:
+        assert np.nanmean(a.scores[a.index_of(mod)]) == pytest.approx(np.nanmean(b.scores[b.index_of(mod)]))
+        ra = (~np.isnan(a.data[a.index_of(mod)])).any(axis=0).sum()
+        rb = (~np.isnan(b.data[b.index_of(mod)])).any(axis=0).sum()
+        assert ra == rb, mod
+    # the same log under another name is the same run: refused, naming the file that holds it
+    import shutil
+
+    (ev,) = glob.glob(str(harness_logs / "inspect_ai" / "0.3.285" / "*Rs5AySw*.eval"))
+    shutil.copy(ev, tmp_path / "copy.eval")
+    with pytest.raises(DataError, match=r"copy.eval: this inspect log \(eval_id \w+\) is already in the store from "
+                                        r".*Rs5AySw.*\.eval: the same run logged twice"):
+        st.ingest(str(tmp_path / "copy.eval"), options=ReadOptions(errors="drop", task="mcq_tiny"))
+    st.close()
+
+
+def test_qa_issue16_header_only_log_is_named(tmp_path):
+    """A .json log saved without samples (header only, no 'version') gets a clear error, not 'format version None'."""
+    log = {"status": "success", "eval": {"model": "m", "task": "t", "eval_id": "x"}, "plan": {},
+           "results": {"total_samples": 1000, "completed_samples": 1000, "scores": []}, "stats": {}}
+    p = tmp_path / "header.json"
+    p.write_text(json.dumps(log))
+    with pytest.raises(DataError) as exc:
+        rt.read(str(p), format="inspect")
+    msg = str(exc.value)
+    assert "holds only the header" in msg and "1000 samples" in msg and "version None" not in msg, msg
+
+
+def test_qa_issue16_real_header_only_log(harness_logs):
+    from conftest import shared_file
+
+    p = shared_file("harness-logs/real/inspect/eee/tests/data/inspect/data_with_llm_scoring.json")
+    with pytest.raises(DataError, match="holds only the header .*1000 samples"):
+        rt.read(str(p))
 
 
 def test_duplicates_within_one_file_keep_the_row_message(tmp_path):

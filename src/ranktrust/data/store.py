@@ -358,29 +358,39 @@ class Store:
                 raise DataError(f"{p}: no {rd.name} files found in this directory")
             units += [(u, rd, os.path.isdir(p)) for u in found]
         self._seen: dict[str, set[str]] = {"task": set(), "metric": set()}
-        for u, rd, from_dir in units:
-            unit_skip = _module_fn(rd, "unit_skip")
-            if from_dir and unit_skip is not None:
-                why = unit_skip(u, opts, self._seen)
-                if why is not None:  # a file of another task / without the metric, found in a folder
-                    outcomes.append(FileOutcome(os.path.abspath(u), "skipped", reason=f"no rows for {why}"))
-                    continue
-            try:
-                out, file_notes = self._ingest_file(u, rd, opts, replace=replace)
-            except (DataError, FormatError) as exc:
-                kept = sum(1 for o in outcomes if o.action != "skipped")
-                if kept:
-                    raise type(exc)(f"{exc.message} ({kept} earlier files were ingested and kept)") from None
-                raise
-            outcomes.append(out)
-            notes += file_notes
-        if units and all(o.action == "skipped" and o.reason.startswith("no rows for") for o in outcomes):
-            what = "task" if opts.task and self._seen["task"] else "metric"
-            chosen = opts.task if what == "task" else opts.metric
-            raise DataError(
-                f"{plist[0]}: no {what} {chosen!r} in the input; available: "
-                f"{', '.join(sorted(self._seen[what])[:20]) or 'none'}"
-            )
+        # one transaction for the whole command: a file that fails (or a kill) leaves the store as it was
+        # before the command, so a retry (with other options, say --errors drop) never meets half of it
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            for u, rd, from_dir in units:
+                unit_skip = _module_fn(rd, "unit_skip")
+                if from_dir and unit_skip is not None:
+                    why = unit_skip(u, opts, self._seen)
+                    if why is not None:  # a file of another task / without the metric, found in a folder
+                        outcomes.append(FileOutcome(os.path.abspath(u), "skipped", reason=f"no rows for {why}"))
+                        continue
+                try:
+                    out, file_notes = self._ingest_file(u, rd, opts, replace=replace)
+                except (DataError, FormatError) as exc:
+                    done = sum(1 for o in outcomes if o.action != "skipped")
+                    if done:
+                        raise type(exc)(f"{exc.message} (nothing was ingested: the {done} files before it were "
+                                        "rolled back too, the store is as it was)") from None
+                    raise
+                outcomes.append(out)
+                notes += file_notes
+            if units and all(o.action == "skipped" and o.reason.startswith("no rows for") for o in outcomes):
+                what = "task" if opts.task and self._seen["task"] else "metric"
+                chosen = opts.task if what == "task" else opts.metric
+                raise DataError(
+                    f"{plist[0]}: no {what} {chosen!r} in the input; available: "
+                    f"{', '.join(sorted(self._seen[what])[:20]) or 'none'}"
+                )
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            self._drop_stage()
+            raise
         return IngestSummary(self.path, tuple(outcomes), tuple(notes))
 
     def _ingest_file(self, path: str, rd: Reader, opts: ReadOptions, *, replace: bool) -> tuple[FileOutcome, list[str]]:
@@ -405,36 +415,34 @@ class Store:
             )
         now = _now()
         con = self.con
-        con.execute("BEGIN TRANSACTION")
-        try:
-            removed = 0
-            if prev is not None:
-                removed = int(con.execute("SELECT count(*) FROM results WHERE source_file = ?", [apath]).fetchone()[0])
-                con.execute("DELETE FROM results WHERE source_file = ?", [apath])
-                con.execute("DELETE FROM files WHERE path = ?", [apath])
-                con.execute("DELETE FROM notes WHERE path = ?", [apath])
-                con.execute("DELETE FROM items WHERE source_file = ? AND NOT EXISTS (SELECT 1 FROM results r "
-                            "WHERE r.task = items.task AND r.item = items.item)", [apath])
-                con.execute("DELETE FROM models WHERE NOT EXISTS (SELECT 1 FROM results r "
-                            "WHERE r.task = models.task AND r.model = models.model)")
-            notes = self._stage(path, apath, rd, opts)
-            rows = self._commit_stage(apath, now)
-            if rows == 0:
-                con.execute("ROLLBACK")
-                self._drop_stage()
-                what = " and ".join(f"--{k} {getattr(opts, k)!r}" for k in ("task", "metric") if getattr(opts, k))
-                return FileOutcome(apath, "skipped", reason=f"no rows for {what or 'this selection'}"), []
-            if _stat(deps) != stat0:
-                raise DataError(f"{afile}: the file changed while it was being ingested; nothing was added, try again")
-            con.execute("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [apath, afile, sig, sha, size, rows, rd.name, now])
-            for n in notes:
-                con.execute("INSERT INTO notes VALUES (?, ?)", [apath, n])
+        # runs inside the transaction of ingest(): an error here rolls back the whole command
+        notes = self._stage(path, apath, rd, opts)
+        n_staged = self._stg_rows
+        if n_staged is None:
+            n_staged = int(con.execute("SELECT count(*) FROM _stg").fetchone()[0])
+        if n_staged == 0:  # nothing for this selection: leave the file's earlier rows alone
             self._drop_stage()
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            self._drop_stage()
-            raise
+            what = " and ".join(f"--{k} {getattr(opts, k)!r}" for k in ("task", "metric") if getattr(opts, k))
+            return FileOutcome(apath, "skipped", reason=f"no rows for {what or 'this selection'}"), []
+        removed = 0
+        if prev is not None:
+            removed = int(con.execute("SELECT count(*) FROM results WHERE source_file = ?", [apath]).fetchone()[0])
+            con.execute("DELETE FROM results WHERE source_file = ?", [apath])
+            con.execute("DELETE FROM files WHERE path = ?", [apath])
+            con.execute("DELETE FROM notes WHERE path = ?", [apath])
+            con.execute("DELETE FROM items WHERE source_file = ? AND NOT EXISTS (SELECT 1 FROM results r "
+                        "WHERE r.task = items.task AND r.item = items.item)", [apath])
+            con.execute("DELETE FROM models WHERE NOT EXISTS (SELECT 1 FROM results r "
+                        "WHERE r.task = models.task AND r.model = models.model)")
+        if rd.name == "inspect":
+            notes += self._number_inspect_runs(afile)
+        rows = self._commit_stage(apath, now)
+        if _stat(deps) != stat0:
+            raise DataError(f"{afile}: the file changed while it was being ingested; nothing was added, try again")
+        con.execute("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [apath, afile, sig, sha, size, rows, rd.name, now])
+        for n in notes:
+            con.execute("INSERT INTO notes VALUES (?, ?)", [apath, n])
+        self._drop_stage()
         if prev is not None:
             return FileOutcome(apath, "replaced", rows=rows, removed=removed,
                                reason=f"content changed (SHA-256 {prev[0][:12]}… -> {sha[:12]}…)"), notes
@@ -463,8 +471,10 @@ class Store:
         notes: list[str] = []
         offset = 0
         n_in = 0
+        self._stg_log = None
         for chunk in rd.read(path, opts):
             notes += list(chunk.attrs.get("notes", ()))
+            self._stg_log = chunk.attrs.get("inspect_log", self._stg_log)
             n_in += len(chunk)
             df = self._normalize(chunk, path, opts, default_task, offset)
             offset += len(chunk)
@@ -616,6 +626,51 @@ class Store:
                         f"SELECT DISTINCT CAST({ident(k)} AS VARCHAR) FROM read_parquet({_sql_str(path)}) "
                         f"WHERE {ident(k)} IS NOT NULL").fetchall())
         return True
+
+    _stg_log: dict | None = None  # the inspect log being staged (its eval_id), if any
+
+    def _number_inspect_runs(self, afile: str) -> list[str]:
+        """Runs of a model from another inspect log are more runs: shift this log's epochs past them.
+
+        inspect numbers each log's epochs from 1. The rows already in the store for a (task, model,
+        metric) that come from *other* files make this log's runs start after theirs, as reading the
+        folder does. The same log again (same ``eval_id``, e.g. a ``.eval`` and its ``.json``) is an
+        error naming the file that holds it.
+        """
+        con = self.con
+        ident = self._stg_log
+        if ident is None:
+            return []
+        key = f"inspect_log:{ident['id']}"
+        have = con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        if have is not None and have[0] != afile and con.execute(
+                "SELECT 1 FROM files WHERE file = ? LIMIT 1", [have[0]]).fetchone() is not None:
+            raise DataError(
+                f"{afile}: this inspect log (eval_id {ident['id']}) is already in the store from {have[0]}: the same "
+                "run logged twice (a .eval and its .json copy?); ingest only one of them"
+            )
+        con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, afile])
+        notes = []
+        groups = con.execute("SELECT DISTINCT task, model, metric FROM _stg").fetchall()
+        for task, model, metric in groups:
+            top = con.execute(
+                "SELECT max(TRY_CAST(r.run AS BIGINT)) FROM results r JOIN files f ON r.source_file = f.path "
+                "WHERE r.task = ? AND r.model = ? AND r.metric = ? AND f.file <> ?", [task, model, metric, afile]
+            ).fetchone()[0]
+            if top is None or top <= 0:
+                continue
+            con.execute(
+                "UPDATE _stg SET run = CAST(TRY_CAST(run AS BIGINT) + ? AS VARCHAR) "
+                "WHERE task = ? AND model = ? AND metric = ?", [int(top), task, model, metric]
+            )
+            lo, hi = con.execute(
+                "SELECT min(TRY_CAST(run AS BIGINT)), max(TRY_CAST(run AS BIGINT)) FROM _stg "
+                "WHERE task = ? AND model = ? AND metric = ?", [task, model, metric]).fetchone()
+            runs = f"run {lo}" if lo == hi else f"runs {lo}-{hi}"
+            before = "run 1" if top == 1 else f"runs 1-{top}"
+            notes.append(f"model {model!r} (task {task}) already has {before} from other inspect logs: "
+                         f"{os.path.basename(afile)} is stored as {runs}")
+        return notes
 
     def _commit_stage(self, apath: str, now: _dt.datetime) -> int:
         """Validate ``_stg`` against itself and the store, then insert; returns rows added.

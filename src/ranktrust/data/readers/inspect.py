@@ -136,6 +136,18 @@ class _EvalZip:
 
 
 # --------------------------------------------------------------------- parsing
+def _header_only(log: dict, path: str) -> str:
+    """The message for a log saved without its samples (``read_eval_log(header_only=True)``, a header dump)."""
+    res = log.get("results") or {}
+    n = res.get("completed_samples", res.get("total_samples"))
+    held = f" for {n} samples" if isinstance(n, int) else ""
+    return (
+        f"{path}: this inspect log holds only the header (eval, plan, results{held}) and no per-sample scores: "
+        "it was saved header-only (inspect's read_eval_log(header_only=True) or a header dump). Use the full "
+        "log that inspect wrote (.eval, or .json from `inspect log convert`)"
+    )
+
+
 def _check_version(log: dict, path: str) -> None:
     v = log.get("version")
     if v not in KNOWN_LOG_VERSIONS:
@@ -246,6 +258,8 @@ def _read_one(path: str, opts: ReadOptions) -> Iterator:
         log = load_json(path, what="log")
         if not isinstance(log, dict) or "eval" not in log:
             raise FormatError(f"{path}: no 'eval' block; not an inspect log")
+        if "samples" not in log and log.get("version") is None:
+            raise DataError(_header_only(log, path))
         samples = iter(log.get("samples") or [])
     try:
         _check_version(log, path)
@@ -254,6 +268,9 @@ def _read_one(path: str, opts: ReadOptions) -> Iterator:
         if not model:
             raise DataError(f"{path}: the log names no model (eval.model); pass --model-name NAME")
         task = str(ev.get("task") or ev.get("task_registry_name") or "task")
+        # which run of inspect wrote this log: a .eval and its .json conversion share it; two runs do not
+        log_id = str(ev.get("eval_id") or ev.get("run_id") or os.path.abspath(path))
+        ident = {"id": log_id, "path": path}
         scorer, key, label = _choose_scorer(log, opts, path)
         buf = RowBuffer(("item", "run", "score", "group"))
         errored: list[str] = []
@@ -299,7 +316,7 @@ def _read_one(path: str, opts: ReadOptions) -> Iterator:
                 )
             buf.add(sid, epoch, val, _group(s.get("metadata")))
             if buf.full():
-                yield _finish(buf, model, task, label, [])
+                yield _finish(buf, model, task, label, [], ident)
         if errored:
             if opts.errors not in ("wrong", "drop"):
                 raise DataError(
@@ -312,7 +329,7 @@ def _read_one(path: str, opts: ReadOptions) -> Iterator:
             how = "scored as wrong" if opts.errors == "wrong" else "dropped"
             notes.append(f"{len(errored)} samples errored in {path} and were {how}: {', '.join(errored[:10])}")
         if len(buf) or notes:
-            out = _finish(buf, model, task, label, notes)
+            out = _finish(buf, model, task, label, notes, ident)
             if out is not None:
                 yield out
         if n == 0:
@@ -322,7 +339,7 @@ def _read_one(path: str, opts: ReadOptions) -> Iterator:
             z.close()
 
 
-def _finish(buf: RowBuffer, model: str, task: str, label: str, notes: list[str]):  # noqa: ANN202
+def _finish(buf: RowBuffer, model: str, task: str, label: str, notes: list[str], ident: dict):  # noqa: ANN202
     import pandas as pd
 
     df = buf.flush(model=model, task=task, metric=label)
@@ -332,7 +349,75 @@ def _finish(buf: RowBuffer, model: str, task: str, label: str, notes: list[str])
         df = df.drop(columns=["group"])
     df.attrs["line_numbers"] = False
     df.attrs["notes"] = notes
+    df.attrs["inspect_log"] = dict(ident)  # the store numbers runs across logs with it
     return df
+
+
+def _runs_label(runs: list[int]) -> str:
+    return f"run {runs[0]}" if len(runs) == 1 else f"runs {runs[0]}-{runs[-1]}"
+
+
+def number_runs(chunks: list) -> list:  # noqa: ANN001
+    """Several logs of one model (and task, metric) are several runs: number them 1, 2, ... across the logs.
+
+    inspect numbers the epochs of each log from 1, so two runs of a model would both claim run 1. Logs are
+    taken in the order given (file path order for a folder); each log's epochs follow the previous logs'.
+    Two files of the same log (the same ``eval_id``: a ``.eval`` and its ``.json`` conversion) keep the same
+    run numbers, so they are still reported as the same run logged twice.
+    """
+    import numpy as np
+    import pandas as pd
+
+    order: dict[tuple, list[str]] = {}
+    epochs: dict[tuple, dict[str, set[int]]] = {}
+    files_of: dict[tuple, dict[str, str]] = {}
+    for df in chunks:
+        ident = df.attrs.get("inspect_log")
+        if ident is None or not len(df):
+            continue
+        for key, sub in df.groupby(["task", "model", "metric"], sort=False):
+            logs = order.setdefault(key, [])
+            if ident["id"] not in logs:
+                logs.append(ident["id"])
+            files_of.setdefault(key, {}).setdefault(ident["id"], ident["path"])
+            epochs.setdefault(key, {}).setdefault(ident["id"], set()).update(int(r) for r in pd.unique(sub["run"]))
+    offsets: dict[tuple, dict[str, int]] = {}
+    notes: dict[tuple, str] = {}
+    for key, logs in order.items():
+        if len(logs) < 2:
+            continue
+        off, parts, out = 0, [], {}
+        for lid in logs:
+            out[lid] = off
+            top = max(epochs[key][lid])
+            parts.append(f"{os.path.basename(files_of[key][lid])} {_runs_label(list(range(off + 1, off + top + 1)))}")
+            off += top
+        offsets[key] = out
+        notes[key] = (f"{len(logs)} inspect logs of model {key[1]!r} (task {key[0]}) are read as separate runs: "
+                      + ", ".join(parts))
+    if not offsets:
+        return chunks
+    result = []
+    for df in chunks:
+        ident = df.attrs.get("inspect_log")
+        if ident is not None and len(df):
+            attrs = dict(df.attrs)
+            keys = list(zip(df["task"], df["model"], df["metric"]))
+            shift = np.array([offsets.get(k, {}).get(ident["id"], 0) for k in keys], dtype=np.int64)
+            if shift.any():
+                df = df.assign(run=(df["run"].astype(int).to_numpy() + shift).astype(str))
+                df.attrs.update(attrs)
+        result.append(df)
+    # one note per model, on its last chunk
+    last: dict[tuple, int] = {}
+    for k, df in enumerate(result):
+        if df.attrs.get("inspect_log") is not None and len(df):
+            for key in set(zip(df["task"], df["model"], df["metric"])):
+                last[key] = k
+    for key, k in last.items():
+        if key in notes:
+            result[k].attrs["notes"] = list(result[k].attrs.get("notes", ())) + [notes[key]]
+    return result
 
 
 @reader("inspect", sniff=_sniff, priority=20, description="inspect-ai .eval / .json logs (epochs become runs)")
@@ -341,5 +426,9 @@ def read_inspect(path: str, opts: ReadOptions) -> Iterator:
     units = files(path)
     if not units:
         raise DataError(f"{path}: no inspect logs (.eval or .json) found")
-    # several logs: each row says its file, so a run logged twice (.eval and .json) is named
-    yield from read_units(units, _read_one, opts)
+    if len(units) == 1:
+        yield from _read_one(units[0], opts)
+        return
+    # several logs: each row says its file, so a run logged twice (.eval and .json) is named; several
+    # runs of one model (several logs) become runs 1, 2, ... of that model
+    yield from number_runs(list(read_units(units, _read_one, opts)))
