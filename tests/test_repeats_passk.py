@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -83,8 +85,16 @@ def test_matrix_form_mean_over_items_and_ci_over_items():
     np.testing.assert_allclose(r.estimate[:, 1], per.mean(axis=1), rtol=1e-12)
     se = stats.sem(per, axis=1)
     np.testing.assert_allclose(r.se[:, 1], se, rtol=1e-10)
+    # the interval: quasi-binomial Wilson with the dispersion shrunk towards 1 (bounded_mean_ci)
     z = stats.norm.ppf(0.975)
-    np.testing.assert_allclose(r.ci_low[:, 1], np.clip(per.mean(1) - z * se, 0, 1), rtol=1e-10)
+    mean = per.mean(1)
+    phi = np.minimum(per.var(1) / (mean * (1 - mean)), 1.0)
+    inner = np.sum((per > 0) & (per < 1), axis=1) + np.minimum(np.sum(per == 0, 1), np.sum(per == 1, 1))
+    neff = 50 / ((inner * phi + z * z) / (inner + z * z))
+    centre = (mean + z * z / (2 * neff)) / (1 + z * z / neff)
+    half = z / (1 + z * z / neff) * np.sqrt(mean * (1 - mean) / neff + z * z / (4 * neff**2))
+    np.testing.assert_allclose(r.ci_low[:, 1], centre - half, rtol=1e-10)
+    np.testing.assert_allclose(r.ci_high[:, 1], centre + half, rtol=1e-10)
     # pass@1 = mean of per-item fraction correct
     np.testing.assert_allclose(r.estimate[:, 0], np.nanmean(np.nanmean(d, axis=2), axis=1), rtol=1e-12)
     assert r.to_dict()["models"][0]["pass_at"]["3"]["n_items"] == 50
@@ -127,3 +137,26 @@ def test_unbiased_and_ci_coverage_simulation():
     assert abs(est.mean() - truth) < 4 * est.std(ddof=1) / np.sqrt(R)
     cover = int(np.sum((r.ci_low[:, 0] <= truth) & (truth <= r.ci_high[:, 0])))
     assert stats.binomtest(cover, R, 0.95).pvalue > 0.01, cover / R
+
+
+def test_bounded_mean_ci_is_wilson_for_0_1_values_and_never_nan():
+    from statsmodels.stats.proportion import proportion_confint
+
+    from ranktrust.runs.passk import bounded_mean_ci
+
+    for k, n in [(0, 30), (30, 30), (1, 30), (17, 40), (299, 300)]:
+        v = np.r_[np.ones(k), np.zeros(n - k)]
+        _m, _se, lo, hi, _n = bounded_mean_ci(v, 0.95)
+        ref = proportion_confint(k, n, alpha=0.05, method="wilson")
+        assert (float(lo), float(hi)) == pytest.approx(ref, abs=1e-12)
+
+
+def test_pass_at_k_interval_when_every_item_is_solved():
+    # audit D7: pass@8 near 1 gave NaN whenever every item was solved
+    d = np.ones((1, 30, 8))
+    d[0, :, :3] = 0  # every item solved in 5 of 8 samples: pass@4 = pass@8 = 1 on every item
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = pass_at_k(_matrix(d), [4, 8])
+    assert np.all(r.estimate == 1) and np.all(r.ci_high == 1)
+    assert np.all(np.isfinite(r.ci_low)) and np.all(r.ci_low < 0.9)

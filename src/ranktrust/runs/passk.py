@@ -2,7 +2,8 @@
 
 The sampling unit is the item: each item gets its own estimate (pass@k from its
 ``n_i`` samples with ``c_i`` correct), the model's score is the mean over items and
-its confidence interval is the CLT interval of that mean over items.
+its confidence interval is a Wilson-type interval for a mean of values in [0, 1]
+(:func:`bounded_mean_ci`), which stays valid near 0 and 1 where pass@k often lies.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ..data.matrix import ScoreMatrix
 from ..errors import DataError, DegenerateDataWarning, SmallSampleWarning
 from ..results import Result
 
-__all__ = ["pass_at_k", "PassAtK", "majority_at_n", "item_mean_ci"]
+__all__ = ["pass_at_k", "PassAtK", "majority_at_n", "item_mean_ci", "bounded_mean_ci"]
 
 
 def _log_ratio(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
@@ -46,8 +47,8 @@ def pass_at_k(n: Any, c: Any = None, k: Any = None, *, confidence_level: float =
       (no large binomial coefficients), exact to about 1e-12 for ``n`` up to
       millions. ``n - c < k`` gives 1; ``c == 0`` gives 0.
     * ``pass_at_k(m, k)`` with a :class:`~ranktrust.ScoreMatrix` of 0/1 scores with
-      runs: per model, the mean over items of the per-item estimate, with a CLT
-      confidence interval over items (a :class:`PassAtK` result). ``k`` may be an
+      runs: per model, the mean over items of the per-item estimate, with a
+      confidence interval over items (:func:`bounded_mean_ci`; a :class:`PassAtK` result). ``k`` may be an
       int or a sequence of ints.
 
     Parameters
@@ -122,8 +123,10 @@ def item_mean_ci(
     *,
     names: Sequence[str] | None = None,
     what: str = "score",
+    quantile: str = "z",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Mean over items (last axis, NaN ignored) with its CLT interval.
+    """Mean over items (last axis, NaN ignored) with its CLT (``quantile="z"``) or t
+    (``quantile="t"``: ``n - 1`` df, as the SD is estimated) interval.
 
     Returns ``(mean, se, low, high, n)``; fewer than 2 items gives NaN SE and interval.
     A row whose items all have the same value (zero spread) would get a zero-width
@@ -140,7 +143,13 @@ def item_mean_ci(
         dev = np.where(ok, v - mean[..., None], 0.0)
         var = np.where(n > 1, (dev**2).sum(axis=-1) / np.maximum(n - 1, 1), np.nan)
         se = np.sqrt(var / n)
-    z = special.ndtri(0.5 + confidence_level / 2)
+    if quantile not in ("z", "t"):
+        raise ValueError(f"`quantile` must be 'z' or 't', got {quantile!r}")
+    if quantile == "t":
+        with np.errstate(invalid="ignore"):
+            z = special.stdtrit(np.where(n > 1, n - 1, np.nan), 0.5 + confidence_level / 2)
+    else:
+        z = special.ndtri(0.5 + confidence_level / 2)
     flat = (n > 1) & (var == 0)
     if np.any(flat):
         se = np.where(flat, np.nan, se)
@@ -151,11 +160,67 @@ def item_mean_ci(
         else:
             who = f"{rows.size} model" + ("" if rows.size == 1 else "s")
         warnings.warn(
-            f"{who}: every item has the same {what} (zero spread), so the CLT interval would have zero "
+            f"{who}: every item has the same {what} (zero spread), so the {'t' if quantile == 't' else 'CLT'} "
+            "interval would have zero "
             "width; its SE and CI are NaN",
             DegenerateDataWarning, stacklevel=3,
         )
     return mean, se, mean - z * se, mean + z * se, n
+
+
+def bounded_mean_ci(
+    values: np.ndarray, confidence_level: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Mean over items of per-item values in [0, 1] with a Wilson-type interval.
+
+    Returns ``(mean, se, low, high, n)`` over the last axis (NaN ignored); ``se`` is the
+    usual ``sd / sqrt(n)``. Never NaN for ``n >= 1``, also when every value is 1.
+
+    Notes
+    -----
+    A quasi-binomial Wilson interval: the Wilson score interval with the effective number of
+    items ``n / phi``, where ``phi = s^2 / (m (1 - m))`` is the dispersion relative to 0/1
+    values (``phi <= 1`` for any values in [0, 1], with equality for 0/1 values). Near 0 or 1
+    the sample rarely shows the items that carry the variance, so ``s^2`` (and the CLT
+    interval) is too small; ``phi`` (from the ``ddof=0`` variance, so exactly 1 for 0/1 values)
+    is therefore shrunk towards the 0/1 bound 1 with weight ``z^2`` against ``n_info``
+    informative items (values strictly inside (0, 1), plus the smaller of the counts of 0s and
+    1s): ``phi~ = (n_info phi + z^2) / (n_info + z^2)``. For 0/1 values this is exactly the
+    Wilson interval; far from 0 and 1, with many informative items, it is close to the CLT
+    interval. Coverage (``bench/bench_coverage.py``, 2,000 replications, 8 runs per item):
+    0.94-0.99 for pass@1/4/8 at 30-500 items, including pass@4 = 0.96 and pass@8 = 0.99, where
+    the CLT interval covered 0.24-0.90.
+
+    References
+    ----------
+    .. [1] E. B. Wilson, JASA 22 (1927) 209-212.
+    .. [2] L. D. Brown, T. T. Cai and A. DasGupta, "Interval estimation for a binomial
+       proportion", Statist. Sci. 16 (2001) 101-133.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    ok = ~np.isnan(v)
+    n = ok.sum(axis=-1)
+    z = float(special.ndtri(0.5 + confidence_level / 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n > 0, np.nansum(v, axis=-1) / np.maximum(n, 1), np.nan)
+        dev = np.where(ok, v - mean[..., None], 0.0)
+        var = np.where(n > 1, (dev**2).sum(axis=-1) / np.maximum(n - 1, 1), np.nan)
+        se = np.sqrt(var / n)
+        pq = mean * (1 - mean)
+        var0 = (dev**2).sum(axis=-1) / np.maximum(n, 1)  # <= m (1 - m) for values in [0, 1]
+        phi = np.where((pq > 0) & (var0 > 0), np.minimum(var0 / np.where(pq > 0, pq, 1.0), 1.0), 1.0)
+        inner = np.sum(ok & (v > 0) & (v < 1), axis=-1) + np.minimum(
+            np.sum(ok & (v == 0), axis=-1), np.sum(ok & (v == 1), axis=-1))
+        phi = (inner * phi + z * z) / (inner + z * z)
+        neff = n / phi
+        den = 1 + z * z / neff
+        centre = (mean + z * z / (2 * neff)) / den
+        half = z / den * np.sqrt(pq / neff + z * z / (4 * neff * neff))
+        # at a mean of exactly 0 or 1 the Wilson bound is exactly 0 or 1 (rounding can miss it by 1e-16)
+        low = np.where(mean <= 0, 0.0, np.clip(centre - half, 0.0, 1.0))
+        high = np.where(mean >= 1, 1.0, np.clip(centre + half, 0.0, 1.0))
+    bad = n < 1
+    return mean, se, np.where(bad, np.nan, low), np.where(bad, np.nan, high), n
 
 
 def _check_level(confidence_level: float) -> None:
@@ -185,7 +250,8 @@ class PassAtK(Result):
     k : ndarray, shape (n_k,)
     estimate, se, ci_low, ci_high : ndarray, shape (n_models, n_k)
         Mean over items of the per-item unbiased pass@k, its SE over items and the
-        CLT interval (clipped to [0, 1]).
+        Wilson-type interval of :func:`bounded_mean_ci` (in [0, 1]; never NaN, also when
+        every item is solved).
     n_items : ndarray, shape (n_models, n_k)
         Items with at least ``k`` samples (the others are left out).
     confidence_level : float
@@ -245,9 +311,9 @@ def _pass_at_matrix(m: ScoreMatrix, ks: Any, *, confidence_level: float = 0.95) 
             continue
         vals = np.full(n.shape, np.nan)
         vals[ok] = pass_at_k(n[ok], c[ok], kk)
-        mean, s, low, high, cnt = item_mean_ci(vals, confidence_level, names=m.models, what=f"pass@{kk}")
+        mean, s, low, high, cnt = bounded_mean_ci(vals, confidence_level)
         est[:, q], se[:, q] = mean, s
-        lo[:, q], hi[:, q] = np.clip(low, 0, 1), np.clip(high, 0, 1)
+        lo[:, q], hi[:, q] = low, high
         n_items[:, q] = cnt
     return PassAtK(tuple(m.models), k_arr, est, se, lo, hi, n_items, confidence_level)
 
@@ -256,7 +322,8 @@ def majority_at_n(m: ScoreMatrix, *, confidence_level: float = 0.95) -> tuple[np
     """maj@N per model from 0/1 samples: an item counts as solved when a strict
     majority of its samples is correct (a tie counts 1/2).
 
-    Returns ``(estimate, ci_low, ci_high)`` arrays over models.
+    Returns ``(estimate, ci_low, ci_high)`` arrays over models; the interval is that of
+    :func:`bounded_mean_ci` (per-item values 0, 1/2 or 1).
 
     Notes
     -----
@@ -269,8 +336,8 @@ def majority_at_n(m: ScoreMatrix, *, confidence_level: float = 0.95) -> tuple[np
     n, c = _binary_counts(m, "maj@N")
     with np.errstate(invalid="ignore"):
         vals = np.where(n > 0, np.sign(2 * c - n) * 0.5 + 0.5, np.nan)
-    mean, _se, low, high, _n = item_mean_ci(vals, confidence_level, names=m.models, what="maj@N")
-    return mean, np.clip(low, 0, 1), np.clip(high, 0, 1)
+    mean, _se, low, high, _n = bounded_mean_ci(vals, confidence_level)
+    return mean, low, high
 
 
 def _ks_from_text(text: str | Sequence[int]) -> tuple[int, ...]:

@@ -346,6 +346,7 @@ def score_ci(
             half = z / denom * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
             # clip: at p = 0 or 1 rounding can put a bound 2e-16 outside [0, 1]
             low, high = np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+            low, high = np.where(p <= 0, 0.0, low), np.where(p >= 1, 1.0, high)
     se = np.where(small, np.nan, se)
     low = np.where(small, np.nan, low)
     high = np.where(small, np.nan, high)
