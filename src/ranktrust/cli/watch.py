@@ -45,7 +45,10 @@ def _status_text(d: dict[str, Any]) -> list[Any]:
     t = Table(title=title, title_justify="left")
     t.add_column("model", overflow="fold")
     t.add_column("score", justify="right")
-    t.add_column("rank set", justify="right")
+    t.add_column("items", justify="right")
+    ranks = d["target"] == "ranks"
+    if ranks:
+        t.add_column("rank set", justify="right")
     t.add_column("in set", justify="center")
     t.add_column("left at item", justify="right")
     ex = {e["model"]: e["at_item"] for e in d["excluded"]}
@@ -53,8 +56,8 @@ def _status_text(d: dict[str, Any]) -> list[Any]:
     rows = sorted(d["models"], key=lambda r: -(r["score"] if r["score"] is not None else -1))
     for r in rows:
         rs = f"{r['rank_low']}" if r["rank_low"] == r["rank_high"] else f"{r['rank_low']}-{r['rank_high']}"
-        t.add_row(r["model"], _pct(r["score"]), rs, "yes" if r["model"] in best else "",
-                  f"{ex[r['model']]:,}" if r["model"] in ex else "")
+        t.add_row(r["model"], _pct(r["score"]), f"{r['n_items']:,}", *([rs] if ranks else []),
+                  "yes" if r["model"] in best else "", f"{ex[r['model']]:,}" if r["model"] in ex else "")
     out: list[Any] = [t]
     label = {"best": "could be #1"}.get(d["target"], f"could be in the {d['target']}" if d["target"] != "ranks"
                                         else "rank set contains 1")

@@ -253,9 +253,12 @@ def confidence_sequence(x: Any, *, method: Method = "betting", confidence_level:
     else:
         lo, hi = _betting_bounds(y, a_lo, a_hi, N, c, rule, grid)
     dlo, dhi = _wor_range(y, N)
-    lo = np.clip(np.maximum(lo, dlo), 0, 1)
-    hi = np.clip(np.minimum(hi, dhi), 0, 1)
+    lo = np.maximum.accumulate(np.clip(lo, 0, 1), axis=-1)
+    hi = np.minimum.accumulate(np.clip(hi, 0, 1), axis=-1)
     hi = np.maximum(hi, lo)
+    # the range the unseen items allow is certain: it wins over a (rare) miss of the random bounds
+    lo = np.clip(lo, dlo, dhi)
+    hi = np.clip(hi, dlo, dhi)
     L, H = bounds
     est = np.cumsum(y, axis=-1) / np.arange(1, y.shape[-1] + 1)
     f = H - L

@@ -112,6 +112,7 @@ class WatchStatus(Result):
     done: bool
     seed: int
     pairs: list[dict[str, Any]]
+    n_items: np.ndarray | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -122,7 +123,9 @@ class WatchStatus(Result):
             "decided": self.decided, "open_pairs": self.open_pairs,
             "unresolvable_pairs": self.unresolvable_pairs, "next": self.next,
             "excluded": self.excluded,
-            "models": [{"model": m, "score": jsonable(self.scores[i]), "rank_low": int(self.rank_low[i]),
+            "models": [{"model": m, "score": jsonable(self.scores[i]),
+                        "n_items": int(self.n_items[i]) if self.n_items is not None else None,
+                        "rank_low": int(self.rank_low[i]),
                         "rank_high": int(self.rank_high[i])} for i, m in enumerate(self.models)],
             "pairs": self.pairs, "seed": self.seed,
         }
@@ -333,7 +336,8 @@ class Watch:
         return EngineConfig(alpha=1 - self.confidence_level,
                             population_size=len(self._items) if self.scope == "benchmark" else None,
                             kind=self.method, rule=self.rule, target=self.target, k=self.k,
-                            best_method=self.best_method, eliminate=self.eliminate, stop_when_done=False)
+                            best_method=self.best_method, eliminate=self.eliminate,
+                            stop_when_done=self.target != "ranks")
 
     def _run(self) -> tuple[EngineResult, np.ndarray, np.ndarray]:
         X, order = self._ordered()
@@ -391,7 +395,7 @@ class Watch:
             decided.append({"a": a, "b": b, "winner": a if win_i[p] else b, "at_item": at})
         decided.sort(key=lambda d: (d["at_item"], d["a"], d["b"]))
         both = e.in_play[pi] & e.in_play[pj] if self.eliminate else np.ones(pi.size, dtype=bool)
-        relevant = in_set[pi] & in_set[pj] & both
+        relevant = (in_set[pi] & in_set[pj] if self.target != "ranks" else True) & both
         open_ = np.flatnonzero(relevant & ~win_i & ~win_j)
         unres = self._unresolvable(e, open_)
         done = bool(e.done_at) or (open_.size > 0 and unres.size == open_.size and self.target != "ranks") or (
@@ -409,6 +413,7 @@ class Watch:
             open_pairs=[[self.models[pi[p]], self.models[pj[p]]] for p in open_],
             unresolvable_pairs=[[self.models[pi[p]], self.models[pj[p]]] for p in unres],
             next=[{"model": m, "item": i} for m, i in nxt], done=done, seed=self.seed, pairs=pairs,
+            n_items=n_seen,
         )
 
     def _unresolvable(self, e: EngineResult, open_: np.ndarray) -> np.ndarray:
