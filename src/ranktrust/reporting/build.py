@@ -180,7 +180,8 @@ def _title(source: str | None) -> str:
 
     if not source:
         return "leaderboard"
-    return ", ".join(os.path.basename(p.strip().rstrip("/")) or p for p in source.split(","))
+    # several sources are joined with ", "; a single path may itself hold commas (HELM run folders)
+    return ", ".join(os.path.basename(p.strip().rstrip("/")) or p for p in source.split(", "))
 
 
 def _pair_entry(table: Any, a: str, b: str) -> dict[str, Any] | None:

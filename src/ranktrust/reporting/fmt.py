@@ -76,3 +76,21 @@ def stability_title(st: dict) -> str:
     return (f"#1 in resamples of these {st.get('n_items'):,} items, by benchmark size ({st.get('draws'):,} draws; "
             f"#1 on these items: {st.get('top_model')}). Optimistic for close races: two truly tied models "
             "average about 75%, not 50%")
+
+
+def provenance_lines(prov: dict | None) -> list[str]:
+    """'lm_eval · task mcq_tiny_lm · metric acc: 3 models' — where each model's results came from."""
+    if not prov:
+        return []
+    groups: dict[tuple, list[str]] = {}
+    for model, p in prov.items():
+        key = tuple((k, p.get(k)) for k in ("harness", "task", "split", "metric") if p.get(k))
+        groups.setdefault(key, []).append(model)
+    out = []
+    for key, models in groups.items():
+        if not key:
+            continue
+        desc = " · ".join(v if k == "harness" else f"{k} {v}" for k, v in key)
+        who = f"{len(models)} models" if len(models) > 3 else ", ".join(models)
+        out.append(f"{desc}: {who}")
+    return out

@@ -28,6 +28,11 @@ def report_markdown(d: dict[str, Any]) -> str:
         rr = "-" if r.get("rank_low") is None else f"{r['rank_low']}–{r['rank_high']}"
         lines.append(f"| {r['rank']} | {_esc(r['model'])} | {_pts(r['score'])} | "
                      f"{_ci(r['ci_low'], r['ci_high'])} | {r['n_items']} | {r.get('tier') or '-'} | {rr} |")
+    from .fmt import provenance_lines
+
+    prov = provenance_lines(d.get("provenance"))
+    if prov:
+        lines += [""] + [f"Read from {_esc(x)}." for x in prov]
     if d["pairs"]:
         from .fmt import adjust_phrase
 

@@ -69,6 +69,10 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
         t.add_row(str(r["rank"]), r["model"], _pts(r["score"]), _ci(r["ci_low"], r["ci_high"]),
                   str(r["n_items"]), str(r.get("tier") or "-"), rr)
     out.append(t)
+    from .fmt import provenance_lines
+
+    for line in provenance_lines(d.get("provenance")):
+        out.append(Text(f"read from {line}", style="dim"))
     if d["pairs"]:
         from .fmt import adjust_phrase
 
