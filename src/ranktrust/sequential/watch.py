@@ -428,8 +428,12 @@ class Watch:
             return open_[R == 0]
         alpha = 1 - self.confidence_level
         K = len(self.models)
-        thr = {"best": np.log(1 / alpha), "top": np.log(self.k * (2 * K - self.k - 1) / 2 / alpha),
-               "ranks": np.log(K * (K - 1) / alpha)}[self.target]
+        if self.target == "best":
+            thr = np.log(1 / alpha)
+        elif self.target == "top":
+            thr = np.log(self.k * (2 * K - self.k - 1) / 2 / alpha)
+        else:
+            thr = np.log(K * (K - 1) / alpha)
         can = (np.maximum(st.logw_up, st.logw_dn) >= thr) | (R == 0) & False
         for val in (1.0, 0.0):
             cur = st.copy()
