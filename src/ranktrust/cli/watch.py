@@ -146,6 +146,35 @@ def _replay_md(d: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_TABLE_EXT = (".csv", ".csv.gz", ".tsv", ".parquet", ".jsonl", ".jsonl.gz", ".json")
+
+
+def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
+    """A folder that no harness reader recognises is read as the tables in it (a growing folder of results)."""
+    import os
+
+    from ..data.readers._registry import sniff
+    from ..errors import FormatError
+
+    out: list[str] = []
+    for p in paths:
+        if os.path.isdir(p):
+            try:
+                sniff(p)
+                out.append(p)
+                continue
+            except FormatError:
+                pass
+            files = sorted(os.path.join(p, f) for f in os.listdir(p)
+                           if f.endswith(_TABLE_EXT) and not f.endswith(".partial"))
+            if not files:
+                raise FormatError(f"{p}: no harness logs and no result tables ({', '.join(_TABLE_EXT)}) in this folder")
+            out.extend(files)
+        else:
+            out.append(p)
+    return tuple(out)
+
+
 @click.command("watch")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--target", default="best", show_default=True,
@@ -192,7 +221,7 @@ def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: 
     if replay is not None:
         if follow is not None:
             raise click.UsageError("--replay and --follow do not go together")
-        m, ihash = load_matrix(paths, kw)
+        m, ihash = load_matrix(_expand(paths), kw)
         r = watch_replay(m, replay, target=target, confidence_level=confidence, scope=scope,  # type: ignore[arg-type]
                          method=method, rule=rule, eliminate=not no_eliminate,  # type: ignore[arg-type]
                          best_method=best_method, score_range=score_range, rng=seed)  # type: ignore[arg-type]
@@ -201,8 +230,9 @@ def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: 
         return
 
     def once() -> tuple[Any, str]:
-        m, ihash = load_matrix(paths, kw)
-        w = Watch(m.models, m.items, target=target, confidence_level=confidence, scope=scope,  # type: ignore[arg-type]
+        m, ihash = load_matrix(_expand(paths), kw)
+        # sorted names: the status must not depend on the order in which files introduced the models
+        w = Watch(sorted(m.models), m.items, target=target, confidence_level=confidence, scope=scope,  # type: ignore[arg-type]
                   method=method, rule=rule, eliminate=not no_eliminate,  # type: ignore[arg-type]
                   best_method=best_method, score_range=score_range, seed=seed)  # type: ignore[arg-type]
         w.update_matrix(m)

@@ -1,0 +1,124 @@
+"""`ranktrust watch` through the command line: JSON keys, replay, formats, errors, a growing folder, the store."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import ranktrust as rt
+from ranktrust.cli.main import main
+
+KEYS = ("target", "items_seen", "cells_scored", "best_set", "decided", "open_pairs", "unresolvable_pairs", "next")
+
+
+def run(args, capsys):
+    try:
+        main([str(a) for a in args])
+        code = 0
+    except SystemExit as e:
+        code = e.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """Six MMLU-Pro models (the top two and four others) on 1,500 shared items, as a long CSV."""
+    from ranktrust import datasets
+
+    m = rt.read(datasets.path("mmlupro"), align="intersect")
+    o = np.argsort(-m.scores.mean(axis=1))
+    keep = [m.models[i] for i in (*o[:2], *o[10:14])]
+    sub = m.select(models=keep, items=list(range(1500)))
+    df = sub.to_long()[["model", "item", "score"]]
+    p = tmp_path_factory.mktemp("watch") / "small.csv"
+    df.to_csv(p, index=False)
+    return p, df
+
+
+def _body(out: str) -> dict:
+    d = json.loads(out)
+    d.pop("meta")
+    return d
+
+
+def test_status_json_keys_and_decision(small, capsys):
+    p, _ = small
+    code, out, err = run(["watch", p, "--format", "json", "--budget", "5"], capsys)
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["meta"]["kind"] == "watch" and d["meta"]["seed"] == 0
+    for k in KEYS:
+        assert k in d
+    assert d["target"] == "best" and d["best_set"] == ["gemini-1.5-pro-002"] and d["done"]
+    assert d["next"] == [] and 0 < d["items_seen"] < 1500
+    assert all(set(x) == {"a", "b", "winner", "at_item"} for x in d["decided"])
+
+
+def test_status_text_md_and_next_when_open(small, capsys):
+    p, _ = small
+    code, out, err = run(["watch", p, "--target", "ranks", "--no-eliminate", "--budget", "4"], capsys)
+    assert code == 0, err
+    assert "watch (ranks)" in out and "rank set" in out
+    code, out, err = run(["watch", p, "--format", "md", "--target", "top2"], capsys)
+    assert code == 0, err
+    assert out.startswith("## watch (top2)") and "| model | score |" in out
+
+
+def test_replay_json(small, capsys):
+    p, _ = small
+    code, out, err = run(["watch", p, "--replay", "20", "--seed", "1", "--format", "json"], capsys)
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["meta"]["kind"] == "watch-replay" and d["n_replays"] == 20 and d["decided_share"] == 1.0
+    assert d["errors"] == 0 and d["items_needed"]["median"] < 1500
+    assert d["cells_needed"]["median"] < 6 * 1500
+    code, out, err = run(["watch", p, "--replay", "5", "--scope", "benchmark"], capsys)
+    assert code == 0, err and "scope benchmark" in out
+
+
+@pytest.mark.parametrize("args, msg", [
+    (["--target", "best-two"], "`target` must be 'best', 'topK'"),
+    (["--confidence", "95"], "--confidence must be in the open interval"),
+    (["--replay", "3", "--follow", "1"], "--replay and --follow do not go together"),
+])
+def test_errors_are_one_line(small, capsys, args, msg):
+    p, _ = small
+    code, out, err = run(["watch", p, *args], capsys)
+    assert code == 1 and err.startswith("error: ") and msg in err and err.count("\n") == 1
+
+
+def test_growing_folder_rereading_equals_reading_once(small, tmp_path, capsys):
+    # results arrive in pieces (in no particular order); each re-read gives the status of the data so far,
+    # and the last one is exactly the status of reading the finished folder once
+    _, df = small
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    parts = np.array_split(np.random.default_rng(0).permutation(len(df)), 5)
+    seen = []
+    for k, idx in enumerate(parts):
+        df.iloc[idx].to_csv(folder / f"part{k}.csv", index=False)
+        code, out, err = run(["watch", folder, "--format", "json", "--align", "pairwise"], capsys)
+        assert code == 0, err
+        seen.append(_body(out))
+    assert [s["items_seen"] for s in seen] == sorted(s["items_seen"] for s in seen)
+    once = tmp_path / "once.csv"
+    df.to_csv(once, index=False)
+    code, out, err = run(["watch", once, "--format", "json"], capsys)
+    assert code == 0, err
+    assert seen[-1] == _body(out)
+
+
+def test_store_source_matches_file(small, tmp_path, capsys):
+    pytest.importorskip("duckdb")
+    p, _ = small
+    db = tmp_path / "r.duckdb"
+    with rt.Store(str(db)) as st:
+        st.ingest(str(p))
+    code, out, err = run(["watch", "--db", db, "--format", "json"], capsys)
+    assert code == 0, err
+    code2, out2, err2 = run(["watch", p, "--format", "json"], capsys)
+    a, b = _body(out), _body(out2)
+    assert a["best_set"] == b["best_set"] and a["items_seen"] == b["items_seen"] and a["excluded"] == b["excluded"]
