@@ -121,7 +121,9 @@ def _wilson_bounds(k: np.ndarray, n: np.ndarray, z: float) -> tuple[np.ndarray, 
         den = 1 + z * z / n
         centre = (p + z * z / (2 * n)) / den
         half = z / den * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-        return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+        # at k = 0 or k = n the bound is exactly 0 or 1 (rounding can miss it by 1e-16)
+        return (np.where(p <= 0, 0.0, np.clip(centre - half, 0.0, 1.0)),
+                np.where(p >= 1, 1.0, np.clip(centre + half, 0.0, 1.0)))
 
 
 def mcnemar_ci(b: Any, c: Any, n: Any, *, confidence_level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
