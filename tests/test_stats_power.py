@@ -199,3 +199,71 @@ def test_simulated_power_continuous_beyond_q():
     reps = 20000
     rej = int(np.count_nonzero(rejects(np.random.default_rng(7).binomial(n, p_plus, size=reps))))
     assert stats.binomtest(rej, reps, exact).pvalue > 0.01, (rej / reps, exact)
+
+
+# --- exact McNemar power (audit section 5 / D8): the items the package's own test needs
+from ranktrust.stats.power import mcnemar_power  # noqa: E402
+
+# (q, d, formula n, exact n): "n the exact test needs for 80%" in the audit's table (section 5)
+AUDIT_EXACT = [(0.27, 0.02, 5298, 5390), (0.27, 0.03, 2355, 2413), (0.27, 0.05, 848, 881), (0.27, 0.10, 212, 223),
+               (0.20, 0.0185, 4587, 4683), (0.10, 0.02, 1963, 2043), (0.05, 0.02, 982, 1035),
+               (0.04, 0.02, 785, 843), (0.02, 0.01, 1570, 1686), (0.30, 0.20, 59, 61), (0.50, 0.30, 44, 46)]
+
+
+@pytest.mark.parametrize("q,d,formula,exact", AUDIT_EXACT)
+def test_exact_items_match_the_audit(q, d, formula, exact):
+    r = power(gap=d, disagreement=q, binary=True)
+    assert r.method == "exact" and r.items_needed == exact and r.items_needed_normal == formula
+    f = mcnemar_power(np.arange(exact, exact + 20), gap=d, disagreement=q)
+    assert np.all(f >= 0.8)  # stays at or above the target
+    assert mcnemar_power(formula, gap=d, disagreement=q)[0] < 0.8  # the formula's n falls short
+    assert power(gap=d, disagreement=q, binary=True, method="normal").items_needed == formula
+    dd = r.to_dict()
+    assert dd["method"] == "exact" and dd["items_needed_normal"] == formula and dd["achieved_power"] >= 0.8
+
+
+def test_exact_power_published_formula_points():
+    # audit section 5: exact power of the exact test at the formula's n
+    for q, d, n, want in [(0.27, 0.01, 21192, 0.7964), (0.27, 0.05, 848, 0.7843), (0.05, 0.02, 982, 0.7768),
+                          (0.20, 0.0185, 4587, 0.7916)]:
+        assert round(float(mcnemar_power(n, gap=d, disagreement=q)[0]), 4) == want
+    # 1-point gap at q = 0.27: the exact test needs 21,385 items (the formula says 21,192)
+    assert power(gap=0.01, disagreement=0.27, binary=True).items_needed == 21385
+
+
+def test_exact_power_equals_simulation_and_definition():
+    q, d, n = 0.1, 0.04, 300
+    rng = np.random.default_rng(8)
+    mm = rng.binomial(n, q, 100000)
+    b = rng.binomial(mm, (q + d) / (2 * q))
+    sim = np.mean(rt.mcnemar_exact(b, mm - b) < 0.05)
+    ex = float(mcnemar_power(n, gap=d, disagreement=q)[0])
+    assert abs(sim - ex) < 4 * math.sqrt(ex * (1 - ex) / 100000)
+    # by the definition, summing over every (m, b)
+    tot = 0.0
+    for m in range(n + 1):
+        bb = np.arange(m + 1)
+        rej = rt.mcnemar_exact(bb, m - bb) < 0.05
+        tot += stats.binom.pmf(m, n, q) * stats.binom.pmf(bb, m, (q + d) / (2 * q))[rej].sum()
+    assert ex == pytest.approx(tot, rel=1e-9)
+
+
+@pytest.mark.parametrize("q,n", [(0.27, 881), (0.2, 500), (0.05, 1035), (0.5, 46)])
+def test_exact_detectable_gap_is_the_inverse(q, n):
+    r = power(items=n, disagreement=q, binary=True)
+    g = r.detectable_gap
+    assert r.method == "exact" and 0 < g <= q and r.achieved_power >= 0.8
+    assert mcnemar_power(n, gap=g * 0.999, disagreement=q)[0] < 0.8 <= mcnemar_power(n, gap=g, disagreement=q)[0]
+    # round trip: the items needed for that gap are about n (the "stays above" rule may add a few)
+    back = power(gap=g, disagreement=q, binary=True).items_needed
+    assert abs(back - n) <= max(3, 0.01 * n)
+
+
+def test_exact_undetectable_gap_is_nan_and_method_errors():
+    r = power(items=5, disagreement=0.2, binary=True)  # 5 items: the exact test can never reject at 5%
+    assert math.isnan(r.detectable_gap)
+    with pytest.raises(ValueError, match="`method` must be 'auto', 'exact' or 'normal'"):
+        power(gap=0.02, disagreement=0.27, method="z")
+    with pytest.raises(ValueError, match="pass binary=True"):
+        power(gap=0.02, disagreement=0.27, method="exact")
+    assert power_table(0.27, binary=True).method == "exact" and power_table(0.27).method == "normal"
