@@ -24,26 +24,44 @@ class ConfidenceInterval(NamedTuple):
     high: float
 
 
+def _array_json(a: np.ndarray) -> Any:
+    """An array as nested lists; non-finite floats become None (vectorised: no call per element)."""
+    if a.dtype.kind == "f":
+        fin = np.isfinite(a)
+        if fin.all():
+            return a.tolist()
+        obj = a.astype(object)
+        obj[~fin] = None
+        return obj.tolist()
+    if a.dtype.kind in "biu":
+        return a.tolist()
+    return [jsonable(v) for v in a.tolist()]
+
+
 def jsonable(value: Any) -> Any:
     """Convert NumPy scalars/arrays, tuples and dataclasses into JSON-ready values.
 
     Non-finite floats become ``None`` (JSON has no NaN).
     """
-    if isinstance(value, Result):
-        return value.to_dict()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if value is None or isinstance(value, (str, bool, int)) and not isinstance(value, np.integer):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
-        return [jsonable(v) for v in value.tolist()]
-    if isinstance(value, (np.bool_, bool)):
+        return _array_json(value)
+    if isinstance(value, Result):
+        return value.to_dict()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, np.bool_):
         return bool(value)
-    if isinstance(value, (np.integer,)):
+    if isinstance(value, np.integer):
         return int(value)
-    if isinstance(value, (float, np.floating)):
+    if isinstance(value, np.floating):
         f = float(value)
         return f if math.isfinite(f) else None
     return value

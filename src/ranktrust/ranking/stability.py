@@ -86,7 +86,8 @@ class Stability(Result):
     def p_topk_order_se(self) -> np.ndarray:
         return _mc_se(self.p_topk_order, self.draws)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, rank_distribution: bool = True) -> dict[str, Any]:
+        """JSON-ready dict; ``rank_distribution=False`` leaves out the M x M rank distributions."""
         rows = []
         for s, n in enumerate(self.sizes):
             row = {
@@ -99,8 +100,9 @@ class Stability(Result):
                 "p_topk_order_se": {str(k): self.p_topk_order_se[s, i] for i, k in enumerate(self.top_k)},
                 "p_first": dict(zip(self.models, self.p_first[s])),
                 "p_first_se": dict(zip(self.models, _mc_se(self.p_first[s], self.draws))),
-                "rank_distribution": {m: self.rank_distribution[s, j] for j, m in enumerate(self.models)},
             }
+            if rank_distribution:
+                row["rank_distribution"] = dict(zip(self.models, self.rank_distribution[s]))
             if self.n_groups is not None:
                 row["n_groups"] = int(self.n_groups[s])
             rows.append(row)

@@ -153,15 +153,16 @@ class LeaderboardReport(Result):
         d["pairs"] = pt["pairs"]
         d["pair_matrix"] = jsonable(self.pair_matrix)
         d["tiers"] = self.tiers.to_dict() if self.tiers is not None else None
-        for name in ("rank_sets", "stability", "split_half", "power"):
+        for name in ("rank_sets", "split_half", "power"):
             r = getattr(self, name)
             d[name] = r if (r is None or isinstance(r, dict)) else r.to_dict()
             d[name] = jsonable(d[name])
-        if d["stability"] is not None and m.n_models > HEATMAP_MAX_MODELS:
-            # M x M rank distributions per size would make the report tens of MB for hundreds of
-            # models; `ranktrust stability` keeps them
-            for row in d["stability"]["sizes"]:
-                row.pop("rank_distribution", None)
+        # M x M rank distributions per size would make the report tens of MB for hundreds of
+        # models; `ranktrust stability` keeps them
+        big = m.n_models > HEATMAP_MAX_MODELS
+        d["stability"] = None if self.stability is None else jsonable(
+            self.stability.to_dict(rank_distribution=not big))
+        if d["stability"] is not None and big:
             d["stability"]["rank_distribution_omitted"] = True
         d["notes"] = list(self.notes)
         d["dropped"] = dict(m.dropped)
