@@ -124,7 +124,8 @@ def watch_replay(m: "ScoreMatrix", n_replays: int = 200, *, target: str = "best"
     Examples
     --------
     >>> import ranktrust as rt
-    >>> m = rt.read(rt.datasets.path("mmlupro"), align="intersect")   # doctest: +SKIP
+    >>> from ranktrust import datasets
+    >>> m = rt.read(datasets.path("mmlupro"), align="intersect")      # doctest: +SKIP
     >>> r = rt.watch_replay(m, 200, rng=0)                               # doctest: +SKIP
     >>> r.to_dict()["items_needed"]["median"]                            # doctest: +SKIP
     """

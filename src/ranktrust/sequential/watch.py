@@ -171,7 +171,7 @@ class Watch:
     >>> items = [f"q{i}" for i in range(3000)]
     >>> w = Watch(models=["A", "B", "C"], items=items)
     >>> for model, p in (("A", 0.8), ("B", 0.6), ("C", 0.5)):
-    ...     w.update_many([(model, it, float(rng.random() < p)) for it in items])
+    ...     _ = w.update_many([(model, it, float(rng.random() < p)) for it in items])
     >>> w.status().best_set
     ('A',)
     """
