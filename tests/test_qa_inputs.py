@@ -257,3 +257,19 @@ def test_qa_readme_install_version_flag(capsys):
     for needle in ("pip install ranktrust", "pip install -e .", '".[score]"', '".[scale]"', "Python 3.10",
                    "ranktrust --version", "--scale 100", "make test-fast"):
         assert needle in readme, needle
+
+
+def test_qa_l5_jsonl_with_wrong_fields_names_them(capsys, tmp_path):
+    p = tmp_path / "wrong.jsonl"
+    p.write_text("".join(json.dumps({"name": n, "question": q, "correct": 1}) + "\n" for n in "ab" for q in "12"))
+    code, _, err = cli(capsys, "report", p)
+    line = one_error(err)
+    assert code == 1 and "'name', 'question', 'correct'" in line and "duplicate" not in line, line
+
+
+def test_qa_l5_truncated_eval_log_says_so(capsys, tmp_path):
+    p = tmp_path / "cut.eval"
+    p.write_bytes(b"PK\x03\x04" + b"\x00" * 100)
+    code, _, err = cli(capsys, "report", p)
+    line = one_error(err)
+    assert code == 1 and "cut.eval" in line and "truncated" in line and "could not tell the format" not in line, line

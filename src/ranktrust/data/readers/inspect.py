@@ -77,7 +77,8 @@ def _sniff(path: str) -> bool:
             _looks_json_log(p) for p in walk_files(path, lambda f: f.endswith(".json"), max_depth=2)[:20]
         )
     if path.endswith(".eval"):
-        return zipfile.is_zipfile(path)
+        # a damaged or truncated .eval is still inspect's: reading it then says what is wrong with it
+        return True
     return path.endswith(".json") and _looks_json_log(path)
 
 

@@ -182,6 +182,13 @@ def _wide_to_long(df, path: str, opts: ReadOptions):  # noqa: ANN001
 def read_table(path: str, opts: ReadOptions) -> Iterator:
     """Long or wide CSV, CSV.gz, TSV, Parquet or JSONL."""
     df = _read_frame(path, _kind(path))
+    if _kind(path) == "jsonl" and opts.wide is None and not _is_long(df, opts):
+        # JSON lines are records: one per (model, item), never one column per model
+        raise DataError(
+            f"{path}: the records have no {opts.model_col!r} or {opts.score_col!r} field; found "
+            f"{', '.join(repr(str(c)) for c in list(df.columns)[:12])}. Each line needs model, item and score "
+            "fields (or name them with --model-col/--item-col/--score-col)"
+        )
     if not _is_long(df, opts):
         df = _wide_to_long(df, path, opts)
         df.attrs["line_numbers"] = False
