@@ -273,3 +273,24 @@ def test_qa_l5_truncated_eval_log_says_so(capsys, tmp_path):
     code, _, err = cli(capsys, "report", p)
     line = one_error(err)
     assert code == 1 and "cut.eval" in line and "truncated" in line and "could not tell the format" not in line, line
+
+
+# ---------------------------------------------------------------------------------------------- M11 (store)
+
+
+def test_qa_m11_failed_ingest_leaves_nothing_for_the_retry(capsys, tmp_path):
+    """A folder ingest that fails on a later file rolls back the earlier ones, so the retry starts clean."""
+    good = table(tmp_path, "a_good.csv", lambda a, i: (a + i) % 2)
+    bad = table(tmp_path, "b_bad.csv", lambda a, i: 50 if i == 3 else (a + i) % 2)
+    db = tmp_path / "s.duckdb"
+    code, out, err = cli(capsys, "ingest", good, bad, "--db", db)
+    line = one_error(err)
+    assert code == 1 and "b_bad.csv" in line and "the 1 files before it were rolled back too" in line, line
+    from ranktrust.data.store import Store
+
+    with Store(str(db), read_only=True) as st:
+        assert st.con.execute("SELECT count(*) FROM results").fetchone()[0] == 0
+        assert st.con.execute("SELECT count(*) FROM files").fetchone()[0] == 0
+    bad.write_text(bad.read_text().replace(",50\n", ",0.5\n"))
+    code, out, err = cli(capsys, "ingest", good, bad, "--db", db)
+    assert code == 0 and "2 added" in out and "120 rows added" in out, out + err

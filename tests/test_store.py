@@ -55,11 +55,12 @@ def test_list_and_choice_errors(real_store):
     assert sub.n_models == 1
 
 
-def test_idempotent_changed_and_replace(tmp_path, swebench_path):
+def test_idempotent_changed_and_replace(tmp_path, gpqa_path):
+    # GPQA is bundled (tests/data): the store's own behaviour is tested on a fresh clone too
     src = tmp_path / "sw.csv"
-    shutil.copyfile(swebench_path, src)
+    pd.read_csv(gpqa_path).to_csv(src, index=False)
     st = Store(tmp_path / "s.duckdb")
-    assert st.ingest(str(src)).rows_added == 12500
+    assert st.ingest(str(src)).rows_added == 188160
     again = st.ingest(str(src))
     assert again.rows_added == 0 and again.files[0].action == "skipped" and "already ingested" in again.files[0].reason
     copy = tmp_path / "copy.csv"
@@ -68,18 +69,18 @@ def test_idempotent_changed_and_replace(tmp_path, swebench_path):
     df = pd.read_csv(src)
     df.loc[0, "score"] = 1 - df.loc[0, "score"]
     df.to_csv(src, index=False)
-    with pytest.raises(DataError, match=r"sw.csv changed since it was ingested.*--replace.*12500 rows"):
+    with pytest.raises(DataError, match=r"sw.csv changed since it was ingested.*--replace.*188160 rows"):
         st.ingest(str(src))
     r = st.ingest(str(src), replace=True)
-    assert r.files[0].action == "replaced" and r.files[0].removed == 12500 and r.files[0].rows == 12500
+    assert r.files[0].action == "replaced" and r.files[0].removed == 188160 and r.files[0].rows == 188160
     _same(st.matrix(), rt.read(src))
 
 
-def test_rows_already_in_store_are_not_overwritten(tmp_path, swebench_path):
+def test_rows_already_in_store_are_not_overwritten(tmp_path, gpqa_path):
     st = Store(tmp_path / "s.duckdb")
-    st.ingest(str(swebench_path))
-    df = pd.read_csv(swebench_path).head(10)
-    other = tmp_path / "swebench_verified_mini.csv"
+    st.ingest(str(gpqa_path))
+    df = pd.read_csv(gpqa_path).head(10)
+    other = tmp_path / "gpqa_main_openllm.csv"
     df.assign(score=1).to_csv(other, index=False)
     before = st.list()
     with pytest.raises(DataError, match="is already in the store from .*nothing was overwritten"):
@@ -91,9 +92,12 @@ def _snapshot(st):
     return [st.con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("results", "items", "models", "files", "notes")]
 
 
-def test_kill_midway_leaves_store_as_it_was(tmp_path, swebench_path, gpqa_path, monkeypatch):
+def test_kill_midway_leaves_store_as_it_was(tmp_path, gpqa_path, monkeypatch):
     st = Store(tmp_path / "s.duckdb")
-    st.ingest(str(swebench_path))
+    first = tmp_path / "first.csv"
+    pd.DataFrame([(f"m{a}", f"q{i}", (a + i) % 2) for a in range(3) for i in range(50)],
+                 columns=["model", "item", "score"]).to_csv(first, index=False)
+    st.ingest(str(first))
     before, listing = _snapshot(st), st.list()
 
     # 1. the reader dies after its first chunk
