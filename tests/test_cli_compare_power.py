@@ -72,16 +72,24 @@ def test_compare_bad_input_exits_1(swebench_path, tmp_path, capsys, args, msg):
 
 
 def test_power_article_figures(capsys):
-    code, out, _ = run(["power", "--gap", "2", "--disagreement", "0.27", "--format", "json"], capsys)
+    # [A]'s published figures: the normal-approximation formula (--method normal)
+    code, out, _ = run(["power", "--gap", "2", "--disagreement", "0.27", "--method", "normal", "--format", "json"],
+                       capsys)
     assert code == 0
     d = json.loads(out)
     assert d["items_needed"] == 5298 and d["gap"] == pytest.approx(0.02) and d["meta"]["kind"] == "power"
     assert [r["items_needed"] for r in d["table"]] == [21192, 5298, 2355, 848, 212]
+    # the default: items the exact McNemar test needs for 80% power (statistics audit D8: 5,390 at 2 points)
+    code, out, _ = run(["power", "--gap", "2", "--disagreement", "0.27", "--format", "json"], capsys)
+    d = json.loads(out)
+    assert d["method"] == "exact" and d["items_needed"] == 5390 and d["items_needed_normal"] == 5298
+    need = [r["items_needed"] for r in d["table"]]
+    assert need[1:] == [5390, 2413, 881, 223] and need[0] > 21192   # the audit's exact-test figures
     code, out, _ = run(["power", "--items", "500", "--disagreement", "0.20", "--format", "json"], capsys)
     d = json.loads(out)
     assert round(d["ci_half_width"] * 100) == 4 and d["detectable_gap"] > d["ci_half_width"]
     code, out, _ = run(["power", "--gap", "2", "--disagreement", "0.27"], capsys)
-    assert "5,298 items" in out
+    assert "5,390 items for the" in " ".join(out.split()) and "5,298" in out
 
 
 def test_power_from_file(swebench_path, capsys):
@@ -97,7 +105,7 @@ def test_power_from_file(swebench_path, capsys):
     (["--gap", "2", "--items", "500", "--disagreement", "0.2"], "give exactly one of --gap"),
     (["--disagreement", "0.2"], "give exactly one of --gap"),
     (["--gap", "2"], "give --disagreement Q, or a results file"),
-    (["--gap", "5", "--disagreement", "0.01"], "larger than `disagreement`"),
+    (["--gap", "5", "--disagreement", "0.01"], "larger than --disagreement"),
     (["--gap", "150", "--disagreement", "0.3"], "--gap is in percentage points"),
 ])
 def test_power_bad_input_exits_1(capsys, args, msg):
@@ -109,7 +117,7 @@ def test_entry_point_subprocess(swebench_path):
     exe = Path(sys.executable).with_name("ranktrust")
     r = subprocess.run([str(exe), "power", "--gap", "2", "--disagreement", "0.27", "-f", "json"],
                        capture_output=True, text=True, cwd=ROOT)
-    assert r.returncode == 0 and json.loads(r.stdout)["items_needed"] == 5298
+    assert r.returncode == 0 and json.loads(r.stdout)["items_needed"] == 5390
     r = subprocess.run([str(exe), "compare", str(swebench_path), "--a", "nope", "--b", OPUS],
                        capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 1 and r.stderr.startswith("error: unknown model 'nope'") and r.stdout == ""

@@ -28,7 +28,9 @@ def input_options(fn: Callable) -> Callable:
         click.option("--item-col", default="item", show_default=True),
         click.option("--score-col", default="score", show_default=True),
         click.option("--group-col", "--cluster-by", "group_col", default=None,
-                     help="Column that groups items (e.g. subject) for clustered SEs; default: subject/group if present."),
+                     help="Cluster intervals and paired tests by this column of item groups (e.g. subject, repo; "
+                          "CR1 with t(G-1)). Without it items count as independent; a subject/group column is "
+                          "still read as item groups, but not used for clustering."),
         click.option("--no-groups", is_flag=True, help="Ignore item groups even if a subject column exists."),
         click.option("--run-col", default=None, help="Column with the run (seed / sample index)."),
         click.option("--condition-col", default=None, help="Column with the condition label."),
@@ -51,14 +53,14 @@ def input_options(fn: Callable) -> Callable:
     return fn
 
 
-OUTPUT_FORMATS = ("text", "md", "json")
+OUTPUT_FORMATS = ("text", "md", "json", "html")
 
 
 def _format_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """``--format`` takes an output format (text, md, json[, html]) or, for the input, a reader name."""
+    """``--format`` takes an output format (text, md, json, html) or, for the input, a reader name."""
     if value is None:
         return None
-    allowed = OUTPUT_FORMATS + (("html",) if ctx.command.name == "report" else ())
+    allowed = OUTPUT_FORMATS
     if value in allowed:
         return value
     from ..data.readers._registry import readers
@@ -74,13 +76,14 @@ def _format_callback(ctx: click.Context, param: click.Parameter, value: str | No
 
 def output_format_option(default: str | None = "text") -> Callable:
     return click.option("--format", "-f", "output_format", default=default, callback=_format_callback,
-                        help="Output format: text, md or json (or a reader name for the input).")
+                        help="Output format: text, md, json or html (default: from the --out suffix, else text).")
 
 
 def output_options(fn: Callable) -> Callable:
     opts = [
-        output_format_option("text"),
-        click.option("--out", "-o", default="-", show_default=True, help="Write the output to FILE ('-' = stdout)."),
+        output_format_option(None),
+        click.option("--out", "-o", default="-", show_default=True,
+                     help="Write the output to FILE ('-' = stdout); .html/.md/.json pick the format."),
     ]
     for o in reversed(opts):
         fn = o(fn)
@@ -100,6 +103,10 @@ def seed_option(fn: Callable) -> Callable:
 def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix, str]:
     """Read the input named on the command line; returns (matrix, input hash)."""
     group = "" if kw.get("no_groups") else kw.get("group_col")
+    if kw.get("no_groups") and kw.get("group_col"):
+        raise click.UsageError("--no-groups contradicts --cluster-by/--group-col: give one of them")
+    if kw.get("db") and paths:
+        raise click.UsageError(f"give input files or --db STORE, not both ({len(paths)} file(s) and --db {kw['db']})")
     if kw.get("db"):
         from ..data import store
 

@@ -147,5 +147,5 @@ def command(paths: tuple[str, ...], model_a: str, model_b: str, method: str, n_r
                     cluster=cluster_requested(kw) or method == "cluster", n_resamples=n_resamples, rng=seed)
     for w in caught:  # one line each on stderr, no source lines
         click.echo(f"warning: {w.message}", err=True)
-    emit(r.to_dict(), kind="compare", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
+    emit(r.to_dict(), kind="compare", fmt=output_format, out=out, text=_text, markdown=_markdown,
          seed=seed, input_hash=ihash, command=command_line())

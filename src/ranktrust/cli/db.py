@@ -41,7 +41,7 @@ def command() -> None:
 
 @command.command("list")
 @click.option("--db", required=True, help="The DuckDB store.")
-@output_format_option("text")
+@output_format_option(None)
 @click.option("--out", "-o", default="-", show_default=True, help="Write the listing to FILE ('-' = stdout).")
 def list_cmd(db: str, output_format: str | None, out: str) -> None:
     """Tasks, metrics, models, items, runs and row counts in the store."""
@@ -49,7 +49,7 @@ def list_cmd(db: str, output_format: str | None, out: str) -> None:
 
     with Store(db, read_only=True) as st:
         s = st.list()
-    emit(s.to_dict(), kind="db-list", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
+    emit(s.to_dict(), kind="db-list", fmt=output_format, out=out, text=_text, markdown=_markdown,
          command=command_line())
 
 

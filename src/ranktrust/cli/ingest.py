@@ -44,7 +44,7 @@ def _markdown(d: dict[str, Any]) -> str:
 @click.option("--db", required=True, help="The DuckDB store (created when missing).")
 @click.option("--input-format", "input_format", default="auto", show_default=True,
               help="Reader name (table, lm_eval, inspect, helm, lighteval, swebench); auto sniffs each path.")
-@output_format_option("text")
+@output_format_option(None)
 @click.option("--out", "-o", default="-", show_default=True, help="Write the summary to FILE ('-' = stdout).")
 @click.option("--task", default=None, help="Pick one task from logs that hold several; names the task of a table without a task column (default: the file name).")
 @click.option("--metric", default=None, help="Metric to store (e.g. acc_norm); default: the harness's primary metric.")
@@ -59,10 +59,14 @@ def _markdown(d: dict[str, Any]) -> str:
 @click.option("--no-groups", is_flag=True, help="Store no item groups.")
 @click.option("--run-col", default=None, help="Column with the run (seed / sample index).")
 @click.option("--condition-col", default=None, help="Column with the condition label.")
+@click.option("--split", "split", default=None,
+              help="HELM: the split to read (default: test, the split HELM reports).")
+@click.option("--dataset", "dataset", type=click.Choice(["lite", "verified", "full"]), default=None,
+              help="SWE-bench: the dataset the run used; its instance list is the denominator.")
 def command(paths: tuple[str, ...], db: str, input_format: str, output_format: str | None, out: str,
             task: str | None, metric: str | None, model_name: str | None, on_errors: str, replace: bool,
             model_col: str, item_col: str, score_col: str, group_col: str | None, no_groups: bool,
-            run_col: str | None, condition_col: str | None) -> None:
+            run_col: str | None, condition_col: str | None, split: str | None, dataset: str | None) -> None:
     """Add PATHS (files or log folders) to the store --db: idempotent, one transaction per file.
 
     A file ingested before (same content) is skipped; a file that changed since is an
@@ -77,9 +81,9 @@ def command(paths: tuple[str, ...], db: str, input_format: str, output_format: s
     opts = ReadOptions(
         model_col=model_col, item_col=item_col, score_col=score_col,
         group_col="" if no_groups else group_col, run_col=run_col, condition_col=condition_col,
-        task=task, metric=metric, errors=on_errors, model_name=model_name,
+        task=task, metric=metric, errors=on_errors, model_name=model_name, split=split, dataset=dataset,
     )
     with Store(db) as st:
         summary = st.ingest(list(paths), format=input_format, options=opts, replace=replace)
-    emit(summary.to_dict(), kind="ingest", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
+    emit(summary.to_dict(), kind="ingest", fmt=output_format, out=out, text=_text, markdown=_markdown,
          command=command_line())

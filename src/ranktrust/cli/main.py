@@ -59,8 +59,36 @@ def cli() -> None:
     """
 
 
+#: Python parameter names in API messages -> the command-line flag a terminal user types
+FLAGS = {
+    "confidence_level": "--confidence", "n_resamples": "--n-resamples", "draws": "--draws", "sizes": "--sizes",
+    "top_k": "--top-k", "k": "--size", "disagreement": "--disagreement", "gap": "--gap", "items": "--items",
+    "align": "--align", "cluster": "--cluster-by", "source_models": "--source-models", "delta_bin": "--delta-bin",
+    "rng": "--seed", "seed": "--seed", "splits": "--splits", "trials": "--trials", "adjust": "--adjust",
+    "seen_items": "--seen-items", "target_mdad": "--target-mdad", "min_pairs": "--min-pairs",
+    "agreement_level": "--agreement-level", "power": "--power", "alpha": "--alpha", "task": "--task",
+    "metric": "--metric", "errors": "--errors", "split": "--split", "dataset": "--dataset", "scale": "--scale",
+}
+
+
+def cli_words(message: str) -> str:
+    """An API message in the terminal's words: "`align`='intersect'" -> "--align intersect"."""
+    import re
+
+    def sub(mm: "re.Match[str]") -> str:
+        flag = FLAGS.get(mm.group(1))
+        if flag is None:
+            return mm.group(0)
+        val = mm.group(3)
+        if val is None:
+            return flag
+        return f"{flag} {val.strip(chr(39) + chr(34))}"
+
+    return re.sub(r"`(\w+)`(=('[^']*'|\"[^\"]*\"|[^\s,;)]+))?", sub, message)
+
+
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
-    click.echo(f"warning: {message}", err=True)
+    click.echo(f"warning: {cli_words(str(message))}", err=True)
 
 
 def main(argv: list[str] | None = None) -> Any:
@@ -70,7 +98,7 @@ def main(argv: list[str] | None = None) -> Any:
     try:
         return cli.main(args=argv, prog_name="ranktrust", standalone_mode=False)
     except RanktrustError as exc:
-        click.echo(f"error: {exc.message}", err=True)
+        click.echo(f"error: {cli_words(exc.message)}", err=True)
         sys.exit(1)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
@@ -91,7 +119,7 @@ def main(argv: list[str] | None = None) -> Any:
         raise
     except (ValueError, OSError) as exc:
         # argument validation in the API raises ValueError/TypeError with a clear message
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {cli_words(str(exc))}", err=True)
         sys.exit(1)
 
 

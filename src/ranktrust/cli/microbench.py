@@ -197,7 +197,7 @@ def command(paths: tuple[str, ...], **kw: Any) -> None:
         source = [s.strip() for s in kw["source"].split(",")] if kw["source"] else None
         sub = rt.select_subset(m, method=kw["select_method"], k=kw["size"], source=source, rng=seed)
         d = sub.to_dict()
-        if out.endswith(".csv") and fmt == "text":
+        if out.endswith(".csv") and fmt in (None, "text"):
             from ..reporting.render import write_output
 
             write_output(_subset_csv(d), out)

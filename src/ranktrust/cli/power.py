@@ -17,8 +17,14 @@ def _headline(d: dict[str, Any]) -> str:
     q, a, pw = d["disagreement"], d["alpha"], d["power"]
     cond = f"disagreement q = {q:.3f}, α = {a:g}, power = {pw:.0%}"
     if d["solved_for"] == "items":
+        how = ""
+        if d.get("method") == "exact":
+            how = " for the exact McNemar test"
+            if d.get("items_needed_normal") and d["items_needed_normal"] != d["items_needed"]:
+                how += (f" (the normal-approximation formula n = (z + z)² q / gap² says "
+                        f"{d['items_needed_normal']:,}, which falls short of {pw:.0%} power with that test)")
         return (f"To detect a gap of {d['gap'] * 100:g} points ({cond}) you need about "
-                f"{d['items_needed']:,} items.")
+                f"{d['items_needed']:,} items{how}.")
     n = f"{d['items']:,} item" + ("" if d["items"] == 1 else "s")
     g = d["detectable_gap"]
     if g is not None and (g >= 1 or (d.get("binary", True) and g > q)):
@@ -68,11 +74,15 @@ def _markdown(d: dict[str, Any]) -> str:
               help="Estimate q from this pair of models in PATHS (default: median over all pairs).")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Two-sided significance level.")
 @click.option("--power", "power_", type=float, default=0.8, show_default=True, help="Power (0.8 = 80%).")
+@click.option("--method", "power_method", type=click.Choice(["auto", "exact", "normal"]), default="auto",
+              show_default=True,
+              help="auto: the exact McNemar test for 0/1 scores (what compare and report run), the normal "
+                   "formula for continuous ones; normal: the published formula n = (z + z)² q / gap².")
 @input_options
 @output_options
 def command(paths: tuple[str, ...], gap: float | None, items: int | None, disagreement: float | None,
-            pair: tuple[str, str] | None, alpha: float, power_: float, output_format: str | None, out: str,
-            **kw: Any) -> None:
+            pair: tuple[str, str] | None, alpha: float, power_: float, power_method: str,
+            output_format: str | None, out: str, **kw: Any) -> None:
     """Items needed to detect a gap (--gap), or the detectable gap at --items (with PATHS and neither
     option: the detectable gap at their number of items).
 
@@ -89,6 +99,10 @@ def command(paths: tuple[str, ...], gap: float | None, items: int | None, disagr
                          "at its number of items)")
     if gap is not None and not 0 < gap < 100:
         raise ValueError(f"--gap is in percentage points and must be in (0, 100), got {gap:g}")
+    if gap is not None and gap < 0.1:
+        # the Python API takes fractions (gap=0.02); on the command line that is 0.02 points
+        raise ValueError(f"--gap is in percentage points: --gap {gap:g} asks for {gap:g} points "
+                         f"({gap / 100:g} as a fraction). For {gap * 100:g} points pass --gap {gap * 100:g}")
     ihash = None
     source = "given with --disagreement"
     if disagreement is None:
@@ -117,10 +131,11 @@ def command(paths: tuple[str, ...], gap: float | None, items: int | None, disagr
                         f"models that disagree on {disagreement:.1%} of the items differ by at most "
                         f"{disagreement * 100:.3g} points; give a smaller --gap or a larger --disagreement")
     r = power(gap=None if gap is None else gap / 100.0, items=items, disagreement=disagreement,
-              alpha=alpha, power=power_)
+              alpha=alpha, power=power_, binary=binary, method=power_method)
     d = r.to_dict()
     d["disagreement_source"] = source
     d["binary"] = binary
-    d["table"] = power_table(r.disagreement, alpha=alpha, power=power_, binary=binary).to_dict()["table"]
-    emit(d, kind="power", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
+    d["table"] = power_table(r.disagreement, alpha=alpha, power=power_, binary=binary,
+                             method=power_method).to_dict()["table"]
+    emit(d, kind="power", fmt=output_format, out=out, text=_text, markdown=_markdown,
          seed=None, input_hash=ihash, command=command_line())

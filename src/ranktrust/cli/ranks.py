@@ -115,5 +115,5 @@ def command(paths: tuple[str, ...], rank_method: str, adjust: str, n_resamples: 
                    n_resamples=n_resamples, cluster=cluster, rng=seed)
     payload = rs.to_dict()
     payload["tiers"] = tiers_of(rs).to_dict()
-    emit(payload, kind="ranks", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
+    emit(payload, kind="ranks", fmt=output_format, out=out, text=_text, markdown=_markdown,
          seed=seed, input_hash=ihash, command=command_line())

@@ -180,5 +180,5 @@ def command(paths: tuple[str, ...], pass_at: str | None, choose_n: bool, margin:
     d = r.to_dict()
     if use_prob:
         d["notes"] = d["notes"] + ["scored with the 'prob' column (probability of the correct answer)"]
-    emit(d, kind="repeats", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
+    emit(d, kind="repeats", fmt=output_format, out=out, text=_text, markdown=_markdown,
          seed=None, input_hash=ihash, command=command_line())

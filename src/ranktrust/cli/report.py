@@ -64,10 +64,11 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
 
     if not 0 < confidence < 1:
         raise click.BadParameter(f"must be in (0, 1), got {confidence}", param_hint="--confidence")
-    fmt = output_format
-    if fmt is None:
-        suffix = out.lower().rsplit(".", 1)[-1] if "." in out else ""
-        fmt = {"html": "html", "htm": "html", "md": "md", "json": "json"}.get(suffix, "text")
+    from ..reporting.render import output_format as pick_format
+
+    fmt = pick_format(output_format, out)   # before the analysis: a bad --format/--out pair fails fast
+    if ci_method == "cluster" and not cluster_requested(kw):
+        raise click.UsageError("--ci-method cluster needs --cluster-by COLUMN (the item groups to cluster by)")
     m, ihash = load_matrix(paths, kw)
     cluster = cluster_requested(kw)
     with progress_bar(1000, "analysing") as cb:
@@ -84,11 +85,7 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
         from ..reporting.plots import save_figures
 
         save_figures(rep, plots_dir)
-    if fmt == "html":
-        from ..reporting.html import render_html
-        from ..reporting.render import meta, write_output
+    from ..reporting.html import render_html
 
-        write_output(render_html(d, meta("report", seed=seed, input_hash=ihash, command=cmd)), out)
-        return
-    emit(d, kind="report", fmt=fmt, out=out, text=report_renderables, markdown=report_markdown,
+    emit(d, kind="report", fmt=fmt, out=out, text=report_renderables, markdown=report_markdown, html=render_html,
          seed=seed, input_hash=ihash, command=cmd)

@@ -154,5 +154,5 @@ def command(paths: tuple[str, ...], by: str, output_format: str | None, out: str
 
     m, ihash = load_matrix(paths, kw)
     s = sensitivity(m, by=by, confidence_level=confidence)  # type: ignore[arg-type]
-    emit(s.to_dict(), kind="sensitivity", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
+    emit(s.to_dict(), kind="sensitivity", fmt=output_format, out=out, text=_text, markdown=_markdown,
          seed=None, input_hash=ihash, command=command_line())

@@ -88,5 +88,5 @@ def command(paths: tuple[str, ...], splits: int, output_format: str | None, out:
     m, ihash = load_matrix(paths, kw)
     with progress_bar(splits, "splitting") as cb:
         r = split_half(m, splits=splits, rng=seed, progress=cb)
-    emit(r.to_dict(), kind="splithalf", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
+    emit(r.to_dict(), kind="splithalf", fmt=output_format, out=out, text=_text, markdown=_markdown,
          seed=seed, input_hash=ihash, command=command_line())

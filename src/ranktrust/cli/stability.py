@@ -146,5 +146,5 @@ def command(paths: tuple[str, ...], sizes: str, draws: int, top_k: str, cluster:
     sz = _fit_sizes(sz, m, explicit=_given("sizes"))
     with progress_bar(len(sz) * draws, "resampling") as cb:
         r = stability(m, sizes=sz, draws=draws, top_k=ks, rng=seed, cluster=cluster, progress=cb)
-    emit(r.to_dict(), kind="stability", fmt=output_format or "text", out=out, text=_text, markdown=_markdown,
+    emit(r.to_dict(), kind="stability", fmt=output_format, out=out, text=_text, markdown=_markdown,
          seed=seed, input_hash=ihash, command=command_line())

@@ -217,7 +217,7 @@ def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: 
     ctx = click.get_current_context()
     if ctx.get_parameter_source("align") is not click.core.ParameterSource.COMMANDLINE:
         kw["align"] = "pairwise"   # a watched leaderboard is incomplete by nature
-    fmt = output_format or "text"
+    fmt = output_format
     if replay is not None:
         if follow is not None:
             raise click.UsageError("--replay and --follow do not go together")

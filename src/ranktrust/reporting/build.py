@@ -168,7 +168,10 @@ class LeaderboardReport(Result):
         d["dropped"] = dict(m.dropped)
         q = self.quality
         d["quality"] = None if q is None else (q.to_dict() if hasattr(q, "to_dict") else jsonable(q))
-        prov = getattr(m, "provenance", None)
+        # where each model's results came from (harness, task, split, metric); a plain table says
+        # nothing its file name does not, so it has none
+        prov = {k: v for k, v in (getattr(m, "provenance", None) or {}).items()
+                if v and (v.get("harness") not in (None, "table") or v.get("task") or v.get("metric") or v.get("split"))}
         d["provenance"] = jsonable(prov) if prov else None
         for k in ("microbench", "repeats", "sensitivity"):
             v = self.extra.get(k)

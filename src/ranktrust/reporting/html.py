@@ -227,3 +227,113 @@ def render_html(report: Any, meta: dict[str, Any] | None = None, *, max_forest: 
     if max_forest < 1:
         raise ValueError(f"`max_forest` must be a positive integer, got {max_forest}")
     return _env().get_template("report.html.j2").render(**_context(d, dict(meta), max_forest))
+
+
+# --------------------------------------------------------------------------- every other command
+
+def _md_inline(text: str) -> str:
+    """Inline Markdown of ranktrust's own renderers to HTML: escapes, `code`, **bold**, <sub>."""
+    import html as _html
+    import re
+
+    # undo the Markdown backslash escapes, keep the entities the renderer wrote for < and >
+    raw = re.sub(r"\\([\\|*`])", r"\1", text)
+    raw = raw.replace("&lt;", "<").replace("&gt;", ">")
+    sub = re.fullmatch(r"<sub>(.*)</sub>", raw.strip())
+    if sub:
+        return "<sub>" + _md_inline(sub.group(1)) + "</sub>"
+    out = _html.escape(raw, quote=False)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    out = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", out)
+    return out
+
+
+def _split_row(line: str) -> list[str]:
+    import re
+
+    cells = re.split(r"(?<!\\)\|", line.strip().strip("|") if not line.strip().endswith("\\|") else line.strip()[1:])
+    return [c.strip() for c in cells]
+
+
+def markdown_page(md: str, *, title: str, payload: dict[str, Any] | None = None,
+                  meta: dict[str, Any] | None = None) -> str:
+    """One self-contained HTML page with the content of a command's Markdown output.
+
+    Every command's ``--format html`` (or ``--out FILE.html``) except ``report`` (which has its own
+    page) goes through here, so all of them say the same thing in every format. The JSON payload is
+    embedded (``<script type="application/json" id="ranktrust-data">``) when it is small enough.
+    """
+    import html as _html
+    import re
+
+    body: list[str] = []
+    lines = md.splitlines()
+    k = 0
+    para: list[str] = []
+
+    def flush() -> None:
+        if para:
+            body.append("<p>" + " ".join(_md_inline(x) for x in para) + "</p>")
+            para.clear()
+
+    while k < len(lines):
+        line = lines[k]
+        h = re.match(r"^(#{1,4}) (.*)$", line)
+        if h:
+            flush()
+            n = len(h.group(1))
+            body.append(f"<h{n}>{_md_inline(h.group(2))}</h{n}>")
+        elif line.startswith("|") and k + 1 < len(lines) and re.match(r"^\|[-:| ]+\|$", lines[k + 1].strip()):
+            flush()
+            head = _split_row(line)
+            aligns = ["right" if c.strip().endswith(":") else "left" for c in _split_row(lines[k + 1])]
+            rows = []
+            k += 2
+            while k < len(lines) and lines[k].startswith("|"):
+                rows.append(_split_row(lines[k]))
+                k += 1
+            t = ["<table><thead><tr>" + "".join(f"<th>{_md_inline(c)}</th>" for c in head) + "</tr></thead><tbody>"]
+            for r in rows:
+                t.append("<tr>" + "".join(
+                    f'<td style="text-align:{aligns[i] if i < len(aligns) else "left"}">{_md_inline(c)}</td>'
+                    for i, c in enumerate(r)) + "</tr>")
+            t.append("</tbody></table>")
+            body.append("".join(t))
+            continue
+        elif line.startswith("- "):
+            flush()
+            items = []
+            while k < len(lines) and lines[k].startswith("- "):
+                items.append(f"<li>{_md_inline(lines[k][2:])}</li>")
+                k += 1
+            body.append("<ul>" + "".join(items) + "</ul>")
+            continue
+        elif line.startswith("```"):
+            flush()
+            k += 1
+            code = []
+            while k < len(lines) and not lines[k].startswith("```"):
+                code.append(lines[k])
+                k += 1
+            body.append("<pre>" + _html.escape("\n".join(code)) + "</pre>")
+        elif not line.strip():
+            flush()
+        else:
+            para.append(line)
+        k += 1
+    flush()
+    data = ""
+    if payload is not None:
+        text = json.dumps({"meta": meta or {}, **payload}, allow_nan=False, ensure_ascii=False)
+        if len(text) <= EMBED_JSON_MAX:
+            text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            data = f'<script type="application/json" id="ranktrust-data">{text}</script>'
+    css = ("body{font:15px/1.45 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
+           "table{border-collapse:collapse;margin:1em 0;display:block;overflow-x:auto}"
+           "th,td{border-bottom:1px solid #ddd;padding:.25em .6em;unicode-bidi:isolate}"
+           "th{background:#f4f4f4}code{background:#f4f4f4;padding:0 .2em}sub{color:#666}")
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width,initial-scale=1">'
+            f'<meta name="generator" content="ranktrust {_html.escape(str((meta or {}).get("version", "")))}">'
+            f"<title>{_html.escape(title)}</title><style>{css}</style></head><body>"
+            + "\n".join(body) + data + "</body></html>\n")

@@ -48,21 +48,56 @@ def to_json(payload: dict[str, Any], meta_block: dict[str, Any]) -> str:
 
 
 def write_output(text: str, out: str) -> None:
-    """Write ``text`` to ``out`` ('-' = stdout); a partial file is removed on failure."""
+    """Write ``text`` to ``out`` ('-' = stdout); a partial file is removed on failure.
+
+    Errors name ``out`` as the user gave it (never the temporary ``out.partial``).
+    """
     if out in ("-", "", None):
         import click
 
         click.echo(text, nl=False)
         return
+    from ..errors import DataError
+
+    if os.path.isdir(out):
+        raise DataError(f"--out {out}: is a folder; give a file name")
+    parent = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(parent):
+        raise DataError(f"--out {out}: the folder {parent} does not exist; create it first")
     tmp = f"{out}.partial"
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, out)
+    except OSError as exc:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise DataError(f"--out {out}: cannot write it ({exc.strerror or exc})") from None
     except BaseException:
         if os.path.exists(tmp):
             os.remove(tmp)
         raise
+
+
+_SUFFIX_FORMATS = {"html": "html", "htm": "html", "md": "md", "json": "json"}
+
+
+def output_format(fmt: str | None, out: str | None) -> str:
+    """The output format: ``fmt`` when given, else from the ``--out`` suffix, else text.
+
+    A ``fmt`` that contradicts the suffix (``-f json --out x.html``) is an error: the file would
+    hold something other than its name says.
+    """
+    from ..errors import DataError
+
+    suffix = out.lower().rsplit(".", 1)[-1] if out and out != "-" and "." in os.path.basename(out) else ""
+    implied = _SUFFIX_FORMATS.get(suffix)
+    if fmt is None:
+        return implied or "text"
+    if implied is not None and implied != fmt:
+        raise DataError(f"--format {fmt} but --out {out} ends in .{suffix}: drop --format (the suffix picks "
+                        f"{implied}) or name the file .{ {'text': 'txt', 'md': 'md', 'json': 'json', 'html': 'html'}[fmt] }")
+    return fmt
 
 
 def rich_to_text(renderables: list[Any], *, width: int = 110, color: bool = False) -> str:
@@ -81,25 +116,39 @@ def emit(
     payload: dict[str, Any],
     *,
     kind: str,
-    fmt: str,
+    fmt: str | None,
     out: str,
     text: Callable[[dict[str, Any]], list[Any]] | None = None,
     markdown: Callable[[dict[str, Any]], str] | None = None,
+    html: Callable[[dict[str, Any], dict[str, Any]], str] | None = None,
     seed: int | None = None,
     input_hash: str | None = None,
     command: str | None = None,
+    title: str | None = None,
 ) -> None:
-    """Render ``payload`` (a ``to_dict()``) in ``fmt`` and write it to ``out``."""
+    """Render ``payload`` (a ``to_dict()``) in ``fmt`` (None: from the ``out`` suffix) and write it.
+
+    Every command has the same four formats: text, md, json and html (``html`` renders the
+    Markdown as one self-contained page unless the command has its own page).
+    """
     import sys
 
+    fmt = output_format(fmt, out)
     m = meta(kind, seed=seed, input_hash=input_hash, command=command)
     if fmt == "json":
         s = to_json(payload, m)
-    elif fmt == "md":
+    elif fmt in ("md", "html"):
+        if fmt == "html" and html is not None:
+            write_output(html(payload, m), out)
+            return
         body = markdown(payload) if markdown else "```json\n" + json.dumps(payload, indent=2) + "\n```\n"
         parts = [f"ranktrust {m['version']}"] + ([f"seed {seed}"] if seed is not None else []) \
             + ([f"input {input_hash}"] if input_hash is not None else []) + [f"`{command}`"]
         s = body + "\n<sub>" + " · ".join(parts) + "</sub>\n"
+        if fmt == "html":
+            from .html import markdown_page
+
+            s = markdown_page(s, title=title or f"ranktrust {kind}", payload=payload, meta=m)
     else:
         if text is None:
             s = json.dumps(payload, indent=2) + "\n"
