@@ -2,19 +2,21 @@
 
 Modules here use NumPy and SciPy only: they never read files, print, or import pandas.
 
-- :mod:`.intervals`: per-model score intervals (CLT, t, Wilson, clustered SE [M, eq. 4]).
-- :mod:`.paired`: paired comparison of two models (McNemar exact, paired t, sign-flip) and
-  every pair at once (:func:`all_pairs`, vectorised by matrix products).
+- :mod:`.intervals`: per-model score intervals (Wilson, the default for 0/1 scores; CLT, t;
+  clustered SE [M, eq. 4] with a small-cluster correction).
+- :mod:`.paired`: paired comparison of two models (McNemar exact with the interval dual to it,
+  paired t, sign-flip) and every pair at once (:func:`all_pairs`, vectorised by matrix products).
 - :mod:`.multiplicity`: Holm, Bonferroni and Benjamini-Hochberg adjustment.
-- :mod:`.power`: items needed for a gap, detectable gap at a number of items.
+- :mod:`.power`: items needed for a gap (exact McNemar power for 0/1 scores, or the normal
+  formula), detectable gap at a number of items.
 """
 
 from __future__ import annotations
 
 from .intervals import ScoreIntervals, intervals, score_ci
 from .multiplicity import adjust_pvalues
-from .paired import PairedComparison, PairTable, all_pairs, compare, mcnemar_exact
-from .power import PowerResult, PowerTable, estimate_disagreement, power, power_table
+from .paired import PairedComparison, PairTable, all_pairs, compare, mcnemar_ci, mcnemar_exact
+from .power import PowerResult, PowerTable, estimate_disagreement, mcnemar_power, power, power_table
 
 __all__ = [
     "ScoreIntervals",
@@ -26,9 +28,11 @@ __all__ = [
     "all_pairs",
     "compare",
     "mcnemar_exact",
+    "mcnemar_ci",
     "PowerResult",
     "PowerTable",
     "estimate_disagreement",
     "power",
     "power_table",
+    "mcnemar_power",
 ]
