@@ -151,7 +151,7 @@ def main() -> int:
         # where #1 is never certified, count the cells spent up to the last item
         spent = []
         gen = np.random.default_rng(0)
-        cfg = EngineConfig(alpha=ALPHA, pairs=False)
+        cfg = EngineConfig(alpha=ALPHA, pairs=False, horizon=ma.n_items)
         for _ in range(min(R, 40)):
             e = run_engine(ma.scores[:, gen.permutation(ma.n_items)], cfg)
             spent.append(e.cells)
@@ -179,7 +179,8 @@ def main() -> int:
         sizes = []
         gen = np.random.default_rng(1)
         for _ in range(5 if args.quick else 10):
-            e = run_engine(Sx[:, gen.permutation(mm.n_items)], EngineConfig(alpha=ALPHA, pairs=False))
+            e = run_engine(Sx[:, gen.permutation(mm.n_items)],
+                           EngineConfig(alpha=ALPHA, pairs=False, horizon=mm.n_items))
             sizes.append(int((e.excluded_at == 0).sum()))
         h = holm_best_set(mm.scores, ALPHA, mm.is_binary)
         ratio = np.median(sizes) / h

@@ -46,12 +46,14 @@ def _fwer(rng, mus, n, reps, data, **cfg):
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["binary", "continuous"])
 @pytest.mark.parametrize("eliminate", [True, False])
-def test_best_set_fwer_every_stopping_time(kind, eliminate):
-    # near-null: the best leads four rivals by half a point, so wrong exclusions are as likely as they get
-    rng = np.random.default_rng(10 + eliminate)
+@pytest.mark.parametrize("horizon", [None, 800])
+def test_best_set_fwer_every_stopping_time(kind, eliminate, horizon):
+    # near-null: the best leads four rivals by half a point, so wrong exclusions are as likely as they get;
+    # with a horizon the bets are a mixture of adaptive and end-tuned bets (still one test supermartingale)
+    rng = np.random.default_rng(10 + eliminate + (horizon or 0))
     mus = [0.60, 0.595, 0.595, 0.595, 0.595]
     reps = 150
-    err = _fwer(rng, mus, 800, reps, kind, eliminate=eliminate)
+    err = _fwer(rng, mus, 800, reps, kind, eliminate=eliminate, horizon=horizon)
     assert _not_above(err, reps), err / reps
 
 
@@ -70,7 +72,7 @@ def test_rank_sets_simultaneous_error():
     # every decided pair must be right, at every time: the simultaneous rank sets cover all true ranks
     rng = np.random.default_rng(8)
     mus = np.array([0.62, 0.61, 0.6, 0.59])
-    c = EngineConfig(alpha=ALPHA, target="ranks", eliminate=False)
+    c = EngineConfig(alpha=ALPHA, target="ranks", eliminate=False, horizon=1000)
     reps, err = 120, 0
     for _ in range(reps):
         e = run_engine(_draw(rng, mus, 1000, "binary"), c)
@@ -85,7 +87,7 @@ def test_scope_benchmark_agrees_with_full_data_at_every_time_and_is_exact_at_the
     rng = np.random.default_rng(21)
     mus = [0.6, 0.595, 0.59, 0.55]
     reps, n = 150, 600
-    err = _fwer(rng, mus, n, reps, kind, population_size=n)
+    err = _fwer(rng, mus, n, reps, kind, population_size=n, horizon=n)
     assert _not_above(err, reps), err / reps
     # at the last item every pair is decided by its exact benchmark difference
     X = _draw(rng, mus, n, kind)
@@ -111,7 +113,7 @@ def test_null_construction_on_real_data_keeps_both(mmlupro):
     rng = np.random.default_rng(0)
     keep = o[:6]                                           # the top six keep the test quick
     reps, lost = 100, 0
-    c = EngineConfig(alpha=ALPHA, pairs=False)
+    c = EngineConfig(alpha=ALPHA, pairs=False, horizon=3000)
     for _ in range(reps):
         X = S[keep][:, rng.permutation(S.shape[1])[:3000]].copy()
         sw = rng.random(X.shape[1]) < 0.5

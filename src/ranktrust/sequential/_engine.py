@@ -43,6 +43,7 @@ class EngineConfig:
     eliminate: bool = True
     stop_when_done: bool = False
     pairs: bool = True                   # run the pairwise tests
+    horizon: int | None = None           # items that can come (known benchmark size): also bet for the end
     max_block: int = 1024
     first_block: int = 16
 
@@ -136,7 +137,7 @@ class _Run:
                 # certain after the item: even if j scored 1 on every unseen item it ends below a rival
                 cu = other - sx_incl[rows] > (N - (t_prev + 1))[None, :] + 1e-9
             st, wu, _ = advance(self.pf.take(live), y, m, self.thr_best, rule=cfg.rule, kind=cfg.kind, c=cfg.c,
-                                impossible_up=iu_)
+                                impossible_up=iu_, horizon=cfg.horizon)
             crossed = wu >= self.thr_best
             if cu is not None:
                 crossed |= cu
@@ -160,7 +161,7 @@ class _Run:
                     cu = sy_incl > N / 2 + 1e-9
                     cd = sy_incl + (N - (tp + 1)) < N / 2 - 1e-9
                 st, wu, wd = advance(pst, y, m, self.thr_pair_lam, rule=cfg.rule, kind=cfg.kind, c=cfg.c,
-                                     impossible_up=iu_, impossible_dn=id_)
+                                     impossible_up=iu_, impossible_dn=id_, horizon=cfg.horizon)
                 cr_up = [wu >= self.thr_rank, wu >= self.thr_top]
                 cr_dn = [wd >= self.thr_rank, wd >= self.thr_top]
                 if cu is not None:

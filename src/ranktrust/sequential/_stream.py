@@ -45,6 +45,7 @@ __all__ = ["StreamState", "advance", "LAMBDA_RULES", "KINDS"]
 LAMBDA_RULES = ("agrapa", "prpl")
 KINDS = ("betting", "eb")
 _EPS = 1e-12
+HORIZON_WEIGHT = 0.5   # share of the initial capital on the horizon-tuned bets
 
 
 @dataclass
@@ -56,14 +57,17 @@ class StreamState:
     sv: np.ndarray       # sum of (y_i - mu_i)^2
     logw_up: np.ndarray  # log wealth of the "mean > centre" bet
     logw_dn: np.ndarray  # log wealth of the "mean < centre" bet
+    hz_up: np.ndarray    # log wealth of the horizon-tuned component (used when a horizon is given)
+    hz_dn: np.ndarray
 
     @classmethod
     def zeros(cls, s: int) -> "StreamState":
         z = np.zeros(s)
-        return cls(np.zeros(s, dtype=np.int64), z.copy(), z.copy(), z.copy(), z.copy())
+        return cls(np.zeros(s, dtype=np.int64), z.copy(), z.copy(), z.copy(), z.copy(), z.copy(), z.copy())
 
     def take(self, idx: np.ndarray) -> "StreamState":
-        return StreamState(self.n[idx], self.sy[idx], self.sv[idx], self.logw_up[idx], self.logw_dn[idx])
+        return StreamState(self.n[idx], self.sy[idx], self.sv[idx], self.logw_up[idx], self.logw_dn[idx],
+                           self.hz_up[idx], self.hz_dn[idx])
 
     def put(self, idx: np.ndarray, other: "StreamState") -> None:
         self.n[idx] = other.n
@@ -71,6 +75,8 @@ class StreamState:
         self.sv[idx] = other.sv
         self.logw_up[idx] = other.logw_up
         self.logw_dn[idx] = other.logw_dn
+        self.hz_up[idx] = other.hz_up
+        self.hz_dn[idx] = other.hz_dn
 
     def copy(self) -> "StreamState":
         return self.take(slice(None))
@@ -100,18 +106,19 @@ def running_moments(st: StreamState, y: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def bet_sizes(i: np.ndarray, mu: np.ndarray, var: np.ndarray, m: np.ndarray, log_inv_alpha: np.ndarray | float,
-              *, rule: str, kind: str, c: float) -> tuple[np.ndarray, np.ndarray]:
+              *, rule: str, kind: str, c: float, horizon: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Predictable bet sizes ``(lam_up, lam_dn)`` (both >= 0) against centres ``m``."""
     mc = np.clip(m, _EPS, 1 - _EPS)
     if rule == "agrapa":
         g = mu - mc
         raw = g / (var + g * g)
         up, dn = np.maximum(raw, 0.0), np.maximum(-raw, 0.0)
-    elif rule == "prpl":
+    elif rule in ("prpl", "horizon"):
         la = np.asarray(log_inv_alpha, dtype=float)
         if la.ndim == 1:
             la = la[:, None]
-        raw = np.sqrt(2.0 * la / (var * i * np.log1p(i)))
+        scale = i * np.log1p(i) if rule == "prpl" else float(horizon)  # type: ignore[arg-type]
+        raw = np.sqrt(2.0 * la / (var * scale))
         up = dn = raw
     else:  # pragma: no cover - validated by callers
         raise ValueError(f"`rule` must be one of {LAMBDA_RULES}, got {rule!r}")
@@ -123,7 +130,7 @@ def bet_sizes(i: np.ndarray, mu: np.ndarray, var: np.ndarray, m: np.ndarray, log
 def advance(st: StreamState, y: np.ndarray, m: np.ndarray | float, log_inv_alpha: np.ndarray | float, *,
             rule: str = "agrapa", kind: str = "betting", c: float = 0.5,
             impossible_up: np.ndarray | None = None, impossible_dn: np.ndarray | None = None,
-            ) -> tuple[StreamState, np.ndarray, np.ndarray]:
+            horizon: int | None = None) -> tuple[StreamState, np.ndarray, np.ndarray]:
     """Advance ``S`` streams over a block ``y`` of shape ``(S, B)``.
 
     Parameters
@@ -133,6 +140,11 @@ def advance(st: StreamState, y: np.ndarray, m: np.ndarray | float, log_inv_alpha
     impossible_up, impossible_dn : bool arrays (S, B), optional
         Where the "mean <= centre" (resp. ">= centre") null is already impossible (a finite population whose
         remaining items cannot bring the mean there): the wealth becomes infinite.
+    horizon : int, optional
+        When the number of items that can come is known, the wealth is the average of two test
+        supermartingales (so still one): the adaptive bets of ``rule`` and constant-scale bets tuned to be
+        strongest at the horizon, ``lam = sqrt(2 log(1/alpha) / (var * horizon))`` ([1], the fixed-n choice).
+        The average costs at most ``log 2`` against either one.
 
     Returns
     -------
@@ -144,22 +156,38 @@ def advance(st: StreamState, y: np.ndarray, m: np.ndarray | float, log_inv_alpha
     i, mu, var, sq = running_moments(st, y)
     lu, ld = bet_sizes(i, mu, var, m, log_inv_alpha, rule=rule, kind=kind, c=c)
     r = y - np.clip(m, 0.0, 1.0)
-    if impossible_up is not None:
-        lu = np.where(impossible_up | (m >= 1), 0.0, lu)
-    if impossible_dn is not None:
-        ld = np.where(impossible_dn | (m <= 0), 0.0, ld)
-    if kind == "betting":
-        inc_up = np.log1p(lu * r)
-        inc_dn = np.log1p(-ld * r)
-    else:
+
+    def incs(lu: np.ndarray, ld: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if impossible_up is not None:
+            lu = np.where(impossible_up | (m >= 1), 0.0, lu)
+        if impossible_dn is not None:
+            ld = np.where(impossible_dn | (m <= 0), 0.0, ld)
+        if kind == "betting":
+            return np.log1p(lu * r), np.log1p(-ld * r)
         pen = (y - mu) ** 2
-        inc_up = lu * r - pen * (-np.log1p(-lu) - lu)
-        inc_dn = -ld * r - pen * (-np.log1p(-ld) - ld)
+        return lu * r - pen * (-np.log1p(-lu) - lu), -ld * r - pen * (-np.log1p(-ld) - ld)
+
+    inc_up, inc_dn = incs(lu, ld)
     wu = st.logw_up[:, None] + np.cumsum(inc_up, axis=-1)
     wd = st.logw_dn[:, None] + np.cumsum(inc_dn, axis=-1)
+    if horizon is not None:
+        hu, hd = bet_sizes(i, mu, var, m, log_inv_alpha, rule="horizon", kind=kind, c=c, horizon=horizon)
+        h_up, h_dn = incs(hu, hd)
+        zu = st.hz_up[:, None] + np.cumsum(h_up, axis=-1)
+        zd = st.hz_dn[:, None] + np.cumsum(h_dn, axis=-1)
+        a, b = np.log1p(-HORIZON_WEIGHT), np.log(HORIZON_WEIGHT)
+        out_u = np.logaddexp(wu + a, zu + b)
+        out_d = np.logaddexp(wd + a, zd + b)
+    else:
+        zu, zd = np.broadcast_to(st.hz_up[:, None], wu.shape), np.broadcast_to(st.hz_dn[:, None], wd.shape)
+        out_u, out_d = wu, wd
     if impossible_up is not None:
-        wu = np.where(np.logical_or.accumulate(impossible_up, axis=-1), np.inf, wu)
+        out_u = np.where(np.logical_or.accumulate(impossible_up, axis=-1), np.inf, out_u)
     if impossible_dn is not None:
-        wd = np.where(np.logical_or.accumulate(impossible_dn, axis=-1), np.inf, wd)
-    new = StreamState(st.n + y.shape[-1], st.sy + y.sum(-1), st.sv + sq.sum(-1), wu[:, -1].copy(), wd[:, -1].copy())
-    return new, wu, wd
+        out_d = np.where(np.logical_or.accumulate(impossible_dn, axis=-1), np.inf, out_d)
+    dead_u = np.isinf(out_u[:, -1])
+    dead_d = np.isinf(out_d[:, -1])
+    new = StreamState(st.n + y.shape[-1], st.sy + y.sum(-1), st.sv + sq.sum(-1),
+                      np.where(dead_u, np.inf, wu[:, -1]), np.where(dead_d, np.inf, wd[:, -1]),
+                      np.where(dead_u, np.inf, zu[:, -1]), np.where(dead_d, np.inf, zd[:, -1]))
+    return new, out_u, out_d

@@ -157,7 +157,7 @@ def watch_replay(m: "ScoreMatrix", n_replays: int = 200, *, target: str = "best"
                         f"scored, got {K} models and {N} shared items")
     cfg = EngineConfig(alpha=1 - confidence_level, population_size=N if scope == "benchmark" else None,
                        kind=method, rule=rule, target=tgt, k=k, best_method=best_method, eliminate=eliminate,
-                       stop_when_done=tgt != "ranks", pairs=tgt == "ranks")
+                       stop_when_done=tgt != "ranks", pairs=tgt == "ranks", horizon=N)
     means = S.mean(axis=1)
     order = np.argsort(-means, kind="stable")
     truth = order[:1] if tgt == "best" else (order[:k] if tgt == "top" else order[:0])

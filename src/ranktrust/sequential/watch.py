@@ -337,7 +337,8 @@ class Watch:
                             population_size=len(self._items) if self.scope == "benchmark" else None,
                             kind=self.method, rule=self.rule, target=self.target, k=self.k,
                             best_method=self.best_method, eliminate=self.eliminate,
-                            stop_when_done=self.target != "ranks")
+                            stop_when_done=self.target != "ranks",
+                            horizon=len(self._items) if self.fixed_items else None)
 
     def _run(self) -> tuple[EngineResult, np.ndarray, np.ndarray]:
         X, order = self._ordered()
@@ -444,7 +445,7 @@ class Watch:
                 if L <= 0:
                     break
                 y = np.where(np.arange(done, done + L)[None, :] < R[todo][:, None], val, 0.5)
-                sub, wu, wd = advance(cur.take(todo), y, 0.5, thr, rule=self.rule, kind=self.method)
+                sub, wu, wd = advance(cur.take(todo), y, 0.5, thr, rule=self.rule, kind=self.method, horizon=N)
                 cur.put(todo, sub)
                 w = wu if val == 1.0 else wd
                 can[todo[w.max(axis=1) >= thr]] = True
