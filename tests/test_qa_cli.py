@@ -1,0 +1,95 @@
+"""The new user's first hour (issue 13), command-line findings of the QA report, one test each."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from ranktrust.cli.main import cli_words, main
+
+DEMO = os.path.join(os.path.dirname(__file__), "..", "src", "ranktrust", "datasets", "mmlupro_outputs.csv.gz")
+
+
+def run(args, capsys):
+    try:
+        code = main(args)
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code or 0, out, err
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    p = tmp_path_factory.mktemp("qa") / "small.csv"
+    import numpy as np
+
+    r = np.random.default_rng(0)
+    rows = ["model,item,score"] + [f"m{k},q{i},{int(r.random() < 0.3 + 0.2 * k)}" for k in range(3) for i in range(60)]
+    p.write_text("\n".join(rows) + "\n")
+    return str(p)
+
+
+@pytest.mark.parametrize("cmd", [["compare", "--a", "m0", "--b", "m1"], ["power", "--gap", "5"], ["stability", "--draws", "20"],
+                                 ["ranks"], ["splithalf", "--splits", "50"]])
+def test_qa_m12_every_command_writes_html(cmd, small, tmp_path, capsys):
+    out = tmp_path / "x.html"
+    code, _, err = run([cmd[0], small, *cmd[1:], "--out", str(out)], capsys)
+    assert code == 0, err
+    page = out.read_text()
+    assert page.startswith("<!doctype html>") and "ranktrust-data" in page and "│" not in page
+    code, _, err = run([cmd[0], small, *cmd[1:], "-f", "html"], capsys)
+    assert code == 0, err
+
+
+def test_qa_m12_format_contradicting_suffix_is_an_error(small, tmp_path, capsys):
+    for fmt, name in (("json", "x.html"), ("json", "x.md"), ("md", "x.json")):
+        code, _, err = run(["report", small, "--no-stability", "-f", fmt, "--out", str(tmp_path / name)], capsys)
+        assert code == 1 and f"--format {fmt} but --out" in err and not (tmp_path / name).exists()
+    code, _, err = run(["stability", small, "--draws", "20", "--out", str(tmp_path / "s.json")], capsys)
+    assert code == 0 and json.loads((tmp_path / "s.json").read_text())["meta"]["kind"] == "stability"
+
+
+def test_qa_l4_out_errors_name_the_file_not_the_partial(small, tmp_path, capsys):
+    code, _, err = run(["ranks", small, "--out", str(tmp_path / "missing" / "r.json")], capsys)
+    assert code == 1 and ".partial" not in err and "does not exist" in err
+    code, _, err = run(["ranks", small, "--out", str(tmp_path)], capsys)
+    assert code == 1 and ".partial" not in err and "is a folder" in err
+    assert not any(p.name.endswith(".partial") for p in tmp_path.rglob("*"))
+
+
+def test_qa_l7_file_and_db_together_is_an_error(small, tmp_path, capsys):
+    code, _, err = run(["report", small, "--db", str(tmp_path / "s.duckdb")], capsys)
+    assert code == 1 and "not both" in err
+
+
+def test_qa_m7_no_groups_with_cluster_by_is_an_error(small, capsys):
+    code, _, err = run(["report", small, "--no-groups", "--cluster-by", "subject"], capsys)
+    assert code == 1 and "--no-groups contradicts --cluster-by" in err
+    code, _, err = run(["report", small, "--ci-method", "cluster"], capsys)
+    assert code == 1 and "--ci-method cluster needs --cluster-by" in err
+
+
+def test_qa_l6_power_gap_as_a_fraction_is_refused(capsys):
+    code, out, err = run(["power", "--gap", "0.02", "--disagreement", "0.27"], capsys)
+    assert code == 1 and "pass --gap 2" in err and "52,979,939" not in out
+
+
+def test_qa_l3_errors_use_flags_not_python_names(small, capsys):
+    assert cli_words("`confidence_level` must be in (0, 1)") == "--confidence must be in (0, 1)"
+    assert cli_words("use `align`='intersect'") == "use --align intersect"
+    assert cli_words("`unknown_thing` stays") == "`unknown_thing` stays"
+    code, _, err = run(["stability", small, "--top-k", "0"], capsys)
+    assert code == 1 and "--top-k" in err and "`top_k`" not in err
+
+
+def test_qa_m8_compare_ignores_other_models(capsys):
+    """M8: DeepSeek (10,351 items) vs Llama-70B-Instruct (12,032) in the bundled MMLU-Pro, whose gemini
+    models lack other items: compared on the 10,351 items the two share."""
+    code, out, err = run(["compare", DEMO, "--a", "DeepSeek-Coder-V2", "--b", "Meta-Llama-3_1-70B-Instruct",
+                          "-f", "json"], capsys)
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["n_items"] == 10351 and d["ci_low"] < 0 < d["ci_high"] and d["p_value"] > 0.05
