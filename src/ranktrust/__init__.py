@@ -48,6 +48,7 @@ _LAZY: dict[str, str] = {
     "select_subset": "ranktrust.subsets",
     "estimate": "ranktrust.subsets",
     "mdad": "ranktrust.subsets",
+    "data_quality": "ranktrust.quality",
     # repeats and conditions
     "repeats": "ranktrust.runs",
     "pass_at_k": "ranktrust.runs",

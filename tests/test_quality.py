@@ -1,0 +1,221 @@
+"""Data-quality findings: duplicated rows (pairwise-complete agreement) and person fit (lz*)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+from scipy import special, stats
+
+import ranktrust as rt
+from ranktrust.quality import lz_star, row_agreement
+
+
+def _matrix(y, prefix="m"):
+    n, j = y.shape
+    return rt.ScoreMatrix.from_array(y, models=[f"{prefix}{i}" for i in range(n)], items=[f"q{k}" for k in range(j)])
+
+
+def _sim_2pl(g, n=400, j=448):
+    th = g.normal(size=(n, 1))
+    b = g.normal(0, 1.2, j)
+    a = np.exp(g.normal(0, 0.35, j))
+    return (g.random((n, j)) < special.expit(th * a - b)).astype(float), th[:, 0], a, b
+
+
+# ------------------------------------------------------------------ agreement
+@pytest.mark.parametrize("levels", [(0.0, 1.0), (0.0, 0.5, 1.0), tuple(np.linspace(0, 1, 20))])
+def test_row_agreement_matches_a_loop_with_missing_cells(levels):
+    g = np.random.default_rng(len(levels))
+    y = g.choice(levels, size=(12, 60))
+    y[3] = y[2]
+    y[5, :50] = y[4, :50]
+    y[g.random(y.shape) < 0.15] = np.nan
+    equal, common, expected = row_agreement(y)
+    for i in range(12):
+        for k in range(12):
+            both = ~np.isnan(y[i]) & ~np.isnan(y[k])
+            assert common[i, k] == both.sum()
+            if i != k and len(levels) > 8 and both.any() and np.mean(y[i, both] == y[k, both]) < 0.9:
+                continue          # many levels: only pairs the filter cannot rule out are counted exactly
+            assert equal[i, k] == np.sum(y[i, both] == y[k, both])
+            if len(levels) <= 8 and both.any():
+                pi = np.array([np.mean(y[i, both] == v) for v in levels])
+                pk = np.array([np.mean(y[k, both] == v) for v in levels])
+                assert expected[i, k] == pytest.approx(both.sum() * pi @ pk)
+
+
+def test_identical_and_near_identical_rows_are_named_with_missing_cells():
+    g = np.random.default_rng(0)
+    y, *_ = _sim_2pl(g, n=40, j=200)
+    y[1] = y[0]                                   # identical
+    y[3] = y[2]
+    y[3, :3] = 1 - y[3, :3]                       # 197 of 200 equal: near-identical
+    y[5] = y[4]
+    y[5, :150] = np.nan                           # identical on the 50 items both scored
+    y[7] = y[6]
+    y[7, :190] = np.nan                           # identical, but on 10 items only: not judged
+    q = rt.data_quality(_matrix(y))
+    got = {(p.model_a, p.model_b): p for p in q.similar_pairs}
+    assert set(got) == {("m0", "m1"), ("m2", "m3"), ("m4", "m5")}
+    assert got[("m0", "m1")].identical and got[("m0", "m1")].agreement == 1.0 and got[("m0", "m1")].n_items == 200
+    p = got[("m2", "m3")]
+    assert not p.identical and p.n_differ == 3 and p.agreement == pytest.approx(197 / 200) and p.kappa > 0.9
+    assert got[("m4", "m5")].n_items == 50 and got[("m4", "m5")].identical
+    assert [len(gr) for gr in q.similar_groups] == [2, 2, 2]
+    notes = q.notes()
+    assert any("m0 and m1 have identical per-item results on all 200 items" in n for n in notes)
+    assert any("m2 and m3 agree on 98.5% of the 200 items" in n for n in notes)
+
+
+def test_models_agreeing_only_because_both_are_near_perfect_are_not_reported():
+    g = np.random.default_rng(1)
+    y = (g.random((30, 500)) < 0.5).astype(float)
+    y[0] = (g.random(500) < 0.995).astype(float)
+    y[1] = (g.random(500) < 0.995).astype(float)  # agree on ~99% by chance: kappa ~ 0
+    q = rt.data_quality(_matrix(y), person_fit=False)
+    assert q.similar_pairs == ()
+    assert q.settings["person_fit_skipped"] == "not requested"
+
+
+def test_gpqa_identical_model_pairs_are_named(gpqa):
+    """GPQA (Open LLM Leaderboard, 420 models x 448 items) has exactly identical rows; every pair of
+    them is named (checked by brute force), with agreement 1.0 on all 448 items."""
+    q = rt.data_quality(gpqa)
+    y = np.asarray(gpqa.scores)
+    names = list(gpqa.models)
+    brute = {(names[i], names[k]) for i in range(len(names)) for k in range(i + 1, len(names))
+             if np.array_equal(y[i], y[k])}
+    named = {(p.model_a, p.model_b) for p in q.similar_pairs if p.identical}
+    assert named == brute and len(brute) >= 20
+    for pair in [("HuggingFaceTB__SmolLM-360M", "HuggingFaceTB__SmolLM2-360M"),
+                 ("PrimeIntellect__INTELLECT-1-Instruct", "PrimeIntellect__INTELLECT-1"),
+                 ("mistralai__Mistral-7B-v0.3", "mistral-community__Mistral-7B-v0.2"),
+                 ("google__gemma-2-9b-it", "Qwen__Qwen2.5-Coder-14B-Instruct")]:
+        p = next(p for p in q.similar_pairs if {p.model_a, p.model_b} == set(pair))
+        assert p.identical and p.agreement == 1.0 and p.n_items == 448 and p.n_differ == 0
+    text = " ".join(q.notes())
+    assert "HuggingFaceTB__SmolLM-360M and HuggingFaceTB__SmolLM2-360M have identical per-item results" in text
+    d = json.loads(json.dumps(q.to_dict()))
+    assert {"model_a", "model_b", "agreement", "n_items", "n_differ", "kappa", "identical"} <= set(d["similar_pairs"][0])
+
+
+# ------------------------------------------------------------------ person fit
+def test_lz_star_matches_snijders_formula_row_by_row():
+    """lz* = [sum (y - P) w + c r0] / sqrt(sum (w - c r)^2 P Q), w = logit P, r = a, r0 = -theta / s^2,
+    c = sum P' w / sum P' r, P' = a P Q (Snijders 2001, eqs. 8-12 for the 2PL), one row at a time."""
+    g = np.random.default_rng(2)
+    y, th, a, b = _sim_2pl(g, n=8, j=50)
+    y[2, :10] = np.nan
+    ours = lz_star(y, th, a, b, prior_sd=1.0)
+    ml = lz_star(y, th, a, b, prior_sd=None)
+    for i in range(8):
+        o = ~np.isnan(y[i])
+        p = special.expit(a[o] * th[i] - b[o])
+        q = p * (1 - p)
+        w = np.log(p / (1 - p))
+        c = np.sum(a[o] * q * w) / np.sum(a[o] * q * a[o])
+        for r0, got in ((-th[i], ours[i]), (0.0, ml[i])):
+            ref = (np.sum((y[i, o] - p) * w) + c * r0) / np.sqrt(np.sum((w - c * a[o]) ** 2 * q))
+            assert got == pytest.approx(ref, rel=1e-10)
+
+
+def test_planted_broken_rows_are_flagged_on_gpqa(gpqa):
+    """A strong GPQA model's row replaced by random answers at its own accuracy, or by its own answers
+    joined to the wrong items (a shuffled item order), is flagged; nothing else is."""
+    y = np.array(gpqa.scores, dtype=float)
+    acc = y.mean(1)
+    g = np.random.default_rng(0)
+    for i in np.argsort(acc)[[-1, -2, -4]]:          # 45, 42, 40%: a random row at chance level looks like the many near-chance models
+        for kind in ("random", "shuffled"):
+            y2 = y.copy()
+            y2[i] = (g.random(y.shape[1]) < acc[i]).astype(float) if kind == "random" else g.permutation(y[i])
+            q = rt.data_quality(rt.ScoreMatrix.from_array(y2, models=list(gpqa.models), items=list(gpqa.items)))
+            assert q.misfit == (gpqa.models[i],), (kind, acc[i], q.misfit)
+            assert q.person_fit[i] < -4 and q.person_fit_z[i] < -4
+            assert "looks like a broken or mislabelled run" in q.notes()[-1]
+
+
+def test_normal_rows_of_gpqa_and_mmlupro_are_mostly_not_flagged(gpqa, mmlupro_path):
+    q = rt.data_quality(gpqa)
+    assert np.isfinite(q.person_fit).all()
+    assert len(q.misfit) <= 0.01 * gpqa.n_models
+    m = rt.read(mmlupro_path, align="intersect")
+    q2 = rt.data_quality(m)
+    assert len(q2.misfit) <= 1            # gemini-1.5-pro-002 stands out (lz* about -34, 4.4 robust SDs)
+    # a planted broken MMLU-Pro row stands out by far more
+    y = np.array(m.scores, dtype=float)
+    i = int(np.argsort(y.mean(1))[len(y) // 2])
+    y[i] = np.random.default_rng(3).permutation(y[i])
+    q3 = rt.data_quality(rt.ScoreMatrix.from_array(y, models=list(m.models), items=list(m.items)))
+    assert m.models[i] in q3.misfit and q3.person_fit_z[i] < -10
+    pw = rt.data_quality(rt.read(mmlupro_path, align="pairwise"))          # pairwise-complete rows work too
+    assert np.isfinite(pw.person_fit).all() and len(pw.misfit) <= 1
+
+
+@pytest.mark.slow
+def test_null_simulation_false_flag_rate_is_near_nominal():
+    """4,000 rows that follow a 2PL (10 matrices of 400 models x 448 items): lz* relative to the other rows
+    has the nominal N(0, 1) tail at 5% and 1% (binomial test), and the default flag (-4 on both scales,
+    nominal rate Phi(-4) = 3.2e-5, 0.13 flags expected) fires at most once."""
+    g = np.random.default_rng(11)
+    z, flags = [], 0
+    for rep in range(10):
+        y, *_ = _sim_2pl(g)
+        q = rt.data_quality(_matrix(y), rng=rep)
+        z.append(q.person_fit_z)
+        flags += len(q.misfit)
+        assert q.nominal_rate == pytest.approx(stats.norm.cdf(-4))
+    z = np.concatenate(z)
+    for level in (0.05, 0.01):
+        k = int(np.sum(z < stats.norm.ppf(level)))
+        assert stats.binomtest(k, z.size, level).pvalue > 0.01, (level, k / z.size)
+    assert flags <= 1
+
+
+# ------------------------------------------------------------------ API
+def test_result_json_notes_and_skips():
+    g = np.random.default_rng(4)
+    y, *_ = _sim_2pl(g, n=30, j=120)
+    y[1] = y[0]
+    y[2] = g.permutation(y[2])
+    q = rt.data_quality(_matrix(y))
+    d = json.loads(json.dumps(q.to_dict()))
+    assert set(d) >= {"similar_pairs", "similar_groups", "person_fit", "misfit", "lz_threshold", "nominal_rate",
+                      "notes", "settings"}
+    row = d["person_fit"][2]
+    assert set(row) == {"model", "lz_star", "lz_star_z", "ability", "accuracy", "items", "flagged"}
+    assert d["settings"]["folds"] == 5 and d["settings"]["person_fit_skipped"] is None
+    assert d["notes"] == q.notes() and not q.ok
+    # continuous scores: duplicates still found, person fit skipped with a reason
+    c = g.random((30, 80))
+    c[4] = c[3]
+    qc = rt.data_quality(_matrix(c))
+    assert [(p.model_a, p.model_b) for p in qc.similar_pairs] == [("m3", "m4")]
+    assert np.isnan(qc.person_fit).all() and "0/1 scores" in qc.settings["person_fit_skipped"]
+    small = rt.data_quality(_matrix(y[:10]))
+    assert "at least 20 models" in small.settings["person_fit_skipped"]
+
+
+@pytest.mark.parametrize("kw, msg", [
+    ({"near_identical": 0.3}, "`near_identical` must be in"),
+    ({"min_kappa": 2}, "`min_kappa` must be in"),
+    ({"min_items": 0}, "`min_items` must be a positive integer"),
+    ({"lz_threshold": 1.0}, "`lz_threshold` must be negative"),
+    ({"folds": 1}, "`folds` must be an integer >= 2"),
+])
+def test_bad_arguments_name_the_parameter(kw, msg):
+    y = (np.random.default_rng(0).random((25, 40)) < 0.5).astype(float)
+    with pytest.raises(ValueError, match=msg):
+        rt.data_quality(_matrix(y), **kw)
+    with pytest.raises(TypeError, match="`m` must be a ScoreMatrix"):
+        rt.data_quality(y)
+
+
+def test_gpqa_runs_well_under_a_second(gpqa):
+    rt.data_quality(gpqa)                       # warm
+    t = time.perf_counter()
+    rt.data_quality(gpqa)
+    assert time.perf_counter() - t < 2.0      # about 0.25 s on an idle core; generous for shared CI
