@@ -659,6 +659,9 @@ class Store:
             ).fetchone()[0]
             if top is None or top <= 0:
                 continue
+            if con.execute("SELECT 1 FROM _stg WHERE task = ? AND model = ? AND metric = ? AND "
+                           "TRY_CAST(run AS BIGINT) IS NULL LIMIT 1", [task, model, metric]).fetchone():
+                continue  # not epoch numbers: leave them (a clash is then reported as usual)
             con.execute(
                 "UPDATE _stg SET run = CAST(TRY_CAST(run AS BIGINT) + ? AS VARCHAR) "
                 "WHERE task = ? AND model = ? AND metric = ?", [int(top), task, model, metric]

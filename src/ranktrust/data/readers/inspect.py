@@ -370,6 +370,7 @@ def number_runs(chunks: list) -> list:  # noqa: ANN001
     import pandas as pd
 
     order: dict[tuple, list[str]] = {}
+    bad: set[tuple] = set()
     epochs: dict[tuple, dict[str, set[int]]] = {}
     files_of: dict[tuple, dict[str, str]] = {}
     for df in chunks:
@@ -381,11 +382,15 @@ def number_runs(chunks: list) -> list:  # noqa: ANN001
             if ident["id"] not in logs:
                 logs.append(ident["id"])
             files_of.setdefault(key, {}).setdefault(ident["id"], ident["path"])
-            epochs.setdefault(key, {}).setdefault(ident["id"], set()).update(int(r) for r in pd.unique(sub["run"]))
+            labels = [str(r) for r in pd.unique(sub["run"])]
+            if not all(x.isdigit() for x in labels):  # not epoch numbers: leave this model's runs as they are
+                bad.add(key)
+                continue
+            epochs.setdefault(key, {}).setdefault(ident["id"], set()).update(int(x) for x in labels)
     offsets: dict[tuple, dict[str, int]] = {}
     notes: dict[tuple, str] = {}
     for key, logs in order.items():
-        if len(logs) < 2:
+        if len(logs) < 2 or key in bad:
             continue
         off, parts, out = 0, [], {}
         for lid in logs:
