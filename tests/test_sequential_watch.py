@@ -235,3 +235,13 @@ def test_topk_and_ranks_targets_run(mmlupro):
         m.select(models=list(m.models[:6]))).status()
     assert (rk.rank_low <= rk.rank_high).all()
     assert len(rk.decided) + len(rk.open_pairs) == 15
+
+
+def test_replay_with_item_groups_as_the_unit(mmlupro):
+    r = watch_replay(mmlupro, 5, rng=0, cluster=True)
+    d = r.to_dict()
+    assert d["unit"] == "cluster" and d["n_items"] == len(set(mmlupro.groups))
+    # 14 subjects are far too few to certify anything, and nothing wrong is certified
+    assert d["errors"] == 0
+    with pytest.raises(DataError, match="needs item groups"):
+        watch_replay(mmlupro._replace(groups=None), 2, cluster=True)

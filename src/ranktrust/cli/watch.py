@@ -10,7 +10,9 @@ from typing import Any
 
 import click
 
-from ._common import command_line, confidence_option, emit, input_options, load_matrix, output_options, seed_option
+from ._common import (
+    cluster_requested, command_line, confidence_option, emit, input_options, load_matrix, output_options, seed_option,
+)
 
 
 def _pct(x: float | None) -> str:
@@ -108,9 +110,12 @@ def _replay_text(d: dict[str, Any]) -> list[Any]:
     from rich.text import Text
 
     t = Table(title=f"watch --replay {d['n_replays']} ({d['target']}, scope {d['scope']}): "
-                    f"{d['n_models']} models x {d['n_items']:,} shared items", title_justify="left")
+                    f"{d['n_models']} models x {d['n_items']:,} shared "
+                    f"{'item groups' if d.get('unit') == 'cluster' else 'items'}", title_justify="left")
     t.add_column("", overflow="fold")
     t.add_column("value", overflow="fold")
+    if d.get("unit") == "cluster":
+        t.add_row("unit", "item groups (clusters), each group's mean score")
     t.add_row("decided in", f"{d['decided_share'] * 100:.1f}% of orders")
     t.add_row("items needed", _q(d["items_needed"]))
     t.add_row("cells needed", _q(d["cells_needed"]) + f" of {d['full_cells']:,}")
@@ -224,10 +229,14 @@ def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: 
         m, ihash = load_matrix(_expand(paths), kw)
         r = watch_replay(m, replay, target=target, confidence_level=confidence, scope=scope,  # type: ignore[arg-type]
                          method=method, rule=rule, eliminate=not no_eliminate,  # type: ignore[arg-type]
-                         best_method=best_method, score_range=score_range, rng=seed)  # type: ignore[arg-type]
+                         best_method=best_method, score_range=score_range,  # type: ignore[arg-type]
+                         cluster=cluster_requested(kw), rng=seed)
         emit(r.to_dict(), kind="watch-replay", fmt=fmt, out=out, text=_replay_text, markdown=_replay_md,
              seed=seed, input_hash=ihash, command=command_line())
         return
+
+    if cluster_requested(kw):
+        raise click.UsageError("item groups as the sampling unit (--cluster-by) work with --replay only so far")
 
     def once() -> tuple[Any, str]:
         m, ihash = load_matrix(_expand(paths), kw)

@@ -70,6 +70,7 @@ class ReplayResult(Result):
     pair_at: np.ndarray
     seed: int | None
     seconds: float
+    unit: str = "item"
 
     @property
     def error_rate(self) -> float:
@@ -95,7 +96,7 @@ class ReplayResult(Result):
             "error_rate": self.error_rate, "errors": int(self.errors.sum()),
             "pair_error_rate": float((self.pair_errors > 0).mean()),
             "pair_decisions_at": _q(self.pair_at[self.pair_at > 0]) if self.pair_at.size else _q(np.empty(0)),
-            "models": per_model, "seed": self.seed, "seconds": self.seconds,
+            "models": per_model, "seed": self.seed, "seconds": self.seconds, "unit": self.unit,
             "items_needed_all": jsonable(self.items_needed),
         }
 
@@ -104,7 +105,8 @@ def watch_replay(m: "ScoreMatrix", n_replays: int = 200, *, target: str = "best"
                  scope: Literal["population", "benchmark"] = "population",
                  method: Literal["betting", "eb"] = "betting", rule: Literal["agrapa", "prpl"] = "agrapa",
                  eliminate: bool = True, best_method: Literal["portfolio", "pairs"] = "portfolio",
-                 score_range: tuple[float, float] = (0.0, 1.0), rng: Any = None) -> ReplayResult:
+                 score_range: tuple[float, float] = (0.0, 1.0), cluster: bool = False,
+                 rng: Any = None) -> ReplayResult:
     """Replay a ScoreMatrix in ``n_replays`` random item orders through the sequential leaderboard.
 
     Parameters
@@ -114,6 +116,11 @@ def watch_replay(m: "ScoreMatrix", n_replays: int = 200, *, target: str = "best"
     n_replays : int, default: ``200``
     target, confidence_level, scope, method, rule, eliminate, best_method, score_range
         As in :class:`ranktrust.sequential.Watch`.
+    cluster : bool, default: ``False``
+        Sample whole item groups (``m.groups``: subjects, passages, repositories) as the unit: each group's score is
+        the mean over its items, and the sequences run over groups in random order. The quantity is then the mean
+        over groups (each group weighted equally), and correlated items within a group no longer pretend to be
+        independent evidence.
     rng : None, int or numpy.random.Generator
         Draws the item orders.
 
@@ -149,6 +156,17 @@ def watch_replay(m: "ScoreMatrix", n_replays: int = 200, *, target: str = "best"
         raise DataError(f"{m.source or 'the input'}: scores lie in [{S.min():g}, {S.max():g}], outside the score "
                         f"range [{lo:g}, {hi:g}]; pass score_range=(low, high)")
     S = (S - lo) / (hi - lo)
+    if cluster:
+        if m.groups is None:
+            from ..errors import DataError
+
+            raise DataError(f"{m.source or 'the input'}: `cluster=True` needs item groups (a subject/group column; "
+                            "--cluster-by COL on the command line)")
+        codes = np.asarray(m.group_codes)[keep]
+        uniq, inv = np.unique(codes, return_inverse=True)
+        sums = np.zeros((S.shape[0], uniq.size))
+        np.add.at(sums.T, inv, S.T)
+        S = sums / np.bincount(inv)[None, :]
     K, N = S.shape
     if K < 2 or N < 1:
         from ..errors import DataError
@@ -189,5 +207,5 @@ def watch_replay(m: "ScoreMatrix", n_replays: int = 200, *, target: str = "best"
         confidence_level=confidence_level, eliminate=eliminate, items_needed=items, cells_needed=cells,
         excluded_at=excl, full_best=tuple(m.models[i] for i in truth), errors=errs, pair_errors=perr,
         pair_at=np.concatenate(pair_at) if pair_at else np.empty(0, dtype=np.int64),
-        seed=rng if isinstance(rng, int) else None, seconds=secs,
+        seed=rng if isinstance(rng, int) else None, seconds=secs, unit="cluster" if cluster else "item",
     )
