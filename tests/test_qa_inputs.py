@@ -294,3 +294,20 @@ def test_qa_m11_failed_ingest_leaves_nothing_for_the_retry(capsys, tmp_path):
     bad.write_text(bad.read_text().replace(",50\n", ",0.5\n"))
     code, out, err = cli(capsys, "ingest", good, bad, "--db", db)
     assert code == 0 and "2 added" in out and "120 rows added" in out, out + err
+
+
+def test_qa_bad_input_9_conflicting_duplicate_says_so(capsys, tmp_path):
+    p = write(tmp_path / "dup.csv", [("A", "q1", 1), ("A", "q2", 0), ("B", "q1", 0), ("B", "q2", 1), ("A", "q1", 0)])
+    code, _, err = cli(capsys, "report", p)
+    line = one_error(err)
+    assert "line 6: duplicate row for model 'A', item 'q1' (first at line 2) with a different score (1 there, 0 here)" \
+        in line, line
+    p2 = write(tmp_path / "same.csv", [("A", "q1", 1), ("A", "q2", 0), ("A", "q1", 1)])
+    assert "different score" not in one_error(cli(capsys, "report", p2)[2])
+
+
+def test_qa_l8_every_row_needs_an_item(capsys, tmp_path):
+    p = tmp_path / "noitem.csv"
+    p.write_text("model,item,score\nA,q1,1\nA,,0\n")
+    line = one_error(cli(capsys, "report", p)[2])
+    assert "every row needs an item" in line, line

@@ -201,7 +201,7 @@ def matrix_from_long(
         nulls = df[c].isna().to_numpy()
         if nulls.any():
             k = int(np.flatnonzero(nulls)[0])
-            raise DataError(f"{_where(source, df.index[k], line_offset)}: the {c!r} column is empty; every row needs a {c}")
+            raise DataError(f"{_where(source, df.index[k], line_offset)}: the {c!r} column is empty; every row needs {'an' if c[:1] in 'aeiou' else 'a'} {c}")
 
     vals = _numeric_scores(df, score, source, line_offset, scale, model)
     models_col = df[model].astype(str).to_numpy()
@@ -243,9 +243,11 @@ def matrix_from_long(
         if "source" in cols and "source" not in (model, item, score, group, run, condition):
             _duplicate_across_files(df, order, dup, models_col, items_col, runs_col if run is not None else None,
                                     source)
+        conflict = (f" with a different score ({vals[first]:g} there, {vals[second]:g} here)"
+                    if vals[first] != vals[second] else "")
         raise DataError(
             f"{_where(source, df.index[second], line_offset)}: duplicate row for {what} "
-            f"(first at {_where(None, df.index[first], line_offset)}); {dup.size} duplicate rows in all. "
+            f"(first at {_where(None, df.index[first], line_offset)}){conflict}; {dup.size} duplicate rows in all. "
             "Keep one row per (model, item" + (", run" if run is not None else "")
             + "), or add a 'run' column if these are repeats"
         )
