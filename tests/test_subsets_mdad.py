@@ -361,6 +361,29 @@ def test_gpqa_reproduces_u_published_figures_in_magnitude(gpqa):
     assert np.all(unseen >= lo - 1.5) and np.all(unseen <= hi)       # in magnitude: within 1.5 pts of them
     assert np.all(np.abs(seen[1:] - [12, 7.5, 4]) <= 1.0)
     assert np.all(unseen > seen)                                     # new items are harder to order
+    # [U]'s interval (bootstrap of the pooled bins) overlaps each published bracket and contains the point
+    ulo, uhi = 100 * r.unseen["ci_low"][0], 100 * r.unseen["ci_high"][0]
+    np.testing.assert_allclose([ulo, uhi], [[19, 15, 10, 8], [26, 22, 14, 9]])
+    assert np.all((ulo <= hi) & (uhi >= lo)) and np.all((ulo <= unseen) & (unseen <= uhi))
+    assert np.all((r.ci_low <= r.mdad) & (r.mdad <= r.ci_high))
+
+
+def test_u_interval_is_u_bootstrap_without_resampling_noise():
+    """[U]'s calculate_mdad CI (1,000 bootstrap means per bin; first bins where the upper / lower bound
+    reach 80%; symmetric around MDAD) against the exact binomial quantiles used here."""
+    from ranktrust.subsets.mdad import _u_interval
+
+    rng = np.random.default_rng(0)
+    n = np.array([200, 150, 120, 90, 60, 40, 30])
+    k = np.array([120, 105, 100, 78, 50, 36, 28])
+    point = mdad_from_curve(k / n, n, 0.005)
+    lo, hi = _u_interval(k[None].astype(float), n, point[None], 0.005, 0.8, 1, 0.95)
+    first = lambda ok: np.argmax(ok) * 0.005 if ok.any() else 0.5     # noqa: E731
+    bl = np.array([np.quantile(rng.binomial(nb, kb / nb, 20000) / nb, 0.025) for nb, kb in zip(n, k)])
+    bu = np.array([np.quantile(rng.binomial(nb, kb / nb, 20000) / nb, 0.975) for nb, kb in zip(n, k)])
+    m_, l_, u_ = first(k / n >= 0.8), first(bl >= 0.8), first(bu >= 0.8)
+    d = max(m_ - u_, l_ - m_)
+    assert (float(point), float(lo[0]), float(hi[0])) == pytest.approx((m_, max(m_ - d, 0), m_ + d))
 
 
 # --------------------------------------------- recommendation sentences agree with the curves

@@ -179,6 +179,9 @@ def _subset_csv(d: dict[str, Any]) -> str:
 @click.option("--agreement-level", default=0.8, show_default=True, type=float, help="Agreement that defines MDAD.")
 @click.option("--min-pairs", default=1, show_default=True, type=int,
               help="Gap bins with fewer target pairs (pooled over trials) are ignored by MDAD; 1 = [U]'s rule.")
+@click.option("--ci-method", type=click.Choice(["pairs", "trials"]), default="pairs", show_default=True,
+              help="MDAD interval: [U]'s bootstrap of the pooled bins (pairs) or the percentile of per-trial "
+                   "MDADs (trials).")
 @click.option("--select", "select_method", default=None,
               help="Design a subset with this method instead (writes the items and weights).")
 @click.option("--size", default=100, show_default=True, type=int, help="Subset size for --select.")
@@ -213,7 +216,8 @@ def command(paths: tuple[str, ...], **kw: Any) -> None:
     args = dict(methods=methods, sizes=sizes, trials=kw["trials"], source_models=source_models,
                 target_models=kw["target_models"], seen_items=seen,
                 rng=seed, delta_bin=kw["delta_bin"] / 100, agreement_level=kw["agreement_level"],
-                target_mdad=kw["target_mdad"] / 100, min_pairs=kw["min_pairs"])
+                target_mdad=kw["target_mdad"] / 100, min_pairs=kw["min_pairs"],
+                ci_method=kw["ci_method"])
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:

@@ -124,13 +124,16 @@ class MDADResult(Result):
     agreement_level : float
         Agreement that defines MDAD (0.8).
     confidence_level : float
-        Level of the percentile CI of MDAD over trials.
+        Level of the MDAD interval.
+    ci_method : str
+        ``"pairs"`` ([1]_'s bootstrap of the pooled bins) or ``"trials"`` (percentile
+        interval of ``mdad_trials``).
     mdad : ndarray, shape (n_methods, n_sizes)
         MDAD of the agreement curve pooled over trials (``inf``: not reached).
     mdad_trials : ndarray, shape (n_methods, n_sizes, trials)
         MDAD of each trial's own curve.
     ci_low, ci_high : ndarray, shape (n_methods, n_sizes)
-        Percentile interval of ``mdad_trials``.
+        Interval of MDAD (``ci_method``; ``inf`` = not reached at that end).
     kendall_tau, mean_abs_error, misordered : ndarray, shape (n_methods, n_sizes, trials)
     agreement : ndarray, shape (n_methods, n_sizes, n_bins)
         Pooled agreement per ``|Δ|`` bin (NaN where a bin has no pair).
@@ -185,6 +188,7 @@ class MDADResult(Result):
     seconds: dict[str, float] = field(default_factory=dict)
     unseen: dict[str, np.ndarray] | None = None
     min_pairs: int = 1
+    ci_method: str = "pairs"
 
     def row(self, method: str, size: int) -> dict[str, Any]:
         """The ``mdad`` row of one method and size."""
@@ -244,6 +248,7 @@ class MDADResult(Result):
                 "items": self.n_items, "seen_items": self.n_seen_items, "delta_bin": self.delta_bin,
                 "agreement_level": self.agreement_level, "confidence_level": self.confidence_level,
                 "dropped_sizes": list(self.dropped_sizes), "min_pairs": self.min_pairs,
+                "ci_method": self.ci_method,
                 "reference": "seen items" if self.unseen is not None else "all items",
             },
         })
@@ -268,7 +273,7 @@ def default_source_models(n_models: int) -> int:
 
 def _mdad_iv(m: Any, methods: Any, sizes: Any, trials: Any, source_models: Any, seen_items: Any,
              delta_bin: Any, agreement_level: Any, confidence_level: Any, min_pairs: Any = 1,
-             target_models: Any = None) -> tuple:
+             target_models: Any = None, ci_method: Any = "pairs") -> tuple:
     from ..data.matrix import ScoreMatrix
 
     if not isinstance(m, ScoreMatrix):
@@ -328,6 +333,9 @@ def _mdad_iv(m: Any, methods: Any, sizes: Any, trials: Any, source_models: Any, 
         raise ValueError(f"`agreement_level` must be in (0.5, 1); got {agreement_level!r}")
     if not (isinstance(confidence_level, (int, float)) and 0 < confidence_level < 1):
         raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
+    if ci_method not in ("pairs", "trials"):
+        raise ValueError(f"`ci_method` must be 'pairs' ([U]'s bin bootstrap) or 'trials' (percentile over trials); "
+                         f"got {ci_method!r}")
     if isinstance(min_pairs, bool) or not isinstance(min_pairs, (int, np.integer)) or min_pairs < 1:
         raise ValueError(f"`min_pairs` must be a positive integer (1 = every bin with a pair counts, as [U]); "
                          f"got {min_pairs!r}")
@@ -350,6 +358,7 @@ def mdad(
     confidence_level: float = 0.95,
     target_mdad: float = 0.02,
     min_pairs: int = 1,
+    ci_method: str = "pairs",
     progress: Callable[[int, int], None] | None = None,
 ) -> MDADResult:
     """How reliable are micro-benchmarks of each size and selection method?
@@ -400,6 +409,15 @@ def mdad(
         (every bin that has a pair counts); a larger value is a safeguard against deciding
         MDAD on a handful of pairs (ranktrust 0.1.0 used 10 per trial, i.e. 500 at 50
         trials). Each trial's own curve (for the CI) needs ``ceil(min_pairs / trials)``.
+    ci_method : {"pairs", "trials"}, default: ``"pairs"``
+        ``"pairs"``: [1]_'s interval: the first bins where the bootstrap interval of the
+        pooled bin's agreement (upper, lower bound) reaches ``agreement_level``, made
+        symmetric around MDAD (bootstrap quantiles taken exactly from the binomial; the
+        pairs are treated as independent, as in [1]_, although they share models and
+        subsets). ``"trials"``: percentile interval of the per-trial MDADs, the range in
+        which one selection's MDAD falls over repeated selections (per-trial curves are
+        sparse, so under [1]_'s rule this interval sits lower and can exclude the pooled
+        MDAD).
     progress : callable, optional
         Called as ``progress(done, total)`` after each (trial, method, size).
 
@@ -422,9 +440,8 @@ def mdad(
     **MDAD** is the lower edge of the smallest bin whose agreement is at least
     ``agreement_level`` ([1]_'s rule; bins with fewer than ``min_pairs`` pairs ignored);
     ``inf`` when no bin reaches it. The point value uses the agreement
-    curve pooled over trials; ``ci_low``/``ci_high`` are the percentile interval of the
-    per-trial MDADs: the range a single selection's MDAD falls in over repeated
-    selections. ([1]_'s code instead bootstraps the pairs of each pooled bin.)
+    curve pooled over trials; ``ci_low``/``ci_high`` follow ``ci_method`` ([1]_'s
+    bootstrap of the pooled bins by default; it always contains the point value).
     ``misordered`` is the share of pairs whose order the subset reverses (estimated ties
     excluded). With ``k`` random items, a pair with discordance rate ``q`` (share of
     items the two models score differently) has an estimated gap with mean ``Δ`` and
@@ -450,8 +467,9 @@ def mdad(
     """
     methods, sizes_req, trials, n_src, n_seen, n_tgt = _mdad_iv(
         m, methods, sizes, trials, source_models, seen_items, delta_bin, agreement_level, confidence_level,
-        min_pairs, target_models)
+        min_pairs, target_models, ci_method)
     min_pairs = int(min_pairs)
+    ci_method = str(ci_method)
     keep = sizes_req < n_seen
     dropped = tuple(int(s) for s in sizes_req[~keep])
     if dropped:
@@ -509,9 +527,9 @@ def mdad(
                     progress(done, total)
             seconds[meth] += time.perf_counter() - t0
 
-    ev = _evaluate(truth, est, delta_bin, agreement_level, min_pairs, confidence_level)
+    ev = _evaluate(truth, est, delta_bin, agreement_level, min_pairs, confidence_level, ci_method)
     ev_unseen = (None if truth_unseen is None else
-                 _evaluate(truth_unseen, est, delta_bin, agreement_level, min_pairs, confidence_level))
+                 _evaluate(truth_unseen, est, delta_bin, agreement_level, min_pairs, confidence_level, ci_method))
     point, ci_low, ci_high, mis, tau = ev["mdad"], ev["ci_low"], ev["ci_high"], ev["misordered"], ev["kendall_tau"]
     if np.isnan(point).all():
         warnings.warn(f"no |Δ| bin has enough target pairs (`min_pairs`={min_pairs}) to define MDAD; use more "
@@ -525,6 +543,7 @@ def mdad(
         ci_high=ci_high, kendall_tau=tau, mean_abs_error=ev["mean_abs_error"], misordered=mis,
         agreement=ev["agreement"], pairs=ev["pairs"], bin_edges=ev["bin_edges"], target_mdad=float(target_mdad),
         recommendation=rec, dropped_sizes=dropped, seconds=seconds, unseen=ev_unseen, min_pairs=min_pairs,
+        ci_method=ci_method,
     )
 
 
@@ -551,8 +570,37 @@ def _seen_split(gen: np.random.Generator, n_items: int, n_seen: int, codes: np.n
     return np.flatnonzero(seen)
 
 
+def _u_interval(agree_counts: np.ndarray, pairs_b: np.ndarray, point: np.ndarray, delta_bin: float, level: float,
+                min_pairs: int, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
+    """[1]_'s MDAD interval (``mdad.calculate_mdad``) from pooled bins, without resampling noise.
+
+    [1]_ bootstraps the pairs of each pooled bin (1,000 resamples) and takes the first bin
+    whose bootstrap upper bound reaches ``level`` (``u``) and the first whose lower bound
+    does (``l``); the interval is ``point -+ max(point - u, l - point)``. The bootstrap of a
+    mean of 0/1 values is ``Binomial(n, k/n) / n``, so its quantiles are taken exactly here.
+    The lower end is clipped at 0; ``inf`` when ``l`` (or the point) is not reached.
+    """
+    from scipy import stats
+
+    alpha = 1 - confidence_level
+    n = np.broadcast_to(pairs_b, agree_counts.shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        phat = np.where(n > 0, agree_counts / np.maximum(n, 1), np.nan)
+        hi = stats.binom.ppf(1 - alpha / 2, n, phat) / n
+        lo = stats.binom.ppf(alpha / 2, n, phat) / n
+    u = mdad_from_curve(hi, n, delta_bin, level=level, min_pairs=min_pairs)
+    lo_edge = mdad_from_curve(lo, n, delta_bin, level=level, min_pairs=min_pairs)
+    with np.errstate(invalid="ignore"):
+        diff = np.fmax(point - u, lo_edge - point)
+        low = np.where(np.isfinite(point), np.maximum(point - diff, 0.0), u)
+        high = np.where(np.isfinite(point), point + diff, np.inf)
+    low = np.where(np.isnan(point), np.nan, np.where(np.isfinite(point) & ~np.isfinite(diff), u, low))
+    high = np.where(np.isnan(point), np.nan, high)
+    return low, high
+
+
 def _evaluate(truth: np.ndarray, est: np.ndarray, delta_bin: float, level: float, min_pairs: int,
-              confidence_level: float) -> dict[str, np.ndarray]:
+              confidence_level: float, ci_method: str = "pairs") -> dict[str, np.ndarray]:
     """Agreement curves, MDAD (pooled and per trial), tau, error against one reference.
 
     ``truth`` (T, n_tgt): the targets' reference scores per trial; ``est`` (M, S, T, n_tgt).
@@ -569,6 +617,7 @@ def _evaluate(truth: np.ndarray, est: np.ndarray, delta_bin: float, level: float
     pairs_b = pairs_tb.sum(0)
     min_trial = max(1, int(np.ceil(min_pairs / T)))
     agreement = np.full((M, S, nb), np.nan)
+    agree_counts = np.zeros((M, S, nb))
     mdad_trials = np.empty((M, S, T))
     mis = np.empty((M, S, T))
     tau = kendall_tau_b(truth[None, None], est)                # (M, S, T)
@@ -580,6 +629,7 @@ def _evaluate(truth: np.ndarray, est: np.ndarray, delta_bin: float, level: float
                 e = est[mi, si]
                 agree, wrong, _ = pair_agreement(d_true, e[:, iu] - e[:, ju])
                 a_tb = np.bincount(flat, weights=agree.ravel(), minlength=T * nb).reshape(T, nb)
+                agree_counts[mi, si] = a_tb.sum(0)
                 agreement[mi, si] = np.where(pairs_b > 0, a_tb.sum(0) / pairs_b, np.nan)
                 curve_t = np.where(pairs_tb > 0, a_tb / pairs_tb, np.nan)
                 mdad_trials[mi, si] = mdad_from_curve(curve_t, pairs_tb, delta_bin, level=level,
@@ -590,12 +640,16 @@ def _evaluate(truth: np.ndarray, est: np.ndarray, delta_bin: float, level: float
     alpha = 1 - confidence_level
     ci_low = np.full((M, S), np.nan)
     ci_high = np.full((M, S), np.nan)
-    for mi in range(M):
-        for si in range(S):
-            v = mdad_trials[mi, si]
-            v = v[~np.isnan(v)]
-            if v.size:
-                ci_low[mi, si], ci_high[mi, si] = np.quantile(v, [alpha / 2, 1 - alpha / 2], method="inverted_cdf")
+    if ci_method == "pairs":
+        ci_low, ci_high = _u_interval(agree_counts, pairs_b, point, delta_bin, level, min_pairs, confidence_level)
+    else:
+        for mi in range(M):
+            for si in range(S):
+                v = mdad_trials[mi, si]
+                v = v[~np.isnan(v)]
+                if v.size:
+                    ci_low[mi, si], ci_high[mi, si] = np.quantile(v, [alpha / 2, 1 - alpha / 2],
+                                                                  method="inverted_cdf")
     return {"mdad": point, "mdad_trials": mdad_trials, "ci_low": ci_low, "ci_high": ci_high,
             "kendall_tau": tau, "mean_abs_error": mae, "misordered": mis, "agreement": agreement,
             "pairs": pairs_b.astype(np.int64), "bin_edges": np.arange(nb) * float(delta_bin)}
