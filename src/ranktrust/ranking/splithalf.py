@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import DataError
 from ..results import Result, jsonable
-from ..resample.engine import iter_half_means, matrix_input, rank_order
+from ..resample.engine import _half_product, half_tasks, matrix_input, rank_order, run_products
 
 __all__ = ["SplitHalf", "split_half"]
 
@@ -74,6 +74,7 @@ def split_half(
     rng=None,
     batch: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    client=None,
 ) -> SplitHalf:
     """Does the winner of one random half also win the other half?
 
@@ -91,6 +92,10 @@ def split_half(
     batch : int, optional
         Splits per engine batch; does not change the result.
     progress : callable(done, total), optional
+    client : dask.distributed.Client, optional
+        Run the splits on this client's workers (one task per product of up to 512
+        splits, returning only per-split leads); identical to the in-process run with the
+        same ``rng`` (see :mod:`ranktrust.resample.distributed`).
 
     Returns
     -------
@@ -121,23 +126,16 @@ def split_half(
     lead_a = np.zeros(splits)
     lead_b = np.zeros(splits)
     wins = np.zeros(n_models, dtype=np.int64)
-    for start, ma, mb, keys in iter_half_means(s, n_splits=int(splits), rng=rng, batch=batch, tie_keys=True):
-        b = len(ma)
-        ra = rank_order(ma, keys[:, 0])
-        rb = rank_order(mb, keys[:, 1])
-        wa = np.argmin(ra, axis=1)
-        wb = np.argmin(rb, axis=1)
-        rows = np.arange(b)
+    tasks, work = half_tasks(s, n_splits=int(splits), rng=rng, tie_keys=True)
+    start = 0
+    for sm, la_, lb_, w in run_products(tasks, work, kernel=_half_product, post=_split_leads, client=client):
+        b = len(sm)
         sl = slice(start, start + b)
-        same[sl] = wa == wb
-        second_a = np.argmax(ra == 2, axis=1)
-        lead_a[sl] = ma[rows, wa] - ma[rows, second_a]
-        other_b = mb.copy()
-        other_b[rows, wa] = -np.inf
-        lead_b[sl] = mb[rows, wa] - other_b.max(axis=1)
-        wins += np.bincount(wa, minlength=n_models)
+        same[sl], lead_a[sl], lead_b[sl] = sm, la_, lb_
+        wins += w
+        start += b
         if progress is not None:
-            progress(start + b, splits)
+            progress(start, splits)
     p = same.mean()
     la, lb = lead_a.mean(), lead_b.mean()
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -152,3 +150,18 @@ def split_half(
         shrinkage=float(1 - r), shrinkage_se=float(np.sqrt(shrink_var)),
         p_wins_half=wins / splits, dropped=inp.dropped,
     )
+
+
+def _split_leads(ma: np.ndarray, mb: np.ndarray, keys: np.ndarray):
+    """Per split of one product: same winner?, lead in A, lead in B, and A's winners counted."""
+    b, n_models = ma.shape
+    ra = rank_order(ma, keys[:, 0])
+    rb = rank_order(mb, keys[:, 1])
+    wa = np.argmin(ra, axis=1)
+    wb = np.argmin(rb, axis=1)
+    rows = np.arange(b)
+    second_a = np.argmax(ra == 2, axis=1)
+    other_b = mb.copy()
+    other_b[rows, wa] = -np.inf
+    return (wa == wb, ma[rows, wa] - ma[rows, second_a], mb[rows, wa] - other_b.max(axis=1),
+            np.bincount(wa, minlength=n_models))

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import SmallSampleWarning
 from ..results import Result, jsonable
-from ..resample.engine import iter_resample_means, matrix_input, rank_order
+from ..resample.engine import matrix_input, product_tasks, rank_order, run_products
 
 __all__ = ["Stability", "stability", "FAMILIAR_SIZES"]
 
@@ -50,8 +50,9 @@ class Stability(Result):
         P(the full-data top k keep their exact order as ranks 1..k); NaN when k > M.
     p_first : ndarray (S, M)
         P(each model is #1).
-    rank_distribution : ndarray (S, M, M)
-        ``[s, j, r - 1]`` = P(model j has rank r at size s).
+    rank_distribution : ndarray (S, M, M) or None
+        ``[s, j, r - 1]`` = P(model j has rank r at size s); None when not asked for
+        (``rank_distribution=False``).
     cluster : bool
         True when groups of items were resampled (``n_groups`` per draw).
     n_groups : ndarray of int (S,) or None
@@ -72,7 +73,7 @@ class Stability(Result):
     p_top_stays_top: np.ndarray
     p_topk_order: np.ndarray
     p_first: np.ndarray
-    rank_distribution: np.ndarray
+    rank_distribution: np.ndarray | None
     cluster: bool
     n_groups: np.ndarray | None
     dropped: dict
@@ -101,7 +102,7 @@ class Stability(Result):
                 "p_first": dict(zip(self.models, self.p_first[s])),
                 "p_first_se": dict(zip(self.models, _mc_se(self.p_first[s], self.draws))),
             }
-            if rank_distribution:
+            if rank_distribution and self.rank_distribution is not None:
                 row["rank_distribution"] = dict(zip(self.models, self.rank_distribution[s]))
             if self.n_groups is not None:
                 row["n_groups"] = int(self.n_groups[s])
@@ -153,6 +154,8 @@ def stability(
     batch: int | None = None,
     cluster: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    rank_distribution: bool = True,
+    client=None,
 ) -> Stability:
     """How often the full-data ranking survives a redraw of the benchmark, by size.
 
@@ -178,6 +181,13 @@ def stability(
         ``max(1, round(n * G / N))`` of the G groups.
     progress : callable(done, total), optional
         Called after each batch (the CLI's progress bar).
+    rank_distribution : bool, default: ``True``
+        Keep the ``(S, M, M)`` rank distributions; ``False`` counts only who is #1 and the
+        top-k orders (the same figures, without an M x M table per size: large leaderboards).
+    client : dask.distributed.Client, optional
+        Run the draws on this client's workers (each product of up to 512 draws is one
+        task that returns only its counts); the figures are identical to the in-process
+        run with the same ``rng`` (see :mod:`ranktrust.resample.distributed`).
 
     Returns
     -------
@@ -237,32 +247,34 @@ def stability(
             models=models, scores=full, n_items=int(n_items), sizes=ns, size_labels=labels,
             beyond_data=ns > n_items, draws=int(draws), top_model=models[top], full_order=order, top_k=ks,
             p_top_stays_top=np.full(S, np.nan), p_topk_order=np.full((S, len(ks)), np.nan),
-            p_first=np.full((S, n_models), np.nan), rank_distribution=np.full((S, n_models, n_models), np.nan),
+            p_first=np.full((S, n_models), np.nan), rank_distribution=np.full((S, n_models, n_models), np.nan) if rank_distribution else None,
             cluster=bool(cluster), n_groups=n_groups, dropped=inp.dropped,
         )
     p_top = np.zeros(S)
     p_ord = np.full((S, len(ks)), np.nan)
     p_first = np.zeros((S, n_models))
-    rank_dist = np.zeros((S, n_models, n_models))
-    offs = np.arange(n_models) * n_models
+    rank_dist = np.zeros((S, n_models, n_models)) if rank_distribution else None
     total = S * draws
     done = 0
+    post_kw = dict(top=order[:max(k for k in ks if k <= n_models)] if any(k <= n_models for k in ks)
+                   else order[:1], ks=ks, full=bool(rank_distribution))
     for i, n in enumerate(ns):
-        hits = np.zeros(len(ks))
-        cnt = np.zeros(n_models * n_models, dtype=np.int64)
+        hits = np.zeros(len(ks), dtype=np.int64)
+        cnt = np.zeros(n_models * n_models if rank_distribution else n_models, dtype=np.int64)
         size = int(n_groups[i]) if cluster else int(n)
-        for bt in iter_resample_means(s, n_resamples=draws, size=size, groups=groups,
-                                      rng=np.random.default_rng(seeds[i]), batch=batch, tie_keys=True):
-            ranks = rank_order(bt.means, bt.keys)
-            cnt += np.bincount((ranks - 1 + offs).ravel(), minlength=n_models * n_models)
-            for j, k in enumerate(ks):
-                if k <= n_models:
-                    hits[j] += np.all(ranks[:, order[:k]] == np.arange(1, k + 1), axis=1).sum()
-            done += len(ranks)
+        tasks, work = product_tasks(s, n_resamples=draws, size=size, groups=groups,
+                                    rng=np.random.default_rng(seeds[i]), tie_keys=True)
+        for c, h, b in run_products(tasks, work, post=_rank_tally, post_kw=post_kw, client=client):
+            cnt += c
+            hits += h
+            done += b
             if progress is not None:
                 progress(done, total)
-        rank_dist[i] = cnt.reshape(n_models, n_models) / draws
-        p_first[i] = rank_dist[i][:, 0]
+        if rank_distribution:
+            rank_dist[i] = cnt.reshape(n_models, n_models) / draws
+            p_first[i] = rank_dist[i][:, 0]
+        else:
+            p_first[i] = cnt / draws
         p_top[i] = p_first[i][top]
         p_ord[i] = np.where(np.asarray(ks) <= n_models, hits / draws, np.nan)
     return Stability(
@@ -271,3 +283,28 @@ def stability(
         p_top_stays_top=p_top, p_topk_order=p_ord, p_first=p_first, rank_distribution=rank_dist,
         cluster=bool(cluster), n_groups=n_groups, dropped=inp.dropped,
     )
+
+
+def _rank_tally(means: np.ndarray, keys: np.ndarray, *, top: np.ndarray, ks: tuple[int, ...],
+                full: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """Integer counts of one product of draws (summed over products, so exact in any order).
+
+    Returns ``(counts, hits, draws)``: with ``full`` the flattened ``(M, M)`` counts of
+    (model, rank), else how often each model is #1; ``hits[j]`` = draws in which the
+    full-data top ``ks[j]`` hold ranks ``1..k`` in order.
+    """
+    b, n_models = means.shape
+    ranks = rank_order(means, keys)
+    if full:
+        offs = np.arange(n_models) * n_models
+        cnt = np.bincount((ranks - 1 + offs).ravel(), minlength=n_models * n_models)
+    else:
+        cnt = np.bincount(np.argmin(ranks, axis=1), minlength=n_models)
+    hits = np.zeros(len(ks), dtype=np.int64)
+    if len(top):
+        ok = ranks[:, top] == np.arange(1, len(top) + 1)   # model top[t] holds rank t + 1
+        run = np.cumprod(ok, axis=1, dtype=bool)          # ... and so do all before it
+        for j, k in enumerate(ks):
+            if k <= n_models:
+                hits[j] = int(run[:, k - 1].sum())
+    return cnt, hits, b

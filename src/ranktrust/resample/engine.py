@@ -75,6 +75,9 @@ __all__ = [
     "complete_scores",
     "rank_order",
     "choose_path",
+    "product_tasks",
+    "half_tasks",
+    "run_products",
     "MatrixInput",
     "matrix_input",
 ]
@@ -84,6 +87,8 @@ BLOCK = 64
 #: bound on the (resamples x items) cells of one product, and on the blocks it joins
 _PRODUCT_CELLS = 2**23
 _MAX_BLOCKS_PER_PRODUCT = 8
+#: from this many cells (items or groups) on, counts are made one resample at a time
+_ROW_COUNT_CELLS = 4096
 #: default bound on the number of resamples yielded together
 _DEFAULT_BATCH_BYTES = 64 * 2**20
 
@@ -193,48 +198,8 @@ def _sparse_rows(idx: np.ndarray, n_cells: int, dtype):
 
 
 # ----------------------------------------------------------------- public API
-def iter_resample_means(
-    scores: np.ndarray,
-    *,
-    n_resamples: int,
-    size: int | None = None,
-    groups: np.ndarray | None = None,
-    rng=None,
-    batch: int | None = None,
-    tie_keys: bool = False,
-    path: str = "auto",
-    backend: str = "numpy",
-) -> Iterator[ResampleBatch]:
-    """Bootstrap means of every model, in batches (shared resamples for all models).
-
-    Parameters
-    ----------
-    scores : ndarray, shape (M, N)
-        Complete per-item scores (no NaN).
-    n_resamples : int
-        Number of resamples.
-    size : int, optional
-        Items (or, with ``groups``, groups) per resample; default all ``N`` (or all groups).
-    groups : ndarray of int, shape (N,), optional
-        Group code per item: resample whole groups (cluster bootstrap).
-    rng : None, int or numpy.random.Generator
-    batch : int, optional
-        Resamples yielded together (rounded up to whole products of up to 8 blocks of
-        ``BLOCK``); default keeps a batch under about 64 MB. Does not change the numbers.
-    tie_keys : bool
-        Also yield uniform ``(b, M)`` keys (from a separate stream per block) for breaking
-        exact ties at random.
-    path : {"auto", "sparse", "matmul"}
-        Force a computation path (for tests and benchmarks).
-    backend : {"numpy", "dask"}
-        ``"dask"`` computes the product groups as parallel dask tasks (threads; imported
-        only then) and gives the same numbers; it holds all results before yielding.
-
-    Yields
-    ------
-    ResampleBatch
-        ``(start, means (b, M), keys (b, M) or None)``.
-    """
+def _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path):
+    """Validated tasks and shared work of one run (see :func:`product_tasks`)."""
     s = complete_scores(scores)
     n_resamples = _check_count(n_resamples, "n_resamples")
     m, n = s.shape
@@ -260,12 +225,63 @@ def iter_resample_means(
         st = np.ascontiguousarray(gsum.T)                   # (G, M)
     seeds = _block_seeds(rng, n_resamples)
     per_product = _blocks_per_product(max(cells, size))
-    per_yield = _batch_blocks(batch, 8 * m)
     work = dict(st=st, n_resamples=n_resamples, cells=cells, size=size, n_models=m,
                 sparse=path == "sparse" and groups is None,
                 gcount=None if groups is None else gcount, dtype=dtype, tie_keys=tie_keys)
-    starts = range(0, len(seeds), per_product)
-    if backend == "dask":
+    tasks = [(seeds[g0:g0 + per_product], g0) for g0 in range(0, len(seeds), per_product)]
+    return tasks, work
+
+
+def iter_resample_means(
+    scores: np.ndarray,
+    *,
+    n_resamples: int,
+    size: int | None = None,
+    groups: np.ndarray | None = None,
+    rng=None,
+    batch: int | None = None,
+    tie_keys: bool = False,
+    path: str = "auto",
+    backend: str = "numpy",
+    client=None,
+) -> Iterator[ResampleBatch]:
+    """Bootstrap means of every model, in batches (shared resamples for all models).
+
+    Parameters
+    ----------
+    scores : ndarray, shape (M, N)
+        Complete per-item scores (no NaN).
+    n_resamples : int
+        Number of resamples.
+    size : int, optional
+        Items (or, with ``groups``, groups) per resample; default all ``N`` (or all groups).
+    groups : ndarray of int, shape (N,), optional
+        Group code per item: resample whole groups (cluster bootstrap).
+    rng : None, int or numpy.random.Generator
+    batch : int, optional
+        Resamples yielded together (rounded up to whole products of up to 8 blocks of
+        ``BLOCK``); default keeps a batch under about 64 MB. Does not change the numbers.
+    tie_keys : bool
+        Also yield uniform ``(b, M)`` keys (from a separate stream per block) for breaking
+        exact ties at random.
+    path : {"auto", "sparse", "matmul"}
+        Force a computation path (for tests and benchmarks).
+    backend : {"numpy", "dask"}
+        ``"dask"`` computes the product groups as parallel dask tasks (threads; imported
+        only then) and gives the same numbers; it holds all results before yielding.
+    client : dask.distributed.Client, optional
+        Run the product groups on this client's workers (see
+        :mod:`ranktrust.resample.distributed`); the same numbers as in-process.
+
+    Yields
+    ------
+    ResampleBatch
+        ``(start, means (b, M), keys (b, M) or None)``.
+    """
+    tasks, work = _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path)
+    n_resamples = work["n_resamples"]
+    per_yield = _batch_blocks(batch, 8 * work["n_models"])
+    if backend == "dask" and client is None:
         try:
             import dask
         except ImportError:
@@ -273,11 +289,11 @@ def iter_resample_means(
 
         # one task per product group; each group has its own seeds, so the numbers are
         # those of the NumPy path. Threads: NumPy releases the GIL in BLAS and bincount.
-        results = dask.compute(*[dask.delayed(_product_means)(seeds[g0:g0 + per_product], g0, **work)
-                                 for g0 in starts], scheduler="threads")
+        results = dask.compute(*[dask.delayed(_product_means)(grp, g0, **work) for grp, g0 in tasks],
+                               scheduler="threads")
         parts = iter(results)
-    elif backend == "numpy":
-        parts = (_product_means(seeds[g0:g0 + per_product], g0, **work) for g0 in starts)
+    elif backend in ("numpy", "dask"):
+        parts = run_products(tasks, work, client=client)
     else:
         raise ValueError(f"`backend` must be 'numpy' or 'dask'; got {backend!r}")
     out: list[np.ndarray] = []
@@ -298,23 +314,108 @@ def iter_resample_means(
             out, keys = [], []
 
 
+def product_tasks(
+    scores: np.ndarray,
+    *,
+    n_resamples: int,
+    size: int | None = None,
+    groups: np.ndarray | None = None,
+    rng=None,
+    tie_keys: bool = False,
+    path: str = "auto",
+) -> tuple[list[tuple], dict]:
+    """The resamples of :func:`iter_resample_means` as independent tasks (the engine's hook).
+
+    Returns ``(tasks, work)``: each task ``(seeds, first_block)`` is one matrix product of
+    up to 8 blocks of :data:`BLOCK` resamples, computed by
+    ``_product_means(*task, **work) -> (means, keys)``; ``work`` holds the shared inputs
+    (the transposed scores ``st`` and the settings). Run them with :func:`run_products`,
+    in-process or on a ``dask.distributed`` client: each task has its own seeds, so the
+    numbers never depend on where or in which order the tasks run.
+    """
+    return _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path)
+
+
+def run_products(tasks: list[tuple], work: dict, *, kernel=None, post=None, post_kw: dict | None = None,
+                 client=None, progress=None) -> Iterator:
+    """Results of the product tasks, in task order: ``(means, keys)`` or ``post(means, keys, **post_kw)``.
+
+    ``kernel`` computes one task (default: the bootstrap product of :func:`product_tasks`;
+    ``_half_product`` for :func:`half_tasks`); its result tuple is what ``post`` receives.
+
+    ``post`` (a module-level function, so that it can be sent to workers) reduces one
+    product where it is computed, so that only its result travels (rank counts, not
+    means). With ``client`` (a ``dask.distributed.Client``) the tasks run on its workers
+    (see :mod:`ranktrust.resample.distributed`); otherwise one after the other here.
+    ``progress(done_tasks, total_tasks)`` is called as results arrive.
+    """
+    if client is not None:
+        from .distributed import map_tasks
+
+        yield from map_tasks(client, _product_task, [(t, kernel, post, post_kw or {}) for t in tasks],
+                             shared=work, progress=progress)
+        return
+    for k, t in enumerate(tasks):
+        yield _product_task((t, kernel, post, post_kw or {}), **work)
+        if progress is not None:
+            progress(k + 1, len(tasks))
+
+
+def _product_task(task, **work):
+    (group, first), kernel, post, post_kw = task
+    res = (kernel or _product_means)(group, first, **work)
+    return res if post is None else post(*res, **post_kw)
+
+
+def _children(ss: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
+    """``ss.spawn(n)`` of a fresh ``ss``, whatever ``ss`` spawned before (pure: a task can run twice)."""
+    return [np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (i,), pool_size=ss.pool_size)
+            for i in range(n)]
+
+
 def _product_means(group, first, *, st, n_resamples, cells, size, n_models, sparse, gcount, dtype, tie_keys):
-    """Means (and tie keys) of the resamples of one product group of blocks."""
-    idx_parts, keys = [], []
-    for k, ss in enumerate(group, start=first):
-        b = min(BLOCK, n_resamples - k * BLOCK)
-        wss, kss = ss.spawn(2)
-        idx_parts.append(np.random.Generator(np.random.PCG64(wss)).integers(0, cells, size=(b, size)))
-        if tie_keys:
-            keys.append(np.random.Generator(np.random.PCG64(kss)).random((b, n_models)))
-    idx = np.concatenate(idx_parts) if len(idx_parts) > 1 else idx_parts[0]
+    """Means (and tie keys) of the resamples of one product group of blocks.
+
+    The count path counts each block as soon as it is drawn (a block's indices stay in
+    cache) into one count matrix, then makes one product for the group.
+    """
+    bs = [min(BLOCK, n_resamples - k * BLOCK) for k in range(first, first + len(group))]
+    kids = [_children(ss, 2) for ss in group]
+    keys = [np.random.Generator(np.random.PCG64(kss)).random((b, n_models))
+            for (_, kss), b in zip(kids, bs)] if tie_keys else []
     if sparse:
-        means = (_sparse_rows(idx, cells, dtype) @ st).astype(np.float64) / size
+        idx_parts = [np.random.Generator(np.random.PCG64(wss)).integers(0, cells, size=(b, size))
+                     for (wss, _), b in zip(kids, bs)]
+        idx = np.concatenate(idx_parts) if len(idx_parts) > 1 else idx_parts[0]
+        if dtype == np.float32:
+            # exact small-integer sums: a gather of whole score rows, summed per resample
+            means = _gather_sums(idx, st) / size
+        else:
+            means = (_sparse_rows(idx, cells, dtype) @ st).astype(np.float64) / size
     else:
-        cnt = _counts(idx, cells, dtype)
+        cnt = np.empty((sum(bs), cells), dtype=dtype)
+        r0 = 0
+        for (wss, _), b in zip(kids, bs):
+            idx = np.random.Generator(np.random.PCG64(wss)).integers(0, cells, size=(b, size))
+            if cells >= _ROW_COUNT_CELLS:
+                # one bincount per resample: its counts stay in cache (a whole block's do not)
+                for r in range(b):
+                    cnt[r0 + r] = np.bincount(idx[r], minlength=cells)
+            else:
+                cnt[r0:r0 + b] = _counts(idx, cells, np.int64)
+            r0 += b
         sums = (cnt @ st).astype(np.float64)
         means = sums / size if gcount is None else sums / (cnt.astype(np.float64) @ gcount)[:, None]
     return means, (np.concatenate(keys) if tie_keys else None)
+
+
+def _gather_sums(idx: np.ndarray, st: np.ndarray) -> np.ndarray:
+    """``sum_k st[idx[:, k]]`` per row, in float64 (exact for the small-integer float32 scores)."""
+    out = np.empty((idx.shape[0], st.shape[1]))
+    step = max(1, 2**22 // max(1, idx.shape[1] * st.shape[1]))
+    for r in range(0, idx.shape[0], step):
+        np.sum(st[idx[r:r + step]], axis=1, dtype=np.float64, out=out[r:r + step])
+    return out
 
 
 def resample_means(
@@ -327,6 +428,7 @@ def resample_means(
     batch: int | None = None,
     path: str = "auto",
     backend: str = "numpy",
+    client=None,
 ) -> np.ndarray:
     """Each model's mean on each of ``n_resamples`` shared bootstrap resamples.
 
@@ -345,7 +447,7 @@ def resample_means(
     """
     parts = [b.means for b in iter_resample_means(
         scores, n_resamples=n_resamples, size=size, groups=groups, rng=rng, batch=batch, path=path,
-        backend=backend)]
+        backend=backend, client=client)]
     return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
 
@@ -409,37 +511,49 @@ def iter_half_means(
     ``tie_keys=True`` a fourth element holds uniform ``(b, 2, M)`` tie-break keys
     (``[:, 0]`` for half A, ``[:, 1]`` for half B) from a separate stream per block.
     """
+    tasks, work = half_tasks(scores, n_splits=n_splits, rng=rng, tie_keys=tie_keys)
+    per_yield = _batch_blocks(batch, 8 * work["n_models"])
+    parts: list[tuple] = []
+    start = done = 0
+    for res in run_products(tasks, work, kernel=_half_product):
+        parts.append(res)
+        done += len(res[0])
+        if sum(len(p[0]) for p in parts) >= per_yield * BLOCK or done == work["n_splits"]:
+            out = (start,) + tuple(np.concatenate([p[c] for p in parts]) for c in range(2))
+            yield out + (np.concatenate([p[2] for p in parts]),) if tie_keys else out
+            start = done
+            parts = []
+
+
+def half_tasks(scores: np.ndarray, *, n_splits: int, rng=None, tie_keys: bool = False) -> tuple[list[tuple], dict]:
+    """The splits of :func:`iter_half_means` as independent tasks, for :func:`run_products`
+    with ``kernel=_half_product`` (each task: ``(means_a, means_b, keys or None)``)."""
     s = complete_scores(scores)
     n_splits = _check_count(n_splits, "n_splits")
     m, n = s.shape
     if n < 2:
         raise DataError("random halves need at least 2 items")
-    h = n // 2
     dtype = np.float32 if _exact32(s, n) else np.float64
     st = np.ascontiguousarray(s.T.astype(dtype))
-    total = s.sum(axis=1)
-    per_yield = _batch_blocks(batch, 8 * m)
-    a_parts: list[np.ndarray] = []
-    k_parts: list[np.ndarray] = []
-    start = done = 0
     seeds = _block_seeds(rng, n_splits)
     per_product = _blocks_per_product(n)
-    for g0 in range(0, len(seeds), per_product):
-        masks = []
-        for k, ss in enumerate(seeds[g0:g0 + per_product], start=g0):
-            b = min(BLOCK, n_splits - k * BLOCK)
-            masks.append(_half_masks(np.random.Generator(np.random.PCG64(ss)), b, n))
-            if tie_keys:
-                k_parts.append(np.random.Generator(np.random.PCG64(ss.spawn(1)[0])).random((b, 2, m)))
-        mask = np.concatenate(masks) if len(masks) > 1 else masks[0]
-        a_parts.append((mask.astype(dtype) @ st).astype(np.float64))
-        done += len(mask)
-        if sum(len(p) for p in a_parts) >= per_yield * BLOCK or done == n_splits:
-            sum_a = np.concatenate(a_parts)
-            out = (start, sum_a / h, (total - sum_a) / (n - h))
-            yield out + (np.concatenate(k_parts),) if tie_keys else out
-            start = done
-            a_parts, k_parts = [], []
+    work = dict(st=st, total=s.sum(axis=1), n_splits=n_splits, n_items=n, n_models=m, dtype=dtype,
+                tie_keys=tie_keys)
+    return [(seeds[g0:g0 + per_product], g0) for g0 in range(0, len(seeds), per_product)], work
+
+
+def _half_product(group, first, *, st, total, n_splits, n_items, n_models, dtype, tie_keys):
+    """Means on both halves (and tie keys) of the splits of one product group of blocks."""
+    h = n_items // 2
+    masks, keys = [], []
+    for k, ss in enumerate(group, start=first):
+        b = min(BLOCK, n_splits - k * BLOCK)
+        masks.append(_half_masks(np.random.Generator(np.random.PCG64(ss)), b, n_items))
+        if tie_keys:
+            keys.append(np.random.Generator(np.random.PCG64(_children(ss, 1)[0])).random((b, 2, n_models)))
+    mask = np.concatenate(masks) if len(masks) > 1 else masks[0]
+    sum_a = (mask.astype(dtype) @ st).astype(np.float64)
+    return sum_a / h, (total - sum_a) / (n_items - h), (np.concatenate(keys) if tie_keys else None)
 
 
 def rank_order(means: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
@@ -447,14 +561,42 @@ def rank_order(means: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
 
     Without ``keys`` ties are broken by position (the first model wins); pass uniform
     random keys (``tie_keys=True`` in :func:`iter_resample_means`) to break them at random.
+
+    The ranks are those of ``np.lexsort((keys, -means))``, computed with two plain sorts:
+    the dense rank of ``-means`` (0, 1, ... per distinct value) plus a key in [0, 1) is one
+    float whose order is the lexicographic order wherever its values are distinct; the
+    rare rows where two of them collide (or keys outside [0, 1), NaN) use ``lexsort``.
     """
     means = np.asarray(means, dtype=np.float64)
     if keys is None:
-        keys = np.zeros_like(means)
-    order = np.lexsort((keys, -means), axis=-1)
+        order = np.argsort(-means, axis=-1, kind="stable")
+    else:
+        keys = np.asarray(keys, dtype=np.float64)
+        order = _lex_order(means, keys)
     ranks = np.empty_like(order)
     np.put_along_axis(ranks, order, np.arange(1, means.shape[-1] + 1), axis=-1)
     return ranks
+
+
+def _lex_order(means: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """``np.lexsort((keys, -means), axis=-1)``, fast for 2-D (resamples, models) arrays."""
+    if means.ndim != 2 or keys.shape != means.shape or means.shape[-1] < 2:
+        return np.lexsort((keys, -means), axis=-1)
+    if np.isnan(means).any() or np.isnan(keys).any() or keys.min() < 0.0 or keys.max() >= 1.0:
+        return np.lexsort((keys, -means), axis=-1)
+    o1 = np.argsort(-means, axis=-1)                 # any order inside a tie: only groups matter
+    ms = np.take_along_axis(means, o1, axis=-1)
+    grp = np.zeros(means.shape)
+    np.cumsum(ms[:, 1:] != ms[:, :-1], axis=-1, out=grp[:, 1:])
+    comb = np.empty_like(grp)
+    np.put_along_axis(comb, o1, grp, axis=-1)        # dense rank of -means, 0-based
+    comb += keys                                     # monotone in (rank, key); ties only if equal
+    order = np.argsort(comb, axis=-1)
+    cs = np.take_along_axis(comb, order, axis=-1)
+    clash = np.flatnonzero((cs[:, 1:] == cs[:, :-1]).any(axis=-1))
+    if clash.size:
+        order[clash] = np.lexsort((keys[clash], -means[clash]), axis=-1)
+    return order
 
 
 class MatrixInput(NamedTuple):
