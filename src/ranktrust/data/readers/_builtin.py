@@ -6,7 +6,7 @@ its read function, so that this import never fails.
 
 import importlib
 
-_MODULES = ["table", "lm_eval", "inspect", "helm", "lighteval", "swebench"]
+_MODULES = ["table", "lm_eval", "inspect", "helm", "lighteval", "swebench", "eee"]
 
 for _m in _MODULES:
     try:

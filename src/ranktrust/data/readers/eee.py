@@ -1,0 +1,285 @@
+"""Every Eval Ever (EEE) instance-level files: ``<uuid>_samples.jsonl`` (+ the ``<uuid>.json`` beside it).
+
+EEE (https://github.com/evaleval/every_eval_ever, PyPI ``every-eval-ever``) is the interchange format
+its converters write from inspect, HELM and lm-eval logs. Schema ``instance_level_eval.schema.json``
+0.3.0 (0.2.x files read the same way). What is read from where (see ``docs/formats/eee.md``):
+
+* one JSON line = one instance record; model = ``model_id`` (``--model-name`` overrides), item =
+  ``sample_id``, score = ``evaluation.score``, task = ``evaluation_name``;
+* metric = ``evaluation_result_id`` (the converters write one record per sample and aggregate
+  result: ``acc``, ``exact_match:flexible-extract``, ``choice:accuracy``, ``exact_match:test``);
+  records without one count as metric ``score``. Default: the only one, else the first result of
+  the aggregate ``<uuid>.json`` beside the file (else the first in the file), with a note;
+  ``--metric`` takes the full id or one ``:``-separated part of it (``--metric accuracy``);
+* run = ``metadata.run`` (what ranktrust writes) else ``metadata.epoch`` (inspect's epochs);
+  condition = ``metadata.condition``; group = ``metadata.group`` else ``metadata.subject``;
+* a record whose ``error`` is set errored: ``--errors error`` (default) stops and counts them,
+  ``wrong`` scores them 0, ``drop`` leaves them out (reports say how many);
+* a folder: every ``*_samples.jsonl`` below it (``data/<benchmark>/<developer>/<model>/``);
+  ``--task`` keeps the files' records of that ``evaluation_name`` (or of its part before ``/``,
+  which the lm-eval converter appends a filter to).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Iterator
+
+from ...errors import DataError
+from ._registry import ReadOptions, reader, walk_files
+
+SAMPLES_SUFFIX = "_samples.jsonl"
+_KEYS = ("schema_version", "evaluation_id", "model_id", "sample_id", "evaluation")
+NO_METRIC = "score"  # the metric of records without an evaluation_result_id
+
+
+def _is_samples(name: str) -> bool:
+    return name.endswith(SAMPLES_SUFFIX)
+
+
+def files(path: str) -> list[str]:
+    """The instance files a path stands for (a folder: every ``*_samples.jsonl`` below it)."""
+    if os.path.isdir(path):
+        return walk_files(path, _is_samples)
+    return [path]
+
+
+def _first_record(path: str) -> Any:
+    with open(path, encoding="utf-8") as fh:
+        for _ in range(50):
+            line = fh.readline()
+            if not line:
+                return None
+            if line.strip():
+                return json.loads(line)
+    return None
+
+
+def looks_eee(rec: Any) -> bool:
+    return isinstance(rec, dict) and all(k in rec for k in _KEYS) and isinstance(rec.get("evaluation"), dict)
+
+
+def _sniff(path: str) -> bool:
+    if os.path.isdir(path):
+        found = walk_files(path, _is_samples, limit=1)
+        return bool(found) and looks_eee(_first_record(found[0]))
+    if not path.endswith((".jsonl", ".ndjson")):
+        return False
+    try:
+        return looks_eee(_first_record(path))
+    except ValueError:  # JSONDecodeError, UnicodeDecodeError: not this format's
+        return False
+
+
+def aggregate_file(path: str) -> str | None:
+    """The aggregate ``<uuid>.json`` beside ``<uuid>_samples.jsonl``, when there is one."""
+    base = os.path.basename(path)
+    if not base.endswith(SAMPLES_SUFFIX):
+        return None
+    cand = os.path.join(os.path.dirname(path), base[: -len(SAMPLES_SUFFIX)] + ".json")
+    return cand if os.path.exists(cand) else None
+
+
+def companions(path: str) -> list[str]:
+    """Other files whose content the reading of ``path`` depends on (the aggregate JSON)."""
+    a = aggregate_file(path)
+    return [a] if a else []
+
+
+def _aggregate(path: str) -> dict:
+    a = aggregate_file(path)
+    if a is None:
+        return {}
+    try:
+        with open(a, encoding="utf-8") as fh:
+            agg = json.load(fh)
+    except (OSError, ValueError):
+        return {}  # the aggregate is optional here: the instance file is read on its own
+    return agg if isinstance(agg, dict) else {}
+
+
+def _task_matches(name: str | None, want: str) -> bool:
+    return name is not None and (name == want or name.split("/")[0] == want)
+
+
+def _choose_metric(ids: list[str], want: str | None, primary: list[str], path: str) -> tuple[str, str | None]:
+    """(the evaluation_result_id to read, a note when one was picked among several)."""
+    if want is None:
+        if len(ids) == 1:
+            return ids[0], None
+        chosen = next((p for p in primary if p in ids), ids[0])
+        return chosen, (f"{path}: holds {len(ids)} results per sample ({', '.join(ids[:8])}"
+                        f"{' ...' if len(ids) > 8 else ''}); read {chosen!r}, choose another with --metric")
+    if want in ids:
+        return want, None
+    cands = [i for i in ids if want in i.split(":")]
+    if len(cands) == 1:
+        return cands[0], None
+    if cands:
+        raise DataError(f"{path}: --metric {want!r} matches several results ({', '.join(cands)}); "
+                        "give the full evaluation_result_id")
+    raise DataError(f"{path}: no metric {want!r}; the file has {', '.join(ids) or 'none'}; choose one with --metric")
+
+
+def _records(path: str) -> Iterator[tuple[int, dict]]:
+    try:
+        fh = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror})") from None
+    with fh:
+        lineno = 0
+        try:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataError(f"{path}: line {lineno}: not valid JSON ({exc.msg}); the file may be truncated") from None
+                if not looks_eee(rec):
+                    have = ", ".join(list(rec)[:8]) if isinstance(rec, dict) else type(rec).__name__
+                    raise DataError(f"{path}: line {lineno}: not an Every Eval Ever instance record (needs "
+                                    f"{', '.join(_KEYS)}; found {have})")
+                yield lineno, rec
+        except UnicodeDecodeError:
+            raise DataError(f"{path}: line {lineno + 1}: not UTF-8 text; not an Every Eval Ever instance file") from None
+
+
+def _score(ev: dict, path: str, lineno: int) -> float:
+    v = ev.get("score")
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise DataError(f"{path}: line {lineno}: evaluation.score is {v!r}, not a number")
+    return float(v)
+
+
+def _meta(rec: dict, *keys: str) -> str | None:
+    md = rec.get("metadata")
+    if not isinstance(md, dict):
+        return None
+    for k in keys:
+        v = md.get(k)
+        if v is not None and v != "":
+            return str(v)
+    return None
+
+
+def _harness(agg: dict) -> str:
+    lib = (agg.get("eval_library") or {}).get("name") if isinstance(agg.get("eval_library"), dict) else None
+    return f"eee ({lib})" if lib and lib != "unknown" else "eee"
+
+
+def read_file(path: str, opts: ReadOptions) -> "Iterator":
+    """The rows of one instance file (nothing when ``--task`` matches none of its records)."""
+    import pandas as pd
+
+    recs = list(_records(path))
+    if not recs:
+        raise DataError(f"{path}: no instance records (the file is empty)")
+    if opts.task is not None:
+        recs = [(n, r) for n, r in recs if _task_matches(r.get("evaluation_name"), opts.task)]
+        if not recs:
+            return
+    ids = list(dict.fromkeys(str(r.get("evaluation_result_id") or NO_METRIC) for _, r in recs))
+    agg = _aggregate(path)
+    primary = [str(e.get("evaluation_result_id")) for e in agg.get("evaluation_results") or []
+               if isinstance(e, dict) and e.get("evaluation_result_id")]
+    metric, note = _choose_metric(ids, opts.metric, primary, path)
+    notes = [note] if note else []
+    rows: dict[str, list] = {k: [] for k in ("line", "model", "item", "score", "task", "run", "condition", "group")}
+    errored: list[str] = []
+    for lineno, r in recs:
+        if str(r.get("evaluation_result_id") or NO_METRIC) != metric:
+            continue
+        model, sid = r.get("model_id"), r.get("sample_id")
+        if model is None or model == "" or sid is None or sid == "":
+            what = "model_id" if model is None or model == "" else "sample_id"
+            raise DataError(f"{path}: line {lineno}: the record has no {what}")
+        run = _meta(r, "run", "epoch")
+        if r.get("error"):
+            errored.append(f"{sid}" + (f" (run {run})" if run is not None else ""))
+            if opts.errors == "drop":
+                continue
+            score = 0.0
+        else:
+            score = _score(r["evaluation"], path, lineno)
+        rows["line"].append(lineno)
+        rows["model"].append(opts.model_name or str(model))
+        rows["item"].append(str(sid))
+        rows["score"].append(score)
+        name = r.get("evaluation_name")
+        rows["task"].append(opts.task if opts.task is not None else (None if name is None else str(name)))
+        rows["run"].append(run)
+        rows["condition"].append(_meta(r, "condition"))
+        rows["group"].append(_meta(r, "group", "subject"))
+    if errored:
+        if opts.errors not in ("wrong", "drop"):
+            raise DataError(
+                f"{path}: {len(errored)} samples errored ({', '.join(errored[:5])}{' ...' if len(errored) > 5 else ''}); "
+                "choose --errors wrong (score them 0) or --errors drop (leave them out)"
+            )
+        how = "scored as wrong" if opts.errors == "wrong" else "dropped"
+        notes.append(f"{len(errored)} samples errored in {path} and were {how}: {', '.join(errored[:10])}")
+    total = (agg.get("detailed_evaluation_results") or {}).get("total_rows") if agg else None
+    n_lines = sum(1 for _ in recs) if opts.task is None else None
+    if isinstance(total, int) and n_lines is not None and total != n_lines:
+        notes.append(f"{path}: the aggregate {os.path.basename(aggregate_file(path) or '')} says {total} "
+                     f"records but the file holds {n_lines}")
+    df = pd.DataFrame({k: v for k, v in rows.items() if k != "line"}, index=pd.Index(rows["line"], name="line"))
+    for c in ("run", "condition", "group", "task"):
+        if df[c].isna().all():
+            df = df.drop(columns=[c])
+        elif c in ("run", "condition") and df[c].isna().any():
+            k = int(df[c].isna().to_numpy().nonzero()[0][0])
+            raise DataError(f"{path}: line {df.index[k]}: metadata.{'run or epoch' if c == 'run' else c} is missing "
+                            f"here but set on other records")
+    df["metric"] = opts.metric if opts.metric is not None else metric
+    df.attrs["line_numbers"] = True
+    df.attrs["notes"] = notes
+    harness = _harness(agg)
+    prov = {}
+    for model, sub in df.groupby("model", sort=False):
+        tasks = sub["task"].dropna().unique() if "task" in sub.columns else []
+        prov[str(model)] = {"harness": harness, "task": str(tasks[0]) if len(tasks) == 1 else None, "split": None,
+                            "metric": str(df["metric"].iloc[0]), "files": [path]}
+    df.attrs["provenance"] = prov
+    yield df
+
+
+def unit_skip(path: str, opts: ReadOptions, seen: dict | None = None) -> str | None:
+    """Why an instance file found in a folder holds nothing for ``--task`` (else None)."""
+    if opts.task is None:
+        return None
+    names: set[str] = set()
+    for _, r in _records(path):
+        name = r.get("evaluation_name")
+        if _task_matches(name, opts.task):
+            return None
+        names.add(str(name))
+    if seen is not None:
+        seen.setdefault("task", set()).update(names)
+    return f"--task {opts.task!r} (tasks {', '.join(sorted(names))})"
+
+
+@reader("eee", sniff=_sniff, priority=30,
+        description="Every Eval Ever instance-level files (<uuid>_samples.jsonl, a file or a data/ folder)")
+def read_eee(path: str, opts: ReadOptions) -> Iterator:
+    """Every Eval Ever instance-level ``*_samples.jsonl`` files (a file or a folder)."""
+    units = files(path)
+    if not units:
+        raise DataError(f"{path}: no *_samples.jsonl files (Every Eval Ever instance-level files)")
+    n = 0
+    tasks: set[str] = set()
+    for u in units:
+        for chunk in read_file(u, opts):
+            if len(units) > 1:
+                attrs = dict(chunk.attrs)
+                chunk = chunk.assign(source=u)
+                chunk.attrs.update(attrs)
+                chunk.attrs["line_numbers"] = False
+            n += len(chunk)
+            yield chunk
+        if opts.task is not None and n == 0:
+            tasks.update(str(r.get("evaluation_name")) for _, r in _records(u))
+    if n == 0 and opts.task is not None:
+        raise DataError(f"{path}: no task {opts.task!r}; available: {', '.join(sorted(tasks)) or 'none'}")
