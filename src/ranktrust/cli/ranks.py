@@ -10,7 +10,9 @@ from ._common import command_line, confidence_option, emit, input_options, load_
 
 
 def _range(lo: int, hi: int) -> str:
-    return f"{lo}" if lo == hi else f"{lo}–{hi}"
+    from ..reporting.fmt import rank_range
+
+    return rank_range(lo, hi)
 
 
 def _columns(d: dict[str, Any]) -> list[tuple[str, str]]:
@@ -64,7 +66,9 @@ def _text(d: dict[str, Any]) -> list[Any]:
     out = [t, Text(_first_sentence(d)),
            Text(_method_sentence(d))]
     if d.get("dropped"):
-        out.append(Text(f"Only the items every model has were used ({len(d['dropped'])} models lost items)."))
+        from ..reporting.fmt import dropped_sentence
+
+        out.append(Text(dropped_sentence(d)))
     return out
 
 
@@ -81,7 +85,9 @@ def _markdown(d: dict[str, Any]) -> str:
         lines.append("| " + " | ".join(_esc(c) for c in _cells(d, row)) + " |")
     lines += ["", _first_sentence(d), "", _method_sentence(d)]
     if d.get("dropped"):
-        lines += ["", f"Only the items every model has were used ({len(d['dropped'])} models lost items)."]
+        from ..reporting.fmt import dropped_sentence
+
+        lines += ["", dropped_sentence(d)]
     return "\n".join(lines) + "\n"
 
 

@@ -35,7 +35,9 @@ def _notes(d: dict[str, Any]) -> list[str]:
     if w:
         out.append(w)
     if d.get("dropped"):
-        out.append(f"Only the items every model has were used ({len(d['dropped'])} models lost items).")
+        from ..reporting.fmt import dropped_sentence
+
+        out.append(dropped_sentence(d))
     return out
 
 

@@ -53,7 +53,9 @@ def _text(d: dict[str, Any]) -> list[Any]:
     if any(r["beyond_data"] for r in d["sizes"]):
         out.append(Text("* more items than the benchmark has: draws repeat items, so this overstates stability."))
     if d.get("dropped"):
-        out.append(Text(f"Only the items every model has were used ({len(d['dropped'])} models lost items)."))
+        from ..reporting.fmt import dropped_sentence
+
+        out.append(Text(dropped_sentence(d)))
     return out
 
 

@@ -184,7 +184,7 @@ def _options_signature(opts: ReadOptions, reader_name: str) -> str:
     default = ReadOptions()
     parts = []
     for k in ("task", "metric", "model_name", "errors", "model_col", "item_col", "score_col", "group_col",
-              "run_col", "condition_col", "wide"):
+              "run_col", "condition_col", "wide", "split", "dataset"):
         v = getattr(opts, k)
         if v != getattr(default, k):
             parts.append(f"{k}={v}")
@@ -911,9 +911,21 @@ class Store:
         notes = [r[0] for r in con.execute(
             "SELECT n.note FROM notes n WHERE n.path IN (SELECT DISTINCT source_file FROM results WHERE task = ? "
             "AND metric = ?) ORDER BY n.path", [task, metric]).fetchall()]
+        prov: dict[str, dict] = {}
+        for model, fmt, paths in con.execute(
+                "SELECT r.model, f.format, list(DISTINCT r.source_file ORDER BY r.source_file) FROM results r "
+                "LEFT JOIN files f ON f.path = r.source_file WHERE r.task = ? AND r.metric = ? "
+                "GROUP BY r.model, f.format", [task, metric]).fetchall():
+            if model in prov:   # one model from files of several formats
+                prov[model]["harness"] = ", ".join(sorted({prov[model]["harness"] or "", fmt or ""} - {""})) or None
+                prov[model]["files"] = sorted(set(prov[model]["files"]) | set(paths or []))
+            else:
+                prov[model] = {"harness": fmt, "task": task, "split": None, "metric": metric,
+                               "files": list(paths or [])}
         m = ScoreMatrix(
             data, tuple(model_list), tuple(item_list), runs=tuple(runs), groups=groups, conditions=conditions,
             source=f"{self.path} (task {task}, metric {metric})", notes=tuple(notes),
+            provenance={k: prov[k] for k in model_list if k in prov},
         )
         return m.align(align)
 

@@ -440,6 +440,7 @@ def report(
         )
     if m.n_runs > 1:
         notes.append(f"scores are means over {m.n_runs} runs per item (see `ranktrust repeats`)")
+    notes = list(dict.fromkeys(notes))   # each note once
     progress("intervals and paired tests", 0.0)
     ss = np.random.SeedSequence(seed)
     s_ci, s_mb = ss.spawn(2)

@@ -39,6 +39,23 @@ def percent(x: Any, nd: int = 0) -> str:
     return f"{100 * x:.{nd}f}%" if _finite(x) else MISSING
 
 
+def rank_range(lo: Any, hi: Any) -> str:
+    """A rank range: '3' when it is one rank, '2–4' otherwise, '–' when missing."""
+    if lo is None or hi is None:
+        return MISSING
+    return f"{lo}" if lo == hi else f"{lo}–{hi}"
+
+
+def dropped_sentence(d: dict) -> str:
+    """'Only the 10,326 items every model has were used (of 12,032; 3 models lost items).'"""
+    n, dropped = d.get("n_items"), d.get("dropped") or {}
+    total = d.get("n_items_total")
+    of = f" (of {total:,}; " if total else " ("
+    return (f"Only the {n:,} items every model has were used{of}{len(dropped)} model"
+            f"{'' if len(dropped) == 1 else 's'} lost items)." if n is not None else
+            f"Only the items every model has were used ({len(dropped)} models lost items).")
+
+
 def level(cl: float) -> str:
     """A confidence level: 0.95 -> '95%', 0.999 -> '99.9%'."""
     return f"{round(cl * 100, 6):g}%"
@@ -73,9 +90,12 @@ def tier_phrase(tiers: dict) -> str:
 
 def stability_title(st: dict) -> str:
     """The resampling figure, said as what it is."""
-    return (f"#1 in resamples of these {st.get('n_items'):,} items, by benchmark size ({st.get('draws'):,} draws; "
-            f"#1 on these items: {st.get('top_model')}). Optimistic for close races: two truly tied models "
-            "average about 75%, not 50%")
+    n, draws, top = st.get("n_items"), st.get("draws"), st.get("top_model")
+    these = f"these {n:,} items" if isinstance(n, int) else "these items"
+    bits = ([f"{draws:,} draws" if isinstance(draws, int) else None] + [f"#1 on these items: {top}" if top else None])
+    bits = [b for b in bits if b]
+    return (f"#1 in resamples of {these}, by benchmark size" + (f" ({'; '.join(bits)})" if bits else "")
+            + ". Optimistic for close races: two truly tied models average about 75%, not 50%")
 
 
 def provenance_lines(prov: dict | None) -> list[str]:

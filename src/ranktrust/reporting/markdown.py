@@ -25,7 +25,9 @@ def report_markdown(d: dict[str, Any]) -> str:
              + (", clustered by item group" if d["settings"].get("clustered") else "") + ".", "",
              "| # | model | score | CI | items | tier | rank range |", "|--:|:--|--:|--:|--:|--:|--:|"]
     for r in d["models"]:
-        rr = "-" if r.get("rank_low") is None else f"{r['rank_low']}–{r['rank_high']}"
+        from .fmt import rank_range
+
+        rr = rank_range(r.get("rank_low"), r.get("rank_high"))
         lines.append(f"| {r['rank']} | {_esc(r['model'])} | {_pts(r['score'])} | "
                      f"{_ci(r['ci_low'], r['ci_high'])} | {r['n_items']} | {r.get('tier') or '-'} | {rr} |")
     from .fmt import provenance_lines

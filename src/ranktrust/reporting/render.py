@@ -112,6 +112,18 @@ def rich_to_text(renderables: list[Any], *, width: int = 110, color: bool = Fals
     return buf.getvalue()
 
 
+def _displayable(x: Any) -> Any:
+    from .._text import display_name, needs_escaping
+
+    if isinstance(x, str):
+        return display_name(x) if needs_escaping(x) else x
+    if isinstance(x, dict):
+        return {(_displayable(k) if isinstance(k, str) else k): _displayable(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_displayable(v) for v in x]
+    return x
+
+
 def emit(
     payload: dict[str, Any],
     *,
@@ -135,6 +147,10 @@ def emit(
 
     fmt = output_format(fmt, out)
     m = meta(kind, seed=seed, input_hash=input_hash, command=command)
+    if fmt in ("text", "md"):
+        # names are data: control and bidirectional characters are shown escaped in the terminal and
+        # in Markdown (JSON, HTML and the store keep them exact)
+        payload = _displayable(payload)
     if fmt == "json":
         s = to_json(payload, m)
     elif fmt in ("md", "html"):

@@ -65,7 +65,9 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
                  ("items", "right"), ("tier", "right"), ("rank range", "right")):
         t.add_column(c, justify=j, overflow="fold")  # type: ignore[arg-type]
     for r in d["models"]:
-        rr = "-" if r.get("rank_low") is None else f"{r['rank_low']}–{r['rank_high']}"
+        from .fmt import rank_range
+
+        rr = rank_range(r.get("rank_low"), r.get("rank_high"))
         t.add_row(str(r["rank"]), r["model"], _pts(r["score"]), _ci(r["ci_low"], r["ci_high"]),
                   str(r["n_items"]), str(r.get("tier") or "-"), rr)
     out.append(t)
