@@ -30,6 +30,7 @@ __version__ = "0.1.0"
 _LAZY: dict[str, str] = {
     "read": "ranktrust.data.io",
     "read_long": "ranktrust.data.io",
+    "write_eee": "ranktrust.data.eee",
     # stats (issue: foundation)
     "intervals": "ranktrust.stats.intervals",
     "compare": "ranktrust.stats.paired",
