@@ -140,7 +140,7 @@ def mcnemar_ci(b: Any, c: Any, n: Any, *, confidence_level: float = 0.95) -> tup
 
     Returns
     -------
-    (low, high) : ndarrays
+    (low, high) : ndarrays (floats for scalar input)
         Bounds for ``d = P(only A right) - P(only B right)``, in [-1, 1]; never NaN for
         ``n >= 1`` (also when ``b + c = 0``).
 
@@ -219,7 +219,10 @@ def mcnemar_ci(b: Any, c: Any, n: Any, *, confidence_level: float = 0.95) -> tup
     low = np.where(lo > 0, lo * ql, lo * qu)
     high = np.where(hi >= 0, hi * qu, hi * ql)
     bad = ~(nn >= 1)
-    return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
+    low, high = np.where(bad, np.nan, low), np.where(bad, np.nan, high)
+    if low.ndim == 0:
+        return float(low), float(high)  # type: ignore[return-value]
+    return low, high
 
 
 # ------------------------------------------------------------------ pair engine
