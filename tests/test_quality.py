@@ -219,3 +219,13 @@ def test_gpqa_runs_well_under_a_second(gpqa):
     t = time.perf_counter()
     rt.data_quality(gpqa)
     assert time.perf_counter() - t < 2.0      # about 0.25 s on an idle core; generous for shared CI
+
+
+def test_docs_quality_example_runs_as_shown():
+    """docs/quality.md's example (a ```pycon block, run here as a doctest)."""
+    import doctest
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "quality.md"
+    res = doctest.testfile(str(path), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert res.attempted >= 8 and res.failed == 0
