@@ -195,7 +195,7 @@ def write_long(df: "pd.DataFrame", folder: "str | os.PathLike[str]", *, harness:
         bench, dev_dir, model_dir, developer = _route(task, model)
         rel_dir = "/".join(("data", bench, dev_dir, model_dir))
         eval_id = f"{task}/{model}/{ts}"
-        uid = _uuid4(eval_id)
+        uid = _uuid4(f"{task}\x00{model}")  # one file per (task, model): exporting again replaces it
         if seen_dirs.get(uid) not in (None, (task, model)):  # pragma: no cover - a SHA-256 collision
             raise DataError(f"two evaluations map to one file id ({task!r}, {model!r})")
         seen_dirs[uid] = (task, model)
@@ -242,16 +242,16 @@ def write_eee(source: "ScoreMatrix | pd.DataFrame", folder: "str | os.PathLike[s
         condition, group``.
     folder : path
         Where to write; the files go to ``folder/data/<task>/<developer>/<model>/<uuid>.json`` and
-        ``<uuid>_samples.jsonl`` (EEE's datastore layout). Existing files of the same evaluation and
-        timestamp are replaced.
+        ``<uuid>_samples.jsonl`` (EEE's datastore layout); the uuid derives from the task and model,
+        so writing the same evaluation again replaces its files.
     task, metric : str, optional
         The benchmark and metric names to write. Default: each model's ``provenance`` (what the
         file it was read from said), else ``"task"`` / ``"score"``.
     harness : str, optional
         The evaluation library to name (``eval_library.name``); default: each model's provenance.
     timestamp : int, optional
-        Unix time written as ``retrieved_timestamp`` and part of ``evaluation_id`` (default: now); the
-        file names derive from it, so a fixed value gives the same files again.
+        Unix time written as ``retrieved_timestamp`` and part of ``evaluation_id`` (default: now); a
+        fixed value gives byte-identical files again.
 
     Returns
     -------
