@@ -261,7 +261,8 @@ def test_exact_detectable_gap_is_the_inverse(q, n):
 
 def test_exact_undetectable_gap_is_nan_and_method_errors():
     r = power(items=5, disagreement=0.2, binary=True)  # 5 items: the exact test can never reject at 5%
-    assert math.isnan(r.detectable_gap)
+    assert math.isnan(r.detectable_gap) and r.note.startswith("no possible gap is detectable: with 5 items")
+    assert r.to_dict()["note"] == r.note and power(items=500, disagreement=0.2, binary=True).note is None
     with pytest.raises(ValueError, match="`method` must be 'auto', 'exact' or 'normal'"):
         power(gap=0.02, disagreement=0.27, method="z")
     with pytest.raises(ValueError, match="pass binary=True"):

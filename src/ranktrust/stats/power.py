@@ -260,6 +260,9 @@ class PowerResult(Result):
         The formula's items (solved for items); equal to ``items_needed`` for ``"normal"``.
     achieved_power : float or None
         Exact power of the exact McNemar test at the answer (``"exact"`` only).
+    note : str or None
+        Why there is no answer, when ``detectable_gap`` is NaN (``"exact"``: even a gap of ``q``
+        does not reach the power at this many items).
     """
 
     solved_for: str
@@ -274,6 +277,7 @@ class PowerResult(Result):
     method: str = "normal"
     items_needed_normal: int | None = None
     achieved_power: float | None = None
+    note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"solved_for": self.solved_for}
@@ -282,7 +286,7 @@ class PowerResult(Result):
         else:
             d.update(detectable_gap=self.detectable_gap, ci_half_width=self.ci_half_width, items=self.items)
         d.update(disagreement=self.disagreement, alpha=self.alpha, power=self.power, method=self.method,
-                 achieved_power=self.achieved_power)
+                 achieved_power=self.achieved_power, note=self.note)
         return jsonable(d)
 
 
@@ -411,9 +415,16 @@ def power(
     if exact:
         g = _exact_gap(n, q, a, pw)
         achieved = None if math.isnan(g) else float(mcnemar_power(n, gap=g, disagreement=q, alpha=a)[0])
+        note = None
+        if math.isnan(g):
+            best = float(mcnemar_power(n, gap=q, disagreement=q, alpha=a)[0])
+            note = (f"no possible gap is detectable: with {n} item{'s' if n != 1 else ''} and disagreement q = {q:g} "
+                    f"even the largest possible gap (q) gives the exact McNemar test only {best:.0%} power "
+                    f"(target {pw:.0%})")
         return PowerResult(
             solved_for="gap", disagreement=q, alpha=a, power=pw, gap=None, items=n, items_needed=None,
             detectable_gap=g, ci_half_width=z_a * math.sqrt(q / n), method="exact", achieved_power=achieved,
+            note=note,
         )
     return PowerResult(
         solved_for="gap", disagreement=q, alpha=a, power=pw, gap=None, items=n, items_needed=None,
