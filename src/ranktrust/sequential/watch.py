@@ -319,6 +319,15 @@ class Watch:
             self._set(mi[a], ii[b], d[a, b], m.runs[r] if r < len(m.runs) else str(r))
         return self
 
+    def position(self, item: str) -> int:
+        """The item's place key in the analysis order (sort items by it to score them in that order)."""
+        i = self._iidx.get(str(item))
+        return int(self._keys[i]) if i is not None else int(item_keys([str(item)], self.seed)[0])
+
+    def item_order(self) -> list[str]:
+        """The known items in the analysis order (a random order fixed by the seed)."""
+        return [self._items[i] for i in np.argsort(self._keys, kind="stable")]
+
     # ---- analysis --------------------------------------------------------------------------------------
     def _ordered(self) -> tuple[np.ndarray, np.ndarray]:
         order = np.argsort(self._keys, kind="stable")
