@@ -444,11 +444,12 @@ def test_recommendation_sentences_never_contradict_the_curve(seed):
         elif m_ := re.match(r"Use (\w+) with (\d+) items: ([\d.]+) points is the smallest gap whose pairs are "
                             rf"ordered as on the reference in at least {lvl} of cases "
                             r"\((every wider gap bin also reaches it|yet \d+ wider gap bins? \(up to [\d.]+ points\) "
-                            r"falls? below it)\)", line):
+                            r"falls? below it)(?:; that bin holds only (\d+) pairs?)?\)", line):
             mi, si = methods.index(m_[1]), list(sizes).index(int(m_[2]))
             b = fr[(mi, si)]
             assert b is not None and m_[3] == pts(b) and b * db <= target + 1e-12
             wider = [j for j in range(b + 1, nb) if pairs[j] >= min_pairs and agree[mi, si, j] < level]
+            assert (m_[5] is not None) == (pairs[b] < 30) and (m_[5] is None or int(m_[5]) == pairs[b])
             if m_[4] == "every wider gap bin also reaches it":
                 assert not wider
             else:
@@ -495,3 +496,17 @@ def test_h1_far_bins_reaching_80_percent_are_never_called_unresolved():
             assert "closer than 1.5 points" in text
         else:
             assert "no gap bin with at least 500 pairs reaches 80%" in text
+
+
+def test_mdad_read_off_a_sparse_bin_is_warned_and_reported():
+    """[U]'s rule counts a bin with one pair; the JSON row gives the bin's pair count and a warning suggests
+    the safeguard, which then ignores such bins."""
+    _, m = _bernoulli_matrix(n_models=25, n_items=300, seed=7)
+    with pytest.warns(SmallSampleWarning, match="read off a gap bin with fewer than 30 target pairs"):
+        r = rt.mdad(m, methods=["random"], sizes=[25], trials=2, source_models=17, rng=0)
+    row = r.to_dict()["mdad"][0]
+    assert row["mdad_pairs"] is not None and row["mdad_pairs"] < 30
+    assert r.to_dict()["settings"]["min_pairs"] == 1 and r.to_dict()["settings"]["ci_method"] == "pairs"
+    safe = rt.mdad(m, methods=["random"], sizes=[25], trials=2, source_models=17, rng=0, min_pairs=30)
+    srow = safe.to_dict()["mdad"][0]
+    assert srow["mdad_pairs"] is None or srow["mdad_pairs"] >= 30

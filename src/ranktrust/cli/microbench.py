@@ -93,9 +93,11 @@ def _mdad_text(d: dict[str, Any]) -> list[Any]:
     out += [f"• {line}" for line in d["recommendation"]["text"]]
     mp = s.get("min_pairs", 1)
     counted = "" if mp <= 1 else f" with at least {mp} pairs"
+    ci_note = ("CI: [U]'s bootstrap of the pooled bins ('—' = the bound is not reached)"
+               if s.get("ci_method", "pairs") == "pairs" else
+               "CI: percentile of per-trial MDADs ('—' = not reached in some trials)")
     out.append(f"MDAD: lower edge of the smallest 0.5-point gap bin{counted} in which ≥{100 * s['agreement_level']:.0f}% "
-               "of target pairs are ordered as on the reference ([U]'s rule); '—' in a CI = not reached in some "
-               "trials.")
+               f"of target pairs are ordered as on the reference ([U]'s rule); {ci_note}.")
     if d.get("unseen") is not None:
         out.append("Seen/unseen split: items are chosen from the seen items; the first table judges the targets "
                    "against their scores on the seen items, the second against the unseen ones (does the "

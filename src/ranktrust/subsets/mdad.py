@@ -199,6 +199,7 @@ class MDADResult(Result):
         ev = self._main() if ev is None else ev
         point = ev["mdad"]
         rows = []
+        at = _pairs_at(point, ev["pairs"], self.delta_bin)
         for mi, meth in enumerate(self.methods):
             for si, k in enumerate(self.sizes.tolist()):
                 rows.append({
@@ -210,6 +211,7 @@ class MDADResult(Result):
                     "mean_abs_error": _num(np.nanmean(ev["mean_abs_error"][mi, si])),
                     "misordered": _num(np.nanmean(ev["misordered"][mi, si])),
                     "reached": bool(np.isfinite(point[mi, si])),
+                    "mdad_pairs": int(at[mi, si]) if np.isfinite(point[mi, si]) else None,
                     "status": ("ok" if np.isfinite(point[mi, si]) else
                                "too few pairs" if np.isnan(point[mi, si]) else "not reached"),
                 })
@@ -252,6 +254,16 @@ class MDADResult(Result):
                 "reference": "seen items" if self.unseen is not None else "all items",
             },
         })
+
+
+def _pairs_at(point: np.ndarray, pairs: np.ndarray, delta_bin: float) -> np.ndarray:
+    """Pooled pairs in the bin MDAD was read from (0 where MDAD is not finite)."""
+    idx = np.where(np.isfinite(point), np.round(np.nan_to_num(point, posinf=0.0) / delta_bin), 0).astype(np.int64)
+    idx = np.clip(idx, 0, len(pairs) - 1)
+    return np.where(np.isfinite(point), np.asarray(pairs)[idx], 0)
+
+
+SPARSE_BIN = 30
 
 
 def _num(x: Any) -> float | None:
@@ -535,6 +547,13 @@ def mdad(
         warnings.warn(f"no |Δ| bin has enough target pairs (`min_pairs`={min_pairs}) to define MDAD; use more "
                       "target models (a smaller `source_models`), more trials, wider bins (`delta_bin`) or a "
                       "smaller `min_pairs`", SmallSampleWarning, stacklevel=2)
+    sparse = [int(v) for e in (ev, ev_unseen) if e is not None
+              for v in _pairs_at(e["mdad"], e["pairs"], delta_bin).ravel() if 0 < v < SPARSE_BIN]
+    if sparse:
+        warnings.warn(f"{len(sparse)} MDAD value{'s are' if len(sparse) > 1 else ' is'} read off a gap bin with fewer "
+                      f"than {SPARSE_BIN} target pairs (as few as {min(sparse)}; [U]'s rule counts every bin): "
+                      f"use more target models or trials, wider bins (`delta_bin`), or `min_pairs={SPARSE_BIN}`",
+                      SmallSampleWarning, stacklevel=2)
     rec = _recommend(methods, sizes_arr, ev, target_mdad, agreement_level, min_pairs, unseen=ev_unseen)
     return MDADResult(
         methods=methods, sizes=sizes_arr, trials=T, n_source_models=n_src, n_target_models=n_tgt,
@@ -749,12 +768,14 @@ def _recommend(methods: tuple[str, ...], sizes: np.ndarray, ev: dict[str, np.nda
             mi = methods.index("random")   # simplest method when it also reaches the target
         best = {"method": methods[mi], "size": int(sz[si]), "mdad": float(point[mi, si])}
         below = _wider_below(agree[mi, si], pairs, float(point[mi, si]), db, level, min_pairs)
+        n_at = int(_pairs_at(point[mi:mi + 1, si:si + 1], pairs, db)[0, 0])
+        thin = f"; that bin holds only {n_at} pair{'s' if n_at != 1 else ''}" if n_at < SPARSE_BIN else ""
         caveat = ("every wider gap bin also reaches it" if below.size == 0 else
                   f"yet {below.size} wider gap bin{'s' if below.size > 1 else ''} (up to "
                   f"{_pts(float(below.max()))} points) fall{'' if below.size > 1 else 's'} below it")
         text.append(
             f"Use {methods[mi]} with {sz[si]} items: {_pts(point[mi, si])} points is the smallest gap whose pairs "
-            f"are ordered as on the reference in at least {lvl} of cases ({caveat}); closer gaps are not "
+            f"are ordered as on the reference in at least {lvl} of cases ({caveat}{thin}); closer gaps are not "
             f"resolved (Kendall's tau {np.nanmean(tau[mi, si]):.2f}, yet {100 * np.nanmean(mis[mi, si]):.0f}% of "
             "pairs misordered)."
         )
