@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import SmallSampleWarning
 from ..results import Result, jsonable
-from ..resample.engine import matrix_input, product_tasks, rank_order, run_products
+from ..resample.engine import matrix_input, prepare, product_tasks, rank_order, run_products
 
 __all__ = ["Stability", "stability", "FAMILIAR_SIZES"]
 
@@ -258,11 +258,12 @@ def stability(
     done = 0
     post_kw = dict(top=order[:max(k for k in ks if k <= n_models)] if any(k <= n_models for k in ks)
                    else order[:1], ks=ks, full=bool(rank_distribution))
+    prep = prepare(s)
     for i, n in enumerate(ns):
         hits = np.zeros(len(ks), dtype=np.int64)
         cnt = np.zeros(n_models * n_models if rank_distribution else n_models, dtype=np.int64)
         size = int(n_groups[i]) if cluster else int(n)
-        tasks, work = product_tasks(s, n_resamples=draws, size=size, groups=groups,
+        tasks, work = product_tasks(prep, n_resamples=draws, size=size, groups=groups,
                                     rng=np.random.default_rng(seeds[i]), tie_keys=True)
         for c, h, b in run_products(tasks, work, post=_rank_tally, post_kw=post_kw, client=client):
             cnt += c
@@ -294,13 +295,25 @@ def _rank_tally(means: np.ndarray, keys: np.ndarray, *, top: np.ndarray, ks: tup
     full-data top ``ks[j]`` hold ranks ``1..k`` in order.
     """
     b, n_models = means.shape
-    ranks = rank_order(means, keys)
-    if full:
-        offs = np.arange(n_models) * n_models
-        cnt = np.bincount((ranks - 1 + offs).ravel(), minlength=n_models * n_models)
-    else:
-        cnt = np.bincount(np.argmin(ranks, axis=1), minlength=n_models)
     hits = np.zeros(len(ks), dtype=np.int64)
+    if not full:
+        # no sort: #1 is the highest mean, exact ties to the smallest key (then the first
+        # model), as in rank_order; the top k are checked by counting who beats each of them
+        mx = means.max(axis=1, keepdims=True)
+        first = np.argmin(np.where(means == mx, keys, np.inf), axis=1)
+        cnt = np.bincount(first, minlength=n_models)
+        ok = np.ones(b, dtype=bool)
+        for t, x in enumerate(top):
+            mx_, kx = means[:, x:x + 1], keys[:, x:x + 1]
+            beats = (means > mx_) | ((means == mx_) & ((keys < kx) | ((keys == kx) & (np.arange(n_models) < x))))
+            ok &= beats.sum(axis=1) == t
+            for j, k in enumerate(ks):
+                if k == t + 1:
+                    hits[j] = int(ok.sum())
+        return cnt, hits, b
+    ranks = rank_order(means, keys)
+    offs = np.arange(n_models) * n_models
+    cnt = np.bincount((ranks - 1 + offs).ravel(), minlength=n_models * n_models)
     if len(top):
         ok = ranks[:, top] == np.arange(1, len(top) + 1)   # model top[t] holds rank t + 1
         run = np.cumprod(ok, axis=1, dtype=bool)          # ... and so do all before it

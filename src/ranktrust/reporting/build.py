@@ -485,6 +485,7 @@ def report(
                 use.append("full")   # a size at or above N is the full benchmark
             progress("rank stability", 0.3)
             st = make_stability(complete, sizes=use, draws=draws, rng=seed,
+                                rank_distribution=m.n_models <= HEATMAP_MAX_MODELS,  # not shown above
                                 progress=lambda done, total: progress("rank stability", 0.3 + 0.5 * done / max(total, 1)))
         if split_half:
             from ..ranking.splithalf import split_half as make_split_half

@@ -77,6 +77,7 @@ __all__ = [
     "choose_path",
     "product_tasks",
     "half_tasks",
+    "prepare",
     "run_products",
     "MatrixInput",
     "matrix_input",
@@ -94,6 +95,7 @@ _DEFAULT_BATCH_BYTES = 64 * 2**20
 
 # cost model (nanoseconds per unit), measured on a 2-core x86 machine with OpenBLAS
 _C_SPARSE = 0.25    # per (drawn item x model) in the sparse path
+_C_SPARSE32 = 0.6   # the same, re-measured for the exact float32 path (scipy CSR x dense)
 _C_BINCOUNT = 3.0   # per drawn item in the count path
 _C_ROW = 1.5        # per (resample x item) cell of the count matrix (zero + convert)
 _C_FLOP = 1 / 40.0  # per flop of the float32 matrix product
@@ -174,9 +176,14 @@ def _exact32(a: np.ndarray, n_drawn: int) -> bool:
     return float(np.abs(a).max(initial=0.0)) * n_drawn < 2**24
 
 
-def choose_path(n_models: int, n_items: int, size: int) -> str:
-    """``"sparse"`` or ``"matmul"``: the cheaper path for one resample (cost model)."""
-    sparse = size * n_models * _C_SPARSE
+def choose_path(n_models: int, n_items: int, size: int, *, exact: bool = False) -> str:
+    """``"sparse"`` or ``"matmul"``: the cheaper path for one resample (cost model).
+
+    ``exact``: the scores are small integers summed exactly in float32, so both paths give
+    the same bits and the choice is free to follow the re-measured costs; otherwise the
+    original constants are kept so that float64 sums (and results) stay as they were.
+    """
+    sparse = size * n_models * (_C_SPARSE32 if exact else _C_SPARSE)
     matmul = size * _C_BINCOUNT + n_items * (_C_ROW + 2 * n_models * _C_FLOP)
     return "sparse" if sparse < matmul else "matmul"
 
@@ -198,9 +205,36 @@ def _sparse_rows(idx: np.ndarray, n_cells: int, dtype):
 
 
 # ----------------------------------------------------------------- public API
+class Prepared:
+    """Scores validated once for many runs (e.g. one per benchmark size): the float64
+    matrix, whether it holds integers, and its transposes by dtype (made on first use)."""
+
+    def __init__(self, scores: np.ndarray) -> None:
+        self.s = complete_scores(scores)
+        self.integer = bool(np.array_equal(self.s, np.round(self.s)))
+        self.maxabs = float(np.abs(self.s).max(initial=0.0))
+        self._st: dict = {}
+
+    def exact32(self, n_drawn: int) -> bool:
+        return self.integer and self.maxabs * n_drawn < 2**24
+
+    def st(self, dtype) -> np.ndarray:
+        key = np.dtype(dtype).str
+        if key not in self._st:
+            self._st[key] = np.ascontiguousarray(self.s.T.astype(dtype))
+        return self._st[key]
+
+
+def prepare(scores) -> Prepared:
+    """Validate scores once; pass the result as ``scores`` to :func:`product_tasks` /
+    :func:`half_tasks` to skip repeating the checks and transposes for every run."""
+    return scores if isinstance(scores, Prepared) else Prepared(scores)
+
+
 def _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path):
     """Validated tasks and shared work of one run (see :func:`product_tasks`)."""
-    s = complete_scores(scores)
+    prep = prepare(scores)
+    s = prep.s
     n_resamples = _check_count(n_resamples, "n_resamples")
     m, n = s.shape
     if groups is not None:
@@ -213,13 +247,14 @@ def _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path):
     else:
         size = n if size is None else _check_count(size, "size")
         cells = n
+    exact = groups is None and prep.exact32(size)
     if path == "auto":
-        path = "matmul" if groups is not None else choose_path(m, n, size)
+        path = "matmul" if groups is not None else choose_path(m, n, size, exact=exact)
     if path not in ("sparse", "matmul"):
         raise ValueError(f"`path` must be 'auto', 'sparse' or 'matmul'; got {path!r}")
     if groups is None:
-        dtype = np.float32 if _exact32(s, size) else np.float64
-        st = np.ascontiguousarray(s.T.astype(dtype))       # (N, M)
+        dtype = np.float32 if exact else np.float64
+        st = prep.st(dtype)                                 # (N, M)
     else:
         dtype = np.float64
         st = np.ascontiguousarray(gsum.T)                   # (G, M)
@@ -387,11 +422,7 @@ def _product_means(group, first, *, st, n_resamples, cells, size, n_models, spar
         idx_parts = [np.random.Generator(np.random.PCG64(wss)).integers(0, cells, size=(b, size))
                      for (wss, _), b in zip(kids, bs)]
         idx = np.concatenate(idx_parts) if len(idx_parts) > 1 else idx_parts[0]
-        if dtype == np.float32:
-            # exact small-integer sums: a gather of whole score rows, summed per resample
-            means = _gather_sums(idx, st) / size
-        else:
-            means = (_sparse_rows(idx, cells, dtype) @ st).astype(np.float64) / size
+        means = (_sparse_rows(idx, cells, dtype) @ st).astype(np.float64) / size
     else:
         cnt = np.empty((sum(bs), cells), dtype=dtype)
         r0 = 0
@@ -407,15 +438,6 @@ def _product_means(group, first, *, st, n_resamples, cells, size, n_models, spar
         sums = (cnt @ st).astype(np.float64)
         means = sums / size if gcount is None else sums / (cnt.astype(np.float64) @ gcount)[:, None]
     return means, (np.concatenate(keys) if tie_keys else None)
-
-
-def _gather_sums(idx: np.ndarray, st: np.ndarray) -> np.ndarray:
-    """``sum_k st[idx[:, k]]`` per row, in float64 (exact for the small-integer float32 scores)."""
-    out = np.empty((idx.shape[0], st.shape[1]))
-    step = max(1, 2**22 // max(1, idx.shape[1] * st.shape[1]))
-    for r in range(0, idx.shape[0], step):
-        np.sum(st[idx[r:r + step]], axis=1, dtype=np.float64, out=out[r:r + step])
-    return out
 
 
 def resample_means(
@@ -528,13 +550,14 @@ def iter_half_means(
 def half_tasks(scores: np.ndarray, *, n_splits: int, rng=None, tie_keys: bool = False) -> tuple[list[tuple], dict]:
     """The splits of :func:`iter_half_means` as independent tasks, for :func:`run_products`
     with ``kernel=_half_product`` (each task: ``(means_a, means_b, keys or None)``)."""
-    s = complete_scores(scores)
+    prep = prepare(scores)
+    s = prep.s
     n_splits = _check_count(n_splits, "n_splits")
     m, n = s.shape
     if n < 2:
         raise DataError("random halves need at least 2 items")
-    dtype = np.float32 if _exact32(s, n) else np.float64
-    st = np.ascontiguousarray(s.T.astype(dtype))
+    dtype = np.float32 if prep.exact32(n) else np.float64
+    st = prep.st(dtype)
     seeds = _block_seeds(rng, n_splits)
     per_product = _blocks_per_product(n)
     work = dict(st=st, total=s.sum(axis=1), n_splits=n_splits, n_items=n, n_models=m, dtype=dtype,
