@@ -15,6 +15,7 @@ def _miss_anytime(cs, mu):
     return ((cs.lower > mu) | (cs.upper < mu)).any(axis=-1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["eb", "betting"])
 @pytest.mark.parametrize("kind", ["binary", "continuous"])
 def test_time_uniform_coverage_with_replacement(method, kind):
@@ -31,6 +32,7 @@ def test_time_uniform_coverage_with_replacement(method, kind):
     assert (np.diff(cs.lower, axis=-1) >= 0).all() and (np.diff(cs.upper, axis=-1) <= 0).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["eb", "betting"])
 def test_without_replacement_closes_on_exact_mean_and_covers(method):
     rng = np.random.default_rng(5)

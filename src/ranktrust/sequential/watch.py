@@ -31,6 +31,12 @@ __all__ = ["Watch", "WatchStatus", "parse_target"]
 Scope = Literal["population", "benchmark"]
 
 
+def _f(x: Any) -> float | None:
+    """A plain float for JSON (None for NaN or infinity)."""
+    x = float(x)
+    return x if np.isfinite(x) else None
+
+
 def parse_target(target: str) -> tuple[str, int]:
     """``"best"`` -> ("best", 1); ``"top3"`` / ``"top-3"`` -> ("top", 3); ``"ranks"`` -> ("ranks", 0)."""
     t = str(target).strip().lower()
@@ -123,7 +129,7 @@ class WatchStatus(Result):
             "decided": self.decided, "open_pairs": self.open_pairs,
             "unresolvable_pairs": self.unresolvable_pairs, "next": self.next,
             "excluded": self.excluded,
-            "models": [{"model": m, "score": jsonable(self.scores[i]),
+            "models": [{"model": m, "score": _f(self.scores[i]),
                         "n_items": int(self.n_items[i]) if self.n_items is not None else None,
                         "rank_low": int(self.rank_low[i]),
                         "rank_high": int(self.rank_high[i])} for i, m in enumerate(self.models)],
@@ -487,5 +493,5 @@ class Watch:
             diff[sel] = 2 * y.mean(axis=1) - 1
         f = self.score_range[1] - self.score_range[0]
         return [{"a": self.models[pi[p]], "b": self.models[pj[p]], "n_items": int(n_pair[p]),
-                 "diff": jsonable(diff[p] * f), "low": jsonable(lo[p] * f), "high": jsonable(max(hi[p], lo[p]) * f)}
+                 "diff": _f(diff[p] * f), "low": _f(lo[p] * f), "high": _f(max(hi[p], lo[p]) * f)}
                 for p in range(pi.size)]
