@@ -255,3 +255,15 @@ def test_repeats_score_ci_coverage_at_30_items():
     assert stats.binomtest(hits, R, 0.95).pvalue > 0.01, hits / R
     half = (r.ci_high - r.score)[0]
     assert half == pytest.approx(stats.t.ppf(0.975, n - 1) * r.se[0], rel=1e-12)
+
+
+def test_clustered_interval_with_missing_cells_uses_each_models_own_items():
+    rng = np.random.default_rng(4)
+    codes = np.repeat(np.arange(9), [3, 5, 8, 2, 6, 7, 4, 9, 6])
+    x = (rng.random((2, codes.size)) < 0.6).astype(float)
+    x[0, [0, 4, 11, 30]] = np.nan
+    full = score_ci(x, method="cluster", group_codes=codes)
+    keep = ~np.isnan(x[0])
+    own = score_ci(x[0, keep], method="cluster", group_codes=codes[keep])
+    assert (float(full.se[0]), float(full.df[0])) == pytest.approx((float(own.se), float(own.df)), rel=1e-12)
+    assert (float(full.low[0]), float(full.high[0])) == pytest.approx((float(own.low), float(own.high)), rel=1e-12)
