@@ -122,3 +122,15 @@ def test_store_source_matches_file(small, tmp_path, capsys):
     code2, out2, err2 = run(["watch", p, "--format", "json"], capsys)
     a, b = _body(out), _body(out2)
     assert a["best_set"] == b["best_set"] and a["items_seen"] == b["items_seen"] and a["excluded"] == b["excluded"]
+
+
+def test_html_page_with_decision_bands(small, tmp_path, capsys):
+    p, _ = small
+    page = tmp_path / "w.html"
+    code, out, err = run(["watch", p, "--html", page, "--format", "json"], capsys)
+    assert code == 0, err
+    text = page.read_text()
+    assert text.startswith("<!doctype html>") and text.count("<svg") == 5 and "certified at item" in text
+    assert "nan" not in text and "<script" not in text
+    code, out, err = run(["watch", p, "--target", "ranks", "--no-eliminate", "--html", page], capsys)
+    assert code == 0, err and page.read_text().count("<svg") == 5

@@ -202,6 +202,8 @@ def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
               help="The range a score can take.")
 @click.option("--follow", type=click.FloatRange(min=0.1), default=None,
               help="Re-read the input every SECONDS until the target is decided (a growing folder or store).")
+@click.option("--html", "html_out", default=None, type=click.Path(dir_okay=False),
+              help="Also write a self-contained HTML page: the status and each decision's confidence band.")
 @click.option("--max-wait", type=click.FloatRange(min=0), default=3600.0, show_default=True,
               help="With --follow: give up after this many seconds.")
 @input_options
@@ -210,7 +212,8 @@ def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
 @seed_option
 def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: str, best_method: str,
             no_eliminate: bool, replay: int | None, budget: int, score_range: tuple[float, float],
-            follow: float | None, max_wait: float, output_format: str | None, out: str, confidence: float,
+            follow: float | None, html_out: str | None, max_wait: float, output_format: str | None, out: str,
+            confidence: float,
             seed: int, **kw: Any) -> None:
     """Anytime-valid sequential evaluation of the results in PATHS (or --db): stop when separated."""
     from ..sequential import Watch, watch_replay
@@ -245,15 +248,20 @@ def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: 
                   method=method, rule=rule, eliminate=not no_eliminate,  # type: ignore[arg-type]
                   best_method=best_method, score_range=score_range, seed=seed)  # type: ignore[arg-type]
         w.update_matrix(m)
-        return w.status(next_budget=budget), ihash
+        return w.status(next_budget=budget), ihash, w
 
-    st, ihash = once()
+    st, ihash, w = once()
     if follow is not None:
         t0 = time.monotonic()
         while not st.done and time.monotonic() - t0 < max_wait:
             click.echo(f"watch: {st.items_seen:,} items, {st.cells_scored:,} cells; set: {', '.join(st.best_set)}",
                        err=True)
             time.sleep(follow)
-            st, ihash = once()
+            st, ihash, w = once()
+    if html_out:
+        from ..reporting.render import write_output
+        from ..sequential._html import render_watch_html
+
+        write_output(render_watch_html(st.to_dict(), w.bands()), html_out)
     emit(st.to_dict(), kind="watch", fmt=fmt, out=out, text=_status_text, markdown=_status_md,
          seed=seed, input_hash=ihash, command=command_line())

@@ -432,6 +432,69 @@ class Watch:
             n_items=n_seen,
         )
 
+    def bands(self, *, max_pairs: int = 12) -> list[dict[str, Any]]:
+        """Each decision's confidence band against the items scored (for the HTML page).
+
+        For ``target="best"``: the leader against every other model, in the order they left the best set, at the
+        pairwise best-set level ``alpha/(K-1)`` per side (the portfolio test that excludes a model bets on its
+        leading rival, which is usually the leader). Otherwise: adjacent models in score order, at their family's
+        level. ``at_item`` marks the certification.
+        """
+        from ._cs import _eb_bounds, _wor_range
+
+        e, X, _ = self._run()
+        K = len(self.models)
+        alpha = 1 - self.confidence_level
+        n_seen = np.where(e.in_play, e.t, e.scored_until)
+        means = np.where(n_seen > 0, e.sx / np.maximum(n_seen, 1), -np.inf)
+        pidx = {(int(a), int(b)): p for p, (a, b) in enumerate(zip(e.pair_i, e.pair_j))}
+        best_portfolio = self.target == "best" and self.best_method == "portfolio"
+        if self.target == "best":
+            in_set = np.flatnonzero(e.excluded_at == 0)
+            lead = int(in_set[np.argmax(means[in_set])]) if in_set.size else int(np.argmax(means))
+            others = sorted((j for j in range(K) if j != lead),
+                            key=lambda j: (e.excluded_at[j] == 0, e.excluded_at[j], -means[j]))
+            pairs = [(lead, j, int(e.excluded_at[j])) for j in others]
+            a_side = alpha / (K - 1)
+        else:
+            order = np.argsort(-means, kind="stable")
+            pairs = []
+            for a, b in zip(order[:-1], order[1:]):
+                p = pidx[(min(a, b), max(a, b))]
+                at = e.up_at[p] if a < b else e.dn_at[p]
+                pairs.append((int(a), int(b), int(at)))
+            n_cmp = self.k * (2 * K - self.k - 1) / 2 if self.target == "top" else K * (K - 1)
+            a_side = alpha / n_cmp
+        N = len(self._items) if self.scope == "benchmark" else None
+        out = []
+        for a, b, at in pairs[:max_pairs]:
+            n = int(min(n_seen[a], n_seen[b]))
+            if n == 0:
+                continue
+            y = (X[a, :n] - X[b, :n] + 1) / 2
+            f = self.score_range[1] - self.score_range[0]
+            if best_portfolio:
+                # the statistic of the portfolio test when the rival is the leader: a one-sided betting
+                # sequence at level alpha (its lower bound crossing 0 is the exclusion)
+                from ._cs import confidence_sequence
+
+                cs = confidence_sequence(2 * y - 1, bounds=(-1.0, 1.0), method=self.method, rule=self.rule,
+                                         alternative="greater", confidence_level=1 - alpha, grid=401,
+                                         population_size=N)
+                low, high, level, meth = cs.lower * f, np.full(n, np.nan), 1 - alpha, \
+                    f"{self.method}, one-sided, lower bound"
+                high = np.maximum(2 * np.cumsum(y) / np.arange(1, n + 1) - 1, low / f) * f
+            else:
+                lo, hi = _eb_bounds(y[None, :], a_side, a_side, N, 0.5)
+                dl, dh = _wor_range(y[None, :], N)
+                lo = np.clip(lo[0], dl[0], dh[0])
+                hi = np.clip(hi[0], dl[0], dh[0])
+                low, high, level, meth = (2 * lo - 1) * f, (2 * np.maximum(hi, lo) - 1) * f, 1 - 2 * a_side, "PrPl-EB"
+            out.append({"a": self.models[a], "b": self.models[b], "t": np.arange(1, n + 1), "low": low,
+                        "high": high, "estimate": (2 * np.cumsum(y) / np.arange(1, n + 1) - 1) * f,
+                        "at_item": at, "level": level, "method": meth})
+        return out
+
     def _unresolvable(self, e: EngineResult, open_: np.ndarray) -> np.ndarray:
         """Open pairs that cannot separate by the last item even if every remaining item went one way."""
         if open_.size == 0 or not self.fixed_items:
