@@ -188,8 +188,22 @@ def mcnemar_ci(b: Any, c: Any, n: Any, *, confidence_level: float = 0.95) -> tup
     True
     """
     cl = check_confidence_level(confidence_level)
-    alpha = 1.0 - cl
     bb, cc, nn = np.broadcast_arrays(np.asarray(b), np.asarray(c), np.asarray(n))
+    top = int(max(bb.max(initial=0), cc.max(initial=0), nn.max(initial=0))) + 1 if bb.size else 1
+    if bb.size > 4096 and top < 1 << 21:  # many pairs share (b, c, n): one evaluation per distinct triple
+        key = (bb.astype(np.int64).ravel() * top + cc.astype(np.int64).ravel()) * top + nn.astype(np.int64).ravel()
+        u, inv = np.unique(key, return_inverse=True)
+        lo_u, hi_u = _mcnemar_ci(u // (top * top), (u // top) % top, (u % top).astype(np.float64), cl)
+        inv = inv.reshape(-1)
+        return lo_u[inv].reshape(bb.shape), hi_u[inv].reshape(bb.shape)
+    low, high = _mcnemar_ci(bb, cc, nn, cl)
+    if low.ndim == 0:
+        return float(low), float(high)  # type: ignore[return-value]
+    return low, high
+
+
+def _mcnemar_ci(bb: np.ndarray, cc: np.ndarray, nn: np.ndarray, cl: float) -> tuple[np.ndarray, np.ndarray]:
+    alpha = 1.0 - cl
     bb = bb.astype(np.int64)
     cc = cc.astype(np.int64)
     nn = nn.astype(np.float64)
@@ -219,10 +233,7 @@ def mcnemar_ci(b: Any, c: Any, n: Any, *, confidence_level: float = 0.95) -> tup
     low = np.where(lo > 0, lo * ql, lo * qu)
     high = np.where(hi >= 0, hi * qu, hi * ql)
     bad = ~(nn >= 1)
-    low, high = np.where(bad, np.nan, low), np.where(bad, np.nan, high)
-    if low.ndim == 0:
-        return float(low), float(high)  # type: ignore[return-value]
-    return low, high
+    return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 
 
 # ------------------------------------------------------------------ pair engine
