@@ -1,0 +1,104 @@
+"""Issue 14 (leaderboard scale): the faster engine, the blocked all-pairs and the sidecar
+change no number. Reference values: tests/data/scale_golden.npz, made with the engine
+before the rewrite (tests/reference/scale_golden.py)."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ranktrust.data.matrix import ScoreMatrix
+from ranktrust.ranking.stability import stability
+from ranktrust.resample.engine import rank_order
+from ranktrust.stats.blocked import all_pairs_blocked, read_parquet_matrix, write_parquet
+from ranktrust.stats.paired import all_pairs
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE / "reference"))
+import scale_golden  # noqa: E402
+
+FIELDS = ("i", "j", "n_items", "only_a", "only_b", "diff", "se", "ci_low", "ci_high", "p_value", "p_adjusted",
+          "score", "order")
+
+
+def test_same_numbers_as_the_engine_before_issue_14():
+    ref = np.load(HERE / "data" / "scale_golden.npz")
+    new = scale_golden.compute()
+    assert sorted(ref.files) == sorted(new)
+    differ = [k for k in ref.files if not np.array_equal(ref[k], new[k], equal_nan=True)]
+    assert differ == []
+
+
+def _lex_ranks(means, keys):
+    order = np.lexsort((keys, -means), axis=-1)
+    r = np.empty_like(order)
+    np.put_along_axis(r, order, np.arange(1, means.shape[-1] + 1), axis=-1)
+    return r
+
+
+@pytest.mark.parametrize("case", ["ties", "key_ties", "keys_near_1", "continuous", "one_model"])
+def test_rank_order_is_lexsort(case):
+    g = np.random.default_rng(0)
+    for _ in range(30):
+        b, m = int(g.integers(1, 40)), int(g.integers(1, 25)) if case != "one_model" else 1
+        means = g.integers(0, 4, (b, m)) / 3.0 if case != "continuous" else g.normal(size=(b, m))
+        keys = g.random((b, m))
+        if case == "key_ties":
+            keys = g.integers(0, 2, (b, m)) / 2.0
+        if case == "keys_near_1":
+            keys = 1.0 - g.integers(1, 3, (b, m)) * 2.0**-53
+        assert np.array_equal(rank_order(means, keys), _lex_ranks(means, keys))
+        assert np.array_equal(rank_order(means), _lex_ranks(means, np.zeros_like(means)))
+
+
+def test_stability_without_rank_distributions_gives_the_same_figures():
+    g = np.random.default_rng(1)
+    s = (g.random((70, 150)) < 0.5).astype(float)   # many exact ties
+    a = stability(s, sizes=[10, 60, "full"], draws=300, rng=5, top_k=(1, 2, 3, 200))
+    b = stability(s, sizes=[10, 60, "full"], draws=300, rng=5, top_k=(1, 2, 3, 200), rank_distribution=False)
+    assert b.rank_distribution is None
+    assert np.array_equal(a.p_first, b.p_first)
+    assert np.array_equal(a.p_topk_order, b.p_topk_order, equal_nan=True)
+    assert "rank_distribution" not in b.to_dict()["sizes"][0]
+
+
+def _same_table(a, b, exact):
+    for f in FIELDS:
+        x, y = np.asarray(getattr(a, f), float), np.asarray(getattr(b, f), float)
+        if exact:
+            assert np.array_equal(x, y, equal_nan=True), f
+        else:
+            np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12, err_msg=f)
+    assert (a.method, a.ci_method, a.binary, a.adjust, a.pairs) == (b.method, b.ci_method, b.binary, b.adjust, b.pairs)
+
+
+@pytest.mark.parametrize("kind", ["binary", "continuous"])
+@pytest.mark.parametrize("missing", [False, True])
+@pytest.mark.parametrize("pairs", ["all", "adjacent"])
+def test_blocked_all_pairs_equals_all_pairs(kind, missing, pairs):
+    g = np.random.default_rng(2)
+    s = (g.random((23, 650)) < g.uniform(0.2, 0.8, (23, 1))).astype(float) if kind == "binary" \
+        else g.normal(size=(17, 400))
+    if missing:
+        holes = g.random(s.shape) < 0.1
+        holes[:, :100] = False          # a complete block among incomplete ones
+        s[holes] = np.nan
+    m = ScoreMatrix.from_array(s)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same_table(all_pairs(m, pairs=pairs, adjust="holm"),
+                    all_pairs_blocked(m, block_items=100, pairs=pairs, adjust="holm"), exact=kind == "binary")
+
+
+def test_blocked_all_pairs_from_parquet_row_groups(tmp_path):
+    g = np.random.default_rng(3)
+    s = (g.random((12, 333)) < 0.6).astype(float)
+    m = ScoreMatrix.from_array(s, models=[f"m{k}" for k in range(12)])
+    path = write_parquet(str(tmp_path / "scores.parquet"), s, models=m.models, block_items=50, dtype=np.int8)
+    back = read_parquet_matrix(path)
+    assert back.models == m.models and np.array_equal(back.scores, s)
+    _same_table(all_pairs(m), all_pairs_blocked(path), exact=True)

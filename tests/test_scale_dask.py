@@ -1,0 +1,86 @@
+"""Issue 14: the embarrassingly parallel work on a dask.distributed cluster (a LocalCluster
+of 2 worker processes over TCP) gives the numbers of the in-process run for the same seed."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (pip install 'ranktrust[scale]')")
+
+from ranktrust.data.matrix import ScoreMatrix  # noqa: E402
+from ranktrust.ranking.splithalf import split_half  # noqa: E402
+from ranktrust.ranking.stability import stability  # noqa: E402
+from ranktrust.resample.distributed import check_client  # noqa: E402
+from ranktrust.resample.engine import resample_means  # noqa: E402
+from ranktrust.stats.blocked import all_pairs_blocked, write_parquet  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, protocol="tcp",
+                                       dashboard_address=None)
+    c = distributed.Client(cluster)
+    try:
+        assert len(c.scheduler_info()["workers"]) == 2
+        assert c.scheduler.address.startswith("tcp://")
+        yield c
+    finally:
+        c.close()
+        cluster.close()
+
+
+@pytest.fixture(scope="module")
+def scores():
+    g = np.random.default_rng(0)
+    return (g.random((25, 400)) < g.uniform(0.3, 0.8, (25, 1))).astype(float)
+
+
+@pytest.mark.parametrize("kw", [{}, {"size": 9}, {"size": 5000}, {"groups": np.arange(400) % 13}])
+def test_bootstrap_blocks_identical(client, scores, kw):
+    a = resample_means(scores, n_resamples=1100, rng=1, client=client, **kw)
+    b = resample_means(scores, n_resamples=1100, rng=1, **kw)
+    assert np.array_equal(a, b)
+
+
+def test_bootstrap_continuous_identical(client):
+    s = np.random.default_rng(4).normal(size=(6, 300))
+    assert np.array_equal(resample_means(s, n_resamples=700, size=40, rng=2, client=client),
+                          resample_means(s, n_resamples=700, size=40, rng=2))
+
+
+@pytest.mark.parametrize("rank_distribution", [True, False])
+def test_stability_replays_identical(client, scores, rank_distribution):
+    kw = dict(sizes=[10, 100, "full"], draws=1100, rng=2, rank_distribution=rank_distribution)
+    a, b = stability(scores, client=client, **kw), stability(scores, **kw)
+    assert np.array_equal(a.p_first, b.p_first)
+    assert np.array_equal(a.p_topk_order, b.p_topk_order, equal_nan=True)
+    if rank_distribution:
+        assert np.array_equal(a.rank_distribution, b.rank_distribution)
+
+
+def test_split_half_identical(client, scores):
+    assert split_half(scores, splits=1100, rng=3, client=client).to_dict() == \
+        split_half(scores, splits=1100, rng=3).to_dict()
+
+
+def test_blocked_all_pairs_from_parquet_partitions_identical(client, scores, tmp_path):
+    path = write_parquet(str(tmp_path / "s.parquet"), scores, models=[f"m{k}" for k in range(25)],
+                         block_items=64, dtype=np.int8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = all_pairs_blocked(path, client=client)
+        b = all_pairs_blocked(path)
+        c = all_pairs_blocked(ScoreMatrix.from_array(scores, models=a.models), block_items=400)
+    for f in ("i", "j", "only_a", "only_b", "diff", "ci_low", "ci_high", "p_value", "p_adjusted"):
+        assert np.array_equal(getattr(a, f), getattr(b, f), equal_nan=True), f
+        assert np.array_equal(getattr(a, f), getattr(c, f), equal_nan=True), f
+
+
+def test_not_a_client_is_refused(scores):
+    with pytest.raises(TypeError, match="`client` must be a dask.distributed.Client"):
+        check_client(object())
+    with pytest.raises(TypeError, match="`client` must be a dask.distributed.Client"):
+        resample_means(scores, n_resamples=10, client="tcp://localhost:8786")
