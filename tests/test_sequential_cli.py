@@ -134,3 +134,31 @@ def test_html_page_with_decision_bands(small, tmp_path, capsys):
     assert "nan" not in text and "<script" not in text
     code, out, err = run(["watch", p, "--target", "ranks", "--no-eliminate", "--html", page], capsys)
     assert code == 0, err and page.read_text().count("<svg") == 5
+
+
+def test_growing_store_rereading_equals_reading_once(small, tmp_path, capsys):
+    pytest.importorskip("duckdb")
+    _, df = small
+    db = tmp_path / "g.duckdb"
+    seen = []
+    for k, idx in enumerate(np.array_split(np.random.default_rng(1).permutation(len(df)), 3)):
+        part = tmp_path / f"part{k}.csv"
+        df.iloc[idx].assign(task="mmlupro").to_csv(part, index=False)
+        with rt.Store(str(db)) as st:
+            st.ingest(str(part))
+        code, out, err = run(["watch", "--db", db, "--task", "mmlupro", "--format", "json", "--align", "pairwise"],
+                             capsys)
+        assert code == 0, err
+        seen.append(_body(out))
+    once = tmp_path / "once.csv"
+    df.to_csv(once, index=False)
+    code, out, err = run(["watch", once, "--format", "json"], capsys)
+    full = _body(out)
+    assert {k: seen[-1][k] for k in ("best_set", "items_seen", "cells_scored", "excluded", "decided")} == \
+        {k: full[k] for k in ("best_set", "items_seen", "cells_scored", "excluded", "decided")}
+
+
+def test_follow_stops_when_decided(small, capsys):
+    p, _ = small
+    code, out, err = run(["watch", p, "--follow", "0.1", "--max-wait", "5", "--format", "json"], capsys)
+    assert code == 0, err and json.loads(out)["done"]

@@ -68,6 +68,19 @@ def test_best_set_fwer_pairs_method_and_prpl(method):
 
 
 @pytest.mark.slow
+def test_top_k_set_fwer_every_stopping_time():
+    # a true top-2 model must never leave the certified top-2 set
+    rng = np.random.default_rng(12)
+    mus = np.array([0.62, 0.61, 0.605, 0.6, 0.5])
+    c = EngineConfig(alpha=ALPHA, target="top", k=2, horizon=800)
+    reps, err = 150, 0
+    for _ in range(reps):
+        e = run_engine(_draw(rng, mus, 800, "binary"), c)
+        err += (e.excluded_at[:2] > 0).any()
+    assert _not_above(err, reps), err / reps
+
+
+@pytest.mark.slow
 def test_rank_sets_simultaneous_error():
     # every decided pair must be right, at every time: the simultaneous rank sets cover all true ranks
     rng = np.random.default_rng(8)
