@@ -122,6 +122,20 @@ def _choose_metric(ids: list[str], want: str | None, primary: list[str], path: s
     raise DataError(f"{path}: no metric {want!r}; the file has {', '.join(ids) or 'none'}; choose one with --metric")
 
 
+_META_KEYS = ("run", "epoch", "condition", "group", "subject")
+
+
+def _slim(rec: dict) -> dict:
+    """The fields read (records can hold whole transcripts: keep only these while the file is read)."""
+    md = rec.get("metadata")
+    return {
+        "evaluation_name": rec.get("evaluation_name"), "evaluation_result_id": rec.get("evaluation_result_id"),
+        "model_id": rec.get("model_id"), "sample_id": rec.get("sample_id"), "error": bool(rec.get("error")),
+        "evaluation": {"score": rec["evaluation"].get("score")},
+        "metadata": {k: md[k] for k in _META_KEYS if k in md} if isinstance(md, dict) else None,
+    }
+
+
 def _records(path: str) -> Iterator[tuple[int, dict]]:
     try:
         fh = open(path, encoding="utf-8")
@@ -141,7 +155,7 @@ def _records(path: str) -> Iterator[tuple[int, dict]]:
                     have = ", ".join(list(rec)[:8]) if isinstance(rec, dict) else type(rec).__name__
                     raise DataError(f"{path}: line {lineno}: not an Every Eval Ever instance record (needs "
                                     f"{', '.join(_KEYS)}; found {have})")
-                yield lineno, rec
+                yield lineno, _slim(rec)
         except UnicodeDecodeError:
             raise DataError(f"{path}: line {lineno + 1}: not UTF-8 text; not an Every Eval Ever instance file") from None
 
