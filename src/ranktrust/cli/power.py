@@ -27,7 +27,11 @@ def _headline(d: dict[str, Any]) -> str:
                 f"{d['items_needed']:,} items{how}.")
     n = f"{d['items']:,} item" + ("" if d["items"] == 1 else "s")
     g = d["detectable_gap"]
-    if g is not None and (g >= 1 or (d.get("binary", True) and g > q)):
+    if g is None:
+        return (f"With {n} ({cond}) no possible gap is detectable: even the largest gap two such models can have "
+                f"does not reach {pw:.0%} power with the exact test; a paired {1 - a:.0%} CI is about "
+                f"±{_pts(d['ci_half_width'])} points.")
+    if g >= 1 or (d.get("binary", True) and g > q):
         return (f"With {n} ({cond}) no possible gap is detectable: the formula asks for {_pts(g)} points, more "
                 f"than two such models can differ by; a paired {1 - a:.0%} CI is about ±{_pts(d['ci_half_width'])} "
                 "points.")
