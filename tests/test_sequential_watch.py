@@ -81,14 +81,15 @@ def test_top_k_set_fwer_every_stopping_time():
 
 
 @pytest.mark.slow
-def test_rank_sets_simultaneous_error():
+@pytest.mark.parametrize("kind", ["binary", "continuous"])
+def test_rank_sets_simultaneous_error(kind):
     # every decided pair must be right, at every time: the simultaneous rank sets cover all true ranks
-    rng = np.random.default_rng(8)
+    rng = np.random.default_rng(8 if kind == "binary" else 9)
     mus = np.array([0.62, 0.61, 0.6, 0.59])
     c = EngineConfig(alpha=ALPHA, target="ranks", eliminate=False, horizon=1000)
     reps, err = 120, 0
     for _ in range(reps):
-        e = run_engine(_draw(rng, mus, 1000, "binary"), c)
+        e = run_engine(_draw(rng, mus, 1000, kind), c)
         wrong = ((e.up_at > 0) & (mus[e.pair_i] < mus[e.pair_j])) | ((e.dn_at > 0) & (mus[e.pair_i] > mus[e.pair_j]))
         err += wrong.any()
     assert _not_above(err, reps), err / reps
