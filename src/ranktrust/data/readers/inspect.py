@@ -34,7 +34,8 @@ from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
 from ._registry import ReadOptions, load_json, read_units, reader
-from .lm_eval import RowBuffer, walk_files
+from ._registry import walk_files
+from .lm_eval import RowBuffer
 
 KNOWN_LOG_VERSIONS = (1, 2)
 _VALUE = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0, "yes": 1.0, "no": 0.0, "true": 1.0, "false": 0.0}
@@ -60,21 +61,15 @@ def _is_log(name: str, full: str) -> bool:
 def files(path: str) -> list[str]:
     """The log files this reader reads from ``path`` (a log or a directory of logs)."""
     if os.path.isdir(path):
-        out = []
-        for root, dirs, fs in os.walk(path):
-            dirs.sort()
-            for f in sorted(fs):
-                full = os.path.join(root, f)
-                if _is_log(f, full):
-                    out.append(full)
-        return out
+        cand = walk_files(path, lambda f: f.endswith((".eval", ".json")))
+        return [full for full in cand if _is_log(os.path.basename(full), full)]
     return [path]
 
 
 def _sniff(path: str) -> bool:
     if os.path.isdir(path):
-        return bool(walk_files(path, lambda f: f.endswith(".eval"), max_depth=3)) or any(
-            _looks_json_log(p) for p in walk_files(path, lambda f: f.endswith(".json"), max_depth=2)[:20]
+        return bool(walk_files(path, lambda f: f.endswith(".eval"), limit=1)) or any(
+            _looks_json_log(p) for p in walk_files(path, lambda f: f.endswith(".json"), limit=20)
         )
     if path.endswith(".eval"):
         # a damaged or truncated .eval is still inspect's: reading it then says what is wrong with it

@@ -24,7 +24,7 @@ from typing import Iterator
 
 from ...errors import DataError, FormatError
 from ._registry import ReadOptions, load_json, reader
-from .lm_eval import walk_files
+from ._registry import walk_files
 
 
 def _is_details(name: str) -> bool:
@@ -33,13 +33,13 @@ def _is_details(name: str) -> bool:
 
 def files(path: str) -> list[str]:
     if os.path.isdir(path):
-        return walk_files(path, _is_details, max_depth=10)
+        return walk_files(path, _is_details)
     return [path]
 
 
 def _sniff(path: str) -> bool:
     if os.path.isdir(path):
-        return bool(walk_files(path, _is_details, max_depth=8))
+        return bool(walk_files(path, _is_details, limit=1))
     return _is_details(os.path.basename(path))
 
 

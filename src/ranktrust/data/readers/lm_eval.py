@@ -28,7 +28,7 @@ import re
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, load_json, reader, tag_source
+from ._registry import ReadOptions, load_json, reader, tag_source, walk_files
 
 KNOWN_VERSIONS = ("0.4",)  # lm_eval_version prefixes whose samples layout this reader knows
 CHUNK_ROWS = 50_000
@@ -68,20 +68,6 @@ class RowBuffer:
         return df
 
 
-def walk_files(path: str, match, *, max_depth: int = 8) -> list[str]:  # noqa: ANN001
-    """Files under ``path`` (recursively, sorted) whose base name satisfies ``match``."""
-    out: list[str] = []
-    base_depth = path.rstrip(os.sep).count(os.sep)
-    for root, dirs, files in os.walk(path):
-        dirs.sort()
-        if root.count(os.sep) - base_depth >= max_depth:
-            dirs[:] = []
-        for f in sorted(files):
-            if match(f):
-                out.append(os.path.join(root, f))
-    return out
-
-
 def _is_samples(name: str) -> bool:
     return name.startswith("samples_") and name.endswith(".jsonl")
 
@@ -101,7 +87,7 @@ def companions(path: str) -> list[str]:
 
 def _sniff(path: str) -> bool:
     if os.path.isdir(path):
-        return bool(walk_files(path, _is_samples, max_depth=3))
+        return bool(walk_files(path, _is_samples, limit=1))
     return _is_samples(os.path.basename(path))
 
 
