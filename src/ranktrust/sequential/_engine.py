@@ -264,8 +264,6 @@ class _Run:
             self._commit(out, pos, L, pos_ex)
             if first >= 0 and cfg.eliminate:
                 self.in_play &= self.excluded_at == 0
-                if cfg.target == "ranks":
-                    pass
                 B = cfg.first_block
             else:
                 B = min(2 * B, cfg.max_block)

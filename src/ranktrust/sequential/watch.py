@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 import numpy as np
 
 from ..errors import DataError
-from ..results import Result, jsonable
+from ..results import Result
 from ._engine import EngineConfig, EngineResult, run_engine
-from ._stream import LAMBDA_RULES, StreamState, advance
+from ._stream import LAMBDA_RULES, advance
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
