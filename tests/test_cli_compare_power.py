@@ -33,7 +33,7 @@ def test_compare_json(swebench_path, capsys):
     code, out, err = run(["compare", str(swebench_path), "--a", OPUS, "--b", GEMINI, "--format", "json"], capsys)
     assert code == 0, err
     d = json.loads(out)
-    assert d["meta"]["kind"] == "compare" and d["meta"]["format"] == 1 and d["meta"]["input_hash"]
+    assert d["meta"]["kind"] == "compare" and d["meta"]["format"] == 2 and d["meta"]["input_hash"]
     for k in ("a", "b", "n_items", "only_a", "only_b", "diff", "ci_low", "ci_high", "p_value", "p_adjusted",
               "se", "method", "confidence_level"):
         assert k in d

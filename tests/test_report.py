@@ -73,7 +73,7 @@ def test_cli_json_meta_and_formats(tmp_path, swebench_path):
                         "--draws", "200"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     d = json.loads(out.read_text())
-    assert d["meta"]["format"] == 1 and d["meta"]["seed"] == 7 and d["meta"]["kind"] == "report"
+    assert d["meta"]["format"] == 2 and d["meta"]["seed"] == 7 and d["meta"]["kind"] == "report"
     assert len(d["meta"]["input_hash"]) == 16 and d["meta"]["version"]
     md = tmp_path / "r.md"
     r = subprocess.run([*RT, "report", str(swebench_path), "--out", str(md), "--draws", "200"],

@@ -24,7 +24,7 @@ from .errors import (
     SolverError,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # public name -> module that defines it
 _LAZY: dict[str, str] = {

@@ -2,7 +2,7 @@
 
 JSON output is the result's ``to_dict()`` plus a ``meta`` block::
 
-    {"meta": {"format": 1, "kind": "report", "version": "0.1.0", "seed": 0,
+    {"meta": {"format": 2, "kind": "report", "version": "0.2.0", "seed": 0,
               "input_hash": "…", "command": "ranktrust report …", "created": "…"}, …}
 
 Changelog of ``meta.format``:
@@ -17,7 +17,7 @@ import json
 import os
 from typing import Any, Callable
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 def version() -> str:
