@@ -267,3 +267,28 @@ def test_clustered_interval_with_missing_cells_uses_each_models_own_items():
     own = score_ci(x[0, keep], method="cluster", group_codes=codes[keep])
     assert (float(full.se[0]), float(full.df[0])) == pytest.approx((float(own.se), float(own.df)), rel=1e-12)
     assert (float(full.low[0]), float(full.high[0])) == pytest.approx((float(own.low), float(own.high)), rel=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,G,p", [(100, 14, 0.05), (500, 14, 0.97), (500, 60, 0.05), (30, 12, 0.97)])
+def test_clustered_binary_interval_near_0_and_1(n, G, p):
+    # 0/1 scores: Wilson with the effective sample size p(1-p)/SE_C^2 and the t quantile. The Wald-type
+    # clustered interval covered 0.57-0.92 here (and had no interval for all-0 / all-1 samples).
+    rng = np.random.default_rng(int(1000 * p) + n + G)
+    R = 2000
+    x, codes = _clustered(rng, R, [n // G] * G, p)
+    r = score_ci(x, method="cluster", group_codes=codes)
+    assert not np.isnan(r.low).any()
+    cov = np.mean((r.low <= p) & (p <= r.high))
+    half = stats.t.ppf(0.975, r.df) * r.se
+    wald = np.mean((x.mean(1) - half <= p) & (p <= x.mean(1) + half) & (r.se > 0))
+    assert cov >= 0.90 and cov > wald + 0.02, (cov, wald)
+
+
+def test_clustered_binary_interval_all_zero_counts_each_cluster_once():
+    codes = np.repeat(np.arange(10), 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = score_ci(np.zeros((1, 200)), method="cluster", group_codes=codes)
+    t9 = stats.t.ppf(0.975, 9)  # Wilson for 0 of 10 (each cluster once) with t(9) instead of z
+    assert r.low[0] == 0 and r.high[0] == pytest.approx(t9**2 / (10 + t9**2), rel=1e-12)

@@ -255,8 +255,12 @@ def score_ci(
         ``SE = sqrt(p(1-p)/n)``). ``"t"``: sample sd (``ddof=1``) and the t quantile with
         ``n - 1`` df. ``"wilson"``: Wilson score interval (0/1 scores only). ``"cluster"``:
         clustered SE of [M, eq. 4] with the small-cluster correction ``cluster_correction``
-        and a t quantile with the matching df (needs ``group_codes``). Bounds of ``"clt"``,
-        ``"t"`` and ``"cluster"`` are clipped to [0, 1] when every score lies in [0, 1].
+        and a t quantile with the matching df (needs ``group_codes``); for 0/1 scores (and a
+        correction other than ``"none"``) the interval is the Wilson interval with the effective
+        sample size ``p(1-p)/SE_C^2`` and that t quantile, which stays in [0, 1], exists at 0%
+        and 100% (each cluster then counts once) and covers far better near 0 or 1 than
+        mean ± t SE. Bounds of ``"clt"``, ``"t"`` and ``"cluster"`` are clipped to [0, 1] when
+        every score lies in [0, 1].
     group_codes : ndarray of int, optional
         Cluster code per item (for ``method="cluster"``).
     confidence_level : float, default: ``0.95``
@@ -315,6 +319,7 @@ def score_ci(
     z = z_value(cl)
     small = n < 2
     df = None
+    wilson_like = False
     with np.errstate(invalid="ignore", divide="ignore"):
         if method == "clt":
             se = np.sqrt(ss / n) / np.sqrt(n)
@@ -331,8 +336,26 @@ def score_ci(
             _m, sums, counts, _n = cluster_sums(x, group_codes)
             var, df = cluster_variance(sums * sums, counts, n, corr)
             se = np.sqrt(var)
-            half = t_value(cl, df) * se
-            low, high = _clip_unit(x, mean - half, mean + half)
+            vals = x[scored]
+            wilson_like = corr != "none" and bool(np.all((vals == 0) | (vals == 1)))
+            if wilson_like:
+                # 0/1 scores: Wilson interval with the effective sample size p(1-p)/SE_C^2 (Kish) and the
+                # t quantile of the correction's df; a row without spread counts each cluster once
+                n_cl = np.sum(counts > 0, axis=-1)
+                pq = mean * (1 - mean)
+                neff = np.where((pq > 0) & (var > 0), pq / np.where(var > 0, var, 1.0), n_cl.astype(np.float64))
+                neff = np.minimum(neff, n)
+                zt = t_value(cl, np.where(np.isfinite(df), df, np.maximum(n_cl - 1, 1)))
+                den = 1 + zt * zt / neff
+                centre = (mean + zt * zt / (2 * neff)) / den
+                halfw = zt / den * np.sqrt(pq / neff + zt * zt / (4 * neff * neff))
+                low = np.where(mean <= 0, 0.0, np.clip(centre - halfw, 0.0, 1.0))
+                high = np.where(mean >= 1, 1.0, np.clip(centre + halfw, 0.0, 1.0))
+                bad_g = n_cl < 2
+                low, high = np.where(bad_g, np.nan, low), np.where(bad_g, np.nan, high)
+            else:
+                half = t_value(cl, df) * se
+                low, high = _clip_unit(x, mean - half, mean + half)
         else:  # wilson
             vals = x[scored]
             if not np.all((vals == 0) | (vals == 1)):
@@ -356,7 +379,7 @@ def score_ci(
             f"{who} fewer than 2 scored items: SE and CI are NaN (an interval needs at least 2 items)",
             SmallSampleWarning, stacklevel=2,
         )
-    if method != "wilson":
+    if method != "wilson" and not (method == "cluster" and wilson_like):
         flat = ~small & (se == 0)
         if np.any(flat):
             low = np.where(flat, np.nan, low)
