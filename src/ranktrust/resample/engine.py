@@ -88,6 +88,8 @@ BLOCK = 64
 #: bound on the (resamples x items) cells of one product, and on the blocks it joins
 _PRODUCT_CELLS = 2**23
 _MAX_BLOCKS_PER_PRODUCT = 8
+#: blocks with at least this many drawn indices are drawn one ahead on a helper thread
+_PREFETCH_DRAWS = 2**18
 #: from this many cells (items or groups) on, counts are made one resample at a time
 _ROW_COUNT_CELLS = 4096
 #: default bound on the number of resamples yielded together
@@ -408,6 +410,35 @@ def _children(ss: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence
             for i in range(n)]
 
 
+def _draws(kids, bs, cells: int, size: int) -> Iterator[np.ndarray]:
+    """Each block's ``(b, size)`` indices, in order; large blocks are drawn one ahead on a
+    helper thread (NumPy's generators release the GIL) while the caller counts the last."""
+    draw = lambda j: np.random.Generator(np.random.PCG64(kids[j][0])).integers(0, cells, size=(bs[j], size))  # noqa: E731
+    if len(bs) < 2 or size * BLOCK < _PREFETCH_DRAWS:
+        for j in range(len(bs)):
+            yield draw(j)
+        return
+    pool = _prefetch_pool()
+    nxt = pool.submit(draw, 0)
+    for j in range(len(bs)):
+        cur = nxt.result()
+        if j + 1 < len(bs):
+            nxt = pool.submit(draw, j + 1)
+        yield cur
+
+
+_POOL = None
+
+
+def _prefetch_pool():
+    global _POOL
+    if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ranktrust-draw")
+    return _POOL
+
+
 def _product_means(group, first, *, st, n_resamples, cells, size, n_models, sparse, gcount, dtype, tie_keys):
     """Means (and tie keys) of the resamples of one product group of blocks.
 
@@ -426,8 +457,7 @@ def _product_means(group, first, *, st, n_resamples, cells, size, n_models, spar
     else:
         cnt = np.empty((sum(bs), cells), dtype=dtype)
         r0 = 0
-        for (wss, _), b in zip(kids, bs):
-            idx = np.random.Generator(np.random.PCG64(wss)).integers(0, cells, size=(b, size))
+        for idx, b in zip(_draws(kids, bs, cells, size), bs):
             if cells >= _ROW_COUNT_CELLS:
                 # one bincount per resample: its counts stay in cache (a whole block's do not)
                 for r in range(b):
