@@ -372,3 +372,19 @@ def main_ok(args, capsys) -> str:
     except SystemExit as exc:
         assert not exc.code, capsys.readouterr().err
     return capsys.readouterr().out
+
+
+def test_written_lines_are_the_records_json_dumps_writes(tmp_path):
+    from ranktrust.data.eee import _record
+
+    m = _matrix()
+    odd = ("é \"q\"", "back\\slash", "tab\there", "ctl\x01", "q4")  # names JSON must escape
+    m = rt.ScoreMatrix(m.data, m.models, odd, runs=m.runs, groups=("x", "ü", "y", "y", "y"))
+    res = rt.write_eee(m, tmp_path, task="t/é", metric="acc", timestamp=5)
+    assert set(rt.read(str(tmp_path), align="pairwise").items) == set(odd)
+    for f in res.files[1::2]:
+        for line in Path(f).read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line)
+            again = _record(rec["evaluation_id"], rec["model_id"], rec["evaluation_name"], rec["evaluation_result_id"],
+                            rec["sample_id"], rec["evaluation"]["score"], rec.get("metadata") or {})
+            assert line == json.dumps(again, ensure_ascii=False)

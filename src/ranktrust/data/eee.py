@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 import time
 from dataclasses import dataclass
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
 
 from ..errors import DataError
 
@@ -106,6 +108,17 @@ def _record(eval_id: str, model: str, task: str, metric: str, item: str, score: 
     }
 
 
+def _enc(v: Any) -> str:
+    return json.dumps(v, ensure_ascii=False, allow_nan=False)
+
+
+_str = encode_basestring  # json.dumps of a str with ensure_ascii=False, without its per-call overhead
+
+
+_MIDDLE = (', "interaction_type": "single_turn", "input": {"raw": "", "reference": []}, "output": {"raw": []}, '
+           '"answer_attribution": [], "evaluation": {"score": ')
+
+
 def _aggregate(eval_id: str, ts: str, model: str, developer: str, task: str, harness: str | None,
                results: list[dict], samples_path: str, checksum: str, n: int) -> dict[str, Any]:
     return {
@@ -180,7 +193,7 @@ def write_long(df: "pd.DataFrame", folder: "str | os.PathLike[str]", *, harness:
     df = df[df["score"].notna()]
     if not len(df):
         raise DataError("cannot write Every Eval Ever files: no scores")
-    bad = ~df["score"].map(lambda v: math.isfinite(float(v)))
+    bad = ~np.isfinite(df["score"].to_numpy(dtype=np.float64))
     if bad.any():
         r = df[bad].iloc[0]
         raise DataError(f"model {r['model']!r}, item {r['item']!r}: score {r['score']!r} is not finite; "
@@ -206,6 +219,10 @@ def write_long(df: "pd.DataFrame", folder: "str | os.PathLike[str]", *, harness:
             metric = str(metric)
             results.append(_result(task, metric, msub))
             cols = [msub[c].astype(str).tolist() if has[c] else None for c in ("run", "condition", "group")]
+            # each line is json.dumps(_record(...)) (tests check this), built from pre-encoded parts for speed
+            head = ('{"schema_version": %s, "evaluation_id": %s, "model_id": %s, "evaluation_name": %s, '
+                    '"evaluation_result_id": %s, "sample_id": ') % tuple(
+                        _enc(x) for x in (SCHEMA_VERSION, eval_id, model, task, metric))
             for k, (item, score) in enumerate(zip(msub["item"].astype(str).tolist(), msub["score"].tolist())):
                 meta: dict[str, str] = {}
                 if runs_named:
@@ -214,8 +231,10 @@ def write_long(df: "pd.DataFrame", folder: "str | os.PathLike[str]", *, harness:
                     meta["condition"] = cols[1][k]
                 if cols[2] is not None and cols[2][k] not in ("None", "nan"):
                     meta["group"] = cols[2][k]
-                lines.append(json.dumps(_record(eval_id, model, task, metric, item, float(score), meta),
-                                        ensure_ascii=False, allow_nan=False))
+                score = float(score)
+                meta_s = ", ".join(f"{_str(a)}: {_str(b)}" for a, b in meta.items())
+                lines.append(f"{head}{_str(item)}{_MIDDLE}{score!r}, \"is_correct\": {'true' if score == 1.0 else 'false'}}}"
+                             + (f', "metadata": {{{meta_s}}}}}' if meta else "}"))
         data = ("\n".join(lines) + "\n").encode("utf-8")
         out_dir = os.path.join(folder, *rel_dir.split("/"))
         os.makedirs(out_dir, exist_ok=True)
@@ -272,12 +291,14 @@ def write_eee(source: "ScoreMatrix | pd.DataFrame", folder: "str | os.PathLike[s
             v = (prov.get(model) or {}).get(key)
             return str(v) if v else default
 
-        df["task"] = [pick(mo, "task", task, "task") for mo in df["model"]]
-        df["metric"] = [pick(mo, "metric", metric, "score") for mo in df["model"]]
+        tasks = {mo: pick(mo, "task", task, "task") for mo in source.models}
+        metrics = {mo: pick(mo, "metric", metric, "score") for mo in source.models}
+        df["task"] = df["model"].map(tasks)
+        df["metric"] = df["model"].map(metrics)
         if source.conditions is not None and "condition" in df.columns:
             # the matrix's run labels are "condition/run" when conditions exist: write the run part
             df["run"] = [r[len(c) + 1:] if str(r).startswith(f"{c}/") else r for r, c in zip(df["run"], df["condition"])]
-        hmap = {(t, mo): _library(pick(mo, "harness", harness, None)) for t, mo in zip(df["task"], df["model"])}
+        hmap = {(tasks[mo], mo): _library(pick(mo, "harness", harness, None)) for mo in source.models}
         return write_long(df, folder, harness=hmap, timestamp=timestamp)
     if isinstance(source, pd.DataFrame):
         df = source.copy()
