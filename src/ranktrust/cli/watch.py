@@ -52,7 +52,7 @@ def _status_text(d: dict[str, Any]) -> list[Any]:
     if ranks:
         t.add_column("rank set", justify="right")
     t.add_column("in set", justify="center")
-    t.add_column("left at item", justify="right")
+    t.add_column("all pairs decided at" if ranks else "left at item", justify="right")
     ex = {e["model"]: e["at_item"] for e in d["excluded"]}
     best = set(d["best_set"])
     rows = sorted(d["models"], key=lambda r: -(r["score"] if r["score"] is not None else -1))
@@ -120,6 +120,8 @@ def _replay_text(d: dict[str, Any]) -> list[Any]:
     t.add_row("items needed", _q(d["items_needed"]))
     t.add_row("cells needed", _q(d["cells_needed"]) + f" of {d['full_cells']:,}")
     t.add_row("cells share", _q(d["cells_share"], pct=True))
+    if d.get("cells_spent"):
+        t.add_row("cells spent (decided or not)", _q(d["cells_spent"]) + f" of {d['full_cells']:,}")
     t.add_row("full-data answer", ", ".join(d["full_answer"]) or "(every pair)")
     t.add_row("error vs full data", f"{d['errors']} of {d['n_replays']} orders ({d['error_rate'] * 100:.1f}%; "
                                     f"nominal at most {(1 - d['confidence_level']) * 100:g}%)")

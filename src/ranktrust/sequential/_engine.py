@@ -54,7 +54,7 @@ class EngineResult:
 
     t: int
     cells: int
-    excluded_at: np.ndarray          # (K,) left the target set (best / top-k)
+    excluded_at: np.ndarray          # (K,) left the target set (best / top-k); ranks: every pair decided
     scored_until: np.ndarray         # (K,) items each model was needed for
     pair_i: np.ndarray               # (P,)
     pair_j: np.ndarray               # (P,)
@@ -197,6 +197,22 @@ class _Run:
             cnt = base[:, None] + np.cumsum(inc, axis=1)
             out_ = cnt >= k
             has, idx = _first(out_)
+            pos_ex[has] = idx[has]
+        elif cfg.target == "ranks" and "pairs" in out:
+            # a model whose every pair is decided is no longer needed (its rank set is final)
+            act, _, cr_up, cr_dn = out["pairs"]
+            dec = cr_up[0] | cr_dn[0]
+            has, idx = _first(dec)
+            done_all = (self.up_at > 0) | (self.dn_at > 0)     # every pair, frozen ones included
+            base = np.zeros(K)
+            np.add.at(base, self.pi[done_all], 1)
+            np.add.at(base, self.pj[done_all], 1)
+            inc = np.zeros((K, L))
+            sel = has & ~done_all[act]
+            np.add.at(inc, (self.pi[act][sel], idx[sel]), 1)
+            np.add.at(inc, (self.pj[act][sel], idx[sel]), 1)
+            full = base[:, None] + np.cumsum(inc, axis=1) >= K - 1
+            has, idx = _first(full)
             pos_ex[has] = idx[has]
         new = (pos_ex >= 0) & (self.excluded_at == 0)
         pos_ex = np.where(new, pos_ex, -1)

@@ -47,6 +47,8 @@ class ReplayResult(Result):
         Item at which each model left the target set (0 = never).
     full_best : tuple of str
         The full-data answer: the best model, or the top k.
+    cells_spent : ndarray (n_replays,)
+        Cells scored by the decision, or by the last item where there was none.
     errors : ndarray of bool (n_replays,)
         The certified set lost a model of the full-data answer at some time in that replay.
     pair_errors : ndarray of int (n_replays,)
@@ -71,6 +73,7 @@ class ReplayResult(Result):
     seed: int | None
     seconds: float
     unit: str = "item"
+    cells_spent: np.ndarray | None = None
 
     @property
     def error_rate(self) -> float:
@@ -93,6 +96,7 @@ class ReplayResult(Result):
             "full_answer": list(self.full_best), "decided_share": float(dec.mean()),
             "items_needed": _q(self.items_needed), "cells_needed": _q(self.cells_needed),
             "cells_share": _q(self.cells_needed / (K * N)),
+            "cells_spent": _q(self.cells_spent) if self.cells_spent is not None else None,
             "error_rate": self.error_rate, "errors": int(self.errors.sum()),
             "pair_error_rate": float((self.pair_errors > 0).mean()),
             "pair_decisions_at": _q(self.pair_at[self.pair_at > 0]) if self.pair_at.size else _q(np.empty(0)),
@@ -184,6 +188,7 @@ def watch_replay(m: "ScoreMatrix", n_replays: int = 200, *, target: str = "best"
     cells = np.full(n_replays, np.nan)
     excl = np.zeros((n_replays, K), dtype=np.int64)
     errs = np.zeros(n_replays, dtype=bool)
+    spent = np.zeros(n_replays)
     perr = np.zeros(n_replays, dtype=np.int64)
     pair_at: list[np.ndarray] = []
     t0 = time.perf_counter()
@@ -193,6 +198,7 @@ def watch_replay(m: "ScoreMatrix", n_replays: int = 200, *, target: str = "best"
         if e.done_at:
             items[r], cells[r] = e.done_at, e.cells_at_done
         excl[r] = e.excluded_at
+        spent[r] = e.cells
         errs[r] = bool((e.excluded_at[truth] > 0).any())
         if tgt == "ranks":
             wrong = ((e.up_at > 0) & (sign[e.pair_i, e.pair_j] < 0)) | ((e.dn_at > 0) & (sign[e.pair_i, e.pair_j] > 0))
@@ -208,4 +214,5 @@ def watch_replay(m: "ScoreMatrix", n_replays: int = 200, *, target: str = "best"
         excluded_at=excl, full_best=tuple(m.models[i] for i in truth), errors=errs, pair_errors=perr,
         pair_at=np.concatenate(pair_at) if pair_at else np.empty(0, dtype=np.int64),
         seed=rng if isinstance(rng, int) else None, seconds=secs, unit="cluster" if cluster else "item",
+        cells_spent=spent,
     )
