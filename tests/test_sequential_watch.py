@@ -81,12 +81,12 @@ def test_top_k_set_fwer_every_stopping_time():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["binary", "continuous"])
-def test_rank_sets_simultaneous_error(kind):
+@pytest.mark.parametrize("kind, eliminate", [("binary", False), ("continuous", False), ("binary", True)])
+def test_rank_sets_simultaneous_error(kind, eliminate):
     # every decided pair must be right, at every time: the simultaneous rank sets cover all true ranks
     rng = np.random.default_rng(8 if kind == "binary" else 9)
     mus = np.array([0.62, 0.61, 0.6, 0.59])
-    c = EngineConfig(alpha=ALPHA, target="ranks", eliminate=False, horizon=1000)
+    c = EngineConfig(alpha=ALPHA, target="ranks", eliminate=eliminate, horizon=1000)
     reps, err = 120, 0
     for _ in range(reps):
         e = run_engine(_draw(rng, mus, 1000, kind), c)
