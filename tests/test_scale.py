@@ -102,3 +102,28 @@ def test_blocked_all_pairs_from_parquet_row_groups(tmp_path):
     back = read_parquet_matrix(path)
     assert back.models == m.models and np.array_equal(back.scores, s)
     _same_table(all_pairs(m), all_pairs_blocked(path), exact=True)
+
+
+def test_report_sidecar_keeps_the_json_small_and_changes_nothing_else(tmp_path):
+    import pandas as pd
+
+    import ranktrust as rt
+
+    g = np.random.default_rng(4)
+    m = ScoreMatrix.from_array((g.random((20, 200)) < g.uniform(0.3, 0.8, (20, 1))).astype(float))
+    rep = rt.report(m, draws=200, quality=False, all_pairs=True)
+    plain = rep.to_dict()
+    path = tmp_path / "pairs.parquet"
+    d = rep.to_dict(sidecar=str(path), max_pairs=7)
+    assert d["sidecar"]["tables"] == {"pairs": 190, "rank_distribution": d["sidecar"]["tables"]["rank_distribution"]}
+    assert d["pairs_truncated"] == {"shown": 7, "total": 190, "sidecar": str(path)}
+    assert d["pairs"] == plain["pairs"][:7]
+    assert {k: v for k, v in d.items() if k not in ("sidecar", "pairs_truncated", "pairs")} == \
+        {k: v for k, v in plain.items() if k != "pairs"}
+    df = pd.read_parquet(path)
+    pairs = df[df["table"] == "pairs"]
+    assert len(pairs) == 190
+    np.testing.assert_array_equal(pairs["p_adjusted"].to_numpy(), rep.pairs_all.p_adjusted)
+    rd = df[df["table"] == "rank_distribution"]
+    first = rd[(rd["rank"] == 1) & (rd["size"] == m.n_items)].set_index("a")["p"]
+    np.testing.assert_allclose(first.reindex(list(m.models)).fillna(0).to_numpy(), rep.stability.p_first[-1])
