@@ -56,8 +56,11 @@ def _first_record(path: str) -> Any:
     return None
 
 
+_KEYSET = frozenset(_KEYS)
+
+
 def looks_eee(rec: Any) -> bool:
-    return isinstance(rec, dict) and all(k in rec for k in _KEYS) and isinstance(rec.get("evaluation"), dict)
+    return isinstance(rec, dict) and _KEYSET <= rec.keys() and isinstance(rec["evaluation"], dict)
 
 
 def _sniff(path: str) -> bool:
@@ -122,18 +125,18 @@ def _choose_metric(ids: list[str], want: str | None, primary: list[str], path: s
     raise DataError(f"{path}: no metric {want!r}; the file has {', '.join(ids) or 'none'}; choose one with --metric")
 
 
-_META_KEYS = ("run", "epoch", "condition", "group", "subject")
-
-
 def _slim(rec: dict) -> dict:
     """The fields read (records can hold whole transcripts: keep only these while the file is read)."""
-    md = rec.get("metadata")
     return {
         "evaluation_name": rec.get("evaluation_name"), "evaluation_result_id": rec.get("evaluation_result_id"),
         "model_id": rec.get("model_id"), "sample_id": rec.get("sample_id"), "error": bool(rec.get("error")),
-        "evaluation": {"score": rec["evaluation"].get("score")},
-        "metadata": {k: md[k] for k in _META_KEYS if k in md} if isinstance(md, dict) else None,
+        "score": rec["evaluation"].get("score"),
+        **({"run": _meta(rec, "run", "epoch"), "condition": _meta(rec, "condition"),
+            "group": _meta(rec, "group", "subject")} if rec.get("metadata") else _NO_META),
     }
+
+
+_NO_META: dict = {"run": None, "condition": None, "group": None}
 
 
 def _records(path: str) -> Iterator[tuple[int, dict]]:
@@ -160,8 +163,7 @@ def _records(path: str) -> Iterator[tuple[int, dict]]:
             raise DataError(f"{path}: line {lineno + 1}: not UTF-8 text; not an Every Eval Ever instance file") from None
 
 
-def _score(ev: dict, path: str, lineno: int) -> float:
-    v = ev.get("score")
+def _score(v: Any, path: str, lineno: int) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise DataError(f"{path}: line {lineno}: evaluation.score is {v!r}, not a number")
     return float(v)
@@ -209,14 +211,14 @@ def read_file(path: str, opts: ReadOptions) -> "Iterator":
         if model is None or model == "" or sid is None or sid == "":
             what = "model_id" if model is None or model == "" else "sample_id"
             raise DataError(f"{path}: line {lineno}: the record has no {what}")
-        run = _meta(r, "run", "epoch")
-        if r.get("error"):
+        run = r["run"]
+        if r["error"]:
             errored.append(f"{sid}" + (f" (run {run})" if run is not None else ""))
             if opts.errors == "drop":
                 continue
             score = 0.0
         else:
-            score = _score(r["evaluation"], path, lineno)
+            score = _score(r["score"], path, lineno)
         rows["line"].append(lineno)
         rows["model"].append(opts.model_name or str(model))
         rows["item"].append(str(sid))
@@ -224,8 +226,8 @@ def read_file(path: str, opts: ReadOptions) -> "Iterator":
         name = r.get("evaluation_name")
         rows["task"].append(opts.task if opts.task is not None else (None if name is None else str(name)))
         rows["run"].append(run)
-        rows["condition"].append(_meta(r, "condition"))
-        rows["group"].append(_meta(r, "group", "subject"))
+        rows["condition"].append(r["condition"])
+        rows["group"].append(r["group"])
     if errored:
         if opts.errors not in ("wrong", "drop"):
             raise DataError(
