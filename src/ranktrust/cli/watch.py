@@ -73,6 +73,9 @@ def _status_text(d: dict[str, Any]) -> list[Any]:
         names = sorted({m for p in d["unresolvable_pairs"] for m in p})
         out.append(Text(f"cannot be told apart on this benchmark, stop spending on them: {', '.join(names)} "
                         f"({len(d['unresolvable_pairs'])} pairs)"))
+    if d.get("waiting_for"):
+        out.append(Text(f"waiting for {', '.join(d['waiting_for'])} on the next item in the analysis order (other "
+                        "models have it). If it will never be scored, read with --align intersect."))
     if d["next"]:
         shown = ", ".join(f"{c['model']}@{c['item']}" for c in d["next"][:8])
         more = f" (+{len(d['next']) - 8} more)" if len(d["next"]) > 8 else ""

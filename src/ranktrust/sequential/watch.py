@@ -119,6 +119,7 @@ class WatchStatus(Result):
     seed: int
     pairs: list[dict[str, Any]]
     n_items: np.ndarray | None = None
+    waiting_for: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -133,7 +134,7 @@ class WatchStatus(Result):
                         "n_items": int(self.n_items[i]) if self.n_items is not None else None,
                         "rank_low": int(self.rank_low[i]),
                         "rank_high": int(self.rank_high[i])} for i, m in enumerate(self.models)],
-            "pairs": self.pairs, "seed": self.seed,
+            "pairs": self.pairs, "seed": self.seed, "waiting_for": list(self.waiting_for),
         }
 
 
@@ -417,6 +418,12 @@ class Watch:
         done = bool(e.done_at) or (open_.size > 0 and unres.size == open_.size and self.target != "ranks") or (
             self.target == "ranks" and open_.size == unres.size)
         nxt = [] if done else self._next(e, X, order, next_budget)
+        waiting: tuple[str, ...] = ()
+        if not done and e.t < X.shape[1]:
+            col = X[:, e.t]
+            ip = e.in_play
+            if (~np.isnan(col[ip])).any():   # others have the next item: the prefix waits for these models
+                waiting = tuple(self.models[i] for i in np.flatnonzero(ip & np.isnan(col)))
         pairs = self._pair_intervals(e, X, alpha)
         return WatchStatus(
             target=self.target_label, scope=self.scope, method=self.method,
@@ -429,7 +436,7 @@ class Watch:
             open_pairs=[[self.models[pi[p]], self.models[pj[p]]] for p in open_],
             unresolvable_pairs=[[self.models[pi[p]], self.models[pj[p]]] for p in unres],
             next=[{"model": m, "item": i} for m, i in nxt], done=done, seed=self.seed, pairs=pairs,
-            n_items=n_seen,
+            n_items=n_seen, waiting_for=waiting,
         )
 
     def bands(self, *, max_pairs: int = 12) -> list[dict[str, Any]]:
