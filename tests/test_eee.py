@@ -388,3 +388,13 @@ def test_written_lines_are_the_records_json_dumps_writes(tmp_path):
             again = _record(rec["evaluation_id"], rec["model_id"], rec["evaluation_name"], rec["evaluation_result_id"],
                             rec["sample_id"], rec["evaluation"]["score"], rec.get("metadata") or {})
             assert line == json.dumps(again, ensure_ascii=False)
+
+
+def test_an_aggregate_file_reads_its_sidecar(tmp_path, capsys):
+    (agg,) = (FX / "skill_reference").rglob("*.json")
+    assert sniff(str(agg)).name == "eee"
+    m = rt.read(str(agg))
+    assert m.models == ("demo-org/demo-model",) and m.items == ("demo_0001",)
+    db = str(tmp_path / "s.duckdb")
+    out = main_ok(["ingest", str(agg), "--db", db, "-f", "json"], capsys)
+    assert json.loads(out)["rows_added"] == 1

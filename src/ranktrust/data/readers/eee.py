@@ -15,7 +15,8 @@ its converters write from inspect, HELM and lm-eval logs. Schema ``instance_leve
   condition = ``metadata.condition``; group = ``metadata.group`` else ``metadata.subject``;
 * a record whose ``error`` is set errored: ``--errors error`` (default) stops and counts them,
   ``wrong`` scores them 0, ``drop`` leaves them out (reports say how many);
-* a folder: every ``*_samples.jsonl`` below it (``data/<benchmark>/<developer>/<model>/``);
+* a folder: every ``*_samples.jsonl`` below it (``data/<benchmark>/<developer>/<model>/``); an
+  aggregate ``<uuid>.json``: the ``<uuid>_samples.jsonl`` beside it;
   ``--task`` keeps the files' records of that ``evaluation_name`` (or of its part before ``/``,
   which the lm-eval converter appends a filter to).
 """
@@ -38,11 +39,20 @@ def _is_samples(name: str) -> bool:
     return name.endswith(SAMPLES_SUFFIX)
 
 
+def _sidecar(path: str) -> str | None:
+    """``<uuid>_samples.jsonl`` beside an aggregate ``<uuid>.json``, when there is one."""
+    if not path.endswith(".json"):
+        return None
+    cand = path[: -len(".json")] + SAMPLES_SUFFIX
+    return cand if os.path.isfile(cand) else None
+
+
 def files(path: str) -> list[str]:
-    """The instance files a path stands for (a folder: every ``*_samples.jsonl`` below it)."""
+    """The instance files a path stands for (a folder: every ``*_samples.jsonl`` below it; an aggregate
+    ``<uuid>.json``: its ``<uuid>_samples.jsonl``)."""
     if os.path.isdir(path):
         return walk_files(path, _is_samples)
-    return [path]
+    return [_sidecar(path) or path]
 
 
 def _first_record(path: str) -> Any:
@@ -67,7 +77,10 @@ def _sniff(path: str) -> bool:
     if os.path.isdir(path):
         found = walk_files(path, _is_samples, limit=1)
         return bool(found) and looks_eee(_first_record(found[0]))
-    if not path.endswith((".jsonl", ".ndjson")):
+    side = _sidecar(path)
+    if side is not None:
+        path = side
+    elif not path.endswith((".jsonl", ".ndjson")):
         return False
     try:
         return looks_eee(_first_record(path))
@@ -85,8 +98,8 @@ def aggregate_file(path: str) -> str | None:
 
 
 def companions(path: str) -> list[str]:
-    """Other files whose content the reading of ``path`` depends on (the aggregate JSON)."""
-    a = aggregate_file(path)
+    """Other files whose content the reading of ``path`` depends on (the aggregate JSON, or the sidecar of one)."""
+    a = aggregate_file(path) or _sidecar(path)
     return [a] if a else []
 
 
