@@ -70,9 +70,9 @@ def warn_few_clusters(n_clusters: int, stacklevel: int = 3) -> None:
     if n_clusters < MIN_CLUSTERS:
         warnings.warn(
             f"clustered SE from only {n_clusters} item groups: with fewer than {MIN_CLUSTERS} clusters "
-            "it is itself very noisy (Cameron and Miller 2015); the interval uses the small-cluster "
-            "correction (CR2 with a t quantile on about G - 1 df), which restores about 95% coverage "
-            "for mid-range scores but not near 0% or 100%; compare with cluster=False (--no-groups)",
+            "it is itself very noisy (Cameron and Miller 2015); intervals and tests use the small-cluster "
+            "correction (CR2 with a t reference on at most G - 1 df), so they are wide; compare with "
+            "cluster=False (--no-groups)",
             SmallSampleWarning, stacklevel=stacklevel,
         )
 
