@@ -298,18 +298,23 @@ def _rank_tally(means: np.ndarray, keys: np.ndarray, *, top: np.ndarray, ks: tup
     hits = np.zeros(len(ks), dtype=np.int64)
     if not full:
         # no sort: #1 is the highest mean, exact ties to the smallest key (then the first
-        # model), as in rank_order; the top k are checked by counting who beats each of them
-        mx = means.max(axis=1, keepdims=True)
-        first = np.argmin(np.where(means == mx, keys, np.inf), axis=1)
-        cnt = np.bincount(first, minlength=n_models)
+        # model), as in rank_order; #2 is the #1 of the others, and so on for the top k
+        rows = np.arange(b)
+        left = means.copy()
         ok = np.ones(b, dtype=bool)
-        for t, x in enumerate(top):
-            mx_, kx = means[:, x:x + 1], keys[:, x:x + 1]
-            beats = (means > mx_) | ((means == mx_) & ((keys < kx) | ((keys == kx) & (np.arange(n_models) < x))))
-            ok &= beats.sum(axis=1) == t
+        cnt = None
+        for t in range(max(1, len(top))):
+            mx = left.max(axis=1, keepdims=True)
+            w = np.argmin(np.where(left == mx, keys, np.inf), axis=1)
+            if cnt is None:
+                cnt = np.bincount(w, minlength=n_models)
+            if not len(top):
+                break
+            ok &= w == top[t]
             for j, k in enumerate(ks):
                 if k == t + 1:
                     hits[j] = int(ok.sum())
+            left[rows, w] = -np.inf
         return cnt, hits, b
     ranks = rank_order(means, keys)
     offs = np.arange(n_models) * n_models
