@@ -160,3 +160,17 @@ def test_pass_at_k_interval_when_every_item_is_solved():
         r = pass_at_k(_matrix(d), [4, 8])
     assert np.all(r.estimate == 1) and np.all(r.ci_high == 1)
     assert np.all(np.isfinite(r.ci_low)) and np.all(r.ci_low < 0.9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=60), st.floats(0.5, 0.99))
+def test_bounded_mean_ci_properties(v, cl):
+    from ranktrust.runs.passk import bounded_mean_ci
+
+    x = np.array(v)
+    m, _se, lo, hi, n = bounded_mean_ci(x, cl)
+    assert n == x.size and 0 <= lo <= m + 1e-12 and m - 1e-12 <= hi <= 1
+    _m2, _s2, lo2, hi2, _n2 = bounded_mean_ci(x, min(cl + 0.005, 0.999))
+    assert lo2 <= lo + 1e-12 and hi - 1e-12 <= hi2
+    _m3, _s3, lo3, hi3, _n3 = bounded_mean_ci(x[::-1], cl)  # item order does not matter
+    assert (float(lo3), float(hi3)) == pytest.approx((float(lo), float(hi)), abs=1e-12)
