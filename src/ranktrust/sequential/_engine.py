@@ -89,6 +89,8 @@ class _Run:
         self.thr_rank = np.log(K * (K - 1) / a) if K > 1 else np.inf
         k = cfg.k if cfg.target == "top" else 1
         self.thr_top = np.log(max(1.0, k * (2 * K - k - 1) / 2) / a)
+        self._pairs_inline = cfg.target != "best" or cfg.best_method == "pairs"
+        self._pairs_on = self._pairs_inline
         self.thr_pair_lam = self.thr_top if (cfg.target == "top" or cfg.best_method == "pairs") else self.thr_rank
         self.pf = StreamState.zeros(K)
         self.pr = StreamState.zeros(P)
@@ -142,33 +144,58 @@ class _Run:
             if cu is not None:
                 crossed |= cu
             out["pf"] = (live, st, crossed)
-        # pairs among the models in play
-        if cfg.pairs or cfg.target != "best" or cfg.best_method == "pairs":
+        # pairs among the models in play (when they drive the target; otherwise one pass at the end)
+        if self._pairs_inline:
             act = np.flatnonzero(self.in_play[self.pi] & self.in_play[self.pj])
             if act.size:
-                ri = np.searchsorted(ip, self.pi[act])
-                rj = np.searchsorted(ip, self.pj[act])
-                y = (Xb[ri] - Xb[rj] + 1) / 2
-                pst = self.pr.take(act)
-                if N is None:
-                    m, iu_, id_, cu, cd = 0.5, None, None, None, None
-                else:
-                    sy_prev = pst.sy[:, None] + np.cumsum(y, axis=1) - y
-                    tp = pst.n[:, None] + np.arange(L)[None, :]
-                    m = (N / 2 - sy_prev) / np.maximum(N - tp, 1)
-                    iu_, id_ = m < 0, m > 1
-                    sy_incl = sy_prev + y
-                    cu = sy_incl > N / 2 + 1e-9
-                    cd = sy_incl + (N - (tp + 1)) < N / 2 - 1e-9
-                st, wu, wd = advance(pst, y, m, self.thr_pair_lam, rule=cfg.rule, kind=cfg.kind, c=cfg.c,
-                                     impossible_up=iu_, impossible_dn=id_, horizon=cfg.horizon)
-                cr_up = [wu >= self.thr_rank, wu >= self.thr_top]
-                cr_dn = [wd >= self.thr_rank, wd >= self.thr_top]
-                if cu is not None:
-                    cr_up = [c_ | cu for c_ in cr_up]
-                    cr_dn = [c_ | cd for c_ in cr_dn]
-                out["pairs"] = (act, st, cr_up, cr_dn)
+                out["pairs"] = (act, *self._pairs_block(act, pos, L))
         return out
+
+    def _pairs_block(self, act: np.ndarray, pos: int, L: int):  # noqa: ANN202 - internal
+        """Advance the pairs ``act`` over items ``pos..pos+L`` (all of them scored on these items)."""
+        cfg, N = self.cfg, self.N
+        y = (self.X[self.pi[act], pos:pos + L] - self.X[self.pj[act], pos:pos + L] + 1) / 2
+        pst = self.pr.take(act)
+        if N is None:
+            m, iu_, id_, cu, cd = 0.5, None, None, None, None
+        else:
+            sy_prev = pst.sy[:, None] + np.cumsum(y, axis=1) - y
+            tp = pst.n[:, None] + np.arange(L)[None, :]
+            m = (N / 2 - sy_prev) / np.maximum(N - tp, 1)
+            iu_, id_ = m < 0, m > 1
+            sy_incl = sy_prev + y
+            cu = sy_incl > N / 2 + 1e-9
+            cd = sy_incl + (N - (tp + 1)) < N / 2 - 1e-9
+        st, wu, wd = advance(pst, y, m, self.thr_pair_lam, rule=cfg.rule, kind=cfg.kind, c=cfg.c,
+                             impossible_up=iu_, impossible_dn=id_, horizon=cfg.horizon)
+        cr_up = [wu >= self.thr_rank, wu >= self.thr_top]
+        cr_dn = [wd >= self.thr_rank, wd >= self.thr_top]
+        if cu is not None:
+            cr_up = [c_ | cu for c_ in cr_up]
+            cr_dn = [c_ | cd for c_ in cr_dn]
+        return st, cr_up, cr_dn
+
+    def _record_pairs(self, act: np.ndarray, st: StreamState, cr_up: list, cr_dn: list, pos: int) -> None:
+        self.pr.put(act, st)
+        for arr, cr in ((self.up_at, cr_up[0]), (self.dn_at, cr_dn[0]), (self.top_up, cr_up[1]),
+                        (self.top_dn, cr_dn[1])):
+            has, idx = _first(cr)
+            sel = has & (arr[act] == 0)
+            arr[act[sel]] = pos + idx[sel] + 1
+
+    def _pairs_pass(self) -> None:
+        """Every pair over the items both its models were scored on, in blocks that end where some pair ends
+        (at most n / block + K blocks); the same result as advancing the pairs inside the main loop."""
+        end = np.minimum(self.scored_until[self.pi], self.scored_until[self.pj])
+        pos = 0
+        while True:
+            act = np.flatnonzero(end > pos)
+            if act.size == 0:
+                break
+            cap = max(16, min(self.cfg.max_block, 2_000_000 // act.size))
+            L = int(min(cap, end[act].min() - pos))
+            self._record_pairs(act, *self._pairs_block(act, pos, L), pos)
+            pos += L
 
     def _exclusions(self, out: dict, L: int) -> tuple[np.ndarray, int]:
         """Models that leave the target set in this block, with the first position where one does."""
@@ -229,12 +256,7 @@ class _Run:
             self.pf.put(live, st)
         if "pairs" in out:
             act, st, cr_up, cr_dn = out["pairs"]
-            self.pr.put(act, st)
-            for arr, cr in ((self.up_at, cr_up[0]), (self.dn_at, cr_dn[0]), (self.top_up, cr_up[1]),
-                            (self.top_dn, cr_dn[1])):
-                has, idx = _first(cr)
-                sel = has & (arr[act] == 0)
-                arr[act[sel]] = pos + idx[sel] + 1
+            self._record_pairs(act, st, cr_up, cr_dn, pos)
         ex = pos_ex >= 0
         self.excluded_at[ex] = pos + pos_ex[ex] + 1
         self.t = pos + L
@@ -282,8 +304,13 @@ class _Run:
                 self.in_play &= self.excluded_at == 0
                 B = cfg.first_block
             else:
-                B = min(2 * B, cfg.max_block)
+                # keep a block's (pairs x items) arrays to a few million entries (GPQA: 87,990 pairs)
+                n_act = int((self.in_play[self.pi] & self.in_play[self.pj]).sum()) if self._pairs_on else 0
+                cap = max(cfg.first_block, min(cfg.max_block, 2_000_000 // max(n_act, self.K, 1)))
+                B = min(2 * B, cap)
             pos += L
+        if self.cfg.pairs and not self._pairs_inline:
+            self._pairs_pass()
         self.done_at = self._done_time()
         if self.done_at:
             self.cells_at_done = int(np.minimum(self.scored_until, self.done_at).sum())
