@@ -84,3 +84,17 @@ def test_not_a_client_is_refused(scores):
         check_client(object())
     with pytest.raises(TypeError, match="`client` must be a dask.distributed.Client"):
         resample_means(scores, n_resamples=10, client="tcp://localhost:8786")
+
+
+def test_runs_one_after_another_share_no_data(client, scores):
+    """Two runs with the same scores (same scattered content) do not release each other's data."""
+    from ranktrust.resample.distributed import SCATTER_BYTES
+
+    big = (np.random.default_rng(5).random((40, 700)) < 0.5).astype(float)
+    assert big.size * 4 >= SCATTER_BYTES   # the scores are scattered, not pickled into tasks
+    a = [stability(big, sizes=[10, "full"], draws=300, rng=k, client=client).p_first for k in range(3)]
+    b = [stability(big, sizes=[10, "full"], draws=300, rng=k).p_first for k in range(3)]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    c = big.copy()
+    assert np.array_equal(resample_means(c, n_resamples=200, rng=0, client=client),
+                          resample_means(c, n_resamples=200, rng=0))

@@ -19,6 +19,7 @@ client; large shared arrays (the score matrix) are scattered once to every worke
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
@@ -38,6 +39,22 @@ def check_client(client: Any) -> Any:
             f"got {type(client).__name__}. Install the extra: pip install 'ranktrust[scale]'"
         )
     return client
+
+
+_SCATTERED: dict[tuple[int, int], Any] = {}
+
+
+def _scattered(client: Any, arr: np.ndarray) -> Any:
+    """One future per (client, array) for as long as the array lives: a run over several
+    sizes sends the score matrix once. Unique keys (``hash=False``): two runs never share,
+    and so never release, each other's data."""
+    key = (id(client), id(arr))
+    fut = _SCATTERED.get(key)
+    if fut is None or fut.status != "finished":
+        fut = client.scatter(arr, broadcast=True, hash=False)
+        _SCATTERED[key] = fut
+        weakref.finalize(arr, _SCATTERED.pop, key, None)
+    return fut
 
 
 def _call(fn: Callable, arg: Any, shared: dict) -> Any:
@@ -69,10 +86,9 @@ def map_tasks(
     """
     check_client(client)
     shared = dict(shared or {})
-    big = {k: v for k, v in shared.items() if isinstance(v, np.ndarray) and v.nbytes >= SCATTER_BYTES}
-    if big:
-        scattered = client.scatter(list(big.values()), broadcast=True)
-        shared.update(zip(big, scattered))
+    for k, v in shared.items():
+        if isinstance(v, np.ndarray) and v.nbytes >= SCATTER_BYTES:
+            shared[k] = _scattered(client, v)
     futures = [client.submit(_call, fn, a, shared, pure=False) for a in args]
     total = len(futures)
     try:
