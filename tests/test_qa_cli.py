@@ -93,3 +93,37 @@ def test_qa_m8_compare_ignores_other_models(capsys):
     assert code == 0, err
     d = json.loads(out)
     assert d["n_items"] == 10351 and d["ci_low"] < 0 < d["ci_high"] and d["p_value"] > 0.05
+
+
+def test_qa_m4a_a_folder_of_several_harnesses_is_read_whole_or_says_what_was_skipped(harness_logs, capsys):
+    """M4a: `report harness-logs --task mcq_tiny_lm` read lm-eval's logs and left lighteval's and inspect's out
+    without a word. Every harness in the folder is read; one without that task is named in a note."""
+    code, out, err = run(["report", str(harness_logs), "--task", "mcq_tiny_lm", "--errors", "wrong",
+                          "--no-stability", "-f", "json"], capsys)
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["n_models"] == 3 and all(p["harness"] == "lm_eval" for p in d["provenance"].values())
+    assert any(n.startswith("lighteval logs skipped: they hold no task 'mcq_tiny_lm'") for n in d["notes"])
+    # without --task the error lists every harness's tasks, not only lm-eval's
+    code, _, err = run(["report", str(harness_logs / "lighteval"), str(harness_logs / "lm_eval"), "--no-stability"],
+                       capsys)
+    assert code == 1 and "mcq_tiny_lm" in err and "mcq_tiny_lighteval" in err
+
+
+def test_qa_m4b_an_unreadable_model_folder_is_an_error(harness_logs, tmp_path, monkeypatch, capsys):
+    """M4b: a model folder that could not be listed dropped that model in silence (2 of 3 models, rc 0)."""
+    import shutil
+
+    logs = tmp_path / "lm"
+    shutil.copytree(harness_logs / "lm_eval", logs)
+    bad = next(p for p in logs.rglob("*seed1*") if p.is_dir())
+    real_scandir = os.scandir
+
+    def scandir(p="."):
+        if os.fspath(p) == str(bad):
+            raise PermissionError(13, "Permission denied", str(bad))
+        return real_scandir(p)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, _, err = run(["report", str(logs), "--task", "mcq_tiny_lm", "--no-stability"], capsys)
+    assert code == 1 and "cannot read this folder" in err and "seed1" in err

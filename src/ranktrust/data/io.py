@@ -26,6 +26,26 @@ def _expand(paths: Sequence[str]) -> list[str]:
     return out
 
 
+def _folder_readers(path: str) -> list:
+    """Every harness reader whose logs are in the folder ``path`` (one folder can hold several
+    harnesses' logs: all of them are read, none is left out in silence)."""
+    regs = sorted(readers().values(), key=lambda r: -r.priority)
+    found, seen = [], set()
+    for r in regs:
+        if id(r) in seen:
+            continue
+        seen.add(id(r))
+        try:
+            if r.sniff(path):
+                found.append(r)
+        except (OSError, ValueError):
+            continue
+    harness = [r for r in found if r.name != "table"]
+    if harness:
+        return harness
+    return found or [sniff(path)]
+
+
 def read_long(
     source: "str | os.PathLike[str] | Sequence[str | os.PathLike[str]]",
     *,
@@ -47,23 +67,45 @@ def read_long(
     frames = []
     line_numbers = len(paths) == 1
     used: dict[str, str] = {}  # path -> reader name
+    skipped: list[str] = []
     for path in _expand(paths):
         if format == "auto":
-            rd = sniff(path)
+            rds = _folder_readers(path) if os.path.isdir(path) else [sniff(path)]
         else:
             regs = readers()
             if format not in regs:
                 raise FormatError(f"unknown format {format!r}; known formats: {', '.join(sorted(regs))}")
-            rd = regs[format]
-        used[path] = rd.name
-        for chunk in rd.read(path, opts):
+            rds = [regs[format]]
+        used[path] = ", ".join(r.name for r in rds)
+        several = len(rds) > 1 or len(paths) > 1
+        got: list = []
+        for rd in rds:
+            try:
+                part = list(rd.read(path, opts))
+            except DataError as exc:
+                # a folder holding several harnesses' logs: with --task, a harness without that task is
+                # skipped and said so; any other error stops the read
+                if len(rds) > 1 and opts.task is not None:
+                    skipped.append(f"{rd.name} logs in {path} skipped: {exc}")
+                    continue
+                raise
+            for chunk in part:
+                if several and "source" not in chunk.columns:
+                    chunk = chunk.assign(source=path)
+                if len(rds) > 1 and "harness" not in chunk.columns:
+                    attrs = dict(chunk.attrs)
+                    chunk = chunk.assign(harness=rd.name)   # which reader each row came from (provenance)
+                    chunk.attrs.update(attrs)
+                got.append(chunk)
+        if len(rds) > 1 and not got:
+            raise DataError(f"{path}: none of its logs ({used[path]}) could be read with --task {opts.task}: "
+                            + "; ".join(skipped))
+        for chunk in got:
             line_numbers = line_numbers and bool(chunk.attrs.get("line_numbers", False))
-            if len(paths) > 1 and "source" not in chunk.columns:
-                chunk = chunk.assign(source=path)
             frames.append(chunk)
     if not frames:
         raise DataError(f"{paths[0]}: no rows were read")
-    notes = [n for f in frames for n in f.attrs.get("notes", ())]
+    notes = [n for f in frames for n in f.attrs.get("notes", ())] + skipped
     df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=not line_numbers)
     if len(frames) > 1 and "doc_hash" in df.columns:
         _check_doc_hash(df)
@@ -104,11 +146,15 @@ def _provenance(m: ScoreMatrix, df: "pd.DataFrame", paths: list[str]) -> dict[st
     per_model: dict[str, list[str]] = {}
     if "source" in df.columns and len(m.models) > len(given):  # several files: each model's own
         per_model = {str(k): [str(x) for x in v] for k, v in df.groupby("model", sort=False)["source"].unique().items()}
+    by_reader: dict[str, str] = {}
+    if "harness" in df.columns:   # a folder of several harnesses' logs: each model's own reader
+        by_reader = {str(k): ", ".join(sorted(map(str, v)))
+                     for k, v in df.groupby("model", sort=False)["harness"].unique().items()}
     out = {}
     for model in m.models:
         p = given.get(model)
         out[model] = dict(p) if p is not None else {
-            "harness": harness, "task": task, "split": None, "metric": metric,
+            "harness": by_reader.get(model, harness), "task": task, "split": None, "metric": metric,
             "files": per_model.get(model, list(paths))}
     return out
 
@@ -144,7 +190,22 @@ def _pick(df: "pd.DataFrame", col: str, chosen: str | None, flag: str, src: str)
         return df
     if chosen not in values:
         raise DataError(f"{src}: no {col} {chosen!r}; available: {', '.join(sorted(values)[:20])}")
-    return df[df[col].astype(str) == chosen]
+    keep = df[col].astype(str) == chosen
+    if "harness" in df.columns and not keep.all():
+        # a folder of several harnesses' logs: say which harness had none of it (never drop in silence)
+        kept = set(df.loc[keep, "harness"].astype(str))
+        notes = list(df.attrs.get("notes", ()))
+        for h, part in df[~keep].groupby("harness", sort=True):
+            if str(h) not in kept:
+                have = ", ".join(sorted(map(str, part[col].dropna().unique()))[:10])
+                notes.append(f"{h} logs skipped: they hold no {col} {chosen!r} (they hold {have}); "
+                             f"read them with {flag} NAME")
+        attrs = dict(df.attrs)
+        df = df[keep]
+        df.attrs.update(attrs)
+        df.attrs["notes"] = notes
+        return df
+    return df[keep]
 
 
 def read(

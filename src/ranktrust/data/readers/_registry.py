@@ -111,7 +111,15 @@ def walk_files(path: str, match: Callable[[str], bool], *, max_depth: int = SEAR
     out: list[str] = []
     seen: set[str] = set()
     base_depth = path.rstrip(os.sep).count(os.sep)
-    for root, dirs, files in os.walk(path):
+
+    def unreadable(exc: OSError) -> None:
+        # a folder that cannot be listed must not drop its logs in silence (QA M4b)
+        if limit is not None:      # sniffing: not this reader's problem
+            return
+        raise DataError(f"{exc.filename}: cannot read this folder ({exc.strerror}); fix its permissions or "
+                        "move it out of the input") from None
+
+    for root, dirs, files in os.walk(path, onerror=unreadable):
         dirs.sort()
         if root.count(os.sep) - base_depth >= max_depth:
             dirs[:] = []
