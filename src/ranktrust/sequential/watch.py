@@ -424,7 +424,8 @@ class Watch:
             ip = e.in_play
             if (~np.isnan(col[ip])).any():   # others have the next item: the prefix waits for these models
                 waiting = tuple(self.models[i] for i in np.flatnonzero(ip & np.isnan(col)))
-        pairs = self._pair_intervals(e, X, alpha)
+        show = np.ones(pi.size, dtype=bool) if self.target == "ranks" else (in_set[pi] & in_set[pj]) | win_i | win_j
+        pairs = self._pair_intervals(e, X, alpha, np.flatnonzero(show))
         return WatchStatus(
             target=self.target_label, scope=self.scope, method=self.method,
             confidence_level=self.confidence_level, models=self.models, items_seen=int(e.t),
@@ -538,9 +539,9 @@ class Watch:
                 todo = todo[~can[todo] & (R[todo] > done)]
         return open_[~can]
 
-    def _pair_intervals(self, e: EngineResult, X: np.ndarray, alpha: float) -> list[dict[str, Any]]:
-        """Each pair's difference and its all-pairs confidence-sequence interval (PrPl-EB, over the items both
-        models were scored on in the prefix)."""
+    def _pair_intervals(self, e: EngineResult, X: np.ndarray, alpha: float, show: np.ndarray) -> list[dict[str, Any]]:
+        """The difference of each pair in ``show`` and its all-pairs confidence-sequence interval (PrPl-EB, over
+        the items both models were scored on in the prefix)."""
         from ._cs import _eb_bounds, _wor_range
 
         K = len(self.models)
@@ -551,17 +552,17 @@ class Watch:
         lo = np.full(pi.size, -1.0)
         hi = np.full(pi.size, 1.0)
         diff = np.full(pi.size, np.nan)
-        for n in np.unique(n_pair):
+        for n in np.unique(n_pair[show]):
             if n == 0:
                 continue
-            sel = np.flatnonzero(n_pair == n)
+            sel = show[n_pair[show] == n]
             y = (X[pi[sel], :n] - X[pj[sel], :n] + 1) / 2
             lb, ub = _eb_bounds(y, a_side, a_side, N, 0.5)
             dl, dh = _wor_range(y, N)
-            lo[sel] = 2 * np.maximum(lb[:, -1], dl[:, -1]) - 1
-            hi[sel] = 2 * np.minimum(ub[:, -1], dh[:, -1]) - 1
+            lo[sel] = 2 * np.clip(lb[:, -1], dl[:, -1], dh[:, -1]) - 1
+            hi[sel] = 2 * np.clip(ub[:, -1], dl[:, -1], dh[:, -1]) - 1
             diff[sel] = 2 * y.mean(axis=1) - 1
         f = self.score_range[1] - self.score_range[0]
         return [{"a": self.models[pi[p]], "b": self.models[pj[p]], "n_items": int(n_pair[p]),
                  "diff": _f(diff[p] * f), "low": _f(lo[p] * f), "high": _f(max(hi[p], lo[p]) * f)}
-                for p in range(pi.size)]
+                for p in show]
