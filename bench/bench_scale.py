@@ -217,10 +217,49 @@ def part3() -> None:
     print("   (identical results in every column; in-process BLAS uses both cores, a worker one)")
 
 
+# ------------------------------------------------------------------ part 4: kernels
+def part4() -> None:
+    """The unit costs docs/scale.md projects a 10,000 x 100,000 run from."""
+    from scipy.sparse import csr_matrix
+
+    from ranktrust.stats.paired import mcnemar_ci
+
+    print("== 4. kernels (best of 3): unit costs for the plan in docs/scale.md ==")
+    g = np.random.default_rng(0)
+    out = {}
+
+    def best(f, reps=3):
+        ts = []
+        for _ in range(reps):
+            t = time.perf_counter()
+            f()
+            ts.append(time.perf_counter() - t)
+        return min(ts)
+
+    n, m, b = 14000, 1000, 512
+    st = np.ascontiguousarray((g.random((n, m)) < 0.5).astype(np.float32))
+    cnt = np.ascontiguousarray(g.integers(0, 3, (b, n)).astype(np.float32))
+    out["GEMM float32 (512 x 14,000) @ (14,000 x 1,000), GFLOP/s"] = 2 * b * n * m / best(lambda: cnt @ st) / 1e9
+    size = 500
+    idx = g.integers(0, n, (b, size))
+    a = csr_matrix((np.ones(b * size, np.float32), idx.ravel(), np.arange(0, b * size + 1, size)), shape=(b, n))
+    out["sparse gather-add, ns per (drawn item x model)"] = best(lambda: a @ st) / (b * size * m) * 1e9
+    out["random indices (PCG64 int64, 64 x 14,000 blocks), ns each"] = best(
+        lambda: [np.random.default_rng(k).integers(0, n, size=(64, n)) for k in range(8)]) / (8 * 64 * n) * 1e9
+    row = g.integers(0, n, n)
+    out["bincount per resample (14,000 of 14,000), ns per index"] = best(
+        lambda: [np.bincount(row, minlength=n) for _ in range(200)]) / (200 * n) * 1e9
+    k = 500_000
+    bb, cc = g.integers(0, 60, k), g.integers(0, 60, k)
+    out["exact McNemar CI (mcnemar_ci), us per pair"] = best(lambda: mcnemar_ci(bb, cc, np.full(k, 448)), 1) / k * 1e6
+    for name, v in out.items():
+        print(f"   {name:>62}: {v:8.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--skip-huge", action="store_true", help="skip the 5,000 x 50,000 Parquet report")
-    ap.add_argument("--only", choices=["report", "stability", "dask"])
+    ap.add_argument("--only", choices=["report", "stability", "dask", "kernels"])
     ap.add_argument("--huge-shape", default="5000x50000", help="models x items of the Parquet case")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--case", help=argparse.SUPPRESS)
@@ -235,6 +274,8 @@ def main() -> None:
         part1(a.skip_huge, shape)
     if a.only in (None, "stability"):
         part2(a.reps)
+    if a.only in (None, "kernels"):
+        part4()
     if a.only in (None, "dask"):
         try:
             import distributed  # noqa: F401
