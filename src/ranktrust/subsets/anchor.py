@@ -57,6 +57,17 @@ def _sqdist_to(x: np.ndarray, sq: np.ndarray, centers: np.ndarray) -> np.ndarray
     return np.maximum(d, 0.0)
 
 
+def sqdist_to_one(x: np.ndarray, sq: np.ndarray, c: int) -> np.ndarray:
+    """``(n,)`` squared distances from every row of ``x`` to row ``c``, as :func:`_sqdist_to`.
+
+    The product is an ``einsum``, not a BLAS call: the k-medoids++ start and the farthest-point
+    traversal make one such call per chosen item (500 at ``k = 500``), and above a few thousand
+    rows OpenBLAS spreads each small product over threads at about a millisecond per call on a
+    busy machine (ten times the arithmetic).
+    """
+    return np.maximum(sq - 2.0 * np.einsum("ij,j->i", x, x[c]) + sq[c], 0.0)
+
+
 def sq_distances(x: np.ndarray, cache: dict | None = None, key: str = "item_sqdist") -> np.ndarray | None:
     """Full ``(n, n)`` squared Euclidean distances between the rows of ``x``, or None when ``n`` is large.
 
@@ -84,6 +95,7 @@ class _Dist:
     def __init__(self, x: np.ndarray, perm: np.ndarray, full: np.ndarray | None) -> None:
         self.perm = perm
         self.full = full
+        self.small_int: bool | None = None
         if full is None:
             self.xp = x[perm]
             self.sq = np.einsum("ij,ij->i", self.xp, self.xp)
@@ -97,10 +109,48 @@ class _Dist:
             return _sqdist_to(self.xp, self.sq, centers)
         return self.full[np.ix_(self.perm, self.perm[centers])]
 
+    def _small_int(self) -> bool:
+        """Whether the points are small integers (then float32 arithmetic is exact); caches float32 copies."""
+        if self.small_int is None:
+            self.small_int = bool(self.xp.size and np.all(self.xp == np.round(self.xp))
+                                  and np.abs(self.xp).max() < 64 and self.xp.shape[1] < 4096)
+            if self.small_int:
+                self.xp32 = self.xp.astype(np.float32)
+                self.sq32 = self.sq.astype(np.float32)
+        return self.small_int
+
+    def assign(self, centers: np.ndarray) -> np.ndarray:
+        """Nearest centre of every (permuted) point; a centre is assigned to itself.
+
+        With the full matrix: its columns. Otherwise the ``|x_i|^2`` term, the same for every
+        centre, is left out of the comparison, in float32 when the points are small integers
+        (0/1 correctness vectors: exact), and points in at most 3 dimensions (IRT embeddings)
+        use a k-d tree (ties between equally near centres may then go another way).
+        """
+        k = len(centers)
+        if self.full is None and self.xp.shape[1] <= 3:
+            from scipy.spatial import cKDTree
+
+            labels = cKDTree(self.xp[centers]).query(self.xp)[1]
+            labels[centers] = np.arange(k)
+            return labels
+        if self.full is None:
+            if self._small_int():
+                d = self.sq32[centers][None, :] - 2.0 * (self.xp32 @ self.xp32[centers].T)
+            else:
+                d = self.sq[centers][None, :] - 2.0 * (self.xp @ self.xp[centers].T)
+            d[centers, np.arange(k)] = -np.inf
+        else:
+            d = self.to(centers)
+            d[centers, np.arange(k)] = -1.0
+        return np.argmin(d, axis=1)
+
     def to_one(self, c: int) -> np.ndarray:
         """``(n,)`` distances from every (permuted) point to the point ``c``."""
         if self.full is None:
-            return _sqdist_to(self.xp, self.sq, np.array([c]))[:, 0]
+            if self._small_int():             # 0/1 vectors: float32 is exact
+                return sqdist_to_one(self.xp32, self.sq32, c).astype(np.float64)
+            return sqdist_to_one(self.xp, self.sq, c)
         return self.full[self.perm, self.perm[c]]
 
 
@@ -163,12 +213,9 @@ def kmedoids(
         med[c] = nxt
         taken[nxt] = True
         np.minimum(dmin, dist.to_one(nxt), out=dmin)
-    cols = np.arange(k)
     labels = np.zeros(n, dtype=np.intp)
     for _ in range(max_iter):
-        d = dist.to(med)
-        d[med, cols] = -1.0                   # a medoid stays in its own cluster
-        labels = np.argmin(d, axis=1)
+        labels = dist.assign(med)             # a medoid stays in its own cluster
         onehot = sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(k, n))
         s = onehot @ xp
         cnt = np.bincount(labels, minlength=k).astype(np.float64)

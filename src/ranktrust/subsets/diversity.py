@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .anchor import item_vectors, sq_distances
+from .anchor import item_vectors, sq_distances, sqdist_to_one
 from .select import Selection, register
 
 __all__ = ["farthest_points", "select_diversity"]
@@ -40,7 +40,7 @@ def farthest_points(x: np.ndarray, k: int, rng: np.random.Generator, *,
         sq = np.einsum("ij,ij->i", xp, xp)
 
         def dist_to(c: int) -> np.ndarray:
-            return np.maximum(sq - 2.0 * xp @ xp[c] + sq[c], 0.0)
+            return sqdist_to_one(xp, sq, c)
     else:
         def dist_to(c: int) -> np.ndarray:
             return sqdist[perm, perm[c]]

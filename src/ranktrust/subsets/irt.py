@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
+from scipy.optimize._linesearch import scalar_search_wolfe2   # line_search without its np.dot
 
 from ..errors import DegenerateDataWarning
 from ..results import Result
@@ -92,6 +93,13 @@ def _forget(*hist: list) -> None:
         h.clear()
 
 
+def _dot(u: np.ndarray, v: np.ndarray) -> float:
+    """``u @ v`` for 1-D vectors without BLAS: above about 10,000 elements OpenBLAS runs a dot
+    product on several threads, which costs about a millisecond per call on a busy machine (60x
+    the arithmetic); L-BFGS makes about 40 such calls per iteration."""
+    return float(np.einsum("i,i->", u, v))
+
+
 def _lbfgs(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], x0: np.ndarray, *, max_iter: int,
            ftol: float, gtol: float, maxcor: int) -> _OptResult:
     """Unconstrained L-BFGS (two-loop recursion, strong-Wolfe line search) in NumPy.
@@ -122,26 +130,28 @@ def _lbfgs(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], x0: np.ndarray
         q = -g
         alphas = []
         for s_, y_, r_ in zip(reversed(s_hist), reversed(y_hist), reversed(rho_hist)):
-            al = r_ * float(s_ @ q)
+            al = r_ * _dot(s_, q)
             alphas.append(al)
             q -= al * y_
         if s_hist:
-            q *= float(s_hist[-1] @ y_hist[-1]) / float(y_hist[-1] @ y_hist[-1])
+            q *= _dot(s_hist[-1], y_hist[-1]) / _dot(y_hist[-1], y_hist[-1])
         else:
-            q /= max(1.0, float(np.linalg.norm(q)))
+            q /= max(1.0, float(np.sqrt(_dot(q, q))))
         for s_, y_, r_, al in zip(s_hist, y_hist, rho_hist, reversed(alphas)):
-            q += (al - r_ * float(y_ @ q)) * s_
+            q += (al - r_ * _dot(y_, q)) * s_
         d = q
-        slope = float(g @ d)
+        slope = _dot(g, d)
         if not slope < 0:                       # not a descent direction: restart from the gradient
             _forget(s_hist, y_hist, rho_hist)
-            d = -g / max(1.0, float(np.linalg.norm(g)))
-            slope = float(g @ d)
+            d = -g / max(1.0, float(np.sqrt(_dot(g, g))))
+            slope = _dot(g, d)
+        # scipy.optimize.line_search's own algorithm (strong Wolfe, Nocedal & Wright pp. 59-61) on the
+        # scalar function, with the slopes taken by _dot: line_search takes them with np.dot (BLAS threads)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")          # LineSearchWarning: handled below
-            step, *_, f_new, _, _ = optimize.line_search(
-                lambda v: evaluate(v)[0], lambda v: evaluate(v)[1], x, d, gfk=g, old_fval=f,
-                c1=1e-3, c2=0.9, maxiter=20)
+            step, f_new, _, _ = scalar_search_wolfe2(
+                lambda al: evaluate(x + al * d)[0], lambda al: _dot(evaluate(x + al * d)[1], d), f, None, slope,
+                c1=1e-3, c2=0.9, amax=None, maxiter=20)
         if step is None:
             if s_hist:                          # forget the curvature pairs and retry
                 _forget(s_hist, y_hist, rho_hist)
@@ -150,8 +160,8 @@ def _lbfgs(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], x0: np.ndarray
         x_new = x + step * d
         f_new, g_new = evaluate(x_new)
         s_vec, y_vec = x_new - x, g_new - g
-        sy = float(s_vec @ y_vec)
-        if sy > 1e-10 * float(y_vec @ y_vec):
+        sy = _dot(s_vec, y_vec)
+        if sy > 1e-10 * _dot(y_vec, y_vec):
             s_hist.append(s_vec)
             y_hist.append(y_vec)
             rho_hist.append(1.0 / sy)
