@@ -162,3 +162,27 @@ def test_follow_stops_when_decided(small, capsys):
     p, _ = small
     code, out, err = run(["watch", p, "--follow", "0.1", "--max-wait", "5", "--format", "json"], capsys)
     assert code == 0, err and json.loads(out)["done"]
+
+
+def test_growing_folder_of_real_inspect_logs(harness_logs, tmp_path, capsys):
+    # three inspect_ai mock-model runs (one with 3 epochs, averaged per item) land in a folder one by one
+    import shutil
+
+    src = harness_logs / "inspect_ai" / "0.3.285"
+    names = ["2026-11-29T09-10-26-00-00_mcq-tiny_Rs5AySwMYqLHfTsRWv8RpZ.eval",
+             "2026-11-29T09-10-29-00-00_mcq-tiny_HBTL9VzdCNPPUyouKUnA9b.eval",
+             "2026-11-29T09-10-14-00-00_mcq-tiny_hSZvkf5HmSKtwnQAtn35Vx.eval"]
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for k, n in enumerate(names):
+        shutil.copy(src / n, folder / n)
+        code, out, err = run(["watch", folder, "--format", "json"], capsys)
+        if k == 0:   # one model so far: said in one line
+            assert code == 1 and "only 1 model so far" in err
+            continue
+        assert code == 0, err
+    last = _body(out)
+    code, out, err = run(["watch", *[src / n for n in names], "--format", "json"], capsys)
+    assert code == 0, err
+    assert last == _body(out)
+    assert last["best_set"] == ["mockllm/oracle-75"] and last["done"]

@@ -246,8 +246,15 @@ def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: 
     if cluster_requested(kw):
         raise click.UsageError("item groups as the sampling unit (--cluster-by) work with --replay only so far")
 
-    def once() -> tuple[Any, str]:
+    def once() -> tuple[Any, str, Any]:
         m, ihash = load_matrix(_expand(paths), kw)
+        if m.n_models < 2:
+            if follow is not None:
+                return None, ihash, None   # a growing folder with one model so far: wait for more
+            from ..errors import DataError
+
+            raise DataError(f"{m.source or 'the input'}: only {m.n_models} model so far "
+                            f"({', '.join(m.models)}); watch compares at least two")
         # sorted names: the status must not depend on the order in which files introduced the models
         w = Watch(sorted(m.models), m.items, target=target, confidence_level=confidence, scope=scope,  # type: ignore[arg-type]
                   method=method, rule=rule, eliminate=not no_eliminate,  # type: ignore[arg-type]
@@ -258,11 +265,16 @@ def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: 
     st, ihash, w = once()
     if follow is not None:
         t0 = time.monotonic()
-        while not st.done and time.monotonic() - t0 < max_wait:
-            click.echo(f"watch: {st.items_seen:,} items, {st.cells_scored:,} cells; set: {', '.join(st.best_set)}",
-                       err=True)
+        while (st is None or not st.done) and time.monotonic() - t0 < max_wait:
+            if st is not None:
+                click.echo(f"watch: {st.items_seen:,} items, {st.cells_scored:,} cells; "
+                           f"set: {', '.join(st.best_set)}", err=True)
             time.sleep(follow)
             st, ihash, w = once()
+        if st is None:
+            from ..errors import DataError
+
+            raise DataError("still fewer than two models after --max-wait; nothing to compare")
     if html_out:
         from ..reporting.render import write_output
         from ..sequential._html import render_watch_html
