@@ -214,9 +214,9 @@ class _Run:
             hd, idd = _first(cr_dn[1])
             already_u = self.top_up[act] > 0
             already_d = self.top_dn[act] > 0
-            base = np.zeros(K)
-            np.add.at(base, self.pj[act][already_u], 1)
-            np.add.at(base, self.pi[act][already_d], 1)
+            base = np.zeros(K)   # certified-better counts so far, frozen pairs (a model out of play) included
+            np.add.at(base, self.pj[self.top_up > 0], 1)
+            np.add.at(base, self.pi[self.top_dn > 0], 1)
             sel = hu & ~already_u
             np.add.at(inc, (self.pj[act][sel], iu[sel]), 1)
             sel = hd & ~already_d
