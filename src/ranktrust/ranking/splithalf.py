@@ -90,7 +90,8 @@ def split_half(
     splits : int, default: ``3000``
     rng : None, int or numpy.random.Generator
     batch : int, optional
-        Splits per engine batch; does not change the result.
+        Kept for compatibility: the engine works in products of at most 512 splits
+        (which bound the memory), whatever ``batch`` is; it never changed the result.
     progress : callable(done, total), optional
     client : dask.distributed.Client, optional
         Run the splits on this client's workers (one task per product of up to 512

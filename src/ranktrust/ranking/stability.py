@@ -175,7 +175,8 @@ def stability(
         k for "the top k keep their exact order".
     rng : None, int or numpy.random.Generator
     batch : int, optional
-        Resamples per engine batch (memory); does not change the result.
+        Kept for compatibility: the engine now works in products of at most 512 draws
+        (which bound the memory), whatever ``batch`` is; it never changed the result.
     cluster : bool, default: ``False``
         Resample item groups (``m.groups``); a draw of size n takes
         ``max(1, round(n * G / N))`` of the G groups.

@@ -19,7 +19,22 @@ models x items; ``rng`` is None, an int or a ``numpy.random.Generator``)::
     rank_order(means, keys=None) -> int ndarray (b, M): 1-based ranks, 1 = highest mean
     matrix_input(m) -> MatrixInput(scores, models, group_codes, dropped)
         # from a ScoreMatrix (incomplete: the shared items, recorded in ``dropped``) or array
-    choose_path(M, N, size) -> "sparse" | "matmul"
+    choose_path(M, N, size, exact=False) -> "sparse" | "matmul"
+    # the hook behind client= (bootstrap blocks, stability replays, split-half):
+    product_tasks(scores, *, n_resamples, size, groups, rng, tie_keys, path) -> (tasks, work)
+    half_tasks(scores, *, n_splits, rng, tie_keys) -> (tasks, work)
+    run_products(tasks, work, *, kernel, post, post_kw, client, progress) -> results in task order
+    prepare(scores) -> Prepared  # validated once, reused by several runs (one per size)
+
+Distributed
+-----------
+Every run is a list of independent *tasks*, one per matrix product of up to 8 blocks,
+each carrying its own seeds. ``run_products`` computes them here, one after the other,
+or on the workers of a ``dask.distributed`` client (``client=`` on ``resample_means``,
+``iter_resample_means``, ``stability``, ``split_half``; see
+:mod:`ranktrust.resample.distributed`), optionally reducing each product where it is
+computed (``post``: rank counts instead of means). Results come back in task order, so a
+run gives the same numbers wherever its tasks ran.
 
 Resampling schemes
 ------------------
@@ -46,10 +61,15 @@ Speed
 Two paths give the same numbers (up to float rounding for non-integer scores):
 *sparse* multiplies a sparse (CSR) matrix of the drawn indices by ``scores.T``, i.e. a
 gather-and-add over the drawn items without copies (cheap when ``size`` is small),
-*matmul* turns the drawn indices into a ``(b, N)`` count matrix (``bincount``) and
-multiplies it by ``scores.T`` with BLAS (cheap when ``size`` is comparable to ``N``).
+*matmul* turns the drawn indices into a ``(b, N)`` count matrix (``bincount``, one
+resample at a time when N is large, so that its counts stay in cache) and multiplies it
+by ``scores.T`` with BLAS (cheap when ``size`` is comparable to ``N``); large blocks are
+drawn one ahead on a helper thread while the previous one is counted.
 The path is picked by a cost model from (M, N, size) only, never from ``batch``.
-0/1 (or small-integer) scores use float32 products, which are exact for them.
+0/1 (or small-integer) scores use float32 products, which are exact for them: both paths
+give the same bits, so their choice follows re-measured costs; non-integer scores keep
+the original constants (their float sums, hence results, are as before).
+Ranks (:func:`rank_order`) are two plain sorts instead of ``lexsort``, with the same result.
 
 References
 ----------
