@@ -2,8 +2,11 @@
 
     .venv/bin/python bench/bench_microbench.py            # full grid on GPQA, IRT fit 400 x 12,000
     .venv/bin/python bench/bench_microbench.py --quick    # 10 trials, IRT fit 400 x 3,000
+    .venv/bin/python bench/bench_microbench.py --mmlupro  # only: the default grid on MMLU-Pro (pairwise)
 
 Goal (issue 4): 5 methods x 6 sizes x 50 trials on GPQA (420 x 448) in under 5 minutes on 2 cores.
+Goal (issue 13): the default ``ranktrust microbench`` on the bundled MMLU-Pro (29 x 12,032,
+``--align pairwise``) in under a minute.
 Also compares the vectorised pair statistics (agreement per |Δ| bin, tau-b, misordered share) with a
 naive per-pair Python loop on the same estimates.
 """
@@ -24,10 +27,11 @@ from ranktrust.subsets import irt
 from ranktrust.subsets.mdad import kendall_tau_b, pair_agreement
 
 GPQA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "gpqa_main_openllm.csv.gz"
+MMLUPRO = Path(__file__).resolve().parents[1] / "src" / "ranktrust" / "datasets" / "mmlupro_outputs.csv.gz"
 
 
 def naive_pair_stats(truth: np.ndarray, est: np.ndarray, delta_bin: float) -> tuple[dict, list, list]:
-    """Per-pair Python loop: agreement per bin, tau (scipy), misordered share, per trial."""
+    """Per-pair Python loop: agreement per bin ([U]'s rule), tau (scipy), misordered share, per trial."""
     agree: dict[int, list[float]] = {}
     taus, mis = [], []
     for t in range(truth.shape[0]):
@@ -37,9 +41,10 @@ def naive_pair_stats(truth: np.ndarray, est: np.ndarray, delta_bin: float) -> tu
             for j in range(i + 1, n):
                 dt = truth[t, i] - truth[t, j]
                 de = est[t, i] - est[t, j]
-                if dt == 0:
-                    continue
                 b = int(np.floor(abs(dt) / delta_bin + 1e-9))
+                if dt == 0:                                      # [U]: a reference tie agrees when de > 0
+                    agree.setdefault(b, []).append(1.0 if de > 0 else 0.0)
+                    continue
                 a = 1.0 if np.sign(de) == np.sign(dt) else 0.0   # an estimated tie is not agreement
                 agree.setdefault(b, []).append(a)
                 valid += 1
@@ -56,7 +61,7 @@ def vector_pair_stats(truth: np.ndarray, est: np.ndarray, delta_bin: float):
     agree, wrong, valid = pair_agreement(dt, est[:, iu] - est[:, ju])
     bins = np.floor(np.abs(dt) / delta_bin + 1e-9).astype(int)
     a_b = np.bincount(bins.ravel(), weights=agree.ravel())
-    p_b = np.bincount(bins.ravel(), weights=valid.ravel())
+    p_b = np.bincount(bins.ravel())
     return a_b, p_b, kendall_tau_b(truth, est), wrong.sum(1) / valid.sum(1)
 
 
@@ -80,11 +85,31 @@ class _scipy_lbfgs:
         irt._lbfgs = self.saved
 
 
+def mmlupro(trials: int) -> None:
+    """The default grid of ``ranktrust microbench mmlupro_outputs.csv.gz --align pairwise``."""
+    m = rt.read(MMLUPRO, align="pairwise")
+    print(f"MMLU-Pro {m.n_models} models x {m.n_items} items (pairwise); 5 methods x 6 sizes x {trials} trials, "
+          "defaults")
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = rt.mdad(m, trials=trials, rng=0)
+    total = time.perf_counter() - t0
+    for meth, sec in r.seconds.items():
+        print(f"  {meth:<11s} {sec:7.2f} s  (selection + estimation, {len(r.sizes)} sizes x {trials} trials)")
+    print(f"  total        {total:7.2f} s  (goal < 60 s; {r.n_source_models} source / {r.n_target_models} target "
+          f"models, {r.n_seen_items} seen items)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--mmlupro", action="store_true", help="only the MMLU-Pro grid")
     args = ap.parse_args()
     trials = 10 if args.quick else 50
+    if args.mmlupro:
+        mmlupro(trials)
+        return 0
     m = rt.read(GPQA)
     print(f"GPQA {m.n_models} models x {m.n_items} items; 5 methods x 6 sizes x {trials} trials, 300 source models")
     t0 = time.perf_counter()
@@ -143,6 +168,7 @@ def main() -> int:
             print(f"2PL IRT fit {name}, {opt:<9s}: {times[opt]:.3f} s, {fit.n_iter} iterations, "
                   f"converged={fit.converged}, -log posterior {fit.neg_log_posterior:.2f}{extra}")
         print(f"  ratio {times['scipy'] / times['ranktrust']:.1f}x")
+    mmlupro(trials)
     return 0
 
 

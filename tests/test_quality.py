@@ -99,7 +99,8 @@ def test_gpqa_identical_model_pairs_are_named(gpqa):
     text = " ".join(q.notes())
     assert "HuggingFaceTB__SmolLM-360M and HuggingFaceTB__SmolLM2-360M have identical per-item results" in text
     d = json.loads(json.dumps(q.to_dict()))
-    assert {"model_a", "model_b", "agreement", "n_items", "n_differ", "kappa", "identical"} <= set(d["similar_pairs"][0])
+    keys = {"model_a", "model_b", "agreement", "n_items", "n_differ", "kappa", "identical"}
+    assert keys <= set(d["similar_pairs"][0])
 
 
 # ------------------------------------------------------------------ person fit
@@ -128,7 +129,8 @@ def test_planted_broken_rows_are_flagged_on_gpqa(gpqa):
     y = np.array(gpqa.scores, dtype=float)
     acc = y.mean(1)
     g = np.random.default_rng(0)
-    for i in np.argsort(acc)[[-1, -2, -4]]:          # 45, 42, 40%: a random row at chance level looks like the many near-chance models
+    # 45, 42, 40%: a random row at chance level looks like the many genuine near-chance models
+    for i in np.argsort(acc)[[-1, -2, -4]]:
         for kind in ("random", "shuffled"):
             y2 = y.copy()
             y2[i] = (g.random(y.shape[1]) < acc[i]).astype(float) if kind == "random" else g.permutation(y[i])

@@ -96,7 +96,8 @@ def _mdad_text(d: dict[str, Any]) -> list[Any]:
     ci_note = ("CI: [U]'s bootstrap of the pooled bins ('—' = the bound is not reached)"
                if s.get("ci_method", "pairs") == "pairs" else
                "CI: percentile of per-trial MDADs ('—' = not reached in some trials)")
-    out.append(f"MDAD: lower edge of the smallest 0.5-point gap bin{counted} in which ≥{100 * s['agreement_level']:.0f}% "
+    lvl = f"{100 * s['agreement_level']:.0f}%"
+    out.append(f"MDAD: lower edge of the smallest 0.5-point gap bin{counted} in which ≥{lvl} "
                f"of target pairs are ordered as on the reference ([U]'s rule); {ci_note}.")
     if d.get("unseen") is not None:
         out.append("Seen/unseen split: items are chosen from the seen items; the first table judges the targets "
