@@ -280,5 +280,8 @@ def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: 
         from ..sequential._html import render_watch_html
 
         write_output(render_watch_html(st.to_dict(), w.bands()), html_out)
+    from ..sequential._html import render_watch_html
+
     emit(st.to_dict(), kind="watch", fmt=fmt, out=out, text=_status_text, markdown=_status_md,
+         html=lambda payload, meta: render_watch_html(payload, w.bands()),
          seed=seed, input_hash=ihash, command=command_line())
