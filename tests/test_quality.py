@@ -231,3 +231,16 @@ def test_docs_quality_example_runs_as_shown():
     path = Path(__file__).resolve().parents[1] / "docs" / "quality.md"
     res = doctest.testfile(str(path), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert res.attempted >= 8 and res.failed == 0
+
+
+def test_abilities_are_the_map_estimates_of_fit_ability():
+    """The float32 Newton steps from a warm start reach fit_ability's MAP abilities (items fixed)."""
+    from ranktrust.quality import _abilities
+    from ranktrust.subsets.irt import fit_ability
+
+    g = np.random.default_rng(5)
+    y, th, a, b = _sim_2pl(g, n=50, j=300)
+    y[3, :40] = np.nan
+    mask = ~np.isnan(y)
+    ours = _abilities(np.where(mask, y, 0.0), mask, a, b, np.zeros(50))
+    np.testing.assert_allclose(ours, fit_ability(y, a[:, None], b)[:, 0], atol=2e-3)

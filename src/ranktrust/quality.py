@@ -549,6 +549,30 @@ def _robust_z(v: np.ndarray) -> np.ndarray:
     return (v - med) / mad
 
 
+def _abilities(y0: np.ndarray, mask: np.ndarray | None, a: np.ndarray, b: np.ndarray, th0: np.ndarray, *,
+               prior_sd: float = 1.0, iters: int = 30, tol: float = 1e-4, dtype: type = np.float32) -> np.ndarray:
+    """MAP abilities with the items fixed (:func:`ranktrust.subsets.irt.fit_ability` for ``dim = 1``),
+    started from ``th0`` and computed in ``dtype``: Newton steps, capped at 2."""
+    th = th0.astype(np.float64).copy()
+    A, B, Y = a.astype(dtype), b.astype(dtype), y0.astype(dtype)
+    A2 = A * A
+    Mk = None if mask is None else mask.astype(dtype)
+    prec = 1.0 / prior_sd**2
+    for _ in range(iters):
+        p = special.expit(np.multiply.outer(th.astype(dtype), A) - B[None, :])
+        w = p * (1 - p)
+        r = Y - p
+        if Mk is not None:
+            w *= Mk
+            r *= Mk
+        step = ((r @ A).astype(np.float64) - prec * th) / ((w @ A2).astype(np.float64) + prec)
+        np.clip(step, -2.0, 2.0, out=step)
+        th += step
+        if float(np.max(np.abs(step), initial=0.0)) < tol:
+            break
+    return th
+
+
 def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Generator,
                 min_items: int) -> tuple[np.ndarray, np.ndarray]:
     """``lz*`` and ability of every row, each under 2PL item parameters fitted on the other folds.
@@ -556,10 +580,8 @@ def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Gene
     The item parameters of a fold come from the models outside it, with their abilities
     held at the standardised logit of their accuracy (one pass of joint maximum likelihood:
     under a unidimensional model the raw score orders the abilities); each held-out model's
-    ability is then its MAP estimate with those items fixed (:func:`fit_ability`).
+    ability is then its MAP estimate with those items fixed (N(0, 1) prior, Newton steps).
     """
-    from .subsets.irt import fit_ability
-
     n = y.shape[0]
     k = int(min(folds, n))
     fold = gen.permutation(np.arange(n) % k)
@@ -577,7 +599,8 @@ def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Gene
         t = (t - t.mean()) / (t.std() if t.std() > 0 else 1.0)
         a, b = _fit_items(y0[rest], None if full else mask[rest], t)
         yo = y[out]
-        th = fit_ability(yo, a[:, None], b, max_iter=30, tol=1e-4)[:, 0]
+        start = (lt[out] - lt[rest].mean()) / (lt[rest].std() if lt[rest].std() > 0 else 1.0)
+        th = _abilities(y0[out], None if full else mask[out], a, b, start)
         val = lz_star(yo, th, a, b, prior_sd=1.0)
         lz[out] = np.where(cnt[out] >= min_items, val, np.nan)
         theta[out] = th
