@@ -475,7 +475,9 @@ def mdad(
     >>> r = rt.mdad(m, methods=["random"], sizes=[10, 100], trials=5, source_models=20, rng=0,
     ...             delta_bin=0.02)
     >>> sorted(r.to_dict())
-    ['agreement', 'mdad', 'recommendation', 'settings']
+    ['agreement', 'mdad', 'recommendation', 'settings', 'unseen']
+    >>> r.n_seen_items, r.to_dict()["settings"]["reference"]     # [1]_'s seen/unseen split by default
+    (150, 'seen items')
     """
     methods, sizes_req, trials, n_src, n_seen, n_tgt = _mdad_iv(
         m, methods, sizes, trials, source_models, seen_items, delta_bin, agreement_level, confidence_level,
