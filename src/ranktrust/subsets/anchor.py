@@ -65,7 +65,14 @@ def sqdist_to_one(x: np.ndarray, sq: np.ndarray, c: int) -> np.ndarray:
     rows OpenBLAS spreads each small product over threads at about a millisecond per call on a
     busy machine (ten times the arithmetic).
     """
-    return np.maximum(sq - 2.0 * np.einsum("ij,j->i", x, x[c]) + sq[c], 0.0)
+    if x.shape[1] <= 4:                       # IRT embeddings: a few columns, no einsum set-up
+        v = x[c]
+        dot = x[:, 0] * v[0]
+        for j in range(1, x.shape[1]):
+            dot += x[:, j] * v[j]
+    else:
+        dot = np.einsum("ij,j->i", x, x[c])
+    return np.maximum(sq - 2.0 * dot + sq[c], 0.0)
 
 
 def sq_distances(x: np.ndarray, cache: dict | None = None, key: str = "item_sqdist") -> np.ndarray | None:
@@ -216,8 +223,11 @@ def kmedoids(
     labels = np.zeros(n, dtype=np.intp)
     for _ in range(max_iter):
         labels = dist.assign(med)             # a medoid stays in its own cluster
-        onehot = sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(k, n))
-        s = onehot @ xp
+        if xp.shape[1] <= 32:                 # cluster sums by bincount: cheaper than a sparse product here
+            s = np.stack([np.bincount(labels, weights=xp[:, j], minlength=k) for j in range(xp.shape[1])], axis=1)
+        else:
+            onehot = sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(k, n))
+            s = onehot @ xp
         cnt = np.bincount(labels, minlength=k).astype(np.float64)
         q = np.bincount(labels, weights=sq, minlength=k)
         cost = cnt[labels] * sq - 2.0 * np.einsum("ij,ij->i", xp, s[labels]) + q[labels]
