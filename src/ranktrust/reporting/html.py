@@ -44,11 +44,11 @@ def _env() -> Any:
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-    from .fmt import adjust_phrase, provenance_lines, stability_title, tier_phrase
+    from .fmt import adjust_phrase, provenance_lines, rank_range, stability_title, tier_phrase
 
     env.filters.update(pts=_pts, spts=_spts, pct=_pct, pval=_pval, js=_js, num=_numfmt, tier_phrase=tier_phrase,
                        stability_title=stability_title, adjust_phrase=adjust_phrase,
-                       provenance_lines=provenance_lines)
+                       provenance_lines=provenance_lines, rank_range=rank_range)
     env.globals.update(tier_colour=plots._tier_colour)
     return env
 
