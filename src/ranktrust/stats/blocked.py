@@ -95,10 +95,15 @@ def read_parquet_matrix(path: str):
     from ..data.matrix import ScoreMatrix
 
     models, blocks = parquet_blocks(path)
-    parts = [_read_block(b, models) for b in blocks]
     f = pq.ParquetFile(path)
+    s = np.empty((len(models), f.metadata.num_rows))   # filled block by block: one copy in memory
+    r0 = 0
+    for b in blocks:
+        blk = _read_block(b, models)
+        s[:, r0:r0 + blk.shape[1]] = blk
+        r0 += blk.shape[1]
+        del blk
     items = f.read(columns=[ITEM_COLUMN]).column(0).to_pylist() if ITEM_COLUMN in f.schema_arrow.names else None
-    s = np.concatenate(parts, axis=1)
     items = tuple(items) if items is not None else tuple(str(k) for k in range(s.shape[1]))
     return ScoreMatrix(s, tuple(models), items, source=str(path))
 
