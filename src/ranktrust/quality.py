@@ -233,8 +233,15 @@ class DataQuality(Result):
         models with an ``lz*``. A 2PL describes LLM results only roughly, and the misfit
         every row shares grows with the number of items; this scale removes it.
     misfit : tuple of str
-        Models with both ``lz* < lz_threshold`` and ``person_fit_z < lz_threshold``,
-        worst first.
+        Models with ``lz* < lz_threshold``, ``person_fit_z < lz_threshold`` and
+        ``difficulty_corr < max_difficulty_corr``, worst first.
+    difficulty_corr : ndarray, shape (n_models,)
+        Correlation of each row's per-item results with the other models' mean on those items
+        (how much easier items are for it too). A real model, however unusual, gets the items the
+        others find easy right more often (0.4-0.6 on MMLU-Pro, also for the strongest model);
+        a row joined to the wrong items, graded with a wrong key or random is near 0.
+    max_difficulty_corr : float
+        The third condition for a flag (default 0.2).
     lz_threshold : float
         The flagging threshold for ``lz*``.
     nominal_rate : float
@@ -256,6 +263,8 @@ class DataQuality(Result):
     lz_threshold: float
     nominal_rate: float
     settings: dict[str, Any] = field(default_factory=dict)
+    difficulty_corr: np.ndarray | None = None
+    max_difficulty_corr: float = 0.2
 
     @property
     def ok(self) -> bool:
@@ -288,9 +297,12 @@ class DataQuality(Result):
         idx = {m: i for i, m in enumerate(self.models)}
         for name in self.misfit:
             i = idx[name]
+            dc = "" if self.difficulty_corr is None else (
+                f"; its results correlate only {self.difficulty_corr[i]:.2f} with how the other models do on each "
+                "item")
             out.append(f"{name}: its per-item pattern does not fit its overall score of {100 * self.accuracy[i]:.1f}% "
                        f"(lz* = {self.person_fit[i]:.1f}, {abs(self.person_fit_z[i]):.1f} robust SDs below the "
-                       f"other models; flagged below {self.lz_threshold:g} on both): this row looks like "
+                       f"other models; flagged below {self.lz_threshold:g} on both{dc}): this row looks like "
                        "a broken or mislabelled run (answers joined to the wrong items, a wrong answer key, or "
                        "random output); check it before trusting its rank.")
         return out
@@ -302,7 +314,8 @@ class DataQuality(Result):
             "person_fit": [
                 {"model": m, "lz_star": self.person_fit[i], "lz_star_z": self.person_fit_z[i],
                  "ability": self.ability[i],
-                 "accuracy": self.accuracy[i], "items": int(self.n_items[i]), "flagged": m in self.misfit}
+                 "accuracy": self.accuracy[i], "items": int(self.n_items[i]), "flagged": m in self.misfit,
+                 "difficulty_corr": None if self.difficulty_corr is None else self.difficulty_corr[i]}
                 for i, m in enumerate(self.models)
             ],
             "misfit": list(self.misfit),
@@ -340,6 +353,7 @@ def data_quality(
     min_items: int = 20,
     person_fit: bool = True,
     lz_threshold: float = -4.0,
+    max_difficulty_corr: float = 0.2,
     folds: int | None = None,
     rng: int | np.random.Generator | None = 0,
 ) -> DataQuality:
@@ -366,6 +380,12 @@ def data_quality(
         both are about N(0, 1), so the nominal false-flag rate is ``Phi(-4) = 3.2e-5`` per
         row (about 1 in 30,000 rows): only clear outliers are flagged (see ``docs/quality.md``
         for the null simulation).
+    max_difficulty_corr : float, default: ``0.2``
+        ... and its results correlate less than this with the other models' per-item mean
+        (``difficulty_corr``): a broken row (wrong items, wrong key, random output) does not
+        follow item difficulty at all, while a real but unusual model does (the strongest
+        model of MMLU-Pro has lz* far below -4 only because it does better than a 2PL expects on
+        the hardest items; its correlation is 0.49).
     folds : int, optional
         Models are split at random into this many folds; the 2PL item parameters used for
         a model are fitted on the other folds (a fit that excludes the model). Default: 5,
@@ -459,7 +479,9 @@ def data_quality(
     else:
         lz, theta = _person_fit(y, mask, folds, np.random.default_rng(rng), min_items)
     fz = _robust_z(lz)
-    flagged = np.flatnonzero((lz < lz_threshold) & (fz < lz_threshold))
+    dcorr = _difficulty_corr(y, mask)
+    with np.errstate(invalid="ignore"):
+        flagged = np.flatnonzero((lz < lz_threshold) & (fz < lz_threshold) & (dcorr < max_difficulty_corr))
     flagged = flagged[np.argsort(fz[flagged], kind="stable")]
     settings = {
         "near_identical": float(near_identical), "min_kappa": float(min_kappa), "min_items": int(min_items),
@@ -471,8 +493,28 @@ def data_quality(
         models=models, n_items=n_scored.astype(np.int64), accuracy=acc, similar_pairs=pairs,
         similar_groups=tuple(tuple(models[i] for i in g) for g in groups), person_fit=lz,
         ability=theta, person_fit_z=fz, misfit=tuple(models[i] for i in flagged), lz_threshold=float(lz_threshold),
-        nominal_rate=float(stats.norm.cdf(lz_threshold)), settings=settings,
+        nominal_rate=float(stats.norm.cdf(lz_threshold)), settings=settings, difficulty_corr=dcorr,
+        max_difficulty_corr=float(max_difficulty_corr),
     )
+
+
+def _difficulty_corr(y: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per row: Pearson correlation of its scores with the other rows' mean on each item (its own
+    scored items where at least one other row scored them). Vectorised over rows (float32)."""
+    y0 = np.where(mask, y, 0.0).astype(np.float32)
+    m0 = mask.astype(np.float32)
+    tot, cnt = y0.sum(0), m0.sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        other = (tot[None, :] - y0) / (cnt[None, :] - m0)         # leave-one-out item means
+    use = mask & np.isfinite(other)
+    w = use.astype(np.float32)
+    nw = w.sum(1)
+    o = np.where(use, other, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx, mo = (y0 * w).sum(1) / nw, (o * w).sum(1) / nw
+        dx, do = (y0 - mx[:, None]) * w, (o - mo[:, None]) * w
+        r = (dx * do).sum(1) / np.sqrt((dx * dx).sum(1) * (do * do).sum(1))
+    return np.where(nw >= 3, r, np.nan).astype(np.float64)
 
 
 def _fit_items(y0: np.ndarray, mask: np.ndarray | None, theta: np.ndarray, *, iters: int = 10,
