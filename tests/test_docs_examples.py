@@ -447,6 +447,7 @@ INLINE_SKIP = {
     'rt.read(path, score="prob")': "run in test_inline_calls with the runs table",
     "rt.read()": "the bare name",
     "rt.write_eee(m, folder)": "writes a folder of files; run in tests/test_eee.py",
+    'rt.write_eee(m, "eee_out/")': "writes a folder of files (here: into the repository); run in tests/test_eee.py",
     'rt.bootstrap_ci(..., cluster_correction="cr1")': "placeholder for the arguments",
     "rt.power(..., binary=True)": "placeholder for the arguments",
     "rt.data_quality(m, *, near_identical=0.98, min_kappa=0.9, min_items=20, person_fit=True,\n"
