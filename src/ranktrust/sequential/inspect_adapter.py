@@ -20,17 +20,21 @@ Usage (one manager, one view per task; run the tasks together so that they advan
     mgr = WatchStopping(w)
     tasks = [Task(dataset=ordered, solver=..., scorer=..., model=get_model(m), early_stopping=mgr.for_model(m))
              for m in models]
-    eval(tasks, max_tasks=len(tasks))
+    eval(tasks, max_tasks=len(tasks), max_samples=4)
 
 inspect's protocol does not say which task a sample belongs to, so every task needs its own view
 (``mgr.for_model(key)``); the key is a Watch model name. Without ``for_model`` a manager binds to the task
 it first starts (its ``EvalSpec.model``, else its task name) and refuses a second, different one.
 
 Score the samples in ``w.position`` order (as above): the analysis reads items in that seeded random order,
-and results for later items wait until the earlier ones are in. Each epoch is a run and an item's score is the
-mean of its runs so far. inspect runs epoch 1 over every sample before epoch 2, so a decision reached in epoch
-1 rests on single runs and stops every later epoch; results of later epochs, when they run, are averaged in.
-Each task's summary (``EvalLog.results.early_stopping.metadata``) holds the certified set at its end.
+and results for later items wait until the earlier ones are in. Samples already running when a decision
+arrives still finish, so each task overshoots by about its sample concurrency: keep ``max_samples`` low
+(inspect's default adaptive concurrency grows large with a fast model). Each epoch is a run and an item's score
+is the mean of its runs so far. inspect runs epoch 1 over every sample before epoch 2, so a decision reached in
+epoch 1 rests on single runs and stops every later epoch; results of later epochs, when they run, are averaged
+in and the analysis is re-read (a sequence of differently averaged data, not one anytime-valid sequence: see
+docs/watch.md). Each task's summary (``EvalLog.results.early_stopping.metadata``) holds the certified set as it
+stood at that task's end.
 
 Tested against inspect_ai 0.3.285 itself (``tests/test_sequential_inspect_live.py``: ``inspect_ai.eval`` of
 three offline ``mockllm`` models, one and two epochs) and through the protocol methods alone
