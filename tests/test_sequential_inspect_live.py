@@ -14,16 +14,8 @@ import pytest
 
 from conftest import require
 
-require("inspect_ai", install="pip install 'ranktrust[inspect]'")
-
-from inspect_ai import Task, eval  # noqa: E402
-from inspect_ai.dataset import MemoryDataset, Sample  # noqa: E402
-from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
-from inspect_ai.scorer import match  # noqa: E402
-from inspect_ai.solver import generate, solver  # noqa: E402
-
-from ranktrust.sequential import Watch  # noqa: E402
-from ranktrust.sequential.inspect_adapter import MANAGER_NAME, WatchStopping  # noqa: E402
+from ranktrust.sequential import Watch
+from ranktrust.sequential.inspect_adapter import MANAGER_NAME, WatchStopping
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")  # inspect's
 
@@ -35,7 +27,14 @@ def _u(*parts: object) -> float:
     return int.from_bytes(h, "little") / 2**64
 
 
+@pytest.fixture(autouse=True)
+def _needs_inspect():
+    require("inspect_ai", install="pip install 'ranktrust[inspect]'")
+
+
 def _answers(name: str, p: float):
+    from inspect_ai.model import ModelOutput, ModelUsage
+
     def out(input, tools, tool_choice, config):  # mockllm's custom_outputs callable
         o = ModelOutput.from_content(model=name, content="A" if _u(name, input[-1].text) < p else "B")
         o.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # no tokenizer download
@@ -44,16 +43,27 @@ def _answers(name: str, p: float):
     return out
 
 
-@solver
 def _tag_epoch():
-    async def solve(state, generate):
-        state.user_prompt.text = f"{state.user_prompt.text} (epoch {state.epoch})"  # a fresh answer per epoch
-        return state
+    from inspect_ai.solver import solver
 
-    return solve
+    @solver
+    def tag_epoch():
+        async def solve(state, generate):
+            state.user_prompt.text = f"{state.user_prompt.text} (epoch {state.epoch})"  # a fresh answer per epoch
+            return state
+
+        return solve
+
+    return tag_epoch()
 
 
 def _run(tmp_path, n: int, epochs: int, p: dict[str, float]):
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import MemoryDataset, Sample
+    from inspect_ai.model import get_model
+    from inspect_ai.scorer import match
+    from inspect_ai.solver import generate
+
     ids = [f"q{i:03d}" for i in range(n)]
     w = Watch(list(p), ids, seed=0)
     samples = sorted((Sample(id=i, input=f"question {i}", target="A") for i in ids), key=lambda s: w.position(s.id))
