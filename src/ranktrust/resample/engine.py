@@ -110,6 +110,8 @@ _PRODUCT_CELLS = 2**23
 _MAX_BLOCKS_PER_PRODUCT = 8
 #: blocks with at least this many drawn indices are drawn one ahead on a helper thread
 _PREFETCH_DRAWS = 2**18
+#: blocks drawn ahead (each on its own helper thread)
+_PREFETCH_AHEAD = 1
 #: from this many cells (items or groups) on, counts are made one resample at a time
 _ROW_COUNT_CELLS = 4096
 #: default bound on the number of resamples yielded together
@@ -439,11 +441,11 @@ def _draws(kids, bs, cells: int, size: int) -> Iterator[np.ndarray]:
             yield draw(j)
         return
     pool = _prefetch_pool()
-    nxt = pool.submit(draw, 0)
+    ahead = [pool.submit(draw, j) for j in range(min(_PREFETCH_AHEAD, len(bs)))]
     for j in range(len(bs)):
-        cur = nxt.result()
-        if j + 1 < len(bs):
-            nxt = pool.submit(draw, j + 1)
+        cur = ahead.pop(0).result()
+        if j + _PREFETCH_AHEAD < len(bs):
+            ahead.append(pool.submit(draw, j + _PREFETCH_AHEAD))
         yield cur
 
 
@@ -455,7 +457,7 @@ def _prefetch_pool():
     if _POOL is None:
         from concurrent.futures import ThreadPoolExecutor
 
-        _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ranktrust-draw")
+        _POOL = ThreadPoolExecutor(max_workers=_PREFETCH_AHEAD, thread_name_prefix="ranktrust-draw")
     return _POOL
 
 
