@@ -180,6 +180,9 @@ def part3() -> None:
     from ranktrust.ranking.stability import stability
     from ranktrust.stats.blocked import all_pairs_blocked, write_parquet
 
+    import warnings
+
+    warnings.filterwarnings("ignore", message="Port .* is already in use")   # worker dashboards
     print("== 3. dask.distributed LocalCluster (worker processes, 1 thread each, TCP) ==")
     s = synthetic(100, 14000, seed=2)
     kw = dict(sizes=[200, "full"], draws=4000, rng=0, rank_distribution=False)
