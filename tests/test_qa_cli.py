@@ -127,3 +127,29 @@ def test_qa_m4b_an_unreadable_model_folder_is_an_error(harness_logs, tmp_path, m
     monkeypatch.setattr(os, "scandir", scandir)
     code, _, err = run(["report", str(logs), "--task", "mcq_tiny_lm", "--no-stability"], capsys)
     assert code == 1 and "cannot read this folder" in err and "seed1" in err
+
+
+def test_qa_m15_python_takes_dataframes_and_paths(tmp_path):
+    """M15 / issue 13 item 3: every analysis takes a ScoreMatrix, a long or wide DataFrame (pandas or Polars)
+    or a path; ScoreMatrix.to_frame(); report.headline is the text."""
+    import numpy as np
+
+    import ranktrust as rt
+    from conftest import require
+
+    m = rt.read(DEMO, align="intersect").select(models=[0, 1, 2, 3])
+    long, wide = m.to_frame(), m.to_frame("wide")
+    assert {"model", "item", "score"} <= set(long.columns) and wide.shape == (m.n_items, 2 + m.n_models)
+    path = tmp_path / "wide.csv"
+    wide.to_csv(path, index=False)
+    ref = rt.intervals(m).score
+    for data in (long, wide, str(path), path):
+        np.testing.assert_allclose(rt.intervals(data).score, ref)
+    assert rt.compare(long, m.models[0], m.models[1]).n_items == m.n_items
+    assert rt.rank_sets(wide).could_be_first == rt.rank_sets(m).could_be_first
+    rep = rt.report(wide, stability=False, quality=False)
+    assert isinstance(rep.headline, str) and rep.headline == rep.to_dict()["headline"]["text"]
+    require("polars", install="pip install polars")
+    import polars as pl
+
+    np.testing.assert_allclose(rt.intervals(pl.from_pandas(long)).score, ref)

@@ -79,12 +79,25 @@ __all__ = [
 ]
 
 
+#: analyses whose first argument is the data: they also take a long or wide DataFrame (pandas or
+#: Polars) or a path, read with rt.read (data.io.as_matrix)
+_TAKES_DATA = frozenset({
+    "intervals", "compare", "all_pairs", "estimate_disagreement", "tiers", "bootstrap_ci", "stability",
+    "rank_sets", "split_half", "select_subset", "mdad", "repeats", "pass_at_k", "sensitivity",
+    "variance_components", "report", "data_quality", "watch_replay",
+})
+
+
 def __getattr__(name: str) -> Any:
     mod = _LAZY.get(name)
     if mod is None:
         raise AttributeError(f"module 'ranktrust' has no attribute {name!r}")
     module = importlib.import_module(mod)
     value = module if name == "plot" else getattr(module, name)
+    if name in _TAKES_DATA:
+        from .data.io import accepts_data
+
+        value = accepts_data(value)
     globals()[name] = value
     return value
 

@@ -280,10 +280,20 @@ def read(
 
     if isinstance(source, ScoreMatrix):
         return source.align(align)
+    if _is_polars(source):
+        source = source.to_pandas()
     if isinstance(source, pd.DataFrame):
         df = source
         src = "DataFrame"
         line_offset = None
+        from .readers._registry import ReadOptions as _RO
+        from .readers.table import _is_long, _wide_to_long
+
+        wopts = _RO(model_col=model, item_col=item, score_col=score, group_col=group, wide=wide)
+        if not _is_long(df, wopts):   # a wide DataFrame: one row per item, one column per model
+            df = _wide_to_long(df, src, wopts)
+            model, item, score = "model", "item", "score"
+            group = "group" if "group" in df.columns and group != "" else group
     else:
         opts = ReadOptions(
             model_col=model, item_col=item, score_col=score, group_col=group, run_col=run,
@@ -311,6 +321,34 @@ def read(
         paths = [os.fspath(source)] if isinstance(source, (str, os.PathLike)) else [os.fspath(s) for s in source]
         m = m._replace(provenance=_provenance(m, df, paths))
     return m.align(align)
+
+
+def _is_polars(x: Any) -> bool:
+    return type(x).__module__.split(".")[0] == "polars" and hasattr(x, "to_pandas")
+
+
+def as_matrix(data: Any, *, align: AlignPolicy = "error") -> Any:
+    """What every analysis accepts, made a :class:`ScoreMatrix`: a ScoreMatrix (as is), a long or
+    wide pandas (or Polars) DataFrame, or a path (read with :func:`read`). NumPy arrays pass through
+    (the analyses take them as ``(models, items)`` scores)."""
+    import pandas as pd
+
+    if isinstance(data, ScoreMatrix):
+        return data
+    if isinstance(data, (pd.DataFrame, str, os.PathLike)) or _is_polars(data):
+        return read(data, align=align)
+    return data
+
+
+def accepts_data(fn: Any) -> Any:
+    """Let an analysis take a DataFrame or a path as its first argument (see :func:`as_matrix`)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(data: Any, *args: Any, **kw: Any) -> Any:
+        return fn(as_matrix(data), *args, **kw)
+
+    return wrapper
 
 
 def _check_binary(m: ScoreMatrix) -> None:

@@ -355,6 +355,22 @@ class ScoreMatrix:
 
         return matrix_from_wide(cls, df, item=item, group=group, source=source)
 
+    def to_frame(self, layout: str = "long") -> "pd.DataFrame":
+        """The results as a pandas DataFrame: ``"long"`` (one row per model, item and run; the
+        layout :func:`ranktrust.read` takes back) or ``"wide"`` (one row per item, one column per
+        model, the mean over runs; NaN = not scored)."""
+        if layout == "long":
+            return self.to_long()
+        if layout != "wide":
+            raise ValueError(f"`layout` must be 'long' or 'wide', got {layout!r}")
+        import pandas as pd
+
+        df = pd.DataFrame(np.asarray(self.scores).T, columns=list(self.models))
+        df.insert(0, "item", list(self.items))
+        if self.groups is not None:
+            df.insert(1, "group", list(self.groups))
+        return df
+
     def to_long(self) -> "pd.DataFrame":
         """The matrix as a long DataFrame ``model, item, run[, condition][, group], score``
         (NaN cells omitted)."""

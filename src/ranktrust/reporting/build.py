@@ -97,7 +97,12 @@ class LeaderboardReport(Result):
             })
         return rows
 
-    def headline(self) -> dict[str, Any]:
+    @property
+    def headline(self) -> str:
+        """The one-sentence verdict on #1 (text); :meth:`headline_info` has its numbers."""
+        return self.headline_info()["text"]
+
+    def headline_info(self) -> dict[str, Any]:
         """The one-sentence verdict on #1, from the rank sets and the exact paired test.
 
         "Yes" only when #1's joint rank range is exactly 1 (it is found better than every
@@ -149,7 +154,7 @@ class LeaderboardReport(Result):
             "n_items": m.n_items,
             "binary": m.is_binary,
             "settings": jsonable(self.settings),
-            "headline": jsonable(self.headline()),
+            "headline": jsonable(self.headline_info()),
             "models": jsonable(self._model_rows()),
         }
         pt = self.pairs.to_dict()
