@@ -193,13 +193,6 @@ def _groups(groups, n_items: int) -> tuple[np.ndarray, int]:
     return codes.astype(np.intp), int(codes.max()) + 1
 
 
-def _exact32(a: np.ndarray, n_drawn: int) -> bool:
-    """True when float32 sums of up to ``n_drawn`` draws of ``a`` are exact."""
-    if not np.array_equal(a, np.round(a)):
-        return False
-    return float(np.abs(a).max(initial=0.0)) * n_drawn < 2**24
-
-
 def choose_path(n_models: int, n_items: int, size: int, *, exact: bool = False) -> str:
     """``"sparse"`` or ``"matmul"``: the cheaper path for one resample (cost model).
 
