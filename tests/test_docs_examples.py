@@ -364,7 +364,9 @@ def test_store(tmp_path, monkeypatch):
 
 
 def test_scale(swebench_path, tmp_path, monkeypatch):
-    pytest.importorskip("distributed", reason="dask.distributed is not installed (pip install 'ranktrust[scale]')")
+    from conftest import require
+
+    require("distributed", install="pip install 'ranktrust[scale]'")
     _run_file("docs/scale.md", data=swebench_path, read_kw="", tmp=tmp_path, monkeypatch=monkeypatch)
     assert (tmp_path / "scores.parquet").stat().st_size > 0
 
