@@ -119,7 +119,7 @@ def test_report_says_when_ranking_flips_with_condition():
     assert "changes with the condition" in d["headline"]["text"] and d["headline"]["separable"] is False
     from ranktrust.reporting.markdown import report_markdown
 
-    assert "THE RANKING FLIPS WITH THE CONDITION" in report_markdown(d)
+    assert "The ranking flips with the condition" in report_markdown(d)
 
 
 def test_result_repr_is_short_for_many_models(gpqa):

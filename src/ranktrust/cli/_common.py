@@ -20,7 +20,7 @@ def input_options(fn: Callable) -> Callable:
     """Options that say how to read the input into a ScoreMatrix."""
     opts = [
         click.option("--input-format", "input_format", default="auto", show_default=True,
-                     help="Input format (reader name: table, lm-eval, inspect, helm, lighteval, swebench); "
+                     help="Input format (reader name: table, lm_eval, inspect, helm, lighteval, swebench, eee); "
                           "auto sniffs the file. --format NAME with a reader name does the same."),
         click.option("--align", type=click.Choice(["error", "intersect", "pairwise"]), default="error",
                      show_default=True, help="Models scored on different items: stop, keep the shared items, or compare pairwise."),

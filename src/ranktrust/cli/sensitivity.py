@@ -47,7 +47,7 @@ def _summary(d: dict[str, Any]) -> list[str]:
             for m_ in tops.values():
                 counts[m_] = counts.get(m_, 0) + 1
             top_txt = ", ".join(f"{m_} in {k} of {n}" for m_, k in sorted(counts.items(), key=lambda kv: -kv[1]))
-        lines.append(f"THE RANKING FLIPS WITH THE {by.upper()}: {len(d['flips'])} pair(s) change order. "
+        lines.append(f"The ranking flips with the {by}: {len(d['flips'])} pair(s) change order. "
                      f"#1 by {by}: {top_txt}.")
         for f in d["flips"][:8]:
             lines.append(f"  {f['a']} vs {f['b']}: {f['a']} ahead {_ahead(f['a_ahead'], n, by)}; "

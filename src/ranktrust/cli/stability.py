@@ -128,7 +128,7 @@ def _fit_sizes(sizes: list[int | str], m: Any, *, explicit: bool) -> list[int | 
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--sizes", default="30,100,200,500,1000,full", show_default=True,
               help="Comma-separated benchmark sizes; 'full' = all items.")
-@click.option("--draws", default=2000, show_default=True, type=click.IntRange(min=1), help="Draws per size.")
+@click.option("--draws", default=2000, show_default=True, type=click.IntRange(min=10), help="Draws per size.")
 @click.option("--top-k", default="2,3", show_default=True, help="k for 'the top k keep their exact order'.")
 @click.option("--cluster", is_flag=True, help="Resample item groups (e.g. subjects) instead of items.")
 @input_options

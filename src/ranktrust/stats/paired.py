@@ -111,7 +111,9 @@ def _mcnemar_p(k: np.ndarray, n: np.ndarray) -> np.ndarray:
         u, inv = np.unique(key, return_inverse=True)
         with np.errstate(invalid="ignore"):
             cdf = special.bdtr((u // width).astype(np.float64), u % width, 0.5)[inv.reshape(key.shape)]
-    return np.where(n == 0, 1.0, np.minimum(1.0, 2.0 * cdf))
+    p = np.minimum(1.0, 2.0 * cdf)
+    # rounding can leave 0.9999999999999999 for a p that is exactly 1 (b == c): report it as 1
+    return np.where((n == 0) | (p > 1.0 - 1e-12), 1.0, p)
 
 
 def _wilson_bounds(k: np.ndarray, n: np.ndarray, z: float) -> tuple[np.ndarray, np.ndarray]:
