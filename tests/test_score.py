@@ -444,6 +444,18 @@ def test_cli_failed_model_exits_1_and_lists_it(tiny, capsys):
     assert set(pd.read_parquet(out)["model"]) == {"llama-tiny"}
 
 
+def test_qa_l9_every_model_failing_points_at_no_file(tiny, capsys):
+    """QA L9: when every model failed, the message named a results file that did not exist, and an empty
+    "scored models" table was printed."""
+    out = tiny.dir / "all_fail.parquet"
+    r = _cli(capsys, "score", "--model", str(tiny.dir / "nope"), "--model", str(tiny.dir / "nope2"), "--questions",
+             str(tiny.questions), "--out", str(out))
+    assert r.returncode == 1 and r.stdout == ""
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: every model failed (nope, nope2); nothing was scored")
+    assert str(out) not in last and not out.exists()
+
+
 def test_cli_bad_questions_exit_1(tiny, capsys):
     r = _cli(capsys, "score", "--model", str(tiny.llama), "--questions", str(FIX / "bad_letter.jsonl"),
              "--out", str(tiny.dir / "x.parquet"))

@@ -165,9 +165,13 @@ def command(models: tuple[str, ...], questions: str, split: str | None, results_
         resume=not no_resume, progress=progress, split=split, flush_every=flush_every, on_error=on_error,
         db=db, task=task,
     )
+    n = len(spec)
+    if res.failed and len(res.failed) >= n:
+        # QA L9: nothing was scored, so there is no results file to point at and no table to print
+        raise RanktrustError(f"every model failed ({', '.join(res.failed)}); nothing was scored"
+                             + ("" if not os.path.exists(results_out) else f" ({results_out} holds only earlier runs)"))
     emit(res.to_dict(), kind="score", fmt=output_format, out="-", text=_text, markdown=_markdown,
          seed=None, input_hash=input_hash([questions] + ([dev] if dev else [])), command=command_line())
     if res.failed:
-        n = len(spec)
         raise RanktrustError(f"{len(res.failed)} of {n} models failed: {', '.join(res.failed)}; "
                              "the others' results are in " + results_out)
