@@ -14,7 +14,8 @@ def _text(d: dict[str, Any]) -> list[Any]:
 
     t = Table(title=f"ingest into {d['db']}", title_justify="left")
     for c, j in (("file", "left"), ("action", "left"), ("rows", "right"), ("note", "left")):
-        t.add_column(c, justify=j)  # type: ignore[arg-type]
+        # fold long paths instead of cutting their ends (six lm-eval files all read "...seed…" - QA L8)
+        t.add_column(c, justify=j, overflow="fold")  # type: ignore[arg-type]
     for f in d["files"]:
         note = f["reason"]
         if f["action"] == "replaced":
@@ -43,7 +44,7 @@ def _markdown(d: dict[str, Any]) -> str:
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--db", required=True, help="The DuckDB store (created when missing).")
 @click.option("--input-format", "input_format", default="auto", show_default=True,
-              help="Reader name (table, lm_eval, inspect, helm, lighteval, swebench); auto sniffs each path.")
+              help="Reader name (table, lm_eval, inspect, helm, lighteval, swebench, eee); auto sniffs each path.")
 @output_format_option(None)
 @click.option("--out", "-o", default="-", show_default=True, help="Write the summary to FILE ('-' = stdout).")
 @click.option("--task", default=None, help="Pick one task from logs that hold several; names the task of a table without a task column (default: the file name).")
