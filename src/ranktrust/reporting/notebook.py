@@ -84,7 +84,9 @@ def result_html(result: Any) -> str:
     if "headline" in d and "models" in d and "settings" in d:  # the leaderboard report: the full page
         from .html import render_html
 
-        page = render_html(d, {"kind": "report", "seed": (d.get("settings") or {}).get("seed")})
+        from .render import meta
+
+        page = render_html(d, meta("report", seed=(d.get("settings") or {}).get("seed")))
         return (f'<iframe srcdoc="{html.escape(page, quote=True)}" style="width:100%;height:900px;'
                 f'border:1px solid #ddd" title="ranktrust report"></iframe>')
     parts = [f"<b>{html.escape(type(result).__name__)}</b>"]
