@@ -567,7 +567,14 @@ def report(
     pw = None
     if m.n_models > 1:
         binary = m.is_binary and m.n_runs == 1
-        q = estimate_disagreement(m)  # discordance share (0/1) or mean squared per-item difference
+        # discordance share (0/1) or mean squared per-item difference, median over pairs; for 0/1 scores
+        # read off the all-pairs table already computed (b + c of n shared items), else recomputed
+        ok = np.asarray(pt_all.n_items) > 0
+        if pt_all.binary and ok.any():
+            q = float(np.median((np.asarray(pt_all.only_a)[ok] + np.asarray(pt_all.only_b)[ok])
+                                / np.asarray(pt_all.n_items)[ok]))
+        else:
+            q = estimate_disagreement(m)
         if q is not None and np.isfinite(q) and q > 0:
             table = power_table(q, gaps=power_gaps, binary=binary)
             at_n = power(items=int(np.median(iv.n_items)), disagreement=q, binary=binary)
