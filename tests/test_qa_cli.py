@@ -153,3 +153,22 @@ def test_qa_m15_python_takes_dataframes_and_paths(tmp_path):
     import polars as pl
 
     np.testing.assert_allclose(rt.intervals(pl.from_pandas(long)).score, ref)
+
+
+def test_qa_l10_microbench_on_pairwise_data_says_which_items():
+    """QA L10: `microbench --align pairwise` ran silently on a matrix with missing cells."""
+    import warnings
+
+    import numpy as np
+
+    import ranktrust as rt
+
+    r = np.random.default_rng(0)
+    y = (r.random((30, 200)) < r.uniform(0.3, 0.8, (30, 1))).astype(float)
+    y[0, :10] = np.nan
+    m = rt.ScoreMatrix.from_array(y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = rt.mdad(m, methods=["random"], sizes=[10], trials=2, source_models=20, rng=0)
+    assert any("use the 190 items every model has (of 200)" in str(w.message) for w in caught)
+    assert res.to_dict()["settings"]["items"] == 190

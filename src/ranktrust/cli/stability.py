@@ -126,7 +126,7 @@ def _fit_sizes(sizes: list[int | str], m: Any, *, explicit: bool) -> list[int | 
 
 @click.command("stability")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--sizes", default="30,100,200,500,1000,full", show_default=True,
+@click.option("--sizes", default="30,100,200,500,1000,2000,full", show_default=True,
               help="Comma-separated benchmark sizes; 'full' = all items.")
 @click.option("--draws", default=2000, show_default=True, type=click.IntRange(min=10), help="Draws per size.")
 @click.option("--top-k", default="2,3", show_default=True, help="k for 'the top k keep their exact order'.")

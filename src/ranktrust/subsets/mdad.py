@@ -479,6 +479,13 @@ def mdad(
     >>> r.n_seen_items, r.to_dict()["settings"]["reference"]     # [1]_'s seen/unseen split by default
     (150, 'seen items')
     """
+    if hasattr(m, "is_complete") and not m.is_complete:
+        # subsets are drawn from, and targets scored on, the items every model has: say so (QA L10)
+        full = m
+        m = m.align("intersect")
+        warnings.warn(
+            f"micro-benchmarks use the {m.n_items} items every model has (of {full.n_items}); "
+            f"{sum(1 for v in m.dropped.values() if v)} models lost items", UserWarning, stacklevel=2)
     methods, sizes_req, trials, n_src, n_seen, n_tgt = _mdad_iv(
         m, methods, sizes, trials, source_models, seen_items, delta_bin, agreement_level, confidence_level,
         min_pairs, target_models, ci_method)
