@@ -93,3 +93,18 @@ def gpqa(gpqa_path):
     import ranktrust as rt
 
     return rt.read(gpqa_path)
+
+
+def run_cli(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+    """Run the command line in-process; returns (exit code, stdout, stderr); never a traceback."""
+    from ranktrust.cli.main import main
+
+    try:
+        main([str(a) for a in args])
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+

@@ -15,19 +15,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ranktrust.cli.main import main
+from conftest import run_cli
+from ranktrust.cli.main import main  # noqa: F401
 
 
-def cli(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
-    """Run the CLI; returns (exit code, stdout, stderr)."""
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
+cli = run_cli   # tests/conftest.py
 
 
 def write(path: Path, rows: list[tuple], cols: tuple[str, ...] = ("model", "item", "score")) -> Path:

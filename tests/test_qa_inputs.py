@@ -14,20 +14,12 @@ import pandas as pd
 import pytest
 
 import ranktrust as rt
-from conftest import shared_file
+from conftest import run_cli, shared_file
 from ranktrust._text import display_name, needs_escaping
 from ranktrust.cli.main import main
 
 
-def cli(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
+cli = run_cli   # tests/conftest.py
 
 
 def one_error(err: str) -> str:

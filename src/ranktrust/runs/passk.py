@@ -18,6 +18,7 @@ from scipy import special
 from ..data.matrix import ScoreMatrix
 from ..errors import DataError, DegenerateDataWarning, SmallSampleWarning
 from ..results import Result
+from ..stats.intervals import wilson_neff
 
 __all__ = ["pass_at_k", "PassAtK", "majority_at_n", "item_mean_ci", "bounded_mean_ci"]
 
@@ -213,12 +214,7 @@ def bounded_mean_ci(
             np.sum(ok & (v == 0), axis=-1), np.sum(ok & (v == 1), axis=-1))
         phi = (inner * phi + z * z) / (inner + z * z)
         neff = n / phi
-        den = 1 + z * z / neff
-        centre = (mean + z * z / (2 * neff)) / den
-        half = z / den * np.sqrt(pq / neff + z * z / (4 * neff * neff))
-        # at a mean of exactly 0 or 1 the Wilson bound is exactly 0 or 1 (rounding can miss it by 1e-16)
-        low = np.where(mean <= 0, 0.0, np.clip(centre - half, 0.0, 1.0))
-        high = np.where(mean >= 1, 1.0, np.clip(centre + half, 0.0, 1.0))
+        low, high = wilson_neff(mean, neff, z)
     bad = n < 1
     return mean, se, np.where(bad, np.nan, low), np.where(bad, np.nan, high), n
 

@@ -35,6 +35,19 @@ _METHODS = ("auto", "clt", "t", "wilson", "cluster", "percentile", "bca")
 
 
 # ---------------------------------------------------------------- shared checks
+
+def wilson_neff(mean: np.ndarray, neff: np.ndarray, z: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score bounds for a mean in [0, 1] with an effective number of observations ``neff``
+    (the binomial n for 0/1 data) and quantile ``z``; exactly 0 / 1 at a mean of 0 / 1 (rounding
+    can miss it by 1e-16). Shared by the clustered 0/1 interval and the pass@k / maj@N intervals."""
+    pq = mean * (1 - mean)
+    den = 1 + z * z / neff
+    centre = (mean + z * z / (2 * neff)) / den
+    half = z / den * np.sqrt(pq / neff + z * z / (4 * neff * neff))
+    low = np.where(mean <= 0, 0.0, np.clip(centre - half, 0.0, 1.0))
+    high = np.where(mean >= 1, 1.0, np.clip(centre + half, 0.0, 1.0))
+    return low, high
+
 def check_confidence_level(confidence_level: Any) -> float:
     """Validate ``confidence_level`` (a float in the open interval (0, 1))."""
     try:
@@ -346,11 +359,7 @@ def score_ci(
                 neff = np.where((pq > 0) & (var > 0), pq / np.where(var > 0, var, 1.0), n_cl.astype(np.float64))
                 neff = np.minimum(neff, n)
                 zt = t_value(cl, np.where(np.isfinite(df), df, np.maximum(n_cl - 1, 1)))
-                den = 1 + zt * zt / neff
-                centre = (mean + zt * zt / (2 * neff)) / den
-                halfw = zt / den * np.sqrt(pq / neff + zt * zt / (4 * neff * neff))
-                low = np.where(mean <= 0, 0.0, np.clip(centre - halfw, 0.0, 1.0))
-                high = np.where(mean >= 1, 1.0, np.clip(centre + halfw, 0.0, 1.0))
+                low, high = wilson_neff(mean, neff, zt)
                 bad_g = n_cl < 2
                 low, high = np.where(bad_g, np.nan, low), np.where(bad_g, np.nan, high)
             else:
