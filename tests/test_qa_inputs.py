@@ -16,7 +16,6 @@ import pytest
 import ranktrust as rt
 from conftest import run_cli, shared_file
 from ranktrust._text import display_name, needs_escaping
-from ranktrust.cli.main import main
 
 
 cli = run_cli   # tests/conftest.py

@@ -38,7 +38,6 @@ from scipy import special
 
 from ..errors import DataError
 from ..results import Result, jsonable
-from .paired import _mcnemar_p
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.matrix import ScoreMatrix
