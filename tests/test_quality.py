@@ -248,3 +248,23 @@ def test_abilities_are_the_map_estimates_of_fit_ability():
     mask = ~np.isnan(y)
     ours = _abilities(np.where(mask, y, 0.0), mask, a, b, np.zeros(50))
     np.testing.assert_allclose(ours, fit_ability(y, a[:, None], b)[:, 0], atol=2e-3)
+
+
+def test_pair_table_reuse_gives_the_same_findings(gpqa):
+    """The report passes its all-pairs table: the agreement counts read off it equal row_agreement's."""
+    a = rt.data_quality(gpqa)
+    b = rt.data_quality(gpqa, pair_table=rt.all_pairs(gpqa))
+    assert a.similar_pairs == b.similar_pairs and a.similar_groups == b.similar_groups
+    np.testing.assert_array_equal(a.person_fit, b.person_fit)
+
+
+def test_item_fit_subsample_above_the_cap():
+    """Above _FIT_MAX_MODELS other models, items are fitted on a random subset: planted rows still stand out."""
+    from ranktrust import quality as Q
+
+    g = np.random.default_rng(11)
+    y, *_ = _sim_2pl(g, n=Q._FIT_MAX_MODELS + 200, j=150)
+    top = int(np.argmax(y.mean(1)))
+    y[top] = g.permutation(y[top])
+    q = rt.data_quality(_matrix(y), folds=2)
+    assert q.person_fit_z[top] < -4 and np.isfinite(q.person_fit).all()

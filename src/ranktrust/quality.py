@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["DataQuality", "SimilarPair", "data_quality", "lz_star", "row_agreement"]
 
 _MAX_LEVELS = 8        # score levels handled exactly by indicator products; more: a filter, then exact checks
+_FIT_MAX_MODELS = 500  # item parameters of a fold are fitted on at most this many of the other models
 
 
 # ------------------------------------------------------------------ agreement
@@ -354,6 +355,7 @@ def data_quality(
     person_fit: bool = True,
     lz_threshold: float = -4.0,
     max_difficulty_corr: float = 0.2,
+    pair_table: Any = None,
     folds: int | None = None,
     rng: int | np.random.Generator | None = 0,
 ) -> DataQuality:
@@ -386,6 +388,9 @@ def data_quality(
         follow item difficulty at all, while a real but unusual model does (the strongest
         model of MMLU-Pro has lz* far below -4 only because it does better than a 2PL expects on
         the hardest items; its correlation is 0.49).
+    pair_table : PairTable, optional
+        ``all_pairs(m, pairs="all")`` already computed (``rt.report`` passes its own): for complete
+        0/1 data the agreement counts are read off it instead of another product over all pairs.
     folds : int, optional
         Models are split at random into this many folds; the 2PL item parameters used for
         a model are fitted on the other folds (a fit that excludes the model). Default: 5,
@@ -445,8 +450,17 @@ def data_quality(
     with np.errstate(invalid="ignore"):
         acc = np.where(n_scored > 0, np.nansum(y, axis=1) / np.maximum(n_scored, 1), np.nan)
 
-    # similar rows
-    equal, common, expected = row_agreement(y)
+    # similar rows (for complete 0/1 data the all-pairs table of the report already holds the counts)
+    if pair_table is not None and pair_table.binary and bool(mask.all()) and pair_table.pairs == "all" \
+            and tuple(pair_table.models) == models:
+        n_it = float(y.shape[1])
+        disc = np.nan_to_num(pair_table.matrix("only_a") + pair_table.matrix("only_b"), nan=0.0)
+        equal = n_it - disc
+        common = np.full((n, n), n_it)
+        p_ = y.sum(1) / n_it
+        expected = (np.outer(p_, p_) + np.outer(1 - p_, 1 - p_)) * n_it
+    else:
+        equal, common, expected = row_agreement(y)
     with np.errstate(invalid="ignore", divide="ignore"):
         agree = equal / common
         kappa = (equal - expected) / (common - expected)
@@ -637,9 +651,16 @@ def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Gene
     for f in range(k):
         out = fold == f
         rest = ~out
-        t = lt[rest]
+        fit = rest.copy()
+        if rest.sum() > _FIT_MAX_MODELS:
+            # item parameters are pinned down by a few hundred models: fit them on a random subset
+            # (the held-out rows are still all scored); 5,000 x 50,000 in seconds instead of minutes
+            keep = gen.choice(np.flatnonzero(rest), _FIT_MAX_MODELS, replace=False)
+            fit = np.zeros(n, dtype=bool)
+            fit[keep] = True
+        t = lt[fit]
         t = (t - t.mean()) / (t.std() if t.std() > 0 else 1.0)
-        a, b = _fit_items(y0[rest], None if full else mask[rest], t)
+        a, b = _fit_items(y0[fit], None if full else mask[fit], t)
         yo = y[out]
         start = (lt[out] - lt[rest].mean()) / (lt[rest].std() if lt[rest].std() > 0 else 1.0)
         th = _abilities(y0[out], None if full else mask[out], a, b, start)

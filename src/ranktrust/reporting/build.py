@@ -606,7 +606,7 @@ def report(
                                         source_models=min(src, m.n_models - 2), rng=np.random.default_rng(s_mb))
     qres = None
     if quality and m.n_models > 1:
-        qres = _quality(m)
+        qres = _quality(m, pt_all)
         if qres is not None:
             notes.extend(quality_notes(qres))
     progress("pair matrix", 0.95)
@@ -633,7 +633,7 @@ def report(
     )
 
 
-def _quality(m: ScoreMatrix) -> Any:
+def _quality(m: ScoreMatrix, pairs: Any = None) -> Any:
     """Data-quality findings, when the analysis is available (rt.data_quality)."""
     from ..quality import data_quality
 
@@ -641,7 +641,7 @@ def _quality(m: ScoreMatrix) -> Any:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return data_quality(m)
+        return data_quality(m, pair_table=pairs)
 
 
 def quality_notes(q: Any) -> list[str]:
