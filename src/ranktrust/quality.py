@@ -512,23 +512,29 @@ def data_quality(
     )
 
 
-def _difficulty_corr(y: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def _difficulty_corr(y: np.ndarray, mask: np.ndarray, *, block: int = 256) -> np.ndarray:
     """Per row: Pearson correlation of its scores with the other rows' mean on each item (its own
-    scored items where at least one other row scored them). Vectorised over rows (float32)."""
-    y0 = np.where(mask, y, 0.0).astype(np.float32)
-    m0 = mask.astype(np.float32)
-    tot, cnt = y0.sum(0), m0.sum(0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        other = (tot[None, :] - y0) / (cnt[None, :] - m0)         # leave-one-out item means
-    use = mask & np.isfinite(other)
-    w = use.astype(np.float32)
-    nw = w.sum(1)
-    o = np.where(use, other, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mx, mo = (y0 * w).sum(1) / nw, (o * w).sum(1) / nw
-        dx, do = (y0 - mx[:, None]) * w, (o - mo[:, None]) * w
-        r = (dx * do).sum(1) / np.sqrt((dx * dx).sum(1) * (do * do).sum(1))
-    return np.where(nw >= 3, r, np.nan).astype(np.float64)
+    scored items where at least one other row scored them). Vectorised over blocks of rows (float32;
+    memory bounded by ``block`` rows at a time)."""
+    tot = np.where(mask, y, 0.0).sum(0).astype(np.float32)
+    cnt = mask.sum(0).astype(np.float32)
+    out = np.full(y.shape[0], np.nan)
+    for a in range(0, y.shape[0], block):
+        mk = mask[a:a + block]
+        y0 = np.where(mk, y[a:a + block], 0.0).astype(np.float32)
+        m0 = mk.astype(np.float32)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            other = (tot[None, :] - y0) / (cnt[None, :] - m0)         # leave-one-out item means
+        use = mk & np.isfinite(other)
+        w = use.astype(np.float32)
+        nw = w.sum(1)
+        o = np.where(use, other, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mx, mo = (y0 * w).sum(1) / nw, (o * w).sum(1) / nw
+            dx, do = (y0 - mx[:, None]) * w, (o - mo[:, None]) * w
+            r = (dx * do).sum(1) / np.sqrt((dx * dx).sum(1) * (do * do).sum(1))
+        out[a:a + block] = np.where(nw >= 3, r, np.nan)
+    return out
 
 
 def _fit_items(y0: np.ndarray, mask: np.ndarray | None, theta: np.ndarray, *, iters: int = 10,
