@@ -41,6 +41,7 @@ __all__ = ["DataQuality", "SimilarPair", "data_quality", "lz_star", "row_agreeme
 
 _MAX_LEVELS = 8        # score levels handled exactly by indicator products; more: a filter, then exact checks
 _FIT_MAX_MODELS = 500  # item parameters of a fold are fitted on at most this many of the other models
+_ROW_BLOCK = 256       # held-out rows scored at a time (abilities and lz* are row by row)
 
 
 # ------------------------------------------------------------------ agreement
@@ -667,10 +668,13 @@ def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Gene
         t = lt[fit]
         t = (t - t.mean()) / (t.std() if t.std() > 0 else 1.0)
         a, b = _fit_items(y0[fit], None if full else mask[fit], t)
-        yo = y[out]
-        start = (lt[out] - lt[rest].mean()) / (lt[rest].std() if lt[rest].std() > 0 else 1.0)
-        th = _abilities(y0[out], None if full else mask[out], a, b, start)
-        val = lz_star(yo, th, a, b, prior_sd=1.0)
-        lz[out] = np.where(cnt[out] >= min_items, val, np.nan)
-        theta[out] = th
+        sd = lt[rest].std() if lt[rest].std() > 0 else 1.0
+        rows = np.flatnonzero(out)
+        for s0 in range(0, rows.size, _ROW_BLOCK):   # held-out rows in blocks: memory stays O(block x N)
+            r = rows[s0:s0 + _ROW_BLOCK]
+            start = (lt[r] - lt[rest].mean()) / sd
+            th = _abilities(y0[r], None if full else mask[r], a, b, start)
+            val = lz_star(y[r], th, a, b, prior_sd=1.0)
+            lz[r] = np.where(cnt[r] >= min_items, val, np.nan)
+            theta[r] = th
     return lz, theta
