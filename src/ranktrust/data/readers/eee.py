@@ -28,7 +28,7 @@ import os
 from typing import Any, Iterator
 
 from ...errors import DataError
-from ._registry import ReadOptions, reader, walk_files
+from ._registry import ReadOptions, reader, tag_source, walk_files
 
 SAMPLES_SUFFIX = "_samples.jsonl"
 _KEYS = ("schema_version", "evaluation_id", "model_id", "sample_id", "evaluation")
@@ -300,11 +300,9 @@ def read_eee(path: str, opts: ReadOptions) -> Iterator:
     n = 0
     tasks: set[str] = set()
     for u in units:
-        for chunk in read_file(u, opts):
+        chunks = read_file(u, opts)
+        for chunk in (tag_source(chunks, u) if len(units) > 1 else chunks):
             if len(units) > 1:
-                attrs = dict(chunk.attrs)
-                chunk = chunk.assign(source=u)
-                chunk.attrs.update(attrs)
                 chunk.attrs["line_numbers"] = False
             n += len(chunk)
             yield chunk
