@@ -35,6 +35,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass
@@ -96,15 +97,25 @@ class RankSets(Result):
     adjust: str | None = None
     n_items: int | None = None
 
+    @functools.cached_property
+    def _layers(self) -> tuple[np.ndarray, np.ndarray, bool]:
+        # tiers, order and acyclicity are read many times (report rows, headline, JSON): compute once
+        return layers(self.better, self.scores)
+
     @property
     def tier(self) -> np.ndarray:
         """Tier per model (1 = could be #1), from :func:`layers` of ``better``."""
-        return layers(self.better, self.scores)[0]
+        return self._layers[0]
 
     @property
     def order(self) -> np.ndarray:
         """Display order: by tier, then by score (a linear extension of ``better``)."""
-        return layers(self.better, self.scores)[1]
+        return self._layers[1]
+
+    @property
+    def consistent(self) -> bool:
+        """False when the "found better" relation has a cycle (see :func:`layers`)."""
+        return bool(self._layers[2])
 
     @property
     def could_be_first(self) -> list[str]:
@@ -112,7 +123,7 @@ class RankSets(Result):
         return [self.models[k] for k in self.order if self.rank_low[k] == 1]
 
     def to_dict(self) -> dict[str, Any]:
-        tier, order, acyclic = layers(self.better, self.scores)
+        tier, order, acyclic = self._layers
         rows = [
             {
                 "model": self.models[k], "score": self.scores[k], "rank": self.rank[k],
@@ -628,6 +639,6 @@ def tiers_of(rs: RankSets):
     """
     from .tiers import Tiers
 
-    tier, order, _ = layers(rs.better, rs.scores)
+    tier, order = rs.tier, rs.order
     return Tiers(models=rs.models, tier=tier, method="rank-sets", order=order,
                  confidence_level=rs.confidence_level, adjust=rs.adjust)

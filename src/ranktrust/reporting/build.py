@@ -515,7 +515,7 @@ def report(
                         pair_table=pt_all if rank_method == "pairs" else None,
                         rng=seed if rank_method == "bootstrap" else None)
     order = np.asarray(rs.order)
-    if m.n_models > 1 and not rs.to_dict()["consistent"]:
+    if m.n_models > 1 and not rs.consistent:
         notes.append("the paired tests are not transitive here (each pair uses its own shared items): a cycle of "
                      "'found better' was broken at the highest score, so a displayed rank may leave its range")
     if adjust in ("bh", "none") and m.n_models > 2:
