@@ -47,13 +47,11 @@ def rank_range(lo: Any, hi: Any) -> str:
 
 
 def dropped_sentence(d: dict) -> str:
-    """'Only the 10,326 items every model has were used (of 12,032; 3 models lost items).'"""
+    """'Only the 10,326 items every model has were used (3 models lost items).'"""
     n, dropped = d.get("n_items"), d.get("dropped") or {}
-    total = d.get("n_items_total")
-    of = f" (of {total:,}; " if total else " ("
-    return (f"Only the {n:,} items every model has were used{of}{len(dropped)} model"
-            f"{'' if len(dropped) == 1 else 's'} lost items)." if n is not None else
-            f"Only the items every model has were used ({len(dropped)} models lost items).")
+    lost = f"{len(dropped)} model{'' if len(dropped) == 1 else 's'} lost items"
+    return (f"Only the {n:,} items every model has were used ({lost})." if n is not None else
+            f"Only the items every model has were used ({lost}).")
 
 
 def level(cl: float) -> str:

@@ -249,10 +249,13 @@ def _md_inline(text: str) -> str:
 
 
 def _split_row(line: str) -> list[str]:
+    """The cells of a Markdown table row; an escaped ``\\|`` inside a cell does not split it."""
     import re
 
-    cells = re.split(r"(?<!\\)\|", line.strip().strip("|") if not line.strip().endswith("\\|") else line.strip()[1:])
-    return [c.strip() for c in cells]
+    row = line.strip()
+    row = row[1:] if row.startswith("|") else row
+    row = row[:-1] if row.endswith("|") and not row.endswith("\\|") else row
+    return [c.strip() for c in re.split(r"(?<!\\)\|", row)]
 
 
 def markdown_page(md: str, *, title: str, payload: dict[str, Any] | None = None,
