@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from ..errors import DataError, FormatError
 from ._long import matrix_from_long
 from .matrix import AlignPolicy, ScoreMatrix
-from .readers._registry import ReadOptions, readers, sniff
+from .readers._registry import ReadOptions, accepting, readers, sniff
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -29,17 +29,7 @@ def _expand(paths: Sequence[str]) -> list[str]:
 def _folder_readers(path: str) -> list:
     """Every harness reader whose logs are in the folder ``path`` (one folder can hold several
     harnesses' logs: all of them are read, none is left out in silence)."""
-    regs = sorted(readers().values(), key=lambda r: -r.priority)
-    found, seen = [], set()
-    for r in regs:
-        if id(r) in seen:
-            continue
-        seen.add(id(r))
-        try:
-            if r.sniff(path):
-                found.append(r)
-        except (OSError, ValueError):
-            continue
+    found = list(accepting(path))
     harness = [r for r in found if r.name != "table"]
     if harness:
         return harness

@@ -83,17 +83,26 @@ def readers() -> dict[str, Reader]:
     return out
 
 
-def sniff(path: str) -> Reader:
-    """The reader whose sniffer accepts ``path`` (highest priority first)."""
-    regs = sorted(readers().values(), key=lambda r: -r.priority)
-    if not os.path.exists(path):
-        raise FormatError(f"{path}: no such file or directory")
-    for r in regs:
+def accepting(path: str) -> "Iterator[Reader]":
+    """The readers whose sniffer accepts ``path``, highest priority first, each once (lazily)."""
+    seen: set[str] = set()
+    for r in sorted(readers().values(), key=lambda r: -r.priority):
+        if r.name in seen:      # a hyphenated alias of a reader already tried
+            continue
+        seen.add(r.name)
         try:
             if r.sniff(path):
-                return r
+                yield r
         except (OSError, ValueError):  # an unreadable or undecodable file is not this reader's
             continue
+
+
+def sniff(path: str) -> Reader:
+    """The reader whose sniffer accepts ``path`` (highest priority first)."""
+    if not os.path.exists(path):
+        raise FormatError(f"{path}: no such file or directory")
+    for r in accepting(path):
+        return r
     raise FormatError(
         f"{path}: could not tell the format; pass --format with one of "
         + ", ".join(sorted(_READERS))
