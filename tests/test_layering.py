@@ -1,0 +1,342 @@
+"""The import contract of the house (issue 12, step 2), checked over the AST of ``src/ranktrust``.
+
+Every ``import`` is read, including the ones inside functions and ``if TYPE_CHECKING:`` blocks, and
+four rules are checked:
+
+(a) **down** — a cross-package import points down :data:`LAYERS` (or sideways inside one layer);
+(b) **cycle** — no cycle between packages (sideways imports included);
+(c) **private** — no ``_private`` name or ``_private`` module of another package is imported
+    (the root's own helpers ``_text``, ``_validate`` and ``_kernel`` are the house's, not a
+    package's, and every package may use them);
+(d) **cli-words** — no string literal below ``cli/`` (docstrings excluded) names a flag of the
+    ``ranktrust`` command line (``--align``) or one of its commands (``ranktrust ingest``): the API
+    names the parameter (```align`='intersect'``) and ``cli.main.cli_words`` translates it.
+
+Each failure says the file, the line and the rule. The checker is a plain function of a source tree,
+so the last tests run it on small synthetic trees to show that it can fail.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Iterable
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "ranktrust"
+
+#: the layer order, top to bottom: a package may import the packages of its own layer or of a lower
+#: one. ``score`` is a side package (scoring local models) that uses ``data`` and ``stats``.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("cli",),
+    ("reporting", "plot"),
+    ("leaderboard",),                                   # the report pipeline: rt.report()
+    ("ranking", "subsets", "runs", "quality", "sequential", "score"),
+    ("stats", "resample"),
+    ("data", "datasets"),
+    ("errors", "results", "_text", "_validate", "_kernel"),
+)
+
+#: root modules that are the whole house's helpers, not one package's private parts
+HOUSE_HELPERS = frozenset({"_text", "_validate", "_kernel"})
+
+#: documented exceptions to rule (a): (importing unit, imported unit) -> why
+ALLOWED_UP: dict[tuple[str, str], str] = {}
+
+
+# ---------------------------------------------------------------------------------------- checker
+def _docstring_ids(tree: ast.AST) -> set[int]:
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                out.add(id(body[0].value))
+    return out
+
+
+def _module_name(path: Path, root: Path, package: str) -> str:
+    rel = path.relative_to(root).with_suffix("")
+    parts = [package, *rel.parts]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(tree: ast.AST, modname: str, is_pkg: bool) -> Iterable[tuple[int, str, str | None]]:
+    """(line, absolute module, imported name or None) for every import in the tree."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield node.lineno, a.name, None
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = modname.split(".") if is_pkg else modname.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            for a in node.names:
+                yield node.lineno, mod, a.name
+
+
+def _unit(dotted: str, package: str, units: set[str]) -> str | None:
+    """The top-level unit (package or root module) of a module, '' for the root itself."""
+    parts = dotted.split(".")
+    if parts[0] != package:
+        return None
+    if len(parts) == 1:
+        return ""
+    return parts[1]
+
+
+def check_tree(root: Path, package: str, *, layers=LAYERS, flags: Iterable[str] = (),
+               commands: Iterable[str] = (), allowed_up: dict | None = None,
+               helpers: frozenset = HOUSE_HELPERS) -> list[str]:
+    """Every violation of rules (a)-(d) in the package at ``root``, as ``file:line: [rule] what``."""
+    allowed_up = ALLOWED_UP if allowed_up is None else allowed_up
+    rank = {u: k for k, layer in enumerate(layers) for u in layer}
+    units = set(rank)
+    flags = set(flags)
+    cmd_re = re.compile(r"\b" + re.escape(package) + r" (" + "|".join(map(re.escape, commands)) + r")\b") \
+        if commands else None
+    flag_re = re.compile(r"(?<![\w-])--[a-z][a-z0-9_-]*")
+    problems: list[str] = []
+    edges: dict[tuple[str, str], tuple[str, int]] = {}
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root.parent)
+        modname = _module_name(path, root, package)
+        me = _unit(modname, package, units)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        if me and me.removesuffix(".py") not in rank:
+            problems.append(f"{rel}:1: [layers] package {me!r} is not in the layer order; add it to LAYERS")
+            continue
+        for line, mod, name in _imports(tree, modname, path.name == "__init__.py"):
+            target = mod
+            tu = _unit(target, package, units)
+            if tu is None:
+                continue
+            if tu == "" and name is not None and name in units:   # from .. import errors
+                target, tu = f"{package}.{name}", name
+                name = None
+            if not me or tu == me:
+                continue
+            if tu == "" and rank.get(me) != 0:
+                problems.append(f"{rel}:{line}: [down] {modname} imports the package root {package} "
+                                "(the public facade sits above every layer but the top one)")
+                continue
+            if tu == "":
+                continue
+            if tu not in rank:
+                problems.append(f"{rel}:{line}: [layers] {modname} imports {target}, whose package {tu!r} "
+                                "is not in the layer order")
+                continue
+            edges.setdefault((me, tu), (str(rel), line))
+            if rank[tu] < rank[me] and (me, tu) not in allowed_up:
+                problems.append(f"{rel}:{line}: [down] {me} imports {target}: {tu} is above {me} in the "
+                                "layer order")
+            private_mod = [p for p in target.split(".")[2:] if p.startswith("_") and not p.startswith("__")]
+            if tu in helpers:
+                private_mod = []
+            if private_mod:
+                problems.append(f"{rel}:{line}: [private] {modname} imports {target}, a private module of "
+                                f"{tu}")
+            elif name is not None and name.startswith("_") and not name.startswith("__"):
+                problems.append(f"{rel}:{line}: [private] {modname} imports {name} from {target}, a private "
+                                f"name of {tu}")
+        if me in ("cli", ""):
+            continue
+        docs = _docstring_ids(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+                s = node.value
+                for f in dict.fromkeys(flag_re.findall(s)):
+                    if f in flags:
+                        problems.append(f"{rel}:{node.lineno}: [cli-words] names the CLI flag {f} "
+                                        f"(name the parameter in backticks instead): {s[:70]!r}")
+                if cmd_re is not None and (mm := cmd_re.search(s)):
+                    problems.append(f"{rel}:{node.lineno}: [cli-words] names the CLI command "
+                                    f"'{mm.group(0)}' (name the API instead): {s[:70]!r}")
+    # (b) cycles between packages
+    graph: dict[str, set[str]] = {}
+    for a, b in edges:
+        graph.setdefault(a, set()).add(b)
+    for cyc in _cycles(graph):
+        where = "; ".join(f"{a} -> {b} at {edges[(a, b)][0]}:{edges[(a, b)][1]}"
+                          for a, b in zip(cyc, cyc[1:] + cyc[:1]))
+        problems.append(f"{where.split(' at ')[1].split(';')[0]}: [cycle] packages import each other: {where}")
+
+    def key(p: str) -> tuple[str, int]:
+        f, line, _ = p.split(":", 2)
+        return f, int(line)
+
+    return sorted(dict.fromkeys(problems), key=key)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle (as a list of nodes) per strongly connected component with more than one node."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    sccs: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                sccs.append(comp)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    out = []
+    for comp in sccs:   # a concrete cycle through the component
+        members = set(comp)
+        start = min(comp)
+        path, seen = [start], {start}
+        while True:
+            nxt = sorted(w for w in graph.get(path[-1], ()) if w in members)
+            back = [w for w in nxt if w == start]
+            if back and len(path) > 1:
+                break
+            fresh = [w for w in nxt if w not in seen]
+            if not fresh:
+                break
+            path.append(fresh[0])
+            seen.add(fresh[0])
+        out.append(path)
+    return out
+
+
+def cli_vocabulary() -> tuple[set[str], set[str]]:
+    """The flags and command names of the ``ranktrust`` command line, read from its click commands."""
+    import click
+
+    from ranktrust.cli.main import COMMANDS, cli
+
+    flags: set[str] = set()
+    ctx = click.Context(cli)
+    for name in COMMANDS:
+        cmd = cli.get_command(ctx, name)
+        if cmd is None:
+            continue
+        stack = [cmd]
+        while stack:
+            c = stack.pop()
+            for p in c.params:
+                flags.update(o for o in [*p.opts, *p.secondary_opts] if o.startswith("--"))
+            if isinstance(c, click.Group):
+                stack.extend(c.commands.values())
+    return flags, set(COMMANDS)
+
+
+# ------------------------------------------------------------------------------------- the contract
+def test_the_house_keeps_its_layers():
+    flags, commands = cli_vocabulary()
+    assert "--align" in flags and "ingest" in commands   # the vocabulary was read
+    problems = check_tree(SRC, "ranktrust", flags=flags, commands=commands)
+    assert not problems, f"{len(problems)} layering problem(s):\n" + "\n".join(problems)
+
+
+def test_every_package_is_in_the_layer_order():
+    here = {p.name.removesuffix(".py") for p in SRC.iterdir()
+            if (p.is_dir() and (p / "__init__.py").exists()) or (p.suffix == ".py" and p.name != "__init__.py")}
+    placed = {u for layer in LAYERS for u in layer}
+    assert here <= placed, f"not in LAYERS: {sorted(here - placed)}"
+
+
+# ------------------------------------------------------------------------------ the checker can fail
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "pkg"
+    for rel, text in {"__init__.py": "", **files}.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+        for d in p.relative_to(root).parents:
+            if str(d) != ".":
+                (root / d / "__init__.py").touch()
+    return root
+
+
+LAY = (("cli",), ("reporting",), ("ranking", "runs"), ("data",), ("errors",))
+
+
+def test_checker_finds_an_upward_import_inside_a_function_and_under_type_checking(tmp_path):
+    root = _tree(tmp_path, {
+        "data/io.py": "def f():\n    from ..reporting.text import render\n",
+        "data/matrix.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..ranking import tiers\n",
+        "reporting/text.py": "from ..data.io import f\nfrom .. import errors\n",
+        "errors.py": "",
+    })
+    problems = check_tree(root, "pkg", layers=LAY)
+    assert any(p.startswith("pkg/data/io.py:2: [down]") and "reporting" in p for p in problems), problems
+    assert any(p.startswith("pkg/data/matrix.py:3: [down]") and "ranking" in p for p in problems), problems
+    assert not any("reporting/text.py" in p and "[down]" in p for p in problems), problems
+
+
+def test_checker_finds_a_cycle_between_packages_of_one_layer(tmp_path):
+    root = _tree(tmp_path, {
+        "ranking/tiers.py": "from ..runs import variance\n",
+        "runs/variance.py": "def g():\n    import pkg.ranking.tiers\n",
+    })
+    problems = check_tree(root, "pkg", layers=LAY)
+    cyc = [p for p in problems if "[cycle]" in p]
+    assert len(cyc) == 1 and "ranking -> runs" in cyc[0] and "runs -> ranking" in cyc[0], problems
+    assert not any("[down]" in p for p in problems)   # sideways is not upward
+
+
+def test_checker_finds_private_imports_across_packages(tmp_path):
+    root = _tree(tmp_path, {
+        "cli/repeats.py": "from ..runs.passk import _ks_from_text\nfrom ..data._long import to_long\n"
+                          "from ..data import _long\nfrom ..runs.passk import pass_at_k\n",
+        "runs/passk.py": "from ._helpers import x\n",   # a package's own private module: fine
+        "runs/_helpers.py": "x = 1\n",
+        "data/_long.py": "",
+    })
+    problems = check_tree(root, "pkg", layers=LAY)
+    priv = sorted(p for p in problems if "[private]" in p)
+    assert [p.split(":")[1] for p in priv] == ["1", "2", "3"], problems
+
+
+def test_checker_finds_cli_words_below_cli_but_not_in_docstrings(tmp_path):
+    root = _tree(tmp_path, {
+        "data/matrix.py": '"""Use --align intersect (a docstring may)."""\n'
+                          'def f(n):\n    """ranktrust ingest FILES is fine here."""\n'
+                          '    raise ValueError(f"{n} models; use --align intersect")\n'
+                          'HINT = "create it with `pkg ingest FILES`"\n'
+                          'OK = "run lm_eval with --log_samples"\n',
+        "cli/main.py": 'X = "--align"\n',
+    })
+    problems = check_tree(root, "pkg", layers=LAY, flags={"--align"}, commands={"ingest"})
+    words = [p for p in problems if "[cli-words]" in p]
+    assert len(words) == 2, problems
+    assert words[0].startswith("pkg/data/matrix.py:4: [cli-words]") and "--align" in words[0]
+    assert words[1].startswith("pkg/data/matrix.py:5: [cli-words]") and "pkg ingest" in words[1]
+
+
+def test_checker_names_a_package_missing_from_the_order(tmp_path):
+    root = _tree(tmp_path, {"newpkg/x.py": "from ..data import y\n", "data/y.py": ""})
+    problems = check_tree(root, "pkg", layers=LAY)
+    assert any("[layers]" in p and "newpkg" in p for p in problems), problems
+
+
+def test_checker_ignores_imports_outside_the_package(tmp_path):
+    root = _tree(tmp_path, {"data/y.py": "import numpy\nfrom collections import abc\n"})
+    assert check_tree(root, "pkg", layers=LAY) == []
