@@ -85,7 +85,7 @@ def test_rows_already_in_store_are_not_overwritten(tmp_path, gpqa_path):
     before = st.list()
     with pytest.raises(DataError, match="is already in the store from .*nothing was overwritten"):
         st.ingest(str(other))
-    assert st.list() == before
+    assert st.list().to_dict() == before.to_dict()
 
 
 def _snapshot(st):
@@ -110,7 +110,7 @@ def test_kill_midway_leaves_store_as_it_was(tmp_path, gpqa_path, monkeypatch):
     monkeypatch.setitem(_registry._READERS, "boom", _registry.Reader("boom", boom, lambda p: False))
     with pytest.raises(RuntimeError, match="killed while reading"):
         st.ingest(str(gpqa_path), format="boom")
-    assert _snapshot(st) == before and st.list() == listing
+    assert _snapshot(st) == before and st.list().to_dict() == listing.to_dict()
 
     # 2. the process dies after the rows were inserted, before the file is recorded
     orig = Store._commit_stage
@@ -122,7 +122,7 @@ def test_kill_midway_leaves_store_as_it_was(tmp_path, gpqa_path, monkeypatch):
     monkeypatch.setattr(Store, "_commit_stage", commit_then_die)
     with pytest.raises(KeyboardInterrupt):
         st.ingest(str(gpqa_path))
-    assert _snapshot(st) == before and st.list() == listing
+    assert _snapshot(st) == before and st.list().to_dict() == listing.to_dict()
     monkeypatch.undo()
     assert st.ingest(str(gpqa_path)).rows_added == 188160  # nothing half-done blocks a retry
 
@@ -265,7 +265,7 @@ def test_parquet_overlap_with_store_refused(tmp_path):
     with pytest.raises(DataError, match=r"model 'a', item '2', run '0' \(task 't', metric 'score'\) is already in the "
                                         r"store from .*one.parquet \[task=t\]; nothing was overwritten"):
         st.ingest(clash, options=ReadOptions(task="t"))
-    assert _snapshot(st) == before and st.list() == listing
+    assert _snapshot(st) == before and st.list().to_dict() == listing.to_dict()
     # the same rows under another metric are not a clash
     other = _pq(tmp_path / "three.parquet", model=["a"], item=["2"], metric=["f1"], score=[0.5])
     assert st.ingest(other, options=ReadOptions(task="t")).rows_added == 1

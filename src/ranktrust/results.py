@@ -1,9 +1,20 @@
 """Base types shared by every result object.
 
-Results are frozen dataclasses (``@dataclass(frozen=True)``). Arrays stay arrays
-inside a result (no Python object per pair or per resample); ``to_dict()`` builds
-the JSON-ready structure (plain floats, ints, strings, lists and dicts) whose keys
-are the stable public contract of the JSON output.
+Every result is a ``@dataclass(frozen=True, eq=False)`` subclass of :class:`Result`
+(checked when the first instance is built, and by ``tests/test_results.py``).
+Arrays stay arrays inside a result (no Python object per pair or per resample) and
+are read-only: the base ``__post_init__`` stores a non-writeable view of every array
+field, so the caller's own array is left as it was. ``to_dict()`` builds the
+JSON-ready structure (plain floats, ints, strings, lists and dicts; no NaN) whose
+keys are the stable public contract of the JSON output. By default it is derived
+from the fields (one key per field, same name); a subclass overrides it only where
+the JSON layout must differ, and then a field that is emitted keeps its name as
+its key. ``ranktrust.json_schema()`` (``_schema.py``) describes that output.
+
+Shared field names: ``estimate``/``score`` (point estimate), ``se``,
+``ci_low``/``ci_high``, ``p_value``, ``clustered``, ``confidence_level``,
+``n_resamples``, ``models``, and ``n_items`` (the number of items an estimate
+uses, per model or per pair where it differs).
 """
 
 from __future__ import annotations
@@ -86,13 +97,51 @@ def _short(v: Any, limit: int = 6) -> str:
     return r if len(r) <= 80 else r[:77] + "..."
 
 
-class Result:
-    """Mixin for frozen result dataclasses.
+_CHECKED: set[type] = set()
 
-    Subclasses are ``@dataclass(frozen=True)`` and override :meth:`to_dict` when the
-    JSON layout differs from their fields. ``_repr_html_`` shows the result in
-    Jupyter as a table built from ``to_dict()``.
+
+def _read_only(value: Any) -> Any:
+    """A non-writeable view of an array (tuples of arrays too); anything else unchanged."""
+    if isinstance(value, np.ndarray):
+        if not value.flags.writeable:
+            return value
+        view = value.view()
+        view.flags.writeable = False
+        return view
+    if isinstance(value, tuple) and any(isinstance(v, np.ndarray) for v in value):
+        return type(value)(*(_read_only(v) for v in value)) if hasattr(value, "_fields") \
+            else tuple(_read_only(v) for v in value)
+    return value
+
+
+def _check_result_class(cls: type) -> None:
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is None or "__dataclass_params__" not in cls.__dict__:
+        raise TypeError(f"{cls.__name__} subclasses Result but is not itself a @dataclass")
+    if not params.frozen or params.eq:
+        raise TypeError(f"{cls.__name__} must be @dataclass(frozen=True, eq=False) like every Result")
+    _CHECKED.add(cls)
+
+
+class Result:
+    """Base of every result: a ``@dataclass(frozen=True, eq=False)`` with read-only arrays.
+
+    ``to_dict()`` is derived from the fields; subclasses override it only when the
+    JSON layout differs from their fields (keys stay equal to field names where a
+    field is emitted). ``_repr_html_`` shows the result in Jupyter as a table built
+    from ``to_dict()``. A subclass that needs its own ``__post_init__`` calls
+    ``super().__post_init__()`` last.
     """
+
+    def __post_init__(self) -> None:
+        cls = type(self)
+        if cls not in _CHECKED:
+            _check_result_class(cls)
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            v = self.__dict__.get(f.name)
+            locked = _read_only(v)
+            if locked is not v:
+                object.__setattr__(self, f.name, locked)
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)

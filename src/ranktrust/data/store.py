@@ -76,7 +76,7 @@ class FileOutcome:
     removed: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class IngestSummary(Result):
     """What :meth:`Store.ingest` did, file by file.
 
@@ -131,7 +131,7 @@ class TaskSummary:
     models: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class StoreSummary(Result):
     """What a store holds: per (task, metric) the models, items, runs and rows."""
 

@@ -53,7 +53,7 @@ _CHUNK_CELLS = 2**23  # bound on resamples x M x M cells held at once
 _FEW_UNITS = 30      # below this many items (clusters) the bootstrap sets are warned about as approximate
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RankSets(Result):
     """Rank confidence sets (see :func:`rank_sets`).
 

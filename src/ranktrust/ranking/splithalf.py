@@ -14,7 +14,7 @@ from ..resample.engine import _half_product, half_tasks, matrix_input, rank_orde
 __all__ = ["SplitHalf", "split_half"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SplitHalf(Result):
     """Split-half check (see :func:`split_half`).
 

@@ -23,7 +23,7 @@ def _mc_se(p: np.ndarray, draws: int) -> np.ndarray:
     return np.sqrt(p * (1 - p) / draws)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Stability(Result):
     """Rank stability over benchmark sizes (see :func:`stability`).
 

@@ -21,7 +21,7 @@ HEATMAP_MAX_MODELS = 60
 DEFAULT_SIZES: tuple[int | str, ...] = (30, 100, 200, 500, 1000, 2000, "full")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LeaderboardReport(Result):
     """Everything ``ranktrust report`` shows, as results of the public API.
 

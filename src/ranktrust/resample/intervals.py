@@ -20,7 +20,7 @@ from .engine import matrix_input, resample_means
 __all__ = ["BootstrapIntervals", "bootstrap_ci"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BootstrapIntervals(Result):
     """Bootstrap confidence intervals.
 

@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Repeats(Result):
     """Per-model scores over several runs, with what the runs add to the uncertainty.
 

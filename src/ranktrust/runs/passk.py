@@ -236,7 +236,7 @@ def _binary_counts(m: ScoreMatrix, what: str) -> tuple[np.ndarray, np.ndarray]:
     return n, c
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PassAtK(Result):
     """pass@k per model, items as the sampling unit.
 

@@ -56,7 +56,7 @@ def n_required(s: Any, *, margin: float, alpha: float = 0.1) -> np.ndarray:
     return np.where(np.isnan(s), np.nan, np.maximum(out, 1))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ChooseN(Result):
     """How many runs the margin needs, per model [E].
 
@@ -155,7 +155,7 @@ def choose_n(m: ScoreMatrix, *, margin: float, alpha: float = 0.1) -> ChooseN:
     return ChooseN(tuple(m.models), N, sd, need, enough, more, margin, alpha)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RunUntilEnough(Result):
     """Trace of the iterative rule of [E] driven through a callback.
 

@@ -101,7 +101,7 @@ def expected_best_of(values: np.ndarray, k: int) -> np.ndarray:
     return x @ w
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Sensitivity(Result):
     """How much each condition moves each model, against the sampling noise.
 

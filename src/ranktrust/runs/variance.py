@@ -98,7 +98,7 @@ def require_runs(m: ScoreMatrix) -> None:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class VarianceComponents(Result):
     """Between-item and within-item variance per model [M].
 

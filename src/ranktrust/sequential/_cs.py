@@ -35,7 +35,7 @@ __all__ = ["ConfidenceSequence", "confidence_sequence", "paired_confidence_seque
 Method = Literal["betting", "eb"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ConfidenceSequence(Result):
     """A confidence sequence: bounds after each item, valid simultaneously over time.
 

@@ -30,7 +30,7 @@ def _q(a: np.ndarray) -> dict[str, Any]:
     return {"median": float(med), "p10": float(p10), "p90": float(p90), "max": float(a.max())}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ReplayResult(Result):
     """Decisions of a watched leaderboard over ``n_replays`` random item orders.
 

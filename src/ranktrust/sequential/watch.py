@@ -60,7 +60,7 @@ def item_keys(items: Sequence[str], seed: int) -> np.ndarray:
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class WatchStatus(Result):
     """Where a watched leaderboard stands.
 
