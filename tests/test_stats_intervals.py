@@ -177,7 +177,7 @@ def test_degenerate_warning_names_the_models_and_the_wilson_alternative():
         iv = rt.intervals(m, method="clt")
     assert iv.method == "clt"
     msg = str(rec[0].message)
-    assert msg.startswith("models 'always right' (all 1), 'always wrong' (all 0): every item scored the same")
+    assert msg.startswith("models 'always right' (all 1), 'always wrong' (all 0): every item has the same score")
     assert "row(s)" not in msg and "their SE and CI are NaN" in msg
     assert "a Wilson interval (rt.intervals(m, method='wilson')) gives a non-degenerate one" in msg
     assert np.isnan(iv.ci_low[[0, 2]]).all() and np.isfinite(iv.ci_low[1])

@@ -25,7 +25,8 @@ import numpy as np
 
 from .intervals import _check_correction, check_confidence_level
 from .multiplicity import ADJUST_METHODS, adjust_pvalues
-from .paired import PairTable, _check_interval, _ci_method, _finish
+from ._pairs import _finish
+from .paired import PairTable, _check_interval, _ci_method
 
 __all__ = ["all_pairs_blocked", "parquet_blocks", "write_parquet", "read_parquet_matrix"]
 

@@ -20,9 +20,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Sequence
 
 import numpy as np
-from scipy import special
 
-from ..errors import DataError, DegenerateDataWarning, SmallSampleWarning
+from .. import _validate
+from .._validate import SeedLike
+from .._kernel import is_binary, nan_mean, normal_quantile, t_quantile, warn_zero_spread, wilson_bounds
+from ..errors import DataError, SmallSampleWarning
 from ..results import Result
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,43 +38,7 @@ _METHODS = ("auto", "clt", "t", "wilson", "cluster", "percentile", "bca")
 
 # ---------------------------------------------------------------- shared checks
 
-def wilson_neff(mean: np.ndarray, neff: np.ndarray, z: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score bounds for a mean in [0, 1] with an effective number of observations ``neff``
-    (the binomial n for 0/1 data) and quantile ``z``; exactly 0 / 1 at a mean of 0 / 1 (rounding
-    can miss it by 1e-16). Shared by the clustered 0/1 interval and the pass@k / maj@N intervals."""
-    pq = mean * (1 - mean)
-    den = 1 + z * z / neff
-    centre = (mean + z * z / (2 * neff)) / den
-    half = z / den * np.sqrt(pq / neff + z * z / (4 * neff * neff))
-    low = np.where(mean <= 0, 0.0, np.clip(centre - half, 0.0, 1.0))
-    high = np.where(mean >= 1, 1.0, np.clip(centre + half, 0.0, 1.0))
-    return low, high
-
-def check_confidence_level(confidence_level: Any) -> float:
-    """Validate ``confidence_level`` (a float in the open interval (0, 1))."""
-    try:
-        cl = float(confidence_level)
-    except (TypeError, ValueError):
-        raise TypeError(f"`confidence_level` must be a number in (0, 1), got {confidence_level!r}") from None
-    if not (0.0 < cl < 1.0):
-        raise ValueError(
-            f"`confidence_level` must be in the open interval (0, 1), got {confidence_level!r} "
-            "(use 0.95 for 95%)"
-        )
-    return cl
-
-
-def z_value(confidence_level: float) -> float:
-    """Two-sided normal quantile ``z_{1 - (1 - confidence_level)/2}`` (1.96 at 0.95)."""
-    return float(special.ndtri(0.5 + confidence_level / 2.0))
-
-
-def t_value(confidence_level: float, df: np.ndarray) -> np.ndarray:
-    """Two-sided t quantile with ``df`` degrees of freedom (NaN where ``df <= 0``; z where infinite)."""
-    df = np.asarray(df, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        out = special.stdtrit(np.where(df > 0, df, np.nan), 0.5 + confidence_level / 2.0)
-    return np.where(np.isinf(df), special.ndtri(0.5 + confidence_level / 2.0), out)
+from .._validate import confidence_level as check_confidence_level  # noqa: E402  (one validator)
 
 
 MIN_CLUSTERS = 20
@@ -135,8 +101,8 @@ def cluster_sums(values: np.ndarray, group_codes: np.ndarray) -> tuple[np.ndarra
         )
     scored = ~np.isnan(x)
     n = scored.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(n > 0, np.nansum(x, axis=-1) / np.maximum(n, 1), np.nan)
+    mean = nan_mean(x)
+    with np.errstate(invalid="ignore"):
         resid = np.where(scored, x - mean[..., None], 0.0)
     perm = np.argsort(codes, kind="stable")
     sorted_codes = codes[perm]
@@ -326,10 +292,10 @@ def score_ci(
         raise ValueError("`scores` must have an item axis (1-D or 2-D), got a scalar")
     scored = ~np.isnan(x)
     n = scored.sum(axis=-1)
+    mean = nan_mean(x)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(n > 0, np.nansum(x, axis=-1) / np.maximum(n, 1), np.nan)
         ss = np.sum(np.where(scored, (x - mean[..., None]) ** 2, 0.0), axis=-1)
-    z = z_value(cl)
+    z = normal_quantile(cl)
     small = n < 2
     df = None
     wilson_like = False
@@ -341,7 +307,7 @@ def score_ci(
         elif method == "t":
             se = np.sqrt(ss / (n - 1)) / np.sqrt(n)
             df = (n - 1).astype(np.float64)
-            half = t_value(cl, df) * se
+            half = t_quantile(cl, df) * se
             low, high = _clip_unit(x, mean - half, mean + half)
         elif method == "cluster":
             if group_codes is None:
@@ -349,8 +315,7 @@ def score_ci(
             _m, sums, counts, _n = cluster_sums(x, group_codes)
             var, df = cluster_variance(sums * sums, counts, n, corr)
             se = np.sqrt(var)
-            vals = x[scored]
-            wilson_like = corr != "none" and bool(np.all((vals == 0) | (vals == 1)))
+            wilson_like = corr != "none" and is_binary(x)
             if wilson_like:
                 # 0/1 scores: Wilson interval with the effective sample size p(1-p)/SE_C^2 (Kish) and the
                 # t quantile of the correction's df; a row without spread counts each cluster once
@@ -358,27 +323,20 @@ def score_ci(
                 pq = mean * (1 - mean)
                 neff = np.where((pq > 0) & (var > 0), pq / np.where(var > 0, var, 1.0), n_cl.astype(np.float64))
                 neff = np.minimum(neff, n)
-                zt = t_value(cl, np.where(np.isfinite(df), df, np.maximum(n_cl - 1, 1)))
-                low, high = wilson_neff(mean, neff, zt)
+                zt = t_quantile(cl, np.where(np.isfinite(df), df, np.maximum(n_cl - 1, 1)))
+                low, high = wilson_bounds(mean, neff, zt)
                 bad_g = n_cl < 2
                 low, high = np.where(bad_g, np.nan, low), np.where(bad_g, np.nan, high)
             else:
-                half = t_value(cl, df) * se
+                half = t_quantile(cl, df) * se
                 low, high = _clip_unit(x, mean - half, mean + half)
         else:  # wilson
-            vals = x[scored]
-            if not np.all((vals == 0) | (vals == 1)):
+            if not is_binary(x):
                 raise DataError(
                     "Wilson intervals need 0/1 scores; these scores are continuous: use method='clt' or 't'"
                 )
-            p = mean
-            se = np.sqrt(p * (1 - p) / n)
-            denom = 1 + z * z / n
-            centre = (p + z * z / (2 * n)) / denom
-            half = z / denom * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-            # clip: at p = 0 or 1 rounding can put a bound 2e-16 outside [0, 1]
-            low, high = np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
-            low, high = np.where(p <= 0, 0.0, low), np.where(p >= 1, 1.0, high)
+            se = np.sqrt(mean * (1 - mean) / n)
+            low, high = wilson_bounds(mean, n, z)
     se = np.where(small, np.nan, se)
     low = np.where(small, np.nan, low)
     high = np.where(small, np.nan, high)
@@ -394,23 +352,11 @@ def score_ci(
             low = np.where(flat, np.nan, low)
             high = np.where(flat, np.nan, high)
             se = np.where(flat, np.nan, se)
-            fl = np.atleast_1d(flat)
-            vals = x[scored]
-            binary = bool(np.all((vals == 0) | (vals == 1)))
-            rows = np.flatnonzero(fl)
-            means = np.atleast_1d(mean)
-            listed = ", ".join(
-                f"{_name(names, j)!r} (all {means[j]:g})" for j in rows[:6]
-            ) + (f" and {rows.size - 6} more" if rows.size > 6 else "")
-            one = rows.size == 1
             hint = (". For 0/1 scores a Wilson interval (rt.intervals(m, method='wilson')) gives a "
-                    "non-degenerate one" if binary else "")
-            warnings.warn(
-                f"{'model' if one else 'models'} {listed}: every item scored the same (zero spread), so the "
-                f"{_LABEL.get(method, method)} interval would have zero width; "
-                f"{'its' if one else 'their'} SE and CI are NaN{hint}",
-                DegenerateDataWarning, stacklevel=2,
-            )
+                    "non-degenerate one" if is_binary(x) else "")
+            rows = np.atleast_1d(flat).size
+            warn_zero_spread(flat, names=list(names) if names is not None else [f"model_{j}" for j in range(rows)],
+                             values=mean, interval=_LABEL.get(method, method), hint=hint)
     return ScoreCI(mean, se, low, high, n, df)
 
 
@@ -495,34 +441,20 @@ class ScoreIntervals(Result):
         return len(self.models)
 
 
-def resolve_cluster(m: "ScoreMatrix", cluster: bool | None, method: str) -> bool:
-    """Decide whether to cluster: ``cluster=None`` clusters only for ``method="cluster"``.
-
-    Clustering is opt-in (``cluster=True`` or ``--cluster-by COL``), the same in the API and
-    the CLI: a ``subject`` column read automatically is not, by itself, a reason to cluster,
-    and with few groups a clustered SE is itself noisy.
-    """
-    if cluster is not None and not isinstance(cluster, (bool, np.bool_)):
-        raise TypeError(f"`cluster` must be None, True or False, got {cluster!r}")
-    if method == "cluster" and cluster is False:
-        raise ValueError("`method`='cluster' contradicts `cluster`=False")
-    want = bool(cluster) if cluster is not None else method == "cluster"
-    if want and m.groups is None:
-        raise DataError(
-            "clustered standard errors need item groups, but the data has none: "
-            "read the file with --cluster-by COLUMN (group='subject')"
-        )
-    return want
+def resolve_cluster(m: "ScoreMatrix", cluster: bool, method: str) -> bool:
+    """Whether to cluster: the one rule of :func:`ranktrust._validate.cluster` (``cluster=True``
+    or ``method="cluster"``; clustering needs item groups)."""
+    return _validate.cluster(cluster, m.groups, method=method)
 
 
 def intervals(
     m: "ScoreMatrix",
     *,
     method: IntervalMethod = "auto",
-    cluster: bool | None = None,
+    cluster: bool = False,
     confidence_level: float = 0.95,
     n_resamples: int = 9999,
-    rng: Any = None,
+    rng: SeedLike = None,
     cluster_correction: ClusterCorrection = "cr2",
 ) -> ScoreIntervals:
     """Score and confidence interval of every model.
@@ -538,9 +470,9 @@ def intervals(
         ``"percentile"`` and ``"bca"`` are bootstrap intervals from the resampling engine
         (:func:`ranktrust.bootstrap_ci`; items, or item groups when clustered, are resampled;
         they need every model scored on the same items).
-    cluster : bool or None, default: ``None``
-        ``None`` clusters only for ``method="cluster"`` (clustering is opt-in);
-        ``True`` requires groups; ``False`` never clusters.
+    cluster : bool, default: ``False``
+        Cluster the SE by item group; ``method="cluster"`` also clusters. Clustering is opt-in
+        and needs item groups (:class:`~ranktrust.DataError` otherwise).
     confidence_level : float, default: ``0.95``
     n_resamples : int, default: ``9999``
         Bootstrap resamples (``"percentile"``/``"bca"`` only).
@@ -585,10 +517,7 @@ def intervals(
     """
     cl = check_confidence_level(confidence_level)
     corr = _check_correction(cluster_correction)
-    if method not in _METHODS:
-        raise ValueError(
-            f"`method` must be one of {', '.join(repr(x) for x in _METHODS)}, got {method!r}"
-        )
+    _validate.choice(method, "method", _METHODS)
     clustered = resolve_cluster(m, cluster, method)
     if clustered and method in ("t", "wilson"):
         raise ValueError(
@@ -610,7 +539,7 @@ def intervals(
                          rng=rng, cluster_correction=corr)
         return ScoreIntervals(
             models=m.models, n_items=np.full(m.n_models, m.n_items, dtype=np.int64), score=b.estimate,
-            se=b.standard_error, ci_low=b.low, ci_high=b.high, method=method, confidence_level=cl,
+            se=b.se, ci_low=b.ci_low, ci_high=b.ci_high, method=method, confidence_level=cl,
             clustered=clustered,
             n_clusters=len(set(m.groups)) if clustered and m.groups is not None else None,
             cluster_correction=corr if clustered else None,
@@ -618,7 +547,7 @@ def intervals(
     if clustered:
         core = "cluster"
     elif method == "auto":
-        core = "wilson" if _all_binary(m.scores) else "clt"
+        core = "wilson" if is_binary(m.scores) else "clt"
     else:
         core = method
     codes = m.group_codes if clustered else None
@@ -638,10 +567,3 @@ def intervals(
         cluster_correction=corr if clustered else None,
         df=r.df,
     )
-
-
-def _all_binary(scores: np.ndarray) -> bool:
-    """True when every scored (non-NaN) value is 0 or 1."""
-    x = np.asarray(scores)
-    v = x[~np.isnan(x)]
-    return bool(np.all((v == 0) | (v == 1)))

@@ -514,7 +514,8 @@ def estimate_disagreement(m: "ScoreMatrix", *, pair: tuple[str, str] | None = No
     DataError
         Fewer than two models, unknown models, or no shared items.
     """
-    from .paired import pair_stats, _is_binary
+    from .._kernel import is_binary as _is_binary
+    from ._pairs import pair_stats
 
     S = np.asarray(m.scores)
     if pair is not None:
