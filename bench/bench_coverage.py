@@ -100,8 +100,8 @@ def section_bootstrap(args: argparse.Namespace) -> None:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     b = rt.bootstrap_ci(x, method=method, n_resamples=B, rng=int(rng.integers(2**31)))
-                c = float(np.mean((b.low <= p) & (p <= b.high)))
-                miss = float(np.mean(np.isnan(b.low)))
+                c = float(np.mean((b.ci_low <= p) & (p <= b.ci_high)))
+                miss = float(np.mean(np.isnan(b.ci_low)))
                 cells.append(f"{c:.3f}{flag_mc(c, R)}" + (f" (no CI {miss:.3f})" if miss > 0 else ""))
             rows.append([method, str(n)] + cells)
     table(f"2. Bootstrap intervals, iid 0/1 items (R = {R}, B = {B}; one resample set shared by the R rows)",
@@ -144,8 +144,8 @@ def section_cluster(args: argparse.Namespace) -> None:
                         for corr in ("cr1", "none"):
                             b = rt.bootstrap_ci(m, method=meth, cluster=True, n_resamples=B, rng=1,
                                                 cluster_correction=corr)
-                            c = float(np.mean((b.low <= p) & (p <= b.high)))
-                            miss = float(np.mean(np.isnan(b.low)))
+                            c = float(np.mean((b.ci_low <= p) & (p <= b.ci_high)))
+                            miss = float(np.mean(np.isnan(b.ci_low)))
                             label = f"cluster bootstrap {meth}" + (" (widened, default)" if corr == "cr1" else " (plain)")
                             res.setdefault(label, []).append(
                                 f"{c:.3f}{flag_mc(c, Rb)}" + (f" (no CI {miss:.2f})" if miss else ""))

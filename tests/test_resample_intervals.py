@@ -34,9 +34,9 @@ def test_per_model_agrees_with_scipy(skewed, method):
     for k in range(2):
         ref = stats.bootstrap((skewed[k],), np.mean, method=method, n_resamples=B, rng=2)
         tol = _tol(ref.standard_error)
-        assert abs(res.low[k] - ref.confidence_interval.low) < tol
-        assert abs(res.high[k] - ref.confidence_interval.high) < tol
-        assert abs(res.standard_error[k] / ref.standard_error - 1) < 4 * np.sqrt(1 / B)
+        assert abs(res.ci_low[k] - ref.confidence_interval.low) < tol
+        assert abs(res.ci_high[k] - ref.confidence_interval.high) < tol
+        assert abs(res.se[k] / ref.standard_error - 1) < 4 * np.sqrt(1 / B)
 
 
 @pytest.mark.parametrize("method", ["percentile", "bca"])
@@ -45,8 +45,8 @@ def test_pair_agrees_with_scipy_paired(skewed, method):
     ref = stats.bootstrap((skewed[0], skewed[1]), lambda a, b, axis=-1: a.mean(axis) - b.mean(axis),
                           paired=True, method=method, n_resamples=B, rng=4)
     tol = _tol(ref.standard_error)
-    assert abs(res.low[0] - ref.confidence_interval.low) < tol
-    assert abs(res.high[0] - ref.confidence_interval.high) < tol
+    assert abs(res.ci_low[0] - ref.confidence_interval.low) < tol
+    assert abs(res.ci_high[0] - ref.confidence_interval.high) < tol
     assert res.labels == ("model_0 - model_1",)
 
 
@@ -54,7 +54,7 @@ def test_the_scipy_check_can_fail(skewed):
     """On this skewed sample BCa and percentile differ by more than the tolerance used above."""
     ref = stats.bootstrap((skewed[0],), np.mean, method="bca", n_resamples=B, rng=2)
     pct = bootstrap_ci(skewed, method="percentile", n_resamples=B, rng=1)
-    assert abs(pct.high[0] - ref.confidence_interval.high) > _tol(ref.standard_error)
+    assert abs(pct.ci_high[0] - ref.confidence_interval.high) > _tol(ref.standard_error)
 
 
 @pytest.mark.slow
@@ -65,7 +65,7 @@ def test_coverage_simulation(method):
     reps, n, p = 2000, 120, 0.3
     data = (r.random((reps, n)) < p).astype(float)
     res = bootstrap_ci(data, method=method, n_resamples=999, rng=13)
-    hits = int(((res.low <= p) & (p <= res.high)).sum())
+    hits = int(((res.ci_low <= p) & (p <= res.ci_high)).sum())
     assert stats.binomtest(hits, reps, 0.95).pvalue > 0.01
 
 
@@ -91,19 +91,19 @@ def test_cluster_intervals_are_wider_for_correlated_groups():
     m = ScoreMatrix.from_array(s, groups=[str(x) for x in g])
     iid = bootstrap_ci(m, n_resamples=2000, rng=0)
     cl = bootstrap_ci(m, n_resamples=2000, rng=0, cluster=True)
-    assert cl.standard_error[0] > 1.5 * iid.standard_error[0]
+    assert cl.se[0] > 1.5 * iid.se[0]
     bca = bootstrap_ci(m, n_resamples=2000, rng=0, cluster=True, method="bca")
-    assert bca.low[0] < s.mean() < bca.high[0]
+    assert bca.ci_low[0] < s.mean() < bca.ci_high[0]
 
 
 def test_degenerate_bca_warns():
     with pytest.warns(DegenerateDataWarning, match="degenerate"):
         res = bootstrap_ci(np.ones((1, 30)), method="bca", n_resamples=100, rng=0)
-    assert np.isnan(res.low[0])
+    assert np.isnan(res.ci_low[0])
 
 
 @pytest.mark.parametrize("kw, msg", [
-    (dict(method="basic"), "`method` must be 'percentile' or 'bca'"),
+    (dict(method="basic"), "`method` must be one of 'percentile', 'bca'"),
     (dict(n_resamples=1), "`n_resamples` must be an integer >= 2"),
     (dict(confidence_level=1.5), "`confidence_level` must be in"),
 ])
@@ -119,8 +119,8 @@ def test_properties(seed, method):
     ab = bootstrap_ci(s, method=method, pair=(0, 1), n_resamples=400, rng=seed)
     ba = bootstrap_ci(s, method=method, pair=(1, 0), n_resamples=400, rng=seed)
     if method == "percentile":      # swapping the pair negates the interval
-        np.testing.assert_allclose(ab.low, -ba.high, atol=1e-12)
-    assert np.all(ab.low <= ab.high)
+        np.testing.assert_allclose(ab.ci_low, -ba.ci_high, atol=1e-12)
+    assert np.all(ab.ci_low <= ab.ci_high)
     wide = bootstrap_ci(s, method=method, n_resamples=400, rng=seed, confidence_level=0.99)
     narrow = bootstrap_ci(s, method=method, n_resamples=400, rng=seed, confidence_level=0.8)
-    assert np.all(wide.high - wide.low >= narrow.high - narrow.low)
+    assert np.all(wide.ci_high - wide.ci_low >= narrow.ci_high - narrow.ci_low)
