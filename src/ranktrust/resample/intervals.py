@@ -28,7 +28,7 @@ class BootstrapIntervals(Result):
     ----------
     labels : tuple of str
         Model names, or ``("A - B",)`` for a paired difference.
-    estimate, low, high, standard_error : ndarray, shape (K,)
+    estimate, ci_low, ci_high, se : ndarray, shape (K,)
         Point estimate (mean score or difference), interval bounds and the bootstrap
         standard error (sd of the bootstrap distribution). Fractions, not points.
     confidence_level : float
@@ -43,9 +43,9 @@ class BootstrapIntervals(Result):
 
     labels: tuple[str, ...]
     estimate: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    standard_error: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    se: np.ndarray
     confidence_level: float
     method: str
     n_resamples: int
@@ -57,8 +57,8 @@ class BootstrapIntervals(Result):
         from ..results import jsonable
 
         rows = [
-            {"label": lab, "estimate": e, "low": lo, "high": hi, "standard_error": se}
-            for lab, e, lo, hi, se in zip(self.labels, self.estimate, self.low, self.high, self.standard_error)
+            {"label": lab, "estimate": e, "ci_low": lo, "ci_high": hi, "se": se}
+            for lab, e, lo, hi, se in zip(self.labels, self.estimate, self.ci_low, self.ci_high, self.se)
         ]
         return jsonable({
             "method": self.method, "confidence_level": self.confidence_level,
@@ -184,7 +184,7 @@ def bootstrap_ci(
     >>> import numpy as np
     >>> s = np.random.default_rng(0).integers(0, 2, size=(2, 400)).astype(float)
     >>> res = bootstrap_ci(s, n_resamples=999, rng=0)
-    >>> bool(np.all(res.low < res.estimate)) and bool(np.all(res.estimate < res.high))
+    >>> bool(np.all(res.ci_low < res.estimate)) and bool(np.all(res.estimate < res.ci_high))
     True
     """
     _bootstrap_ci_iv(method, n_resamples, confidence_level)
@@ -251,8 +251,8 @@ def bootstrap_ci(
             f"BCa interval undefined for {', '.join(np.asarray(labels)[bad][:3])}: the bootstrap "
             "distribution is degenerate (e.g. every score equal); use method='percentile'"), stacklevel=2)
     return BootstrapIntervals(
-        labels=labels, estimate=estimate, low=low, high=high,
-        standard_error=dist.std(axis=0, ddof=1), confidence_level=float(confidence_level),
+        labels=labels, estimate=estimate, ci_low=low, ci_high=high,
+        se=dist.std(axis=0, ddof=1), confidence_level=float(confidence_level),
         method=method, n_resamples=int(n_resamples), pair=pair_out,
         bootstrap_distribution=dist, dropped=inp.dropped,
     )
