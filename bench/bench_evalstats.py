@@ -43,7 +43,7 @@ m = rt.read(sys.argv[1])
 t1 = time.perf_counter()
 how = "rt.report(rank_sets, stability, split_half, all_pairs)"
 try:
-    from ranktrust.reporting.build import report
+    from ranktrust.leaderboard import report
     r = report(m, rank_sets=True, stability=True, split_half=True, all_pairs=True, seed=0)
     r.to_dict()
 except Exception as exc:   # report not integrated yet: call the analyses directly

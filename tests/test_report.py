@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import ranktrust as rt
+from ranktrust.reporting.headline import report_dict
 
 RT = [sys.executable, "-m", "ranktrust.cli.main"]
 MODEL_KEYS = {"model", "n_items", "score", "ci_low", "ci_high", "rank", "tier"}
@@ -41,7 +42,7 @@ def test_json_keys_and_order(swe_report, swebench):
 
 
 def test_swebench_top_two_one_tier(swe_report):
-    d = swe_report.to_dict()
+    d = report_dict(swe_report)
     top, second = d["models"][0], d["models"][1]
     assert top["model"].startswith("Claude 4.5 Opus") and second["model"].startswith("Gemini 3 Pro")
     assert top["tier"] == second["tier"] == 1
@@ -114,7 +115,7 @@ def test_report_says_when_ranking_flips_with_condition():
                         run_name="not_main")
     df = ex["generate"](seed=0)
     m = rt.ScoreMatrix.from_long(df)
-    d = rt.report(m, draws=100).to_dict()
+    d = report_dict(rt.report(m, draws=100))
     assert d["sensitivity"]["ranking_flips"] and d["repeats"]["models"]
     assert "changes with the condition" in d["headline"]["text"] and d["headline"]["separable"] is False
     from ranktrust.reporting.markdown import report_markdown

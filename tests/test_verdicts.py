@@ -21,13 +21,14 @@ from scipy.special import ndtri
 
 import ranktrust as rt
 from ranktrust.ranking.ranksets import layers, rank_sets
+from ranktrust.reporting.headline import report_dict
 
 FAST = dict(stability=False, quality=False)
 
 
 def check_consistent(rep) -> None:
     """The invariants of issue 11, item 1, on one report."""
-    d = rep.to_dict()
+    d = report_dict(rep)
     alpha = 1 - d["settings"]["confidence_level"]
     rows = d["models"]
     tier_of = {r["model"]: r["tier"] for r in rows}
@@ -223,7 +224,7 @@ def test_audit_d1_headline_does_not_state_the_resampling_figure():
     lat = np.sqrt(.5) * rng.standard_normal(2000) + np.sqrt(.5) * rng.standard_normal((3, 2000))
     m = rt.ScoreMatrix.from_array((lat < ndtri(p)[:, None]).astype(float))
     rep = rt.report(m, draws=200, quality=False)
-    d = rep.to_dict()
+    d = report_dict(rep)
     assert "stay" not in d["headline"]["text"] and "p_top_stays_top" not in d["headline"]
     from ranktrust.reporting.fmt import stability_title
     from ranktrust.reporting.markdown import report_markdown
@@ -240,7 +241,7 @@ def test_audit_d4_cli_ci_and_p_agree(tmp_path):
     a[:60] = 1
     b[:55] = 1
     m = rt.ScoreMatrix.from_array(np.stack([a, b]), models=["A", "B"])
-    d = rt.report(m, **FAST).to_dict()
+    d = report_dict(rt.report(m, **FAST))
     p = d["pairs"][0]
     assert p["p_value"] == pytest.approx(0.0625)
     assert p["ci_low"] <= 0 <= p["ci_high"]
@@ -293,7 +294,7 @@ def test_qa_h2_m3_m9_alpacaeval_each_alignment(alpaca_path, align):
         warnings.simplefilter("ignore")
         rep = rt.report(m, **FAST)
     check_consistent(rep)
-    d = rep.to_dict()
+    d = report_dict(rep)
     assert "the paired test separates it" not in d["headline"]["text"]
     biggest = max(len(t["models"]) for t in d["tiers"]["tiers"])
     assert biggest < 53

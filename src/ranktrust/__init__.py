@@ -60,7 +60,7 @@ _LAZY: dict[str, str] = {
     # store
     "Store": "ranktrust.data.store",
     # report
-    "report": "ranktrust.reporting.build",
+    "report": "ranktrust.leaderboard",
     "plot": "ranktrust.plot",
     "Watch": "ranktrust.sequential", "watch_replay": "ranktrust.sequential",
     # scoring local models (optional extra)

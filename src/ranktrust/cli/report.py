@@ -58,7 +58,8 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
             ci_method: str, all_pairs: bool, adjust: str, tiers: str, rank_method: str, sizes: str, draws: int,
             no_stability: bool, split_half: bool, microbench: bool, plots_dir: str | None, **kw: Any) -> None:
     """Report on per-item results in PATHS (or --db STORE)."""
-    from ..reporting.build import report
+    from ..leaderboard import report
+    from ..reporting.headline import report_dict
     from ..reporting.markdown import report_markdown
     from ..reporting.text import report_renderables
 
@@ -79,7 +80,7 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
             split_half=split_half, seed=seed, microbench=microbench,
             progress=None if cb is None else (lambda stage, frac: cb(int(frac * 1000), 1000)),
         )
-    d = rep.to_dict()
+    d = report_dict(rep)
     cmd = command_line()
     if plots_dir:
         from ..reporting.plots import save_figures

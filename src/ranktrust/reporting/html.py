@@ -98,10 +98,10 @@ def _numfmt(x: Any) -> str:
 # --------------------------------------------------------------------------- view model
 
 def _as_dict(report: Any) -> dict[str, Any]:
-    if isinstance(report, dict):
-        return report
-    if hasattr(report, "to_dict"):
-        return report.to_dict()
+    from .headline import report_dict
+
+    if isinstance(report, dict) or hasattr(report, "to_dict"):
+        return report_dict(report)   # with the headline sentence
     raise TypeError(f"`report` must be a LeaderboardReport or its to_dict(), got {type(report).__name__}")
 
 

@@ -19,8 +19,10 @@ def _esc(s: str) -> str:
 
 
 def report_markdown(d: dict[str, Any]) -> str:
+    from .headline import headline_sentence
+
     lvl = d["settings"]["confidence_level"]
-    lines = [f"# {_esc(d['title'])}", "", f"**Is #1 really #1?** {_esc(d['headline']['text'])}", "",
+    lines = [f"# {_esc(d['title'])}", "", f"**Is #1 really #1?** {_esc(headline_sentence(d))}", "",
              f"{_plural(d['n_models'], 'model')} × {_plural(d['n_items'], 'item')}; {lvl:.0%} confidence intervals"
              + (", clustered by item group" if d["settings"].get("clustered") else "") + ".", "",
              "| # | model | score | CI | items | tier | rank range |", "|--:|:--|--:|--:|--:|--:|--:|"]

@@ -56,8 +56,9 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
     from rich.text import Text
 
     out: list[Any] = []
-    head = d["headline"]
-    out.append(Panel(Text(head["text"]), title="Is #1 really #1?", expand=False))
+    from .headline import headline_sentence
+
+    out.append(Panel(Text(headline_sentence(d)), title="Is #1 really #1?", expand=False))
     lvl = d["settings"]["confidence_level"]
     t = Table(title=f"{d['title']} — {_plural(d['n_models'], 'model')} × {_plural(d['n_items'], 'item')} "
                     f"({lvl:.0%} CI{', clustered by group' if d['settings'].get('clustered') else ''})")

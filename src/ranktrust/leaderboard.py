@@ -1,8 +1,13 @@
-"""``rt.report``: the whole leaderboard analysis in one result.
+"""``rt.report``: the whole leaderboard analysis in one result (the report pipeline).
 
 The report calls the same public functions a notebook user calls (intervals,
 all_pairs, tiers, rank_sets, stability, split_half, power) and keeps their
 results; ``to_dict()`` is the JSON report (stable keys, see docs/report.md).
+
+This module sits between the analyses (``ranking``, ``subsets``, ``runs``, ``quality``) and
+the presentation (``reporting``): it computes, it never renders. The headline is numbers here
+(:attr:`LeaderboardReport.headline`); its sentence is composed in
+:mod:`ranktrust.reporting.headline`.
 """
 
 from __future__ import annotations
@@ -12,8 +17,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..data.matrix import ScoreMatrix
-from ..results import Result, jsonable
+from .data.matrix import ScoreMatrix
+from .results import Result, jsonable
 
 __all__ = ["report", "LeaderboardReport", "write_sidecar"]
 
@@ -23,7 +28,7 @@ DEFAULT_SIZES: tuple[int | str, ...] = (30, 100, 200, 500, 1000, 2000, "full")
 
 @dataclass(frozen=True, eq=False)
 class LeaderboardReport(Result):
-    """Everything ``ranktrust report`` shows, as results of the public API.
+    """Everything the leaderboard report shows, as results of the public API.
 
     Attributes
     ----------
@@ -98,12 +103,8 @@ class LeaderboardReport(Result):
         return rows
 
     @property
-    def headline(self) -> str:
-        """The one-sentence verdict on #1 (text); :meth:`headline_info` has its numbers."""
-        return self.headline_info()["text"]
-
-    def headline_info(self) -> dict[str, Any]:
-        """The one-sentence verdict on #1, from the rank sets and the exact paired test.
+    def headline(self) -> dict[str, Any]:
+        """The verdict on #1 as numbers, from the rank sets and the exact paired test.
 
         "Yes" only when #1's joint rank range is exactly 1 (it is found better than every
         other model by the same tests the pair table shows); the lead over #2 is the paired
@@ -113,13 +114,11 @@ class LeaderboardReport(Result):
         """
         rows = self._model_rows()
         top = rows[0]["model"]
-        lvl = self.settings.get("confidence_level", 0.95)
         out: dict[str, Any] = {"top": top, "runner_up": None, "separable": None, "diff": None,
                                "ci_low": None, "ci_high": None, "p_value": None, "p_adjusted": None,
                                "rank_low": rows[0]["rank_low"], "rank_high": rows[0]["rank_high"],
                                "could_be_first": None, "condition_flips": False}
         if len(rows) < 2:
-            out["text"] = f"{top} is the only model: there is nothing to compare."
             return out
         second = rows[1]["model"]
         out["runner_up"] = second
@@ -137,8 +136,6 @@ class LeaderboardReport(Result):
             out["top_by_condition"] = sd.get("top_by_condition") or {}
         separable = (out["rank_low"] == 1 and out["rank_high"] == 1) and not flips
         out["separable"] = bool(separable)
-        out["text"] = headline_text(out, lvl, adjust=self.settings.get("adjust", "holm"),
-                                    n_pairs=self.settings.get("n_pairs"))
         return out
 
     def to_dict(self, *, sidecar: str | None = None, max_pairs: int = 5000) -> dict[str, Any]:
@@ -154,7 +151,7 @@ class LeaderboardReport(Result):
             "n_items": m.n_items,
             "binary": m.is_binary,
             "settings": jsonable(self.settings),
-            "headline": jsonable(self.headline_info()),
+            "headline": jsonable(self.headline),
             "models": jsonable(self._model_rows()),
         }
         pt = self.pairs.to_dict()
@@ -272,53 +269,10 @@ def _pair_entry(table: Any, a: str, b: str) -> dict[str, Any] | None:
             "only_b": ob if table.binary else None}
 
 
-def _names(models: Sequence[str], k: int = 4) -> str:
-    shown = ", ".join(models[:k])
-    return shown + (f" and {len(models) - k} more" if len(models) > k else "")
-
-
-def headline_text(h: dict[str, Any], lvl: float, *, adjust: str = "holm", n_pairs: int | None = None) -> str:
-    """The headline sentence, from the headline dict's numbers only (so words and numbers agree)."""
-    from .fmt import ADJUST_NAMES, level, p_clause, points
-
-    top, second = h["top"], h.get("runner_up")
-    cl = level(lvl)
-    if second is None:
-        return f"{top} is the only model: there is nothing to compare."
-    adj = ADJUST_NAMES.get(adjust, adjust)
-    fam = f"{adj} over all {n_pairs:,} pairs" if n_pairs and n_pairs > 1 and adjust != "none" else adj
-    lead = ""
-    if h.get("diff") is not None:
-        ci = ("no CI: too few shared items" if h.get("ci_low") is None
-              else f"{cl} CI {points(h['ci_low'], signed=True)} to {points(h['ci_high'], signed=True)}, unadjusted")
-        lead = (f"its lead over {second} is {points(h['diff'])} points ({ci}; exact paired test"
-                if h.get("only_a") is not None else
-                f"its lead over {second} is {points(h['diff'])} points ({ci}; paired test")
-        lead += f" {p_clause(h.get('p_value'))}, {p_clause(h.get('p_adjusted'), 'adjusted p')})"
-    elif h.get("n_items") == 0:
-        lead = f"it shares no item with {second}"
-    cbf = h.get("could_be_first") or []
-    rr = (f"joint rank range {h['rank_low']}–{h['rank_high']}" if h.get("rank_low") is not None
-          and h["rank_low"] != h["rank_high"] else None)
-    if h.get("condition_flips"):
-        tops = h.get("top_by_condition") or {}
-        flip = ", ".join(f"{mname} under {c}" for c, mname in tops.items())
-        return f"No: #1 changes with the condition ({flip})" + (f"; {lead}" if lead else "") + "."
-    if h.get("separable"):
-        return (f"Yes: {top} is #1 with {cl} joint confidence: the paired tests ({fam}) find it better than "
-                f"every other model; {lead}.")
-    if len(cbf) > 1:
-        return (f"No: {len(cbf)} models could be #1 with {cl} joint confidence ({_names(cbf)}); "
-                f"{top} has the highest score" + (f" and {lead}" if lead else "") + ".")
-    # the only model that could be #1, yet not found better than every other model
-    return (f"No: {top} is the only model that could be #1, but the paired tests ({fam}) do not find it better "
-            f"than every other model" + (f" ({rr})" if rr else "") + (f"; {lead}" if lead else "") + ".")
-
-
 def _display_pairs(table: Any, order: np.ndarray) -> Any:
     """The adjacent pairs of the display order, taken from the all-pairs table (same tests, same
     adjusted p-values), oriented upper row minus lower row."""
-    from ..stats.paired import PairTable
+    from .stats.paired import PairTable
 
     k = len(table.models)
     idx = np.full((k, k), -1, dtype=np.int64)
@@ -477,11 +431,11 @@ def report(
             raise TypeError(f"`rng` must be None, an int or a numpy.random.Generator, got {type(rng).__name__}")
     if progress is None:
         progress = lambda stage, frac: None  # noqa: E731
-    from ..ranking.ranksets import rank_sets as make_rank_sets, tiers_of
-    from ..ranking.tiers import tiers_from_pair_table
-    from ..stats.intervals import intervals as make_intervals
-    from ..stats.paired import all_pairs as make_pairs
-    from ..stats.power import estimate_disagreement, power, power_table
+    from .ranking.ranksets import rank_sets as make_rank_sets, tiers_of
+    from .ranking.tiers import tiers_from_pair_table
+    from .stats.intervals import intervals as make_intervals
+    from .stats.paired import all_pairs as make_pairs
+    from .stats.power import estimate_disagreement, power, power_table
 
     if not 0 < confidence_level < 1:
         raise ValueError(f"`confidence_level` must be in (0, 1), got {confidence_level}")
@@ -501,7 +455,8 @@ def report(
             + (f" and {len(m.dropped) - 5} more models" if len(m.dropped) > 5 else "")
         )
     if m.n_runs > 1:
-        notes.append(f"scores are means over {m.n_runs} runs per item (see `ranktrust repeats`)")
+        notes.append(f"scores are means over {m.n_runs} runs per item (the repeats section shows how much "
+                     "they vary from run to run)")
     notes = list(dict.fromkeys(notes))   # each note once
     progress("intervals and paired tests", 0.0)
     ss = np.random.SeedSequence(seed)
@@ -539,7 +494,7 @@ def report(
     st = sh = None
     if m.n_models > 1 and complete is not None:
         if stability:
-            from ..ranking.stability import stability as make_stability
+            from .ranking.stability import stability as make_stability
 
             n_c = complete.n_items
             use = [s for s in sizes if s == "full" or int(s) < n_c]
@@ -550,7 +505,7 @@ def report(
                                 rank_distribution=m.n_models <= HEATMAP_MAX_MODELS,  # not shown above
                                 progress=lambda done, total: progress("rank stability", 0.3 + 0.5 * done / max(total, 1)))
         if split_half:
-            from ..ranking.splithalf import split_half as make_split_half
+            from .ranking.splithalf import split_half as make_split_half
 
             progress("split-half", 0.8)
             sh = make_split_half(complete, splits=splits, rng=seed)
@@ -590,15 +545,15 @@ def report(
             }
     extra = dict(extra or {})
     if m.n_runs > 1 and "repeats" not in extra:
-        from ..runs import repeats as make_repeats
+        from .runs import repeats as make_repeats
 
         extra["repeats"] = make_repeats(m, confidence_level=confidence_level)
     if m.conditions is not None and len(set(m.conditions)) > 1 and "sensitivity" not in extra:
-        from ..runs import sensitivity as make_sensitivity
+        from .runs import sensitivity as make_sensitivity
 
         extra["sensitivity"] = make_sensitivity(m, by="condition", confidence_level=confidence_level)
     if microbench and "microbench" not in extra and m.n_models >= 4 and complete is not None:
-        from ..subsets import mdad as make_mdad
+        from .subsets import mdad as make_mdad
 
         src = max(2, int(round(m.n_models * 0.7)))
         sizes_mb = [k for k in (10, 25, 50, 100, 250, 500) if k < complete.n_items]
@@ -635,7 +590,7 @@ def report(
 
 def _quality(m: ScoreMatrix, pairs: Any = None) -> Any:
     """Data-quality findings, when the analysis is available (rt.data_quality)."""
-    from ..quality import data_quality
+    from .quality import data_quality
 
     import warnings
 
