@@ -133,7 +133,7 @@ def test_bad_condition_input():
         s = rt.sensitivity(part)
     assert any("m2 has no rows for condition(s) c0" in n for n in s.notes)
     assert not s.shared[0] and "c0" not in s.to_dict()["rankings"]
-    assert np.isnan(s.score[2, 0]) and np.isfinite(s.pvalue[2])
+    assert np.isnan(s.score[2, 0]) and np.isfinite(s.p_value[2])
 
 
 def test_by_run_compares_seeds():

@@ -119,7 +119,7 @@ class Sensitivity(Result):
     stable : ndarray
         The stable score: mean over the shared conditions (each condition's score
         is itself the mean over its runs). Never the best condition.
-    F, pvalue : ndarray
+    F, p_value : ndarray
         Paired test (Hotelling T^2 over items) that the model's conditions differ.
     best_inflation : ndarray
         ``max - mean`` of the condition scores: what reporting the best condition
@@ -152,7 +152,7 @@ class Sensitivity(Result):
     sd: np.ndarray
     stable: np.ndarray
     F: np.ndarray
-    pvalue: np.ndarray
+    p_value: np.ndarray
     best_inflation: np.ndarray
     best_of_k: np.ndarray
     seed_inflation: np.ndarray
@@ -224,7 +224,7 @@ class Sensitivity(Result):
                     for q, c in enumerate(cond) if not np.isnan(self.score[j, q])
                 },
                 "stable": self.stable[j], "spread": self.spread[j], "sd": self.sd[j],
-                "F": self.F[j], "p_value": self.pvalue[j],
+                "F": self.F[j], "p_value": self.p_value[j],
                 "best_inflation": self.best_inflation[j], "seed_inflation": self.seed_inflation[j],
             })
         rk = self.rankings()
@@ -437,7 +437,7 @@ def sensitivity(
     flips = (diff > 0).any(axis=2) & (diff < 0).any(axis=2)
     return Sensitivity(
         models=tuple(m.models), conditions=conds, by=by, score=score, ci_low=lo, ci_high=hi,
-        n_items=n_items, spread=spread, sd=sd, stable=stable, F=F, pvalue=p,
+        n_items=n_items, spread=spread, sd=sd, stable=stable, F=F, p_value=p,
         best_inflation=best_inflation, best_of_k=best_k, seed_inflation=seed_inf,
         seeds_per_condition=spc, shared=shared, rank_by_condition=rank, flips=flips,
         notes=tuple(notes), confidence_level=confidence_level,
