@@ -91,7 +91,7 @@ def test_separated_models_are_stable_at_full_size():
 
 def test_cluster_mode(swe):
     res = stability(swe, sizes=[100, "full"], draws=200, rng=0, cluster=True)
-    assert res.cluster and list(res.n_groups) == [2, 12]
+    assert res.clustered and list(res.n_groups) == [2, 12]
     assert "n_groups" in res.to_dict()["sizes"][0]
     with pytest.raises(ValueError, match="needs item groups"):
         stability(np.ones((2, 5)), draws=10, cluster=True)

@@ -53,7 +53,7 @@ class Stability(Result):
     rank_distribution : ndarray (S, M, M) or None
         ``[s, j, r - 1]`` = P(model j has rank r at size s); None when not asked for
         (``rank_distribution=False``).
-    cluster : bool
+    clustered : bool
         True when groups of items were resampled (``n_groups`` per draw).
     n_groups : ndarray of int (S,) or None
     dropped : dict
@@ -74,7 +74,7 @@ class Stability(Result):
     p_topk_order: np.ndarray
     p_first: np.ndarray
     rank_distribution: np.ndarray | None
-    cluster: bool
+    clustered: bool
     n_groups: np.ndarray | None
     dropped: dict
 
@@ -114,7 +114,7 @@ class Stability(Result):
             "top_k": list(self.top_k),
             "models": list(self.models),
             "scores": dict(zip(self.models, self.scores)),
-            "cluster": self.cluster,
+            "clustered": self.clustered,
             "sizes": rows,
             "familiar_sizes": FAMILIAR_SIZES,
             "dropped": self.dropped,
@@ -249,7 +249,7 @@ def stability(
             beyond_data=ns > n_items, draws=int(draws), top_model=models[top], full_order=order, top_k=ks,
             p_top_stays_top=np.full(S, np.nan), p_topk_order=np.full((S, len(ks)), np.nan),
             p_first=np.full((S, n_models), np.nan), rank_distribution=np.full((S, n_models, n_models), np.nan) if rank_distribution else None,
-            cluster=bool(cluster), n_groups=n_groups, dropped=inp.dropped,
+            clustered=bool(cluster), n_groups=n_groups, dropped=inp.dropped,
         )
     p_top = np.zeros(S)
     p_ord = np.full((S, len(ks)), np.nan)
@@ -283,7 +283,7 @@ def stability(
         models=models, scores=full, n_items=int(n_items), sizes=ns, size_labels=labels, beyond_data=ns > n_items,
         draws=int(draws), top_model=models[top], full_order=order, top_k=ks,
         p_top_stays_top=p_top, p_topk_order=p_ord, p_first=p_first, rank_distribution=rank_dist,
-        cluster=bool(cluster), n_groups=n_groups, dropped=inp.dropped,
+        clustered=bool(cluster), n_groups=n_groups, dropped=inp.dropped,
     )
 
 
