@@ -69,16 +69,9 @@ class IRTParams(Result):
         """``(n_items, dim + 1)`` item coordinates ``[a_j, b_j]`` used to pick anchors [1]_."""
         return np.column_stack([self.discrimination, self.difficulty])
 
-    def to_dict(self) -> dict:
-        return {
-            "dim": self.dim,
-            "converged": bool(self.converged),
-            "n_iter": int(self.n_iter),
-            "neg_log_posterior": float(self.neg_log_posterior),
-            "discrimination": self.discrimination.tolist(),
-            "difficulty": self.difficulty.tolist(),
-            "ability": self.ability.tolist(),
-        }
+    def to_dict(self) -> dict[str, Any]:
+        """The fields plus ``dim``; non-finite values become None (JSON has no NaN)."""
+        return {"dim": self.dim, **super().to_dict()}
 
 
 class _OptResult:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
-from ..results import Result
+from ..results import Result, jsonable
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.matrix import ScoreMatrix
@@ -211,7 +211,7 @@ class Subset(Result):
         }
         if self.gp_lambda is not None:
             out["gp_lambda"] = float(self.gp_lambda)
-        return out
+        return jsonable(out)
 
 
 def _resolve_models(m: "ScoreMatrix", source: Sequence[str | int] | None, what: str) -> np.ndarray:
