@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 
 import numpy as np
 
+from .._kernel import is_binary, nan_mean
 from ..errors import DataError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -152,18 +153,14 @@ class ScoreMatrix:
         """``(n_models, n_items)`` scores: the mean over runs (NaN where no run scored)."""
         if self.n_runs == 1:
             return self.data[:, :, 0]
-        with np.errstate(invalid="ignore"):
-            count = np.sum(~np.isnan(self.data), axis=2)
-            total = np.nansum(self.data, axis=2)
-            out = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+        out = nan_mean(self.data, axis=2)
         out.setflags(write=False)
         return out
 
     @property
     def is_binary(self) -> bool:
         """True when every scored value is 0 or 1."""
-        d = self.data[~np.isnan(self.data)]
-        return bool(np.all((d == 0) | (d == 1)))
+        return is_binary(self.data)
 
     @property
     def is_complete(self) -> bool:

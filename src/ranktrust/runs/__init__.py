@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .._kernel import nan_mean_var
 from ..data.matrix import ScoreMatrix
 from ..results import Result, jsonable
 from .passk import PassAtK, _check_level, _ks_from_text, item_mean_ci, majority_at_n, pass_at_k
@@ -214,12 +215,8 @@ def repeats(
     if binary:
         lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
     rs = run_scores(m.data)
-    ok = ~np.isnan(rs)
-    runs = ok.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rmean = np.nansum(rs, axis=1) / np.maximum(runs, 1)
-        rsd = np.sqrt(np.sum(np.where(ok, (rs - rmean[:, None]) ** 2, 0.0), axis=1) / np.maximum(runs - 1, 1))
-    rsd = np.where(runs > 1, rsd, np.nan)
+    runs, _rmean, rvar = nan_mean_var(rs, axis=1, ddof=1)
+    rsd = np.sqrt(rvar)
     for j in np.flatnonzero(runs < 2):
         notes.append(f"{m.models[j]} has a single run; its run sd and within-item variance are not defined")
     for j in np.flatnonzero((n > 1) & np.isnan(se)):

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
-from scipy import special
 
 from ..data.matrix import ScoreMatrix
-from ..errors import DataError, DegenerateDataWarning, SmallSampleWarning
+from ..errors import DataError, SmallSampleWarning
 from ..results import Result
-from ..stats.intervals import wilson_neff
+from .._kernel import clt_interval, nan_mean, normal_quantile, wilson_bounds
 
 __all__ = ["pass_at_k", "PassAtK", "majority_at_n", "item_mean_ci", "bounded_mean_ci"]
 
@@ -136,37 +135,8 @@ def item_mean_ci(
     :func:`ranktrust.stats.intervals.score_ci`). ``names`` label the first axis (the
     models) and ``what`` the statistic in that warning.
     """
-    v = np.asarray(values, dtype=np.float64)
-    ok = ~np.isnan(v)
-    n = ok.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(n > 0, np.nansum(v, axis=-1) / np.maximum(n, 1), np.nan)
-        dev = np.where(ok, v - mean[..., None], 0.0)
-        var = np.where(n > 1, (dev**2).sum(axis=-1) / np.maximum(n - 1, 1), np.nan)
-        se = np.sqrt(var / n)
-    if quantile not in ("z", "t"):
-        raise ValueError(f"`quantile` must be 'z' or 't', got {quantile!r}")
-    if quantile == "t":
-        with np.errstate(invalid="ignore"):
-            z = special.stdtrit(np.where(n > 1, n - 1, np.nan), 0.5 + confidence_level / 2)
-    else:
-        z = special.ndtri(0.5 + confidence_level / 2)
-    flat = (n > 1) & (var == 0)
-    if np.any(flat):
-        se = np.where(flat, np.nan, se)
-        rows = np.unique(np.argwhere(flat)[:, 0]) if flat.ndim else np.zeros(1, dtype=np.int64)
-        if names is not None:
-            who = ", ".join(repr(str(names[int(j)])) for j in rows[:6]) + (" ..." if rows.size > 6 else "")
-            who = ("model " if rows.size == 1 else "models ") + who
-        else:
-            who = f"{rows.size} model" + ("" if rows.size == 1 else "s")
-        warnings.warn(
-            f"{who}: every item has the same {what} (zero spread), so the {'t' if quantile == 't' else 'CLT'} "
-            "interval would have zero "
-            "width; its SE and CI are NaN",
-            DegenerateDataWarning, stacklevel=3,
-        )
-    return mean, se, mean - z * se, mean + z * se, n
+    return clt_interval(values, confidence_level, ddof=1, quantile=quantile, names=names,  # type: ignore[arg-type]
+                        what=what, stacklevel=4)
 
 
 def bounded_mean_ci(
@@ -201,9 +171,9 @@ def bounded_mean_ci(
     v = np.asarray(values, dtype=np.float64)
     ok = ~np.isnan(v)
     n = ok.sum(axis=-1)
-    z = float(special.ndtri(0.5 + confidence_level / 2))
+    z = normal_quantile(confidence_level)
+    mean = nan_mean(v)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(n > 0, np.nansum(v, axis=-1) / np.maximum(n, 1), np.nan)
         dev = np.where(ok, v - mean[..., None], 0.0)
         var = np.where(n > 1, (dev**2).sum(axis=-1) / np.maximum(n - 1, 1), np.nan)
         se = np.sqrt(var / n)
@@ -214,7 +184,7 @@ def bounded_mean_ci(
             np.sum(ok & (v == 0), axis=-1), np.sum(ok & (v == 1), axis=-1))
         phi = (inner * phi + z * z) / (inner + z * z)
         neff = n / phi
-        low, high = wilson_neff(mean, neff, z)
+        low, high = wilson_bounds(mean, neff, z)
     bad = n < 1
     return mean, se, np.where(bad, np.nan, low), np.where(bad, np.nan, high), n
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
-from scipy import special
 
+from .._kernel import nan_mean_var, normal_quantile
 from ..data.matrix import ScoreMatrix
 from ..errors import DataError
 from ..results import Result, jsonable
@@ -48,7 +48,7 @@ def n_required(s: Any, *, margin: float, alpha: float = 0.1) -> np.ndarray:
        Capabilities Through Evaluation Design", arXiv:2506.04734 (2025).
     """
     margin, alpha = _iv(margin, alpha)
-    z = special.ndtri(1 - alpha / 2)
+    z = normal_quantile(1 - alpha)
     s = np.asarray(s, dtype=np.float64)
     raw = (z * s / margin) ** 2
     # guard against 4.0000000001 -> 5 from rounding in the square
@@ -101,13 +101,8 @@ class ChooseN(Result):
 
 
 def _sd_runs(rs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    ok = ~np.isnan(rs)
-    N = ok.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.nansum(rs, axis=-1) / np.maximum(N, 1)
-        dev = np.where(ok, rs - mean[..., None], 0.0)
-        sd = np.where(N > 1, np.sqrt((dev**2).sum(axis=-1) / np.maximum(N - 1, 1)), np.nan)
-    return N, sd
+    N, _mean, var = nan_mean_var(rs, ddof=1)
+    return N, np.sqrt(var)
 
 
 def choose_n(m: ScoreMatrix, *, margin: float, alpha: float = 0.1) -> ChooseN:

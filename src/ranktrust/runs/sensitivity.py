@@ -16,6 +16,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy import special, stats
 
+from .._kernel import nan_mean
 from ..data.matrix import ScoreMatrix
 from ..errors import DataError, SmallSampleWarning
 from ..results import Result, jsonable
@@ -356,9 +357,7 @@ def sensitivity(
         sl = labels == c
         seeds.append(int(sl.sum()))
         block = d[:, :, sl]
-        cnt = np.sum(~np.isnan(block), axis=2)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            Y[:, :, q] = np.where(cnt > 0, np.nansum(block, axis=2) / np.maximum(cnt, 1), np.nan)
+        Y[:, :, q] = nan_mean(block, axis=2)
     score, _se, lo, hi, n_items = item_mean_ci(np.moveaxis(Y, 2, 1), confidence_level, names=m.models,
                                                 what=f"score in a {by}")
     if m.is_binary:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special
 
+from .._kernel import nan_mean, nan_mean_var
 from ..data.matrix import ScoreMatrix
 from ..errors import DataError, SmallSampleWarning
 from ..results import Result, jsonable
@@ -29,22 +29,13 @@ def item_stats(data: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ``data`` has shape ``(models, items, runs)`` with NaN = not scored. The variance
     uses ``ddof=1`` and is NaN where an item has fewer than 2 runs.
     """
-    ok = ~np.isnan(data)
-    k = ok.sum(axis=2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(k > 0, np.nansum(data, axis=2) / np.maximum(k, 1), np.nan)
-        dev = np.where(ok, data - mean[..., None], 0.0)
-        var = np.where(k > 1, (dev**2).sum(axis=2) / np.maximum(k - 1, 1), np.nan)
-    return k, mean, var
+    return nan_mean_var(data, axis=2, ddof=1)
 
 
 def run_scores(data: np.ndarray) -> np.ndarray:
     """``(models, runs)`` score of each run: the mean over the items that run scored
     (NaN for a run slot with no scored item)."""
-    ok = ~np.isnan(data)
-    cnt = ok.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(cnt > 0, np.nansum(data, axis=1) / np.maximum(cnt, 1), np.nan)
+    return nan_mean(data, axis=1)
 
 
 def check_runs(m: ScoreMatrix, *, min_overlap: float = 0.5) -> tuple[str, ...]:
@@ -288,11 +279,9 @@ def variance_components(m: ScoreMatrix) -> VarianceComponents:
     scored = k > 0
     n = scored.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mbar = np.where(n > 0, np.nansum(mean, axis=1) / np.maximum(n, 1), np.nan)
-        dev = np.where(scored, mean - mbar[:, None], 0.0)
-        obs = np.where(n > 1, (dev**2).sum(axis=1) / np.maximum(n - 1, 1), np.nan)
+        _n, _mbar, obs = nan_mean_var(mean, axis=1, ddof=1)
         n_two = np.sum(k > 1, axis=1)
-        within = np.where(n_two > 0, np.nansum(var, axis=1) / np.maximum(n_two, 1), np.nan)
+        within = nan_mean(var, axis=1)
         h = np.where(n > 0, np.sum(np.where(scored, 1.0 / np.maximum(k, 1), 0.0), axis=1) / np.maximum(n, 1), np.nan)
         between = obs - within * h
         se = np.sqrt(obs / n)
@@ -308,7 +297,3 @@ def variance_components(m: ScoreMatrix) -> VarianceComponents:
         within_item_var=within, between_item_var=np.where(between < 0, 0.0, between),
         between_item_var_raw=between, se=se,
     )
-
-
-def _z(confidence_level: float) -> float:
-    return float(special.ndtri(0.5 + confidence_level / 2))

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._kernel import nan_mean, normal_quantile, t_quantile, wilson_bounds
+from .._kernel import nan_mean, normal_quantile, t_quantile, warn_zero_spread, wilson_bounds
 from .._validate import confidence_level as check_confidence_level
-from ..errors import DegenerateDataWarning, SmallSampleWarning
+from ..errors import SmallSampleWarning
 
 __all__ = ["mcnemar_exact", "mcnemar_ci", "pair_stats"]
 
@@ -438,10 +438,8 @@ def _finish(
             f"{int(np.sum(small))} pair(s) share fewer than 2 scored items: their CI is NaN",
             SmallSampleWarning, stacklevel=3,
         )
-    if np.any(flat):
-        warnings.warn(
-            f"{int(np.sum(flat))} pair(s) have paired differences with zero spread (the two models "
-            "score identically, or differ by the same amount, on every shared item): their CI is NaN",
-            DegenerateDataWarning, stacklevel=3,
-        )
+    if np.any(flat):  # the kernel's one degenerate-data rule: NaN SE and CI, one warning text
+        se = np.where(flat, np.nan, se)
+        warn_zero_spread(flat, subject="pair", unit="shared item", what="paired difference",
+                         interval={"mcnemar": "Wald", "cluster": "clustered"}.get(method, "t"), stacklevel=4)
     return diff, se, low, high, p

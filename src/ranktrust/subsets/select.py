@@ -28,6 +28,9 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
+from .. import _validate
+from .._kernel import nan_mean
+from .._validate import SeedLike
 from ..results import Result, jsonable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -130,9 +133,7 @@ def select_stratified(y: np.ndarray, k: int, rng: np.random.Generator, *, groups
     every item of the stratum is drawn with probability ``1 / n_s``).
     """
     n = y.shape[1]
-    with np.errstate(invalid="ignore"):
-        cnt = np.sum(~np.isnan(y), axis=0)
-        diff = np.where(cnt > 0, np.nansum(y, axis=0) / np.maximum(cnt, 1), 0.5)
+    diff = nan_mean(y, axis=0, empty=0.5)
     if groups is None:
         codes = np.zeros(n, dtype=np.intp)
     else:
@@ -231,11 +232,11 @@ def _resolve_models(m: "ScoreMatrix", source: Sequence[str | int] | None, what: 
     return np.asarray(out, dtype=np.intp)
 
 
-def _check_k(k: Any, n: int) -> int:
+def _check_k(k: Any, n: int, name: str = "size") -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"`k` must be an integer number of items; got {k!r}")
+        raise TypeError(f"`{name}` must be an integer number of items; got {k!r}")
     if not 1 <= int(k) <= n:
-        raise ValueError(f"`k` must be between 1 and the number of items ({n}); got {k}")
+        raise ValueError(f"`{name}` must be between 1 and the number of items ({n}); got {k}")
     return int(k)
 
 
@@ -243,11 +244,11 @@ def select_subset(
     m: "ScoreMatrix",
     *,
     method: str = "random",
-    k: int = 100,
+    size: int = 100,
     source: Sequence[str | int] | None = None,
-    rng: int | np.random.Generator | None = None,
+    rng: SeedLike = None,
 ) -> Subset:
-    """Choose ``k`` items of a benchmark, using the results of source models.
+    """Choose ``size`` items of a benchmark, using the results of source models.
 
     Parameters
     ----------
@@ -255,11 +256,11 @@ def select_subset(
         Per-item results; the mean over runs is used.
     method : {"random", "stratified", "anchor", "irt", "diversity"}, default: ``"random"``
         Selection method (any name registered with :func:`register`).
-    k : int, default: ``100``
-        Number of items to choose.
+    size : int, default: ``100``
+        Number of items to choose (``sizes`` in :func:`ranktrust.mdad`).
     source : sequence of str or int, optional
         Source models (names or positions) whose results guide the choice; default all.
-    rng : None, int or numpy.random.Generator
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Randomness (passed once through ``numpy.random.default_rng``).
 
     Returns
@@ -281,7 +282,7 @@ def select_subset(
     >>> y = (np.random.default_rng(0).random((30, 200)) < 0.6).astype(float)
     >>> m = rt.ScoreMatrix.from_array(y, models=[f"m{i}" for i in range(30)],
     ...                               items=[f"q{j}" for j in range(200)])
-    >>> s = rt.select_subset(m, method="anchor", k=10, rng=0)
+    >>> s = rt.select_subset(m, method="anchor", size=10, rng=0)
     >>> s.k, round(float(s.weights.sum()), 6)
     (10, 1.0)
     """
@@ -290,8 +291,8 @@ def select_subset(
     if not isinstance(m, ScoreMatrix):
         raise TypeError(f"`m` must be a ScoreMatrix; got {type(m).__name__}")
     fn = get_selector(method)
-    k = _check_k(k, m.n_items)
-    gen = np.random.default_rng(rng)
+    k = _check_k(size, m.n_items)
+    gen = _validate.rng(rng)
     src = _resolve_models(m, source, "source")
     y = np.asarray(m.scores)[src]
     cache: dict[str, Any] = {}
