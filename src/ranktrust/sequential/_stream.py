@@ -46,6 +46,7 @@ LAMBDA_RULES = ("agrapa", "prpl")
 KINDS = ("betting", "eb")
 _EPS = 1e-12
 HORIZON_WEIGHT = 0.5   # share of the initial capital on the horizon-tuned bets
+HORIZON_RAMP = 1.0     # horizon-tuned bets grow as (i / N) ** HORIZON_RAMP (see ``bet_sizes``)
 
 
 @dataclass
@@ -113,12 +114,23 @@ def bet_sizes(i: np.ndarray, mu: np.ndarray, var: np.ndarray, m: np.ndarray, log
         g = mu - mc
         raw = g / (var + g * g)
         up, dn = np.maximum(raw, 0.0), np.maximum(-raw, 0.0)
-    elif rule in ("prpl", "horizon"):
+    elif rule == "prpl":
         la = np.asarray(log_inv_alpha, dtype=float)
         if la.ndim == 1:
             la = la[:, None]
-        scale = i * np.log1p(i) if rule == "prpl" else float(horizon)  # type: ignore[arg-type]
-        raw = np.sqrt(2.0 * la / (var * scale))
+        raw = np.sqrt(2.0 * la / (var * i * np.log1p(i)))
+        up = dn = raw
+    elif rule == "horizon":
+        # the fixed-n bet sqrt(2 log(1/a) / (var N)), shaped by a deterministic ramp h_i = sqrt(2p + 1) (i/N)^p
+        # (mean of h^2 over the N items is 1, so the total bet matches the constant one). A ramp puts the stake
+        # where the evidence is: a test whose rival is chosen from the data (the leader so far) bets on a poor
+        # rival early on. h depends on i and N only, so the bets stay predictable.
+        la = np.asarray(log_inv_alpha, dtype=float)
+        if la.ndim == 1:
+            la = la[:, None]
+        n_h = float(horizon)  # type: ignore[arg-type]
+        ramp = np.sqrt(2 * HORIZON_RAMP + 1) * (np.minimum(i, n_h) / n_h) ** HORIZON_RAMP
+        raw = ramp * np.sqrt(2.0 * la / (var * n_h))
         up = dn = raw
     else:  # pragma: no cover - validated by callers
         raise ValueError(f"`rule` must be one of {LAMBDA_RULES}, got {rule!r}")
@@ -142,9 +154,9 @@ def advance(st: StreamState, y: np.ndarray, m: np.ndarray | float, log_inv_alpha
         remaining items cannot bring the mean there): the wealth becomes infinite.
     horizon : int, optional
         When the number of items that can come is known, the wealth is the average of two test
-        supermartingales (so still one): the adaptive bets of ``rule`` and constant-scale bets tuned to be
-        strongest at the horizon, ``lam = sqrt(2 log(1/alpha) / (var * horizon))`` ([1], the fixed-n choice).
-        The average costs at most ``log 2`` against either one.
+        supermartingales (so still one): the adaptive bets of ``rule`` and bets tuned to be strongest at the
+        horizon, ``lam_i = h_i sqrt(2 log(2/alpha) / (var * horizon))`` ([1], the fixed-n choice, ramped by
+        ``h_i = sqrt(3) i / horizon``). The average costs at most ``log 2`` against either one.
 
     Returns
     -------
@@ -171,7 +183,9 @@ def advance(st: StreamState, y: np.ndarray, m: np.ndarray | float, log_inv_alpha
     wu = st.logw_up[:, None] + np.cumsum(inc_up, axis=-1)
     wd = st.logw_dn[:, None] + np.cumsum(inc_dn, axis=-1)
     if horizon is not None:
-        hu, hd = bet_sizes(i, mu, var, m, log_inv_alpha, rule="horizon", kind=kind, c=c, horizon=horizon)
+        # tuned to this half's own threshold, log(1/alpha) + log(1/weight)
+        la_h = np.asarray(log_inv_alpha, dtype=float) + np.log(1 / HORIZON_WEIGHT)
+        hu, hd = bet_sizes(i, mu, var, m, la_h, rule="horizon", kind=kind, c=c, horizon=horizon)
         h_up, h_dn = incs(hu, hd)
         zu = st.hz_up[:, None] + np.cumsum(h_up, axis=-1)
         zd = st.hz_dn[:, None] + np.cumsum(h_dn, axis=-1)
