@@ -278,15 +278,7 @@ class PowerResult(Result):
     achieved_power: float | None = None
     note: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"solved_for": self.solved_for}
-        if self.solved_for == "items":
-            d.update(items_needed=self.items_needed, gap=self.gap, items_needed_normal=self.items_needed_normal)
-        else:
-            d.update(detectable_gap=self.detectable_gap, ci_half_width=self.ci_half_width, items=self.items)
-        d.update(disagreement=self.disagreement, alpha=self.alpha, power=self.power, method=self.method,
-                 achieved_power=self.achieved_power, note=self.note)
-        return jsonable(d)
+    # to_dict: the default, every field under its own name whichever was solved for
 
 
 def power(
