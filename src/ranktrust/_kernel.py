@@ -171,7 +171,7 @@ def clt_interval(
     Returns ``(mean, se, low, high, n)`` with ``se = sqrt(ss / (n - ddof)) / sqrt(n)`` and
     ``mean ± q se``, ``q`` the normal quantile (``quantile="z"``) or the t quantile with ``n - 1``
     df (``"t"``). Fewer than 2 scored values give NaN SE and interval (no warning: the caller
-    knows what a row is). Zero spread gives NaN SE and interval and one
+    knows what a row is). Zero spread (every scored value equal) gives NaN SE and interval and one
     :func:`warn_zero_spread` naming the rows, never a zero-width interval.
     """
     if quantile not in ("z", "t"):
@@ -186,7 +186,9 @@ def clt_interval(
         se = np.where(n > 1, np.sqrt(ss / np.maximum(n - ddof, 1)) / np.sqrt(n), np.nan)
         q = t_quantile(confidence_level, np.where(n > 1, n - 1, np.nan)) if quantile == "t" \
             else normal_quantile(confidence_level)
-    flat = (n > 1) & (ss == 0)
+    # zero spread: every scored value equal (tested on the values: the rounded mean of a constant
+    # non-dyadic value can leave ss at 1e-33 instead of 0)
+    flat = (n > 1) & (np.where(ok, v, -np.inf).max(axis=-1) == np.where(ok, v, np.inf).min(axis=-1))
     if np.any(flat):
         se = np.where(flat, np.nan, se)
         warn_zero_spread(flat, names=names, what=what, interval="t" if quantile == "t" else "CLT",
