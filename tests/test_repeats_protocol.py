@@ -43,7 +43,7 @@ def test_enough_when_noise_is_small():
 
 
 @pytest.mark.parametrize("kw, match", [
-    (dict(margin=1.0), r"`margin` is a fraction .* \(--margin 1\)"),
+    (dict(margin=1.0), r"`margin` is a fraction .* for 1 points give 0.01"),
     (dict(margin=-0.01), r"`margin` must be a positive fraction"),
     (dict(margin=0.01, alpha=1.5), r"`alpha` must lie in \(0, 1\)"),
     (dict(margin=None), r"`margin` is required"),

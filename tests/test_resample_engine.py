@@ -125,8 +125,9 @@ def test_choose_path_by_cost():
 def test_nan_is_a_data_error():
     s = np.ones((2, 5))
     s[1, 3] = np.nan
-    with pytest.raises(DataError, match=r"align='intersect'"):
+    with pytest.raises(DataError, match=r"`align`='intersect'") as exc:
         resample_means(s, n_resamples=10)
+    assert exc.value.param == "align"
 
 
 def test_matrix_input_intersects_and_says_so():

@@ -135,7 +135,7 @@ def test_datasets_directory_with_splits(tmp_path, monkeypatch):
     assert len(load_questions(tmp_path / "dict")) == 6  # "test" by default
     assert len(load_questions(tmp_path / "dict", split="dev")) == 2
     assert len(load_questions(tmp_path / "single")) == 3
-    with pytest.raises(DataError, match=r"holds splits dev, validation; pick one with --split NAME"):
+    with pytest.raises(DataError, match=r"holds splits dev, validation; pick one with `split`='NAME'"):
         load_questions(tmp_path / "two")
     with pytest.raises(DataError, match=r"no split 'train'; available: dev, test"):
         load_questions(tmp_path / "dict", split="train")

@@ -82,7 +82,7 @@ def _run(tmp_path, n: int, epochs: int, p: dict[str, float]):
         assert es is not None and es.manager == MANAGER_NAME and es.metadata["model"] == m
         assert r.total_samples == n * epochs
         assert r.completed_samples == len(lg.samples) == n * epochs - len(es.early_stops)
-        assert all(s.reason.startswith("ranktrust watch:") and s.metadata == {"model": m} for s in es.early_stops)
+        assert all(s.reason.startswith("ranktrust Watch:") and s.metadata == {"model": m} for s in es.early_stops)
         assert sorted((s.id, s.epoch) for s in es.early_stops) == sorted(
             (i, e) for mm, i, e in mgr.stopped if mm == m)
         # every scored sample reached the Watch, as run = epoch

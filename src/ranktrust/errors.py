@@ -19,20 +19,30 @@ __all__ = [
 class RanktrustError(Exception):
     """Base class of every error a user can cause.
 
+    Messages speak the Python API: a parameter is named in backticks with the value to
+    give (```align`='intersect'``), never as a command-line flag. The command line
+    (``ranktrust.cli.main.cli_words``) turns those names into its flags (``--align intersect``).
+
     Parameters
     ----------
     message : str
         One line: what is wrong, where (file, row, item, model) and what to do.
     slug : str, optional
         Short identifier of the kind of error, used for a docs anchor.
+    param : str, optional
+        The parameter whose value caused the error or that fixes it (``"align"``, ``"task"``);
+        ``None`` when no single parameter does.
     """
 
     slug = "error"
+    param: str | None = None
 
-    def __init__(self, message: str, *, slug: str | None = None) -> None:
+    def __init__(self, message: str, *, slug: str | None = None, param: str | None = None) -> None:
         super().__init__(message)
         if slug is not None:
             self.slug = slug
+        if param is not None:
+            self.param = param
 
     @property
     def message(self) -> str:

@@ -59,7 +59,9 @@ def cli() -> None:
     """
 
 
-#: Python parameter names in API messages -> the command-line flag a terminal user types
+#: Python parameter names in API messages -> the command-line flag a terminal user types. Messages below
+#: cli/ never name a flag (tests/test_layering.py checks it): they name the parameter in backticks, with the
+#: value to give ("`align`='intersect'"), and cli_words turns that into "--align intersect".
 FLAGS = {
     "confidence_level": "--confidence", "n_resamples": "--n-resamples", "draws": "--draws", "sizes": "--sizes",
     "top_k": "--top-k", "k": "--size", "disagreement": "--disagreement", "gap": "--gap", "items": "--items",
@@ -68,23 +70,48 @@ FLAGS = {
     "seen_items": "--seen-items", "target_mdad": "--target-mdad", "min_pairs": "--min-pairs",
     "agreement_level": "--agreement-level", "power": "--power", "alpha": "--alpha", "task": "--task",
     "metric": "--metric", "errors": "--errors", "split": "--split", "dataset": "--dataset", "scale": "--scale",
+    # reading: rt.read / Store.ingest
+    "model": "--model-col", "item": "--item-col", "score": "--score-col", "group": "--group-col",
+    "run": "--run-col", "condition": "--condition-col", "model_name": "--model-name", "binary": "--binary",
+    "format": "--format", "replace": "--replace", "store": "--db",
+    # analyses and output
+    "by": "--by", "margin": "--margin", "pass_at": "--pass-at", "out": "--out", "resume": "--resume",
+}
+
+#: a parameter with one particular value -> what a terminal user types for it
+VALUE_FLAGS = {
+    ("cluster", "True"): "--cluster-by COLUMN", ("cluster", "False"): "--no-groups",
+    ("group", "None"): "--no-groups", ("resume", "False"): "--no-resume",
+}
+
+#: the API that a message names -> the command a terminal user runs for it
+COMMAND_WORDS = {
+    "Store.ingest": "ranktrust ingest", "rt.report": "ranktrust report", "rt.repeats": "ranktrust repeats",
+    "rt.sensitivity": "ranktrust sensitivity", "rt.score_models": "ranktrust score",
 }
 
 
 def cli_words(message: str) -> str:
-    """An API message in the terminal's words: "`align`='intersect'" -> "--align intersect"."""
+    """An API message in the terminal's words: "`align`='intersect'" -> "--align intersect",
+    "`cluster`=False" -> "--no-groups", "`Store.ingest`" -> "`ranktrust ingest`"."""
     import re
 
     def sub(mm: "re.Match[str]") -> str:
-        flag = FLAGS.get(mm.group(1))
+        name, val = mm.group(1), mm.group(3)
+        if "." in name:
+            cmd = COMMAND_WORDS.get(name)
+            return mm.group(0) if cmd is None or val is not None else f"`{cmd}`"
+        flag = FLAGS.get(name)
         if flag is None:
             return mm.group(0)
-        val = mm.group(3)
         if val is None:
             return flag
-        return f"{flag} {val.strip(chr(39) + chr(34))}"
+        val = val.strip(chr(39) + chr(34))
+        if (name, val) in VALUE_FLAGS:
+            return VALUE_FLAGS[(name, val)]
+        return flag if val == "True" else f"{flag} {val}"
 
-    return re.sub(r"`(\w+)`(=('[^']*'|\"[^\"]*\"|[^\s,;)]+))?", sub, message)
+    return re.sub(r"`([\w.]+)`(=('[^']*'|\"[^\"]*\"|[^\s,;)]+))?", sub, message)
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001

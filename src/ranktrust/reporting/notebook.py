@@ -88,7 +88,7 @@ def result_html(result: Any) -> str:
 
         page = render_html(d, meta("report", seed=(d.get("settings") or {}).get("seed")))
         return (f'<iframe srcdoc="{html.escape(page, quote=True)}" style="width:100%;height:900px;'
-                f'border:1px solid #ddd" title="ranktrust report"></iframe>')
+                f'border:1px solid #ddd" title="the ranktrust leaderboard report"></iframe>')
     parts = [f"<b>{html.escape(type(result).__name__)}</b>"]
     fig = figure_html(d)
     if fig:

@@ -53,17 +53,18 @@ def write_output(text: str, out: str) -> None:
     Errors name ``out`` as the user gave it (never the temporary ``out.partial``).
     """
     if out in ("-", "", None):
-        import click
+        import sys
 
-        click.echo(text, nl=False)
+        sys.stdout.write(text)
+        sys.stdout.flush()
         return
     from ..errors import DataError
 
     if os.path.isdir(out):
-        raise DataError(f"--out {out}: is a folder; give a file name")
+        raise DataError(f"`out`={out!r}: is a folder; give a file name", param="out")
     parent = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(parent):
-        raise DataError(f"--out {out}: the folder {parent} does not exist; create it first")
+        raise DataError(f"`out`={out!r}: the folder {parent} does not exist; create it first", param="out")
     tmp = f"{out}.partial"
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -72,7 +73,7 @@ def write_output(text: str, out: str) -> None:
     except OSError as exc:
         if os.path.exists(tmp):
             os.remove(tmp)
-        raise DataError(f"--out {out}: cannot write it ({exc.strerror or exc})") from None
+        raise DataError(f"`out`={out!r}: cannot write it ({exc.strerror or exc})", param="out") from None
     except BaseException:
         if os.path.exists(tmp):
             os.remove(tmp)
@@ -95,7 +96,7 @@ def output_format(fmt: str | None, out: str | None) -> str:
     if fmt is None:
         return implied or "text"
     if implied is not None and implied != fmt:
-        raise DataError(f"--format {fmt} but --out {out} ends in .{suffix}: drop --format (the suffix picks "
+        raise DataError(f"`format`={fmt!r} but `out`={out!r} ends in .{suffix}: drop `format` (the suffix picks "
                         f"{implied}) or name the file .{ {'text': 'txt', 'md': 'md', 'json': 'json', 'html': 'html'}[fmt] }")
     return fmt
 

@@ -42,7 +42,7 @@ def sensitivity_lines(s: dict[str, Any]) -> list[str]:
     if s.get("ranking_flips"):
         tops = s.get("top_by_condition") or {}
         out.append("The ranking flips with the condition: #1 is " + ", ".join(f"{m} under {c}" for c, m in tops.items())
-                   + " (see the flips and their p-values in `ranktrust sensitivity`)")
+                   + " (the sensitivity analysis lists the flips and their p-values)")
     flagged = [g for g in s.get("gaps", []) if g.get("within_spread")]
     for g in flagged:
         out.append(f"gap {g['a']} - {g['b']} = {_pts(g['gap'])} pts is smaller than the condition spread "

@@ -92,7 +92,7 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
                        style=style)
         out.append(pt)
         if len(d["pairs"]) > 200:
-            out.append(Text(f"... {len(d['pairs']) - 200} more pairs in --format json"))
+            out.append(Text(f"... {len(d['pairs']) - 200} more pairs in the JSON output"))
     if d.get("tiers") and d["n_models"] >= 2:
         # the title on its own line: a narrow tier table would wrap it into a column of fragments
         from .fmt import tier_phrase

@@ -151,8 +151,8 @@ def complete_scores(scores: np.ndarray, *, what: str = "scores") -> np.ndarray:
         m, i = np.argwhere(nan)[0]
         raise DataError(
             f"{what} has {int(nan.sum())} missing score(s) (first: model row {m}, item column {i}); "
-            "resampling needs every model scored on every item: use align='intersect' "
-            "(CLI --align intersect) to keep the shared items"
+            "resampling needs every model scored on every item: read the data with `align`='intersect' "
+            "to keep the shared items", param="align"
         )
     return a
 

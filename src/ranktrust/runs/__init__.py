@@ -230,7 +230,7 @@ def repeats(
     if m.conditions is not None and len(set(m.conditions)) > 1:
         notes.append(
             f"runs pooled over {len(set(m.conditions))} conditions; the score is the mean over conditions and "
-            "seeds (use `ranktrust sensitivity` for the conditions themselves)"
+            "seeds (`rt.sensitivity` compares the conditions themselves)"
         )
     return Repeats(
         models=tuple(m.models), runs=runs, n_items=n, score=score, se=se, ci_low=lo, ci_high=hi,

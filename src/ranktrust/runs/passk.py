@@ -312,7 +312,7 @@ def _ks_from_text(text: str | Sequence[int]) -> tuple[int, ...]:
         try:
             out = tuple(int(p) for p in parts)
         except ValueError:
-            raise ValueError(f"`--pass-at` must be comma-separated integers like 1,5,10; got {text!r}") from None
+            raise ValueError(f"`pass_at` must be integers such as (1, 5, 10) or '1,5,10'; got {text!r}") from None
     else:
         out = tuple(int(p) for p in text)
     if any(k < 1 for k in out):

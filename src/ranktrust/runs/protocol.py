@@ -31,7 +31,7 @@ def _iv(margin: Any, alpha: Any) -> tuple[float, float]:
     if margin >= 1:
         raise ValueError(
             f"`margin` is a fraction of the score scale (0.01 = 1 point), got {margin}; "
-            "on the command line give points (--margin 1)"
+            f"for {margin:g} points give {margin / 100:g}"
         )
     alpha = float(alpha)
     if not (0 < alpha < 1):

@@ -273,8 +273,8 @@ def _condition_labels(m: ScoreMatrix, by: str) -> tuple[np.ndarray, tuple[str, .
         if m.conditions is None:
             raise DataError(
                 f"{m.source + ': ' if m.source else ''}no condition column; add a 'condition' column "
-                "(option order, prompt variant ...) or name it with --condition-col, or use --by run "
-                "to compare the runs (seeds) themselves"
+                "(option order, prompt variant ...) or name it with `condition`='COLUMN', or use `by`='run' "
+                "to compare the runs (seeds) themselves", param="condition"
             )
         labels = np.asarray(m.conditions, dtype=object)
     elif by == "run":
@@ -346,7 +346,7 @@ def sensitivity(
     if len(conds) < 2:
         raise DataError(
             f"only one {by} ({conds[0]!r}); sensitivity compares two or more. "
-            + ("Use --by run to compare seeds" if by == "condition" else "Add runs")
+            + ("Use `by`='run' to compare seeds" if by == "condition" else "Add runs")
         )
     check_runs(m)
     M, N, C = m.n_models, m.n_items, len(conds)

@@ -85,7 +85,7 @@ def require_runs(m: ScoreMatrix) -> None:
         raise DataError(
             f"{where}{what}, so there is nothing to decompose across runs. Give one row per "
             "(model, item, run) with a 'run' column holding the seed or sample index (or name it with "
-            "--run-col); for a single run use `ranktrust report` / rt.intervals"
+            "`run`='COLUMN'); for a single run use `rt.report`", param="run"
         )
 
 

@@ -167,7 +167,7 @@ def _read_hf_dir(path: str, split: str | None) -> "pd.DataFrame":
         elif len(splits) == 1:
             split = splits[0]
         else:
-            raise DataError(f"{path}: holds splits {', '.join(splits)}; pick one with --split NAME")
+            raise DataError(f"{path}: holds splits {', '.join(splits)}; pick one with `split`='NAME'", param="split")
     if split not in splits:
         raise DataError(f"{path}: no split {split!r}; available: {', '.join(splits)}")
     return ds[split].to_pandas()

@@ -470,11 +470,11 @@ class _Output:
                     df = pd.DataFrame([json.loads(line) for line in fh if line.strip()])
         except Exception as exc:  # noqa: BLE001 - any reader failure: one line
             raise FormatError(f"{self.path}: cannot read the existing results to resume ({_one_line(exc)}); "
-                              "move it away or pass --no-resume") from None
+                              "move it away or pass `resume`=False", param="resume") from None
         need = {"model", "item", "condition", "run", "score", "prob"}
         if len(df) and not need <= set(df.columns):
             raise DataError(f"{self.path}: exists but is not a ranktrust score file (no columns "
-                            f"{', '.join(sorted(need - set(df.columns)))}); use another --out or --no-resume")
+                            f"{', '.join(sorted(need - set(df.columns)))}); use another `out` or `resume`=False", param="out")
         df = _text_as_object(df)
         for c in self._STR:
             if c in df.columns:
@@ -599,7 +599,7 @@ def _model_specs(models: Any) -> list[tuple[str, str]]:
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ValueError(f"`models`: several directories are named {dup[0]!r}; name them, e.g. "
-                         "{'a': path1, 'b': path2} (CLI: --model NAME=PATH)")
+                         "{'a': path1, 'b': path2}")
     return specs
 
 
@@ -784,7 +784,7 @@ def score_models(
                 raise DataError(
                     f"{output.path}: holds results for model {other['model'].iloc[0]!r} made with other "  # type: ignore[union-attr]
                     f"prompt settings or dtype (setup {other['setup'].iloc[0]} vs {setup}); "
-                    "use another --out, or --no-resume to start afresh"
+                    "use another `out`, or `resume`=False to start afresh", param="out"
                 )
         done_keys = set(_key_strings(mine["model"], mine["item"], mine["condition"], mine["run"]))
 

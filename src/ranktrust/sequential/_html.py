@@ -55,7 +55,7 @@ def _svg(band: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def render_watch_html(d: dict[str, Any], bands: list[dict[str, Any]], *, title: str = "ranktrust watch") -> str:
+def render_watch_html(d: dict[str, Any], bands: list[dict[str, Any]], *, title: str = "ranktrust Watch") -> str:
     """HTML for a status ``d`` (``WatchStatus.to_dict()``) and its decision bands (``Watch.bands()``)."""
     e = html.escape
     rows = []

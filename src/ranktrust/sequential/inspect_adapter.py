@@ -177,7 +177,7 @@ class WatchStopping:
         if s.done or model in s.out:
             why = "decision certified" if s.done else "model left the target set"
             s.stopped.append((model, str(id), int(epoch)))
-            return _early_stop(id, epoch, f"ranktrust watch: {why}", {"model": model})
+            return _early_stop(id, epoch, f"ranktrust Watch: {why}", {"model": model})
         return None
 
     async def complete_sample(self, id: str | int, epoch: int, scores: dict[str, Any]) -> None:

@@ -164,8 +164,8 @@ def watch_replay(m: "ScoreMatrix", n_replays: int = 200, *, target: str = "best"
         if m.groups is None:
             from ..errors import DataError
 
-            raise DataError(f"{m.source or 'the input'}: `cluster=True` needs item groups (a subject/group column; "
-                            "--cluster-by COL on the command line)")
+            raise DataError(f"{m.source or 'the input'}: `cluster`=True needs item groups: read the data with "
+                            "`group`='COLUMN' (a subject/group column)", param="group")
         codes = np.asarray(m.group_codes)[keep]
         uniq, inv = np.unique(codes, return_inverse=True)
         sums = np.zeros((S.shape[0], uniq.size))

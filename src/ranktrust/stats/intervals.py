@@ -51,7 +51,7 @@ def warn_few_clusters(n_clusters: int, stacklevel: int = 3) -> None:
             f"clustered SE from only {n_clusters} item groups: with fewer than {MIN_CLUSTERS} clusters "
             "it is itself very noisy (Cameron and Miller 2015); intervals and tests use the small-cluster "
             "correction (CR2 with a t reference on at most G - 1 df), so they are wide; compare with "
-            "cluster=False (--no-groups)",
+            "`cluster`=False",
             SmallSampleWarning, stacklevel=stacklevel,
         )
 
@@ -532,8 +532,8 @@ def intervals(
             from ..errors import DataError
 
             raise DataError(
-                "bootstrap intervals need every model scored on the same items; use align='intersect' "
-                "(--align intersect) or a normal-theory method"
+                "bootstrap intervals need every model scored on the same items; read the data with "
+                "`align`='intersect' or use a normal-theory `method`", param="align"
             )
         b = bootstrap_ci(m, method=method, n_resamples=n_resamples, confidence_level=cl, cluster=clustered,
                          rng=rng, cluster_correction=corr)
