@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
+from .. import _random, _validate
+from .._validate import Progress, SeedLike
 from ..errors import SmallSampleWarning
 from ..results import Result, jsonable
 from ..resample.engine import matrix_input, prepare, product_tasks, rank_order, run_products
@@ -121,9 +123,8 @@ class Stability(Result):
         })
 
 
-def _stability_iv(sizes, draws, top_k, n_items):
-    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
-        raise ValueError(f"`draws` must be an integer >= 1; got {draws!r}")
+def _stability_iv(sizes, n_resamples, top_k, n_items):
+    n_resamples = _validate.count(n_resamples, "n_resamples")
     if isinstance(sizes, (str, int, np.integer)):
         sizes = [sizes]
     ns, labels = [], []
@@ -141,26 +142,26 @@ def _stability_iv(sizes, draws, top_k, n_items):
     ks = tuple(int(k) for k in ([top_k] if isinstance(top_k, (int, np.integer)) else top_k))
     if any(k < 1 for k in ks):
         raise ValueError(f"`top_k` must hold integers >= 1; got {top_k!r}")
-    return np.asarray(ns, dtype=np.int64), tuple(labels), ks
+    return np.asarray(ns, dtype=np.int64), tuple(labels), ks, n_resamples
 
 
 def stability(
     m,
     *,
     sizes: Sequence[int | str] = (30, 100, 200, 500, 1000, "full"),
-    draws: int = 2000,
+    n_resamples: int = 2000,
     top_k: Sequence[int] = (2, 3),
-    rng=None,
+    rng: SeedLike = None,
     batch: int | None = None,
     cluster: bool = False,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress = None,
     rank_distribution: bool = True,
     client=None,
 ) -> Stability:
     """How often the full-data ranking survives a redraw of the benchmark, by size.
 
     Treats the N items as the population: for each size ``n``, draws ``n`` items with
-    replacement ``draws`` times (shared by all models), scores every model on each
+    replacement ``n_resamples`` times (shared by all models), scores every model on each
     draw and ranks them (exact ties broken at random).
 
     Parameters
@@ -170,7 +171,8 @@ def stability(
     sizes : sequence of int or "full", default: ``(30, 100, 200, 500, 1000, "full")``
         Items per draw; ``"full"`` = N. Sizes above N are allowed (flagged in
         ``beyond_data``).
-    draws : int, default: ``2000``
+    n_resamples : int, default: ``2000``
+        Draws per size.
     top_k : sequence of int, default: ``(2, 3)``
         k for "the top k keep their exact order".
     rng : None, int or numpy.random.Generator
@@ -197,7 +199,7 @@ def stability(
         redraw of one item is that item again, so "stays #1 100%" would say nothing.
         ``to_dict()`` gives, per size, ``p_top_stays_top``, ``p_topk_order``,
         ``p_first`` and ``rank_distribution``, with Monte Carlo SEs
-        ``sqrt(p (1 - p) / draws)``.
+        ``sqrt(p (1 - p) / n_resamples)``.
 
     Warns
     -----
@@ -213,19 +215,18 @@ def stability(
     --------
     >>> import numpy as np
     >>> s = (np.random.default_rng(0).random((3, 500)) < [[0.7], [0.6], [0.5]]).astype(float)
-    >>> res = stability(s, sizes=[50, "full"], draws=200, rng=0)
+    >>> res = stability(s, sizes=[50, "full"], n_resamples=200, rng=0)
     >>> res.to_dict()["sizes"][1]["n"]
     500
     """
     inp = matrix_input(m)
     s, models = inp.scores, inp.models
     n_models, n_items = s.shape
-    ns, labels, ks = _stability_iv(sizes, draws, top_k, n_items)
+    ns, labels, ks, draws = _stability_iv(sizes, n_resamples, top_k, n_items)
+    progress = _validate.progress(progress)
     groups = None
     n_groups = None
-    if cluster:
-        if inp.group_codes is None:
-            raise ValueError("`cluster=True` needs item groups (ScoreMatrix.groups); the input has none")
+    if _validate.cluster(cluster, inp.group_codes):
         groups = inp.group_codes
         g = int(groups.max()) + 1
         n_groups = np.where(np.asarray(labels) == "full", g, np.maximum(1, np.rint(ns * g / n_items))).astype(np.int64)
@@ -234,9 +235,8 @@ def stability(
     top = int(order[0])
     # one stream per size, keyed by the size itself: the figure at n items depends only on the
     # seed and n, not on which other sizes were asked for ("full" = N is the same as N)
-    base = np.random.default_rng(rng).integers(0, 2**63 - 1, size=4, dtype=np.int64).tolist()
-    seeds = [np.random.SeedSequence(base, spawn_key=(int(n_groups[i]) if cluster else int(n),))
-             for i, n in enumerate(ns)]
+    root = _random.root(rng)
+    seeds = [_random.child(root, int(n_groups[i]) if cluster else int(n)) for i, n in enumerate(ns)]
     S = len(ns)
     if n_items < 2:
         warnings.warn(

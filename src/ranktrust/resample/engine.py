@@ -48,9 +48,9 @@ Resampling schemes
 
 Determinism
 -----------
-``rng`` goes once through ``numpy.random.default_rng``; from it one root
-``SeedSequence`` is made and spawned into one child per fixed block of
-:data:`BLOCK` resamples. Each block draws its indices from its own child, so the
+``rng`` goes once through :func:`ranktrust._random.root` (``numpy.random.default_rng``, then
+one root ``SeedSequence``), and block ``k`` of :data:`BLOCK` resamples draws from the named
+stream ``child(root, k)`` (the package's randomness policy, :mod:`ranktrust._random`). Each block draws its indices from its own stream, so the
 output for a seed is identical whatever ``batch`` is (``batch`` only sets how many
 resamples are yielded together; it is rounded up to whole matrix products of up to
 8 blocks, whose size depends on the data shape only).
@@ -82,6 +82,7 @@ from typing import Iterator, NamedTuple
 
 import numpy as np
 
+from .. import _random
 from ..errors import DataError
 
 __all__ = [
@@ -164,9 +165,10 @@ def _check_count(value: int, name: str, *, minimum: int = 1) -> int:
 
 
 def _block_seeds(rng, n: int) -> list[np.random.SeedSequence]:
-    gen = np.random.default_rng(rng)
-    root = np.random.SeedSequence(gen.integers(0, 2**63 - 1, size=4, dtype=np.int64).tolist())
-    return root.spawn(-(-n // BLOCK))
+    """One named stream per block of :data:`BLOCK` resamples: ``child(root(rng), k)`` (the
+    randomness policy of :mod:`ranktrust._random`; equal to ``root.spawn(n_blocks)``)."""
+    r = _random.root(rng)
+    return [_random.child(r, k) for k in range(-(-n // BLOCK))]
 
 
 def _blocks_per_product(width: int) -> int:
@@ -421,8 +423,7 @@ def _product_task(task, **work):
 
 def _children(ss: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
     """``ss.spawn(n)`` of a fresh ``ss``, whatever ``ss`` spawned before (pure: a task can run twice)."""
-    return [np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (i,), pool_size=ss.pool_size)
-            for i in range(n)]
+    return [_random.child(ss, i) for i in range(n)]
 
 
 def _draws(kids, bs, cells: int, size: int) -> Iterator[np.ndarray]:
@@ -496,10 +497,12 @@ def resample_means(
     path: str = "auto",
     backend: str = "numpy",
     client=None,
+    progress=None,
 ) -> np.ndarray:
     """Each model's mean on each of ``n_resamples`` shared bootstrap resamples.
 
-    See :func:`iter_resample_means` for the parameters.
+    See :func:`iter_resample_means` for the parameters; ``progress(done, n_resamples)`` is
+    called after each batch.
 
     Returns
     -------
@@ -512,9 +515,12 @@ def resample_means(
     >>> resample_means(s, n_resamples=3, rng=0).shape
     (3, 2)
     """
-    parts = [b.means for b in iter_resample_means(
-        scores, n_resamples=n_resamples, size=size, groups=groups, rng=rng, batch=batch, path=path,
-        backend=backend, client=client)]
+    parts = []
+    for b in iter_resample_means(scores, n_resamples=n_resamples, size=size, groups=groups, rng=rng,
+                                 batch=batch, path=path, backend=backend, client=client):
+        parts.append(b.means)
+        if progress is not None:
+            progress(sum(len(p) for p in parts), n_resamples)
     return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
 
@@ -543,7 +549,7 @@ def weights(
     out = np.empty((n_resamples, n_items), dtype=dtype)
     for k, ss in enumerate(_block_seeds(rng, n_resamples)):
         b = min(BLOCK, n_resamples - k * BLOCK)
-        wss, _ = ss.spawn(2)
+        wss = _random.child(ss, 0)  # = ss.spawn(2)[0], as in _product_means
         idx = np.random.Generator(np.random.PCG64(wss)).integers(0, cells, size=(b, size))
         cnt = _counts(idx, cells, dtype)
         out[k * BLOCK:k * BLOCK + b] = cnt if codes is None else cnt[:, codes]
