@@ -186,3 +186,23 @@ def test_growing_folder_of_real_inspect_logs(harness_logs, tmp_path, capsys):
     assert code == 0, err
     assert last == _body(out)
     assert last["best_set"] == ["mockllm/oracle-75"] and last["done"]
+
+
+def test_live_watch_with_item_groups_and_format_html(tmp_path, capsys):
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    G, per = 120, 3
+    items = [f"q{i}" for i in range(G * per)]
+    rows = [(m, it, f"g{k // per}", float(rng.random() < p))
+            for m, p in (("A", 0.9), ("B", 0.55), ("C", 0.5)) for k, it in enumerate(items)]
+    p = tmp_path / "grouped.csv"
+    pd.DataFrame(rows, columns=["model", "item", "subject", "score"]).to_csv(p, index=False)
+    code, out, err = run(["watch", p, "--cluster-by", "subject", "--format", "json"], capsys)
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["unit"] == "cluster" and d["items_total"] == G and d["best_set"] == ["A"] and d["done"]
+    assert d["cells_scored"] % per == 0
+    code, out, err = run(["watch", p, "--format", "html"], capsys)
+    assert code == 0, err
+    assert out.lstrip().lower().startswith("<!doctype html>") and "<svg" in out and "<script" not in out

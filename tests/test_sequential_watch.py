@@ -259,3 +259,57 @@ def test_replay_with_item_groups_as_the_unit(mmlupro):
     assert d["errors"] == 0
     with pytest.raises(DataError, match="needs item groups"):
         watch_replay(mmlupro._replace(groups=None), 2, cluster=True)
+
+
+def _grouped(rng, G=150, per=4, p=(0.85, 0.6, 0.5)):
+    items = [f"q{i}" for i in range(G * per)]
+    groups = [f"g{i // per}" for i in range(G * per)]
+    # a shared group effect: items of a group are correlated, as subjects/passages are
+    eff = np.repeat(rng.normal(0, 0.8, G), per)
+    X = np.array([(rng.random(G * per) < stats.norm.cdf(stats.norm.ppf(q) + eff)).astype(float) for q in p])
+    return items, groups, X
+
+
+def test_live_watch_with_item_groups_as_the_unit():
+    rng = np.random.default_rng(4)
+    items, groups, X = _grouped(rng)
+    models = ["A", "B", "C"]
+    w = Watch(models, items, cluster=True, groups=groups, seed=2)
+    first = w.next(12)
+    # a whole group first: its 4 items for all three models
+    assert len(first) == 12 and len({groups[items.index(i)] for _, i in first}) == 1
+    order = w.item_order()
+    assert len({groups[items.index(i)] for i in order[:4]}) == 1
+    # a group with one item missing is not analysed yet
+    df = pd.DataFrame({"model": np.repeat(models, len(items)), "item": items * 3, "score": X.ravel()})
+    g0 = [i for _, i in first[:: 3]]
+    w.update_many(df[df["item"].isin(g0[:3])])
+    assert w.status().items_seen == 0
+    w.update_many(df)
+    st = w.status()
+    assert st.unit == "cluster" and st.items_total == 150 and st.to_dict()["unit"] == "cluster"
+    # the same as the engine over the group means, in the Watch's group order
+    G = np.array(groups)
+    uniq = sorted(set(groups))
+    Xg = np.stack([X[:, G == g].mean(axis=1) for g in uniq], axis=1)
+    gorder = [uniq.index(groups[items.index(i)]) for i in order[::4]]
+    e = run_engine(Xg[:, gorder], EngineConfig(alpha=0.05, horizon=150, stop_when_done=True))
+    assert st.items_seen == e.t and st.best_set == tuple(models[i] for i in np.flatnonzero(e.excluded_at == 0))
+    # cells count items: 4 per group per model in play
+    assert st.cells_scored == 4 * e.cells
+    # pieces equal once (idempotent), and a mapping gives the same as a sequence
+    w2 = Watch(models, items, cluster=True, groups=dict(zip(items, groups)), seed=2)
+    for part in np.array_split(rng.permutation(len(df)), 3):
+        w2.update_many(df.iloc[part])
+    assert w2.status().to_dict() == st.to_dict()
+
+
+def test_live_watch_clusters_validation():
+    with pytest.raises(DataError, match="needs item groups"):
+        Watch(["A", "B"], ["q1", "q2"], cluster=True)
+    with pytest.raises(ValueError, match="needs `items`"):
+        Watch(["A", "B"], cluster=True, groups={"q1": "g"})
+    with pytest.raises(ValueError, match="one group per item"):
+        Watch(["A", "B"], ["q1", "q2"], cluster=True, groups=["g"])
+    with pytest.raises(ValueError, match="no group for item 'q2'"):
+        Watch(["A", "B"], ["q1", "q2"], cluster=True, groups={"q1": "g"})

@@ -243,9 +243,6 @@ def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: 
              seed=seed, input_hash=ihash, command=command_line())
         return
 
-    if cluster_requested(kw):
-        raise click.UsageError("item groups as the sampling unit (--cluster-by) work with --replay only so far")
-
     def once() -> tuple[Any, str, Any]:
         m, ihash = load_matrix(_expand(paths), kw)
         if m.n_models < 2:
@@ -258,7 +255,8 @@ def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: 
         # sorted names: the status must not depend on the order in which files introduced the models
         w = Watch(sorted(m.models), m.items, target=target, confidence_level=confidence, scope=scope,  # type: ignore[arg-type]
                   method=method, rule=rule, eliminate=not no_eliminate,  # type: ignore[arg-type]
-                  best_method=best_method, score_range=score_range, seed=seed)  # type: ignore[arg-type]
+                  best_method=best_method, score_range=score_range, seed=seed,  # type: ignore[arg-type]
+                  cluster=cluster_requested(kw), groups=m.groups if cluster_requested(kw) else None)
         w.update_matrix(m)
         return w.status(next_budget=budget), ihash, w
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping, Sequence
 
 import numpy as np
 
@@ -74,9 +74,9 @@ class WatchStatus(Result):
     confidence_level : float
     models : tuple of str
     items_seen : int
-        Length of the analysed prefix of the item order.
+        Length of the analysed prefix of the item order (of the group order with ``unit="cluster"``).
     items_total : int or None
-        Benchmark size, when known.
+        Benchmark size (items, or groups with ``unit="cluster"``), when known.
     cells_scored : int
         Model x item cells the analysis used (models out of play are not scored after they leave).
     scores : ndarray
@@ -96,6 +96,8 @@ class WatchStatus(Result):
         ``{"model", "item"}`` cells to score next.
     done : bool
         The target is decided (or every open pair is unresolvable).
+    unit : str
+        ``"item"``, or ``"cluster"`` when whole item groups are the sampling unit.
     """
 
     target: str
@@ -120,6 +122,7 @@ class WatchStatus(Result):
     pairs: list[dict[str, Any]]
     n_items: np.ndarray | None = None
     waiting_for: tuple[str, ...] = ()
+    unit: str = "item"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -134,7 +137,7 @@ class WatchStatus(Result):
                         "n_items": int(self.n_items[i]) if self.n_items is not None else None,
                         "rank_low": int(self.rank_low[i]),
                         "rank_high": int(self.rank_high[i])} for i, m in enumerate(self.models)],
-            "pairs": self.pairs, "seed": self.seed, "waiting_for": list(self.waiting_for),
+            "pairs": self.pairs, "seed": self.seed, "waiting_for": list(self.waiting_for), "unit": self.unit,
         }
 
 
@@ -169,6 +172,14 @@ class Watch:
         The range a score can take; scores are rescaled to [0, 1].
     seed : int, default: ``0``
         Fixes the random item order.
+    cluster : bool, default: ``False``
+        Sample whole item groups (``groups``: subjects, passages, repositories) as the unit. The groups are analysed
+        in a random order fixed by the seed; a group enters the analysis once every one of its items is scored for
+        every model still in play, with its mean score, so the statistic is the mean over groups (each group
+        weighted equally) and correlated items within a group do not count as independent evidence. Needs
+        ``items``.
+    groups : mapping or sequence, optional
+        Each item's group: a mapping ``item -> group`` or a sequence aligned with ``items``.
 
     Examples
     --------
@@ -187,7 +198,8 @@ class Watch:
                  confidence_level: float = 0.95, scope: Scope = "population",
                  method: Literal["betting", "eb"] = "betting", rule: Literal["agrapa", "prpl"] = "agrapa",
                  eliminate: bool = True, best_method: Literal["portfolio", "pairs"] = "portfolio",
-                 score_range: tuple[float, float] = (0.0, 1.0), seed: int = 0) -> None:
+                 score_range: tuple[float, float] = (0.0, 1.0), seed: int = 0, cluster: bool = False,
+                 groups: Mapping[str, Any] | Sequence[Any] | None = None) -> None:
         models = tuple(str(m) for m in models)
         if len(models) < 2:
             raise ValueError(f"`models` must name at least two models, got {len(models)}")
@@ -227,6 +239,32 @@ class Watch:
         self._runs: dict[str, np.ndarray] = {}
         if items is not None:
             self._add_items([str(i) for i in items], check_unique=True)
+        from .. import _validate
+
+        self.cluster = _validate.cluster(cluster, groups)
+        self._group_of = np.zeros(0, dtype=np.int64)   # item index -> group index
+        self._groups: list[str] = []
+        self._gkeys = np.empty(0, dtype=np.uint64)
+        if self.cluster:
+            if items is None:
+                raise ValueError("`cluster`=True needs `items` (with their `groups`): a group enters the analysis only "
+                                 "once all its items are scored, so its items must be known")
+            if isinstance(groups, Mapping):
+                gmap = {str(k): str(v) for k, v in groups.items()}
+                missing = [it for it in self._items if it not in gmap]
+                if missing:
+                    raise ValueError(f"`groups` has no group for item {missing[0]!r} "
+                                     f"({len(missing):,} of {len(self._items):,} items have none)")
+                glab = [gmap[it] for it in self._items]
+            else:
+                glab = [str(g) for g in groups]  # type: ignore[union-attr]
+                if len(glab) != len(self._items):
+                    raise ValueError(f"`groups` must give one group per item: {len(glab):,} groups for "
+                                     f"{len(self._items):,} items")
+            uniq, inv = np.unique(np.asarray(glab, dtype=object).astype(str), return_inverse=True)
+            self._groups = [str(g) for g in uniq]
+            self._group_of = inv.astype(np.int64)
+            self._gkeys = item_keys(self._groups, self.seed)
 
     # ---- data in ---------------------------------------------------------------------------------------
     def _add_items(self, new: list[str], check_unique: bool = False) -> None:
@@ -327,34 +365,61 @@ class Watch:
         return self
 
     def position(self, item: str) -> int:
-        """The item's place key in the analysis order (sort items by it to score them in that order)."""
+        """The item's place key in the analysis order (sort items by it to score them in that order; with
+        ``cluster=True`` the key of its group, so a group's items come together)."""
         i = self._iidx.get(str(item))
+        if i is not None and self.cluster:
+            return int(self._gkeys[self._group_of[i]])
         return int(self._keys[i]) if i is not None else int(item_keys([str(item)], self.seed)[0])
 
     def item_order(self) -> list[str]:
-        """The known items in the analysis order (a random order fixed by the seed)."""
+        """The known items in the analysis order (a random order fixed by the seed; with ``cluster=True`` the
+        groups in a random order, each group's items together)."""
+        if self.cluster:
+            order = np.lexsort((self._keys, self._gkeys[self._group_of]))
+            return [self._items[i] for i in order]
         return [self._items[i] for i in np.argsort(self._keys, kind="stable")]
 
     # ---- analysis --------------------------------------------------------------------------------------
-    def _ordered(self) -> tuple[np.ndarray, np.ndarray]:
-        order = np.argsort(self._keys, kind="stable")
+    def _n_units(self) -> int:
+        """Items (or groups, with ``cluster=True``) in the benchmark."""
+        return len(self._groups) if self.cluster else len(self._items)
+
+    def _item_scores(self) -> np.ndarray:
+        """Models x items (in the order items were first seen): each cell the mean over its runs, NaN if none."""
         if not self._runs:
-            return np.full((len(self.models), len(order)), np.nan), order
+            return np.full((len(self.models), len(self._items)), np.nan)
         import warnings
 
-        stack = np.stack([a[:, order] for a in self._runs.values()])
+        stack = np.stack(list(self._runs.values()))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            X = np.nanmean(stack, axis=0)
-        return X, order
+            return np.nanmean(stack, axis=0)
+
+    def _ordered(self) -> tuple[np.ndarray, np.ndarray]:
+        """The units (items, or groups) in the analysis order: models x units scores and the unit indices. A
+        group's score is the mean over its items, NaN until every one of them is scored."""
+        Xi = self._item_scores()
+        if not self.cluster:
+            order = np.argsort(self._keys, kind="stable")
+            return Xi[:, order], order
+        G = len(self._groups)
+        sums = np.zeros((len(self.models), G))
+        np.add.at(sums.T, self._group_of, np.nan_to_num(Xi).T)
+        miss = np.zeros((len(self.models), G))
+        np.add.at(miss.T, self._group_of, np.isnan(Xi).T.astype(float))
+        size = np.bincount(self._group_of, minlength=G)
+        Xg = np.where(miss > 0, np.nan, sums / np.maximum(size, 1)[None, :])
+        order = np.argsort(self._gkeys, kind="stable")
+        return Xg[:, order], order
 
     def _config(self) -> EngineConfig:
         return EngineConfig(alpha=1 - self.confidence_level,
-                            population_size=len(self._items) if self.scope == "benchmark" else None,
+                            population_size=self._n_units() if self.scope == "benchmark" else None,
                             kind=self.method, rule=self.rule, target=self.target, k=self.k,
                             best_method=self.best_method, eliminate=self.eliminate,
                             stop_when_done=self.target != "ranks",
-                            horizon=len(self._items) if self.fixed_items else None)
+                            horizon=self._n_units() if self.fixed_items else None)
 
     def _run(self) -> tuple[EngineResult, np.ndarray, np.ndarray]:
         X, order = self._ordered()
@@ -372,6 +437,18 @@ class Watch:
         if budget == 0 or e.done_at:
             return []
         ip = np.flatnonzero(e.in_play)
+        if self.cluster:
+            # the next groups in the order, every missing (model in play, item) cell of a group before the next
+            Xi = self._item_scores()
+            out: list[tuple[str, str]] = []
+            for g in order[e.t:]:
+                its = np.flatnonzero(self._group_of == g)
+                its = its[np.argsort(self._keys[its], kind="stable")]
+                a, b = np.nonzero(np.isnan(Xi[np.ix_(ip, its)]).T)
+                out.extend((self.models[ip[j]], self._items[its[i]]) for i, j in zip(a, b))
+                if len(out) >= budget:
+                    break
+            return out[:budget]
         miss = np.isnan(X[ip, e.t:])
         a, b = np.nonzero(miss.T)  # item-major: finish an item before the next
         a, b = a[:budget], b[:budget]
@@ -429,7 +506,7 @@ class Watch:
         return WatchStatus(
             target=self.target_label, scope=self.scope, method=self.method,
             confidence_level=self.confidence_level, models=self.models, items_seen=int(e.t),
-            items_total=len(self._items) if self.fixed_items else None, cells_scored=int(e.cells),
+            items_total=self._n_units() if self.fixed_items else None, cells_scored=self._cells(e, order),
             scores=scores, best_set=tuple(self.models[i] for i in np.flatnonzero(in_set)),
             excluded=[{"model": self.models[i], "at_item": int(e.excluded_at[i])}
                       for i in np.argsort(e.excluded_at) if e.excluded_at[i] > 0],
@@ -437,8 +514,16 @@ class Watch:
             open_pairs=[[self.models[pi[p]], self.models[pj[p]]] for p in open_],
             unresolvable_pairs=[[self.models[pi[p]], self.models[pj[p]]] for p in unres],
             next=[{"model": m, "item": i} for m, i in nxt], done=done, seed=self.seed, pairs=pairs,
-            n_items=n_seen, waiting_for=waiting,
+            n_items=n_seen, waiting_for=waiting, unit="cluster" if self.cluster else "item",
         )
+
+    def _cells(self, e: EngineResult, order: np.ndarray) -> int:
+        """Model x item cells the analysis used (a group counts its items)."""
+        if not self.cluster:
+            return int(e.cells)
+        size = np.bincount(self._group_of, minlength=len(self._groups))[order]
+        cum = np.concatenate([[0], np.cumsum(size)])
+        return int(cum[np.where(e.in_play, e.t, e.scored_until)].sum())
 
     def bands(self, *, max_pairs: int = 12) -> list[dict[str, Any]]:
         """Each decision's confidence band against the items scored (for the HTML page).
@@ -473,7 +558,7 @@ class Watch:
                 pairs.append((int(a), int(b), int(at)))
             n_cmp = self.k * (2 * K - self.k - 1) / 2 if self.target == "top" else K * (K - 1)
             a_side = alpha / n_cmp
-        N = len(self._items) if self.scope == "benchmark" else None
+        N = self._n_units() if self.scope == "benchmark" else None
         out = []
         for a, b, at in pairs[:max_pairs]:
             n = int(min(n_seen[a], n_seen[b]))
@@ -507,7 +592,7 @@ class Watch:
         """Open pairs that cannot separate by the last item even if every remaining item went one way."""
         if open_.size == 0 or not self.fixed_items:
             return np.empty(0, dtype=np.int64)
-        N = len(self._items)
+        N = self._n_units()
         st = e.pair_state.take(open_)
         R = N - st.n
         if self.scope == "benchmark":
@@ -548,7 +633,7 @@ class Watch:
         pi, pj = e.pair_i, e.pair_j
         n_pair = np.minimum(np.where(e.in_play, e.t, e.scored_until)[pi], np.where(e.in_play, e.t, e.scored_until)[pj])
         a_side = alpha / (K * (K - 1))
-        N = len(self._items) if self.scope == "benchmark" else None
+        N = self._n_units() if self.scope == "benchmark" else None
         lo = np.full(pi.size, -1.0)
         hi = np.full(pi.size, 1.0)
         diff = np.full(pi.size, np.nan)
