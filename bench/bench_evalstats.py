@@ -44,7 +44,7 @@ t1 = time.perf_counter()
 how = "rt.report(rank_sets, stability, split_half, all_pairs)"
 try:
     from ranktrust.leaderboard import report
-    r = report(m, rank_sets=True, stability=True, split_half=True, all_pairs=True, seed=0)
+    r = report(m, rank_sets=True, stability=True, split_half=True, all_pairs=True, rng=0)
     r.to_dict()
 except Exception as exc:   # report not integrated yet: call the analyses directly
     how = f"functions one by one (report failed: {type(exc).__name__})"

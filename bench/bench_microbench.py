@@ -93,7 +93,7 @@ def mmlupro(trials: int) -> None:
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = rt.mdad(m, trials=trials, rng=0)
+        r = rt.mdad(m, n_resamples=trials, rng=0)
     total = time.perf_counter() - t0
     for meth, sec in r.seconds.items():
         print(f"  {meth:<11s} {sec:7.2f} s  (selection + estimation, {len(r.sizes)} sizes x {trials} trials)")
@@ -115,7 +115,7 @@ def main() -> int:
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = rt.mdad(m, trials=trials, source_models=300, rng=0)
+        r = rt.mdad(m, n_resamples=trials, source_models=300, rng=0)
     total = time.perf_counter() - t0
     for meth, sec in r.seconds.items():
         print(f"  {meth:<11s} {sec:7.2f} s  (selection + estimation, {len(r.sizes)} sizes x {trials} trials)")

@@ -60,7 +60,7 @@ def timed(fn, repeat: int = 1):
 def case(scores: np.ndarray, n: int, draws: int, naive_draws: int) -> None:
     t_naive, p_naive = timed(lambda: naive_p_top_stays_top(scores, n, naive_draws, 1))
     t_naive *= draws / naive_draws          # the naive loop is linear in draws
-    t_eng, res = timed(lambda: stability(scores, sizes=[n], draws=draws, top_k=(2, 3), rng=0), repeat=2)
+    t_eng, res = timed(lambda: stability(scores, sizes=[n], n_resamples=draws, top_k=(2, 3), rng=0), repeat=2)
     p_eng, se = res.p_top_stays_top[0], res.p_top_stays_top_se[0]
     path = engine.choose_path(*scores.shape, n)
     m, N = scores.shape
@@ -74,7 +74,7 @@ def big(n_models: int, n_items: int, draws: int) -> None:
     scores = synthetic(n_models, n_items, seed=2)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     tracemalloc.start()
-    t, res = timed(lambda: stability(scores, sizes=["full"], draws=draws, top_k=(2, 3), rng=0))
+    t, res = timed(lambda: stability(scores, sizes=["full"], n_resamples=draws, top_k=(2, 3), rng=0))
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20

@@ -71,7 +71,7 @@ def run_case(case: str, out_json: str, huge_path: str | None) -> dict:
     from ranktrust.data.matrix import ScoreMatrix
 
     warm = ScoreMatrix.from_array((np.random.default_rng(0).random((5, 60)) < 0.5).astype(float))
-    rt.report(warm, draws=50).to_dict()   # imports and first calls, not timed
+    rt.report(warm, stability_n_resamples=50).to_dict()   # imports and first calls, not timed
     t0 = time.perf_counter()
     if case == "gpqa":
         m = rt.read(str(GPQA))
@@ -165,8 +165,8 @@ def part2(reps: int) -> None:
         t = best_of({
             "ref": lambda: article_reference(s, n, draws, 0),
             "floor": lambda: draw_floor(n_items, n, draws, 0),
-            "rt": lambda: stability(s, sizes=[n], draws=draws, rng=0, rank_distribution=False),
-            "rt_full": lambda: stability(s, sizes=[n], draws=draws, rng=0),
+            "rt": lambda: stability(s, sizes=[n], n_resamples=draws, rng=0, rank_distribution=False),
+            "rt_full": lambda: stability(s, sizes=[n], n_resamples=draws, rng=0),
         }, reps if n < n_items else max(2, reps // 2))
         goal = ">= 4x reference" if n < n_items else "<= 1.5x floor"
         print(f"{n:>6} {t['ref']:12.3f} {t['floor']:9.3f} {t['rt']:12.3f} {t['rt_full']:14.3f} "
@@ -185,7 +185,7 @@ def part3() -> None:
     warnings.filterwarnings("ignore", message="Port .* is already in use")   # worker dashboards
     print("== 3. dask.distributed LocalCluster (worker processes, 1 thread each, TCP) ==")
     s = synthetic(100, 14000, seed=2)
-    kw = dict(sizes=[200, "full"], draws=4000, rng=0, rank_distribution=False)
+    kw = dict(sizes=[200, "full"], n_resamples=4000, rng=0, rank_distribution=False)
     t = time.perf_counter()
     local = stability(s, **kw)
     t_local = time.perf_counter() - t
@@ -200,7 +200,7 @@ def part3() -> None:
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, protocol="tcp",
                           dashboard_address=None, env={"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}) as cl, \
                 Client(cl) as c:
-            stability(s, client=c, **dict(kw, draws=64))   # workers import ranktrust, not timed
+            stability(s, client=c, **dict(kw, n_resamples=64))   # workers import ranktrust, not timed
             best = []
             for _ in range(2):
                 t = time.perf_counter()

@@ -10,7 +10,7 @@ import pytest
 import ranktrust as rt
 from ranktrust.cli.main import main
 
-FAST = ["--format", "json", "--draws", "100"]
+FAST = ["--format", "json", "--stability-n-resamples", "100"]
 
 
 def run(args, capsys):

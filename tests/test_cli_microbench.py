@@ -38,7 +38,7 @@ def small_csv(tmp_path_factory):
 def test_grid_json(small_csv, tmp_path, capsys):
     out = tmp_path / "r.json"
     code, _, err = _run(["microbench", str(small_csv), "--methods", "random,anchor", "--sizes", "10,50",
-                         "--trials", "3", "--source-models", "20", "--delta-bin", "2", "--seed", "1",
+                         "--n-resamples", "3", "--source-models", "20", "--delta-bin", "2", "--seed", "1",
                          "-f", "json", "--out", str(out)], capsys)
     assert code == 0, err
     d = json.loads(out.read_text())
@@ -50,11 +50,11 @@ def test_grid_json(small_csv, tmp_path, capsys):
 
 def test_text_and_markdown(small_csv, capsys):
     code, out, err = _run(["microbench", str(small_csv), "--method", "random", "--sizes", "10,100",
-                           "--trials", "2", "--source-models", "0.5", "--target-mdad", "5", "--delta-bin", "2"], capsys)
+                           "--n-resamples", "2", "--source-models", "0.5", "--target-mdad", "5", "--delta-bin", "2"], capsys)
     assert code == 0, err
     assert "MDAD" in out and "random" in out
     code, out, err = _run(["microbench", str(small_csv), "--method", "random", "--sizes", "10",
-                           "--trials", "2", "--source-models", "20", "-f", "md", "--delta-bin", "2"], capsys)
+                           "--n-resamples", "2", "--source-models", "20", "-f", "md", "--delta-bin", "2"], capsys)
     assert code == 0, err
     assert out.startswith("## Micro-benchmark reliability") and "| random | 10 |" in out
 
@@ -87,7 +87,7 @@ def test_bad_input_is_one_line_error(small_csv, tmp_path, capsys):
 
 def test_default_source_models_adapts_to_small_leaderboards(small_csv, capsys):
     """The default used to be 300 sources, which failed on any leaderboard with fewer than 303 models."""
-    code, out, err = _run(["microbench", str(small_csv), "--methods", "random", "--sizes", "10,500", "--trials", "2",
+    code, out, err = _run(["microbench", str(small_csv), "--methods", "random", "--sizes", "10,500", "--n-resamples", "2",
                            "--delta-bin", "2", "-f", "json"], capsys)
     assert code == 0, err
     d = json.loads(out)
@@ -97,7 +97,7 @@ def test_default_source_models_adapts_to_small_leaderboards(small_csv, capsys):
 
 
 def test_swebench_runs_with_defaults(swebench_path, capsys):
-    code, out, err = _run(["microbench", str(swebench_path), "--methods", "random", "--sizes", "10", "--trials", "2",
+    code, out, err = _run(["microbench", str(swebench_path), "--methods", "random", "--sizes", "10", "--n-resamples", "2",
                            "-f", "json"], capsys)
     assert code == 0, err
     s = json.loads(out)["settings"]
@@ -105,7 +105,7 @@ def test_swebench_runs_with_defaults(swebench_path, capsys):
 
 
 def test_unseen_table_in_text_and_markdown(small_csv, capsys):
-    args = ["microbench", str(small_csv), "--methods", "random,anchor", "--sizes", "10,50", "--trials", "2",
+    args = ["microbench", str(small_csv), "--methods", "random,anchor", "--sizes", "10,50", "--n-resamples", "2",
             "--seen-items", "0.5", "--delta-bin", "2"]
     code, out, err = _run(args + ["-f", "json"], capsys)
     assert code == 0, err

@@ -17,7 +17,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_stability_json(swebench_path):
-    p = run("stability", str(swebench_path), "--sizes", "30,200,full", "--draws", "300", "--seed", "3", "-f", "json")
+    p = run("stability", str(swebench_path), "--sizes", "30,200,full", "--n-resamples", "300", "--seed", "3", "-f", "json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     assert d["meta"]["kind"] == "stability" and d["meta"]["seed"] == 3
@@ -26,15 +26,15 @@ def test_stability_json(swebench_path):
     assert {"n", "p_top_stays_top", "p_topk_order", "p_first", "rank_distribution"} <= set(row)
     assert set(row["p_topk_order"]) == {"2", "3"}
     # same seed, same numbers
-    q = run("stability", str(swebench_path), "--sizes", "30,200,full", "--draws", "300", "--seed", "3", "-f", "json")
+    q = run("stability", str(swebench_path), "--sizes", "30,200,full", "--n-resamples", "300", "--seed", "3", "-f", "json")
     assert json.loads(q.stdout)["sizes"] == d["sizes"]
 
 
 def test_stability_text_and_md(swebench_path):
-    p = run("stability", str(swebench_path), "--sizes", "30,1000", "--draws", "200")
+    p = run("stability", str(swebench_path), "--sizes", "30,1000", "--n-resamples", "200")
     assert p.returncode == 0, p.stderr
     assert "P(#1 is #1)" in p.stdout and "AIME" in p.stdout and "more items than the benchmark" in p.stdout
-    p = run("stability", str(swebench_path), "--sizes", "full", "--draws", "200", "-f", "md")
+    p = run("stability", str(swebench_path), "--sizes", "full", "--n-resamples", "200", "-f", "md")
     assert p.returncode == 0 and p.stdout.startswith("## #1 in resamples of these items")
 
 
@@ -53,11 +53,11 @@ def test_ranks_json_and_text(swebench_path):
 
 
 def test_splithalf(swebench_path):
-    p = run("splithalf", str(swebench_path), "--splits", "400", "-f", "json")
+    p = run("splithalf", str(swebench_path), "--n-resamples", "400", "-f", "json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     assert {"p_same_winner", "lead_selecting_half", "lead_other_half", "shrinkage"} <= set(d)
-    p = run("splithalf", str(swebench_path), "--splits", "400")
+    p = run("splithalf", str(swebench_path), "--n-resamples", "400")
     assert p.returncode == 0 and "winner's curse" in p.stdout
 
 
@@ -80,7 +80,7 @@ def test_incomplete_matrix_says_how_to_fix(tmp_path):
     f.write_text("model,item,score\na,1,1\na,2,0\nb,1,1\n")
     p = run("ranks", str(f))
     assert p.returncode == 1 and "--align intersect" in p.stderr
-    p = run("stability", str(f), "--align", "intersect", "--draws", "50", "--sizes", "full", "-f", "json")
+    p = run("stability", str(f), "--align", "intersect", "--n-resamples", "50", "--sizes", "full", "-f", "json")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["dropped"] == {"a": 1}
 

@@ -118,11 +118,11 @@ def test_md_footer_leaves_out_unset_seed(capsys):
 
 
 def test_stability_one_row_per_size(capsys, swebench_path):
-    code, out, _ = cli(capsys, "stability", swebench_path, "--draws", "50", "-f", "json")
+    code, out, _ = cli(capsys, "stability", swebench_path, "--n-resamples", "50", "-f", "json")
     assert code == 0
     ns = [r["n"] for r in json.loads(out)["sizes"]]
     assert ns == [30, 100, 200, 500]  # no 500 twice, no default 1000 beyond the 500 items
-    code, out, _ = cli(capsys, "stability", swebench_path, "--draws", "50", "--sizes", "100,1000,full", "-f", "json")
+    code, out, _ = cli(capsys, "stability", swebench_path, "--n-resamples", "50", "--sizes", "100,1000,full", "-f", "json")
     assert [r["n"] for r in json.loads(out)["sizes"]] == [100, 1000, 500]  # asked for: kept
 
 
@@ -134,7 +134,7 @@ def test_ranks_marginal_has_one_range_column(capsys, swebench_path):
 
 
 def test_splithalf_no_negative_zero(capsys, mmlupro_path):
-    code, out, _ = cli(capsys, "splithalf", mmlupro_path, "--align", "intersect", "--splits", "200")
+    code, out, _ = cli(capsys, "splithalf", mmlupro_path, "--align", "intersect", "--n-resamples", "200")
     assert code == 0 and "-0%" not in out and "Who wins a half" in out
 
 
@@ -151,7 +151,7 @@ def test_sensitivity_by_run_stays_readable(capsys, tmp_path):
 def test_microbench_undefined_ci_reads_na(capsys, swebench_path):
     """Too few target pairs: the CI column showed '—–—'."""
     code, out, err = cli(capsys, "microbench", swebench_path, "--methods", "random", "--sizes", "25",
-                         "--trials", "3", "--source-models", "17", "--min-pairs", "500")
+                         "--n-resamples", "3", "--source-models", "17", "--min-pairs", "500")
     assert code == 0 and "—–—" not in out and "n/a" in out
 
 

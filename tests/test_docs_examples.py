@@ -18,7 +18,7 @@ the value is checked to the digits shown. Blocks that cannot run are listed in `
 reason; nothing is skipped silently, and a skipped block still has the names and keywords it
 uses checked against the real API where that is possible.
 
-Inline calls in the prose (``rt.stability(m, sizes=[200, "full"], draws=2000, rng=0)``) are run
+Inline calls in the prose (``rt.stability(m, sizes=[200, "full"], n_resamples=2000, rng=0)``) are run
 too (``test_inline_calls``), with the sizes of resampling arguments reduced to keep the file fast.
 """
 
@@ -458,7 +458,7 @@ INLINE_SKIP = {
         "a signature with its defaults; test_inline_signatures compares it with the real one",
 }
 # resampling sizes reduced so the whole file stays fast; the keyword itself is still exercised
-SHRINK = {"draws=2000": "draws=200", "splits=3000": "splits=300"}
+SHRINK = {"n_resamples=2000": "n_resamples=200", "n_resamples=3000": "n_resamples=300"}
 
 
 def _inline_calls():
@@ -543,7 +543,7 @@ def plot_inputs(swebench, runs_csv, gpqa_path):
     from ranktrust.stats import power_table
 
     m, mr, g = swebench, rt.read(runs_csv), rt.read(gpqa_path)
-    fast = {"draws": 100, "sizes": (100, "full")}
+    fast = {"stability_n_resamples": 100, "sizes": (100, "full")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rt.SmallSampleWarning)
         warnings.simplefilter("ignore", rt.DegenerateDataWarning)
@@ -551,16 +551,16 @@ def plot_inputs(swebench, runs_csv, gpqa_path):
             "plain": rt.report(m, **fast),
             "runs": rt.report(mr, **fast),
             # SWE-bench has too few target pairs per |Δ| bin for an agreement curve: GPQA (420 models)
-            "microbench": rt.report(g, **fast, stability=False, microbench=True, microbench_trials=3),
+            "microbench": rt.report(g, **fast, stability=False, microbench=True, microbench_n_resamples=3),
         }
         calls = {
             "rt.intervals(m)": rt.intervals(m),
             "rt.all_pairs(m)": rt.all_pairs(m),
             "rt.rank_sets(m)": rt.rank_sets(m, n_resamples=200, rng=0),
-            "rt.stability(m)": rt.stability(m, **fast, rng=0),
+            "rt.stability(m)": rt.stability(m, n_resamples=100, sizes=(100, "full"), rng=0),
             "rt.power(...)": rt.power(gap=0.02, disagreement=0.27),
             "ranktrust.stats.power_table(q)": power_table(0.27),
-            "rt.mdad(m)": rt.mdad(g, methods=["random", "anchor"], sizes=[25, 100], trials=3, rng=0),
+            "rt.mdad(m)": rt.mdad(g, methods=["random", "anchor"], sizes=[25, 100], n_resamples=3, rng=0),
             "rt.sensitivity(m)": rt.sensitivity(mr),
             "rt.repeats(m)": rt.repeats(mr),
             "variance_components(m)": variance_components(mr),

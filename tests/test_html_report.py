@@ -310,7 +310,7 @@ def _real_report(m):
     import ranktrust as rt
 
     assert callable(rt.report) and rt.report.__name__ == "report"  # the function, whatever was imported first
-    return rt.report(m, seed=0)
+    return rt.report(m, rng=0)
 
 
 @pytest.mark.browser

@@ -32,8 +32,8 @@ def small(tmp_path_factory):
     return str(p)
 
 
-@pytest.mark.parametrize("cmd", [["compare", "--a", "m0", "--b", "m1"], ["power", "--gap", "5"], ["stability", "--draws", "20"],
-                                 ["ranks"], ["splithalf", "--splits", "50"]])
+@pytest.mark.parametrize("cmd", [["compare", "--a", "m0", "--b", "m1"], ["power", "--gap", "5"], ["stability", "--n-resamples", "20"],
+                                 ["ranks"], ["splithalf", "--n-resamples", "50"]])
 def test_qa_m12_every_command_writes_html(cmd, small, tmp_path, capsys):
     out = tmp_path / "x.html"
     code, _, err = run([cmd[0], small, *cmd[1:], "--out", str(out)], capsys)
@@ -48,7 +48,7 @@ def test_qa_m12_format_contradicting_suffix_is_an_error(small, tmp_path, capsys)
     for fmt, name in (("json", "x.html"), ("json", "x.md"), ("md", "x.json")):
         code, _, err = run(["report", small, "--no-stability", "-f", fmt, "--out", str(tmp_path / name)], capsys)
         assert code == 1 and f"--format {fmt} but --out" in err and not (tmp_path / name).exists()
-    code, _, err = run(["stability", small, "--draws", "20", "--out", str(tmp_path / "s.json")], capsys)
+    code, _, err = run(["stability", small, "--n-resamples", "20", "--out", str(tmp_path / "s.json")], capsys)
     assert code == 0 and json.loads((tmp_path / "s.json").read_text())["meta"]["kind"] == "stability"
 
 
@@ -173,6 +173,6 @@ def test_qa_l10_microbench_on_pairwise_data_says_which_items():
     m = rt.ScoreMatrix.from_array(y)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = rt.mdad(m, methods=["random"], sizes=[10], trials=2, source_models=20, rng=0)
+        res = rt.mdad(m, methods=["random"], sizes=[10], n_resamples=2, source_models=20, rng=0)
     assert any("use the 190 items every model has (of 200)" in str(w.message) for w in caught)
     assert res.to_dict()["settings"]["items"] == 190

@@ -38,7 +38,7 @@ def eight():
 
 
 def test_agrees_with_naive_loop(eight):
-    res = split_half(eight, splits=1500, rng=0)
+    res = split_half(eight, n_resamples=1500, rng=0)
     same, la, lb = naive_split_half(eight, 1500, seed=1)
     se = np.hypot(res.p_same_winner_se, same.std() / np.sqrt(len(same)))
     assert abs(res.p_same_winner - same.mean()) < 4 * se
@@ -47,7 +47,7 @@ def test_agrees_with_naive_loop(eight):
 
 
 def test_winners_curse(eight):
-    res = split_half(eight, splits=2000, rng=0)
+    res = split_half(eight, n_resamples=2000, rng=0)
     d = res.to_dict()
     assert set(d) >= {"splits", "p_same_winner", "p_same_winner_se", "lead_selecting_half",
                       "lead_other_half", "shrinkage"}
@@ -58,30 +58,30 @@ def test_winners_curse(eight):
 def test_clear_winner_has_no_curse():
     r = np.random.default_rng(1)
     s = (r.random((3, 3000)) < np.array([[0.9], [0.5], [0.4]])).astype(float)
-    res = split_half(s, splits=500, rng=0)
+    res = split_half(s, n_resamples=500, rng=0)
     assert res.p_same_winner == 1.0 and res.p_wins_half[0] == 1.0
     assert abs(res.shrinkage) < 4 * res.shrinkage_se + 1e-9
 
 
 def test_batch_independent(eight):
-    a = split_half(eight, splits=300, rng=3, batch=1).to_dict()
-    b = split_half(eight, splits=300, rng=3, batch=10_000).to_dict()
+    a = split_half(eight, n_resamples=300, rng=3, batch=1).to_dict()
+    b = split_half(eight, n_resamples=300, rng=3, batch=10_000).to_dict()
     assert a == b
 
 
 def test_errors():
-    with pytest.raises(ValueError, match="`splits` must be an integer >= 2"):
-        split_half(np.ones((2, 4)), splits=1)
+    with pytest.raises(ValueError, match="`n_resamples` must be an integer >= 2"):
+        split_half(np.ones((2, 4)), n_resamples=1)
     with pytest.raises(DataError, match="at least 2 models"):
-        split_half(np.ones((1, 4)), splits=10)
+        split_half(np.ones((1, 4)), n_resamples=10)
 
 
 @settings(max_examples=8, deadline=None)
 @given(st.permutations(list(range(4))), st.integers(0, 100))
 def test_permuting_models_permutes_wins(perm, seed):
     s = np.random.default_rng(seed).random((4, 41))      # continuous: no exact ties
-    a = split_half(s, splits=64, rng=seed)
-    b = split_half(s[list(perm)], splits=64, rng=seed)
+    a = split_half(s, n_resamples=64, rng=seed)
+    b = split_half(s[list(perm)], n_resamples=64, rng=seed)
     np.testing.assert_allclose(b.p_wins_half, a.p_wins_half[list(perm)])
     assert a.p_same_winner == b.p_same_winner and 0 <= a.p_same_winner <= 1
     assert a.lead_selecting_half >= 0          # the winner leads the half that picked it

@@ -19,7 +19,7 @@ PAIR_KEYS = {"a", "b", "n_items", "only_a", "only_b", "diff", "ci_low", "ci_high
 
 @pytest.fixture(scope="module")
 def swe_report(swebench):
-    return rt.report(swebench, draws=500, seed=0)
+    return rt.report(swebench, stability_n_resamples=500, rng=0)
 
 
 def test_json_keys_and_order(swe_report, swebench):
@@ -71,13 +71,13 @@ def test_single_model_is_not_an_error(tmp_path):
 def test_cli_json_meta_and_formats(tmp_path, swebench_path):
     out = tmp_path / "r.json"
     r = subprocess.run([*RT, "report", str(swebench_path), "--format", "json", "--out", str(out), "--seed", "7",
-                        "--draws", "200"], capture_output=True, text=True)
+                        "--stability-n-resamples", "200"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     d = json.loads(out.read_text())
     assert d["meta"]["format"] == 2 and d["meta"]["seed"] == 7 and d["meta"]["kind"] == "report"
     assert len(d["meta"]["input_hash"]) == 16 and d["meta"]["version"]
     md = tmp_path / "r.md"
-    r = subprocess.run([*RT, "report", str(swebench_path), "--out", str(md), "--draws", "200"],
+    r = subprocess.run([*RT, "report", str(swebench_path), "--out", str(md), "--stability-n-resamples", "200"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     text = md.read_text()
@@ -86,8 +86,8 @@ def test_cli_json_meta_and_formats(tmp_path, swebench_path):
 
 
 def test_same_seed_same_report(swebench):
-    a = rt.report(swebench, draws=300, seed=3).to_dict()
-    b = rt.report(swebench, draws=300, seed=3).to_dict()
+    a = rt.report(swebench, stability_n_resamples=300, rng=3).to_dict()
+    b = rt.report(swebench, stability_n_resamples=300, rng=3).to_dict()
     assert a == b
 
 
@@ -115,7 +115,7 @@ def test_report_says_when_ranking_flips_with_condition():
                         run_name="not_main")
     df = ex["generate"](seed=0)
     m = rt.ScoreMatrix.from_long(df)
-    d = report_dict(rt.report(m, draws=100))
+    d = report_dict(rt.report(m, stability_n_resamples=100))
     assert d["sensitivity"]["ranking_flips"] and d["repeats"]["models"]
     assert "changes with the condition" in d["headline"]["text"] and d["headline"]["separable"] is False
     from ranktrust.reporting.markdown import report_markdown

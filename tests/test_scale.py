@@ -58,8 +58,8 @@ def test_rank_order_is_lexsort(case):
 def test_stability_without_rank_distributions_gives_the_same_figures():
     g = np.random.default_rng(1)
     s = (g.random((70, 150)) < 0.5).astype(float)   # many exact ties
-    a = stability(s, sizes=[10, 60, "full"], draws=300, rng=5, top_k=(1, 2, 3, 200))
-    b = stability(s, sizes=[10, 60, "full"], draws=300, rng=5, top_k=(1, 2, 3, 200), rank_distribution=False)
+    a = stability(s, sizes=[10, 60, "full"], n_resamples=300, rng=5, top_k=(1, 2, 3, 200))
+    b = stability(s, sizes=[10, 60, "full"], n_resamples=300, rng=5, top_k=(1, 2, 3, 200), rank_distribution=False)
     assert b.rank_distribution is None
     assert np.array_equal(a.p_first, b.p_first)
     assert np.array_equal(a.p_topk_order, b.p_topk_order, equal_nan=True)
@@ -73,7 +73,7 @@ def _same_table(a, b, exact):
             assert np.array_equal(x, y, equal_nan=True), f
         else:
             np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12, err_msg=f)
-    assert (a.method, a.ci_method, a.binary, a.adjust, a.pairs) == (b.method, b.ci_method, b.binary, b.adjust, b.pairs)
+    assert (a.method, a.ci_method, a.binary, a.adjust, a.pairs_scope) == (b.method, b.ci_method, b.binary, b.adjust, b.pairs_scope)
 
 
 @pytest.mark.parametrize("kind", ["binary", "continuous"])
@@ -111,7 +111,7 @@ def test_report_sidecar_keeps_the_json_small_and_changes_nothing_else(tmp_path):
 
     g = np.random.default_rng(4)
     m = ScoreMatrix.from_array((g.random((20, 200)) < g.uniform(0.3, 0.8, (20, 1))).astype(float))
-    rep = rt.report(m, draws=200, quality=False, all_pairs=True)
+    rep = rt.report(m, stability_n_resamples=200, quality=False, all_pairs=True)
     plain = rep.to_dict()
     path = tmp_path / "pairs.parquet"
     d = rep.to_dict(sidecar=str(path), max_pairs=7)

@@ -57,7 +57,7 @@ def test_bootstrap_continuous_identical(client):
 
 @pytest.mark.parametrize("rank_distribution", [True, False])
 def test_stability_replays_identical(client, scores, rank_distribution):
-    kw = dict(sizes=[10, 100, "full"], draws=1100, rng=2, rank_distribution=rank_distribution)
+    kw = dict(sizes=[10, 100, "full"], n_resamples=1100, rng=2, rank_distribution=rank_distribution)
     a, b = stability(scores, client=client, **kw), stability(scores, **kw)
     assert np.array_equal(a.p_first, b.p_first)
     assert np.array_equal(a.p_topk_order, b.p_topk_order, equal_nan=True)
@@ -66,8 +66,8 @@ def test_stability_replays_identical(client, scores, rank_distribution):
 
 
 def test_split_half_identical(client, scores):
-    assert split_half(scores, splits=1100, rng=3, client=client).to_dict() == \
-        split_half(scores, splits=1100, rng=3).to_dict()
+    assert split_half(scores, n_resamples=1100, rng=3, client=client).to_dict() == \
+        split_half(scores, n_resamples=1100, rng=3).to_dict()
 
 
 def test_blocked_all_pairs_from_parquet_partitions_identical(client, scores, tmp_path):
@@ -96,8 +96,8 @@ def test_runs_one_after_another_share_no_data(client, scores):
 
     big = (np.random.default_rng(5).random((40, 700)) < 0.5).astype(float)
     assert big.size * 4 >= SCATTER_BYTES   # the scores are scattered, not pickled into tasks
-    a = [stability(big, sizes=[10, "full"], draws=300, rng=k, client=client).p_first for k in range(3)]
-    b = [stability(big, sizes=[10, "full"], draws=300, rng=k).p_first for k in range(3)]
+    a = [stability(big, sizes=[10, "full"], n_resamples=300, rng=k, client=client).p_first for k in range(3)]
+    b = [stability(big, sizes=[10, "full"], n_resamples=300, rng=k).p_first for k in range(3)]
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
     c = big.copy()
     assert np.array_equal(resample_means(c, n_resamples=200, rng=0, client=client),

@@ -248,7 +248,7 @@ def test_bad_input_messages(swebench):
         compare(cont, "model_0", "model_1", method="mcnemar")
     with pytest.raises(ValueError, match="offered for one pair only"):
         all_pairs(cont, method="sign-flip")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="`pairs` must be 'all' or 'adjacent'"):
+    with pytest.raises(ValueError, match="`pairs` must be one of 'all', 'adjacent'"):
         all_pairs(cont, pairs="top")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="`adjust` must be one of"):
         all_pairs(cont, adjust="fdr")  # type: ignore[arg-type]

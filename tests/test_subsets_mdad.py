@@ -145,7 +145,7 @@ def _analytic_curve(y, k, delta_bin):
 def test_mdad_of_random_subsets_matches_its_analytic_value():
     y, m = _bernoulli_matrix()
     k, db, trials = 50, 0.01, 40
-    r = rt.mdad(m, methods=["random"], sizes=[k], trials=trials, source_models=20, rng=0, delta_bin=db,
+    r = rt.mdad(m, methods=["random"], sizes=[k], n_resamples=trials, source_models=20, rng=0, delta_bin=db,
                 seen_items=None, min_pairs=10 * trials)
     expected, cnt_all = _analytic_curve(y, k, db)
     got = r.agreement[0, 0]
@@ -163,17 +163,17 @@ def test_mdad_of_random_subsets_matches_its_analytic_value():
 
 def test_results_do_not_depend_on_other_methods_or_sizes():
     _, m = _bernoulli_matrix(n_models=30, n_items=120, seed=1)
-    a = rt.mdad(m, methods=["random", "anchor"], sizes=[5, 10], trials=4, source_models=15, rng=3, delta_bin=0.02)
-    b = rt.mdad(m, methods=["anchor"], sizes=[10], trials=4, source_models=15, rng=3, delta_bin=0.02)
+    a = rt.mdad(m, methods=["random", "anchor"], sizes=[5, 10], n_resamples=4, source_models=15, rng=3, delta_bin=0.02)
+    b = rt.mdad(m, methods=["anchor"], sizes=[10], n_resamples=4, source_models=15, rng=3, delta_bin=0.02)
     np.testing.assert_array_equal(a.mean_abs_error[1, 1], b.mean_abs_error[0, 0])
     np.testing.assert_array_equal(a.mdad_trials[1, 1], b.mdad_trials[0, 0])
-    c = rt.mdad(m, methods=["random", "anchor"], sizes=[5, 10], trials=4, source_models=15, rng=3, delta_bin=0.02)
+    c = rt.mdad(m, methods=["random", "anchor"], sizes=[5, 10], n_resamples=4, source_models=15, rng=3, delta_bin=0.02)
     assert a.to_dict() == c.to_dict()
 
 
 def test_json_has_the_stable_keys_and_fractions():
     _, m = _bernoulli_matrix(n_models=30, n_items=120, seed=2)
-    r = rt.mdad(m, methods=["random", "stratified"], sizes=[10, 50], trials=3, source_models=0.5, rng=0,
+    r = rt.mdad(m, methods=["random", "stratified"], sizes=[10, 50], n_resamples=3, source_models=0.5, rng=0,
                 delta_bin=0.02)
     d = r.to_dict()
     assert {"mdad", "agreement", "recommendation"} <= set(d)
@@ -202,26 +202,28 @@ def test_bad_arguments_name_the_parameter():
         rt.mdad(m.select(models=list(m.models[:4])), sizes=[5])
     with pytest.raises(ValueError, match="`method` must be one of"):
         rt.mdad(m, methods=["nope"], sizes=[5], source_models=5)
-    with pytest.raises(ValueError, match="`sizes` must be positive integers"):
+    with pytest.raises(ValueError, match="`sizes` must be a sequence of integers >= 1"):
         rt.mdad(m, sizes=[0], source_models=5)
-    with pytest.raises(ValueError, match="`trials` must be a positive integer"):
-        rt.mdad(m, sizes=[5], source_models=5, trials=0)
+    with pytest.raises(ValueError, match="`n_resamples` must be an integer >= 1"):
+        rt.mdad(m, sizes=[5], source_models=5, n_resamples=0)
+    with pytest.raises(TypeError, match="`methods` must be a sequence"):
+        rt.mdad(m, methods="random,irt", sizes=[5], source_models=5)
     with pytest.raises(ValueError, match="every size in `sizes` is at least"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             rt.mdad(m, sizes=[50, 60], source_models=5)
     with pytest.warns(UserWarning, match="size 60 is not smaller than the 50 candidate items and was left out"):
-        rt.mdad(m, methods=["random"], sizes=[5, 60], source_models=5, trials=1, delta_bin=0.2, min_pairs=1,
+        rt.mdad(m, methods=["random"], sizes=[5, 60], source_models=5, n_resamples=1, delta_bin=0.2, min_pairs=1,
                 seen_items=None)
     with pytest.warns(UserWarning, match="size 30 is not smaller than the 25 candidate items"):   # default split
-        rt.mdad(m, methods=["random"], sizes=[5, 30], source_models=5, trials=1, delta_bin=0.2)
-    with pytest.raises(ValueError, match="`min_pairs` must be a positive integer"):
+        rt.mdad(m, methods=["random"], sizes=[5, 30], source_models=5, n_resamples=1, delta_bin=0.2)
+    with pytest.raises(ValueError, match="`min_pairs` must be an integer >= 1"):
         rt.mdad(m, sizes=[5], source_models=5, min_pairs=0)
     with pytest.raises(ValueError, match="`target_models` must be None"):
         rt.mdad(m, sizes=[5], source_models=5, target_models=6)
     # 5 targets = 10 pairs: with a safeguard of 20 pairs per bin no bin can define MDAD
     with pytest.warns(SmallSampleWarning, match="no |Δ| bin has enough target pairs"):
-        r = rt.mdad(m, methods=["random"], sizes=[5], source_models=5, trials=1, min_pairs=20)
+        r = rt.mdad(m, methods=["random"], sizes=[5], source_models=5, n_resamples=1, min_pairs=20)
     assert np.isnan(r.mdad).all()
     d = r.to_dict()
     assert d["mdad"][0]["status"] == "too few pairs" and d["mdad"][0]["mdad"] is None
@@ -230,16 +232,16 @@ def test_bad_arguments_name_the_parameter():
 
 def test_seen_items_pool_is_respected():
     _, m = _bernoulli_matrix(n_models=30, n_items=200, seed=4)
-    r = rt.mdad(m, methods=["random"], sizes=[10], trials=2, source_models=15, seen_items=0.5, rng=0,
+    r = rt.mdad(m, methods=["random"], sizes=[10], n_resamples=2, source_models=15, seen_items=0.5, rng=0,
                 delta_bin=0.02, min_pairs=1)
     assert r.n_seen_items == 100 and r.n_items == 200
     d = r.to_dict()
     assert d["settings"]["reference"] == "seen items" and d["unseen"] is not None
     assert {"method", "size", "mdad", "ci_low", "ci_high", "kendall_tau", "mean_abs_error"} <= set(d["unseen"]["mdad"][0])
-    full = rt.mdad(m, methods=["random"], sizes=[10], trials=2, source_models=15, rng=0, delta_bin=0.02,
+    full = rt.mdad(m, methods=["random"], sizes=[10], n_resamples=2, source_models=15, rng=0, delta_bin=0.02,
                    seen_items=None)
     assert full.n_seen_items == 200
-    one = rt.mdad(m, methods=["random"], sizes=[10], trials=2, source_models=15, rng=0, delta_bin=0.02, seen_items=1.0)
+    one = rt.mdad(m, methods=["random"], sizes=[10], n_resamples=2, source_models=15, rng=0, delta_bin=0.02, seen_items=1.0)
     assert one.unseen is None and one.to_dict() == full.to_dict()
     assert full.unseen is None and full.to_dict()["unseen"] is None
 
@@ -264,7 +266,7 @@ def test_seen_and_unseen_references_by_hand():
     from ranktrust.subsets.mdad import _seen_split
 
     y, m = _bernoulli_matrix(n_models=24, n_items=160, seed=6)
-    r = rt.mdad(m, methods=["random"], sizes=[79], trials=3, source_models=12, seen_items=80, rng=1,
+    r = rt.mdad(m, methods=["random"], sizes=[79], n_resamples=3, source_models=12, seen_items=80, rng=1,
                 delta_bin=0.02, min_pairs=1)
     entropy = int(np.random.default_rng(1).integers(2**63))      # replay trial 0's split as mdad does
     split = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(0,)))
@@ -278,7 +280,7 @@ def test_seen_and_unseen_references_by_hand():
 
 
 def test_gpqa_smoke_findings_hold_in_direction(gpqa):
-    r = rt.mdad(gpqa, sizes=[10, 100, 250], trials=3, source_models=300, rng=0, seen_items=None)
+    r = rt.mdad(gpqa, sizes=[10, 100, 250], n_resamples=3, source_models=300, rng=0, seen_items=None)
     mdad = r.mdad
     # at 10 items no method separates pairs closer than a few points
     assert np.nanmin(mdad[:, 0]) >= 0.03
@@ -304,7 +306,7 @@ def test_default_source_models():
     assert (d >= 2).all() and (n - d >= 3).all() and (d <= 300).all()
     assert (np.diff(d) >= 0).all()                    # more models never mean fewer sources
     _, m = _bernoulli_matrix(n_models=10, n_items=50)
-    r = rt.mdad(m, methods=["random"], sizes=[5], trials=1, delta_bin=0.2, min_pairs=1)
+    r = rt.mdad(m, methods=["random"], sizes=[5], n_resamples=1, delta_bin=0.2, min_pairs=1)
     assert (r.n_source_models, r.n_target_models) == (7, 3)
 
 
@@ -319,9 +321,9 @@ def test_irt_warm_start_keeps_trials_reproducible():
     """The IRT fit of a trial starts from the previous trial's fit: the same seed gives the same results,
     and the first trials do not depend on how many follow or on the other methods."""
     _, m = _bernoulli_matrix(n_models=30, n_items=80, seed=4)
-    a = rt.mdad(m, methods=["irt"], sizes=[5, 10], trials=4, source_models=15, rng=5, delta_bin=0.02)
-    b = rt.mdad(m, methods=["random", "irt"], sizes=[5, 10], trials=2, source_models=15, rng=5, delta_bin=0.02)
-    c = rt.mdad(m, methods=["irt"], sizes=[5, 10], trials=4, source_models=15, rng=5, delta_bin=0.02)
+    a = rt.mdad(m, methods=["irt"], sizes=[5, 10], n_resamples=4, source_models=15, rng=5, delta_bin=0.02)
+    b = rt.mdad(m, methods=["random", "irt"], sizes=[5, 10], n_resamples=2, source_models=15, rng=5, delta_bin=0.02)
+    c = rt.mdad(m, methods=["irt"], sizes=[5, 10], n_resamples=4, source_models=15, rng=5, delta_bin=0.02)
     assert a.to_dict() == c.to_dict()
     np.testing.assert_array_equal(a.mean_abs_error[0, :, :2], b.mean_abs_error[1])
 
@@ -331,7 +333,7 @@ def test_d6_default_mdad_is_u_rule_on_its_own_curve(gpqa):
     """Audit D6 (reviews/stat-repro/d6_mdad_rule.py): the 0.1.0 default (10 pairs per bin per trial) said
     "not reached" at 10 items where [U]'s rule on the same curve gives 18 points. The default is now
     [U]'s rule: the first bin that has pairs and reaches 80%, on the seen and on the unseen curve."""
-    r = rt.mdad(gpqa, methods=["random"], sizes=[10, 100], trials=50, source_models=300, rng=0)
+    r = rt.mdad(gpqa, methods=["random"], sizes=[10, 100], n_resamples=50, source_models=300, rng=0)
     for ev in (r._main(), r.unseen):
         for si in range(2):
             ok = (ev["pairs"] > 0) & (ev["agreement"][0, si] >= 0.8)
@@ -339,7 +341,7 @@ def test_d6_default_mdad_is_u_rule_on_its_own_curve(gpqa):
             assert ev["mdad"][0, si] == pytest.approx(ev["bin_edges"][np.argmax(ok)])
     assert np.isfinite(r.mdad).all() and np.isfinite(r.unseen["mdad"]).all()
     # the audit's own call (no split) now gives [U]'s 18 points at 10 items, not "not reached"
-    r0 = rt.mdad(gpqa, methods=["random"], sizes=[10, 100], trials=50, source_models=300, rng=0, seen_items=None)
+    r0 = rt.mdad(gpqa, methods=["random"], sizes=[10, 100], n_resamples=50, source_models=300, rng=0, seen_items=None)
     np.testing.assert_allclose(r0.mdad[0], [0.18, 0.05])
 
 
@@ -350,7 +352,7 @@ def test_gpqa_reproduces_u_published_figures_in_magnitude(gpqa):
     unseen 27 [20, 34] / 17 [13, 21] / 16 [13, 19] / 10 [9, 11] points at 10 / 25 / 50 / 100 items,
     seen 25.5 [18, 33] / 12 / 7.5 / 4. Measured with rng=0 (seeds 0-7 give unseen 21-24.5 / 17-21.5 /
     11-20.5 / 8.5-11, seen 15-22 / 10-13 / 6.5-7.5 / 4-4.5)."""
-    r = rt.mdad(gpqa, methods=["random"], sizes=[10, 25, 50, 100], trials=50, source_models=300,
+    r = rt.mdad(gpqa, methods=["random"], sizes=[10, 25, 50, 100], n_resamples=50, source_models=300,
                 target_models=50, seen_items=0.5, rng=0)
     assert (r.n_source_models, r.n_target_models, r.n_seen_items) == (300, 50, 224)
     unseen = 100 * r.unseen["mdad"][0]
@@ -503,10 +505,10 @@ def test_mdad_read_off_a_sparse_bin_is_warned_and_reported():
     the safeguard, which then ignores such bins."""
     _, m = _bernoulli_matrix(n_models=25, n_items=300, seed=7)
     with pytest.warns(SmallSampleWarning, match="read off a gap bin with fewer than 30 target pairs"):
-        r = rt.mdad(m, methods=["random"], sizes=[25], trials=2, source_models=17, rng=0)
+        r = rt.mdad(m, methods=["random"], sizes=[25], n_resamples=2, source_models=17, rng=0)
     row = r.to_dict()["mdad"][0]
     assert row["mdad_pairs"] is not None and row["mdad_pairs"] < 30
     assert r.to_dict()["settings"]["min_pairs"] == 1 and r.to_dict()["settings"]["ci_method"] == "pairs"
-    safe = rt.mdad(m, methods=["random"], sizes=[25], trials=2, source_models=17, rng=0, min_pairs=30)
+    safe = rt.mdad(m, methods=["random"], sizes=[25], n_resamples=2, source_models=17, rng=0, min_pairs=30)
     srow = safe.to_dict()["mdad"][0]
     assert srow["mdad_pairs"] is None or srow["mdad_pairs"] >= 30

@@ -36,33 +36,33 @@ def test_registry_lists_builtin_methods():
 @settings(max_examples=25, deadline=None)
 @given(method=st.sampled_from(METHODS), k=st.integers(1, 60), seed=st.integers(0, 2**16))
 def test_subsets_are_valid_and_reproducible(method, k, seed):
-    s = rt.select_subset(M, method=method, k=k, rng=seed)
+    s = rt.select_subset(M, method=method, size=k, rng=seed)
     assert s.k == k
     assert len(np.unique(s.items)) == k
     assert s.items.min() >= 0 and s.items.max() < M.n_items
     assert s.labels == tuple(M.items[i] for i in s.items)
     assert np.all(s.weights > 0)
     assert s.weights.sum() == pytest.approx(1.0)
-    again = rt.select_subset(M, method=method, k=k, rng=seed)
+    again = rt.select_subset(M, method=method, size=k, rng=seed)
     np.testing.assert_array_equal(s.items, again.items)
     np.testing.assert_array_equal(s.weights, again.weights)
 
 
 def test_different_seeds_give_different_random_subsets():
-    a = rt.select_subset(M, method="random", k=10, rng=1)
-    b = rt.select_subset(M, method="random", k=10, rng=2)
+    a = rt.select_subset(M, method="random", size=10, rng=1)
+    b = rt.select_subset(M, method="random", size=10, rng=2)
     assert not np.array_equal(a.items, b.items)
 
 
 def test_source_models_by_name_and_position():
-    a = rt.select_subset(M, method="anchor", k=8, source=["m0", "m1", "m2", "m5"], rng=0)
-    b = rt.select_subset(M, method="anchor", k=8, source=[0, 1, 2, 5], rng=0)
+    a = rt.select_subset(M, method="anchor", size=8, source=["m0", "m1", "m2", "m5"], rng=0)
+    b = rt.select_subset(M, method="anchor", size=8, source=[0, 1, 2, 5], rng=0)
     np.testing.assert_array_equal(a.items, b.items)
     assert a.source_models == ("m0", "m1", "m2", "m5")
 
 
 def test_stratified_allocates_proportionally_to_groups():
-    s = rt.select_subset(M, method="stratified", k=12, rng=0)
+    s = rt.select_subset(M, method="stratified", size=12, rng=0)
     groups = np.array(M.groups)[s.items]
     # four equal groups of 15 items: 3 each, and each chosen item stands for 15/60 / 3 of the benchmark
     assert sorted(np.unique(groups, return_counts=True)[1].tolist()) == [3, 3, 3, 3]
@@ -103,7 +103,7 @@ def test_weighted_mean_is_unbiased_for_random_subsets(method):
 
 def test_stratified_without_groups_uses_difficulty_strata():
     m = _matrix(groups=False)
-    s = rt.select_subset(m, method="stratified", k=6, rng=3)
+    s = rt.select_subset(m, method="stratified", size=6, rng=3)
     diff = np.asarray(m.scores).mean(axis=0)
     # one item per difficulty sextile
     order = np.argsort(np.argsort(diff, kind="stable"), kind="stable")
@@ -146,7 +146,7 @@ def test_farthest_point_second_item_is_farthest_from_first():
 
 
 def test_estimate_from_matrix_and_array_agree():
-    s = rt.select_subset(M, method="stratified", k=10, rng=0)
+    s = rt.select_subset(M, method="stratified", size=10, rng=0)
     a = rt.estimate(s, M)
     b = rt.estimate(s, np.asarray(M.scores)[:, s.items])
     np.testing.assert_allclose(a.estimate, b.estimate)
@@ -157,13 +157,13 @@ def test_estimate_from_matrix_and_array_agree():
 
 
 def test_estimate_renormalises_weights_over_scored_items():
-    s = rt.select_subset(M, method="random", k=4, rng=0)
+    s = rt.select_subset(M, method="random", size=4, rng=0)
     y = np.array([[1.0, np.nan, 0.0, 1.0]])
     assert rt.estimate(s, y).estimate[0] == pytest.approx(2 / 3)
 
 
 def test_irt_subset_offers_three_estimators():
-    s = rt.select_subset(M, method="irt", k=10, rng=0)
+    s = rt.select_subset(M, method="irt", size=10, rng=0)
     e = rt.estimate(s, M)
     assert e.estimator == "gp-irt"
     assert set(e.by_estimator) == {"irt", "p-irt", "gp-irt"}
@@ -177,14 +177,14 @@ def test_irt_subset_offers_three_estimators():
 
 def test_errors_name_the_parameter():
     with pytest.raises(ValueError, match="`method` must be one of"):
-        rt.select_subset(M, method="magic", k=5)
-    with pytest.raises(ValueError, match="`k` must be between 1 and the number of items"):
-        rt.select_subset(M, k=0)
-    with pytest.raises(TypeError, match="`k` must be an integer"):
-        rt.select_subset(M, k=2.5)
+        rt.select_subset(M, method="magic", size=5)
+    with pytest.raises(ValueError, match="`size` must be between 1 and the number of items"):
+        rt.select_subset(M, size=0)
+    with pytest.raises(TypeError, match="`size` must be an integer"):
+        rt.select_subset(M, size=2.5)
     with pytest.raises(DataError, match="unknown model"):
-        rt.select_subset(M, k=5, source=["nope"])
-    s = rt.select_subset(M, k=5, rng=0)
+        rt.select_subset(M, size=5, source=["nope"])
+    s = rt.select_subset(M, size=5, rng=0)
     with pytest.raises(ValueError, match="`estimator` must be one of 'weighted'"):
         rt.estimate(s, M, estimator="gp-irt")
     with pytest.raises(ValueError, match=r"`scores` must have shape \(n_models, 5\)"):

@@ -223,7 +223,7 @@ def test_audit_d1_headline_does_not_state_the_resampling_figure():
     p = np.array([0.70, 0.70, 0.60])
     lat = np.sqrt(.5) * rng.standard_normal(2000) + np.sqrt(.5) * rng.standard_normal((3, 2000))
     m = rt.ScoreMatrix.from_array((lat < ndtri(p)[:, None]).astype(float))
-    rep = rt.report(m, draws=200, quality=False)
+    rep = rt.report(m, stability_n_resamples=200, quality=False)
     d = report_dict(rep)
     assert "stay" not in d["headline"]["text"] and "p_top_stays_top" not in d["headline"]
     from ranktrust.reporting.fmt import stability_title
@@ -253,10 +253,10 @@ def test_audit_d4_cli_ci_and_p_agree(tmp_path):
 def test_same_seed_same_stability_figure_across_commands(swebench):
     """L1: `report`, `stability`, `stability --sizes 500` and `report --sizes full` print one figure."""
     n = swebench.n_items
-    rep = rt.report(swebench, draws=300, sizes=[30, 100, "full"], seed=0, quality=False).stability
-    rep2 = rt.report(swebench, draws=300, sizes=[n], seed=0, quality=False).stability
-    a = rt.stability(swebench, sizes=["full"], draws=300, rng=0)
-    b = rt.stability(swebench, sizes=[100, n], draws=300, rng=0)
+    rep = rt.report(swebench, stability_n_resamples=300, sizes=[30, 100, "full"], rng=0, quality=False).stability
+    rep2 = rt.report(swebench, stability_n_resamples=300, sizes=[n], rng=0, quality=False).stability
+    a = rt.stability(swebench, sizes=["full"], n_resamples=300, rng=0)
+    b = rt.stability(swebench, sizes=[100, n], n_resamples=300, rng=0)
     vals = {float(rep.p_top_stays_top[-1]), float(rep2.p_top_stays_top[-1]), float(a.p_top_stays_top[-1]),
             float(b.p_top_stays_top[-1])}
     assert len(vals) == 1, vals
@@ -265,9 +265,9 @@ def test_same_seed_same_stability_figure_across_commands(swebench):
 
 def test_qa_m2_report_sizes_at_or_above_n(swebench):
     """M2: `report --sizes 500` (= N) and 1000 (> N) give the full-size row instead of an error."""
-    d = rt.report(swebench, draws=100, sizes=[500], quality=False).to_dict()
+    d = rt.report(swebench, stability_n_resamples=100, sizes=[500], quality=False).to_dict()
     assert [r["n"] for r in d["stability"]["sizes"]] == [swebench.n_items]
-    d = rt.report(swebench, draws=100, sizes=[30, 1000], quality=False).to_dict()
+    d = rt.report(swebench, stability_n_resamples=100, sizes=[30, 1000], quality=False).to_dict()
     assert [r["n"] for r in d["stability"]["sizes"]] == [30, swebench.n_items]
 
 

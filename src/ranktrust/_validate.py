@@ -4,7 +4,7 @@ Each validator checks one kind of argument, **returns it normalised** (a ``float
 ``int``, a ``Generator``, a tuple) and has one message template. Every message names the
 parameter in backticks, says what is allowed and shows the value received, e.g.::
 
-    `confidence_level` must be a number in the open interval (0, 1) (0.95 for 95%), got 95
+    `confidence_level` must be in the open interval (0, 1) (0.95 for 95%), got 95
 
 The CLI turns the backticked names into its flags (``cli.main.cli_words``), so one message
 serves a Python user and a terminal user. Wrong *values* raise ``ValueError`` (wrong
@@ -50,7 +50,7 @@ def confidence_level(value: Any, name: str = "confidence_level") -> float:
     """A confidence level in the open interval (0, 1), as a ``float``."""
     if not _is_real(value) or not 0.0 < float(value) < 1.0:
         exc = ValueError if _is_real(value) else TypeError
-        raise exc(f"`{name}` must be a number in the open interval (0, 1) (0.95 for 95%), got {value!r}")
+        raise exc(f"`{name}` must be in the open interval (0, 1) (0.95 for 95%), got {value!r}")
     return float(value)
 
 

@@ -17,6 +17,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from . import _validate
+from ._validate import Progress, SeedLike
 from .data.matrix import ScoreMatrix
 from .results import Result, jsonable
 
@@ -289,7 +291,7 @@ def _display_pairs(table: Any, order: np.ndarray) -> Any:
         models=table.models, score=table.score, order=np.asarray(order, dtype=np.intp), i=a, j=b,
         n_items=table.n_items[sel], only_a=oa, only_b=ob, diff=table.diff[sel] * sgn, se=table.se[sel],
         ci_low=np.minimum(lo, hi), ci_high=np.maximum(lo, hi), p_value=table.p_value[sel],
-        p_adjusted=table.p_adjusted[sel], method=table.method, adjust=table.adjust, pairs="adjacent",
+        p_adjusted=table.p_adjusted[sel], method=table.method, adjust=table.adjust, pairs_scope="adjacent",
         confidence_level=table.confidence_level, clustered=table.clustered, binary=table.binary,
     )
 
@@ -333,6 +335,13 @@ def _warnings_to_notes(fn: Callable[..., LeaderboardReport]) -> Callable[..., Le
 
 
 @_warnings_to_notes
+def _derive_seed(rng: Any) -> int:
+    """The one int seed a report records: an int as is, else one drawn from ``rng``."""
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)) and rng >= 0:
+        return int(rng)
+    return int(_validate.rng(rng).integers(2**63 - 1))
+
+
 def report(
     m: ScoreMatrix,
     *,
@@ -346,18 +355,17 @@ def report(
     rank_method: str = "pairs",
     stability: bool = True,
     sizes: Sequence[int | str] = DEFAULT_SIZES,
-    draws: int = 2000,
+    stability_n_resamples: int = 2000,
     split_half: bool = False,
-    splits: int = 3000,
+    split_half_n_resamples: int = 3000,
     power_gaps: Sequence[float] = (0.01, 0.02, 0.03, 0.05, 0.10),
-    seed: int | None = 0,
+    rng: SeedLike = 0,
     title: str | None = None,
     microbench: bool = False,
-    microbench_trials: int = 20,
+    microbench_n_resamples: int = 20,
     quality: bool = True,
     extra: dict[str, Any] | None = None,
-    progress: Callable[[str, float], None] | None = None,
-    rng: Any = None,
+    progress: Progress = None,
 ) -> LeaderboardReport:
     """Analyse a leaderboard: intervals, paired tests, tiers, rank ranges, stability, power.
 
@@ -395,25 +403,29 @@ def report(
         items every model shares (``align="intersect"``).
     stability, split_half : bool
         Which resampling analyses to run.
-    sizes, draws : rank-stability benchmark sizes and bootstrap draws.
-    splits : int
-        Random halves for the split-half check.
+    sizes : sequence of int or "full"
+        Rank-stability benchmark sizes.
+    stability_n_resamples : int, default: ``2000``
+        Bootstrap draws per size of the rank-stability section (``n_resamples`` of
+        :func:`ranktrust.stability`).
+    split_half_n_resamples : int, default: ``3000``
+        Random halves of the split-half check (``n_resamples`` of :func:`ranktrust.split_half`).
     power_gaps : sequence of float
         Gaps (fractions) for the questions-needed table.
-    seed : int, optional
-        Seed of every random step (recorded in the report). Each section derives its own
-        stream from it, so ``ranktrust stability --seed S`` prints the same figures.
-    rng : None, int or numpy.random.Generator, optional
-        The usual name for the seed (SPEC 7); when given it replaces ``seed`` (a Generator
-        draws the seed that is recorded).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default: ``0``
+        Randomness of every random step. The report derives one int seed from it (an int is
+        used as is; a Generator or SeedSequence draws one; None draws fresh entropy) and
+        records it as ``settings["seed"]``; each section derives its own stream from that
+        seed, so ``ranktrust stability --seed S`` prints the same figures. The default ``0``
+        makes a report reproducible.
     microbench : bool, default: False
         Add the micro-benchmark section (MDAD of random/stratified/anchor/IRT/diversity subsets,
-        ``microbench_trials`` trials, 70% of models as sources).
+        ``microbench_n_resamples`` trials, 70% of models as sources).
     quality : bool, default: True
         Data-quality findings (identical runs, rows that do not fit their score) as notes.
-    progress : callable, optional
-        ``progress(stage, fraction_done)`` is called as the analysis advances (the CLI draws a
-        progress bar on a terminal with it).
+    progress : callable(done, total), optional
+        Called as the analysis advances, with ``total = 1000`` (thousandths of the work; the
+        CLI draws a progress bar on a terminal with it).
     extra : dict, optional
         Sections computed elsewhere: ``{"microbench": ..., "repeats": ..., "sensitivity": ...}``.
         Repeats and sensitivity are added automatically when the data has runs / conditions.
@@ -422,27 +434,24 @@ def report(
     -------
     LeaderboardReport
     """
-    if rng is not None:  # SPEC 7 name, as in every other function; `seed` is what the CLI records
-        if isinstance(rng, np.random.Generator):
-            seed = int(rng.integers(2**63 - 1))
-        elif isinstance(rng, (int, np.integer)):
-            seed = int(rng)
-        else:
-            raise TypeError(f"`rng` must be None, an int or a numpy.random.Generator, got {type(rng).__name__}")
-    if progress is None:
-        progress = lambda stage, frac: None  # noqa: E731
-    from .ranking.ranksets import rank_sets as make_rank_sets, tiers_of
-    from .ranking.tiers import tiers_from_pair_table
+    seed = _derive_seed(rng)
+    user_progress = _validate.progress(progress)
+    stability_n_resamples = _validate.count(stability_n_resamples, "stability_n_resamples")
+    split_half_n_resamples = _validate.count(split_half_n_resamples, "split_half_n_resamples", minimum=2)
+    microbench_n_resamples = _validate.count(microbench_n_resamples, "microbench_n_resamples")
+
+    def stage(_name: str, frac: float) -> None:  # the report's stages as (done, total) thousandths
+        if user_progress is not None:
+            user_progress(int(round(frac * 1000)), 1000)
+    from .ranking.ranksets import rank_sets as make_rank_sets
+    from .ranking.tiers import tiers_from_pair_table, tiers_of
     from .stats.intervals import intervals as make_intervals
     from .stats.paired import all_pairs as make_pairs
     from .stats.power import estimate_disagreement, power, power_table
 
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"`confidence_level` must be in (0, 1), got {confidence_level}")
-    if tiers not in ("auto", "rank-sets", "adjacent"):
-        raise ValueError(f"`tiers` must be 'auto', 'rank-sets' or 'adjacent', got {tiers!r}")
-    if rank_method not in ("pairs", "bootstrap"):
-        raise ValueError(f"`rank_method` must be 'pairs' or 'bootstrap', got {rank_method!r}")
+    confidence_level = _validate.confidence_level(confidence_level)
+    _validate.choice(tiers, "tiers", ("auto", "rank-sets", "adjacent"))
+    _validate.choice(rank_method, "rank_method", ("pairs", "bootstrap"))
     if rank_method == "bootstrap" and not m.is_complete:
         raise ValueError("`rank_method`='bootstrap' needs the items every model shares: align the matrix with "
                          "align='intersect', or use rank_method='pairs' (each pair on its shared items)")
@@ -458,14 +467,14 @@ def report(
         notes.append(f"scores are means over {m.n_runs} runs per item (the repeats section shows how much "
                      "they vary from run to run)")
     notes = list(dict.fromkeys(notes))   # each note once
-    progress("intervals and paired tests", 0.0)
+    stage("intervals and paired tests", 0.0)
     ss = np.random.SeedSequence(seed)
     s_ci, s_mb = ss.spawn(2)
     iv = make_intervals(m, method=ci_method, cluster=cluster, confidence_level=confidence_level,
                         rng=np.random.default_rng(s_ci))
     pt_all = make_pairs(m, pairs="all", adjust=adjust, confidence_level=confidence_level, cluster=cluster)
     n_pairs = len(pt_all)
-    progress("rank ranges", 0.1)
+    stage("rank ranges", 0.1)
     rs = make_rank_sets(m, method=rank_method, confidence_level=confidence_level, adjust=adjust, cluster=cluster,
                         pair_table=pt_all if rank_method == "pairs" else None,
                         rng=seed if rank_method == "bootstrap" else None)
@@ -500,15 +509,15 @@ def report(
             use = [s for s in sizes if s == "full" or int(s) < n_c]
             if any(s != "full" and int(s) >= n_c for s in sizes) and "full" not in use:
                 use.append("full")   # a size at or above N is the full benchmark
-            progress("rank stability", 0.3)
-            st = make_stability(complete, sizes=use, draws=draws, rng=seed,
+            stage("rank stability", 0.3)
+            st = make_stability(complete, sizes=use, n_resamples=stability_n_resamples, rng=seed,
                                 rank_distribution=m.n_models <= HEATMAP_MAX_MODELS,  # not shown above
-                                progress=lambda done, total: progress("rank stability", 0.3 + 0.5 * done / max(total, 1)))
+                                progress=lambda done, total: stage("rank stability", 0.3 + 0.5 * done / max(total, 1)))
         if split_half:
             from .ranking.splithalf import split_half as make_split_half
 
-            progress("split-half", 0.8)
-            sh = make_split_half(complete, splits=splits, rng=seed)
+            stage("split-half", 0.8)
+            sh = make_split_half(complete, n_resamples=split_half_n_resamples, rng=seed)
 
     tier_method = "rank-sets" if tiers == "auto" else tiers
     if m.n_models > 1 and tier_method == "adjacent":
@@ -557,16 +566,16 @@ def report(
 
         src = max(2, int(round(m.n_models * 0.7)))
         sizes_mb = [k for k in (10, 25, 50, 100, 250, 500) if k < complete.n_items]
-        extra["microbench"] = make_mdad(complete, sizes=sizes_mb, trials=microbench_trials,
+        extra["microbench"] = make_mdad(complete, sizes=sizes_mb, n_resamples=microbench_n_resamples,
                                         source_models=min(src, m.n_models - 2), rng=np.random.default_rng(s_mb))
     qres = None
     if quality and m.n_models > 1:
         qres = _quality(m, pt_all)
         if qres is not None:
             notes.extend(quality_notes(qres))
-    progress("pair matrix", 0.95)
+    stage("pair matrix", 0.95)
     pm = _pair_matrix(pt_all, order)
-    progress("done", 1.0)
+    stage("done", 1.0)
     settings = {
         "confidence_level": confidence_level,
         "adjust": adjust,
@@ -576,7 +585,7 @@ def report(
         "cluster_by": (cluster_label or "item groups") if getattr(iv, "clustered", False) else None,
         "align": "pairwise" if not m.is_complete else ("intersect" if m.dropped else "complete"),
         "seed": seed,
-        "draws": draws,
+        "stability_n_resamples": stability_n_resamples,
         "tiers": tier_method,
         "rank_method": rank_method,
         "title": title,

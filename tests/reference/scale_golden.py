@@ -34,11 +34,11 @@ def compute():
         for size in (None, 7, 1000):
             for path in ("auto", "sparse", "matmul"):
                 out[f"rm/{k}/{size}/{path}"] = resample_means(s, n_resamples=130, size=size, rng=3, path=path)
-        st = stability(s, sizes=[5, 50, "full", 2000], draws=257, rng=1)
+        st = stability(s, sizes=[5, 50, "full", 2000], n_resamples=257, rng=1)
         out[f"st/{k}/p_first"] = st.p_first
         out[f"st/{k}/p_topk_order"] = st.p_topk_order
         out[f"st/{k}/rank_distribution"] = st.rank_distribution
-        sh = split_half(s, splits=333, rng=2)
+        sh = split_half(s, n_resamples=333, rng=2)
         for f in ("p_same_winner", "lead_selecting_half", "lead_other_half", "shrinkage", "shrinkage_se",
                   "p_wins_half"):
             out[f"sh/{k}/{f}"] = np.asarray(getattr(sh, f))

@@ -43,11 +43,13 @@ from typing import Any
 
 import numpy as np
 
+from .. import _validate
+from .._validate import Progress, SeedLike
 from ..errors import SmallSampleWarning
 from ..results import Result, jsonable
 from ..resample.engine import matrix_input, resample_means, weights
 
-__all__ = ["RankSets", "rank_sets", "layers", "tiers_from_rank_sets", "tiers_of"]
+__all__ = ["RankSets", "rank_sets", "layers"]
 
 _CHUNK_CELLS = 2**23  # bound on resamples x M x M cells held at once
 _FEW_UNITS = 30      # below this many items (clusters) the bootstrap sets are warned about as approximate
@@ -301,11 +303,13 @@ def _marginal(theta, sigma, sc, level, can=None):
     return 1 + rej_col.sum(axis=1), m - rej_row.sum(axis=1)
 
 
-def _rank_sets_iv(confidence_level, n_resamples):
-    if not (0 < float(confidence_level) < 1):
-        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 10:
-        raise ValueError(f"`n_resamples` must be an integer >= 10; got {n_resamples!r}")
+def _rank_sets_iv(method, confidence_level, n_resamples, studentize, progress):
+    """Validated ``(method, confidence_level, n_resamples, studentize, progress)``."""
+    return (_validate.choice(method, "method", ("pairs", "bootstrap")),
+            _validate.confidence_level(confidence_level),
+            _validate.count(n_resamples, "n_resamples", minimum=10) if method == "bootstrap" else n_resamples,
+            _validate.choice(studentize, "studentize", (True, False, "auto")),
+            _validate.progress(progress))
 
 
 _STUDENT_CELLS = 2**26   # studentize when n_resamples * M^2 cells fit (256 MB of float32)
@@ -384,7 +388,7 @@ def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_tabl
     pt = pair_table
     if pt is None:
         pt = all_pairs(m, pairs="all", adjust=adjust, confidence_level=level, cluster=cluster)
-    elif pt.pairs != "all" or tuple(pt.models) != tuple(m.models):
+    elif pt.pairs_scope != "all" or tuple(pt.models) != tuple(m.models):
         raise ValueError("`pair_table` must hold all pairs of the models of `m` (all_pairs(m, pairs='all'))")
     theta = np.asarray(pt.score, dtype=float)
     if k == 1:
@@ -427,9 +431,10 @@ def rank_sets(
     n_resamples: int = 1000,
     cluster: bool = False,
     studentize: bool | str = "auto",
-    rng=None,
+    rng: SeedLike = None,
     batch: int | None = None,
     pair_table=None,
+    progress: Progress = None,
 ) -> RankSets:
     """Confidence sets for every model's rank, marginal and simultaneous.
 
@@ -473,6 +478,9 @@ def rank_sets(
         Passed to the engine; does not change the result.
     pair_table : PairTable, optional
         ``method="pairs"``: reuse ``all_pairs(m, pairs="all", ...)`` already computed.
+    progress : callable(done, total), optional
+        Called as the bootstrap resamples are drawn (``total = n_resamples``); once with
+        ``(1, 1)`` for ``method="pairs"``, which does not loop.
 
     Returns
     -------
@@ -505,25 +513,20 @@ def rank_sets(
     >>> res.could_be_first, res.rank_low.tolist(), res.rank_high.tolist()
     (['model_0'], [1, 2, 2], [1, 3, 3])
     """
-    if method not in ("pairs", "bootstrap"):
-        raise ValueError(f"`method` must be 'pairs' or 'bootstrap', got {method!r}")
+    method, confidence_level, n_resamples, studentize, progress = _rank_sets_iv(
+        method, confidence_level, n_resamples, studentize, progress)
     if method == "pairs":
-        if not (0 < float(confidence_level) < 1):
-            raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
-        return _from_pairs(m, confidence_level=confidence_level, simultaneous=simultaneous, adjust=adjust,
-                           cluster=cluster, pair_table=pair_table)
-    _rank_sets_iv(confidence_level, n_resamples)
-    if studentize not in (True, False, "auto"):
-        raise ValueError(f"`studentize` must be True, False or 'auto', got {studentize!r}")
+        res = _from_pairs(m, confidence_level=confidence_level, simultaneous=simultaneous, adjust=adjust,
+                          cluster=cluster, pair_table=pair_table)
+        if progress is not None:
+            progress(1, 1)
+        return res
+    rng = _validate.rng(rng)
     inp = matrix_input(m)
     s, models = inp.scores, inp.models
     n_models, n_items = s.shape
     theta = s.mean(axis=1)
-    groups = None
-    if cluster:
-        if inp.group_codes is None:
-            raise ValueError("`cluster=True` needs item groups (ScoreMatrix.groups); the input has none")
-        groups = inp.group_codes
+    groups = inp.group_codes if _validate.cluster(cluster, inp.group_codes) else None
 
     def _result(low, high, mlow, mhigh, slow, shigh, better, student):
         _, order, _ = layers(better, theta)
@@ -572,7 +575,8 @@ def rank_sets(
         or (studentize == "auto" and n_units <= _STUDENT_MAX_UNITS
             and int(n_resamples) * n_models * n_models <= _STUDENT_CELLS))
     if cluster:     # bootstrap covariance of the means
-        boot = resample_means(s, n_resamples=int(n_resamples), groups=groups, rng=rng, batch=batch)
+        boot = resample_means(s, n_resamples=int(n_resamples), groups=groups, rng=rng, batch=batch,
+                              progress=progress)
         z = boot - theta
         cov = np.atleast_2d(np.cov(z, rowvar=False))
     else:           # sample covariance of the per-item scores / N
@@ -589,8 +593,10 @@ def rank_sets(
         if student:
             w = weights(n_items, n_resamples=int(n_resamples), rng=rng)
             sc = _Studentized(s, w, theta, sigma)
+            if progress is not None:
+                progress(int(n_resamples), int(n_resamples))
         else:
-            boot = resample_means(s, n_resamples=int(n_resamples), rng=rng, batch=batch)
+            boot = resample_means(s, n_resamples=int(n_resamples), rng=rng, batch=batch, progress=progress)
             sc = _Scaled(boot - theta, sigma)
     else:
         sc = _Scaled(z, sigma)
@@ -601,44 +607,3 @@ def rank_sets(
     mar_low, mar_high = _marginal(theta, sigma, sc, level, can)
     low, high = (sim_low, sim_high) if simultaneous else (mar_low, mar_high)
     return _result(low, high, mar_low, mar_high, sim_low, sim_high, better, student)
-
-
-_rank_sets = rank_sets
-
-
-def tiers_from_rank_sets(m, *, confidence_level: float = 0.95, rng=None, rank_sets: RankSets | None = None,
-                         **kw: Any):
-    """Tiers from simultaneous rank confidence sets (see :func:`tiers_of`).
-
-    Parameters
-    ----------
-    m : ScoreMatrix or ndarray (M, N)
-    confidence_level : float, default: ``0.95``
-    rng : None, int or numpy.random.Generator
-    rank_sets : RankSets, optional
-        Sets already computed for ``m`` (reused; nothing is resampled).
-    **kw
-        Passed to :func:`rank_sets` (``method``, ``adjust``, ``n_resamples``, ``cluster``, ``batch``).
-
-    Returns
-    -------
-    ranktrust.ranking.tiers.Tiers
-        ``method="rank-sets"``.
-    """
-    if rank_sets is None:
-        rank_sets = _rank_sets(m, confidence_level=confidence_level, rng=rng, **kw)
-    return tiers_of(rank_sets)
-
-
-def tiers_of(rs: RankSets):
-    """The :class:`~ranktrust.ranking.tiers.Tiers` of computed rank sets (no new resampling).
-
-    Tiers are the :func:`layers` of the simultaneous "found better" relation: tier 1 = the
-    models that could be #1; no two models of a tier are told apart; every model of tier
-    ``t + 1`` is found worse than at least one model of tier ``t``.
-    """
-    from .tiers import Tiers
-
-    tier, order = rs.tier, rs.order
-    return Tiers(models=rs.models, tier=tier, method="rank-sets", order=order,
-                 confidence_level=rs.confidence_level, adjust=rs.adjust)

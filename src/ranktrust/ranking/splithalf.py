@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
+from .. import _validate
+from .._validate import Progress, SeedLike
 from ..errors import DataError
 from ..results import Result, jsonable
 from ..resample.engine import _half_product, half_tasks, matrix_input, rank_order, run_products
@@ -70,10 +72,10 @@ class SplitHalf(Result):
 def split_half(
     m,
     *,
-    splits: int = 3000,
-    rng=None,
+    n_resamples: int = 3000,
+    rng: SeedLike = None,
     batch: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress = None,
     client=None,
 ) -> SplitHalf:
     """Does the winner of one random half also win the other half?
@@ -87,8 +89,9 @@ def split_half(
     ----------
     m : ScoreMatrix or ndarray (M, N)
         At least 2 models and 2 items.
-    splits : int, default: ``3000``
-    rng : None, int or numpy.random.Generator
+    n_resamples : int, default: ``3000``
+        Random splits (at least 2).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
     batch : int, optional
         Kept for compatibility: the engine works in products of at most 512 splits
         (which bound the memory), whatever ``batch`` is; it never changed the result.
@@ -112,12 +115,13 @@ def split_half(
     --------
     >>> import numpy as np
     >>> s = (np.random.default_rng(0).random((3, 400)) < [[0.7], [0.6], [0.5]]).astype(float)
-    >>> res = split_half(s, splits=500, rng=0)
+    >>> res = split_half(s, n_resamples=500, rng=0)
     >>> res.p_same_winner > 0.5, res.lead_other_half < res.lead_selecting_half
     (True, True)
     """
-    if isinstance(splits, bool) or not isinstance(splits, (int, np.integer)) or splits < 2:
-        raise ValueError(f"`splits` must be an integer >= 2; got {splits!r}")
+    splits = _validate.count(n_resamples, "n_resamples", minimum=2)
+    progress = _validate.progress(progress)
+    rng = _validate.rng(rng)
     inp = matrix_input(m)
     s = inp.scores
     n_models = s.shape[0]

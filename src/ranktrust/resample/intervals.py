@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from .. import _validate
+from .._validate import Progress, SeedLike
 from ..errors import DegenerateDataWarning
 from ..results import Result
 from .engine import matrix_input, resample_means
@@ -103,13 +105,14 @@ def _small_cluster_widen(
     return lo, hi
 
 
-def _bootstrap_ci_iv(method, n_resamples, confidence_level):
-    if method not in ("percentile", "bca"):
-        raise ValueError(f"`method` must be 'percentile' or 'bca'; got {method!r}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 2:
-        raise ValueError(f"`n_resamples` must be an integer >= 2; got {n_resamples!r}")
-    if not (0 < float(confidence_level) < 1):
-        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
+def _bootstrap_ci_iv(method, n_resamples, confidence_level, cluster_correction, rng, progress):
+    """Validated ``(method, n_resamples, confidence_level, cluster_correction, rng, progress)``."""
+    return (_validate.choice(method, "method", ("percentile", "bca")),
+            _validate.count(n_resamples, "n_resamples", minimum=2),
+            _validate.confidence_level(confidence_level),
+            _validate.choice(cluster_correction, "cluster_correction", ("cr1", "cr2", "none")),
+            _validate.rng(rng),
+            _validate.progress(progress))
 
 
 def bootstrap_ci(
@@ -120,9 +123,10 @@ def bootstrap_ci(
     confidence_level: float = 0.95,
     pair: tuple[str, str] | None = None,
     cluster: bool = False,
-    rng=None,
+    rng: SeedLike = None,
     batch: int | None = None,
     cluster_correction: str = "cr1",
+    progress: Progress = None,
 ) -> BootstrapIntervals:
     """Bootstrap intervals for each model's mean score, or for a paired difference.
 
@@ -150,6 +154,8 @@ def bootstrap_ci(
         normal-theory clustered interval, applied to the bootstrap's own, possibly asymmetric,
         bounds). ``"none"`` gives the plain cluster bootstrap, which covers only 0.91-0.93 with
         14 clusters. No effect without ``cluster``.
+    progress : callable(done, total), optional
+        Called after each batch of resamples (``total = n_resamples``).
 
     Returns
     -------
@@ -187,14 +193,11 @@ def bootstrap_ci(
     >>> bool(np.all(res.ci_low < res.estimate)) and bool(np.all(res.estimate < res.ci_high))
     True
     """
-    _bootstrap_ci_iv(method, n_resamples, confidence_level)
-    if cluster_correction not in ("cr1", "cr2", "none"):
-        raise ValueError(f"`cluster_correction` must be 'cr1', 'cr2' or 'none'; got {cluster_correction!r}")
+    method, n_resamples, confidence_level, cluster_correction, rng, progress = _bootstrap_ci_iv(
+        method, n_resamples, confidence_level, cluster_correction, rng, progress)
     inp = matrix_input(m)
     s, models = inp.scores, inp.models
-    groups = inp.group_codes if cluster else None
-    if cluster and groups is None:
-        raise ValueError("`cluster=True` needs item groups (ScoreMatrix.groups); the input has none")
+    groups = inp.group_codes if _validate.cluster(cluster, inp.group_codes) else None
     if pair is not None:
         a, b = (models.index(p) if isinstance(p, str) and p in models else p for p in pair)
         for p, k in zip(pair, (a, b)):
@@ -211,7 +214,8 @@ def bootstrap_ci(
         pair_out = None
     n = data.shape[1]
     estimate = data.mean(axis=1)
-    dist = resample_means(data, n_resamples=int(n_resamples), groups=groups, rng=rng, batch=batch)
+    dist = resample_means(data, n_resamples=int(n_resamples), groups=groups, rng=rng, batch=batch,
+                          progress=progress)
     alpha = (1 - confidence_level) / 2
     k = data.shape[0]
     if method == "percentile":

@@ -2,7 +2,7 @@
 and measuring how reliably it orders models (MDAD).
 
 >>> import ranktrust as rt
->>> s = rt.select_subset(m, method="anchor", k=100)            # doctest: +SKIP
+>>> s = rt.select_subset(m, method="anchor", size=100)            # doctest: +SKIP
 >>> rt.estimate(s, targets)                                     # doctest: +SKIP
 >>> rt.mdad(m, methods=["random", "anchor"], sizes=[10, 100])   # doctest: +SKIP
 

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import time
 import warnings
-import zlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from .. import _random, _validate
+from .._validate import Progress, SeedLike
 from ..errors import SmallSampleWarning
 from ..results import Result, jsonable
 from .select import estimate_arrays, get_selector
@@ -283,7 +284,7 @@ def default_source_models(n_models: int) -> int:
     return int(max(2, min(300, max(round(0.7 * n), n - 50), n - 3)))
 
 
-def _mdad_iv(m: Any, methods: Any, sizes: Any, trials: Any, source_models: Any, seen_items: Any,
+def _mdad_iv(m: Any, methods: Any, sizes: Any, n_resamples: Any, source_models: Any, seen_items: Any,
              delta_bin: Any, agreement_level: Any, confidence_level: Any, min_pairs: Any = 1,
              target_models: Any = None, ci_method: Any = "pairs") -> tuple:
     from ..data.matrix import ScoreMatrix
@@ -291,7 +292,7 @@ def _mdad_iv(m: Any, methods: Any, sizes: Any, trials: Any, source_models: Any, 
     if not isinstance(m, ScoreMatrix):
         raise TypeError(f"`m` must be a ScoreMatrix; got {type(m).__name__}")
     if isinstance(methods, str):
-        methods = tuple(s.strip() for s in methods.split(",") if s.strip())
+        raise TypeError(f"`methods` must be a sequence of method names such as ('random', 'irt'), got {methods!r}")
     methods = tuple(methods)
     if not methods:
         raise ValueError("`methods` is empty; give at least one of 'random', 'stratified', 'anchor', 'irt', 'diversity'")
@@ -299,12 +300,9 @@ def _mdad_iv(m: Any, methods: Any, sizes: Any, trials: Any, source_models: Any, 
         raise ValueError(f"`methods` lists a method twice: {methods}")
     for meth in methods:
         get_selector(meth)
-    sizes = np.atleast_1d(np.asarray(sizes))
-    if sizes.size == 0 or sizes.dtype.kind not in "iu" or (sizes < 1).any():
-        raise ValueError(f"`sizes` must be positive integers; got {sizes.tolist()}")
-    sizes = np.unique(sizes.astype(np.int64))
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        raise ValueError(f"`trials` must be a positive integer; got {trials!r}")
+    sizes = np.unique(np.asarray(_validate.counts(np.atleast_1d(np.asarray(sizes)).tolist(), "sizes"),
+                                 dtype=np.int64))
+    trials = _validate.count(n_resamples, "n_resamples")
     n = m.n_models
     if source_models is None:
         if n < 5:
@@ -320,7 +318,7 @@ def _mdad_iv(m: Any, methods: Any, sizes: Any, trials: Any, source_models: Any, 
     if not 2 <= n_src <= n - 3:
         raise ValueError(
             f"`source_models`={source_models} must leave at least 3 target models and use at least 2 sources; "
-            f"the matrix has {n} models (try --source-models {max(2, int(0.7 * n))})"
+            f"the matrix has {n} models (try `source_models`={max(2, int(0.7 * n))})"
         )
     if target_models is None:
         n_tgt = n - n_src
@@ -343,14 +341,9 @@ def _mdad_iv(m: Any, methods: Any, sizes: Any, trials: Any, source_models: Any, 
         raise ValueError(f"`delta_bin` must be in (0, 1) (0.005 = 0.5 points); got {delta_bin!r}")
     if not (isinstance(agreement_level, (int, float)) and 0.5 < agreement_level < 1):
         raise ValueError(f"`agreement_level` must be in (0.5, 1); got {agreement_level!r}")
-    if not (isinstance(confidence_level, (int, float)) and 0 < confidence_level < 1):
-        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
-    if ci_method not in ("pairs", "trials"):
-        raise ValueError(f"`ci_method` must be 'pairs' ([U]'s bin bootstrap) or 'trials' (percentile over trials); "
-                         f"got {ci_method!r}")
-    if isinstance(min_pairs, bool) or not isinstance(min_pairs, (int, np.integer)) or min_pairs < 1:
-        raise ValueError(f"`min_pairs` must be a positive integer (1 = every bin with a pair counts, as [U]); "
-                         f"got {min_pairs!r}")
+    _validate.confidence_level(confidence_level)
+    _validate.choice(ci_method, "ci_method", ("pairs", "trials"))
+    _validate.count(min_pairs, "min_pairs")
     return methods, sizes, int(trials), n_src, n_seen, n_tgt
 
 
@@ -358,20 +351,20 @@ def _mdad_iv(m: Any, methods: Any, sizes: Any, trials: Any, source_models: Any, 
 def mdad(
     m: "ScoreMatrix",
     *,
-    methods: Sequence[str] | str = DEFAULT_METHODS,
+    methods: Sequence[str] = DEFAULT_METHODS,
     sizes: Sequence[int] = DEFAULT_SIZES,
-    trials: int = 50,
+    n_resamples: int = 50,
     source_models: int | float | None = None,
     target_models: int | None = None,
     seen_items: int | float | None = 0.5,
-    rng: int | np.random.Generator | None = None,
+    rng: SeedLike = None,
     delta_bin: float = 0.005,
     agreement_level: float = 0.8,
     confidence_level: float = 0.95,
     target_mdad: float = 0.02,
     min_pairs: int = 1,
     ci_method: str = "pairs",
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress = None,
 ) -> MDADResult:
     """How reliable are micro-benchmarks of each size and selection method?
 
@@ -384,8 +377,8 @@ def mdad(
         scored with the gp-IRT estimator; the others with their weighted mean.
     sizes : sequence of int, default: ``(10, 25, 50, 100, 250, 500)``
         Subset sizes. Sizes not smaller than the candidate pool are dropped with a warning.
-    trials : int, default: ``50``
-        Random source/target splits (each with its own selections).
+    n_resamples : int, default: ``50``
+        Trials: random source/target splits (each with its own selections).
     source_models : int or float, optional
         Number (or fraction) of models used as sources in each trial; the rest are targets.
         Default: 300 (as in [1]_) when that leaves at least 50 target models, else the
@@ -420,7 +413,7 @@ def mdad(
         Pairs a gap bin of the pooled curve needs to count for MDAD. ``1`` is [1]_'s rule
         (every bin that has a pair counts); a larger value is a safeguard against deciding
         MDAD on a handful of pairs (ranktrust 0.1.0 used 10 per trial, i.e. 500 at 50
-        trials). Each trial's own curve (for the CI) needs ``ceil(min_pairs / trials)``.
+        trials). Each trial's own curve (for the CI) needs ``ceil(min_pairs / n_resamples)``.
     ci_method : {"pairs", "trials"}, default: ``"pairs"``
         ``"pairs"``: [1]_'s interval: the first bins where the bootstrap interval of the
         pooled bin's agreement (upper, lower bound) reaches ``agreement_level``, made
@@ -472,7 +465,7 @@ def mdad(
     >>> y = (rng.random((40, 300)) < rng.uniform(0.3, 0.7, (40, 1))).astype(float)
     >>> m = rt.ScoreMatrix.from_array(y, models=[f"m{i}" for i in range(40)],
     ...                               items=[f"q{j}" for j in range(300)])
-    >>> r = rt.mdad(m, methods=["random"], sizes=[10, 100], trials=5, source_models=20, rng=0,
+    >>> r = rt.mdad(m, methods=["random"], sizes=[10, 100], n_resamples=5, source_models=20, rng=0,
     ...             delta_bin=0.02)
     >>> sorted(r.to_dict())
     ['agreement', 'mdad', 'recommendation', 'settings', 'unseen']
@@ -486,8 +479,9 @@ def mdad(
         warnings.warn(
             f"micro-benchmarks use the {m.n_items} items every model has (of {full.n_items}); "
             f"{sum(1 for v in m.dropped.values() if v)} models lost items", UserWarning, stacklevel=2)
+    progress = _validate.progress(progress)
     methods, sizes_req, trials, n_src, n_seen, n_tgt = _mdad_iv(
-        m, methods, sizes, trials, source_models, seen_items, delta_bin, agreement_level, confidence_level,
+        m, methods, sizes, n_resamples, source_models, seen_items, delta_bin, agreement_level, confidence_level,
         min_pairs, target_models, ci_method)
     min_pairs = int(min_pairs)
     ci_method = str(ci_method)
@@ -502,13 +496,11 @@ def mdad(
     if sizes_arr.size == 0:
         raise ValueError(f"every size in `sizes` is at least the number of candidate items ({n_seen})")
 
-    gen = np.random.default_rng(rng)
-    entropy = int(gen.integers(2**63))
+    root = _random.root(rng)  # trial t: stream (t,); method x size: (t, method, k) [ranktrust._random]
     y = np.asarray(m.scores, dtype=np.float64)
     codes = m.group_codes
     n_models, n_items = y.shape
     fns = [get_selector(meth) for meth in methods]
-    keys = [zlib.crc32(meth.encode()) for meth in methods]
     M, S, T = len(methods), len(sizes_arr), trials
     est = np.empty((M, S, T, n_tgt))
     truth = np.empty((T, n_tgt))
@@ -519,7 +511,7 @@ def mdad(
     done = 0
     warm: dict[str, Any] = {}
     for t in range(T):
-        split = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(t,)))
+        split = np.random.default_rng(_random.child(root, t))
         perm = split.permutation(n_models)
         src, tgt = np.sort(perm[:n_src]), np.sort(perm[n_src:n_src + n_tgt])
         pool = np.arange(n_items) if n_seen == n_items else _seen_split(split, n_items, n_seen, codes)
@@ -538,7 +530,7 @@ def mdad(
         for mi, (meth, fn) in enumerate(zip(methods, fns)):
             t0 = time.perf_counter()
             for si, k in enumerate(sizes_arr.tolist()):
-                g = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(t, keys[mi], k)))
+                g = np.random.default_rng(_random.child(root, t, meth, k))
                 sel = fn(y_src, k, g, groups=groups, cache=cache)
                 out = estimate_arrays(y_tgt_pool[:, sel.items], sel.weights, meth, sub_pos=sel.items,
                                       irt=sel.extra.get("irt"), gp_lambda=sel.extra.get("gp_lambda"))
