@@ -452,7 +452,7 @@ def data_quality(
         acc = np.where(n_scored > 0, np.nansum(y, axis=1) / np.maximum(n_scored, 1), np.nan)
 
     # similar rows (for complete 0/1 data the all-pairs table of the report already holds the counts)
-    if pair_table is not None and pair_table.binary and bool(mask.all()) and pair_table.pairs == "all" \
+    if pair_table is not None and pair_table.binary and bool(mask.all()) and pair_table.pairs_scope == "all" \
             and tuple(pair_table.models) == models:
         n_it = float(y.shape[1])
         disc = np.nan_to_num(pair_table.matrix("only_a") + pair_table.matrix("only_b"), nan=0.0)

@@ -288,7 +288,7 @@ def all_pairs_blocked(
         n_items=np.asarray(st.get("n", np.zeros(0))).astype(np.int64),
         only_a=st.get("b", neg), only_b=st.get("c", neg),
         diff=diff, se=se, ci_low=low, ci_high=high, p_value=pv,
-        p_adjusted=adjust_pvalues(pv, adjust), method=meth, adjust=adjust, pairs=pairs,
+        p_adjusted=adjust_pvalues(pv, adjust), method=meth, adjust=adjust, pairs_scope=pairs,
         confidence_level=cl, clustered=False, binary=binary,
         ci_method=_ci_method(meth, iv_kind, corr),
     )

@@ -346,8 +346,8 @@ class PairTable(Result):
         while ``p_adjusted`` is adjusted for multiplicity.
     adjust : str
         Multiplicity adjustment over the pairs in this table.
-    pairs : str
-        ``"all"`` or ``"adjacent"``.
+    pairs_scope : str
+        ``"all"`` or ``"adjacent"``: which pairs the table holds.
     confidence_level : float
     clustered : bool
     binary : bool
@@ -369,7 +369,7 @@ class PairTable(Result):
     p_adjusted: np.ndarray
     method: str
     adjust: str
-    pairs: str
+    pairs_scope: str
     confidence_level: float
     clustered: bool
     binary: bool
@@ -397,7 +397,7 @@ class PairTable(Result):
         rows = [dict(zip(keys, vals)) for vals in zip(*cols.values())]
         return jsonable({
             "adjust": self.adjust,
-            "pairs_scope": self.pairs,
+            "pairs_scope": self.pairs_scope,
             "method": self.method,
             "ci_method": self.ci_method,
             "ci_adjusted": False,
@@ -534,7 +534,7 @@ def all_pairs(
         n_items=np.asarray(st["n"]).astype(np.int64),
         only_a=st.get("b", neg), only_b=st.get("c", neg),
         diff=diff, se=se, ci_low=low, ci_high=high, p_value=pv,
-        p_adjusted=adjust_pvalues(pv, adjust), method=meth, adjust=adjust, pairs=pairs,
+        p_adjusted=adjust_pvalues(pv, adjust), method=meth, adjust=adjust, pairs_scope=pairs,
         confidence_level=cl, clustered=clustered, binary=binary,
         ci_method=_ci_method(meth, iv_kind, corr),
     )
