@@ -12,7 +12,8 @@ from scipy import stats
 from ranktrust.ranking import ranksets as R
 import functools
 
-from ranktrust.ranking.ranksets import layers, tiers_from_rank_sets
+from ranktrust.ranking.ranksets import layers
+from ranktrust.ranking.tiers import tiers_from_rank_sets
 
 rank_sets = functools.partial(R.rank_sets, method="bootstrap")
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
-
 import numpy as np
 import pytest
 
@@ -89,9 +86,9 @@ def test_rank_sets_branch_dispatches(monkeypatch):
         seen.update(m=m, confidence_level=confidence_level, kw=kw)
         return "from rank sets"
 
-    mod = types.ModuleType("ranktrust.ranking.ranksets")
-    mod.tiers_from_rank_sets = fake  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "ranktrust.ranking.ranksets", mod)
+    import ranktrust.ranking.tiers as mod
+
+    monkeypatch.setattr(mod, "tiers_from_rank_sets", fake)
     m = _three_groups(n=100)
     assert tiers(m, method="rank-sets", confidence_level=0.9, rng=3) == "from rank sets"
     assert seen["confidence_level"] == 0.9 and seen["kw"] == {"rng": 3, "adjust": "holm"}

@@ -110,7 +110,8 @@ def _markdown(d: dict[str, Any]) -> str:
 def command(paths: tuple[str, ...], rank_method: str, adjust: str, n_resamples: int, marginal: bool, cluster: bool,
             output_format: str | None, out: str, confidence: float, seed: int, **kw: Any) -> None:
     """Each model's range of ranks (95% joint confidence by default) and the tiers."""
-    from ..ranking.ranksets import rank_sets, tiers_of
+    from ..ranking.ranksets import rank_sets
+    from ..ranking.tiers import tiers_of
 
     if not 0 < confidence < 1:
         raise ValueError(f"--confidence must be in the open interval (0, 1), got {confidence:g} (use 0.95 for 95%)")

@@ -7,6 +7,10 @@ model of tier t. ``method="adjacent"`` (explicit option): sort by score and walk
 starts where a model differs from the next one down. It is not transitive: two models far apart
 can share a tier.
 
+This module owns tiers: every :class:`Tiers` is built here (:func:`tiers_of` from rank sets,
+:func:`tiers_from_pair_table` from paired tests); ``ranksets.py`` computes rank sets and does not
+import this module.
+
 References
 ----------
 .. [A] "Is the #1 AI Model Really #1?", Towards Data Science (2026): think in clusters, not ranks.
@@ -26,8 +30,9 @@ from ..results import Result, jsonable
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.matrix import ScoreMatrix
     from ..stats.paired import PairTable
+    from .ranksets import RankSets
 
-__all__ = ["Tiers", "tiers", "tiers_from_pair_table"]
+__all__ = ["Tiers", "tiers", "tiers_from_pair_table", "tiers_from_rank_sets", "tiers_of"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,6 +104,44 @@ def tiers_from_pair_table(table: "PairTable", *, alpha: float) -> Tiers:
     )
 
 
+def tiers_of(rs: "RankSets") -> Tiers:
+    """The tiers of computed rank sets (no new resampling).
+
+    Tiers are the :func:`~ranktrust.ranking.ranksets.layers` of the simultaneous "found better"
+    relation: tier 1 = the models that could be #1; no two models of a tier are told apart; every
+    model of tier ``t + 1`` is found worse than at least one model of tier ``t``.
+    """
+    return Tiers(models=rs.models, tier=rs.tier, method="rank-sets", order=rs.order,
+                 confidence_level=rs.confidence_level, adjust=rs.adjust)
+
+
+def tiers_from_rank_sets(m: Any, *, confidence_level: float = 0.95, rng: Any = None,
+                         rank_sets: "RankSets | None" = None, **kw: Any) -> Tiers:
+    """Tiers from simultaneous rank confidence sets (see :func:`tiers_of`).
+
+    Parameters
+    ----------
+    m : ScoreMatrix or ndarray (M, N)
+    confidence_level : float, default: ``0.95``
+    rng : None, int or numpy.random.Generator
+    rank_sets : RankSets, optional
+        Sets already computed for ``m`` (reused; nothing is resampled).
+    **kw
+        Passed to :func:`~ranktrust.rank_sets` (``method``, ``adjust``, ``n_resamples``, ``cluster``,
+        ``batch``).
+
+    Returns
+    -------
+    Tiers
+        ``method="rank-sets"``.
+    """
+    if rank_sets is None:
+        from .ranksets import rank_sets as make_rank_sets
+
+        rank_sets = make_rank_sets(m, confidence_level=confidence_level, rng=rng, **kw)
+    return tiers_of(rank_sets)
+
+
 def tiers(
     m: "ScoreMatrix",
     *,
@@ -156,8 +199,6 @@ def tiers(
             f"allowed: {', '.join(sorted(allowed)) or 'none'}"
         )
     if method == "rank-sets":
-        from .ranksets import tiers_from_rank_sets
-
         if pair_table is not None:
             kw["pair_table"] = pair_table
         if "method_sets" in kw:
