@@ -12,6 +12,7 @@ import click
 from ..data.io import input_hash, read
 from ..data.matrix import ScoreMatrix
 from ..reporting.render import emit
+from ..reporting.renderers import render
 
 DEFAULT_SEED = 0
 
@@ -53,7 +54,7 @@ def input_options(fn: Callable) -> Callable:
     return fn
 
 
-OUTPUT_FORMATS = ("text", "md", "json", "html")
+OUTPUT_FORMATS = ("text", "md", "json", "html", "csv")
 
 
 def _format_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -76,14 +77,14 @@ def _format_callback(ctx: click.Context, param: click.Parameter, value: str | No
 
 def output_format_option(default: str | None = "text") -> Callable:
     return click.option("--format", "-f", "output_format", default=default, callback=_format_callback,
-                        help="Output format: text, md, json or html (default: from the --out suffix, else text).")
+                        help="Output format: text, md, json, html, or csv for tables (default: from the --out suffix, else text).")
 
 
 def output_options(fn: Callable) -> Callable:
     opts = [
         output_format_option(None),
         click.option("--out", "-o", default="-", show_default=True,
-                     help="Write the output to FILE ('-' = stdout); .html/.md/.json pick the format."),
+                     help="Write the output to FILE ('-' = stdout); .html/.md/.json/.csv pick the format."),
     ]
     for o in reversed(opts):
         fn = o(fn)
@@ -169,5 +170,5 @@ def command_line() -> str:
 
 __all__ = [
     "input_options", "output_options", "output_format_option", "confidence_option", "seed_option", "load_matrix",
-    "command_line", "cluster_requested", "emit", "progress_bar", "DEFAULT_SEED",
+    "command_line", "cluster_requested", "emit", "render", "progress_bar", "DEFAULT_SEED",
 ]

@@ -3,36 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import click
 
-from ._common import command_line, emit, output_format_option
-
-
-def _text(d: dict[str, Any]) -> list[Any]:
-    from rich.table import Table
-
-    t = Table(title=f"{d['db']}: {d['n_files']} files, {d['n_rows']:,} rows", title_justify="left")
-    for c, j in (("task", "left"), ("metric", "left"), ("models", "right"), ("items", "right"),
-                 ("runs", "right"), ("rows", "right"), ("model names", "left")):
-        t.add_column(c, justify=j)  # type: ignore[arg-type]
-    for r in d["tasks"]:
-        names = ", ".join(r["models"][:4]) + (f" … (+{len(r['models']) - 4})" if len(r["models"]) > 4 else "")
-        t.add_row(r["task"], r["metric"], str(r["n_models"]), f"{r['n_items']:,}", str(r["n_runs"]),
-                  f"{r['rows']:,}", names)
-    return [t]
-
-
-def _markdown(d: dict[str, Any]) -> str:
-    from ..reporting.markdown import _esc
-
-    lines = [f"# `{d['db']}`: {d['n_files']:,} files, {d['n_rows']:,} rows", "",
-             "| task | metric | models | items | runs | rows |", "|---|---|---:|---:|---:|---:|"]
-    for r in d["tasks"]:
-        lines.append(f"| {_esc(r['task'])} | {_esc(r['metric'])} | {r['n_models']:,} | {r['n_items']:,} | "
-                     f"{r['n_runs']:,} | {r['rows']:,} |")
-    return "\n".join(lines) + "\n"
+from ._common import command_line, output_format_option, render
 
 
 @click.group("db")
@@ -50,8 +24,7 @@ def list_cmd(db: str, output_format: str | None, out: str) -> None:
 
     with Store(db, read_only=True) as st:
         s = st.list()
-    emit(s.to_dict(), kind="db-list", fmt=output_format, out=out, text=_text, markdown=_markdown,
-         command=command_line())
+    render(s, kind="db-list", fmt=output_format, out=out, command=command_line())
 
 
 @command.command("export")

@@ -2,42 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from ._common import command_line, emit, output_format_option
-
-
-def _text(d: dict[str, Any]) -> list[Any]:
-    from rich.table import Table
-
-    t = Table(title=f"ingest into {d['db']}", title_justify="left")
-    for c, j in (("file", "left"), ("action", "left"), ("rows", "right"), ("note", "left")):
-        # fold long paths instead of cutting their ends (six lm-eval files all read "...seed…" - QA L8)
-        t.add_column(c, justify=j, overflow="fold")  # type: ignore[arg-type]
-    for f in d["files"]:
-        note = f["reason"]
-        if f["action"] == "replaced":
-            note = f"{f['removed']:,} rows removed; {note}"
-        t.add_row(f["path"], f["action"], f"{f['rows']:,}", note)
-    out: list[Any] = [t]
-    counts = {a: sum(1 for f in d["files"] if f["action"] == a) for a in ("added", "skipped", "replaced")}
-    out.append(f"{counts['added']} added, {counts['skipped']} skipped, {counts['replaced']} replaced; "
-               f"{d['rows_added']:,} rows added")
-    out += [f"note: {n}" for n in d["notes"]]
-    return out
-
-
-def _markdown(d: dict[str, Any]) -> str:
-    from ..reporting.markdown import _esc
-
-    lines = [f"# ingest into `{d['db']}`", "", "| file | action | rows | note |", "|---|---|---:|---|"]
-    for f in d["files"]:
-        # no code span: a '|' in a path (lighteval's details_x|0_...parquet) must be escaped to keep the row
-        lines.append(f"| {_esc(f['path'])} | {f['action']} | {f['rows']:,} | {_esc(f['reason'] or '')} |")
-    lines += ["", f"{d['rows_added']:,} rows added."] + [f"- note: {_esc(n)}" for n in d["notes"]]
-    return "\n".join(lines) + "\n"
+from ._common import command_line, output_format_option, render
 
 
 @click.command("ingest")
@@ -86,5 +53,4 @@ def command(paths: tuple[str, ...], db: str, input_format: str, output_format: s
     )
     with Store(db) as st:
         summary = st.ingest(list(paths), format=input_format, options=opts, replace=replace)
-    emit(summary.to_dict(), kind="ingest", fmt=output_format, out=out, text=_text, markdown=_markdown,
-         command=command_line())
+    render(summary, kind="ingest", fmt=output_format, out=out, command=command_line())

@@ -121,7 +121,14 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 def main(argv: list[str] | None = None) -> Any:
     import warnings
 
-    warnings.showwarning = _one_line_warning
+    # the one warning policy of every command: each distinct warning once, as one line on stderr
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = _one_line_warning
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> Any:
     try:
         return cli.main(args=argv, prog_name="ranktrust", standalone_mode=False)
     except RanktrustError as exc:

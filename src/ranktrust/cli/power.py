@@ -6,66 +6,7 @@ from typing import Any
 
 import click
 
-from ._common import command_line, emit, input_options, load_matrix, output_options
-
-
-def _pts(x: float | None) -> str:
-    return "n/a" if x is None else f"{x * 100:.2f}"
-
-
-def _headline(d: dict[str, Any]) -> str:
-    q, a, pw = d["disagreement"], d["alpha"], d["power"]
-    cond = f"disagreement q = {q:.3f}, α = {a:g}, power = {pw:.0%}"
-    if d["solved_for"] == "items":
-        how = ""
-        if d.get("method") == "exact":
-            how = " for the exact McNemar test"
-            if d.get("items_needed_normal") and d["items_needed_normal"] != d["items_needed"]:
-                how += (f" (the normal-approximation formula n = (z + z)² q / gap² says "
-                        f"{d['items_needed_normal']:,}, which falls short of {pw:.0%} power with that test)")
-        return (f"To detect a gap of {d['gap'] * 100:g} points ({cond}) you need about "
-                f"{d['items_needed']:,} items{how}.")
-    n = f"{d['items']:,} item" + ("" if d["items"] == 1 else "s")
-    g = d["detectable_gap"]
-    if g is None:
-        return (f"With {n} ({cond}) no possible gap is detectable: even the largest gap two such models can have "
-                f"does not reach {pw:.0%} power with the exact test; a paired {1 - a:.0%} CI is about "
-                f"±{_pts(d['ci_half_width'])} points.")
-    if g >= 1 or (d.get("binary", True) and g > q):
-        return (f"With {n} ({cond}) no possible gap is detectable: the formula asks for {_pts(g)} points, more "
-                f"than two such models can differ by; a paired {1 - a:.0%} CI is about ±{_pts(d['ci_half_width'])} "
-                "points.")
-    return (f"With {n} ({cond}) the smallest detectable gap is {_pts(g)} "
-            f"points, and a paired {1 - a:.0%} CI is about ±{_pts(d['ci_half_width'])} points.")
-
-
-def _text(d: dict[str, Any]) -> list[Any]:
-    from rich.table import Table
-    from rich.text import Text
-
-    out: list[Any] = [Text(_headline(d))]
-    if d.get("disagreement_source"):
-        out.append(Text(f"q: {d['disagreement_source']}"))
-    tab = d.get("table")
-    if tab:
-        t = Table(title="Items needed by gap", title_justify="left")
-        t.add_column("gap (pts)", justify="right")
-        t.add_column("items needed", justify="right")
-        for row in tab:
-            t.add_row(f"{row['gap'] * 100:g}", f"{row['items_needed']:,}")
-        out.append(t)
-    return out
-
-
-def _markdown(d: dict[str, Any]) -> str:
-    lines = ["## Power", "", _headline(d)]
-    if d.get("disagreement_source"):
-        lines += ["", f"q: {d['disagreement_source']}"]
-    tab = d.get("table")
-    if tab:
-        lines += ["", "| gap (pts) | items needed |", "|--:|--:|"]
-        lines += [f"| {r['gap'] * 100:g} | {r['items_needed']:,} |" for r in tab]
-    return "\n".join(lines) + "\n"
+from ._common import command_line, input_options, load_matrix, output_options, render
 
 
 @click.command("power")
@@ -136,10 +77,6 @@ def command(paths: tuple[str, ...], gap: float | None, items: int | None, disagr
                         f"{disagreement * 100:.3g} points; give a smaller --gap or a larger --disagreement")
     r = power(gap=None if gap is None else gap / 100.0, items=items, disagreement=disagreement,
               alpha=alpha, power=power_, binary=binary, method=power_method)
-    d = r.to_dict()
-    d["disagreement_source"] = source
-    d["binary"] = binary
-    d["table"] = power_table(r.disagreement, alpha=alpha, power=power_, binary=binary,
-                             method=power_method).to_dict()["table"]
-    emit(d, kind="power", fmt=output_format, out=out, text=_text, markdown=_markdown,
-         seed=None, input_hash=ihash, command=command_line())
+    table = power_table(r.disagreement, alpha=alpha, power=power_, binary=binary, method=power_method)
+    render(r, kind="power", fmt=output_format, out=out, input_hash=ihash, command=command_line(),
+           extra={"disagreement_source": source, "binary": binary, "table": table.to_dict()["table"]})

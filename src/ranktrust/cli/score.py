@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from ..errors import RanktrustError
-from ._common import command_line, emit
+from ._common import command_line, render
 
 
 def _parse_model(arg: str) -> tuple[str | None, str]:
@@ -38,38 +38,6 @@ def _parse_seeds(text: str) -> tuple[int, ...]:
     if not out:
         raise click.BadParameter("give at least one seed, e.g. 0 or 0,1,2 or 0-4", param_hint="--seeds")
     return tuple(out)
-
-
-def _text(d: dict[str, Any]) -> list[Any]:
-    from rich.table import Table
-
-    t = Table(title="scored models", show_edge=False)
-    for c in ("model", "rows", "items", "accuracy", "mean p(correct)", "letter token"):
-        t.add_column(c, justify="left" if c in ("model", "letter token") else "right")
-    for m in d["models"]:
-        t.add_row(m["model"], str(m["rows"]), str(m["items"]), f"{100 * m['accuracy']:.1f}",
-                  f"{100 * m['mean_prob']:.1f}", m["letter_tokens"] or "")
-    lines: list[Any] = [t]
-    where = f" to {d['out']}" if d["out"] else ""
-    lines.append(f"{d['n_new']} new rows{where}; {d['n_skipped']} already done and skipped")
-    if d.get("stored"):
-        st = d["stored"]
-        lines.append(f"store {st['db']}: {st['rows_added']} rows added")
-    for name, msg in d["failed"].items():
-        lines.append(f"FAILED {name}: {msg}")
-    return lines
-
-
-def _markdown(d: dict[str, Any]) -> str:
-    rows = ["| model | rows | items | accuracy | mean p(correct) |", "|---|---:|---:|---:|---:|"]
-    for m in d["models"]:
-        rows.append(f"| {m['model']} | {m['rows']} | {m['items']} | {100 * m['accuracy']:.1f} | "
-                    f"{100 * m['mean_prob']:.1f} |")
-    rows.append("")
-    rows.append(f"{d['n_new']} new rows; {d['n_skipped']} already done.")
-    for name, msg in d["failed"].items():
-        rows.append(f"- **failed** {name}: {msg}")
-    return "\n".join(rows) + "\n"
 
 
 @click.command("score")
@@ -102,8 +70,9 @@ def _markdown(d: dict[str, Any]) -> str:
 @click.option("--flush-every", default=10.0, show_default=True, type=float,
               help="Seconds between rewrites of the results file.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: when stderr is a terminal).")
-@click.option("--format", "-f", "output_format", type=click.Choice(["text", "md", "json"]), default="text",
-              show_default=True, help="Format of the summary printed to stdout.")
+@click.option("--format", "-f", "output_format", type=click.Choice(["text", "md", "json", "html", "csv"]),
+              default="text", show_default=True,
+              help="Format of the summary printed to stdout (--out names the results file).")
 def command(models: tuple[str, ...], questions: str, split: str | None, results_out: str | None,
             db: str | None, task: str | None, batch_size: int,
             device: str | None, dtype: str, shots: int, dev: str | None, permutations: int,
@@ -170,8 +139,8 @@ def command(models: tuple[str, ...], questions: str, split: str | None, results_
         # QA L9: nothing was scored, so there is no results file to point at and no table to print
         raise RanktrustError(f"every model failed ({', '.join(res.failed)}); nothing was scored"
                              + ("" if not os.path.exists(results_out) else f" ({results_out} holds only earlier runs)"))
-    emit(res.to_dict(), kind="score", fmt=output_format, out="-", text=_text, markdown=_markdown,
-         seed=None, input_hash=input_hash([questions] + ([dev] if dev else [])), command=command_line())
+    render(res, kind="score", fmt=output_format, out="-",
+           input_hash=input_hash([questions] + ([dev] if dev else [])), command=command_line())
     if res.failed:
         raise RanktrustError(f"{len(res.failed)} of {n} models failed: {', '.join(res.failed)}; "
                              "the others' results are in " + results_out)

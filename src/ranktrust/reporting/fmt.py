@@ -8,7 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-MISSING = "–"
+#: what every formatter prints for a number that is missing (None, NaN): one marker in every format
+MISSING = "n/a"
 
 
 def _finite(x: Any) -> bool:
@@ -37,6 +38,47 @@ def points(x: Any, nd: int = 2, signed: bool = False) -> str:
 def percent(x: Any, nd: int = 0) -> str:
     """A probability as a percentage: 0.5535 -> '55%'."""
     return f"{100 * x:.{nd}f}%" if _finite(x) else MISSING
+
+
+def share(x: Any) -> str:
+    """A relative change as a percentage; one decimal below 10% so a small gain does not read as 0%."""
+    if not _finite(x):
+        return MISSING
+    return f"{100 * x:.1f}%" if abs(x) < 0.1 else f"{100 * x:.0f}%"
+
+
+def interval(lo: Any, hi: Any, nd: int = 2, signed: bool = False, *, sep: str = ", ", brackets: bool = True) -> str:
+    """An interval in points: '[70.57, 78.23]' ('[+0.10, +2.30]' signed; '70.6–78.2' with sep='–',
+    brackets=False); 'n/a' when either bound is missing (an undefined interval, never a zero-width one)."""
+    if not (_finite(lo) and _finite(hi)):
+        return MISSING
+    body = f"{points(lo, nd, signed)}{sep}{points(hi, nd, signed)}"
+    return f"[{body}]" if brackets else body
+
+
+def half_width(lo: Any, hi: Any, nd: int = 1) -> str:
+    """An interval's half-width in points: '±1.3'."""
+    return f"±{points((hi - lo) / 2, nd)}" if _finite(lo) and _finite(hi) else MISSING
+
+
+def number(x: Any, nd: int = 3) -> str:
+    """A plain statistic (a variance, Kendall's tau, q): fixed decimals, 'n/a' when missing."""
+    return f"{x:.{nd}f}" if _finite(x) else MISSING
+
+
+def count(n: Any) -> str:
+    """A count with thousands separators: 10326 -> '10,326'."""
+    return f"{n:,}" if isinstance(n, int) and not isinstance(n, bool) else (MISSING if n is None else str(n))
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """'1 item', '10,326 items'."""
+    return f"{n:,} " + (word if n == 1 else (words or word + "s"))
+
+
+def gap_points(g: Any) -> str:
+    """A planned gap in points, as the user typed it: 0.02 -> '2', 0.005 -> '0.5'."""
+    return f"{g * 100:g}" if _finite(g) else MISSING
 
 
 def rank_range(lo: Any, hi: Any) -> str:

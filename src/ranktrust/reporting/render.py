@@ -80,7 +80,7 @@ def write_output(text: str, out: str) -> None:
         raise
 
 
-_SUFFIX_FORMATS = {"html": "html", "htm": "html", "md": "md", "json": "json"}
+_SUFFIX_FORMATS = {"html": "html", "htm": "html", "md": "md", "json": "json", "csv": "csv"}
 
 
 def output_format(fmt: str | None, out: str | None) -> str:
@@ -97,7 +97,7 @@ def output_format(fmt: str | None, out: str | None) -> str:
         return implied or "text"
     if implied is not None and implied != fmt:
         raise DataError(f"`format`={fmt!r} but `out`={out!r} ends in .{suffix}: drop `format` (the suffix picks "
-                        f"{implied}) or name the file .{ {'text': 'txt', 'md': 'md', 'json': 'json', 'html': 'html'}[fmt] }")
+                        f"{implied}) or name the file .{ {'text': 'txt', 'md': 'md', 'json': 'json', 'html': 'html', 'csv': 'csv'}[fmt] }")
     return fmt
 
 
@@ -134,6 +134,7 @@ def emit(
     text: Callable[[dict[str, Any]], list[Any]] | None = None,
     markdown: Callable[[dict[str, Any]], str] | None = None,
     html: Callable[[dict[str, Any], dict[str, Any]], str] | None = None,
+    csv: Callable[[dict[str, Any]], str] | None = None,
     seed: int | None = None,
     input_hash: str | None = None,
     command: str | None = None,
@@ -142,11 +143,20 @@ def emit(
     """Render ``payload`` (a ``to_dict()``) in ``fmt`` (None: from the ``out`` suffix) and write it.
 
     Every command has the same four formats: text, md, json and html (``html`` renders the
-    Markdown as one self-contained page unless the command has its own page).
+    Markdown as one self-contained page unless the command has its own page); results that are a
+    table also have csv.
     """
     import sys
 
     fmt = output_format(fmt, out)
+    if fmt == "csv":
+        if csv is None:
+            from ..errors import DataError
+
+            raise DataError(f"the {kind} output is not a table: csv is not available for it; "
+                            "use text, md, json or html")
+        write_output(csv(payload), out)
+        return
     m = meta(kind, seed=seed, input_hash=input_hash, command=command)
     if fmt in ("text", "md"):
         # names are data: control and bidirectional characters are shown escaped in the terminal and

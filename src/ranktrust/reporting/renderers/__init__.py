@@ -1,0 +1,99 @@
+"""Renderers registered by result type: one place says how each result looks in each format.
+
+Every command's output goes through :func:`render`::
+
+    render(result, fmt="md", out="-", kind="compare", seed=0, input_hash=h, command=cmd)
+
+JSON is always ``result.to_dict()`` plus the ``meta`` block (see :mod:`ranktrust.reporting.render`); the other
+formats are looked up here by the result's type (its class or any base class):
+
+* ``"text"``: ``fn(payload) -> list`` of rich renderables (or strings) for the terminal;
+* ``"md"``: ``fn(payload) -> str``, Markdown (``--format html`` wraps it in one page unless an ``"html"``
+  renderer is registered);
+* ``"html"``: ``fn(payload, meta) -> str``, a whole page;
+* ``"csv"``: ``fn(payload) -> str``, for results that are a table.
+
+A renderer reads the result's ``to_dict()`` payload (the JSON contract), never the analysis internals, and formats
+every number through :mod:`ranktrust.reporting.fmt`. A new command's output costs one module here with one
+``@renderer`` per format::
+
+    @renderer(PairedComparison, "text")
+    def _text(d): ...
+
+Result types are given as classes, or as their class name where the defining module is not imported here (the
+name is matched against the result's class and its bases).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable
+
+FORMATS = ("text", "md", "html", "csv")
+
+_REGISTRY: dict[tuple[str, str], Callable[..., Any]] = {}
+
+#: the modules holding the built-in renderers, imported on first lookup
+_BUILTIN = ("report", "compare", "ranking", "subsets", "runs", "store")
+_loaded = False
+
+
+def _key(result_type: type | str) -> str:
+    return result_type if isinstance(result_type, str) else result_type.__name__
+
+
+def renderer(result_type: type | str, fmt: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the decorated function as the ``fmt`` renderer of ``result_type``."""
+    if fmt not in FORMATS:
+        raise ValueError(f"`fmt` must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        _REGISTRY[(_key(result_type), fmt)] = fn
+        return fn
+
+    return deco
+
+
+def _load_builtin() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for name in _BUILTIN:
+            importlib.import_module(f"{__name__}.{name}")
+
+
+def renderer_for(result: Any, fmt: str) -> Callable[..., Any] | None:
+    """The ``fmt`` renderer registered for ``result``'s type (or the nearest base class), or None."""
+    _load_builtin()
+    cls = result if isinstance(result, type) else type(result)
+    for base in cls.__mro__:
+        fn = _REGISTRY.get((base.__name__, fmt))
+        if fn is not None:
+            return fn
+    return None
+
+
+def formats_for(result: Any) -> tuple[str, ...]:
+    """The output formats ``result`` can be written in (json always; csv only for tables)."""
+    return ("json",) + tuple(f for f in FORMATS if f in ("text", "md", "html") or renderer_for(result, f))
+
+
+def render(result: Any, *, fmt: str | None, out: str, kind: str, extra: dict[str, Any] | None = None,
+           seed: int | None = None, input_hash: str | None = None, command: str | None = None,
+           title: str | None = None) -> None:
+    """Write ``result`` in ``fmt`` (None: from the ``out`` suffix, else text) to ``out`` ('-' = stdout).
+
+    ``extra`` holds keys the command adds to the payload next to the result's own (e.g. where an estimate
+    came from); they are rendered and written to JSON like the result's.
+    """
+    from ..render import emit
+
+    payload = result.to_dict()
+    if extra:
+        payload = {**payload, **extra}
+    emit(payload, kind=kind, fmt=fmt, out=out, text=renderer_for(result, "text"),
+         markdown=renderer_for(result, "md"), html=renderer_for(result, "html"), csv=renderer_for(result, "csv"),
+         seed=seed, input_hash=input_hash, command=command, title=title)
+
+
+__all__ = ["FORMATS", "renderer", "renderer_for", "formats_for", "render"]

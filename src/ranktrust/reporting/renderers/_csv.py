@@ -1,0 +1,34 @@
+"""CSV for results that are a table: full precision (like JSON), one header row, no formatting."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any, Iterable, Sequence
+
+
+def _cell(x: Any) -> Any:
+    if x is None:
+        return ""
+    if isinstance(x, float):
+        return repr(x)
+    if isinstance(x, (list, tuple)):
+        return ";".join(str(v) for v in x)
+    return x
+
+
+def table_csv(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """``header`` then one line per row; floats as they round-trip, missing values empty."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    for r in rows:
+        w.writerow([_cell(x) for x in r])
+    return buf.getvalue()
+
+
+def records_csv(rows: list[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
+    """A list of flat JSON records as CSV; nested values (dicts) are left out unless named in ``columns``."""
+    if columns is None:
+        columns = [k for k, v in (rows[0].items() if rows else []) if not isinstance(v, dict)]
+    return table_csv(columns, ([r.get(c) for c in columns] for r in rows))

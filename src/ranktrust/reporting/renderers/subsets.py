@@ -1,0 +1,140 @@
+"""Renderers of the micro-benchmark results: ``microbench`` (MDADResult) and a designed subset (Subset)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..fmt import interval, level, number, percent, points
+from ..markdown import _esc
+from . import renderer
+from ._csv import table_csv
+
+_COLS = ("method", "items", "MDAD (pts)", "{ci} CI", "Kendall τ", "mean abs err (pts)", "misordered")
+
+
+def _row(r: dict[str, Any]) -> list[str]:
+    return [r["method"], str(r["size"]), points(r["mdad"], 1) if r["reached"] else r["status"],
+            interval(r["ci_low"], r["ci_high"], 1, sep="–", brackets=False),
+            number(r["kendall_tau"], 2), points(r["mean_abs_error"], 1), percent(r["misordered"])]
+
+
+def _n_trials(s: dict[str, Any]) -> int:
+    return s["n_resamples"] if "n_resamples" in s else s["trials"]
+
+
+def _against(d: dict[str, Any]) -> str:
+    """What the main table is judged against: every item, or the seen items of a seen/unseen split."""
+    return "" if d.get("unseen") is None else f" against the {d['settings']['seen_items']} seen items"
+
+
+def recommendation_lines(d: dict[str, Any]) -> list[str]:
+    """The recommendation in plain words (composed from ``d['recommendation']``'s fields)."""
+    from .mdad_text import recommendation_sentences
+
+    return recommendation_sentences(d["recommendation"])
+
+
+def _notes(d: dict[str, Any]) -> list[str]:
+    s = d["settings"]
+    mp = s.get("min_pairs", 1)
+    counted = "" if mp <= 1 else f" with at least {mp} pairs"
+    ci_note = ("CI: [U]'s bootstrap of the pooled bins ('n/a' = the bound is not reached)"
+               if s.get("ci_method", "pairs") == "pairs" else
+               "CI: percentile of per-trial MDADs ('n/a' = not reached in some trials)")
+    out = [f"MDAD: lower edge of the smallest 0.5-point gap bin{counted} in which ≥{percent(s['agreement_level'])} "
+           f"of target pairs are ordered as on the reference ([U]'s rule); {ci_note}."]
+    if d.get("unseen") is not None:
+        out.append("Seen/unseen split: items are chosen from the seen items; the first table judges the targets "
+                   "against their scores on the seen items, the second against the unseen ones (does the "
+                   "micro-benchmark generalise to new items?). --seen-items none: one table against all items.")
+    return out
+
+
+@renderer("MDADResult", "text")
+def mdad_text(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+
+    s = d["settings"]
+    ci = level(s["confidence_level"])
+
+    def table(title: str, rows: list[dict[str, Any]]) -> Table:
+        t = Table(title=title)
+        for col in _COLS:
+            t.add_column(col.format(ci=ci), justify="left" if col == "method" else "right")
+        for r in rows:
+            t.add_row(*_row(r))
+        return t
+
+    head = (f"({_n_trials(s)} trials, {s['source_models']} source / {s['target_models']} target models, "
+            f"{s['items']} items)")
+    out: list[Any] = [table(f"Micro-benchmark reliability{_against(d)} {head}", d["mdad"])]
+    if d.get("unseen") is not None:
+        out.append(table(f"Against unseen items ({s['items'] - s['seen_items']} items the source models never saw; "
+                         "the figures [U] publish)", d["unseen"]["mdad"]))
+    out += [f"• {line}" for line in recommendation_lines(d)]
+    return out + _notes(d)
+
+
+def _md_table(d: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+    ci = level(d["settings"]["confidence_level"])
+    lines = ["| " + " | ".join(c.format(ci=ci) for c in _COLS) + " |", "|---|---:|---:|---:|---:|---:|---:|"]
+    lines += ["| " + " | ".join(_esc(c) for c in _row(r)) + " |" for r in rows]
+    return lines
+
+
+@renderer("MDADResult", "md")
+def mdad_markdown(d: dict[str, Any]) -> str:
+    s = d["settings"]
+    lines = [
+        "## Micro-benchmark reliability" + _against(d), "",
+        f"{_n_trials(s)} trials, {s['source_models']} source / {s['target_models']} target models, "
+        f"{s['items']} items; MDAD at {percent(s['agreement_level'])} agreement, "
+        f"{points(s['delta_bin'], 1)}-point bins.", "",
+        *_md_table(d, d["mdad"]),
+    ]
+    if d.get("unseen") is not None:
+        lines += ["", "### Against unseen items", "",
+                  f"The same micro-benchmarks, judged against the targets' scores on the "
+                  f"{s['items'] - s['seen_items']} items the source models never saw.", "",
+                  *_md_table(d, d["unseen"]["mdad"])]
+    lines += ["", *[f"- {_esc(line)}" for line in recommendation_lines(d)], ""]
+    return "\n".join(lines)
+
+
+_MDAD_CSV = ("method", "size", "mdad", "ci_low", "ci_high", "kendall_tau", "mean_abs_error", "misordered", "status")
+
+
+@renderer("MDADResult", "csv")
+def mdad_csv(d: dict[str, Any]) -> str:
+    rows = [["all" if d.get("unseen") is None else "seen"] + [r.get(c) for c in _MDAD_CSV] for r in d["mdad"]]
+    if d.get("unseen") is not None:
+        rows += [["unseen"] + [r.get(c) for c in _MDAD_CSV] for r in d["unseen"]["mdad"]]
+    return table_csv(("judged_against",) + _MDAD_CSV, rows)
+
+
+# ---- a designed subset ----------------------------------------------------------------------------------
+@renderer("Subset", "text")
+def subset_text(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+
+    t = Table(title=f"{d['method']} micro-benchmark: {d['k']} of {d['n_items']} items "
+                    f"(chosen with {d['n_source_models']} source models)")
+    t.add_column("item")
+    t.add_column("weight", justify="right")
+    for r in d["items"]:
+        t.add_row(r["item"], number(r["weight"], 4))
+    return [t]
+
+
+@renderer("Subset", "md")
+def subset_markdown(d: dict[str, Any]) -> str:
+    lines = [f"## {d['method']} micro-benchmark: {d['k']} of {d['n_items']} items", "", "| item | weight |",
+             "|---|---:|"]
+    lines += [f"| {_esc(r['item'])} | {number(r['weight'], 4)} |" for r in d["items"]]
+    return "\n".join(lines) + "\n"
+
+
+@renderer("Subset", "csv")
+def subset_csv(d: dict[str, Any]) -> str:
+    return table_csv(["item", "position", "weight"], ([r["item"], r["position"], float(r["weight"])]
+                                                      for r in d["items"]))
