@@ -247,8 +247,8 @@ class MDADResult(Result):
             "recommendation": self.recommendation,
             "settings": {
                 "methods": list(self.methods), "sizes": self.sizes.tolist(), "trials": self.trials,
-                "source_models": self.n_source_models, "target_models": self.n_target_models,
-                "items": self.n_items, "seen_items": self.n_seen_items, "delta_bin": self.delta_bin,
+                "n_source_models": self.n_source_models, "n_target_models": self.n_target_models,
+                "n_items": self.n_items, "n_seen_items": self.n_seen_items, "delta_bin": self.delta_bin,
                 "agreement_level": self.agreement_level, "confidence_level": self.confidence_level,
                 "dropped_sizes": list(self.dropped_sizes), "min_pairs": self.min_pairs,
                 "ci_method": self.ci_method,
