@@ -40,7 +40,7 @@ def example_csv(tmp_path_factory):
 
 def test_repeats_json_contract(example_csv, capsys):
     code, out, err = run(["repeats", example_csv, "--pass-at", "1,2", "--choose-n", "--margin", "1",
-                          "--alpha", "0.1", "--format", "json"], capsys)
+                          "--choose-n-confidence", "0.9", "--format", "json"], capsys)
     assert code == 0, err
     d = json.loads(out)
     assert d["meta"]["kind"] == "repeats"

@@ -25,7 +25,7 @@ def _runs_matrix(run_score_offsets, n_items=40, seed=0):
 def test_n_required_formula_against_scipy_quantile():
     offs = [0.00, 0.03, -0.02, 0.01, -0.04]
     m = _runs_matrix(offs)
-    r = rt.choose_n(m, margin=0.01, alpha=0.1)
+    r = rt.choose_n(m, margin=0.01, confidence_level=0.9)
     s = np.std(offs, ddof=1)
     want = math.ceil((stats.norm.ppf(0.95) * s / 0.01) ** 2)
     assert r.run_sd[0] == pytest.approx(s)
@@ -38,14 +38,14 @@ def test_n_required_formula_against_scipy_quantile():
 
 def test_enough_when_noise_is_small():
     m = _runs_matrix([0.0, 0.001, -0.001, 0.0005])
-    r = rt.choose_n(m, margin=0.01, alpha=0.1)
+    r = rt.choose_n(m, margin=0.01, confidence_level=0.9)
     assert r.n_required[0] == 1 and bool(r.enough[0])
 
 
 @pytest.mark.parametrize("kw, match", [
     (dict(margin=1.0), r"`margin` is a fraction .* for 1 points give 0.01"),
     (dict(margin=-0.01), r"`margin` must be a positive fraction"),
-    (dict(margin=0.01, alpha=1.5), r"`alpha` must lie in \(0, 1\)"),
+    (dict(margin=0.01, confidence_level=1.5), r"`confidence_level` must be in the open interval \(0, 1\)"),
     (dict(margin=None), r"`margin` is required"),
 ])
 def test_bad_arguments(kw, match):
@@ -61,7 +61,7 @@ def test_single_run_is_an_error():
 @settings(max_examples=30, deadline=None)
 @given(st.floats(1e-4, 0.2), st.floats(0.002, 0.05), st.floats(0.01, 0.5))
 def test_property_n_required_brackets_the_real_value(s, eps, alpha):
-    n = float(n_required(s, margin=eps, alpha=alpha))
+    n = float(n_required(s, margin=eps, confidence_level=1 - alpha))
     raw = (stats.norm.ppf(1 - alpha / 2) * s / eps) ** 2
     assert n >= 1 and n >= raw - 1e-6 and (n - 1 < raw + 1e-6 or n == 1)
 
@@ -89,7 +89,7 @@ def test_loop_follows_the_rule_step_by_step():
         calls.append(n)
         return g1.normal(0.6, sigma, n)
 
-    res = rt.run_until_enough(produce, n0=3, margin=eps, alpha=alpha, max_runs=500)
+    res = rt.run_until_enough(produce, n0=3, margin=eps, confidence_level=1 - alpha, max_runs=500)
     xs, steps = _reference_loop(lambda n: g2.normal(0.6, sigma, n), 3, eps, alpha, 500)
     np.testing.assert_allclose(res.run_scores[0], xs)
     assert [tuple(s) for s in zip(res.trace_runs.tolist(), res.trace_required[:, 0].astype(int).tolist())] == steps
@@ -109,7 +109,7 @@ def test_loop_with_score_matrices_and_max_runs_cap():
         d = (rng.random((2, 30, n)) < p).astype(float)
         return ScoreMatrix(d, ("a", "b"), tuple(map(str, range(30))))
 
-    res = rt.run_until_enough(produce, n0=2, margin=0.001, alpha=0.1, max_runs=12)
+    res = rt.run_until_enough(produce, n0=2, margin=0.001, confidence_level=0.9, max_runs=12)
     assert res.stopped == "max_runs" and res.runs == 12
     assert res.models == ("a", "b")
     with pytest.raises(ValueError, match="returned 3 runs; it must return exactly 2"):
@@ -128,7 +128,7 @@ def test_loop_reaches_the_margin_simulation():
     R = 400
     finals, hits = [], 0
     for _ in range(R):  # each loop is a handful of vectorised steps
-        res = rt.run_until_enough(lambda n: rng.normal(mu, sigma, n), n0=5, margin=eps, alpha=alpha)
+        res = rt.run_until_enough(lambda n: rng.normal(mu, sigma, n), n0=5, margin=eps, confidence_level=1 - alpha)
         finals.append(res.runs)
         hits += abs(res.score[0] - mu) <= eps
     assert target <= np.median(finals) <= target + 6  # N1 is a ceiling; s varies (median 28 in 2,000 loops)

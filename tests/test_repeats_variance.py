@@ -83,7 +83,7 @@ def test_run_scoring_different_items_is_an_error_but_ragged_is_noted():
 def test_repeats_json_keys_and_stable_score():
     rng = np.random.default_rng(5)
     d = (rng.random((2, 60, 5)) < 0.6).astype(float)
-    r = rt.repeats(_matrix(d), pass_at=(1, 5), choose_n=True, margin=0.02)
+    r = rt.repeats(_matrix(d), pass_at=(1, 5), margin=0.02)
     out = r.to_dict()
     row = out["models"][0]
     for key in ("model", "runs", "score", "ci_low", "ci_high", "between_item_var", "within_item_var",
@@ -95,9 +95,9 @@ def test_repeats_json_keys_and_stable_score():
     assert row["run_sd"] == pytest.approx(np.std(d[0].mean(axis=0), ddof=1))
     assert row["pass_at"]["1"]["estimate"] == pytest.approx(row["score"])
     assert "tradeoff_curve" in out["plot"]
-    with pytest.raises(ValueError, match="`choose_n=True` needs `margin`"):
-        rt.repeats(_matrix(d), choose_n=True)
-    with pytest.raises(ValueError, match="`confidence_level` must lie in"):
+    with pytest.raises(TypeError, match="`pass_at` must be a sequence of integers"):
+        rt.repeats(_matrix(d), pass_at="1,5")
+    with pytest.raises(ValueError, match="`confidence_level` must be in the open interval"):
         rt.repeats(_matrix(d), confidence_level=95)
 
 

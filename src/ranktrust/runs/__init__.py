@@ -3,7 +3,7 @@
 >>> import ranktrust as rt
 >>> m = rt.read("results.csv")  # with a run column  # doctest: +SKIP
 >>> rt.repeats(m, pass_at=(1, 5))                   # doctest: +SKIP
->>> rt.choose_n(m, margin=0.01, alpha=0.1)          # doctest: +SKIP
+>>> rt.choose_n(m, margin=0.01, confidence_level=0.9)  # doctest: +SKIP
 >>> rt.sensitivity(m, by="condition")               # doctest: +SKIP
 """
 
@@ -17,7 +17,8 @@ import numpy as np
 from .._kernel import nan_mean_var
 from ..data.matrix import ScoreMatrix
 from ..results import Result, jsonable
-from .passk import PassAtK, _check_level, _ks_from_text, item_mean_ci, majority_at_n, pass_at_k
+from .. import _validate
+from .passk import PassAtK, item_mean_ci, majority_at_n, pass_at_k
 from .protocol import ChooseN, RunUntilEnough, choose_n, n_required, run_until_enough
 from .sensitivity import Sensitivity, expected_best_of, hotelling_conditions, sensitivity
 from .variance import VarianceComponents, check_runs, item_stats, run_scores, variance_components
@@ -118,7 +119,6 @@ class Repeats(Result):
                                   "ci_high": self.pass_at.ci_high[j, q]}
                     for q, k in enumerate(self.pass_at.k)
                 },
-                "avg_at_n": self.score[j],
                 "maj_at_n": None if self.maj is None else {
                     "estimate": self.maj[j], "ci_low": self.maj_low[j], "ci_high": self.maj_high[j]},  # type: ignore[index]
                 "run_sd": self.run_sd[j],
@@ -134,7 +134,7 @@ class Repeats(Result):
         return jsonable({
             "confidence_level": self.confidence_level,
             "margin": None if self.choose is None else self.choose.margin,
-            "alpha": None if self.choose is None else self.choose.alpha,
+            "choose_n_confidence_level": None if self.choose is None else self.choose.confidence_level,
             "run_labels": list(self.run_labels),
             "models": out_models,
             "notes": list(self.notes),
@@ -145,11 +145,10 @@ class Repeats(Result):
 def repeats(
     m: ScoreMatrix,
     *,
-    pass_at: Sequence[int] | str = (),
+    pass_at: Sequence[int] = (),
     confidence_level: float = 0.95,
-    choose_n: bool = False,
     margin: float | None = None,
-    alpha: float = 0.1,
+    choose_n_confidence_level: float = 0.9,
 ) -> Repeats:
     """Per model: the mean over runs, a CI over items and runs, and what runs add.
 
@@ -160,14 +159,13 @@ def repeats(
         conditions, every (condition, run) slot counts as a run; see
         :func:`sensitivity` for the conditions themselves.
     pass_at : sequence of int, default: ``()``
-        ``k`` values for unbiased pass@k (0/1 scores only).
+        ``k`` values for unbiased pass@k (0/1 scores only), e.g. ``(1, 5, 10)``.
     confidence_level : float, default: ``0.95``
-    choose_n : bool, default: False
-        Also apply the runs-needed rule of [E] (needs ``margin``).
     margin : float, optional
-        Half-width for ``choose_n`` as a fraction (0.01 = 1 point).
-    alpha : float, default: ``0.1``
-        For ``choose_n``.
+        Also apply the runs-needed rule of [E] (:func:`choose_n`) for this half-width, as a
+        fraction (0.01 = 1 point).
+    choose_n_confidence_level : float, default: ``0.9``
+        ``confidence_level`` of :func:`choose_n` (``1 - alpha`` of [E], whose ``alpha = 0.1``).
 
     Returns
     -------
@@ -201,10 +199,8 @@ def repeats(
     """
     if not isinstance(m, ScoreMatrix):
         raise TypeError(f"`m` must be a ScoreMatrix (rt.read(...)), got {type(m).__name__}")
-    _check_level(confidence_level)
-    ks = _ks_from_text(pass_at) if pass_at else ()
-    if choose_n and margin is None:
-        raise ValueError("`choose_n=True` needs `margin` (a fraction, 0.01 = 1 point)")
+    confidence_level = _validate.confidence_level(confidence_level)
+    ks = _validate.counts(pass_at, "pass_at") if isinstance(pass_at, (str, bytes)) or len(pass_at) else ()
     comp = variance_components(m)  # checks runs; raises when nothing to decompose
     notes = list(check_runs(m)) + list(comp.notes)
     k, mean, _var = item_stats(m.data)
@@ -226,7 +222,7 @@ def repeats(
         )
     pa = pass_at_k(m, ks, confidence_level=confidence_level) if ks else None
     maj = majority_at_n(m, confidence_level=confidence_level) if binary else (None, None, None)
-    ch = choose_n_fn(m, margin=margin, alpha=alpha) if choose_n else None  # type: ignore[arg-type]
+    ch = None if margin is None else choose_n(m, margin=margin, confidence_level=choose_n_confidence_level)
     if m.conditions is not None and len(set(m.conditions)) > 1:
         notes.append(
             f"runs pooled over {len(set(m.conditions))} conditions; the score is the mean over conditions and "
@@ -239,5 +235,3 @@ def repeats(
         confidence_level=confidence_level,
     )
 
-
-choose_n_fn = choose_n

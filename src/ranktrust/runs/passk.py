@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import _validate
 from ..data.matrix import ScoreMatrix
 from ..errors import DataError, SmallSampleWarning
 from ..results import Result
@@ -189,9 +190,8 @@ def bounded_mean_ci(
     return mean, se, np.where(bad, np.nan, low), np.where(bad, np.nan, high), n
 
 
-def _check_level(confidence_level: float) -> None:
-    if not (0 < float(confidence_level) < 1):
-        raise ValueError(f"`confidence_level` must lie in (0, 1), got {confidence_level}")
+def _check_level(confidence_level: float) -> float:
+    return _validate.confidence_level(confidence_level)
 
 
 def _binary_counts(m: ScoreMatrix, what: str) -> tuple[np.ndarray, np.ndarray]:
@@ -305,16 +305,3 @@ def majority_at_n(m: ScoreMatrix, *, confidence_level: float = 0.95) -> tuple[np
     mean, _se, low, high, _n = bounded_mean_ci(vals, confidence_level)
     return mean, low, high
 
-
-def _ks_from_text(text: str | Sequence[int]) -> tuple[int, ...]:
-    if isinstance(text, str):
-        parts = [p.strip() for p in text.split(",") if p.strip()]
-        try:
-            out = tuple(int(p) for p in parts)
-        except ValueError:
-            raise ValueError(f"`pass_at` must be integers such as (1, 5, 10) or '1,5,10'; got {text!r}") from None
-    else:
-        out = tuple(int(p) for p in text)
-    if any(k < 1 for k in out):
-        raise ValueError(f"`pass_at` values must be >= 1, got {out}")
-    return out

@@ -1,7 +1,7 @@
 """Choosing the number of runs (repeats) per [E].
 
-Fix ``alpha`` and a margin ``eps``; from ``N0`` runs take the sample sd ``s`` of
-the run scores and ``N1 = ceil((z_{1-alpha/2} s / eps)^2)``; stop when
+Fix a ``confidence_level`` ``1 - alpha`` and a margin ``eps``; from ``N0`` runs take the sample sd
+``s`` of the run scores and ``N1 = ceil((z_{1-alpha/2} s / eps)^2)``; stop when
 ``N1 <= N0``, else run ``N1 - N0`` more and repeat.
 """
 
@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import _validate
 from .._kernel import nan_mean_var, normal_quantile
 from ..data.matrix import ScoreMatrix
 from ..errors import DataError
@@ -22,7 +23,7 @@ from .variance import check_runs, require_runs, run_scores
 __all__ = ["ChooseN", "choose_n", "RunUntilEnough", "run_until_enough", "n_required"]
 
 
-def _iv(margin: Any, alpha: Any) -> tuple[float, float]:
+def _iv(margin: Any, confidence_level: Any) -> tuple[float, float]:
     if margin is None:
         raise ValueError("`margin` is required: the half-width you accept, as a fraction (0.01 = 1 point)")
     margin = float(margin)
@@ -33,22 +34,20 @@ def _iv(margin: Any, alpha: Any) -> tuple[float, float]:
             f"`margin` is a fraction of the score scale (0.01 = 1 point), got {margin}; "
             f"for {margin:g} points give {margin / 100:g}"
         )
-    alpha = float(alpha)
-    if not (0 < alpha < 1):
-        raise ValueError(f"`alpha` must lie in (0, 1), got {alpha}")
-    return margin, alpha
+    return margin, _validate.confidence_level(confidence_level)
 
 
-def n_required(s: Any, *, margin: float, alpha: float = 0.1) -> np.ndarray:
-    """``ceil((z_{1-alpha/2} * s / margin)^2)``, at least 1 (NaN where ``s`` is NaN).
+def n_required(s: Any, *, margin: float, confidence_level: float = 0.9) -> np.ndarray:
+    """``ceil((z_{1-alpha/2} * s / margin)^2)`` with ``alpha = 1 - confidence_level``, at least 1
+    (NaN where ``s`` is NaN).
 
     References
     ----------
     .. [1] "Evaluation is All You Need: Strategic Overclaiming of LLM Reasoning
        Capabilities Through Evaluation Design", arXiv:2506.04734 (2025).
     """
-    margin, alpha = _iv(margin, alpha)
-    z = normal_quantile(1 - alpha)
+    margin, confidence_level = _iv(margin, confidence_level)
+    z = normal_quantile(confidence_level)
     s = np.asarray(s, dtype=np.float64)
     raw = (z * s / margin) ** 2
     # guard against 4.0000000001 -> 5 from rounding in the square
@@ -73,7 +72,7 @@ class ChooseN(Result):
         ``n_required <= runs``: the data already suffice.
     more : ndarray
         Runs still to do, ``max(0, n_required - runs)``.
-    margin, alpha : float
+    margin, confidence_level : float
     """
 
     models: tuple[str, ...]
@@ -83,11 +82,11 @@ class ChooseN(Result):
     enough: np.ndarray
     more: np.ndarray
     margin: float
-    alpha: float
+    confidence_level: float
 
     def to_dict(self) -> dict[str, Any]:
         return jsonable({
-            "margin": self.margin, "alpha": self.alpha,
+            "margin": self.margin, "confidence_level": self.confidence_level,
             "models": [
                 {
                     "model": mod, "runs": int(self.runs[j]), "run_sd": self.run_sd[j],
@@ -105,8 +104,8 @@ def _sd_runs(rs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return N, np.sqrt(var)
 
 
-def choose_n(m: ScoreMatrix, *, margin: float, alpha: float = 0.1) -> ChooseN:
-    """Runs needed for a ``1 - alpha`` margin of ``margin`` on the mean run score [E].
+def choose_n(m: ScoreMatrix, *, margin: float, confidence_level: float = 0.9) -> ChooseN:
+    """Runs needed for a margin of ``margin`` at ``confidence_level`` on the mean run score [E].
 
     Parameters
     ----------
@@ -115,7 +114,8 @@ def choose_n(m: ScoreMatrix, *, margin: float, alpha: float = 0.1) -> ChooseN:
         condition column the slots are (condition, run) pairs and all are pooled.
     margin : float
         Accepted half-width ``eps`` as a fraction (0.01 = 1 point).
-    alpha : float, default: ``0.1``
+    confidence_level : float, default: ``0.9``
+        ``1 - alpha`` of [E] (its ``alpha = 0.1``).
 
     Returns
     -------
@@ -138,16 +138,16 @@ def choose_n(m: ScoreMatrix, *, margin: float, alpha: float = 0.1) -> ChooseN:
     .. [1] "Evaluation is All You Need: Strategic Overclaiming of LLM Reasoning
        Capabilities Through Evaluation Design", arXiv:2506.04734 (2025).
     """
-    margin, alpha = _iv(margin, alpha)
+    margin, confidence_level = _iv(margin, confidence_level)
     require_runs(m)
     check_runs(m)
     rs = run_scores(m.data)
     N, sd = _sd_runs(rs)
-    need = n_required(sd, margin=margin, alpha=alpha)
+    need = n_required(sd, margin=margin, confidence_level=confidence_level)
     with np.errstate(invalid="ignore"):
         enough = need <= N
         more = np.where(np.isnan(need), np.nan, np.maximum(need - N, 0))
-    return ChooseN(tuple(m.models), N, sd, need, enough, more, margin, alpha)
+    return ChooseN(tuple(m.models), N, sd, need, enough, more, margin, confidence_level)
 
 
 @dataclass(frozen=True, eq=False)
@@ -169,7 +169,7 @@ class RunUntilEnough(Result):
         ``"rule"`` (``N_required <= N`` for every model) or ``"max_runs"``.
     score : ndarray
         Mean of the run scores per model.
-    margin, alpha : float
+    margin, confidence_level : float
     """
 
     models: tuple[str, ...]
@@ -181,11 +181,12 @@ class RunUntilEnough(Result):
     stopped: str
     score: np.ndarray
     margin: float
-    alpha: float
+    confidence_level: float
 
     def to_dict(self) -> dict[str, Any]:
         return jsonable({
-            "runs": self.runs, "stopped": self.stopped, "margin": self.margin, "alpha": self.alpha,
+            "runs": self.runs, "stopped": self.stopped, "margin": self.margin,
+            "confidence_level": self.confidence_level,
             "models": [
                 {"model": mod, "score": self.score[j], "run_sd": self.trace_sd[-1, j],
                  "n_required": self.trace_required[-1, j]}
@@ -218,7 +219,7 @@ def run_until_enough(
     *,
     n0: int,
     margin: float,
-    alpha: float = 0.1,
+    confidence_level: float = 0.9,
     max_runs: int = 1000,
 ) -> RunUntilEnough:
     """Drive a callback that produces runs until the rule of [E] stops.
@@ -233,7 +234,8 @@ def run_until_enough(
         First batch of runs (at least 2).
     margin : float
         Accepted half-width as a fraction (0.01 = 1 point).
-    alpha : float, default: ``0.1``
+    confidence_level : float, default: ``0.9``
+        ``1 - alpha`` of [E] (its ``alpha = 0.1``).
     max_runs : int, default: ``1000``
         Never ask for more runs than this in all.
 
@@ -253,11 +255,9 @@ def run_until_enough(
     .. [1] "Evaluation is All You Need: Strategic Overclaiming of LLM Reasoning
        Capabilities Through Evaluation Design", arXiv:2506.04734 (2025).
     """
-    margin, alpha = _iv(margin, alpha)
-    if int(n0) != n0 or n0 < 2:
-        raise ValueError(f"`n0` must be an integer >= 2 (an sd needs two runs), got {n0}")
-    if int(max_runs) != max_runs or max_runs < n0:
-        raise ValueError(f"`max_runs` must be an integer >= n0 ({n0}), got {max_runs}")
+    margin, confidence_level = _iv(margin, confidence_level)
+    n0 = _validate.count(n0, "n0", minimum=2)
+    max_runs = _validate.count(max_runs, "max_runs", minimum=n0)
     if not callable(produce_runs):
         raise TypeError("`produce_runs` must be a callable taking the number of new runs")
     collected: list[np.ndarray] = []
@@ -282,7 +282,7 @@ def run_until_enough(
         N, sd = _sd_runs(rs)
         if np.isnan(sd).any():
             raise DataError("a model has fewer than 2 scored runs; cannot compute the sd of run scores")
-        need = n_required(sd, margin=margin, alpha=alpha)
+        need = n_required(sd, margin=margin, confidence_level=confidence_level)
         n_now = rs.shape[1]
         trace_n.append(n_now)
         trace_sd.append(sd)
@@ -299,5 +299,5 @@ def run_until_enough(
     return RunUntilEnough(
         models=models, run_scores=rs, trace_runs=np.asarray(trace_n), trace_sd=np.asarray(trace_sd),
         trace_required=np.asarray(trace_req), runs=int(rs.shape[1]), stopped=stopped,
-        score=np.nanmean(rs, axis=1), margin=margin, alpha=alpha,
+        score=np.nanmean(rs, axis=1), margin=margin, confidence_level=confidence_level,
     )
