@@ -399,7 +399,7 @@ def test_power_label_inside_the_axes(n, gap):
 
 
 def test_tier_colours_adjacent_differ_and_no_black():
-    cols = [plots._tier_colour(t) for t in range(1, 21)]
+    cols = [plots.tier_colour(t) for t in range(1, 21)]
     assert all(a != b for a, b in zip(cols, cols[1:]))
     assert "#000000" not in cols and "#F0E442" not in cols
     assert len(set(cols[:6])) == 6

@@ -23,6 +23,7 @@ from .errors import (
     SmallSampleWarning,
     SolverError,
 )
+from .reporting import notebook as _notebook  # noqa: F401  (gives results their Jupyter display; loads no plots)
 
 __version__ = "0.2.0"
 

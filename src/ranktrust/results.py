@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -162,7 +162,17 @@ class Result:
         """The result as JSON-ready plain Python values (stable keys)."""
         return jsonable({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})  # type: ignore[arg-type]
 
-    def _repr_html_(self) -> str:  # pragma: no cover - exercised through report tests
-        from .reporting.notebook import result_html
+    def _repr_html_(self) -> str | None:
+        """Jupyter's rich display: the registered renderer's HTML (figure and tables); None: plain repr."""
+        return None if _html_display is None else _html_display(self)
 
-        return result_html(self)
+
+#: What ``Result._repr_html_`` shows. ``ranktrust.reporting.notebook`` sets it when imported (``import
+#: ranktrust`` imports it), so this base module never imports the presentation layer.
+_html_display: Callable[[Result], str] | None = None
+
+
+def set_html_display(render: Callable[[Result], str] | None) -> None:
+    """Set the function ``Result._repr_html_`` calls (None: results display as their plain repr)."""
+    global _html_display
+    _html_display = render

@@ -49,7 +49,7 @@ def _env() -> Any:
     env.filters.update(pts=_pts, spts=_spts, pct=_pct, pval=_pval, js=_js, num=_numfmt, tier_phrase=tier_phrase,
                        stability_title=stability_title, adjust_phrase=adjust_phrase,
                        provenance_lines=provenance_lines, rank_range=rank_range)
-    env.globals.update(tier_colour=plots._tier_colour)
+    env.globals.update(tier_colour=plots.tier_colour)
     return env
 
 
@@ -105,12 +105,18 @@ def _as_dict(report: Any) -> dict[str, Any]:
     raise TypeError(f"`report` must be a LeaderboardReport or its to_dict(), got {type(report).__name__}")
 
 
-def _svg(fn: Any, d: Any, name: str, **kw: Any) -> Markup | None:
-    try:
-        fig = fn(d, **kw)
-    except ValueError:  # the section lacks what the figure needs: show no figure
-        return None
-    return Markup(plots.figure_svg(fig, salt=name))
+def _figures(d: dict[str, Any], max_forest: int) -> dict[str, Markup | None]:
+    """Every figure registered for the report (``plots/_registry.py``), keyed by its slot; None where the
+    report lacks what the figure needs."""
+    figs: dict[str, Markup | None] = {}
+    for spec in plots.report_figures():
+        try:
+            fig = spec(d, max_models=max_forest)
+        except ValueError:  # the section is absent or lacks what the figure needs: show no figure
+            figs[spec.slot] = None
+            continue
+        figs[spec.slot] = Markup(plots.figure_svg(fig, salt=spec.slot))
+    return figs
 
 
 def _adjacent(d: dict[str, Any]) -> list[dict[str, Any]]:
@@ -140,26 +146,8 @@ def _context(d: dict[str, Any], meta: dict[str, Any], max_forest: int) -> dict[s
     cl = settings.get("confidence_level") or 0.95
     models = d.get("models") or []
     n_models = d.get("n_models") or len(models)
-    figs: dict[str, Markup | None] = {}
-    if models:
-        figs["forest"] = _svg(plots.forest, d, "forest", max_models=max_forest)
-    if d.get("pair_matrix"):
-        figs["heatmap"] = _svg(plots.pair_heatmap, d, "heatmap")
-    if d.get("rank_sets") or any(r.get("rank_low") is not None for r in models):
-        figs["ranks"] = _svg(plots.rank_ranges, d, "ranks", max_models=max_forest)
-    if (d.get("stability") or {}).get("sizes"):
-        figs["stability"] = _svg(plots.stability_curve, d, "stability")
-    if (d.get("power") or {}).get("table"):
-        figs["power"] = _svg(plots.power_curve, d, "power")
+    figs = _figures(d, max_forest)
     mb = d.get("microbench") or {}
-    if mb.get("mdad"):
-        figs["mdad"] = _svg(plots.mdad_curve, d, "mdad")
-    if mb.get("agreement"):
-        figs["agreement"] = _svg(plots.agreement_curve, d, "agreement")
-    if (d.get("repeats") or {}).get("models"):
-        figs["repeats"] = _svg(plots.runs_vs_items, d, "repeats")
-    if (d.get("sensitivity") or {}).get("models"):
-        figs["sensitivity"] = _svg(plots.condition_spread, d, "sensitivity")
 
     pairs = d.get("pairs") or []
     rep = d.get("repeats") or {}

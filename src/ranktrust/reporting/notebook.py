@@ -1,15 +1,20 @@
-"""Jupyter display of result objects (``_repr_html_``).
+"""Jupyter display of result objects (``Result._repr_html_``).
 
-Every result shows itself as its figure (inline SVG with hover tooltips) when there is one for its shape
-(intervals -> forest plot, stability -> stability curve, rank sets -> rank ranges, power -> power curve,
-MDAD -> MDAD curve, sensitivity -> condition spread), followed by its numbers as tables. The whole
-leaderboard report shows as the HTML report in an isolated frame.
+Every result shows itself as its figure (inline SVG with hover tooltips) when one is registered for its
+type (``reporting/plots/_registry.py``: intervals -> forest plot, stability -> stability curve, ...),
+followed by its numbers as tables. The whole leaderboard report shows as the HTML report in an isolated
+frame. Importing this module registers :func:`result_html` with ``ranktrust.results`` (``import
+ranktrust`` does), so the base result type never imports the presentation layer; matplotlib and jinja
+load on the first display.
 """
 
 from __future__ import annotations
 
 import html
 from typing import Any, Callable
+
+from .. import results
+from ._types import LEADERBOARD_REPORT, TypeTable
 
 MAX_ROWS = 50
 
@@ -40,57 +45,47 @@ def _table(rows: list[dict[str, Any]], max_rows: int = MAX_ROWS) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}"
 
 
-def _figure_for(d: dict[str, Any]) -> Callable[..., Any] | None:
+def figure_html(result: Any, d: dict[str, Any] | None = None) -> str:
+    """The result's first registered figure as inline SVG; '' when its type has none (or it cannot be drawn).
+
+    ``d`` is the result's ``to_dict()`` when the caller has it already (the figure draws from it).
+    """
     from . import plots
 
-    models = d.get("models")
-    if isinstance(models, list) and models and isinstance(models[0], dict):
-        first = models[0]
-        if "conditions" in first:
-            return plots.condition_spread
-        if "between_item_var" in first:
-            return plots.runs_vs_items
-        if "ci_low" in first and "score" in first:
-            return lambda x: plots.forest(x, max_models=MAX_ROWS)
-        if "rank_low" in first:
-            return lambda x: plots.rank_ranges(x, max_models=MAX_ROWS)
-    if d.get("sizes"):
-        return plots.stability_curve
-    if d.get("mdad"):
-        return plots.mdad_curve
-    if isinstance(d.get("table"), list) and d["table"] and "items_needed" in d["table"][0]:
-        return plots.power_curve
-    if "diff" in d and "models" in d and isinstance(d.get("diff"), list):
-        return plots.pair_heatmap
-    return None
-
-
-def figure_html(d: dict[str, Any]) -> str:
-    """The result's figure as inline SVG, or '' when its shape has none (or it cannot be drawn)."""
-    from .plots import figure_svg
-
-    fn = _figure_for(d)
-    if fn is None:
+    specs = plots.figures_for(result)
+    if not specs:
         return ""
+    data = result.to_dict() if d is None else d
     try:
-        return figure_svg(fn(d), salt=f"nb{id(d)}")
+        return plots.figure_svg(specs[0](data, max_models=MAX_ROWS), salt=f"nb{id(data)}")
     except (ValueError, TypeError, KeyError):
         return ""
 
 
+def _report_page(result: Any) -> str:
+    """The leaderboard report: the whole HTML report, in a frame."""
+    from .html import render_html
+    from .render import meta
+
+    d = result.to_dict()
+    page = render_html(d, meta("report", seed=(d.get("settings") or {}).get("seed")))
+    return (f'<iframe srcdoc="{html.escape(page, quote=True)}" style="width:100%;height:900px;'
+            f'border:1px solid #ddd" title="the ranktrust leaderboard report"></iframe>')
+
+
+#: Result types shown as a page of their own instead of figure and tables.
+PAGES: TypeTable[Callable[[Any], str]] = TypeTable()
+PAGES.add(LEADERBOARD_REPORT, _report_page)
+
+
 def result_html(result: Any) -> str:
     """Render a result as HTML for Jupyter: its figure (if any), then its ``to_dict()`` as tables."""
+    page = PAGES.lookup(result)
+    if page:
+        return page[0](result)
     d = result.to_dict() if hasattr(result, "to_dict") else dict(result)
-    if "headline" in d and "models" in d and "settings" in d:  # the leaderboard report: the full page
-        from .html import render_html
-
-        from .render import meta
-
-        page = render_html(d, meta("report", seed=(d.get("settings") or {}).get("seed")))
-        return (f'<iframe srcdoc="{html.escape(page, quote=True)}" style="width:100%;height:900px;'
-                f'border:1px solid #ddd" title="the ranktrust leaderboard report"></iframe>')
     parts = [f"<b>{html.escape(type(result).__name__)}</b>"]
-    fig = figure_html(d)
+    fig = figure_html(result, d)
     if fig:
         parts.append(f'<div style="max-width:800px">{fig}</div>')
     scalars = {k: v for k, v in d.items() if not isinstance(v, (list, dict))}
@@ -102,3 +97,6 @@ def result_html(result: Any) -> str:
         elif isinstance(v, dict) and v and all(not isinstance(x, (list, dict)) for x in v.values()):
             parts.append(f"<p>{html.escape(k)}</p>" + _table([v]))
     return "\n".join(parts)
+
+
+results.set_html_display(result_html)

@@ -1,0 +1,186 @@
+"""Shared look of every figure: palette, markers, tier colours, label sizes, axis helpers.
+
+Also the small readers every figure uses (a result or its dict, a report's section, a fraction as
+points) and :class:`NothingToPlot`, the one error a figure raises when its input has nothing to draw.
+Figures are created without ``pyplot`` (Agg canvas), so nothing is shown and no global figure state
+is kept.
+
+References
+----------
+.. [1] Okabe, M. and Ito, K., "Color Universal Design (CUD): how to make figures and presentations that
+   are friendly to colorblind people" (2008): the palette used here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+import matplotlib
+
+matplotlib.use("Agg", force=False)
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import LogFormatter  # noqa: E402
+
+
+class NothingToPlot(ValueError):
+    """The input has nothing this figure draws (a report without the section, a result of another kind).
+
+    The message starts with "nothing to plot:" and is one line. :func:`save_figures` and the HTML report
+    skip a figure that raises it.
+    """
+
+
+#: Okabe-Ito colour-blind-safe palette [1]_ (blue first; yellow last because it is faint on white).
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+MAX_LABEL = 42
+
+
+# --------------------------------------------------------------------------- helpers
+
+def as_dict(result: Any) -> dict[str, Any]:
+    if isinstance(result, dict):
+        return result
+    to_dict = getattr(result, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    raise TypeError(f"`result` must be a result object with to_dict() or a dict, got {type(result).__name__}")
+
+
+def report_section(d: dict[str, Any], key: str, marker: str, what: str) -> Any:
+    """``d[key]`` when ``d`` is a whole report, else ``d`` itself when it holds ``marker``."""
+    if isinstance(d.get(key), dict):
+        return d[key]
+    if marker in d:
+        return d
+    raise NothingToPlot(f"nothing to plot: the result has no `{key}` section (or `{marker}` key) for the {what}")
+
+
+def num(x: Any) -> float:
+    return float("nan") if x is None else float(x)
+
+
+def pts(x: Any) -> float:
+    """A fraction as points (0.718 -> 71.8); None -> NaN."""
+    return num(x) * 100.0
+
+
+def fmt_pts(x: Any, nd: int = 1) -> str:
+    v = pts(x)
+    return "n/a" if not math.isfinite(v) else f"{v:.{nd}f}"
+
+
+def short(name: Any, n: int = MAX_LABEL) -> str:
+    s = str(name)
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def new_figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    fig.rt_tooltips = {}  # type: ignore[attr-defined]
+    return fig
+
+
+def tip(fig: Figure, artist: Any, kind: str, text: str) -> None:
+    tips: dict[str, str] = fig.rt_tooltips  # type: ignore[attr-defined]
+    gid = f"rt-{kind}-{len(tips)}"
+    artist.set_gid(gid)
+    tips[gid] = text
+
+
+def row_height(n: int) -> float:
+    return 0.24 if n <= 60 else 0.17
+
+
+def label_size(n: int) -> float:
+    return 9.0 if n <= 60 else 7.0
+
+
+#: Tier colours: Okabe-Ito without black (unreadable as text on dark backgrounds, and the tier label
+#: is drawn in it) and without the faint yellow. Six colours in a cycle: adjacent tiers always differ;
+#: tiers 1 and 7 share a colour, and the tier labels tell them apart.
+TIER_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7")
+
+
+def tier_colour(tier: Any) -> str:
+    if tier is None:
+        return "#555555"
+    return TIER_COLOURS[(int(tier) - 1) % len(TIER_COLOURS)]
+
+
+def score_axis_limits(ax: Any, values: Iterable[Any]) -> None:
+    """Keep a score axis (points) within 0–100 and at least 2 points wide.
+
+    Matplotlib pads the data range both ways, so a model at 0 (or 100) gives an axis past the bound,
+    and an all-zero leaderboard gives an axis from -0.04 to 0.04. Scores are fractions shown as points,
+    so nothing can lie outside 0–100: the view is widened to 2 points and shifted inside the bounds
+    (a 2% margin keeps the dots off the spine).
+    """
+    vals = [v for v in (num(x) for x in values) if math.isfinite(v)]
+    if not vals or min(vals) < 0 or max(vals) > 100:
+        return
+    lo, hi = ax.get_xlim()
+    span = max(hi - lo, 2.0)
+    mid = (lo + hi) / 2
+    lo, hi = mid - span / 2, mid + span / 2
+    pad = 0.02 * span
+    if lo < -pad:
+        lo, hi = -pad, hi + (-pad - lo)
+    if hi > 100 + pad:
+        lo, hi = max(-pad, lo - (hi - 100 - pad)), 100 + pad
+    ax.set_xlim(lo, hi)
+
+
+def plain_log_axis(axis: Any, values: Iterable[float]) -> None:
+    """Log axis with plain-number tick labels (30, 100, 1,000) at the given values."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    vals = sorted({float(v) for v in values if v and math.isfinite(float(v)) and float(v) > 0})
+    axis.set_major_locator(FixedLocator(vals))
+    axis.set_minor_locator(NullLocator())
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+
+
+class PlainLogFormatter(LogFormatter):
+    """Log-axis labels as plain numbers with thousands separators (2,000), on the ticks matplotlib picks."""
+
+    def _num_to_string(self, x: float, vmin: float, vmax: float) -> str:
+        return f"{x:,.0f}" if x >= 1 else f"{x:g}"
+
+
+def alpha_of(d: dict[str, Any], default: float = 0.05) -> float:
+    cl = (d.get("settings") or {}).get("confidence_level") or d.get("confidence_level")
+    return 1.0 - float(cl) if cl else default
+
+
+def take_rows(rows: list[dict[str, Any]], max_models: int | None, empty: str) -> tuple[list, int]:
+    """The first ``max_models`` rows and their total; no rows is a one-line NothingToPlot."""
+    if not rows:
+        raise NothingToPlot(f"nothing to plot: {empty}")
+    return (rows if max_models is None else rows[:max_models]), len(rows)
+
+
+def model_figure(rows: list[dict[str, Any]], max_models: int | None, empty: str) -> tuple[list, int, Figure, Any]:
+    """The first ``max_models`` rows, their total, and a figure one row tall per model."""
+    rows, total = take_rows(rows, max_models, empty)
+    fig = new_figure(8.0, 1.3 + row_height(len(rows)) * len(rows))
+    return rows, total, fig, fig.add_subplot()
+
+def section_rows(d: dict[str, Any], section: str, key: str, what: str) -> list[dict[str, Any]]:
+    src = d.get(section) if isinstance(d.get(section), dict) else d
+    rows = src.get(key) if isinstance(src, dict) else None
+    if not rows:
+        raise NothingToPlot(f"nothing to plot: the result has no `{key}` rows for the {what}")
+    return list(rows)
+
+
+def by_method(rows: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        out.setdefault(str(r.get("method")), []).append(r)
+    return out
+
