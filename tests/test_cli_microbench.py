@@ -91,7 +91,7 @@ def test_default_source_models_adapts_to_small_leaderboards(small_csv, capsys):
                            "--delta-bin", "2", "-f", "json"], capsys)
     assert code == 0, err
     d = json.loads(out)
-    assert d["settings"]["source_models"] == 28 and d["settings"]["target_models"] == 12   # 70% of 40
+    assert d["settings"]["n_source_models"] == 28 and d["settings"]["n_target_models"] == 12   # 70% of 40
     # the default seen/unseen split ([U]) draws the subsets from half of the 150 items
     assert "size 500 is not smaller than the 75 candidate items and was left out" in err
 
@@ -101,7 +101,7 @@ def test_swebench_runs_with_defaults(swebench_path, capsys):
                            "-f", "json"], capsys)
     assert code == 0, err
     s = json.loads(out)["settings"]
-    assert (s["source_models"], s["target_models"]) == (18, 7)
+    assert (s["n_source_models"], s["n_target_models"]) == (18, 7)
 
 
 def test_unseen_table_in_text_and_markdown(small_csv, capsys):

@@ -175,4 +175,4 @@ def test_qa_l10_microbench_on_pairwise_data_says_which_items():
         warnings.simplefilter("always")
         res = rt.mdad(m, methods=["random"], sizes=[10], n_resamples=2, source_models=20, rng=0)
     assert any("use the 190 items every model has (of 200)" in str(w.message) for w in caught)
-    assert res.to_dict()["settings"]["items"] == 190
+    assert res.to_dict()["settings"]["n_items"] == 190

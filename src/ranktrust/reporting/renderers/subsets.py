@@ -24,7 +24,7 @@ def _n_trials(s: dict[str, Any]) -> int:
 
 def _against(d: dict[str, Any]) -> str:
     """What the main table is judged against: every item, or the seen items of a seen/unseen split."""
-    return "" if d.get("unseen") is None else f" against the {d['settings']['seen_items']} seen items"
+    return "" if d.get("unseen") is None else f" against the {d['settings']['n_seen_items']} seen items"
 
 
 def recommendation_lines(d: dict[str, Any]) -> list[str]:
@@ -46,7 +46,7 @@ def _notes(d: dict[str, Any]) -> list[str]:
     if d.get("unseen") is not None:
         out.append("Seen/unseen split: items are chosen from the seen items; the first table judges the targets "
                    "against their scores on the seen items, the second against the unseen ones (does the "
-                   "micro-benchmark generalise to new items?). --seen-items none: one table against all items.")
+                   "micro-benchmark generalise to new items?). With no seen/unseen split: one table against all items.")
     return out
 
 
@@ -65,11 +65,11 @@ def mdad_text(d: dict[str, Any]) -> list[Any]:
             t.add_row(*_row(r))
         return t
 
-    head = (f"({_n_trials(s)} trials, {s['source_models']} source / {s['target_models']} target models, "
-            f"{s['items']} items)")
+    head = (f"({_n_trials(s)} trials, {s['n_source_models']} source / {s['n_target_models']} target models, "
+            f"{s['n_items']} items)")
     out: list[Any] = [table(f"Micro-benchmark reliability{_against(d)} {head}", d["mdad"])]
     if d.get("unseen") is not None:
-        out.append(table(f"Against unseen items ({s['items'] - s['seen_items']} items the source models never saw; "
+        out.append(table(f"Against unseen items ({s['n_items'] - s['n_seen_items']} items the source models never saw; "
                          "the figures [U] publish)", d["unseen"]["mdad"]))
     out += [f"• {line}" for line in recommendation_lines(d)]
     return out + _notes(d)
@@ -87,15 +87,15 @@ def mdad_markdown(d: dict[str, Any]) -> str:
     s = d["settings"]
     lines = [
         "## Micro-benchmark reliability" + _against(d), "",
-        f"{_n_trials(s)} trials, {s['source_models']} source / {s['target_models']} target models, "
-        f"{s['items']} items; MDAD at {percent(s['agreement_level'])} agreement, "
+        f"{_n_trials(s)} trials, {s['n_source_models']} source / {s['n_target_models']} target models, "
+        f"{s['n_items']} items; MDAD at {percent(s['agreement_level'])} agreement, "
         f"{points(s['delta_bin'], 1)}-point bins.", "",
         *_md_table(d, d["mdad"]),
     ]
     if d.get("unseen") is not None:
         lines += ["", "### Against unseen items", "",
                   f"The same micro-benchmarks, judged against the targets' scores on the "
-                  f"{s['items'] - s['seen_items']} items the source models never saw.", "",
+                  f"{s['n_items'] - s['n_seen_items']} items the source models never saw.", "",
                   *_md_table(d, d["unseen"]["mdad"])]
     lines += ["", *[f"- {_esc(line)}" for line in recommendation_lines(d)], ""]
     return "\n".join(lines)
