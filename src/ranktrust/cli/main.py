@@ -63,10 +63,11 @@ def cli() -> None:
 #: cli/ never name a flag (tests/test_layering.py checks it): they name the parameter in backticks, with the
 #: value to give ("`align`='intersect'"), and cli_words turns that into "--align intersect".
 FLAGS = {
-    "confidence_level": "--confidence", "n_resamples": "--n-resamples", "draws": "--draws", "sizes": "--sizes",
-    "top_k": "--top-k", "k": "--size", "disagreement": "--disagreement", "gap": "--gap", "items": "--items",
+    "confidence_level": "--confidence", "n_resamples": "--n-resamples", "sizes": "--sizes",
+    "top_k": "--top-k", "size": "--size", "disagreement": "--disagreement", "gap": "--gap", "items": "--items",
     "align": "--align", "cluster": "--cluster-by", "source_models": "--source-models", "delta_bin": "--delta-bin",
-    "rng": "--seed", "seed": "--seed", "splits": "--splits", "trials": "--trials", "adjust": "--adjust",
+    "rng": "--seed", "adjust": "--adjust", "stability_n_resamples": "--stability-n-resamples",
+    "choose_n_confidence_level": "--choose-n-confidence",
     "seen_items": "--seen-items", "target_mdad": "--target-mdad", "min_pairs": "--min-pairs",
     "agreement_level": "--agreement-level", "power": "--power", "alpha": "--alpha", "task": "--task",
     "metric": "--metric", "errors": "--errors", "split": "--split", "dataset": "--dataset", "scale": "--scale",

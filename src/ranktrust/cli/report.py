@@ -48,14 +48,16 @@ def _sizes(value: str) -> list[int | str]:
               help="Rank ranges from the paired tests of all pairs, or from the studentized bootstrap (MRSW).")
 @click.option("--sizes", default="30,100,200,500,1000,2000,full", show_default=True,
               help="Benchmark sizes for the rank-stability table.")
-@click.option("--draws", default=2000, show_default=True, type=click.IntRange(min=10), help="Redraws per size.")
+@click.option("--stability-n-resamples", default=2000, show_default=True, type=click.IntRange(min=10),
+              help="Redraws per size of the rank-stability section.")
 @click.option("--no-stability", is_flag=True, help="Skip rank stability.")
 @click.option("--split-half", is_flag=True, help="Add the split-half winner check.")
 @click.option("--microbench", is_flag=True, help="Add the micro-benchmark (MDAD) section.")
 @click.option("--plots", "plots_dir", default=None, type=click.Path(file_okay=False),
               help="Also write the figures as PNG and SVG into this folder.")
 def command(paths: tuple[str, ...], output_format: str | None, out: str, confidence: float, seed: int,
-            ci_method: str, all_pairs: bool, adjust: str, tiers: str, rank_method: str, sizes: str, draws: int,
+            ci_method: str, all_pairs: bool, adjust: str, tiers: str, rank_method: str, sizes: str,
+            stability_n_resamples: int,
             no_stability: bool, split_half: bool, microbench: bool, plots_dir: str | None, **kw: Any) -> None:
     """Report on per-item results in PATHS (or --db STORE)."""
     from ..leaderboard import report
@@ -76,9 +78,9 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
         rep = report(
             m, confidence_level=confidence, cluster=cluster, cluster_label=kw.get("group_col") if cluster else None,
             ci_method=ci_method, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
-            rank_method=rank_method, stability=not no_stability, sizes=_sizes(sizes), draws=draws,
-            split_half=split_half, seed=seed, microbench=microbench,
-            progress=None if cb is None else (lambda stage, frac: cb(int(frac * 1000), 1000)),
+            rank_method=rank_method, stability=not no_stability, sizes=_sizes(sizes),
+            stability_n_resamples=stability_n_resamples, split_half=split_half, rng=seed, microbench=microbench,
+            progress=cb,
         )
     d = report_dict(rep)
     cmd = command_line()
