@@ -239,7 +239,7 @@ def test_docs_quality_example_runs_as_shown():
 
 def test_abilities_are_the_map_estimates_of_fit_ability():
     """The float32 Newton steps from a warm start reach fit_ability's MAP abilities (items fixed)."""
-    from ranktrust.quality import _abilities
+    from ranktrust.quality.personfit import _abilities
     from ranktrust.subsets.irt import fit_ability
 
     g = np.random.default_rng(5)
@@ -260,7 +260,7 @@ def test_pair_table_reuse_gives_the_same_findings(gpqa):
 
 def test_item_fit_subsample_above_the_cap():
     """Above _FIT_MAX_MODELS other models, items are fitted on a random subset: planted rows still stand out."""
-    from ranktrust import quality as Q
+    from ranktrust.quality import personfit as Q
 
     g = np.random.default_rng(11)
     y, *_ = _sim_2pl(g, n=Q._FIT_MAX_MODELS + 200, j=150)

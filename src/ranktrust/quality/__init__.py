@@ -14,6 +14,10 @@ Two questions about the rows of a score matrix, asked before any interval is rea
 Both are computed with whole-matrix operations: agreement counts come from matrix
 products of indicator matrices, and ``lz*`` for all models of a fold at once.
 
+The package: ``rows.py`` (duplicated rows: :func:`row_agreement`, :class:`SimilarPair`),
+``personfit.py`` (:func:`lz_star` and the 2PL fit on the other models) and this module
+(:func:`data_quality`, which runs both, and its result :class:`DataQuality`).
+
 References
 ----------
 .. [1] T. A. B. Snijders, "Asymptotic null distribution of person fit statistics with
@@ -30,181 +34,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 
-from .results import Result, jsonable
+from ..results import Result, jsonable
+from .personfit import _difficulty_corr, _person_fit, _robust_z, lz_star
+from .rows import SimilarPair, _groups, row_agreement
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .data.matrix import ScoreMatrix
+    from ..data.matrix import ScoreMatrix
 
 __all__ = ["DataQuality", "SimilarPair", "data_quality", "lz_star", "row_agreement"]
-
-_MAX_LEVELS = 8        # score levels handled exactly by indicator products; more: a filter, then exact checks
-_FIT_MAX_MODELS = 500  # item parameters of a fold are fitted on at most this many of the other models
-_ROW_BLOCK = 256       # held-out rows scored at a time (abilities and lz* are row by row)
-
-
-# ------------------------------------------------------------------ agreement
-def row_agreement(y: np.ndarray, *, tol: float = 1e-9) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Pairwise-complete agreement between the rows of a score matrix.
-
-    Parameters
-    ----------
-    y : ndarray, shape (n_models, n_items)
-        Scores; ``NaN`` = not scored.
-    tol : float, default: ``1e-9``
-        Two scores are equal when they differ by at most ``tol``.
-
-    Returns
-    -------
-    equal : ndarray, shape (n_models, n_models)
-        Items both rows scored with equal scores.
-    common : ndarray, shape (n_models, n_models)
-        Items both rows scored.
-    expected : ndarray, shape (n_models, n_models)
-        Equal items expected if the two rows were independent draws from their own score
-        distributions on the common items (``sum_v p_iv p_jv * common``; the chance term of
-        Cohen's kappa). NaN for data with more than 8 distinct score levels.
-
-    Notes
-    -----
-    With at most 8 distinct score levels (0/1, partial credit, means over a few runs) the
-    counts are exact sums of products of indicator matrices, ``sum_v L_v L_v^T``. With more
-    levels, the mean squared difference over the common items (also from matrix products)
-    bounds the share of unequal items, and only the pairs it cannot rule out are checked
-    item by item.
-    """
-    y = np.asarray(y, dtype=np.float64)
-    mask = ~np.isnan(y)
-    Mk = mask.astype(np.float32)
-    complete = bool(mask.all())
-    n_items = y.shape[1]
-    common = (np.full((y.shape[0],) * 2, float(n_items)) if complete else (Mk @ Mk.T).astype(np.float64))
-    obs = y[mask]
-    if obs.size and bool(np.all((obs == 0) | (obs == 1))):
-        vals = np.array([0.0, 1.0])
-    else:
-        vals = np.unique(np.round(obs / tol) * tol) if obs.size else np.array([])
-    if vals.size <= _MAX_LEVELS:
-        equal = np.zeros_like(common)
-        expected = np.zeros_like(common)
-        inds = [(mask & (np.abs(y - v) <= tol)).astype(np.float32) for v in vals]
-        if len(inds) == 2 and complete:          # 0/1 complete: one product
-            a = inds[1]
-            s = a.sum(1).astype(np.float64)
-            both = (a @ a.T).astype(np.float64)
-            equal = n_items - (s[:, None] + s[None, :] - 2 * both)
-            p = s / n_items
-            expected = (np.outer(p, p) + np.outer(1 - p, 1 - p)) * n_items
-        else:
-            for ind in inds:
-                equal += (ind @ ind.T).astype(np.float64)
-                cnt = (ind @ Mk.T).astype(np.float64)     # [i, j]: items of level v for i among those j scored
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    expected += np.where(common > 0, cnt * cnt.T / common, 0.0)
-        return equal, common, expected
-    # many levels: mean squared difference -> candidates -> exact counts
-    y0 = np.where(mask, y, 0.0)
-    sq = (y0 * y0).astype(np.float64)
-    cross = y0 @ y0.T
-    a2 = sq @ mask.T.astype(np.float64)
-    msd = (a2 + a2.T - 2 * cross) / np.maximum(common, 1)
-    rng_ = float(np.nanmax(y) - np.nanmin(y)) or 1.0
-    equal = np.zeros_like(common)
-    cand = np.argwhere(np.triu(msd <= 0.1 * rng_**2 + tol, 1))   # >= 90% equal items imply msd <= 0.1 range^2
-    for i, j in cand:
-        both = mask[i] & mask[j]
-        equal[i, j] = equal[j, i] = np.count_nonzero(np.abs(y[i, both] - y[j, both]) <= tol)
-    np.fill_diagonal(equal, np.diag(common))
-    return equal, common, np.full_like(common, np.nan)
-
-
-# ------------------------------------------------------------------ person fit
-def lz_star(y: np.ndarray, ability: np.ndarray, discrimination: np.ndarray, difficulty: np.ndarray, *,
-            prior_sd: float | None = 1.0) -> np.ndarray:
-    """Snijders' ``lz*`` for 0/1 rows under a 1-dimensional 2PL model (vectorised over rows).
-
-    Parameters
-    ----------
-    y : ndarray, shape (n_rows, n_items)
-        0/1 scores; ``NaN`` = not scored (left out of every sum).
-    ability : ndarray, shape (n_rows,) or (n_rows, 1)
-        Each row's estimated ability (MAP with a N(0, prior_sd^2) prior, or ML).
-    discrimination, difficulty : ndarray, shape (n_items,) or (n_items, 1)
-        Item parameters: ``P_j = expit(a_j theta - b_j)``.
-    prior_sd : float or None, default: ``1``
-        The prior of the ability estimate (``None``: maximum likelihood).
-
-    Returns
-    -------
-    ndarray, shape (n_rows,)
-        ``lz*``; approximately N(0, 1) for a row that follows the model, large negative
-        values for rows that do not. NaN for rows with no scored item.
-
-    Notes
-    -----
-    With ``w_j = logit P_j`` (the weight of the log-likelihood statistic ``lz`` [2]_),
-    ``r_j = a_j`` and ``r0(theta) = -theta / prior_sd^2`` (the estimating equation of
-    the ability is ``r0 + sum (y_j - P_j) r_j = 0``), Snijders [1]_ corrects ``lz`` for the
-    estimated ability:
-
-    ``c = sum P'_j w_j / sum P'_j r_j`` with ``P'_j = a_j P_j (1 - P_j)``,
-
-    ``lz* = [sum (y_j - P_j) w_j + c r0] / sqrt(sum (w_j - c r_j)^2 P_j (1 - P_j))``.
-
-    References
-    ----------
-    .. [1] T. A. B. Snijders, Psychometrika 66 (2001) 331-342.
-    .. [2] F. Drasgow, M. V. Levine, E. A. Williams, Br. J. Math. Stat. Psychol. 38 (1985) 67-86.
-    """
-    y = np.atleast_2d(np.asarray(y, dtype=np.float64))
-    th = np.asarray(ability, dtype=np.float64).reshape(-1)
-    a = np.asarray(discrimination, dtype=np.float64).reshape(-1)
-    b = np.asarray(difficulty, dtype=np.float64).reshape(-1)
-    mask = ~np.isnan(y)
-    z = np.multiply.outer(th, a) - b[None, :]          # = logit P = w_j
-    p = special.expit(z)
-    q = p * (1 - p)
-    if not mask.all():
-        q = np.where(mask, q, 0.0)
-    resid = np.where(mask, y - p, 0.0)
-    c = (q * z) @ a / np.maximum(q @ (a * a), 1e-300)
-    r0 = np.zeros_like(th) if prior_sd is None else -th / prior_sd**2
-    num = np.sum(resid * z, axis=1) + c * r0
-    wt = z - c[:, None] * a[None, :]
-    den = np.sqrt(np.sum(wt * wt * q, axis=1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where((mask.sum(1) > 0) & (den > 0), num / den, np.nan)
-
-
-# ------------------------------------------------------------------ results
-@dataclass(frozen=True)
-class SimilarPair:
-    """Two models whose per-item results agree on (nearly) every item they share.
-
-    Attributes
-    ----------
-    model_a, model_b : str
-    agreement : float
-        Share of the common items with equal scores (1.0 = identical rows).
-    n_items : int
-        Items both models were scored on.
-    n_differ : int
-        Common items with different scores.
-    kappa : float
-        Cohen's kappa of the two rows on the common items (agreement beyond what their
-        score distributions give by chance; NaN for continuous scores or constant rows).
-    identical : bool
-        Every common item has the same score.
-    """
-
-    model_a: str
-    model_b: str
-    agreement: float
-    n_items: int
-    n_differ: int
-    kappa: float
-    identical: bool
 
 
 @dataclass(frozen=True, eq=False)
@@ -331,7 +170,7 @@ class DataQuality(Result):
 # ------------------------------------------------------------------ main
 def _data_quality_iv(m: Any, near_identical: Any, min_kappa: Any, min_items: Any, lz_threshold: Any,
                      folds: Any) -> None:
-    from .data.matrix import ScoreMatrix
+    from ..data.matrix import ScoreMatrix
 
     if not isinstance(m, ScoreMatrix):
         raise TypeError(f"`m` must be a ScoreMatrix; got {type(m).__name__}")
@@ -512,169 +351,3 @@ def data_quality(
         max_difficulty_corr=float(max_difficulty_corr),
     )
 
-
-def _difficulty_corr(y: np.ndarray, mask: np.ndarray, *, block: int = 256) -> np.ndarray:
-    """Per row: Pearson correlation of its scores with the other rows' mean on each item (its own
-    scored items where at least one other row scored them). Vectorised over blocks of rows (float32;
-    memory bounded by ``block`` rows at a time)."""
-    tot = np.where(mask, y, 0.0).sum(0).astype(np.float32)
-    cnt = mask.sum(0).astype(np.float32)
-    out = np.full(y.shape[0], np.nan)
-    for a in range(0, y.shape[0], block):
-        mk = mask[a:a + block]
-        y0 = np.where(mk, y[a:a + block], 0.0).astype(np.float32)
-        m0 = mk.astype(np.float32)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            other = (tot[None, :] - y0) / (cnt[None, :] - m0)         # leave-one-out item means
-        use = mk & np.isfinite(other)
-        w = use.astype(np.float32)
-        nw = w.sum(1)
-        o = np.where(use, other, 0.0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mx, mo = (y0 * w).sum(1) / nw, (o * w).sum(1) / nw
-            dx, do = (y0 - mx[:, None]) * w, (o - mo[:, None]) * w
-            r = (dx * do).sum(1) / np.sqrt((dx * dx).sum(1) * (do * do).sum(1))
-        out[a:a + block] = np.where(nw >= 3, r, np.nan)
-    return out
-
-
-def _fit_items(y0: np.ndarray, mask: np.ndarray | None, theta: np.ndarray, *, iters: int = 10,
-               prior_sd: float = 3.0, tol: float = 1e-3, dtype: type = np.float32) -> tuple[np.ndarray, np.ndarray]:
-    """MAP 2PL item parameters ``(a_j, b_j)`` with the abilities held fixed (all items at once).
-
-    ``P_ij = expit(a_j theta_i - b_j)``; N(0, prior_sd^2) priors on ``a`` and ``b`` as in
-    :func:`ranktrust.subsets.irt.fit_2pl`. Every item is a 2-parameter logistic regression on
-    the abilities; the Newton step solves the ``2 x 2`` system of every item in closed form.
-    """
-    th = theta.astype(dtype)
-    th2 = th * th
-    n_obs = (mask.sum(0) if mask is not None else np.full(y0.shape[1], y0.shape[0])).astype(np.float64)
-    pj = (y0.sum(0) + 0.5) / (n_obs + 1.0)
-    a = np.ones(y0.shape[1])
-    b = -np.log(pj / (1 - pj)) * np.sqrt(1 + np.var(theta))     # a logistic item at a = 1 on a spread of abilities
-    prec = 1.0 / prior_sd**2
-    Y = y0.astype(dtype)
-    Mk = None if mask is None else mask.astype(dtype)
-    for _ in range(iters):
-        z = np.multiply.outer(th, a.astype(dtype)) - b.astype(dtype)[None, :]
-        p = special.expit(z)
-        w = p * (1 - p)
-        r = Y - p
-        if Mk is not None:
-            w *= Mk
-            r *= Mk
-        ga = (th @ r).astype(np.float64) - prec * a
-        gb = -r.sum(0).astype(np.float64) - prec * b
-        haa = (th2 @ w).astype(np.float64) + prec
-        hbb = w.sum(0).astype(np.float64) + prec
-        hab = -(th @ w).astype(np.float64)
-        det = haa * hbb - hab * hab
-        da = (hbb * ga - hab * gb) / det
-        db = (haa * gb - hab * ga) / det
-        np.clip(da, -2.0, 2.0, out=da)
-        np.clip(db, -2.0, 2.0, out=db)
-        a += da
-        b += db
-        if max(float(np.max(np.abs(da))), float(np.max(np.abs(db)))) < tol:
-            break
-    return a, b
-
-
-def _groups(n: int, edges: list[tuple[int, int]]) -> list[list[int]]:
-    """Connected components (size >= 2) of the graph on ``n`` nodes, largest first, nodes sorted."""
-    parent = list(range(n))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, j in edges:
-        ri, rj = find(i), find(j)
-        if ri != rj:
-            parent[max(ri, rj)] = min(ri, rj)
-    comp: dict[int, list[int]] = {}
-    for i in sorted({v for e in edges for v in e}):
-        comp.setdefault(find(i), []).append(i)
-    return sorted(comp.values(), key=lambda g: (-len(g), g[0]))
-
-
-def _robust_z(v: np.ndarray) -> np.ndarray:
-    """``(v - median) / (1.4826 MAD)`` over the finite values (NaN elsewhere, or when MAD is 0)."""
-    fin = v[np.isfinite(v)]
-    if fin.size < 5:
-        return np.full_like(v, np.nan)
-    med = np.median(fin)
-    mad = 1.4826 * np.median(np.abs(fin - med))
-    if mad <= 0:
-        return np.full_like(v, np.nan)
-    return (v - med) / mad
-
-
-def _abilities(y0: np.ndarray, mask: np.ndarray | None, a: np.ndarray, b: np.ndarray, th0: np.ndarray, *,
-               prior_sd: float = 1.0, iters: int = 30, tol: float = 1e-4, dtype: type = np.float32) -> np.ndarray:
-    """MAP abilities with the items fixed (:func:`ranktrust.subsets.irt.fit_ability` for ``dim = 1``),
-    started from ``th0`` and computed in ``dtype``: Newton steps, capped at 2."""
-    th = th0.astype(np.float64).copy()
-    A, B, Y = a.astype(dtype), b.astype(dtype), y0.astype(dtype)
-    A2 = A * A
-    Mk = None if mask is None else mask.astype(dtype)
-    prec = 1.0 / prior_sd**2
-    for _ in range(iters):
-        p = special.expit(np.multiply.outer(th.astype(dtype), A) - B[None, :])
-        w = p * (1 - p)
-        r = Y - p
-        if Mk is not None:
-            w *= Mk
-            r *= Mk
-        step = ((r @ A).astype(np.float64) - prec * th) / ((w @ A2).astype(np.float64) + prec)
-        np.clip(step, -2.0, 2.0, out=step)
-        th += step
-        if float(np.max(np.abs(step), initial=0.0)) < tol:
-            break
-    return th
-
-
-def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Generator,
-                min_items: int) -> tuple[np.ndarray, np.ndarray]:
-    """``lz*`` and ability of every row, each under 2PL item parameters fitted on the other folds.
-
-    The item parameters of a fold come from the models outside it, with their abilities
-    held at the standardised logit of their accuracy (one pass of joint maximum likelihood:
-    under a unidimensional model the raw score orders the abilities); each held-out model's
-    ability is then its MAP estimate with those items fixed (N(0, 1) prior, Newton steps).
-    """
-    n = y.shape[0]
-    k = int(min(folds, n))
-    fold = gen.permutation(np.arange(n) % k)
-    full = bool(mask.all())
-    y0 = np.where(mask, y, 0.0)
-    cnt = mask.sum(1)
-    acc = (y0.sum(1) + 0.5) / (cnt + 1.0)
-    lt = np.log(acc / (1 - acc))
-    lz = np.full(n, np.nan)
-    theta = np.full(n, np.nan)
-    for f in range(k):
-        out = fold == f
-        rest = ~out
-        fit = rest.copy()
-        if rest.sum() > _FIT_MAX_MODELS:
-            # item parameters are pinned down by a few hundred models: fit them on a random subset
-            # (the held-out rows are still all scored); 5,000 x 50,000 in seconds instead of minutes
-            keep = gen.choice(np.flatnonzero(rest), _FIT_MAX_MODELS, replace=False)
-            fit = np.zeros(n, dtype=bool)
-            fit[keep] = True
-        t = lt[fit]
-        t = (t - t.mean()) / (t.std() if t.std() > 0 else 1.0)
-        a, b = _fit_items(y0[fit], None if full else mask[fit], t)
-        sd = lt[rest].std() if lt[rest].std() > 0 else 1.0
-        rows = np.flatnonzero(out)
-        for s0 in range(0, rows.size, _ROW_BLOCK):   # held-out rows in blocks: memory stays O(block x N)
-            r = rows[s0:s0 + _ROW_BLOCK]
-            start = (lt[r] - lt[rest].mean()) / sd
-            th = _abilities(y0[r], None if full else mask[r], a, b, start)
-            val = lz_star(y[r], th, a, b, prior_sd=1.0)
-            lz[r] = np.where(cnt[r] >= min_items, val, np.nan)
-            theta[r] = th
-    return lz, theta
