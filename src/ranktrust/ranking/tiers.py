@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from .._validate import SeedLike
 from ..results import Result, jsonable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -148,8 +149,11 @@ def tiers(
     method: Literal["adjacent", "rank-sets"] = "rank-sets",
     adjust: Literal["holm", "bonferroni", "bh", "none"] = "holm",
     confidence_level: float = 0.95,
+    cluster: bool = False,
+    rank_method: Literal["pairs", "bootstrap"] = "pairs",
+    n_resamples: int = 1000,
+    rng: SeedLike = None,
     pair_table: "PairTable | None" = None,
-    **kw: Any,
 ) -> Tiers:
     """Group models into tiers the data cannot separate.
 
@@ -164,13 +168,16 @@ def tiers(
         confidence_level`` after ``adjust`` over the ``M - 1`` adjacent tests (not transitive).
     adjust : {"holm", "bonferroni", "bh", "none"}, default: ``"holm"``
     confidence_level : float, default: ``0.95``
+    cluster : bool, default: ``False``
+        Clustered paired tests (or a cluster bootstrap with ``rank_method="bootstrap"``).
+    rank_method : {"pairs", "bootstrap"}, default: ``"pairs"``
+        ``method="rank-sets"`` only: the ``method`` of :func:`ranktrust.rank_sets`.
+    n_resamples : int, default: ``1000``
+        ``rank_method="bootstrap"`` only: bootstrap resamples.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        ``rank_method="bootstrap"`` only.
     pair_table : PairTable, optional
         Reuse paired tests already computed (adjacent or all pairs; its own adjustment is used).
-    **kw
-        ``cluster`` for ``"adjacent"`` (passed to :func:`ranktrust.stats.all_pairs`); ``rng``,
-        ``n_resamples``, ``cluster``, ``simultaneous``, ``batch`` or ``rank_sets`` for ``"rank-sets"``;
-        anything else is a TypeError naming this function. Passed on to the
-        rank-sets method.
 
     Returns
     -------
@@ -190,26 +197,15 @@ def tiers(
     from ..stats.intervals import check_confidence_level
 
     cl = check_confidence_level(confidence_level)
-    allowed = {"rank-sets": {"rng", "n_resamples", "cluster", "simultaneous", "batch", "rank_sets", "method_sets"},
-               "adjacent": {"cluster"}}.get(method, set())
-    unknown = sorted(set(kw) - allowed)
-    if unknown:
-        raise TypeError(
-            f"tiers() got unexpected keyword argument(s) {', '.join(map(repr, unknown))} for method={method!r}; "
-            f"allowed: {', '.join(sorted(allowed)) or 'none'}"
-        )
     if method == "rank-sets":
-        if pair_table is not None:
-            kw["pair_table"] = pair_table
-        if "method_sets" in kw:
-            kw["method"] = kw.pop("method_sets")
-        return tiers_from_rank_sets(m, confidence_level=cl, adjust=adjust, **kw)
+        return tiers_from_rank_sets(m, confidence_level=cl, adjust=adjust, rng=rng, cluster=cluster,
+                                    method=rank_method, n_resamples=n_resamples, pair_table=pair_table)
     if method != "adjacent":
         raise ValueError(f"`method` must be 'adjacent' or 'rank-sets', got {method!r}")
     if pair_table is None:
         from ..stats.paired import all_pairs
 
-        pair_table = all_pairs(m, pairs="adjacent", adjust=adjust, confidence_level=cl, **kw)
+        pair_table = all_pairs(m, pairs="adjacent", adjust=adjust, confidence_level=cl, cluster=cluster)
     elif tuple(pair_table.models) != tuple(m.models):
         raise ValueError("`pair_table` was computed on other models than `m`")
     return tiers_from_pair_table(pair_table, alpha=1.0 - cl)
