@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import _validate
+from . import _random, _validate
 from ._validate import Progress, SeedLike
 from .data.matrix import ScoreMatrix
 from .results import Result, jsonable
@@ -468,8 +468,9 @@ def report(
                      "they vary from run to run)")
     notes = list(dict.fromkeys(notes))   # each note once
     stage("intervals and paired tests", 0.0)
-    ss = np.random.SeedSequence(seed)
-    s_ci, s_mb = ss.spawn(2)
+    # named streams (ranktrust._random): a section's numbers never depend on which other sections run.
+    # Rank sets, stability and split-half take the seed itself, so the CLI command reproduces them.
+    s_ci, s_mb = _random.streams(seed, "intervals", "microbench")
     iv = make_intervals(m, method=ci_method, cluster=cluster, confidence_level=confidence_level,
                         rng=np.random.default_rng(s_ci))
     pt_all = make_pairs(m, pairs="all", adjust=adjust, confidence_level=confidence_level, cluster=cluster)
