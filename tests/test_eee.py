@@ -252,7 +252,7 @@ def test_task_selection_in_a_folder(tmp_path):
 
 
 @pytest.mark.parametrize("line, msg", [
-    ('{"schema_version": "0.3.0", "evaluation_id": "e"', r"line 2: not valid JSON"),
+    ('{"schema_version": "0.3.0", "evaluation_id": "e"', r"line 2 is not valid JSON"),
     ('{"schema_version": "0.3.0", "evaluation_id": "e", "model_id": "m", "sample_id": "2"}', r"line 2: not an Every Eval Ever instance record"),
     ('{"schema_version": "0.3.0", "evaluation_id": "e", "model_id": "m", "sample_id": "2", "evaluation": {"score": "high"}}',
      r"line 2: evaluation.score is 'high', not a number"),
@@ -349,7 +349,7 @@ def test_db_export_eee_round_trip(tmp_path, capsys, harness_logs):
             b = rt.read(str(out), task=task)
             assert set(a.models) == set(b.models) and a.runs == b.runs
             assert sorted(map(tuple, a.to_long().astype(str).values)) == sorted(map(tuple, b.to_long().astype(str).values))
-    rep = main_ok(["report", str(out), "--task", "mcq_tiny_lm", "--format", "json", "--draws", "100"], capsys)
+    rep = main_ok(["report", str(out), "--task", "mcq_tiny_lm", "--format", "json", "--stability-n-resamples", "100"], capsys)
     assert json.loads(rep)
     # ingesting the export gives the same store content
     db2 = str(tmp_path / "t.duckdb")

@@ -118,7 +118,7 @@ def test_helm_suite_mixing_scenarios_read_with_task():
         rt.read(str(root))
     m = rt.read(str(root), task="harm_bench", metric="harm_bench_score")
     assert m.n_models == 9 and {p["task"] for p in m.provenance.values()} == {"harm_bench"}
-    with pytest.raises(DataError, match=r"no HELM task 'mmlu'; available: bbq:subject=all,"):
+    with pytest.raises(DataError, match=r"no task 'mmlu'; available: bbq:subject=all,"):
         rt.read(str(root), task="mmlu")
 
 

@@ -157,17 +157,17 @@ def test_detection_and_reading_search_to_the_same_depth(tmp_path):
     3 folders down, read them 8 down). One depth now: a log 6 folders down is both detected and read."""
     import shutil
 
-    from ranktrust.data.readers import _registry
-    from ranktrust.data.readers import lighteval, lm_eval
+    from ranktrust.data.readers import _util, lighteval, lm_eval
 
     deep = tmp_path.joinpath(*[f"d{k}" for k in range(6)])
     deep.mkdir(parents=True)
     (deep / "samples_t_2026.jsonl").write_text("{}\n")
     (deep / "details_t_2026.parquet").write_bytes(b"")
-    assert lm_eval._sniff(str(tmp_path)) and lm_eval.files(str(tmp_path)) == [str(deep / "samples_t_2026.jsonl")]
-    assert lighteval._sniff(str(tmp_path)) and lighteval.files(str(tmp_path)) == [str(deep / "details_t_2026.parquet")]
+    lm, le = lm_eval.LmEvalReader(), lighteval.LightevalReader()
+    assert lm.sniff(str(tmp_path)) and lm.units(str(tmp_path)) == [str(deep / "samples_t_2026.jsonl")]
+    assert le.sniff(str(tmp_path)) and le.units(str(tmp_path)) == [str(deep / "details_t_2026.parquet")]
     too_deep = tmp_path / "x"
-    too_deep = too_deep.joinpath(*[f"e{k}" for k in range(_registry.SEARCH_DEPTH + 1)])
+    too_deep = too_deep.joinpath(*[f"e{k}" for k in range(_util.SEARCH_DEPTH + 1)])
     too_deep.mkdir(parents=True)
     shutil.move(str(deep / "samples_t_2026.jsonl"), str(too_deep / "samples_t_2026.jsonl"))
-    assert lm_eval.files(str(tmp_path / "x")) == [] and not lm_eval._sniff(str(tmp_path / "x"))
+    assert lm.units(str(tmp_path / "x")) == [] and not lm.sniff(str(tmp_path / "x"))

@@ -12,6 +12,7 @@ import pytest
 import ranktrust as rt
 from ranktrust.data.readers._registry import ReadOptions
 from ranktrust.data.store import Store
+from ranktrust.data.store.ingest import IngestContext
 from ranktrust.errors import DataError
 
 REAL = ["swebench_verified_mini.csv", "mmlupro_outputs.csv.gz", "gpqa_main_openllm.csv.gz", "alpacaeval2_weighted.csv.gz"]
@@ -103,23 +104,32 @@ def test_kill_midway_leaves_store_as_it_was(tmp_path, gpqa_path, monkeypatch):
     # 1. the reader dies after its first chunk
     from ranktrust.data.readers import _registry
 
-    def boom(path, opts):
-        yield pd.DataFrame({"model": ["a", "b"], "item": ["1", "1"], "score": [1.0, 0.0]})
-        raise RuntimeError("killed while reading")
+    class Boom:
+        name, priority, description, looks_for = "boom", 0, "", ""
 
-    monkeypatch.setitem(_registry._READERS, "boom", _registry.Reader("boom", boom, lambda p: False))
+        def sniff(self, path):
+            return False
+
+        def units(self, path):
+            return [path]
+
+        def read(self, unit, opts):
+            yield pd.DataFrame({"model": ["a", "b"], "item": ["1", "1"], "score": [1.0, 0.0]})
+            raise RuntimeError("killed while reading")
+
+    monkeypatch.setitem(_registry._READERS, "boom", Boom)
     with pytest.raises(RuntimeError, match="killed while reading"):
         st.ingest(str(gpqa_path), format="boom")
     assert _snapshot(st) == before and st.list().to_dict() == listing.to_dict()
 
     # 2. the process dies after the rows were inserted, before the file is recorded
-    orig = Store._commit_stage
+    orig = IngestContext.commit_stage
 
     def commit_then_die(self, apath, now):
         n = orig(self, apath, now)
         assert self.con.execute("SELECT count(*) FROM results").fetchone()[0] == before[0] + n
         raise KeyboardInterrupt
-    monkeypatch.setattr(Store, "_commit_stage", commit_then_die)
+    monkeypatch.setattr(IngestContext, "commit_stage", commit_then_die)
     with pytest.raises(KeyboardInterrupt):
         st.ingest(str(gpqa_path))
     assert _snapshot(st) == before and st.list().to_dict() == listing.to_dict()
@@ -179,7 +189,7 @@ def test_parquet_fast_path_and_export(tmp_path, gpqa_path):
     _same(st2.matrix(), ref)
     bad = tmp_path / "bad.parquet"
     pd.DataFrame({"model": ["a", "a"], "item": ["1", "1"], "score": [1.0, 0.0]}).to_parquet(bad)
-    with pytest.raises(DataError, match=r"rows 1 and 2: duplicate entry for model 'a', item '1'"):
+    with pytest.raises(DataError, match=r"rows 1 and 2: duplicate row for model 'a', item '1'"):
         st2.ingest(str(bad))
 
 
@@ -202,7 +212,7 @@ def _pq(path, **cols):
 
 @pytest.mark.parametrize("bitmap", [True, False], ids=["bitmap", "hash"])
 def test_parquet_duplicates_found_exactly(tmp_path, monkeypatch, bitmap):
-    from ranktrust.data import store as store_mod
+    from ranktrust.data.store import ingest as store_mod
 
     if not bitmap:
         monkeypatch.setattr(store_mod, "_BITMAP_BITS", 0)  # force the hash GROUP BY check
@@ -218,7 +228,7 @@ def test_parquet_duplicates_found_exactly(tmp_path, monkeypatch, bitmap):
     items2[1000] = items2[900]  # rows 901 and 1001 (1-based): model m2, item i100
     bad = _pq(tmp_path / "dup.parquet", model=models, item=items2, run=runs, score=np.ones(1200))
     before = _snapshot(st)
-    with pytest.raises(DataError, match=r"dup.parquet: rows 901 and 1001: duplicate entry for model 'm2', item 'i100'"):
+    with pytest.raises(DataError, match=r"dup.parquet: rows 901 and 1001: duplicate row for model 'm2', item 'i100'"):
         st.ingest(bad)
     assert _snapshot(st) == before
 
@@ -228,7 +238,7 @@ def test_parquet_duplicate_check_matches_pandas(tmp_path_factory, monkeypatch, b
     """Property: the SQL duplicate check refuses a file exactly when pandas finds a repeated key."""
     from hypothesis import given, settings, strategies as hs
 
-    from ranktrust.data import store as store_mod
+    from ranktrust.data.store import ingest as store_mod
 
     if not bitmap:
         monkeypatch.setattr(store_mod, "_BITMAP_BITS", 0)
@@ -245,7 +255,7 @@ def test_parquet_duplicate_check_matches_pandas(tmp_path_factory, monkeypatch, b
         if dup.any():
             first = int(np.flatnonzero(dup)[0])
             second = int(np.flatnonzero(dup & (df[["model", "item", "run"]] == df.iloc[first][["model", "item", "run"]]).all(axis=1))[1])
-            with pytest.raises(DataError, match=rf"rows {first + 1} and {second + 1}: duplicate entry"):
+            with pytest.raises(DataError, match=rf"rows {first + 1} and {second + 1}: duplicate row"):
                 st.ingest(path)
             assert _snapshot(st)[0] == 0
         else:
@@ -300,14 +310,14 @@ def test_parquet_bad_values_and_filters(tmp_path):
 def test_parquet_changed_while_ingesting(tmp_path, monkeypatch):
     st = Store(tmp_path / "c.duckdb")
     path = _pq(tmp_path / "c.parquet", model=["a", "b"], item=["1", "1"], score=[1.0, 0.0])
-    orig = Store._commit_stage
+    orig = IngestContext.commit_stage
 
     def touch_then_commit(self, apath, now):
         n = orig(self, apath, now)
         with open(path, "ab") as fh:
             fh.write(b"\0")
         return n
-    monkeypatch.setattr(Store, "_commit_stage", touch_then_commit)
+    monkeypatch.setattr(IngestContext, "commit_stage", touch_then_commit)
     with pytest.raises(DataError, match=r"c.parquet: the file changed while it was being ingested; nothing was added"):
         st.ingest(path)
     assert _snapshot(st) == [0, 0, 0, 0, 0]

@@ -2,132 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import DataError
+from ._canonical import DUPLICATE_ADVICE, missing_columns, numeric_scores, resolve_group_col, row_where
+from ._canonical import check_range as _check_range
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from .matrix import ScoreMatrix
-
-_GROUP_GUESSES = ("subject", "group", "category", "cluster")
-
-
-def resolve_group_col(cols: list[str], group: str | None, source: str | None) -> str | None:
-    """The item-group column: ``None`` = auto-detect (subject, group, ...), ``""`` = none."""
-    if group is None:
-        return next((g for g in _GROUP_GUESSES if g in cols), None)
-    if group == "":
-        return None
-    if group not in cols:
-        src = f"{source}: " if source else ""
-        raise DataError(f"{src}no group column {group!r}; found {', '.join(map(repr, list(cols)[:12]))}")
-    return group
-
-
-def _where(source: str | None, row: Any, line_offset: int | None) -> str:
-    src = f"{source}: " if source else ""
-    if line_offset is not None:
-        return f"{src}line {int(row) + line_offset}"
-    return f"{src}row {row}"
-
-
-# a score this far from [0, 1] is not a rescaling slip but a broken value (-1e308, 1e30 ...)
-_HUGE = 1e6
-
-
-def _check_scale(scale: float | None) -> float | None:
-    if scale is None:
-        return None
-    try:
-        s = float(scale)
-    except (TypeError, ValueError):
-        raise DataError(f"`scale` must be a positive number (100 for percentages), got {scale!r}") from None
-    if not np.isfinite(s) or s <= 0:
-        raise DataError(f"`scale` must be a positive number (100 for percentages), got {scale!r}")
-    return s
-
-
-def _check_range(
-    vals: np.ndarray, df: "pd.DataFrame", source: str | None, line_offset: int | None, scale: float | None,
-    model: str = "model",
-) -> None:
-    """Scores must be fractions in [0, 1]: refuse percentages, judge scales and huge values, naming the row."""
-    outside = (vals < 0) | (vals > 1)
-    if not outside.any():
-        return
-    n = int(outside.sum())
-    huge = np.abs(vals) > _HUGE
-    k = int(np.flatnonzero(huge)[0]) if huge.any() else int(np.flatnonzero(outside)[0])
-    where = _where(source, df.index[k], line_offset)
-    who = f" for model {df.iloc[k].get(model, '?')!r}" if model in df.columns else ""
-    lo, hi = float(np.min(vals)), float(np.max(vals))
-    scaled = f" after --scale {scale:g}" if scale is not None else ""
-    rows = f"{n} such rows; scores range from {lo:g} to {hi:g}"
-    if huge.any():
-        raise DataError(
-            f"{where}: score {vals[k]:g}{who}{scaled} is far outside [0, 1]; it looks like a broken value, "
-            f"not a score ({rows}). Scores must be fractions in [0, 1]: fix or drop these rows"
-        )
-    if lo >= 0 and hi <= 100:
-        hint = "these look like percentages: divide by 100 or pass `--scale 100` (Python: rt.read(..., scale=100))"
-        if scale is not None:
-            hint = f"check the --scale value ({scale:g} is too small for these scores)"
-    else:
-        hint = ("scores must be fractions in [0, 1] (0/1 correct, or a partial credit); rescale them, "
-                "e.g. divide by the largest possible score or pass `--scale MAX`")
-    raise DataError(f"{where}: score {vals[k]:g}{who}{scaled} is outside [0, 1] ({rows}); {hint}")
-
-
-def _numeric_scores(
-    df: "pd.DataFrame", score: str, source: str | None, line_offset: int | None, scale: float | None = None,
-    model: str = "model",
-) -> np.ndarray:
-    """The score column as floats, checked: numbers, no NaN, finite, in [0, 1] (after dividing by ``scale``)."""
-    vals = _parse_scores(df, score, source, line_offset)
-    scale = _check_scale(scale)
-    if scale is not None:
-        vals = vals / scale
-    _check_range(vals, df, source, line_offset, scale, model)
-    return vals
-
-
-def _parse_scores(
-    df: "pd.DataFrame", score: str, source: str | None, line_offset: int | None
-) -> np.ndarray:
-    import pandas as pd
-
-    col = df[score]
-    if col.dtype == bool:
-        return col.to_numpy(dtype=np.float64)
-    vals = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.isnan(vals) & col.notna().to_numpy()
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
-        raise DataError(
-            f"{_where(source, df.index[k], line_offset)}: score {col.iloc[k]!r} is not a number; "
-            f"column {score!r} must hold numbers ({int(bad.sum())} such rows)"
-        )
-    nan = np.isnan(vals)
-    if nan.any():
-        k = int(np.flatnonzero(nan)[0])
-        raise DataError(
-            f"{_where(source, df.index[k], line_offset)}: score is missing (NaN) for model "
-            f"{df.iloc[k].get('model', '?')!r}; give every row a score, or leave the row out "
-            f"({int(nan.sum())} such rows)"
-        )
-    inf = np.isinf(vals)
-    if inf.any():
-        k = int(np.flatnonzero(inf)[0])
-        raise DataError(
-            f"{_where(source, df.index[k], line_offset)}: score {vals[k]} is infinite; "
-            "scores must be finite numbers"
-        )
-    return vals
-
 
 def _duplicate_across_files(
     df: "pd.DataFrame", order: np.ndarray, dup: np.ndarray, models_col: np.ndarray, items_col: np.ndarray,
@@ -183,11 +69,7 @@ def matrix_from_long(
     cols = [str(c) for c in df.columns]
     need = [c for c in (model, item, score) if c not in cols]
     if need:
-        raise DataError(
-            f"{src}missing column(s) {', '.join(repr(c) for c in need)}; found columns "
-            f"{', '.join(repr(c) for c in cols[:12])}. A long table needs model, item and score "
-            "columns (rename them, or pass --model-col/--item-col/--score-col)"
-        )
+        raise missing_columns(source, need, cols)
     group = resolve_group_col(cols, group, source)
     if run is None and "run" in cols:
         run = "run"
@@ -201,15 +83,15 @@ def matrix_from_long(
         nulls = df[c].isna().to_numpy()
         if nulls.any():
             k = int(np.flatnonzero(nulls)[0])
-            raise DataError(f"{_where(source, df.index[k], line_offset)}: the {c!r} column is empty; every row needs {'an' if c[:1] in 'aeiou' else 'a'} {c}")
+            raise DataError(f"{row_where(source, df.index[k], line_offset)}: the {c!r} column is empty; every row needs {'an' if c[:1] in 'aeiou' else 'a'} {c}")
 
-    vals = _numeric_scores(df, score, source, line_offset, scale, model)
+    vals = numeric_scores(df, score, source, line_offset, scale, model)
     models_col = df[model].astype(str).to_numpy()
     items_col = df[item].astype(str).to_numpy()
     if run is not None:
         if df[run].isna().any():
             k = int(np.flatnonzero(df[run].isna().to_numpy())[0])
-            raise DataError(f"{_where(source, df.index[k], line_offset)}: the {run!r} column is empty")
+            raise DataError(f"{row_where(source, df.index[k], line_offset)}: the {run!r} column is empty")
         runs_col = df[run].astype(str).to_numpy()
     else:
         runs_col = np.zeros(len(df), dtype=object).astype(str)
@@ -246,10 +128,9 @@ def matrix_from_long(
         conflict = (f" with a different score ({vals[first]:g} there, {vals[second]:g} here)"
                     if vals[first] != vals[second] else "")
         raise DataError(
-            f"{_where(source, df.index[second], line_offset)}: duplicate row for {what} "
-            f"(first at {_where(None, df.index[first], line_offset)}){conflict}; {dup.size} duplicate rows in all. "
-            "Keep one row per (model, item" + (", run" if run is not None else "")
-            + "), or add a 'run' column if these are repeats"
+            f"{row_where(source, df.index[second], line_offset)}: duplicate row for {what} "
+            f"(first at {row_where(None, df.index[first], line_offset)}){conflict}; {dup.size} duplicate rows in all. "
+            "Keep one row per (model, item" + (", run" if run is not None else "") + f"), {DUPLICATE_ADVICE}"
         )
     data = np.full((n_m, n_i, n_k), np.nan)
     data[m_pos, i_pos, k_pos] = vals
@@ -267,7 +148,7 @@ def matrix_from_long(
         if conflict.any():
             k = int(np.flatnonzero(conflict)[0])
             raise DataError(
-                f"{_where(source, df.index[k], line_offset)}: item {items_col[k]!r} is in group "
+                f"{row_where(source, df.index[k], line_offset)}: item {items_col[k]!r} is in group "
                 f"{gcol[k]!r} here but {groups_arr[i_pos[k]]!r} elsewhere; each item needs one {group!r}"
             )
         groups = tuple(groups_arr.tolist())

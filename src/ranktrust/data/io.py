@@ -10,6 +10,7 @@ from ..errors import DataError, FormatError
 from ._long import matrix_from_long
 from .matrix import AlignPolicy, ScoreMatrix
 from .readers._registry import ReadOptions, accepting, readers, sniff
+from .readers._registry import read as _read_with
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -71,7 +72,7 @@ def read_long(
         got: list = []
         for rd in rds:
             try:
-                part = list(rd.read(path, opts))
+                part = list(_read_with(rd, path, opts))
             except DataError as exc:
                 # a folder holding several harnesses' logs: with --task, a harness without that task is
                 # skipped and said so; any other error stops the read

@@ -1,7 +1,8 @@
-"""Imports every built-in reader module so that each registers itself.
+"""Imports every built-in reader module so that each registers its reader class (``@register``).
 
 A reader module that needs an optional dependency must import it lazily, inside
-its read function, so that this import never fails.
+its read method, so that this import never fails. Third-party readers do not belong
+here: they register through the ``ranktrust.readers`` entry-point group.
 """
 
 import importlib

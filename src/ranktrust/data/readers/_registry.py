@@ -1,30 +1,54 @@
-"""Reader registry: one module per format, each registered with a sniffer.
+"""Reader registry: the :class:`Reader` protocol, registration, sniffing and the reading skeleton.
 
-A reader is a function ``read(path, opts) -> Iterator[pandas.DataFrame]`` that
-streams chunks of canonical long rows with columns ``model, item, score`` and,
-where known, ``run, condition, group, task, metric``. A sniffer
-``sniff(path) -> bool`` says whether a path looks like the reader's format.
-Readers never compute statistics.
+A reader turns one harness's logs into chunks of canonical long rows (columns ``model, item,
+score`` and, where known, ``run, condition, group, task, metric``). It is a class with:
+
+* ``name``, ``priority`` (higher is sniffed first), ``description`` and ``looks_for`` (what a
+  folder must hold, for the "nothing found" error: ``"samples_*.jsonl files"``);
+* ``sniff(path) -> bool``: does ``path`` (a file or a folder) look like this format?
+* ``units(path) -> list[str]``: the units a folder expands into (usually files), ``[]`` when
+  it holds none; only called for folders;
+* ``read(unit, opts) -> Iterator[DataFrame]``: the rows of one unit (a file, or the path given).
+
+and, optionally:
+
+* ``skip(unit, opts) -> Skip | None``: why a unit found in a folder holds nothing for
+  ``opts.task``/``opts.metric``, decided without reading it all (the unit is then left out and
+  said so);
+* ``companions(unit) -> list[str]``: other files whose content the unit's rows depend on
+  (the store fingerprints them with the unit);
+* ``combine(chunks) -> list[DataFrame]``: a step over the chunks of every unit of one path
+  (inspect numbers the runs of several logs of one model).
+
+The registry makes one reader object per read (:func:`open_reader`), so a reader may keep what
+it learns across the units of that read on ``self`` (lm-eval's ``doc_hash`` table). The registry
+owns the skeleton every reader used to repeat (:func:`read`): folder expansion, the empty-folder
+error, ``skip``, tagging each row with its ``source`` file when there are several units, and the
+error when every unit was skipped. Chunk metadata travels in ``DataFrame.attrs``: ``line_numbers``
+(the index holds file line numbers), ``notes`` (sentences for the user) and ``provenance``.
+
+Built-in readers are listed in :mod:`._builtin`; third-party readers register through the
+entry-point group ``ranktrust.readers`` (a reader class), loaded when readers are first
+listed. A plug-in that fails to load gives one warning naming it and is left out. Readers never
+compute statistics.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, Protocol, runtime_checkable
 
 from ...errors import DataError, FormatError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["ReadOptions", "Reader", "SEARCH_DEPTH", "load_json", "reader", "readers", "read_units", "sniff",
-           "tag_source", "walk_files"]
+__all__ = ["ENTRY_POINT_GROUP", "ReadOptions", "Reader", "Skip", "UnitPlan", "accepting", "open_reader",
+           "plan_units", "read", "readers", "register", "sniff"]
 
-# How deep a folder is searched for a format's files, by the sniffer and by the reader alike: a
-# harness output folder (``benchmark_output/runs/<suite>/<run>/``,
-# ``logs/run_evaluation/<run_id>/<model>/<instance>/``) sits well within it.
-SEARCH_DEPTH = 8
+ENTRY_POINT_GROUP = "ranktrust.readers"
 
 
 @dataclass(frozen=True)
@@ -48,33 +72,69 @@ class ReadOptions:
 
 
 @dataclass(frozen=True)
-class Reader:
+class Skip:
+    """Why a unit holds no rows for the chosen ``option`` (``"task"`` or ``"metric"``), and what it holds."""
+
+    option: str
+    chosen: str
+    found: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return f"no rows for {self.option} {self.chosen!r} (it has {', '.join(map(repr, self.found)) or 'none'})"
+
+
+@runtime_checkable
+class Reader(Protocol):
+    """What a reader class provides (see the module docstring for the optional methods)."""
+
     name: str
-    read: Callable[[str, ReadOptions], "Iterator[pd.DataFrame]"]
-    sniff: Callable[[str], bool]
-    priority: int = 0  # higher is tried first when sniffing
-    description: str = ""
+    priority: int
+    description: str
+    looks_for: str
+
+    def sniff(self, path: str) -> bool: ...
+
+    def units(self, path: str) -> list[str]: ...
+
+    def read(self, unit: str, opts: ReadOptions) -> "Iterator[pd.DataFrame]": ...
 
 
-_READERS: dict[str, Reader] = {}
+_READERS: dict[str, type] = {}
+_PLUGINS_LOADED = False
 
 
-def reader(
-    name: str, *, sniff: Callable[[str], bool], priority: int = 0, description: str = ""
-) -> Callable[[Callable[[str, ReadOptions], "Iterator[pd.DataFrame]"]], Callable]:
-    """Register a reader function under ``name`` with its sniffer."""
-
-    def deco(fn: Callable[[str, ReadOptions], "Iterator[pd.DataFrame]"]) -> Callable:
-        _READERS[name] = Reader(name, fn, sniff, priority, description or (fn.__doc__ or "").strip().split("\n")[0])
-        return fn
-
-    return deco
+def register(cls: type) -> type:
+    """Class decorator: register a reader class under its ``name`` (a later one of the same name wins)."""
+    missing = [a for a in ("name", "sniff", "units", "read") if not hasattr(cls, a)]
+    if missing:
+        raise TypeError(f"reader {cls!r} lacks {', '.join(missing)}; see ranktrust.data.readers._registry.Reader")
+    _READERS[cls.name] = cls
+    return cls
 
 
-def readers() -> dict[str, Reader]:
-    """All registered readers by name (importing the built-in ones first)."""
+def _load_plugins() -> None:
+    """Register the readers that installed distributions declare under ``ranktrust.readers`` (once)."""
+    global _PLUGINS_LOADED
+    if _PLUGINS_LOADED:
+        return
+    _PLUGINS_LOADED = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            cls = ep.load()
+            register(cls)
+        except Exception as exc:  # noqa: BLE001 - a broken plug-in must not stop reading anything else
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            warnings.warn(f"ranktrust: reader plug-in {ep.name!r} ({ep.value}) was not loaded: {why}",
+                          RuntimeWarning, stacklevel=3)
+
+
+def readers() -> dict[str, type]:
+    """All registered reader classes by name: the built-in ones, then the entry-point plug-ins."""
     from . import _builtin  # noqa: F401  (registers the built-in readers)
 
+    _load_plugins()
     out = dict(_READERS)
     # hyphenated aliases (lm-eval for lm_eval): users type both
     for name, r in list(out.items()):
@@ -83,98 +143,109 @@ def readers() -> dict[str, Reader]:
     return out
 
 
-def accepting(path: str) -> "Iterator[Reader]":
-    """The readers whose sniffer accepts ``path``, highest priority first, each once (lazily)."""
+def open_reader(name: str) -> Reader:
+    """A fresh reader object for one read (an unknown name is a FormatError listing the known ones)."""
+    regs = readers()
+    if name not in regs:
+        raise FormatError(f"unknown format {name!r}; known formats: {', '.join(sorted(regs))}")
+    return regs[name]()
+
+
+def accepting(path: str) -> "Iterator[type]":
+    """The reader classes whose sniffer accepts ``path``, highest priority first, each once (lazily)."""
     seen: set[str] = set()
-    for r in sorted(readers().values(), key=lambda r: -r.priority):
+    for r in sorted(readers().values(), key=lambda r: -getattr(r, "priority", 0)):
         if r.name in seen:      # a hyphenated alias of a reader already tried
             continue
         seen.add(r.name)
         try:
-            if r.sniff(path):
+            if r().sniff(path):
                 yield r
         except (OSError, ValueError):  # an unreadable or undecodable file is not this reader's
             continue
 
 
-def sniff(path: str) -> Reader:
-    """The reader whose sniffer accepts ``path`` (highest priority first)."""
+def sniff(path: str) -> type:
+    """The reader class whose sniffer accepts ``path`` (highest priority first)."""
     if not os.path.exists(path):
         raise FormatError(f"{path}: no such file or directory")
     for r in accepting(path):
         return r
     raise FormatError(
-        f"{path}: could not tell the format; pass --format with one of "
-        + ", ".join(sorted(_READERS))
+        f"{path}: could not tell the format; name it with `format` (one of "
+        + ", ".join(sorted(_READERS)) + ")"
     )
 
 
-def walk_files(path: str, match: Callable[[str], bool], *, max_depth: int = SEARCH_DEPTH,
-               limit: int | None = None) -> list[str]:
-    """Files under ``path`` (sorted, at most ``max_depth`` folders down) whose base name satisfies ``match``.
+@dataclass
+class UnitPlan:
+    """The units one reader found for one path, in order, each with why it is skipped (or None)."""
 
-    Symbolic links to folders are not followed and a file reached twice (through a link) is listed
-    once, so a harness folder with ``runs/latest -> v1`` is read once. ``limit`` stops the search
-    after that many files (a sniffer needs one).
+    reader: Reader
+    path: str
+    entries: list[tuple[str, "Skip | None"]]
+
+    @property
+    def units(self) -> list[str]:
+        """The units to read."""
+        return [u for u, why in self.entries if why is None]
+
+    @property
+    def skipped(self) -> list[tuple[str, Skip]]:
+        """The units left out, with the reason."""
+        return [(u, why) for u, why in self.entries if why is not None]
+
+
+def plan_units(rd: "Reader | type", path: str, opts: ReadOptions) -> UnitPlan:
+    """Expand ``path`` into the reader's units (a folder: ``units()``; a file: itself) and apply ``skip``.
+
+    Raises DataError when a folder holds none of the reader's units.
     """
-    out: list[str] = []
-    seen: set[str] = set()
-    base_depth = path.rstrip(os.sep).count(os.sep)
-
-    def unreadable(exc: OSError) -> None:
-        # a folder that cannot be listed must not drop its logs in silence (QA M4b)
-        if limit is not None:      # sniffing: not this reader's problem
-            return
-        raise DataError(f"{exc.filename}: cannot read this folder ({exc.strerror}); fix its permissions or "
-                        "move it out of the input") from None
-
-    for root, dirs, files in os.walk(path, onerror=unreadable):
-        dirs.sort()
-        if root.count(os.sep) - base_depth >= max_depth:
-            dirs[:] = []
-        for f in sorted(files):
-            if not match(f):
-                continue
-            p = os.path.join(root, f)
-            real = os.path.realpath(p)
-            if real in seen:
-                continue
-            seen.add(real)
-            out.append(p)
-            if limit is not None and len(out) >= limit:
-                return out
-    return out
+    reader: Reader = rd() if isinstance(rd, type) else rd
+    if os.path.isdir(path):
+        units = reader.units(path)
+        if not units:
+            what = getattr(reader, "looks_for", "") or f"{reader.name} files"
+            raise DataError(f"{path}: no {what} found in this folder")
+    else:
+        units = [path]
+    # only units found in a folder are skipped: a file named by the user that holds nothing for the
+    # options is the reader's error to report
+    skip = getattr(reader, "skip", None) if os.path.isdir(path) else None
+    return UnitPlan(reader, path, [(u, skip(u, opts) if skip is not None else None) for u in units])
 
 
-def load_json(path: str, *, what: str = "file") -> Any:
-    """A whole JSON file; invalid JSON is a DataError naming the file and the line."""
-    import json
-
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise DataError(
-            f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); the {what} may be truncated"
-        ) from None
+def nothing_left(path: str, skipped: list[tuple[str, Skip]]) -> DataError:
+    """The error for an input whose every unit was skipped: what was asked for, and what is there."""
+    first = skipped[0][1]
+    found = sorted({f for _, s in skipped if s.option == first.option for f in s.found})
+    return DataError(f"{path}: no {first.option} {first.chosen!r}; available: {', '.join(found) or 'none'}")
 
 
-def read_units(units: list[str], read_one: "Callable[[str, ReadOptions], Iterator[pd.DataFrame]]",
-               opts: ReadOptions) -> "Iterator[pd.DataFrame]":
-    """Stream the rows of each file in ``units``; with several files each row says its file."""
-    for u in units:
-        yield from (tag_source(read_one(u, opts), u) if len(units) > 1 else read_one(u, opts))
+def read(rd: "Reader | type", path: str, opts: ReadOptions) -> "Iterator[pd.DataFrame]":
+    """Every row ``rd`` reads from ``path``: units in order, each row tagged with its unit when there are several."""
+    plan = plan_units(rd, path, opts)
+    if not plan.units:
+        raise nothing_left(path, plan.skipped)
+    reader, units = plan.reader, plan.units
+    if len(units) == 1:
+        yield from reader.read(units[0], opts)
+        return
+    chunks = (c for u in units for c in tag_source(reader.read(u, opts), u))
+    combine = getattr(reader, "combine", None)
+    yield from (combine(list(chunks)) if combine is not None else chunks)
 
 
 def tag_source(chunks: "Iterator[pd.DataFrame]", path: str) -> "Iterator[pd.DataFrame]":
-    """Add a ``source`` column (the file the rows came from) to every chunk that lacks one.
+    """Add a ``source`` column (the unit the rows came from) to every chunk that lacks one.
 
-    Readers that expand a directory into several files use it, so that an error about rows
-    from two files (the same run logged twice) can name both files.
+    Used when a path expands into several units, so that an error about rows from two files
+    (the same run logged twice) can name both. Such rows carry no file line numbers.
     """
     for df in chunks:
+        attrs: dict[str, Any] = dict(df.attrs)
         if "source" not in df.columns:
-            attrs = dict(df.attrs)
             df = df.assign(source=path)
-            df.attrs.update(attrs)
+        df.attrs.update(attrs)
+        df.attrs["line_numbers"] = False
         yield df

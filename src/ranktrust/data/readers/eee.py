@@ -28,7 +28,8 @@ import os
 from typing import Any, Iterator
 
 from ...errors import DataError
-from ._registry import ReadOptions, reader, tag_source, walk_files
+from ._registry import ReadOptions, Skip, register
+from ._util import iter_jsonl, walk_files
 
 SAMPLES_SUFFIX = "_samples.jsonl"
 _KEYS = ("schema_version", "evaluation_id", "model_id", "sample_id", "evaluation")
@@ -45,14 +46,6 @@ def _sidecar(path: str) -> str | None:
         return None
     cand = path[: -len(".json")] + SAMPLES_SUFFIX
     return cand if os.path.isfile(cand) else None
-
-
-def files(path: str) -> list[str]:
-    """The instance files a path stands for (a folder: every ``*_samples.jsonl`` below it; an aggregate
-    ``<uuid>.json``: its ``<uuid>_samples.jsonl``)."""
-    if os.path.isdir(path):
-        return walk_files(path, _is_samples)
-    return [_sidecar(path) or path]
 
 
 def _first_record(path: str) -> Any:
@@ -73,21 +66,6 @@ def looks_eee(rec: Any) -> bool:
     return isinstance(rec, dict) and _KEYSET <= rec.keys() and isinstance(rec["evaluation"], dict)
 
 
-def _sniff(path: str) -> bool:
-    if os.path.isdir(path):
-        found = walk_files(path, _is_samples, limit=1)
-        return bool(found) and looks_eee(_first_record(found[0]))
-    side = _sidecar(path)
-    if side is not None:
-        path = side
-    elif not path.endswith((".jsonl", ".ndjson")):
-        return False
-    try:
-        return looks_eee(_first_record(path))
-    except ValueError:  # JSONDecodeError, UnicodeDecodeError: not this format's
-        return False
-
-
 def aggregate_file(path: str) -> str | None:
     """The aggregate ``<uuid>.json`` beside ``<uuid>_samples.jsonl``, when there is one."""
     base = os.path.basename(path)
@@ -95,12 +73,6 @@ def aggregate_file(path: str) -> str | None:
         return None
     cand = os.path.join(os.path.dirname(path), base[: -len(SAMPLES_SUFFIX)] + ".json")
     return cand if os.path.exists(cand) else None
-
-
-def companions(path: str) -> list[str]:
-    """Other files whose content the reading of ``path`` depends on (the aggregate JSON, or the sidecar of one)."""
-    a = aggregate_file(path) or _sidecar(path)
-    return [a] if a else []
 
 
 def _aggregate(path: str) -> dict:
@@ -126,16 +98,16 @@ def _choose_metric(ids: list[str], want: str | None, primary: list[str], path: s
             return ids[0], None
         chosen = next((p for p in primary if p in ids), ids[0])
         return chosen, (f"{path}: holds {len(ids)} results per sample ({', '.join(ids[:8])}"
-                        f"{' ...' if len(ids) > 8 else ''}); read {chosen!r}, choose another with --metric")
+                        f"{' ...' if len(ids) > 8 else ''}); read {chosen!r}, choose another with `metric`")
     if want in ids:
         return want, None
     cands = [i for i in ids if want in i.split(":")]
     if len(cands) == 1:
         return cands[0], None
     if cands:
-        raise DataError(f"{path}: --metric {want!r} matches several results ({', '.join(cands)}); "
+        raise DataError(f"{path}: `metric`={want!r} matches several results ({', '.join(cands)}); "
                         "give the full evaluation_result_id")
-    raise DataError(f"{path}: no metric {want!r}; the file has {', '.join(ids) or 'none'}; choose one with --metric")
+    raise DataError(f"{path}: no metric {want!r}; the file has {', '.join(ids) or 'none'}; choose one with `metric`")
 
 
 def _slim(rec: dict) -> dict:
@@ -153,27 +125,18 @@ _NO_META: dict = {"run": None, "condition": None, "group": None}
 
 
 def _records(path: str) -> Iterator[tuple[int, dict]]:
+    lineno = 0
     try:
-        fh = open(path, encoding="utf-8")
+        for lineno, rec in iter_jsonl(path):
+            if not looks_eee(rec):
+                have = ", ".join(list(rec)[:8]) if isinstance(rec, dict) else type(rec).__name__
+                raise DataError(f"{path}: line {lineno}: not an Every Eval Ever instance record (needs "
+                                f"{', '.join(_KEYS)}; found {have})")
+            yield lineno, _slim(rec)
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: line {lineno + 1}: not UTF-8 text; not an Every Eval Ever instance file") from None
     except OSError as exc:
         raise DataError(f"{path}: cannot read ({exc.strerror})") from None
-    with fh:
-        lineno = 0
-        try:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"{path}: line {lineno}: not valid JSON ({exc.msg}); the file may be truncated") from None
-                if not looks_eee(rec):
-                    have = ", ".join(list(rec)[:8]) if isinstance(rec, dict) else type(rec).__name__
-                    raise DataError(f"{path}: line {lineno}: not an Every Eval Ever instance record (needs "
-                                    f"{', '.join(_KEYS)}; found {have})")
-                yield lineno, _slim(rec)
-        except UnicodeDecodeError:
-            raise DataError(f"{path}: line {lineno + 1}: not UTF-8 text; not an Every Eval Ever instance file") from None
 
 
 def _score(v: Any, path: str, lineno: int) -> float:
@@ -245,7 +208,7 @@ def read_file(path: str, opts: ReadOptions) -> "Iterator":
         if opts.errors not in ("wrong", "drop"):
             raise DataError(
                 f"{path}: {len(errored)} samples errored ({', '.join(errored[:5])}{' ...' if len(errored) > 5 else ''}); "
-                "choose --errors wrong (score them 0) or --errors drop (leave them out)"
+                "choose `errors`='wrong' (score them 0) or `errors`='drop' (leave them out)"
             )
         how = "scored as wrong" if opts.errors == "wrong" else "dropped"
         notes.append(f"{len(errored)} samples errored in {path} and were {how}: {', '.join(errored[:10])}")
@@ -275,38 +238,56 @@ def read_file(path: str, opts: ReadOptions) -> "Iterator":
     yield df
 
 
-def unit_skip(path: str, opts: ReadOptions, seen: dict | None = None) -> str | None:
-    """Why an instance file found in a folder holds nothing for ``--task`` (else None)."""
-    if opts.task is None:
-        return None
-    names: set[str] = set()
-    for _, r in _records(path):
-        name = r.get("evaluation_name")
-        if _task_matches(name, opts.task):
-            return None
-        names.add(str(name))
-    if seen is not None:
-        seen.setdefault("task", set()).update(names)
-    return f"--task {opts.task!r} (tasks {', '.join(sorted(names))})"
-
-
-@reader("eee", sniff=_sniff, priority=30,
-        description="Every Eval Ever instance-level files (<uuid>_samples.jsonl, a file or a data/ folder)")
-def read_eee(path: str, opts: ReadOptions) -> Iterator:
+@register
+class EeeReader:
     """Every Eval Ever instance-level ``*_samples.jsonl`` files (a file or a folder)."""
-    units = files(path)
-    if not units:
-        raise DataError(f"{path}: no *_samples.jsonl files (Every Eval Ever instance-level files)")
-    n = 0
-    tasks: set[str] = set()
-    for u in units:
-        chunks = read_file(u, opts)
-        for chunk in (tag_source(chunks, u) if len(units) > 1 else chunks):
-            if len(units) > 1:
-                chunk.attrs["line_numbers"] = False
+
+    name = "eee"
+    priority = 30
+    description = "Every Eval Ever instance-level files (<uuid>_samples.jsonl, a file or a data/ folder)"
+    looks_for = "*_samples.jsonl files (Every Eval Ever instance-level files)"
+
+    def sniff(self, path: str) -> bool:
+        if os.path.isdir(path):
+            found = walk_files(path, _is_samples, limit=1)
+            return bool(found) and looks_eee(_first_record(found[0]))
+        side = _sidecar(path)
+        if side is not None:
+            path = side
+        elif not path.endswith((".jsonl", ".ndjson")):
+            return False
+        try:
+            return looks_eee(_first_record(path))
+        except ValueError:  # JSONDecodeError, UnicodeDecodeError: not this format's
+            return False
+
+    def units(self, path: str) -> list[str]:
+        return walk_files(path, _is_samples)
+
+    def companions(self, unit: str) -> list[str]:
+        """The aggregate JSON beside an instance file (or the instance file beside an aggregate)."""
+        a = aggregate_file(unit) or _sidecar(unit)
+        return [a] if a else []
+
+    def skip(self, unit: str, opts: ReadOptions) -> Skip | None:
+        """An instance file none of whose records is of the chosen task."""
+        if opts.task is None:
+            return None
+        names: set[str] = set()
+        for _, r in _records(unit):
+            name = r.get("evaluation_name")
+            if _task_matches(name, opts.task):
+                return None
+            names.add(str(name))
+        return Skip("task", opts.task, tuple(sorted(names)))
+
+    def read(self, unit: str, opts: ReadOptions) -> Iterator:
+        # an aggregate ``<uuid>.json`` given by name stands for its ``<uuid>_samples.jsonl``
+        path = unit if os.path.isdir(unit) else (_sidecar(unit) or unit)
+        n = 0
+        for chunk in read_file(path, opts):
             n += len(chunk)
             yield chunk
-        if opts.task is not None and n == 0:
-            tasks.update(str(r.get("evaluation_name")) for _, r in _records(u))
-    if n == 0 and opts.task is not None:
-        raise DataError(f"{path}: no task {opts.task!r}; available: {', '.join(sorted(tasks)) or 'none'}")
+        if n == 0 and opts.task is not None:    # a file given by name (a folder's were skipped)
+            tasks = sorted({str(r.get("evaluation_name")) for _, r in _records(path)})
+            raise DataError(f"{unit}: no task {opts.task!r}; available: {', '.join(tasks) or 'none'}")

@@ -33,8 +33,8 @@ from collections import Counter
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, load_json, reader, tag_source, walk_files
-from .lm_eval import RowBuffer
+from ._registry import ReadOptions, Skip, register
+from ._util import RowBuffer, load_json, walk_files
 
 DEFAULT_METRIC = "exact_match"
 DEFAULT_SPLIT = "test"  # the split HELM's leaderboards report
@@ -42,9 +42,7 @@ _NAME = "per_instance_stats.json"
 
 
 def files(path: str) -> list[str]:
-    """The ``per_instance_stats.json`` files under ``path``; one run in two suites is an error."""
-    if not os.path.isdir(path):
-        return [path]
+    """The ``per_instance_stats.json`` files under the folder ``path``; one run in two suites is an error."""
     units = walk_files(path, lambda f: f == _NAME)
     runs: dict[str, str] = {}
     for u in units:
@@ -56,27 +54,6 @@ def files(path: str) -> list[str]:
             )
         runs[run] = u
     return units
-
-
-def companions(path: str) -> list[str]:
-    d = os.path.dirname(path)
-    return [p for p in (os.path.join(d, "run_spec.json"), os.path.join(d, "stats.json")) if os.path.exists(p)]
-
-
-def unit_skip(path: str, opts: ReadOptions, seen: dict | None = None) -> str | None:
-    """Why a run found in a folder holds nothing for ``--task`` (else None); the store skips it unread."""
-    task = _task_of(path, _run_spec(path))
-    if opts.task is None or opts.task in (task, task.partition(":")[0]):
-        return None
-    if seen is not None:
-        seen.setdefault("task", set()).add(task)
-    return f"--task {opts.task!r} (task {task!r})"
-
-
-def _sniff(path: str) -> bool:
-    if os.path.isdir(path):
-        return bool(walk_files(path, lambda f: f == _NAME, limit=1))
-    return os.path.basename(path) == _NAME
 
 
 def _run_spec(path: str) -> dict:
@@ -164,8 +141,8 @@ def _choose_split(slots: list[dict], want: str | None, u: str) -> tuple[str | No
         return DEFAULT_SPLIT, None
     if len(named) == 1:
         return named[0], (f"{u}: the run has no {DEFAULT_SPLIT} split; its {splits[named[0]]} {named[0]} "
-                          f"instances were read (pass --split to choose)")
-    raise DataError(f"{u}: the run has no {DEFAULT_SPLIT} split but {', '.join(named)}; pick one with --split NAME")
+                          f"instances were read (`split` chooses another)")
+    raise DataError(f"{u}: the run has no {DEFAULT_SPLIT} split but {', '.join(named)}; pick one with `split`='NAME'")
 
 
 def _check_aggregate(u: str, metric: str, split: str | None, values: list[float]) -> str | None:
@@ -188,27 +165,56 @@ def _check_aggregate(u: str, metric: str, split: str | None, values: list[float]
     return None
 
 
-@reader("helm", sniff=_sniff, priority=20, description="HELM per_instance_stats.json (+ run_spec.json)")
-def read_helm(path: str, opts: ReadOptions) -> Iterator:
-    """HELM per_instance_stats.json files (a file or a benchmark_output folder)."""
-    units = files(path)
-    if not units:
-        raise DataError(f"{path}: no per_instance_stats.json files found")
-    specs = {u: _run_spec(u) for u in units}
-    tasks = {u: _task_of(u, specs[u]) for u in units}
-    if opts.task is not None and os.path.isdir(path):
-        keep = [u for u in units if opts.task in (tasks[u], tasks[u].partition(":")[0])]
-        if not keep:
-            raise DataError(f"{path}: no HELM task {opts.task!r}; available: {', '.join(sorted(set(tasks.values())))}")
-        matched = sorted({tasks[u] for u in keep})
+def _matches(task: str, chosen: str) -> bool:
+    return chosen in (task, task.partition(":")[0])
+
+
+@register
+class HelmReader:
+    """HELM per_instance_stats.json files (a file or a benchmark_output folder).
+
+    One object per read: the tasks of the folder's runs, found by ``units``, let ``skip`` refuse a
+    ``task`` that matches several of them and ``read`` name them when a metric is missing.
+    """
+
+    name = "helm"
+    priority = 20
+    description = "HELM per_instance_stats.json (+ run_spec.json)"
+    looks_for = "per_instance_stats.json files"
+
+    def __init__(self) -> None:
+        self._tasks: dict[str, str] = {}
+
+    def sniff(self, path: str) -> bool:
+        if os.path.isdir(path):
+            return bool(walk_files(path, lambda f: f == _NAME, limit=1))
+        return os.path.basename(path) == _NAME
+
+    def units(self, path: str) -> list[str]:
+        units = files(path)
+        self._tasks = {u: _task_of(u, _run_spec(u)) for u in units}
+        return units
+
+    def companions(self, unit: str) -> list[str]:
+        d = os.path.dirname(unit)
+        return [p for p in (os.path.join(d, "run_spec.json"), os.path.join(d, "stats.json")) if os.path.exists(p)]
+
+    def skip(self, unit: str, opts: ReadOptions) -> Skip | None:
+        """A run of another task (``task`` matches a full task name or the part before ``:``)."""
+        if opts.task is None:
+            return None
+        matched = sorted({t for t in self._tasks.values() if _matches(t, opts.task)})
         if len(matched) > 1:
-            raise DataError(f"{path}: --task {opts.task!r} matches {len(matched)} tasks ({', '.join(matched)}); "
+            raise DataError(f"task {opts.task!r} matches {len(matched)} tasks ({', '.join(matched)}); "
                             "give the full task name")
-        units = keep
-    all_tasks = sorted({tasks[u] for u in units})
-    for u in units:
-        chunks = _read_one(u, opts, specs[u], tasks[u], all_tasks)
-        yield from (tag_source(chunks, u) if len(units) > 1 else chunks)
+        task = self._tasks.get(unit) or _task_of(unit, _run_spec(unit))
+        return None if _matches(task, opts.task) else Skip("task", opts.task, (task,))
+
+    def read(self, unit: str, opts: ReadOptions) -> Iterator:
+        spec = _run_spec(unit)
+        task = _task_of(unit, spec)
+        kept = [t for t in self._tasks.values() if opts.task is None or _matches(t, opts.task)]
+        yield from _read_one(unit, opts, spec, task, sorted(set(kept)) or [task])
 
 
 def _read_one(u: str, opts: ReadOptions, spec: dict, run_task: str, all_tasks: list[str]) -> Iterator:
@@ -220,7 +226,7 @@ def _read_one(u: str, opts: ReadOptions, spec: dict, run_task: str, all_tasks: l
         raise FormatError(f"{u}: expected a list of per-instance stats, got {type(entries).__name__}")
     model = opts.model_name or (spec.get("adapter_spec") or {}).get("model")
     if not model:
-        raise DataError(f"{u}: no model name (no run_spec.json with adapter_spec.model beside it); pass --model-name NAME")
+        raise DataError(f"{u}: no model name (no run_spec.json with adapter_spec.model beside it); pass `model_name`='NAME'")
     task = opts.task or run_task
     metric = opts.metric or DEFAULT_METRIC
     slots, perturbed = _merge(entries, u)
@@ -237,9 +243,9 @@ def _read_one(u: str, opts: ReadOptions, spec: dict, run_task: str, all_tasks: l
         hit = s["stats"].get((metric, split))
         if hit is None:
             names = sorted({str(nm) for (nm, sp) in s["stats"] if sp == split})
-            more = (f"; the folder holds {len(all_tasks)} tasks ({', '.join(all_tasks)}): pick one with --task, "
-                    "then its metric with --metric") if len(all_tasks) > 1 and opts.task is None else \
-                "; choose one with --metric"
+            more = (f"; the folder holds {len(all_tasks)} tasks ({', '.join(all_tasks)}): pick one with `task`, "
+                    "then its metric with `metric`") if len(all_tasks) > 1 and opts.task is None else \
+                "; choose one with `metric`"
             raise DataError(
                 f"{u}: entry {s['entry']} (instance {s['id']}): no stat {metric!r}"
                 f"{f' in split {split}' if split else ''}; it has {', '.join(names[:30])}{more}"
@@ -252,7 +258,7 @@ def _read_one(u: str, opts: ReadOptions, spec: dict, run_task: str, all_tasks: l
     if other:
         what = ", ".join(f"{n} {sp}" for sp, n in sorted(other.items(), key=lambda kv: str(kv[0])))
         notes.append(f"{u}: {sum(other.values())} instances of other splits ({what}) were left out; "
-                     f"{split} was read (--split chooses)")
+                     f"{split} was read (`split` chooses)")
     if perturbed:
         notes.append(f"{u}: {perturbed} perturbed instances were left out (only unperturbed ones are read)")
     values = list(buf.cols["score"])

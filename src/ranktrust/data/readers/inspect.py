@@ -33,9 +33,8 @@ import zipfile
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, load_json, read_units, reader
-from ._registry import walk_files
-from .lm_eval import RowBuffer
+from ._registry import ReadOptions, register
+from ._util import RowBuffer, load_json, walk_files
 
 KNOWN_LOG_VERSIONS = (1, 2)
 _VALUE = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0, "yes": 1.0, "no": 0.0, "true": 1.0, "false": 0.0}
@@ -56,25 +55,6 @@ def _is_log(name: str, full: str) -> bool:
     if name.endswith(".eval"):
         return True
     return name.endswith(".json") and _looks_json_log(full)
-
-
-def files(path: str) -> list[str]:
-    """The log files this reader reads from ``path`` (a log or a directory of logs)."""
-    if os.path.isdir(path):
-        cand = walk_files(path, lambda f: f.endswith((".eval", ".json")))
-        return [full for full in cand if _is_log(os.path.basename(full), full)]
-    return [path]
-
-
-def _sniff(path: str) -> bool:
-    if os.path.isdir(path):
-        return bool(walk_files(path, lambda f: f.endswith(".eval"), limit=1)) or any(
-            _looks_json_log(p) for p in walk_files(path, lambda f: f.endswith(".json"), limit=20)
-        )
-    if path.endswith(".eval"):
-        # a damaged or truncated .eval is still inspect's: reading it then says what is wrong with it
-        return True
-    return path.endswith(".json") and _looks_json_log(path)
 
 
 def _zstd_decompress(raw: bytes, size: int) -> bytes:
@@ -262,7 +242,7 @@ def _read_one(path: str, opts: ReadOptions) -> Iterator:
         ev = log.get("eval") or {}
         model = opts.model_name or ev.get("model")
         if not model:
-            raise DataError(f"{path}: the log names no model (eval.model); pass --model-name NAME")
+            raise DataError(f"{path}: the log names no model (eval.model); pass `model_name`='NAME'")
         task = str(ev.get("task") or ev.get("task_registry_name") or "task")
         # which run of inspect wrote this log: a .eval and its .json conversion share it; two runs do not
         log_id = str(ev.get("eval_id") or ev.get("run_id") or os.path.abspath(path))
@@ -294,18 +274,18 @@ def _read_one(path: str, opts: ReadOptions) -> Iterator:
                     if len(cand) != 1:
                         raise DataError(
                             f"{path}: sample {sid} (epoch {epoch}) has no score {key!r}; it has "
-                            f"{', '.join(scores)}; choose one with --metric"
+                            f"{', '.join(scores)}; choose one with `metric`"
                         )
                     scorer = cand[0]
             if scorer not in scores:
                 raise DataError(
                     f"{path}: sample {sid} (epoch {epoch}) has no score {scorer!r}; it has "
-                    f"{', '.join(scores) or 'none'}; choose one with --metric"
+                    f"{', '.join(scores) or 'none'}; choose one with `metric`"
                 )
             raw = scores[scorer].get("value") if isinstance(scores[scorer], dict) else scores[scorer]
             val = _value(raw, key if isinstance(raw, dict) else None)
             if val is None:
-                hint = (f"; its keys are {', '.join(raw)}: choose one with --metric" if isinstance(raw, dict) else "")
+                hint = (f"; its keys are {', '.join(raw)}: choose one with `metric`" if isinstance(raw, dict) else "")
                 raise DataError(
                     f"{path}: sample {sid} (epoch {epoch}): score value {raw!r} of {scorer!r} is not a number "
                     f"or C/I/P/N{hint}"
@@ -317,8 +297,8 @@ def _read_one(path: str, opts: ReadOptions) -> Iterator:
             if opts.errors not in ("wrong", "drop"):
                 raise DataError(
                     f"{path}: {len(errored)} of {n} samples errored ({', '.join(errored[:5])}"
-                    f"{' ...' if len(errored) > 5 else ''}); choose --errors wrong (score them 0) "
-                    "or --errors drop (leave them out)"
+                    f"{' ...' if len(errored) > 5 else ''}); choose `errors`='wrong' (score them 0) "
+                    "or `errors`='drop' (leave them out)"
                 )
         notes = []
         if errored:
@@ -421,15 +401,35 @@ def number_runs(chunks: list) -> list:  # noqa: ANN001
     return result
 
 
-@reader("inspect", sniff=_sniff, priority=20, description="inspect-ai .eval / .json logs (epochs become runs)")
-def read_inspect(path: str, opts: ReadOptions) -> Iterator:
-    """inspect-ai logs: a .eval or .json log, or a directory of them."""
-    units = files(path)
-    if not units:
-        raise DataError(f"{path}: no inspect logs (.eval or .json) found")
-    if len(units) == 1:
-        yield from _read_one(units[0], opts)
-        return
-    # several logs: each row says its file, so a run logged twice (.eval and .json) is named; several
-    # runs of one model (several logs) become runs 1, 2, ... of that model
-    yield from number_runs(list(read_units(units, _read_one, opts)))
+@register
+class InspectReader:
+    """inspect-ai logs: a .eval or .json log, or a folder of them.
+
+    Several logs of one model become runs 1, 2, ... of that model (``combine``), and each row says
+    its file, so a run logged twice (.eval and .json) is named.
+    """
+
+    name = "inspect"
+    priority = 20
+    description = "inspect-ai .eval / .json logs (epochs become runs)"
+    looks_for = "inspect logs (.eval or .json)"
+
+    def sniff(self, path: str) -> bool:
+        if os.path.isdir(path):
+            return bool(walk_files(path, lambda f: f.endswith(".eval"), limit=1)) or any(
+                _looks_json_log(p) for p in walk_files(path, lambda f: f.endswith(".json"), limit=20)
+            )
+        if path.endswith(".eval"):
+            # a damaged or truncated .eval is still inspect's: reading it then says what is wrong with it
+            return True
+        return path.endswith(".json") and _looks_json_log(path)
+
+    def units(self, path: str) -> list[str]:
+        cand = walk_files(path, lambda f: f.endswith((".eval", ".json")))
+        return [full for full in cand if _is_log(os.path.basename(full), full)]
+
+    def read(self, unit: str, opts: ReadOptions) -> Iterator:
+        return _read_one(unit, opts)
+
+    def combine(self, chunks: list) -> list:  # noqa: ANN001
+        return number_runs(chunks)

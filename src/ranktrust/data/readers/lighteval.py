@@ -23,24 +23,12 @@ import os
 from typing import Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, load_json, reader
-from ._registry import walk_files
+from ._registry import ReadOptions, register
+from ._util import load_json, walk_files
 
 
 def _is_details(name: str) -> bool:
     return name.startswith("details_") and name.endswith(".parquet")
-
-
-def files(path: str) -> list[str]:
-    if os.path.isdir(path):
-        return walk_files(path, _is_details)
-    return [path]
-
-
-def _sniff(path: str) -> bool:
-    if os.path.isdir(path):
-        return bool(walk_files(path, _is_details, limit=1))
-    return _is_details(os.path.basename(path))
 
 
 def _split(path: str) -> tuple[str, str, str] | None:
@@ -71,11 +59,6 @@ def results_file(path: str) -> str | None:
     return None
 
 
-def companions(path: str) -> list[str]:
-    r = results_file(path)
-    return [r] if r else []
-
-
 def _model(path: str, opts: ReadOptions) -> str:
     if opts.model_name:
         return opts.model_name
@@ -89,62 +72,81 @@ def _model(path: str, opts: ReadOptions) -> str:
     sp = _split(path)
     if sp is not None and sp[1]:
         return sp[1]
-    raise DataError(f"{path}: no model name (no results_*.json and no details/<model>/<ts>/ path); pass --model-name NAME")
+    raise DataError(f"{path}: no model name (no results_*.json and no details/<model>/<ts>/ path); pass `model_name`='NAME'")
 
 
-@reader("lighteval", sniff=_sniff, priority=20, description="lighteval --save-details Parquet output")
-def read_lighteval(path: str, opts: ReadOptions) -> Iterator:
-    """lighteval details Parquet files (a file or an output directory)."""
+@register
+class LightevalReader:
+    """lighteval details Parquet files (a file or an output folder)."""
+
+    name = "lighteval"
+    priority = 20
+    description = "lighteval --save-details Parquet output"
+    looks_for = "details_*.parquet files (run lighteval with --save-details)"
+
+    def sniff(self, path: str) -> bool:
+        if os.path.isdir(path):
+            return bool(walk_files(path, _is_details, limit=1))
+        return _is_details(os.path.basename(path))
+
+    def units(self, path: str) -> list[str]:
+        return walk_files(path, _is_details)
+
+    def companions(self, unit: str) -> list[str]:
+        """The results JSON the model name is read from."""
+        r = results_file(unit)
+        return [r] if r else []
+
+    def read(self, unit: str, opts: ReadOptions) -> Iterator:
+        return _read_file(unit, opts)
+
+
+def _read_file(u: str, opts: ReadOptions) -> Iterator:
+    """The rows of one details file, in record batches."""
     import numpy as np
     import pandas as pd
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    units = files(path)
-    if not units:
-        raise DataError(f"{path}: no details_*.parquet files (run lighteval with --save-details)")
-    for u in units:
-        try:
-            pf = pq.ParquetFile(u)
-        except Exception as exc:  # pyarrow raises several types
-            raise FormatError(f"{u}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
-        names = pf.schema_arrow.names
-        if "doc" not in names or "metric" not in names:
-            raise FormatError(f"{u}: no 'doc' and 'metric' columns; not a lighteval details file")
-        model = _model(u, opts)
-        mtype = pf.schema_arrow.field("metric").type
-        available = [mtype.field(i).name for i in range(mtype.num_fields)]
-        metric = opts.metric or (available[0] if available else None)
-        if metric not in available:
-            raise DataError(
-                f"{u}: no metric {metric!r} in the details; it has {', '.join(available) or 'none'}; "
-                "choose one with --metric"
-            )
-        dtype = pf.schema_arrow.field("doc").type
-        dfields = {dtype.field(i).name for i in range(dtype.num_fields)}
-        row0 = 0
-        for batch in pf.iter_batches(columns=["doc", "metric"], batch_size=65_536):
-            doc = batch.column("doc")
-            met = batch.column("metric")
-            vals = pc.struct_field(met, metric)
-            score = vals.to_numpy(zero_copy_only=False).astype(np.float64)
-            if np.isnan(score).any():
-                k = int(np.flatnonzero(np.isnan(score))[0])
-                raise DataError(f"{u}: row {row0 + k + 1}: metric {metric!r} is missing; choose another with --metric")
-            item = pc.struct_field(doc, "id").to_pylist() if "id" in dfields else [str(row0 + k) for k in range(len(batch))]
-            task = pc.struct_field(doc, "task_name").to_pylist() if "task_name" in dfields else [None] * len(batch)
-            df = pd.DataFrame({"model": model, "item": [str(i) for i in item], "score": score})
-            df["task"] = [opts.task if opts.task and t and t.split("|")[0] == opts.task else t for t in task]
-            if "specific" in dfields:
-                spec = pc.struct_field(doc, "specific")
-                st = spec.type
-                if hasattr(st, "num_fields") and any(st.field(i).name == "subject" for i in range(st.num_fields)):
-                    df["group"] = pc.struct_field(spec, "subject").to_pylist()
-            if df["task"].isna().all():
-                df = df.drop(columns=["task"])
-            df["metric"] = metric
-            if len(units) > 1:
-                df["source"] = u  # several files: name the file in duplicate-row errors
-            df.attrs["line_numbers"] = False
-            row0 += len(batch)
-            yield df
+    try:
+        pf = pq.ParquetFile(u)
+    except Exception as exc:  # pyarrow raises several types
+        raise FormatError(f"{u}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+    names = pf.schema_arrow.names
+    if "doc" not in names or "metric" not in names:
+        raise FormatError(f"{u}: no 'doc' and 'metric' columns; not a lighteval details file")
+    model = _model(u, opts)
+    mtype = pf.schema_arrow.field("metric").type
+    available = [mtype.field(i).name for i in range(mtype.num_fields)]
+    metric = opts.metric or (available[0] if available else None)
+    if metric not in available:
+        raise DataError(
+            f"{u}: no metric {metric!r} in the details; it has {', '.join(available) or 'none'}; "
+            "choose one with `metric`"
+        )
+    dtype = pf.schema_arrow.field("doc").type
+    dfields = {dtype.field(i).name for i in range(dtype.num_fields)}
+    row0 = 0
+    for batch in pf.iter_batches(columns=["doc", "metric"], batch_size=65_536):
+        doc = batch.column("doc")
+        met = batch.column("metric")
+        vals = pc.struct_field(met, metric)
+        score = vals.to_numpy(zero_copy_only=False).astype(np.float64)
+        if np.isnan(score).any():
+            k = int(np.flatnonzero(np.isnan(score))[0])
+            raise DataError(f"{u}: row {row0 + k + 1}: metric {metric!r} is missing; choose another with `metric`")
+        item = pc.struct_field(doc, "id").to_pylist() if "id" in dfields else [str(row0 + k) for k in range(len(batch))]
+        task = pc.struct_field(doc, "task_name").to_pylist() if "task_name" in dfields else [None] * len(batch)
+        df = pd.DataFrame({"model": model, "item": [str(i) for i in item], "score": score})
+        df["task"] = [opts.task if opts.task and t and t.split("|")[0] == opts.task else t for t in task]
+        if "specific" in dfields:
+            spec = pc.struct_field(doc, "specific")
+            st = spec.type
+            if hasattr(st, "num_fields") and any(st.field(i).name == "subject" for i in range(st.num_fields)):
+                df["group"] = pc.struct_field(spec, "subject").to_pylist()
+        if df["task"].isna().all():
+            df = df.drop(columns=["task"])
+        df["metric"] = metric
+        df.attrs["line_numbers"] = False
+        row0 += len(batch)
+        yield df

@@ -28,67 +28,16 @@ import re
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, load_json, reader, tag_source, walk_files
+from ._registry import ReadOptions, Skip, register
+from ._util import RowBuffer, iter_jsonl, load_json, walk_files
 
 KNOWN_VERSIONS = ("0.4",)  # lm_eval_version prefixes whose samples layout this reader knows
-CHUNK_ROWS = 50_000
 
 _SAMPLES_RE = re.compile(r"^samples_(?P<task>.+)_(?P<ts>\d{4}-\d{2}-\d{2}T[0-9.\-:]+)\.jsonl$")
 
 
-# ----------------------------------------------------------------- helpers (shared)
-class RowBuffer:
-    """Collects rows column by column and yields DataFrames of at most ``size`` rows."""
-
-    def __init__(self, columns: tuple[str, ...], size: int = CHUNK_ROWS) -> None:
-        self.columns = columns
-        self.size = size
-        self.cols: dict[str, list[Any]] = {c: [] for c in columns}
-
-    def __len__(self) -> int:
-        return len(self.cols[self.columns[0]])
-
-    def add(self, *values: Any) -> None:
-        for c, v in zip(self.columns, values):
-            self.cols[c].append(v)
-
-    def full(self) -> bool:
-        return len(self) >= self.size
-
-    def flush(self, **const: Any):  # -> pd.DataFrame | None
-        import pandas as pd
-
-        if not len(self):
-            return None
-        data = {c: v for c, v in self.cols.items()}
-        df = pd.DataFrame(data)
-        for k, v in const.items():
-            df[k] = v
-        self.cols = {c: [] for c in self.columns}
-        return df
-
-
 def _is_samples(name: str) -> bool:
     return name.startswith("samples_") and name.endswith(".jsonl")
-
-
-def files(path: str) -> list[str]:
-    """The per-file units this reader reads from ``path`` (a file or a directory)."""
-    if os.path.isdir(path):
-        return walk_files(path, _is_samples)
-    return [path]
-
-
-def companions(path: str) -> list[str]:
-    """Other files whose content the reading of ``path`` depends on (the results JSON)."""
-    r = _results_file(path)
-    return [r] if r else []
-
-
-def _sniff(path: str) -> bool:
-    if os.path.isdir(path):
-        return bool(walk_files(path, _is_samples, limit=1))
-    return _is_samples(os.path.basename(path))
 
 
 def _results_file(samples_path: str) -> str | None:
@@ -108,32 +57,6 @@ def _task_of(samples_path: str) -> str:
     if m:
         return m.group("task")
     return name[len("samples_"):-len(".jsonl")] if _is_samples(name) else os.path.splitext(name)[0]
-
-
-def unit_skip(path: str, opts: ReadOptions, seen: dict | None = None) -> str | None:
-    """Why a samples file found in a folder holds nothing for ``--task``/``--metric`` (else None).
-
-    Lets a caller (the store) skip, without reading it, a file of another task or one
-    whose samples lack the chosen metric, as reading the whole folder does.
-    """
-    task = _task_of(path)
-    if opts.task is not None and task != opts.task:
-        if seen is not None:
-            seen.setdefault("task", set()).add(task)
-        return f"--task {opts.task!r} (task {task!r})"
-    if opts.metric is not None and opts.task is None:
-        want = opts.metric.partition(",")[0]
-        with open(path, encoding="utf-8") as fh:
-            first = fh.readline()
-        try:
-            rec = json.loads(first)
-        except json.JSONDecodeError:
-            return None  # let the reader report the bad line
-        if isinstance(rec, dict) and want not in rec:
-            if seen is not None:
-                seen.setdefault("metric", set()).update(m for m in rec.get("metrics") or [] if m in rec)
-            return f"--metric {opts.metric!r} (it has {', '.join(m for m in rec.get('metrics') or [] if m in rec)})"
-    return None
 
 
 def _model_from_results(res: dict) -> str | None:
@@ -174,7 +97,7 @@ def _header(samples_path: str, opts: ReadOptions) -> str:
     if not model:
         raise DataError(
             f"{samples_path}: no model name (no results_*.json with model_name beside it); "
-            "pass --model-name NAME (model_name= in Python)"
+            "pass `model_name`='NAME'"
         )
     return model
 
@@ -186,7 +109,7 @@ def _score(value: Any, path: str, lineno: int, metric: str) -> float:
         return float(value)
     raise DataError(
         f"{path}: line {lineno}: metric {metric!r} is {value!r}, not a per-item number; "
-        "choose a per-item metric with --metric"
+        "choose a per-item metric with `metric`"
     )
 
 
@@ -200,8 +123,7 @@ def _group_of(doc: Any) -> str | None:
 
 
 # ------------------------------------------------------------------------ reader
-def read_file(path: str, opts: ReadOptions, *, seen_hashes: dict | None = None,
-              skip_missing_metric: bool = False) -> Iterator:
+def read_file(path: str, opts: ReadOptions, *, seen_hashes: dict | None = None) -> Iterator:
     """Stream one samples file as canonical long chunks."""
     model = _header(path, opts)
     task = _task_of(path)
@@ -213,62 +135,49 @@ def read_file(path: str, opts: ReadOptions, *, seen_hashes: dict | None = None,
     buf = RowBuffer(("item", "score", "group", "doc_hash"))
     seen_items: dict[str, str] = {}
     metric = want_metric
-    any_rows = False
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
+    for lineno, rec in iter_jsonl(path):
+        if not isinstance(rec, dict) or "doc_id" not in rec:
+            raise FormatError(
+                f"{path}: line {lineno} has no 'doc_id'; not an lm-evaluation-harness samples line"
+            )
+        if want_filter is not None and rec.get("filter") != want_filter:
+            continue
+        available = [m for m in (rec.get("metrics") or []) if m in rec] or [
+            k for k, v in rec.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+            and k not in ("doc_id",)
+        ]
+        if metric is None:
+            if not available:
+                raise DataError(f"{path}: line {lineno}: no metric values in this sample")
+            metric = available[0]
+        if metric not in rec:
+            raise DataError(
+                f"{path}: line {lineno}: the sample has no metric {metric!r}; it has "
+                f"{', '.join(available) or 'none'}; choose one with `metric`"
+            )
+        item = str(rec["doc_id"])
+        if item in seen_items:
+            raise DataError(
+                f"{path}: line {lineno}: doc_id {item} appears twice (filters "
+                f"{seen_items[item]!r} and {rec.get('filter')!r}); choose the filter with "
+                f"`metric`='{metric},<filter>'"
+            )
+        seen_items[item] = str(rec.get("filter"))
+        doc_hash = rec.get("doc_hash")
+        if seen_hashes is not None and doc_hash is not None:
+            key = (task, item)
+            prev = seen_hashes.get(key)
+            if prev is None:
+                seen_hashes[key] = (doc_hash, path)
+            elif prev[0] != doc_hash:
                 raise DataError(
-                    f"{path}: line {lineno} is not valid JSON ({exc.msg}); the file may be truncated"
-                ) from None
-            if not isinstance(rec, dict) or "doc_id" not in rec:
-                raise FormatError(
-                    f"{path}: line {lineno} has no 'doc_id'; not an lm-evaluation-harness samples line"
+                    f"{path}: line {lineno}: item {item} of task {task!r} has doc_hash "
+                    f"{doc_hash[:12]}… but {prev[0][:12]}… in {prev[1]}: the files were made from "
+                    "different versions of the dataset, so their items do not align"
                 )
-            if want_filter is not None and rec.get("filter") != want_filter:
-                continue
-            available = [m for m in (rec.get("metrics") or []) if m in rec] or [
-                k for k, v in rec.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
-                and k not in ("doc_id",)
-            ]
-            if metric is None:
-                if not available:
-                    raise DataError(f"{path}: line {lineno}: no metric values in this sample")
-                metric = available[0]
-            if metric not in rec:
-                if skip_missing_metric and not any_rows:
-                    return  # this task does not have the metric (directory read)
-                raise DataError(
-                    f"{path}: line {lineno}: the sample has no metric {metric!r}; it has "
-                    f"{', '.join(available) or 'none'}; choose one with --metric"
-                )
-            item = str(rec["doc_id"])
-            if item in seen_items:
-                raise DataError(
-                    f"{path}: line {lineno}: doc_id {item} appears twice (filters "
-                    f"{seen_items[item]!r} and {rec.get('filter')!r}); choose the filter with "
-                    f"--metric {metric},<filter>"
-                )
-            seen_items[item] = str(rec.get("filter"))
-            doc_hash = rec.get("doc_hash")
-            if seen_hashes is not None and doc_hash is not None:
-                key = (task, item)
-                prev = seen_hashes.get(key)
-                if prev is None:
-                    seen_hashes[key] = (doc_hash, path)
-                elif prev[0] != doc_hash:
-                    raise DataError(
-                        f"{path}: line {lineno}: item {item} of task {task!r} has doc_hash "
-                        f"{doc_hash[:12]}… but {prev[0][:12]}… in {prev[1]}: the files were made from "
-                        "different versions of the dataset, so their items do not align"
-                    )
-            buf.add(item, _score(rec[metric], path, lineno, metric), _group_of(rec.get("doc")), doc_hash)
-            any_rows = True
-            if buf.full():
-                yield _finish(buf, model, task, label or metric)
+        buf.add(item, _score(rec[metric], path, lineno, metric), _group_of(rec.get("doc")), doc_hash)
+        if buf.full():
+            yield _finish(buf, model, task, label or metric)
     note = _count_note(path, task, len(seen_items))
     if len(buf) or note:
         df = _finish(buf, model, task, label or metric) if len(buf) else _empty(model, task, label or metric)
@@ -308,26 +217,53 @@ def _finish(buf: RowBuffer, model: str, task: str, metric: str):  # noqa: ANN202
     return df
 
 
-@reader("lm_eval", sniff=_sniff, priority=20,
-        description="lm-evaluation-harness --log_samples output (samples_*.jsonl + results_*.json)")
-def read_lm_eval(path: str, opts: ReadOptions) -> Iterator:
-    """lm-evaluation-harness samples_*.jsonl files (a file or an output directory)."""
-    units = files(path)
-    if not units:
-        raise DataError(f"{path}: no samples_*.jsonl files (run lm_eval with --log_samples)")
-    is_dir = os.path.isdir(path)
-    if opts.task is not None:
-        units = [u for u in units if _task_of(u) == opts.task]
-        if not units:
-            tasks = sorted({_task_of(u) for u in files(path)})
-            raise DataError(f"{path}: no task {opts.task!r}; available: {', '.join(tasks)}")
-    seen: dict = {}
-    n = 0
-    for u in units:
-        chunks = read_file(u, opts, seen_hashes=seen, skip_missing_metric=is_dir and opts.metric is not None
-                           and opts.task is None)
-        for chunk in (tag_source(chunks, u) if len(units) > 1 else chunks):
-            n += len(chunk)
-            yield chunk
-    if n == 0:
-        raise DataError(f"{path}: no samples with metric {opts.metric!r}")
+@register
+class LmEvalReader:
+    """lm-evaluation-harness samples_*.jsonl files (a file or an output folder).
+
+    One object per read: ``doc_hash`` values seen in earlier files of the read are kept, so that
+    a file made from another version of the dataset is named with its line.
+    """
+
+    name = "lm_eval"
+    priority = 20
+    description = "lm-evaluation-harness --log_samples output (samples_*.jsonl + results_*.json)"
+    looks_for = "samples_*.jsonl files (run lm_eval with --log_samples)"
+
+    def __init__(self) -> None:
+        self._hashes: dict = {}
+
+    def sniff(self, path: str) -> bool:
+        if os.path.isdir(path):
+            return bool(walk_files(path, _is_samples, limit=1))
+        return _is_samples(os.path.basename(path))
+
+    def units(self, path: str) -> list[str]:
+        return walk_files(path, _is_samples)
+
+    def companions(self, unit: str) -> list[str]:
+        """The results JSON beside a samples file (its model name and version are read from it)."""
+        r = _results_file(unit)
+        return [r] if r else []
+
+    def skip(self, unit: str, opts: ReadOptions) -> Skip | None:
+        """A samples file of another task, or (no task chosen) one whose samples lack the chosen metric."""
+        task = _task_of(unit)
+        if opts.task is not None and task != opts.task:
+            return Skip("task", opts.task, (task,))
+        if opts.metric is not None and opts.task is None:
+            want = opts.metric.partition(",")[0]
+            with open(unit, encoding="utf-8") as fh:
+                first = fh.readline()
+            try:
+                rec = json.loads(first)
+            except json.JSONDecodeError:
+                return None  # let the reader report the bad line
+            if isinstance(rec, dict) and want not in rec:
+                return Skip("metric", opts.metric, tuple(m for m in rec.get("metrics") or [] if m in rec))
+        return None
+
+    def read(self, unit: str, opts: ReadOptions) -> Iterator:
+        if opts.task is not None and _task_of(unit) != opts.task:   # a file given by name
+            raise DataError(f"{unit}: no task {opts.task!r}; available: {_task_of(unit)}")
+        yield from read_file(unit, opts, seen_hashes=self._hashes)

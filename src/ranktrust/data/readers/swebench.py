@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, load_json, reader, walk_files
+from ._registry import ReadOptions, register
+from ._util import load_json, walk_files
 
 DATASETS = {"lite": ("lite.txt", "SWE-bench Lite", 300), "verified": ("verified.txt", "SWE-bench Verified", 500),
             "full": ("full.txt", "SWE-bench (full test split)", 2294)}
@@ -112,12 +113,6 @@ def _looks(path: str) -> bool:
 
 def _json_files(path: str, limit: int | None = None) -> list[str]:
     return walk_files(path, lambda f: f.endswith(".json") and f not in TASK_LISTS, limit=limit)
-
-
-def _sniff(path: str) -> bool:
-    if os.path.isdir(path):
-        return any(_looks(p) for p in _json_files(path, limit=50))
-    return _looks(path)
 
 
 def _repo(instance_id: str) -> str:
@@ -366,9 +361,7 @@ def plan(path: str) -> tuple[list[Unit], list[str]]:
 
 
 def files(path: str) -> list[str]:
-    """The files read for ``path``: per-instance reports beside a run report of their model are left out."""
-    if not os.path.isdir(path):
-        return [path]
+    """The files read for the folder ``path``: per-instance reports beside a run report of their model are left out."""
     units, _ = plan(path)
     return [p.path for u in units for p in u.parts]
 
@@ -380,14 +373,14 @@ def _apply_errors(scores: dict[str, float | None], opts: ReadOptions, where: str
         return scores, []
     if opts.errors not in ("wrong", "drop"):
         raise DataError(
-            f"{where}: {len(errored)} instances {what} (e.g. {errored[0]}); pass --errors wrong to score them "
-            "unresolved (as SWE-bench's own rate does) or --errors drop to leave them out"
+            f"{where}: {len(errored)} instances {what} (e.g. {errored[0]}); pass `errors`='wrong' to score them "
+            "unresolved (as SWE-bench's own rate does) or `errors`='drop' to leave them out"
         )
     if opts.errors == "wrong":
         return {i: (0.0 if s is None else s) for i, s in scores.items()}, [
-            f"{where}: {len(errored)} instances {what} and were scored unresolved (--errors wrong)"]
+            f"{where}: {len(errored)} instances {what} and were scored unresolved (`errors`='wrong')"]
     return {i: s for i, s in scores.items() if s is not None}, [
-        f"{where}: {len(errored)} instances {what} and were left out (--errors drop)"]
+        f"{where}: {len(errored)} instances {what} and were left out (`errors`='drop')"]
 
 
 def _with_dataset(scores: dict[str, float | None], opts: ReadOptions, where: str) -> tuple[dict, list[str]]:
@@ -398,11 +391,11 @@ def _with_dataset(scores: dict[str, float | None], opts: ReadOptions, where: str
     extra = [i for i in scores if i not in known]
     if extra:
         raise DataError(f"{where}: {len(extra)} instances are not in {label} (e.g. {extra[0]}); "
-                        f"is --dataset {opts.dataset} the dataset this run used?")
+                        f"is `dataset`={opts.dataset!r} the dataset this run used?")
     absent = len(ids) - len(scores)
     out = {i: scores.get(i, 0.0) for i in ids}
     notes = [f"{where}: {absent} of the {len(ids)} {label} instances are not in the results and were scored "
-             "unresolved (--dataset)"] if absent else []
+             "unresolved (`dataset`)"] if absent else []
     return out, notes
 
 
@@ -423,7 +416,7 @@ def _score_unit(u: Unit, opts: ReadOptions, path: str) -> tuple[dict[str, float]
             if tl is None:
                 raise DataError(
                     f"{where}: the file lists only {', '.join(p.lists) or 'resolved ids'}, not every instance of the run, "
-                    "so unresolved instances cannot be told from ones never run; pass --dataset lite|verified|full "
+                    "so unresolved instances cannot be told from ones never run; pass `dataset`='lite|verified|full' "
                     "(the dataset the run used; dataset= in Python) to score every unlisted instance as unresolved"
                 )
             ids, tl_path = tl
@@ -440,7 +433,7 @@ def _score_unit(u: Unit, opts: ReadOptions, path: str) -> tuple[dict[str, float]
         notes += n
         if p.total is not None and p.total > len(p.scores):
             notes.append(f"{where}: {p.total - len(p.scores)} of the dataset's {p.total} instances were not submitted "
-                         "and are not in the matrix (--dataset scores them as unresolved)")
+                         "and are not in the matrix (`dataset` scores them as unresolved)")
         return scores, notes, where  # type: ignore[return-value]
     # per-instance reports of one model, no run report beside them
     scores = {}
@@ -478,23 +471,59 @@ def _score_unit(u: Unit, opts: ReadOptions, path: str) -> tuple[dict[str, float]
     notes.append(
         f"{where}: MISSING INSTANCES: only the {len(scores)} instances with a report.json are scored; instances whose "
         f"evaluation did not finish have none and are not in the matrix ({count}); read the run report beside "
-        "them, or pass --dataset lite|verified|full to score them as unresolved"
+        "them, or pass `dataset`='lite|verified|full' to score them as unresolved"
     )
     return scores, notes, where  # type: ignore[return-value]
 
 
-@reader("swebench", sniff=_sniff, priority=5, description="SWE-bench results (run reports, id lists, report.json folders)")
-def read_swebench(path: str, opts: ReadOptions) -> Iterator:
-    """SWE-bench results: a run report / results.json / per-instance report(s), or a folder of them."""
+@register
+class SwebenchReader:
+    """SWE-bench results: a run report / results.json / per-instance report(s), or a folder of them.
+
+    A folder is one unit: its files are planned together (per-instance reports are checked against
+    the run report of their model, not read twice), so ``units`` returns the folder itself and
+    ``companions`` the files it reads.
+    """
+
+    name = "swebench"
+    priority = 5
+    description = "SWE-bench results (run reports, id lists, report.json folders)"
+    looks_for = "SWE-bench results files"
+
+    def sniff(self, path: str) -> bool:
+        if os.path.isdir(path):
+            return any(_looks(p) for p in _json_files(path, limit=50))
+        return _looks(path)
+
+    def __init__(self) -> None:
+        self._plans: dict[str, tuple[list[Unit], list[str]]] = {}   # one read plans a folder once
+
+    def _plan(self, path: str) -> tuple[list[Unit], list[str]]:
+        if path not in self._plans:
+            self._plans[path] = plan(path)
+        return self._plans[path]
+
+    def units(self, path: str) -> list[str]:
+        return [path] if self._plan(path)[0] else []
+
+    def companions(self, unit: str) -> list[str]:
+        return [p.path for u in self._plan(unit)[0] for p in u.parts] if os.path.isdir(unit) else []
+
+    def read(self, unit: str, opts: ReadOptions) -> Iterator:
+        return _read(unit, opts, self._plan(unit))
+
+
+def _read(path: str, opts: ReadOptions, planned: tuple[list[Unit], list[str]]) -> Iterator:
+    """The rows of every run in ``path`` (a file or a folder), one chunk per model's unit."""
     import pandas as pd
 
-    units, notes = plan(path)
+    units, notes = planned
     if not units:
         raise DataError(f"{path}: no SWE-bench results files found")
     for k, u in enumerate(units):
         model = opts.model_name or u.model
         if not model:
-            raise DataError(f"{u.parts[0].path}: no model name in the file or its path; pass --model-name NAME")
+            raise DataError(f"{u.parts[0].path}: no model name in the file or its path; pass `model_name`='NAME'")
         scores, unit_notes, where = _score_unit(u, opts, path)
         ids = list(scores)
         df = pd.DataFrame({"model": model, "item": ids, "score": [float(scores[i]) for i in ids]})  # type: ignore[arg-type]

@@ -9,7 +9,6 @@ first column), and one numeric column per model.
 from __future__ import annotations
 
 import gzip
-import json
 import os
 import zlib
 from typing import Iterator
@@ -17,7 +16,8 @@ from typing import Iterator
 import numpy as np
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, reader
+from ._registry import ReadOptions, register
+from ._util import iter_jsonl
 
 _SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".parquet", ".pq", ".jsonl", ".jsonl.gz", ".ndjson")
 
@@ -74,18 +74,7 @@ def _read_frame(path: str, kind: str):  # -> pd.DataFrame
     _check_not_binary(path)
     try:
         if kind == "jsonl":
-            rows = []
-            opener = gzip.open if path.lower().endswith(".gz") else open
-            with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
-                for lineno, line in enumerate(fh, 1):
-                    if not line.strip():
-                        continue
-                    try:
-                        rows.append(json.loads(line))
-                    except json.JSONDecodeError as exc:
-                        raise DataError(
-                            f"{path}: line {lineno} is not valid JSON ({exc.msg}); the file may be truncated"
-                        ) from None
+            rows = [rec for _, rec in iter_jsonl(path)]
             if not rows:
                 raise DataError(f"{path}: the file is empty")
             df = pd.DataFrame(rows)
@@ -157,8 +146,8 @@ def _wide_to_long(df, path: str, opts: ReadOptions):  # noqa: ANN001
                 raise DataError(
                     f"{path}: this looks like a long table with other column names: there is no 'model' or "
                     f"'score' column, and column {c!r} holds text ({df[c].iloc[k]!r}), not one model's scores. "
-                    f"Columns: {', '.join(repr(x) for x in cols[:12])}. Name them with --model-col/--item-col/"
-                    "--score-col (Python: rt.read(..., model=, item=, score=))"
+                    f"Columns: {', '.join(repr(x) for x in cols[:12])}. Name them with `model`, `item` and "
+                    "`score`"
                 )
         c = nonnum[0]
         vals = pd.to_numeric(df[c], errors="coerce")
@@ -178,7 +167,25 @@ def _wide_to_long(df, path: str, opts: ReadOptions):  # noqa: ANN001
     return long
 
 
-@reader("table", sniff=_sniff, priority=-10, description="long or wide CSV / CSV.gz / TSV / Parquet / JSONL")
+@register
+class TableReader:
+    """Long or wide CSV, CSV.gz, TSV, Parquet or JSONL (one file: a folder is not a table)."""
+
+    name = "table"
+    priority = -10
+    description = "long or wide CSV / CSV.gz / TSV / Parquet / JSONL"
+    looks_for = "tables"
+
+    def sniff(self, path: str) -> bool:
+        return _sniff(path)
+
+    def units(self, path: str) -> list[str]:
+        return []
+
+    def read(self, unit: str, opts: ReadOptions) -> Iterator:
+        return read_table(unit, opts)
+
+
 def read_table(path: str, opts: ReadOptions) -> Iterator:
     """Long or wide CSV, CSV.gz, TSV, Parquet or JSONL."""
     df = _read_frame(path, _kind(path))
@@ -187,7 +194,7 @@ def read_table(path: str, opts: ReadOptions) -> Iterator:
         raise DataError(
             f"{path}: the records have no {opts.model_col!r} or {opts.score_col!r} field; found "
             f"{', '.join(repr(str(c)) for c in list(df.columns)[:12])}. Each line needs model, item and score "
-            "fields (or name them with --model-col/--item-col/--score-col)"
+            "fields (or name them with `model`, `item` and `score`)"
         )
     if not _is_long(df, opts):
         df = _wide_to_long(df, path, opts)

@@ -1,0 +1,181 @@
+"""The canonical long row: which columns it has, what a valid score is, what a duplicate is.
+
+One set of rules for every path that turns rows into results: the pandas path
+(:func:`._long.matrix_from_long`, ``rt.read``) and the store's ingest (pandas chunks and the
+DuckDB SQL checks of :mod:`.store.ingest`). A rule lives here once, as a function for pandas
+and, where the store checks it in SQL, as the SQL text derived from the same constants.
+
+A canonical row has ``model, item, score`` (required), and ``task, run, condition, metric,
+group, doc_hash`` where known. A score is a finite number in [0, 1]. Two rows with the same
+:data:`KEY` are a duplicate.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from ..errors import DataError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+REQUIRED = ("model", "item", "score")
+# the key of one result: a second row with the same key is a duplicate (the store fills task, run,
+# condition and metric with defaults when the input has none)
+KEY = ("task", "model", "item", "run", "condition", "metric")
+SCORE_RANGE = (0.0, 1.0)
+DUPLICATE_ADVICE = "or add a 'run' column if these are repeats"
+
+
+def missing_columns(source: str | None, need: Sequence[str], found: Sequence[str]) -> DataError:
+    """The one "missing model/item/score column" error."""
+    src = f"{source}: " if source else ""
+    return DataError(
+        f"{src}missing column(s) {', '.join(repr(c) for c in need)}; found columns "
+        f"{', '.join(repr(str(c)) for c in list(found)[:12])}. A long table needs model, item and score "
+        "columns (rename them, or pass --model-col/--item-col/--score-col)"
+    )
+
+
+def looks_like_percent(lo: float, hi: float) -> bool:
+    """Scores outside [0, 1] that all lie in [0, 100]: percentages, not fractions."""
+    return lo >= 0 and hi <= 100 and hi < HUGE
+
+
+def duplicate_key(rows: tuple[int, int], key: dict[str, Any]) -> str:
+    """The duplicate-key sentence: ``rows a and b: duplicate row for model ..., item ..., run ... (task, metric)``."""
+    what = f"model {key['model']!r}, item {key['item']!r}, run {key['run']!r}"
+    ctx = ", ".join(f"{k} {key[k]!r}" for k in ("task", "metric") if k in key)
+    return (f"rows {rows[0]} and {rows[1]}: duplicate row for {what}{f' ({ctx})' if ctx else ''}; "
+            f"keep one row per key, {DUPLICATE_ADVICE}")
+
+
+# ---------------------------------------------------------------- the same rules in SQL (the store)
+def sql_invalid_row(score: str = "score") -> str:
+    """SQL predicate: a row with a missing key column or a score that is not a finite number."""
+    return " OR ".join([f"{score} IS NULL", f"isnan({score})", f"isinf({score})"]
+                       + [f"{c} IS NULL" for c in KEY])
+
+
+def sql_out_of_range(score: str = "score") -> str:
+    """SQL predicate: a score outside :data:`SCORE_RANGE`."""
+    lo, hi = SCORE_RANGE
+    return f"{score} < {lo:g} OR {score} > {hi:g}"
+
+
+GROUP_GUESSES = ("subject", "group", "category", "cluster")
+
+
+def resolve_group_col(cols: list[str], group: str | None, source: str | None) -> str | None:
+    """The item-group column: ``None`` = auto-detect (subject, group, ...), ``""`` = none."""
+    if group is None:
+        return next((g for g in GROUP_GUESSES if g in cols), None)
+    if group == "":
+        return None
+    if group not in cols:
+        src = f"{source}: " if source else ""
+        raise DataError(f"{src}no group column {group!r}; found {', '.join(map(repr, list(cols)[:12]))}")
+    return group
+
+
+def row_where(source: str | None, row: Any, line_offset: int | None) -> str:
+    src = f"{source}: " if source else ""
+    if line_offset is not None:
+        return f"{src}line {int(row) + line_offset}"
+    return f"{src}row {row}"
+
+
+# a score this far from [0, 1] is not a rescaling slip but a broken value (-1e308, 1e30 ...)
+HUGE = 1e6
+
+
+def check_scale(scale: float | None) -> float | None:
+    if scale is None:
+        return None
+    try:
+        s = float(scale)
+    except (TypeError, ValueError):
+        raise DataError(f"`scale` must be a positive number (100 for percentages), got {scale!r}") from None
+    if not np.isfinite(s) or s <= 0:
+        raise DataError(f"`scale` must be a positive number (100 for percentages), got {scale!r}")
+    return s
+
+
+def check_range(
+    vals: np.ndarray, df: "pd.DataFrame", source: str | None, line_offset: int | None, scale: float | None,
+    model: str = "model",
+) -> None:
+    """Scores must be fractions in [0, 1]: refuse percentages, judge scales and huge values, naming the row."""
+    outside = (vals < 0) | (vals > 1)
+    if not outside.any():
+        return
+    n = int(outside.sum())
+    huge = np.abs(vals) > HUGE
+    k = int(np.flatnonzero(huge)[0]) if huge.any() else int(np.flatnonzero(outside)[0])
+    where = row_where(source, df.index[k], line_offset)
+    who = f" for model {df.iloc[k].get(model, '?')!r}" if model in df.columns else ""
+    lo, hi = float(np.min(vals)), float(np.max(vals))
+    scaled = f" after --scale {scale:g}" if scale is not None else ""
+    rows = f"{n} such rows; scores range from {lo:g} to {hi:g}"
+    if huge.any():
+        raise DataError(
+            f"{where}: score {vals[k]:g}{who}{scaled} is far outside [0, 1]; it looks like a broken value, "
+            f"not a score ({rows}). Scores must be fractions in [0, 1]: fix or drop these rows"
+        )
+    if looks_like_percent(lo, hi):
+        hint = "these look like percentages: divide by 100 or pass `--scale 100` (Python: rt.read(..., scale=100))"
+        if scale is not None:
+            hint = f"check the --scale value ({scale:g} is too small for these scores)"
+    else:
+        hint = ("scores must be fractions in [0, 1] (0/1 correct, or a partial credit); rescale them, "
+                "e.g. divide by the largest possible score or pass `--scale MAX`")
+    raise DataError(f"{where}: score {vals[k]:g}{who}{scaled} is outside [0, 1] ({rows}); {hint}")
+
+
+def numeric_scores(
+    df: "pd.DataFrame", score: str, source: str | None, line_offset: int | None, scale: float | None = None,
+    model: str = "model",
+) -> np.ndarray:
+    """The score column as floats, checked: numbers, no NaN, finite, in [0, 1] (after dividing by ``scale``)."""
+    vals = parse_scores(df, score, source, line_offset)
+    scale = check_scale(scale)
+    if scale is not None:
+        vals = vals / scale
+    check_range(vals, df, source, line_offset, scale, model)
+    return vals
+
+
+def parse_scores(
+    df: "pd.DataFrame", score: str, source: str | None, line_offset: int | None
+) -> np.ndarray:
+    import pandas as pd
+
+    col = df[score]
+    if col.dtype == bool:
+        return col.to_numpy(dtype=np.float64)
+    vals = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.isnan(vals) & col.notna().to_numpy()
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise DataError(
+            f"{row_where(source, df.index[k], line_offset)}: score {col.iloc[k]!r} is not a number; "
+            f"column {score!r} must hold numbers ({int(bad.sum())} such rows)"
+        )
+    nan = np.isnan(vals)
+    if nan.any():
+        k = int(np.flatnonzero(nan)[0])
+        raise DataError(
+            f"{row_where(source, df.index[k], line_offset)}: score is missing (NaN) for model "
+            f"{df.iloc[k].get('model', '?')!r}; give every row a score, or leave the row out "
+            f"({int(nan.sum())} such rows)"
+        )
+    inf = np.isinf(vals)
+    if inf.any():
+        k = int(np.flatnonzero(inf)[0])
+        raise DataError(
+            f"{row_where(source, df.index[k], line_offset)}: score {vals[k]} is infinite; "
+            "scores must be finite numbers"
+        )
+    return vals

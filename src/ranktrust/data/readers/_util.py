@@ -1,0 +1,120 @@
+"""Helpers every reader shares: folder search, JSON and JSONL loading, a row buffer.
+
+None of these knows a format; a reader module imports what it needs from here.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+from ...errors import DataError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["CHUNK_ROWS", "SEARCH_DEPTH", "RowBuffer", "iter_jsonl", "load_json", "walk_files"]
+
+# How deep a folder is searched for a format's files, by the sniffer and by the reader alike: a
+# harness output folder (``benchmark_output/runs/<suite>/<run>/``,
+# ``logs/run_evaluation/<run_id>/<model>/<instance>/``) sits well within it.
+SEARCH_DEPTH = 8
+CHUNK_ROWS = 50_000
+
+
+def walk_files(path: str, match: Callable[[str], bool], *, max_depth: int = SEARCH_DEPTH,
+               limit: int | None = None) -> list[str]:
+    """Files under ``path`` (sorted, at most ``max_depth`` folders down) whose base name satisfies ``match``.
+
+    Symbolic links to folders are not followed and a file reached twice (through a link) is listed
+    once, so a harness folder with ``runs/latest -> v1`` is read once. ``limit`` stops the search
+    after that many files (a sniffer needs one).
+    """
+    out: list[str] = []
+    seen: set[str] = set()
+    base_depth = path.rstrip(os.sep).count(os.sep)
+
+    def unreadable(exc: OSError) -> None:
+        # a folder that cannot be listed must not drop its logs in silence (QA M4b)
+        if limit is not None:      # sniffing: not this reader's problem
+            return
+        raise DataError(f"{exc.filename}: cannot read this folder ({exc.strerror}); fix its permissions or "
+                        "move it out of the input") from None
+
+    for root, dirs, files in os.walk(path, onerror=unreadable):
+        dirs.sort()
+        if root.count(os.sep) - base_depth >= max_depth:
+            dirs[:] = []
+        for f in sorted(files):
+            if not match(f):
+                continue
+            p = os.path.join(root, f)
+            real = os.path.realpath(p)
+            if real in seen:
+                continue
+            seen.add(real)
+            out.append(p)
+            if limit is not None and len(out) >= limit:
+                return out
+    return out
+
+
+def load_json(path: str, *, what: str = "file") -> Any:
+    """A whole JSON file; invalid JSON is a DataError naming the file and the line."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise DataError(
+            f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); the {what} may be truncated"
+        ) from None
+
+
+def iter_jsonl(path: str, *, hint: str = "the file may be truncated") -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for each non-blank line of a JSON-lines file (``.gz`` read as gzip).
+
+    A line that is not valid JSON is a DataError: ``"<path>: line N is not valid JSON (<why>); <hint>"``.
+    The file is read lazily, one line at a time.
+    """
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{path}: line {lineno} is not valid JSON ({exc.msg}); {hint}") from None
+            yield lineno, value
+
+
+class RowBuffer:
+    """Collects rows column by column and yields DataFrames of at most ``size`` rows."""
+
+    def __init__(self, columns: tuple[str, ...], size: int = CHUNK_ROWS) -> None:
+        self.columns = columns
+        self.size = size
+        self.cols: dict[str, list[Any]] = {c: [] for c in columns}
+
+    def __len__(self) -> int:
+        return len(self.cols[self.columns[0]])
+
+    def add(self, *values: Any) -> None:
+        for c, v in zip(self.columns, values):
+            self.cols[c].append(v)
+
+    def full(self) -> bool:
+        return len(self) >= self.size
+
+    def flush(self, **const: Any) -> "pd.DataFrame | None":
+        import pandas as pd
+
+        if not len(self):
+            return None
+        df = pd.DataFrame(dict(self.cols))
+        for k, v in const.items():
+            df[k] = v
+        self.cols = {c: [] for c in self.columns}
+        return df

@@ -1,0 +1,98 @@
+"""What the store's calls return: :class:`IngestSummary` (per file) and :class:`StoreSummary` (per task)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...results import Result
+
+__all__ = ["FileOutcome", "IngestSummary", "StoreSummary", "TaskSummary"]
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What happened to one file: ``added``, ``skipped`` or ``replaced``."""
+
+    path: str
+    action: str
+    rows: int = 0
+    reason: str = ""
+    removed: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class IngestSummary(Result):
+    """What :meth:`Store.ingest` did, file by file.
+
+    Attributes
+    ----------
+    files : tuple of FileOutcome
+        One entry per file considered (a directory expands into its files).
+    notes : tuple of str
+        Things the readers reported (e.g. errored samples scored as wrong).
+    """
+
+    db: str
+    files: tuple[FileOutcome, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def added(self) -> tuple[FileOutcome, ...]:
+        return tuple(f for f in self.files if f.action == "added")
+
+    @property
+    def skipped(self) -> tuple[FileOutcome, ...]:
+        return tuple(f for f in self.files if f.action == "skipped")
+
+    @property
+    def replaced(self) -> tuple[FileOutcome, ...]:
+        return tuple(f for f in self.files if f.action == "replaced")
+
+    @property
+    def rows_added(self) -> int:
+        return int(sum(f.rows for f in self.files if f.action in ("added", "replaced")))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "db": self.db,
+            "rows_added": self.rows_added,
+            "files": [
+                {"path": f.path, "action": f.action, "rows": f.rows, "removed": f.removed, "reason": f.reason}
+                for f in self.files
+            ],
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class TaskSummary:
+    task: str
+    metric: str
+    n_models: int
+    n_items: int
+    n_runs: int
+    rows: int
+    models: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class StoreSummary(Result):
+    """What a store holds: per (task, metric) the models, items, runs and rows."""
+
+    db: str
+    tasks: tuple[TaskSummary, ...] = ()
+    n_files: int = 0
+    n_rows: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "db": self.db,
+            "n_files": self.n_files,
+            "n_rows": self.n_rows,
+            "tasks": [
+                {"task": t.task, "metric": t.metric, "n_models": t.n_models, "n_items": t.n_items,
+                 "n_runs": t.n_runs, "rows": t.rows, "models": list(t.models)}
+                for t in self.tasks
+            ],
+        }
