@@ -398,29 +398,3 @@ def test_html_bad_input():
     with pytest.raises(ValueError, match="models"):
         render_html({"title": "x"}, {})
 
-
-# --------------------------------------------------------------------------- Jupyter display
-
-class _R:
-    def __init__(self, d):
-        self._d = d
-
-    def to_dict(self):
-        return self._d
-
-
-def test_notebook_result_html_shows_figures():
-    from ranktrust.reporting.notebook import result_html
-
-    d = synthetic_report(7, long_names=True)
-    iv = result_html(_R({"confidence_level": 0.95, "models": d["models"]}))
-    assert iv.count("<svg") == 1 and iv.count('class="rt-tip"') >= 7 and "<table>" in iv
-    assert "<script>alert" not in iv
-    st = result_html(_R(d["stability"]))
-    assert "<svg" in st and "P(#1 stays #1)" in st
-    pw = result_html(_R(d["power"]))
-    assert "<svg" in pw and "items_needed" in pw
-    plain = result_html(_R({"statistic": 1.5, "pvalue": 0.2}))
-    assert "<svg" not in plain and "0.2" in plain
-    full = result_html(_R(d))
-    assert full.startswith("<iframe srcdoc=") and "&lt;!DOCTYPE html&gt;" in full

@@ -333,7 +333,7 @@ def test_figure_svg_has_titles_unique_ids_and_no_urls():
 
 def test_save_figures(tmp_path):
     d = synthetic_report(8)
-    paths = plots.save_figures(_Wrapped(d), tmp_path / "figs")
+    paths = plots.save_figures(d, tmp_path / "figs")
     names = [p.name for p in paths]
     for n in ("forest", "pair_heatmap", "rank_ranges", "stability_curve", "power_curve", "mdad_curve",
               "agreement_curve", "condition_spread", "runs_vs_items"):
@@ -426,3 +426,113 @@ def test_score_axes_stay_within_0_and_100_points():
                                                      for c in ("A", "B")}}]}
     lo, hi = plots.condition_spread(sens).axes[0].get_xlim()
     assert -0.1 < lo <= 0 and hi >= 1.9
+
+
+# --------------------------------------------------------------------------- the type -> figure registry
+
+@pytest.fixture(scope="module")
+def small():
+    """Seven models x 300 items of made-up 0/1 scores; one name needs escaping."""
+    import ranktrust as rt
+
+    rng = np.random.default_rng(0)
+    names = [f"model-{i}" for i in range(7)]
+    names[2] = "<script>alert('x')</script>"
+    p = np.linspace(0.35, 0.8, 7)[::-1, None]
+    return rt.ScoreMatrix.from_array((rng.random((7, 300)) < p).astype(float), models=names)
+
+
+def test_registry_names_are_result_classes():
+    from ranktrust.reporting._types import LEADERBOARD_REPORT, resolve
+    from ranktrust.results import Result
+
+    for name in plots.FIGURES.names():
+        cls = resolve(name)  # a moved result class fails here: rename it in the registry
+        assert issubclass(cls, Result), name
+    assert [s.name for s in plots.report_figures()] == [
+        "forest", "pair_heatmap", "rank_ranges", "stability_curve", "power_curve", "mdad_curve",
+        "agreement_curve", "condition_spread", "runs_vs_items"]
+    assert resolve(LEADERBOARD_REPORT).__name__ == "LeaderboardReport"
+    assert len({s.slot for s in plots.report_figures()}) == 9
+
+
+def test_figures_looked_up_by_type_along_the_mro():
+    from ranktrust.ranking.stability import Stability
+    from ranktrust.runs.variance import VarianceComponents
+    from ranktrust.stats.intervals import ScoreIntervals
+    from ranktrust.stats.paired import PairedComparison
+    from ranktrust.subsets.mdad import MDADResult
+
+    assert [s.name for s in plots.figures_for(ScoreIntervals)] == ["forest"]
+    assert [s.name for s in plots.figures_for(MDADResult)] == ["mdad_curve", "agreement_curve"]
+    assert [s.name for s in plots.figures_for(VarianceComponents)] == ["runs_vs_items"]
+
+    class MyStability(Stability):  # a subclass draws as its base
+        pass
+
+    assert [s.name for s in plots.figures_for(MyStability)] == ["stability_curve"]
+    assert plots.figures_for(PairedComparison) == () and plots.figures_for({"models": []}) == ()
+
+
+def test_notebook_result_html_shows_figures(small):
+    import ranktrust as rt
+    from ranktrust.reporting.notebook import result_html
+
+    iv = rt.intervals(small)
+    html = iv._repr_html_()  # registered by `import ranktrust`
+    assert html.startswith("<b>ScoreIntervals</b>") and result_html(iv).startswith("<b>ScoreIntervals</b>")
+    assert html.count("<svg") == 1 and html.count('class="rt-tip"') >= 7 and "<table>" in html
+    assert "<script>alert" not in html
+    st = result_html(rt.stability(small, n_resamples=100, sizes=(50, "full"), rng=0))
+    assert "<svg" in st and "P(#1 stays #1)" in st
+    from ranktrust.stats import power_table
+
+    pw = result_html(power_table(0.27))
+    assert "<svg" in pw and "items_needed" in pw
+    plain = result_html(rt.compare(small, small.models[0], small.models[1]))
+    assert "<svg" not in plain and "<table>" in plain
+
+
+def test_notebook_shows_the_report_as_the_html_page(small):
+    import ranktrust as rt
+
+    rep = rt.report(small, stability=False)
+    full = rep._repr_html_()
+    assert full.startswith("<iframe srcdoc=") and "&lt;!DOCTYPE html&gt;" in full
+
+
+def test_results_do_not_import_reporting():
+    """results.py is the bottom layer: the notebook display registers itself there, never the reverse."""
+    import ast
+    import inspect
+
+    import ranktrust.results as results
+
+    tree = ast.parse(inspect.getsource(results))
+    mods = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    mods |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not any("reporting" in m or "plot" in m for m in mods), mods
+    saved = results._html_display
+    try:
+        results.set_html_display(None)
+        assert results.Result._repr_html_(object.__new__(results.Result)) is None  # plain repr
+    finally:
+        results.set_html_display(saved)
+
+
+def test_familiar_sizes_defined_once(small):
+    from ranktrust.ranking.stability import FAMILIAR_SIZES
+
+    assert not hasattr(plots, "FAMILIAR_SIZES")
+    stab = {"sizes": [{"n": n, "p_top_stays_top": 0.6, "p_topk_order": {}} for n in (30, 100, 500)]}
+    fig = plots.stability_curve(stab)  # no familiar_sizes in the result: the analysis's constant
+    marks = [a for a in fig.axes[0].lines if str(a.get_gid()).startswith("rt-familiar")]
+    assert len(marks) == len(FAMILIAR_SIZES)
+
+
+def test_save_figures_of_one_result(small, tmp_path):
+    import ranktrust as rt
+
+    paths = plots.save_figures(rt.rank_sets(small, n_resamples=100, rng=0), tmp_path, formats=("svg",))
+    assert [p.name for p in paths] == ["rank_ranges.svg"]
+    assert plots.save_figures(rt.compare(small, small.models[0], small.models[1]), tmp_path / "x") == []

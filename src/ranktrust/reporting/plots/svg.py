@@ -54,9 +54,9 @@ def save_figures(result: Any, directory: str | Path, formats: Iterable[str] = ("
                  dpi: int = 150) -> list[Path]:
     """Write every figure the result has data for, as ``<directory>/<name>.<format>``.
 
-    The figures are the ones registered for the result's type (see ``plots/_registry.py``); a
-    leaderboard report, a dict (read as a report's ``to_dict()``) or any other object gets the report's.
-    A figure whose section is absent or empty is skipped.
+    The figures are the ones registered for the result's type (``plots/_registry.py``); a dict is read
+    as a report's ``to_dict()``. A figure whose section is absent or empty is skipped, and a result with
+    no figure writes nothing.
 
     Parameters
     ----------
@@ -79,8 +79,7 @@ def save_figures(result: Any, directory: str | Path, formats: Iterable[str] = ("
     bad = [f for f in formats if f not in ("png", "svg", "pdf")]
     if bad:
         raise ValueError(f"`formats` must be among 'png', 'svg', 'pdf', got {bad!r}")
-    specs = () if isinstance(result, dict) else figures_for(result)
-    specs = specs or report_figures()
+    specs = report_figures() if isinstance(result, dict) else figures_for(result)
     d = as_dict(result)
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
