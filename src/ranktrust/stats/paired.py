@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from .. import _validate
+from .. import _random, _validate
 from .._validate import SeedLike
 from ..errors import DataError
 from ..results import Result, jsonable
@@ -278,7 +278,7 @@ def compare(
     codes = m.group_codes[shared] if clustered else None  # type: ignore[index]
     n_resamples = _validate.count(n_resamples, "n_resamples")
     batch = _validate.count(batch, "batch")
-    gen = _validate.rng(rng) if meth == "sign-flip" else None
+    gen = _random.generator(rng, "sign-flip") if meth == "sign-flip" else None  # a named stream
     st = pair_stats(S, np.array([0]), np.array([1]), binary=binary, group_codes=codes)
     stat_method = "cluster" if clustered else meth
     diff, se, low, high, p = _finish(st, stat_method, cl, interval=iv_kind, cluster_correction=corr,
