@@ -71,18 +71,20 @@ class _scipy_lbfgs:
     def __enter__(self):
         from scipy import optimize
 
-        self.saved = irt._lbfgs
+        from ranktrust._optim import OptResult
+
+        self.saved = irt.lbfgs
 
         def run(fun, x0, *, max_iter, ftol, gtol, maxcor):
             r = optimize.minimize(fun, x0, jac=True, method="L-BFGS-B",
                                   options={"maxiter": max_iter, "ftol": ftol, "gtol": gtol, "maxcor": maxcor})
-            return irt._OptResult(r.x, float(r.fun), int(r.nit), bool(r.success), str(r.message))
+            return OptResult(r.x, float(r.fun), int(r.nit), bool(r.success), str(r.message))
 
-        irt._lbfgs = run
+        irt.lbfgs = run
         return self
 
     def __exit__(self, *exc):
-        irt._lbfgs = self.saved
+        irt.lbfgs = self.saved
 
 
 def mmlupro(trials: int) -> None:

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, special
 
+from ranktrust._optim import lbfgs
 from ranktrust.subsets import irt
 
 
@@ -132,8 +133,8 @@ def test_bad_arguments():
 def test_lbfgs_matches_scipy_on_rosenbrock():
     """Reference: scipy's L-BFGS-B on the extended Rosenbrock function (minimum at 1, value 0)."""
     x0 = np.tile([-1.2, 1.0], 10)
-    ours = irt._lbfgs(lambda x: (optimize.rosen(x), optimize.rosen_der(x)), x0, max_iter=2000,
-                      ftol=1e-15, gtol=1e-9, maxcor=10)
+    ours = lbfgs(lambda x: (optimize.rosen(x), optimize.rosen_der(x)), x0, max_iter=2000,
+                 ftol=1e-15, gtol=1e-9, maxcor=10)
     ref = optimize.minimize(optimize.rosen, x0, jac=optimize.rosen_der, method="L-BFGS-B",
                             options={"ftol": 1e-15, "gtol": 1e-9, "maxiter": 2000})
     assert ours.success
