@@ -313,3 +313,17 @@ def test_live_watch_clusters_validation():
         Watch(["A", "B"], ["q1", "q2"], cluster=True, groups=["g"])
     with pytest.raises(ValueError, match="no group for item 'q2'"):
         Watch(["A", "B"], ["q1", "q2"], cluster=True, groups={"q1": "g"})
+
+
+def test_an_item_waits_for_all_its_runs_with_n_runs():
+    w = Watch(["A", "B"], ["q1"], n_runs=2)
+    w.update_many([("A", "q1", 1.0), ("B", "q1", 0.0)], run="1")
+    assert w.status().items_seen == 0                     # one run of two: not analysed yet
+    w.update_many([("A", "q1", 0.0), ("B", "q1", 0.0)], run="2")
+    s = w.status()
+    assert s.items_seen == 1 and s.scores[0] == pytest.approx(0.5)
+    with pytest.raises(DataError, match="already has all its 2 runs"):
+        w.update("A", "q1", 1.0, run="3")
+    w.update("A", "q1", 0.0, run="2")                     # re-reading a result already here is fine
+    with pytest.raises(ValueError, match="`n_runs` must be an integer >= 1"):
+        Watch(["A", "B"], n_runs=0)

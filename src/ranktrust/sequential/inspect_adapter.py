@@ -30,11 +30,11 @@ Score the samples in ``w.position`` order (as above): the analysis reads items i
 and results for later items wait until the earlier ones are in. Samples already running when a decision
 arrives still finish, so each task overshoots by about its sample concurrency: keep ``max_samples`` low
 (inspect's default adaptive concurrency grows large with a fast model). Each epoch is a run and an item's score
-is the mean of its runs so far. inspect runs epoch 1 over every sample before epoch 2, so a decision reached in
-epoch 1 rests on single runs and stops every later epoch; results of later epochs, when they run, are averaged
-in and the analysis is re-read (a sequence of differently averaged data, not one anytime-valid sequence: see
-docs/watch.md). Each task's summary (``EvalLog.results.early_stopping.metadata``) holds the certified set as it
-stood at that task's end.
+is the mean of its runs. With ``epochs > 1`` the Watch's ``n_runs`` is set to the number of epochs, so an item
+enters the analysis only once all its epochs are in: each item's score is final when first analysed, and the
+decisions form one anytime-valid sequence. inspect runs epoch 1 over every sample before epoch 2, so with
+several epochs decisions come, and samples are saved, in the last epoch only (see docs/watch.md). Each task's
+summary (``EvalLog.results.early_stopping.metadata``) holds the certified set as it stood at that task's end.
 
 Tested against inspect_ai 0.3.285 itself (``tests/test_sequential_inspect_live.py``: ``inspect_ai.eval`` of
 three offline ``mockllm`` models, one and two epochs) and through the protocol methods alone
@@ -161,6 +161,12 @@ class WatchStopping:
                 raise ValueError(f"this manager already serves the task of {self._model!r}; inspect does not say "
                                  f"which task a sample belongs to, so give each task its own mgr.for_model(name)")
         self._model = model
+        if int(epochs) > 1 or w.n_runs is not None:
+            if w.n_runs is None and not w._runs:
+                w.n_runs = int(epochs)   # an item waits for all its epochs: one anytime-valid sequence
+            elif w.n_runs != int(epochs):
+                raise ValueError(f"this task runs {epochs} epochs but the Watch expects n_runs={w.n_runs} runs per "
+                                 f"item; build the Watch with n_runs={epochs}")
         if w.fixed_items:
             unknown = [str(s.id) for s in samples if getattr(s, "id", None) is not None and str(s.id) not in w._iidx]
             if unknown:

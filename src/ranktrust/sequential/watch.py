@@ -180,6 +180,12 @@ class Watch:
         ``items``.
     groups : mapping or sequence, optional
         Each item's group: a mapping ``item -> group`` or a sequence aligned with ``items``.
+    n_runs : int, optional
+        Runs every item gets per model (inspect's epochs). When given, an item enters the analysis only once all
+        its runs are in, so each item's score (the mean of its runs) is final when it is first analysed and the
+        decisions form one anytime-valid sequence. Without it an item's score is the mean of the runs read so
+        far: valid when every run of an item arrives before the analysis reaches it (a finished matrix, one run
+        per item), not when later runs revise items already analysed.
 
     Examples
     --------
@@ -199,7 +205,7 @@ class Watch:
                  method: Literal["betting", "eb"] = "betting", rule: Literal["agrapa", "prpl"] = "agrapa",
                  eliminate: bool = True, best_method: Literal["portfolio", "pairs"] = "portfolio",
                  score_range: tuple[float, float] = (0.0, 1.0), seed: int = 0, cluster: bool = False,
-                 groups: Mapping[str, Any] | Sequence[Any] | None = None) -> None:
+                 groups: Mapping[str, Any] | Sequence[Any] | None = None, n_runs: int | None = None) -> None:
         models = tuple(str(m) for m in models)
         if len(models) < 2:
             raise ValueError(f"`models` must name at least two models, got {len(models)}")
@@ -241,6 +247,7 @@ class Watch:
             self._add_items([str(i) for i in items], check_unique=True)
         from .. import _validate
 
+        self.n_runs = None if n_runs is None else _validate.count(n_runs, "n_runs")
         self.cluster = _validate.cluster(cluster, groups)
         self._group_of = np.zeros(0, dtype=np.int64)   # item index -> group index
         self._groups: list[str] = []
@@ -299,6 +306,13 @@ class Watch:
             raise DataError(f"model {self.models[mi[k]]!r}, item {self._items[ii[k]]!r}, run {run!r} already has "
                             f"score {old[k] * (hi - lo) + lo:g}, and now {vals[k]:g}: results are only ever added; "
                             "give a new run label for a new sample")
+        if self.n_runs is not None:
+            have = sum(np.isfinite(r[mi, ii]) for k, r in self._runs.items() if k != run)
+            over = np.isnan(old) & (have + 1 > self.n_runs)
+            if over.any():
+                k = int(np.argmax(over))
+                raise DataError(f"model {self.models[mi[k]]!r}, item {self._items[ii[k]]!r} already has all its "
+                                f"{self.n_runs} runs (`n_runs`); run {run!r} would be one more")
         a[mi, ii] = y
 
     def _model_index(self, names: Iterable[str]) -> np.ndarray:
@@ -394,7 +408,10 @@ class Watch:
         stack = np.stack(list(self._runs.values()))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return np.nanmean(stack, axis=0)
+            X = np.nanmean(stack, axis=0)
+        if self.n_runs is not None:   # an item waits for all its runs
+            X[np.isfinite(stack).sum(axis=0) < self.n_runs] = np.nan
+        return X
 
     def _ordered(self) -> tuple[np.ndarray, np.ndarray]:
         """The units (items, or groups) in the analysis order: models x units scores and the unit indices. A
