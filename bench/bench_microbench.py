@@ -24,7 +24,7 @@ from scipy import stats
 
 import ranktrust as rt
 from ranktrust.subsets import irt
-from ranktrust.subsets.mdad import kendall_tau_b, pair_agreement
+from ranktrust.subsets.agreement import kendall_tau_b, pair_agreement
 
 GPQA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "gpqa_main_openllm.csv.gz"
 MMLUPRO = Path(__file__).resolve().parents[1] / "src" / "ranktrust" / "datasets" / "mmlupro_outputs.csv.gz"

@@ -12,7 +12,8 @@ from scipy import stats
 
 import ranktrust as rt
 from ranktrust.errors import SmallSampleWarning
-from ranktrust.subsets.mdad import kendall_tau_b, mdad_from_curve, pair_agreement
+from ranktrust.reporting.renderers.subsets import recommendation_sentences
+from ranktrust.subsets.agreement import kendall_tau_b, mdad_from_curve, pair_agreement
 
 
 def _bernoulli_matrix(n_models=60, n_items=1000, seed=0):
@@ -183,9 +184,10 @@ def test_json_has_the_stable_keys_and_fractions():
     assert all(0 <= a["delta_bin"] < 1 for a in d["agreement"])
     assert all(r_["mean_abs_error"] < 1 for r_ in d["mdad"])
     rec = d["recommendation"]
-    assert {"target_mdad", "smallest_size", "best", "text"} <= set(rec)
+    assert {"target_mdad", "smallest_size", "best", "methods"} <= set(rec)
     assert set(rec["smallest_size"]) == {"random", "stratified"}
-    assert all(isinstance(t, str) for t in rec["text"]) and rec["text"]
+    text = recommendation_sentences(rec)
+    assert all(isinstance(t, str) for t in text) and text
     assert any(row_["mdad"] is not None for row_ in d["mdad"])
     # the misordered share never exceeds the disagreement
     for mi in range(2):
@@ -227,7 +229,7 @@ def test_bad_arguments_name_the_parameter():
     assert np.isnan(r.mdad).all()
     d = r.to_dict()
     assert d["mdad"][0]["status"] == "too few pairs" and d["mdad"][0]["mdad"] is None
-    assert d["recommendation"]["best"] is None and "Too few target pairs" in d["recommendation"]["text"][0]
+    assert d["recommendation"]["best"] is None and "Too few target pairs" in recommendation_sentences(d["recommendation"])[0]
 
 
 def test_seen_items_pool_is_respected():
@@ -424,7 +426,7 @@ def test_recommendation_sentences_never_contradict_the_curve(seed):
     fr = {(mi, si): _first_reach(agree[mi, si], pairs, level, min_pairs) for mi in range(M) for si in range(S)}
     pts = lambda b: f"{100 * b * db:.1f}"                     # noqa: E731
     lvl = f"{100 * level:.0f}%"
-    for line in rec["text"]:
+    for line in recommendation_sentences(rec):
         if m_ := re.match(rf"At (\d+) items no method reaches {lvl} agreement for pairs closer than ([\d.]+) points "
                           rf"\(best: (\w+), first at ([\d.]+) points\)", line):
             assert int(m_[1]) == sizes[0]
@@ -494,7 +496,7 @@ def test_h1_far_bins_reaching_80_percent_are_never_called_unresolved():
         ev = {"mdad": point, "ci_low": point, "ci_high": point, "agreement": agree, "pairs": pairs,
               "bin_edges": np.arange(6) * db, "misordered": np.full((1, 1, 2), 0.2),
               "kendall_tau": np.full((1, 1, 2), 0.5)}
-        text = " ".join(_recommend(("random",), np.array([100]), ev, 0.02, 0.8, mp)["text"])
+        text = " ".join(recommendation_sentences(_recommend(("random",), np.array([100]), ev, 0.02, 0.8, mp)))
         assert "most distant pairs correctly" not in text
         if mp == 1:
             assert "closer than 1.5 points" in text

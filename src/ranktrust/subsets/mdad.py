@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Sequence, TypedDict
 
 import numpy as np
 
@@ -31,82 +31,81 @@ from .. import _random, _validate
 from .._validate import Progress, SeedLike
 from ..errors import SmallSampleWarning
 from ..results import Result, jsonable
+from .agreement import kendall_tau_b, mdad_from_curve, pair_agreement
 from .select import estimate_arrays, get_selector
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.matrix import ScoreMatrix
 
-__all__ = ["MDADResult", "mdad", "pair_agreement", "mdad_from_curve", "kendall_tau_b"]
+__all__ = ["MDADResult", "mdad"]
 
 DEFAULT_METHODS = ("random", "stratified", "anchor", "irt", "diversity")
 DEFAULT_SIZES = (10, 25, 50, 100, 250, 500)
 
 
-# ------------------------------------------------------------------ helpers
-def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Kendall's tau-b along the last axis, for any leading shape (all pairs as arrays).
-
-    ``tau_b = sum s_x s_y / sqrt(sum s_x^2 * sum s_y^2)`` over pairs ``i < j``, with
-    ``s = sign(x_i - x_j)``; equal to :func:`scipy.stats.kendalltau` (variant ``"b"``).
-    """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    iu, ju = np.triu_indices(x.shape[-1], 1)
-
-    def sign(v: np.ndarray) -> np.ndarray:        # int8 signs of the pair differences
-        hi, lo = v[..., iu], v[..., ju]
-        return (hi > lo).view(np.int8) - (hi < lo).view(np.int8)
-
-    sx, sy = sign(x), sign(y)
-    num = np.sum(sx * sy, axis=-1, dtype=np.int64)
-    den = np.sqrt(np.count_nonzero(sx, axis=-1) * np.count_nonzero(sy, axis=-1).astype(np.float64))
-    bad = np.isnan(x).any(axis=-1) | np.isnan(y).any(axis=-1)     # a NaN score: tau is NaN
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where((den > 0) & ~bad, num / np.where(den > 0, den, 1.0), np.nan)
-
-
-def pair_agreement(true_diff: np.ndarray, est_diff: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-pair agreement of an estimated difference with the reference one, as in [1]_'s code.
-
-    Returns ``(agree, misordered, ordered)``. ``agree`` is 1 when the estimated gap is
-    nonzero and has the sign of the reference gap, 0 otherwise: an estimated tie does not
-    order the pair and counts as disagreement. A pair tied on the reference is kept (it
-    falls in the first ``|Δ|`` bin) and agrees when the estimated gap is positive, as in
-    [1]_'s ``make_tidy_results`` (``copysign(1, 0.0) == 1``; pairs are ``(i, j)`` with
-    ``i < j``). ``misordered`` marks pairs the subset reverses; ``ordered`` marks pairs
-    with a reference order (the denominator of the misordered share).
-    """
-    st = np.sign(true_diff)
-    se = np.sign(est_diff)
-    ordered = st != 0
-    ref = np.where(ordered, st, 1.0)                 # [U]: a reference tie counts as a positive gap
-    agree = ((se == ref) & (se != 0)).astype(np.float64)
-    mis = (se == -st) & ordered
-    return agree, mis, ordered
-
-
-def mdad_from_curve(agreement: np.ndarray, pairs: np.ndarray, delta_bin: float, *, level: float = 0.8,
-                    min_pairs: float = 1) -> np.ndarray:
-    """MDAD from binned agreement curves (bins along the last axis).
-
-    MDAD is the lower edge of the smallest ``|Δ|`` bin whose agreement is at least
-    ``level``, in increasing ``|Δ|``: the rule of [1]_'s code (``mdad.calculate_mdad``:
-    the first bin whose mean correctness reaches the threshold; every bin that has a pair
-    counts, which is ``min_pairs=1``). A larger ``min_pairs`` ignores bins with fewer
-    pairs (a safeguard that is not in [1]_). No counted bin reaches the level: ``inf``
-    ([1]_'s code reports a sentinel of 50 points). No counted bin at all: ``NaN``.
-    """
-    a = np.asarray(agreement, dtype=np.float64)
-    p = np.asarray(pairs, dtype=np.float64)
-    informative = (p >= max(min_pairs, 1)) & ~np.isnan(a)
-    reach = informative & (a >= level)
-    first = np.argmax(reach, axis=-1)
-    out = first * float(delta_bin)
-    out = np.where(reach.any(axis=-1), out, np.inf)
-    return np.where(informative.any(axis=-1), out, np.nan)
-
-
 # ------------------------------------------------------------------- result
+class MDADRow(TypedDict):
+    """One (method, size) of :meth:`MDADResult.to_dict` ``"mdad"``."""
+
+    method: str
+    size: int
+    mdad: float
+    ci_low: float
+    ci_high: float
+    kendall_tau: float
+    mean_abs_error: float
+    misordered: float
+    reached: bool
+    mdad_pairs: int | None
+    status: Literal["ok", "too few pairs", "not reached"]
+
+
+class AgreementRow(TypedDict):
+    """One (method, size, gap bin) of :meth:`MDADResult.to_dict` ``"agreement"``."""
+
+    method: str
+    size: int
+    delta_bin: float
+    agreement: float
+    pairs: int
+
+
+class MDADUnseen(TypedDict):
+    """``"unseen"``: the same tables against the items the source models never saw."""
+
+    mdad: list[MDADRow]
+    agreement: list[AgreementRow]
+
+
+class MDADSettings(TypedDict):
+    """``"settings"``: the fields of :class:`MDADResult` that describe the run, under their own names."""
+
+    methods: list[str]
+    sizes: list[int]
+    trials: int
+    n_source_models: int
+    n_target_models: int
+    n_items: int
+    n_seen_items: int
+    delta_bin: float
+    agreement_level: float
+    confidence_level: float
+    dropped_sizes: list[int]
+    min_pairs: int
+    ci_method: str
+    reference: Literal["seen items", "all items"]
+
+
+class MDADResultJSON(TypedDict):
+    """Layout of :meth:`MDADResult.to_dict`."""
+
+    mdad: list[MDADRow]
+    agreement: list[AgreementRow]
+    unseen: MDADUnseen | None
+    recommendation: dict[str, Any]
+    settings: MDADSettings
+
+
 @dataclass(frozen=True, eq=False)
 class MDADResult(Result):
     """Reliability of micro-benchmarks, per selection method and subset size.
@@ -237,7 +236,7 @@ class MDADResult(Result):
                     })
         return agreement
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MDADResultJSON:
         unseen = (None if self.unseen is None else
                   {"mdad": self._rows(self.unseen), "agreement": self._agreement_rows(self.unseen)})
         return jsonable({
@@ -675,10 +674,9 @@ def _evaluate(truth: np.ndarray, est: np.ndarray, delta_bin: float, level: float
             "pairs": pairs_b.astype(np.int64), "bin_edges": np.arange(nb) * float(delta_bin)}
 
 
-def _pts(x: float) -> str:
-    if np.isnan(x):
-        return "undefined (too few pairs)"
-    return f"{100 * x:.1f}" if np.isfinite(x) else "more than the largest gap"
+def _status(x: float) -> str:
+    """How an MDAD value reads: 'ok' (a gap), 'too few pairs' (NaN) or 'not reached' (inf), as in the rows."""
+    return "ok" if np.isfinite(x) else "too few pairs" if np.isnan(x) else "not reached"
 
 
 def _wider_below(agree: np.ndarray, pairs: np.ndarray, first: float, delta_bin: float, level: float,
@@ -692,73 +690,55 @@ def _wider_below(agree: np.ndarray, pairs: np.ndarray, first: float, delta_bin: 
 def _recommend(methods: tuple[str, ...], sizes: np.ndarray, ev: dict[str, np.ndarray], target: float,
                level: float, min_pairs: int = 1, *, unseen: dict[str, np.ndarray] | None = None,
                ) -> dict[str, Any]:
-    """Smallest size per method reaching ``target`` and plain-words sentences.
+    """The recommendation as structured fields: the smallest size per method reaching ``target``, the best
+    (method, size), and what the smallest and largest sizes show (plain-words sentences are composed from
+    these by ``ranktrust.reporting.renderers.subsets.recommendation_sentences``).
 
-    Every sentence restates what the agreement curves in ``ev`` show (``agreement``
-    ``(M, S, n_bins)``, ``pairs`` ``(n_bins,)``), under the same rule as ``mdad``: bins
-    with fewer than ``min_pairs`` pairs are not counted, and a claim about "every wider
-    gap" is made only when every wider counted bin reaches ``level``.
+    Every field restates what the agreement curves in ``ev`` show (``agreement`` ``(M, S, n_bins)``, ``pairs``
+    ``(n_bins,)``), under the same rule as ``mdad``: bins with fewer than ``min_pairs`` pairs are not counted,
+    and ``best["wider_below"]`` counts the wider counted bins that fall below ``level``.
     """
     point, lo, hi = ev["mdad"], ev["ci_low"], ev["ci_high"]
     mis, tau, agree, pairs = ev["misordered"], ev["kendall_tau"], ev["agreement"], ev["pairs"]
     db = float(ev["bin_edges"][1] - ev["bin_edges"][0]) if len(ev["bin_edges"]) > 1 else 1.0
     sz = sizes.tolist()
-    lvl = f"{100 * level:.0f}%"
-    counted = "" if min_pairs <= 1 else f" with at least {min_pairs} pairs"
     smallest: dict[str, int | None] = {}
     for mi, meth in enumerate(methods):
         ok = np.flatnonzero(point[mi] <= target + 1e-12)
         smallest[meth] = int(sz[ok[0]]) if ok.size else None
-    text: list[str] = []
-    if np.isnan(point).all():
-        text.append(f"Too few target pairs per gap bin to measure MDAD (no bin{counted}): use fewer source models "
-                    "(more targets), more trials, wider bins (--delta-bin) or a smaller --min-pairs.")
-        return {"target_mdad": float(target), "agreement_level": float(level), "smallest_size": smallest,
-                "best": None, "text": text}
+    rec: dict[str, Any] = {"target_mdad": float(target), "agreement_level": float(level), "min_pairs": int(min_pairs),
+                           "smallest_size": smallest, "best": None, "measurable": not bool(np.isnan(point).all()),
+                           "smallest_tested": None, "methods": [], "largest_tested": None, "fallback": None}
+    if not rec["measurable"]:
+        return rec
     # smallest size: what no method resolves
     p0 = point[:, 0]
     b0 = int(np.argmin(np.where(np.isnan(p0), np.inf, p0)))
-    if np.isfinite(p0[b0]):
-        text.append(
-            f"At {sz[0]} items no method reaches {lvl} agreement for pairs closer than {_pts(p0[b0])} points "
-            f"(best: {methods[b0]}, first at {_pts(p0[b0])} points); "
-            f"{100 * np.nanmean(mis[b0, 0]):.0f}% of target pairs were misordered."
-        )
-    else:
-        text.append(
-            f"At {sz[0]} items no gap bin{counted} reaches {lvl} agreement for any method, not even the most "
-            f"distant pairs; {100 * np.nanmin(np.nanmean(mis[:, 0], axis=-1)):.0f}% or more of target pairs "
-            "were misordered."
-        )
+    rec["smallest_tested"] = {
+        "size": int(sz[0]), "method": methods[b0], "mdad": _num(p0[b0]),
+        "misordered": float(np.nanmean(mis[b0, 0]) if np.isfinite(p0[b0]) else
+                            np.nanmin(np.nanmean(mis[:, 0], axis=-1))),
+    }
     for mi, meth in enumerate(methods):
         k = smallest[meth]
         if k is not None:
             si = sz.index(k)
-            text.append(f"{meth}: reaches an MDAD of {_pts(target)} points at {k} items "
-                        f"(MDAD {_pts(point[mi, si])}, {confidence_pct(lo, hi, mi, si)}).")
+            rec["methods"].append({"method": meth, "reaches_target": True, "size": k, "mdad": _num(point[mi, si]),
+                                   "ci_low": _num(lo[mi, si]), "ci_high": _num(hi[mi, si]),
+                                   "ci_status": [_status(lo[mi, si]), _status(hi[mi, si])]})
         elif np.isfinite(point[mi]).any():
-            fin = np.where(np.isfinite(point[mi]), point[mi], np.inf)
-            si = int(np.argmin(fin))
-            text.append(f"{meth}: does not reach {_pts(target)} points at any tested size "
-                        f"(best MDAD {_pts(point[mi, si])} points at {sz[si]} items).")
+            si = int(np.argmin(np.where(np.isfinite(point[mi]), point[mi], np.inf)))
+            rec["methods"].append({"method": meth, "reaches_target": False, "size": int(sz[si]),
+                                   "mdad": _num(point[mi, si])})
         else:
-            text.append(f"{meth}: no gap bin{counted} reaches {lvl} agreement at any tested size.")
+            rec["methods"].append({"method": meth, "reaches_target": False, "size": None, "mdad": None})
     last = point[:, -1]
-    lastf = np.where(np.isfinite(last), last, np.inf)
-    bl = int(np.argmin(lastf))
+    bl = int(np.argmin(np.where(np.isfinite(last), last, np.inf)))
     if "random" in methods and np.isfinite(last[bl]):
         r = methods.index("random")
         gap = last[r] - last[bl] if np.isfinite(last[r]) else np.nan
-        text.append(
-            f"At {sz[-1]} items uniform random is as good as any method (MDAD {_pts(last[r])} points)."
-            if r == bl or gap == 0 else
-            f"At {sz[-1]} items uniform random has MDAD {_pts(last[r])} points, the best method "
-            f"({methods[bl]}) {_pts(last[bl])}: random is within {100 * gap:.1f} points of it."
-            if np.isfinite(gap) else
-            f"At {sz[-1]} items uniform random reaches {lvl} agreement in no gap bin{counted}; the best method "
-            f"({methods[bl]}) has MDAD {_pts(last[bl])} points."
-        )
-    best: dict[str, Any] | None = None
+        rec["largest_tested"] = {"size": int(sz[-1]), "random_mdad": _num(last[r]), "best_method": methods[bl],
+                                 "best_mdad": float(last[bl]), "random_is_best": bool(r == bl or gap == 0)}
     reach = [(sz.index(k), mi) for mi, k in enumerate(smallest.values()) if k is not None]
     if reach:
         si = min(s for s, _ in reach)
@@ -767,38 +747,18 @@ def _recommend(methods: tuple[str, ...], sizes: np.ndarray, ev: dict[str, np.nda
         mi = min(cands, key=lambda i: col[i])
         if "random" in methods and methods.index("random") in cands:
             mi = methods.index("random")   # simplest method when it also reaches the target
-        best = {"method": methods[mi], "size": int(sz[si]), "mdad": float(point[mi, si])}
         below = _wider_below(agree[mi, si], pairs, float(point[mi, si]), db, level, min_pairs)
         n_at = int(_pairs_at(point[mi:mi + 1, si:si + 1], pairs, db)[0, 0])
-        thin = f"; that bin holds only {n_at} pair{'s' if n_at != 1 else ''}" if n_at < SPARSE_BIN else ""
-        caveat = ("every wider gap bin also reaches it" if below.size == 0 else
-                  f"yet {below.size} wider gap bin{'s' if below.size > 1 else ''} (up to "
-                  f"{_pts(float(below.max()))} points) fall{'' if below.size > 1 else 's'} below it")
-        text.append(
-            f"Use {methods[mi]} with {sz[si]} items: {_pts(point[mi, si])} points is the smallest gap whose pairs "
-            f"are ordered as on the reference in at least {lvl} of cases ({caveat}{thin}); closer gaps are not "
-            f"resolved (Kendall's tau {np.nanmean(tau[mi, si]):.2f}, yet {100 * np.nanmean(mis[mi, si]):.0f}% of "
-            "pairs misordered)."
-        )
+        best: dict[str, Any] = {
+            "method": methods[mi], "size": int(sz[si]), "mdad": float(point[mi, si]),
+            "kendall_tau": float(np.nanmean(tau[mi, si])), "misordered": float(np.nanmean(mis[mi, si])),
+            "mdad_pairs": n_at, "sparse": n_at < SPARSE_BIN,
+            "wider_below": {"count": int(below.size), "max": float(below.max()) if below.size else None},
+        }
         if unseen is not None:
             u = float(unseen["mdad"][mi, si])
-            text.append(
-                f"Judged against the unseen items (new items, as [U] publish), {methods[mi]} with {sz[si]} items "
-                + (f"has MDAD {_pts(u)} points." if np.isfinite(u) else
-                   f"reaches {lvl} agreement in no gap bin{counted}." if np.isinf(u) else
-                   "has too few pairs to measure MDAD.")
-            )
+            best["unseen_mdad"], best["unseen_status"] = _num(u), _status(u)
+        rec["best"] = best
     elif np.isfinite(last[bl]):
-        text.append(
-            f"No tested size reaches an MDAD of {_pts(target)} points (best: {methods[bl]} at {sz[-1]} items, "
-            f"{_pts(last[bl])} points); to separate models closer than that, use the full benchmark."
-        )
-    else:
-        text.append(f"No tested size reaches an MDAD of {_pts(target)} points; to separate models, use the "
-                    "full benchmark.")
-    return {"target_mdad": float(target), "agreement_level": float(level), "smallest_size": smallest,
-            "best": best, "text": text}
-
-
-def confidence_pct(lo: np.ndarray, hi: np.ndarray, mi: int, si: int) -> str:
-    return f"CI {_pts(lo[mi, si])} to {_pts(hi[mi, si])}"
+        rec["fallback"] = {"size": int(sz[-1]), "method": methods[bl], "mdad": float(last[bl])}
+    return rec
