@@ -61,7 +61,7 @@ def test_missing_metric_and_model(tmp_path):
         rt.read(str(FIX), metric="f1")
     (f,) = glob.glob(str(FIX / "**" / "*gpt2" / "per_instance_stats.json"), recursive=True)
     shutil.copyfile(f, tmp_path / "per_instance_stats.json")
-    with pytest.raises(DataError, match="no model name.*--model-name"):
+    with pytest.raises(DataError, match="no model name.*`model_name`='NAME'"):
         rt.read(str(tmp_path / "per_instance_stats.json"))
 
 
@@ -114,7 +114,7 @@ def test_helm_entries_merged_per_instance_harm_bench():
 def test_helm_suite_mixing_scenarios_read_with_task():
     root = shared_file(SAFETY)
     with pytest.raises(DataError, match=r"the folder holds 2 tasks \(bbq:subject=all,method=multiple_choice_joint, "
-                                        r"harm_bench\): pick one with --task"):
+                                        r"harm_bench\): pick one with `task`, then its metric with `metric`"):
         rt.read(str(root))
     m = rt.read(str(root), task="harm_bench", metric="harm_bench_score")
     assert m.n_models == 9 and {p["task"] for p in m.provenance.values()} == {"harm_bench"}

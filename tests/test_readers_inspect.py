@@ -85,7 +85,7 @@ def test_headline_numbers(harness_logs):
 @pytest.mark.parametrize("key", ["NwprEcX", "L2CrEdU"])
 def test_errored_samples_are_counted_never_silent(harness_logs, key):
     (path,) = glob.glob(str(harness_logs / "inspect_ai" / "*" / f"*{key}*"))
-    with pytest.raises(DataError, match=r"2 of 32 samples errored \(geo-03 \(epoch 1\), sci-06 \(epoch 1\)\).*--errors wrong.*--errors drop"):
+    with pytest.raises(DataError, match=r"2 of 32 samples errored \(geo-03 \(epoch 1\), sci-06 \(epoch 1\)\).*`errors`='wrong'.*`errors`='drop'"):
         rt.read(path)
     _, raw = _raw(path)
     ok = [v for v in raw.values() if v is not None]
@@ -114,7 +114,7 @@ def test_missing_model_and_missing_scorer(harness_logs, tmp_path):
     del obj["eval"]["model"]
     p = tmp_path / "log.json"
     p.write_text(json.dumps(obj))
-    with pytest.raises(DataError, match="names no model.*--model-name"):
+    with pytest.raises(DataError, match="names no model.*`model_name`='NAME'"):
         rt.read(str(p))
     assert rt.read(str(p), model_name="oracle").models == ("oracle",)
     with pytest.raises(DataError, match="sample arith-01 .epoch 1. has no score 'f1'; it has choice"):

@@ -54,6 +54,6 @@ def test_missing_metric_and_model(le_dir, tmp_path):
         rt.read(f, metric="f1")
     q = tmp_path / os.path.basename(f)
     shutil.copyfile(f, q)
-    with pytest.raises(DataError, match="no model name.*--model-name"):
+    with pytest.raises(DataError, match="no model name.*`model_name`='NAME'"):
         rt.read(str(q))
     assert rt.read(str(q), model_name="m").models == ("m",)

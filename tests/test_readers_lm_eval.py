@@ -106,7 +106,7 @@ def test_missing_model_name(lm_dir, tmp_path):
     (p,) = glob.glob(os.path.join(lm_dir, "__opt__models__tinylm__seed1", "samples_mcq_tiny_lm_2*.jsonl"))
     q = tmp_path / os.path.basename(p)
     shutil.copyfile(p, q)
-    with pytest.raises(DataError, match="no model name.*--model-name"):
+    with pytest.raises(DataError, match="no model name.*`model_name`='NAME'"):
         rt.read(str(q))
     m = rt.read(str(q), model_name="tiny")
     assert m.models == ("tiny",)

@@ -47,10 +47,10 @@ def test_directory_of_three_layouts():
 
 
 def test_bad_inputs():
-    with pytest.raises(DataError, match=r"only_resolved.json: the file lists only resolved, not every instance of the run.*pass --dataset lite\|verified\|full"):
+    with pytest.raises(DataError, match=r"only_resolved.json: the file lists only resolved, not every instance of the run.*pass `dataset`='lite\|verified\|full'"):
         rt.read(str(FIX / "swebench_bad" / "only_resolved.json"), format="swebench", model_name="x")
     p = FIX / "swebench_dicts" / "agent_results.json"
-    with pytest.raises(DataError, match="no model name.*--model-name"):
+    with pytest.raises(DataError, match="no model name.*`model_name`='NAME'"):
         rt.read(str(p))
     raw = json.loads(p.read_text())
     m = rt.read(str(p), model_name="agent")
@@ -80,7 +80,7 @@ def test_swebench_partial_lists_never_become_the_denominator(tmp_path):
     lists = {"resolved": ids[:90], "no_apply": ids[90:100], "test_errored": ids[100:104]}
     p = _verified_run_results(tmp_path, lists)
     with pytest.raises(DataError, match=r"results.json: the file lists only resolved, no_apply, test_errored, not every "
-                                        r"instance of the run.*pass --dataset lite\|verified\|full"):
+                                        r"instance of the run.*pass `dataset`='lite\|verified\|full'"):
         rt.read(str(p))
     m = rt.read(str(p), dataset="verified")
     assert m.n_items == 500 and m.scores.mean() == pytest.approx(90 / 500)
@@ -99,7 +99,7 @@ def test_swebench_partial_lists_never_become_the_denominator(tmp_path):
     with pytest.raises(DataError, match=r"not every instance of the run"):  # 249 of them: not a whole dataset
         rt.read(str(_verified_run_results(tmp_path / "part", {"generated": lite[:249], "no_generation": [],
                                                               "resolved": lite[:54]})))
-    with pytest.raises(DataError, match=r"instances are not in SWE-bench Verified \(e.g. nope__nope-1\); is --dataset verified"):
+    with pytest.raises(DataError, match=r"instances are not in SWE-bench Verified \(e.g. nope__nope-1\); is `dataset`='verified'"):
         rt.read(str(_verified_run_results(tmp_path / "x", {"resolved": ["nope__nope-1"]})), dataset="verified")
 
 
@@ -161,7 +161,7 @@ def test_swebench_errors_option_for_error_ids(tmp_path):
     p = tmp_path / "gpt-4o.run_1.json"
     p.write_text(json.dumps(raw))
     with pytest.raises(DataError, match=rf"gpt-4o.run_1.json: 1 instances errored in the harness \(error_ids\) "
-                                        rf"\(e.g. {err}\); pass --errors wrong .* or --errors drop"):
+                                        rf"\(e.g. {err}\); pass `errors`='wrong' .* or `errors`='drop'"):
         rt.read(str(p))
     m = rt.read(str(p), errors="wrong")
     assert m.n_items == 6 and m.scores[0, m.items.index(err)] == 0

@@ -147,7 +147,7 @@ def _wide_to_long(df, path: str, opts: ReadOptions):  # noqa: ANN001
                     f"{path}: this looks like a long table with other column names: there is no 'model' or "
                     f"'score' column, and column {c!r} holds text ({df[c].iloc[k]!r}), not one model's scores. "
                     f"Columns: {', '.join(repr(x) for x in cols[:12])}. Name them with `model`, `item` and "
-                    "`score`"
+                    "`score`", param="model"
                 )
         c = nonnum[0]
         vals = pd.to_numeric(df[c], errors="coerce")
