@@ -297,7 +297,7 @@ def _run_file(rel: str, *, data: Path, read_kw: str, tmp: Path, monkeypatch, ext
 def test_every_python_block_is_run_or_listed():
     """Each ```python block belongs to a file that a test below runs, or is in SKIP."""
     runnable = {"README.md", "docs/statistics.md", "docs/microbench.md", "docs/repeats.md", "docs/report.md",
-                "docs/store.md", "docs/scale.md"}
+                "docs/store.md", "docs/scale.md", "docs/readers.md"}
     for f, line, code in PY_BLOCKS:
         assert f in runnable or _skip_reason(f, code), f"{f}:{line}: a python block no test runs"
     # every SKIP entry still names a block (a stale entry would hide nothing but mislead)
@@ -361,6 +361,11 @@ def test_store(tmp_path, monkeypatch):
     # the data argument only feeds the "Model A"/"Model B" substitution, which this block does not use
     _run_file("docs/store.md", data=BUNDLED, read_kw=', align="pairwise"', tmp=tmp_path, monkeypatch=monkeypatch)
     assert (tmp_path / "results.duckdb").exists() and (tmp_path / "out.parquet").stat().st_size > 0
+
+
+def test_readers(tmp_path, monkeypatch):
+    # the example reader class is defined and checked against the protocol (not registered)
+    _run_file("docs/readers.md", data=BUNDLED, read_kw=', align="pairwise"', tmp=tmp_path, monkeypatch=monkeypatch)
 
 
 def test_scale(swebench_path, tmp_path, monkeypatch):
