@@ -45,7 +45,7 @@ def test_grid_json(small_csv, tmp_path, capsys):
     assert d["meta"]["kind"] == "microbench" and d["meta"]["seed"] == 1
     assert [(r["method"], r["size"]) for r in d["mdad"]] == [("random", 10), ("random", 50), ("anchor", 10), ("anchor", 50)]
     assert d["settings"]["delta_bin"] == pytest.approx(0.02)
-    assert d["recommendation"]["text"]
+    assert d["recommendation"]["smallest_size"] and d["recommendation"]["measurable"]
 
 
 def test_text_and_markdown(small_csv, capsys):

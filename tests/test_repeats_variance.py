@@ -11,6 +11,7 @@ from scipy import stats
 import ranktrust as rt
 from ranktrust import DataError, ScoreMatrix
 from ranktrust.runs import variance_components
+from ranktrust.reporting.renderers.runs import describe_variance
 
 
 def _matrix(d, runs=None):
@@ -52,7 +53,7 @@ def test_tradeoff_sentence_and_items_formula():
     assert t["items_shrink"][0] == pytest.approx(1 - np.sqrt(500 / 1000))
     b, w = vc.between_item_var[0], vc.within_item_var[0]
     assert t["runs_shrink"][0] == pytest.approx(1 - np.sqrt((b + w / 7) / (b + w / 4)))
-    assert vc.describe(0).startswith("3 more runs shrink the CI by ")
+    assert describe_variance(vc, 0).startswith("3 more runs shrink the CI by ")
     c = vc.curve()
     assert c["se"].shape == (1, 4, 7)  # models x item factors x runs
     assert np.all(np.diff(c["se"][0], axis=1) <= 0)  # more runs never widen
@@ -239,4 +240,4 @@ def test_zero_spread_model_has_nan_ci_like_intervals(value):
     assert np.isfinite(pa.ci_low[1, 0]) and pa.ci_low[1, 0] <= value <= pa.ci_high[1, 0]
     assert pa.ci_high[1, 0] - pa.ci_low[1, 0] > 0
     vc = variance_components(m)
-    assert vc.describe(1).startswith("m1: no spread")
+    assert describe_variance(vc, 1).startswith("m1: no spread")

@@ -175,9 +175,18 @@ def _context(d: dict[str, Any], meta: dict[str, Any], max_forest: int) -> dict[s
         "adjacent": _adjacent(d), "pairs": pairs, "show_all_pairs": d.get("pairs_scope") == "all"
         and len(pairs) <= ALL_PAIRS_TABLE_MAX, "top_pair": _top_pair(d), "pass_keys": pass_keys,
         "cond_labels": cond_labels, "topk": topk, "embed": embed,
-        "recommendation": mb.get("recommendation"),
+        "recommendation": _recommendation(mb),
         "css": Markup(_read_template_file("report.css")), "js": Markup(_read_template_file("report.js")),
     }
+
+
+def _recommendation(mb: dict[str, Any]) -> list[str] | None:
+    """The micro-benchmark recommendation as sentences (composed here, not by the analysis)."""
+    if not mb.get("recommendation"):
+        return None
+    from .renderers.subsets import recommendation_sentences
+
+    return recommendation_sentences(mb["recommendation"])
 
 
 def render_html(report: Any, meta: dict[str, Any] | None = None, *, max_forest: int = FOREST_MAX_MODELS) -> str:

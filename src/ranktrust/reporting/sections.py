@@ -61,8 +61,10 @@ def microbench_lines(mb: dict[str, Any]) -> list[str]:
         out.append(f"{row['method']} @ {row['size']} items: MDAD {md}, "
                    f"Kendall tau {'n/a' if tau is None else format(tau, '.2f')}, "
                    f"mean abs error {_pts(row.get('mean_abs_error'))} pts")
-    rec = mb.get("recommendation") or {}
-    out += list(rec.get("text", []))
+    if mb.get("recommendation"):
+        from .renderers.subsets import recommendation_sentences
+
+        out += recommendation_sentences(mb["recommendation"])
     return out
 
 

@@ -179,19 +179,6 @@ class VarianceComponents(Result):
         se = self.se_at(runs=K[None, :, None], items=n[:, None, :])  # (factors, runs, models)
         return {"runs": K, "item_factors": f, "items": n.T, "se": np.moveaxis(se, 2, 0)}
 
-    def describe(self, j: int, *, more_runs: int = 3, more_items: int = 500) -> str:
-        """One sentence for model ``j``: what more runs vs more items buy."""
-        t = self.tradeoff(more_runs=more_runs, more_items=more_items)
-        r, i = t["runs_shrink"][j], t["items_shrink"][j]
-        if self.observed_var[j] == 0 and self.within_item_var[j] == 0:
-            return f"{self.models[j]}: no spread (every run of every item scored the same), nothing to project"
-        if not (np.isfinite(r) and np.isfinite(i)):
-            return f"{self.models[j]}: not enough runs to project"
-        return (
-            f"{more_runs} more runs shrink the CI by {100 * r:.0f}%, "
-            f"{more_items} more items by {100 * i:.0f}%"
-        )
-
     def to_dict(self) -> dict[str, Any]:
         t = self.tradeoff()
         c = self.curve()

@@ -104,7 +104,7 @@ def repeats_text(d: dict[str, Any]) -> list[Any]:
         out.append(Text(line))
     out.append(Text("var_b: between-item variance of item means; var_w: mean within-item variance over runs."))
     if any(r["pass_at"] for r in d["models"]):
-        out.append(Text("pass@k: unbiased estimator, mean over items; CIs in --format json / md."))
+        out.append(Text("pass@k: unbiased estimator, mean over items; its CIs are in the JSON and Markdown output."))
     out.append(Text("What more data buys:"))
     out += [Text("  " + tradeoff_sentence(r)) for r in d["models"]]
     out += [Text(f"note: {n}") for n in d["notes"]]
@@ -154,7 +154,7 @@ def sensitivity_summary(d: dict[str, Any]) -> list[str]:
              f"best+ = best {by} minus the mean; p = paired test (items) that the {by}s differ."]
     if n > MAX_LISTED:
         lines.append(f"{n} {by}s: the table shows each model's lowest and highest {by}; every {by}'s score is in "
-                     "--format json.")
+                     "the JSON output.")
     if d["ranking_flips"]:
         tops = d["top_by_condition"]
         if n <= MAX_LISTED:

@@ -27,10 +27,89 @@ def _against(d: dict[str, Any]) -> str:
     return "" if d.get("unseen") is None else f" against the {d['settings']['n_seen_items']} seen items"
 
 
-def recommendation_lines(d: dict[str, Any]) -> list[str]:
-    """The recommendation in plain words (composed from ``d['recommendation']``'s fields)."""
-    from .mdad_text import recommendation_sentences
+def _gap(x: Any, status: str = "ok") -> str:
+    """An MDAD in points; says why there is none ('undefined (too few pairs)', 'more than the largest gap')."""
+    if x is not None:
+        return points(x, 1)
+    return "undefined (too few pairs)" if status == "too few pairs" else "more than the largest gap"
 
+
+def recommendation_sentences(rec: dict[str, Any]) -> list[str]:
+    """``MDADResult.recommendation`` (or its JSON) in plain words, one sentence per finding.
+
+    Each sentence restates a field: what the smallest tested size resolves, where each method reaches the
+    target MDAD, how uniform random compares at the largest size, and which (method, size) to use.
+    """
+    lvl = percent(rec["agreement_level"])
+    mp = rec.get("min_pairs", 1)
+    counted = "" if mp <= 1 else f" with at least {mp} pairs"
+    target = _gap(rec["target_mdad"])
+    if not rec.get("measurable", True):
+        return [f"Too few target pairs per gap bin to measure MDAD (no bin{counted}): use fewer source models "
+                "(more targets), more trials, wider gap bins or a smaller minimum of pairs per bin."]
+    text: list[str] = []
+    first = rec["smallest_tested"]
+    if first["mdad"] is not None:
+        text.append(f"At {first['size']} items no method reaches {lvl} agreement for pairs closer than "
+                    f"{_gap(first['mdad'])} points (best: {first['method']}, first at {_gap(first['mdad'])} points); "
+                    f"{percent(first['misordered'])} of target pairs were misordered.")
+    else:
+        text.append(f"At {first['size']} items no gap bin{counted} reaches {lvl} agreement for any method, not even "
+                    f"the most distant pairs; {percent(first['misordered'])} or more of target pairs were misordered.")
+    for m in rec["methods"]:
+        if m["reaches_target"]:
+            lo_s, hi_s = m.get("ci_status") or ("ok", "ok")
+            text.append(f"{m['method']}: reaches an MDAD of {target} points at {m['size']} items "
+                        f"(MDAD {_gap(m['mdad'])}, CI {_gap(m['ci_low'], lo_s)} to {_gap(m['ci_high'], hi_s)}).")
+        elif m["size"] is not None:
+            text.append(f"{m['method']}: does not reach {target} points at any tested size "
+                        f"(best MDAD {_gap(m['mdad'])} points at {m['size']} items).")
+        else:
+            text.append(f"{m['method']}: no gap bin{counted} reaches {lvl} agreement at any tested size.")
+    last = rec.get("largest_tested")
+    if last:
+        if last["random_is_best"]:
+            text.append(f"At {last['size']} items uniform random is as good as any method "
+                        f"(MDAD {_gap(last['random_mdad'])} points).")
+        elif last["random_mdad"] is not None:
+            text.append(f"At {last['size']} items uniform random has MDAD {_gap(last['random_mdad'])} points, the "
+                        f"best method ({last['best_method']}) {_gap(last['best_mdad'])}: random is within "
+                        f"{points(last['random_mdad'] - last['best_mdad'], 1)} points of it.")
+        else:
+            text.append(f"At {last['size']} items uniform random reaches {lvl} agreement in no gap bin{counted}; "
+                        f"the best method ({last['best_method']}) has MDAD {_gap(last['best_mdad'])} points.")
+    best = rec.get("best")
+    if best:
+        wb = best["wider_below"]
+        n = wb["count"]
+        caveat = ("every wider gap bin also reaches it" if n == 0 else
+                  f"yet {n} wider gap bin{'s' if n > 1 else ''} (up to {_gap(wb['max'])} points) "
+                  f"fall{'' if n > 1 else 's'} below it")
+        k = best["mdad_pairs"]
+        thin = f"; that bin holds only {k} pair{'s' if k != 1 else ''}" if best["sparse"] else ""
+        text.append(
+            f"Use {best['method']} with {best['size']} items: {_gap(best['mdad'])} points is the smallest gap whose "
+            f"pairs are ordered as on the reference in at least {lvl} of cases ({caveat}{thin}); closer gaps are "
+            f"not resolved (Kendall's tau {number(best['kendall_tau'], 2)}, yet {percent(best['misordered'])} of "
+            "pairs misordered).")
+        if "unseen_status" in best:
+            st = best["unseen_status"]
+            text.append(
+                f"Judged against the unseen items (new items, as [U] publish), {best['method']} with {best['size']} "
+                "items " + (f"has MDAD {_gap(best['unseen_mdad'])} points." if st == "ok" else
+                            f"reaches {lvl} agreement in no gap bin{counted}." if st == "not reached" else
+                            "has too few pairs to measure MDAD."))
+    elif rec.get("fallback"):
+        fb = rec["fallback"]
+        text.append(f"No tested size reaches an MDAD of {target} points (best: {fb['method']} at {fb['size']} "
+                    f"items, {_gap(fb['mdad'])} points); to separate models closer than that, use the full benchmark.")
+    else:
+        text.append(f"No tested size reaches an MDAD of {target} points; to separate models, use the full benchmark.")
+    return text
+
+
+def recommendation_lines(d: dict[str, Any]) -> list[str]:
+    """The recommendation of an MDADResult payload in plain words."""
     return recommendation_sentences(d["recommendation"])
 
 
