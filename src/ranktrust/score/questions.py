@@ -103,26 +103,17 @@ def _read_any(path: str, split: str | None) -> "tuple[pd.DataFrame, bool]":
         except Exception as exc:  # pyarrow raises several types
             raise FormatError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
     if p.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".json")):
-        import gzip
+        from ..data.readers._util import iter_jsonl
 
-        opener = gzip.open if p.endswith(".gz") else open
         rows = []
         index = []
         try:
-            with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
-                for lineno, line in enumerate(fh, 1):
-                    if not line.strip():
-                        continue
-                    try:
-                        obj = json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise DataError(f"{path}: line {lineno} is not valid JSON ({exc.msg}); "
-                                        "expected one JSON object per line") from None
-                    if not isinstance(obj, dict):
-                        raise DataError(f"{path}: line {lineno} is not a JSON object; expected "
-                                        '{"question": ..., "choices": [...], "answer": ...}')
-                    rows.append(obj)
-                    index.append(lineno)
+            for lineno, obj in iter_jsonl(path, hint="expected one JSON object per line"):
+                if not isinstance(obj, dict):
+                    raise DataError(f"{path}: line {lineno} is not a JSON object; expected "
+                                    '{"question": ..., "choices": [...], "answer": ...}')
+                rows.append(obj)
+                index.append(lineno)
         except UnicodeDecodeError as exc:
             raise FormatError(f"{path}: this is not UTF-8 text (byte {exc.start})") from None
         df = pd.DataFrame(rows)
