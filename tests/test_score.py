@@ -133,7 +133,6 @@ def _pcols(df):
 def _score(tiny, models=None, **kw):
     from ranktrust.score import score_models
 
-    kw.setdefault("progress", False)
     return score_models(models or [tiny.llama, tiny.gpt2], tiny.questions, **kw)
 
 
@@ -305,11 +304,14 @@ def test_model_failing_while_scoring_keeps_its_rows_and_others_run(tiny, monkeyp
 
     monkeypatch.setattr(runner, "_forward", oom)
     out = tiny.dir / "oom.parquet"
-    res = _score(tiny, out=out, batch_size=4, progress=True)
+    seen: list[tuple[int, int]] = []
+    res = _score(tiny, out=out, batch_size=4, progress=lambda done, total: seen.append((done, total)))
     assert res.failed == {"llama-tiny": "model llama-tiny: failed while scoring (CUDA out of memory. "
                                         "Tried to allocate 2.00 GiB)"}
     assert (res.frame["model"] == "llama-tiny").sum() == 8 and (res.frame["model"] == "gpt2-tiny").sum() == 24
-    assert "gpt2-tiny" in capsys.readouterr().err  # the progress bar went to stderr
+    # progress(done, total): done only grows, never past total; the scored questions are all counted
+    assert seen and all(d <= t for d, t in seen) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+    assert seen[-1][0] == res.n_new
     monkeypatch.setattr(runner, "_forward", real)
     again = _score(tiny, out=out, batch_size=4)
     assert again.ok and again.n_skipped == 32 and again.n_new == 16

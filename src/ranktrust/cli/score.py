@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-from typing import Any
+import sys
+from typing import Any, Iterator
 
 import click
 
@@ -38,6 +40,27 @@ def _parse_seeds(text: str) -> tuple[int, ...]:
     if not out:
         raise click.BadParameter("give at least one seed, e.g. 0 or 0,1,2 or 0-4", param_hint="--seeds")
     return tuple(out)
+
+
+@contextlib.contextmanager
+def _questions_bar(enabled: bool) -> Iterator[Any]:
+    """A rich bar with questions/s on stderr, as a ``progress(done, total)`` callable (None when off)."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
+    from rich.text import Text
+
+    class _Speed(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            s = task.finished_speed or task.speed
+            return Text(f"{s:.1f} q/s" if s else "- q/s")
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), _Speed(),
+                  TimeRemainingColumn(), console=Console(stderr=True), transient=False) as prog:
+        task = prog.add_task("scoring", total=None)
+        yield lambda done, total: prog.update(task, completed=done, total=total)
 
 
 @click.command("score")
@@ -128,12 +151,13 @@ def command(models: tuple[str, ...], questions: str, split: str | None, results_
     def on_error(name: str, msg: str) -> None:
         click.echo(f"error: {msg}", err=True)
 
-    res = score_models(
-        spec, questions, out=results_out, batch_size=batch_size, device=device, dtype=dtype,  # type: ignore[arg-type]
-        template=template, shots=shots, dev=dev, permutations=perms, seeds=_parse_seeds(seeds),
-        resume=not no_resume, progress=progress, split=split, flush_every=flush_every, on_error=on_error,
-        db=db, task=task,
-    )
+    with _questions_bar(sys.stderr.isatty() if progress is None else progress) as bar:
+        res = score_models(
+            spec, questions, out=results_out, batch_size=batch_size, device=device, dtype=dtype,  # type: ignore[arg-type]
+            template=template, shots=shots, dev=dev, permutations=perms, seeds=_parse_seeds(seeds),
+            resume=not no_resume, progress=bar, split=split, flush_every=flush_every, on_error=on_error,
+            db=db, task=task,
+        )
     n = len(spec)
     if res.failed and len(res.failed) >= n:
         # QA L9: nothing was scored, so there is no results file to point at and no table to print

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
-import sys
 import time
 import warnings
 import zlib
@@ -22,6 +21,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Seq
 
 import numpy as np
 
+from .. import _validate
+from .._validate import Progress
 from ..errors import DataError, FormatError, RanktrustError
 from ..results import Result
 from .prompt import PromptTemplate, as_template
@@ -473,7 +474,7 @@ class _Output:
                               "move it away or pass `resume`=False", param="resume") from None
         need = {"model", "item", "condition", "run", "score", "prob"}
         if len(df) and not need <= set(df.columns):
-            raise DataError(f"{self.path}: exists but is not a ranktrust score file (no columns "
+            raise DataError(f"{self.path}: exists but is not a score file written by score_models (no columns "
                             f"{', '.join(sorted(need - set(df.columns)))}); use another `out` or `resume`=False", param="out")
         df = _text_as_object(df)
         for c in self._STR:
@@ -546,37 +547,30 @@ def _key_strings(model: Iterable[str], item: Iterable[str], cond: Iterable[str],
 
 
 class _Bar:
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.progress = None
+    """Calls ``progress(done, total)`` as questions are scored; ``total`` counts the questions of
+    the models started so far (a model's share is added when its scoring begins)."""
+
+    def __init__(self, callback: "Callable[[int, int], None] | None") -> None:
+        self.callback = callback
+        self.done = 0
+        self.total = 0
 
     def __enter__(self) -> "_Bar":
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn,
-                                       TextColumn, TimeRemainingColumn)
-            from rich.text import Text
-
-            class _Speed(ProgressColumn):
-                def render(self, task: Any) -> Text:
-                    s = task.finished_speed or task.speed
-                    return Text(f"{s:.1f} q/s" if s else "- q/s")
-
-            self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                     _Speed(), TimeRemainingColumn(), console=Console(stderr=True), transient=False)
-            self.progress.__enter__()
         return self
 
     def task(self, name: str, total: int) -> Any:
-        return self.progress.add_task(name, total=total) if self.progress else None
+        self.total += int(total)
+        if self.callback is not None:
+            self.callback(self.done, self.total)
+        return name
 
     def advance(self, task: Any, n: int) -> None:
-        if self.progress is not None:
-            self.progress.advance(task, n)
+        self.done += int(n)
+        if self.callback is not None:
+            self.callback(self.done, self.total)
 
     def __exit__(self, *exc: Any) -> None:
-        if self.progress is not None:
-            self.progress.__exit__(*exc)
+        return None
 
 
 # ----------------------------------------------------------------------------- main
@@ -639,7 +633,7 @@ def score_models(
     permutations: "int | Literal['cyclic']" = 0,
     seeds: "int | Sequence[int]" = (0,),
     resume: bool = True,
-    progress: bool | None = None,
+    progress: Progress = None,
     split: str | None = None,
     flush_every: float = 10.0,
     on_error: Callable[[str, str], None] | None = None,
@@ -693,8 +687,9 @@ def score_models(
         orders and shots; with neither, runs are identical.
     resume : bool, default: True
         Keep rows already in ``out`` and skip them; False starts ``out`` afresh.
-    progress : bool, optional
-        Progress bar with questions/s on stderr; default: when stderr is a terminal.
+    progress : callable(done, total), optional
+        Called as questions are scored (``total`` grows as each model starts); the CLI draws
+        its progress bar (questions/s) with it.
     split : str, optional
         Split of a ``datasets`` directory given as ``questions``.
     flush_every : float, default: 10.0
@@ -788,8 +783,7 @@ def score_models(
                 )
         done_keys = set(_key_strings(mine["model"], mine["item"], mine["condition"], mine["run"]))
 
-    if progress is None:
-        progress = sys.stderr.isatty()
+    progress = _validate.progress(progress)
 
     frames: list[dict[str, np.ndarray]] = []  # new rows, all models (columns as arrays, one dict per batch)
     pending: list[dict[str, np.ndarray]] = []
@@ -814,7 +808,7 @@ def score_models(
         if on_error is not None:
             on_error(name, msg)
 
-    with _Bar(bool(progress)) as bar:
+    with _Bar(progress) as bar:
         for name, path in specs:
             unit_keys = _key_strings(np.full(n_units, name, dtype=object), item_ids, cond_labels, plan.run)
             todo = np.array([k not in done_keys for k in unit_keys], dtype=bool)
