@@ -9,16 +9,13 @@ pieces, gives the same status.
 
 from __future__ import annotations
 
-import hashlib
-import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping, Sequence
 
 import numpy as np
 
 from ..errors import DataError
-from ..results import Result
 from ._engine import EngineConfig, EngineResult, run_engine
+from ._status import WatchStatus, _f, item_keys, parse_target
 from ._stream import LAMBDA_RULES, advance
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -29,116 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Watch", "WatchStatus", "parse_target"]
 
 Scope = Literal["population", "benchmark"]
-
-
-def _f(x: Any) -> float | None:
-    """A plain float for JSON (None for NaN or infinity)."""
-    x = float(x)
-    return x if np.isfinite(x) else None
-
-
-def parse_target(target: str) -> tuple[str, int]:
-    """``"best"`` -> ("best", 1); ``"top3"`` / ``"top-3"`` -> ("top", 3); ``"ranks"`` -> ("ranks", 0)."""
-    t = str(target).strip().lower()
-    if t in ("best", "top1", "top-1"):
-        return "best", 1
-    if t in ("ranks", "rank-sets", "pairs"):
-        return "ranks", 0
-    mt = re.fullmatch(r"top-?(\d+)", t)
-    if mt and int(mt.group(1)) >= 1:
-        k = int(mt.group(1))
-        return ("best", 1) if k == 1 else ("top", k)
-    raise ValueError(f"`target` must be 'best', 'topK' (e.g. 'top3') or 'ranks', got {target!r}")
-
-
-def item_keys(items: Sequence[str], seed: int) -> np.ndarray:
-    """A place in the analysis order for each item: a hash of the seed and the label (stable as items arrive)."""
-    out = np.empty(len(items), dtype=np.uint64)
-    for i, it in enumerate(items):
-        h = hashlib.blake2b(f"{seed}\x00{it}".encode(), digest_size=8).digest()
-        out[i] = int.from_bytes(h, "little")
-    return out
-
-
-@dataclass(frozen=True, eq=False)
-class WatchStatus(Result):
-    """Where a watched leaderboard stands.
-
-    Attributes
-    ----------
-    target : str
-        ``"best"``, ``"topK"`` or ``"ranks"``.
-    scope : str
-        ``"population"`` (items are a sample; with replacement) or ``"benchmark"`` (this finite benchmark;
-        without replacement).
-    confidence_level : float
-    models : tuple of str
-    items_seen : int
-        Length of the analysed prefix of the item order (of the group order with ``unit="cluster"``).
-    items_total : int or None
-        Benchmark size (items, or groups with ``unit="cluster"``), when known.
-    cells_scored : int
-        Model x item cells the analysis used (models out of play are not scored after they leave).
-    scores : ndarray
-        Each model's mean over the items it was scored on in the prefix.
-    best_set : tuple of str
-        Models that can still be #1 (target ``best``), in the top k (``topK``), or whose rank set contains 1.
-    excluded : list of dict
-        ``{"model", "at_item"}``: when each model left the target set.
-    rank_low, rank_high : ndarray of int
-        Simultaneous rank sets (every pair at ``alpha / (K (K - 1))`` per direction).
-    decided : list of dict
-        ``{"a", "b", "winner", "at_item"}`` for every pair certified under the all-pairs family.
-    open_pairs, unresolvable_pairs : list of [a, b]
-        Pairs that still matter for the target and are undecided; those among them that cannot be separated
-        even if every remaining item went one way (they are not worth more spending).
-    next : list of dict
-        ``{"model", "item"}`` cells to score next.
-    done : bool
-        The target is decided (or every open pair is unresolvable).
-    unit : str
-        ``"item"``, or ``"cluster"`` when whole item groups are the sampling unit.
-    """
-
-    target: str
-    scope: str
-    method: str
-    confidence_level: float
-    models: tuple[str, ...]
-    items_seen: int
-    items_total: int | None
-    cells_scored: int
-    scores: np.ndarray
-    best_set: tuple[str, ...]
-    excluded: list[dict[str, Any]]
-    rank_low: np.ndarray
-    rank_high: np.ndarray
-    decided: list[dict[str, Any]]
-    open_pairs: list[list[str]]
-    unresolvable_pairs: list[list[str]]
-    next: list[dict[str, str]]
-    done: bool
-    seed: int
-    pairs: list[dict[str, Any]]
-    n_items: np.ndarray | None = None
-    waiting_for: tuple[str, ...] = ()
-    unit: str = "item"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "target": self.target, "scope": self.scope, "method": self.method,
-            "confidence_level": self.confidence_level, "items_seen": self.items_seen,
-            "items_total": self.items_total, "cells_scored": self.cells_scored,
-            "best_set": list(self.best_set), "done": self.done,
-            "decided": self.decided, "open_pairs": self.open_pairs,
-            "unresolvable_pairs": self.unresolvable_pairs, "next": self.next,
-            "excluded": self.excluded,
-            "models": [{"model": m, "score": _f(self.scores[i]),
-                        "n_items": int(self.n_items[i]) if self.n_items is not None else None,
-                        "rank_low": int(self.rank_low[i]),
-                        "rank_high": int(self.rank_high[i])} for i, m in enumerate(self.models)],
-            "pairs": self.pairs, "seed": self.seed, "waiting_for": list(self.waiting_for), "unit": self.unit,
-        }
 
 
 class Watch:
