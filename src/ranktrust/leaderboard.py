@@ -13,7 +13,7 @@ the presentation (``reporting``): it computes, it never renders. The headline is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, TypedDict
 
 import numpy as np
 
@@ -22,10 +22,95 @@ from ._validate import Progress, SeedLike
 from .data.matrix import ScoreMatrix
 from .results import Result, jsonable
 
+if TYPE_CHECKING:   # the report's parts and their JSON layouts (imported when the report runs)
+    from .quality import DataQuality, DataQualityJSON
+    from .ranking.ranksets import RankSets, RankSetsJSON
+    from .ranking.splithalf import SplitHalf, SplitHalfJSON
+    from .ranking.stability import Stability, StabilityJSON
+    from .ranking.tiers import Tiers, TiersJSON
+    from .runs import RepeatsJSON
+    from .runs.sensitivity import SensitivityJSON
+    from .stats.intervals import ScoreIntervals
+    from .stats.paired import PairRow, PairTable
+    from .subsets.mdad import MDADResultJSON
+
 __all__ = ["report", "LeaderboardReport", "write_sidecar"]
 
 HEATMAP_MAX_MODELS = 60
 DEFAULT_SIZES: tuple[int | str, ...] = (30, 100, 200, 500, 1000, 2000, "full")
+
+
+class ReportModelRow(TypedDict):
+    """One model of the report's ``"models"``, in display order."""
+
+    model: str
+    n_items: int
+    score: float
+    se: float
+    ci_low: float
+    ci_high: float
+    rank: int
+    tier: int | None
+    rank_low: int | None
+    rank_high: int | None
+
+
+class _Headline(TypedDict):
+    top: str
+    runner_up: str | None
+    separable: bool | None
+    diff: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    p_adjusted: float | None
+    rank_low: int | None
+    rank_high: int | None
+    could_be_first: list[str] | None
+    condition_flips: bool
+
+
+class Headline(_Headline, total=False):
+    """The report's ``"headline"``: the verdict on #1 as numbers (``text`` is added by the presentation layer)."""
+
+    n_items: int
+    only_a: int | None
+    only_b: int | None
+    top_by_condition: dict[str, str]
+    text: str
+
+
+class _ReportJSON(TypedDict):
+    title: str
+    source: str | None
+    n_models: int
+    n_items: int
+    binary: bool
+    settings: dict[str, Any]
+    headline: Headline
+    models: list[ReportModelRow]
+    pairs_scope: Literal["all", "adjacent"]
+    pairs: list[PairRow]
+    pair_matrix: dict[str, Any] | None
+    tiers: TiersJSON | None
+    rank_sets: RankSetsJSON | None
+    split_half: SplitHalfJSON | None
+    power: dict[str, Any] | None
+    stability: StabilityJSON | None
+    notes: list[str]
+    dropped: dict[str, int]
+    quality: DataQualityJSON | None
+    provenance: dict[str, dict[str, Any]] | None
+    microbench: MDADResultJSON | None
+    repeats: RepeatsJSON | None
+    sensitivity: SensitivityJSON | None
+
+
+class LeaderboardReportJSON(_ReportJSON, total=False):
+    """Layout of :meth:`LeaderboardReport.to_dict` (``sidecar`` and ``pairs_truncated`` with a sidecar)."""
+
+    sidecar: dict[str, Any]
+    pairs_truncated: dict[str, Any]
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,19 +140,19 @@ class LeaderboardReport(Result):
     """
 
     matrix: ScoreMatrix
-    intervals: Any
-    pairs: Any
-    tiers: Any
-    rank_sets: Any = None
-    stability: Any = None
-    split_half: Any = None
-    power: Any = None
-    settings: dict = field(default_factory=dict)
+    intervals: ScoreIntervals
+    pairs: PairTable
+    tiers: Tiers | None
+    rank_sets: RankSets | None = None
+    stability: Stability | None = None
+    split_half: SplitHalf | None = None
+    power: dict[str, Any] | None = None     # the power table at the observed disagreement, and at n
+    settings: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
-    pair_matrix: Any = None
-    extra: dict = field(default_factory=dict)  # microbench / repeats / sensitivity sections
-    pairs_all: Any = None   # every pair (the tests behind tiers, rank ranges and the headline)
-    quality: Any = None     # data-quality findings (rt.data_quality)
+    pair_matrix: dict[str, Any] | None = None
+    extra: dict[str, Result] = field(default_factory=dict)  # "microbench" / "repeats" / "sensitivity" sections
+    pairs_all: PairTable | None = None   # every pair (the tests behind tiers, rank ranges and the headline)
+    quality: DataQuality | None = None   # data-quality findings (rt.data_quality)
 
     # ------------------------------------------------------------------ views
     def _order(self) -> np.ndarray:
@@ -140,7 +225,7 @@ class LeaderboardReport(Result):
         out["separable"] = bool(separable)
         return out
 
-    def to_dict(self, *, sidecar: str | None = None, max_pairs: int = 5000) -> dict[str, Any]:
+    def to_dict(self, *, sidecar: str | None = None, max_pairs: int = 5000) -> LeaderboardReportJSON:
         """The JSON report. With ``sidecar`` (a ``.parquet`` path) every pair's test and the
         rank distributions go to that file (:func:`write_sidecar`), ``"sidecar"`` names it,
         and the ``"pairs"`` list keeps its first ``max_pairs`` rows (``"pairs_truncated"``

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 from scipy import stats
@@ -44,6 +44,32 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..data.matrix import ScoreMatrix
 
 __all__ = ["DataQuality", "SimilarPair", "data_quality", "lz_star", "row_agreement"]
+
+
+class PersonFitRow(TypedDict):
+    """One model of :meth:`DataQuality.to_dict` ``"person_fit"``."""
+
+    model: str
+    lz_star: float
+    lz_star_z: float
+    ability: float
+    accuracy: float
+    items: int
+    flagged: bool
+    difficulty_corr: float | None
+
+
+class DataQualityJSON(TypedDict):
+    """Layout of :meth:`DataQuality.to_dict`."""
+
+    similar_pairs: list[dict[str, Any]]
+    similar_groups: list[list[str]]
+    person_fit: list[PersonFitRow]
+    misfit: list[str]
+    lz_threshold: float
+    nominal_rate: float
+    notes: list[str]
+    settings: dict[str, Any]
 
 
 @dataclass(frozen=True, eq=False)
@@ -148,7 +174,7 @@ class DataQuality(Result):
                        "random output); check it before trusting its rank.")
         return out
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DataQualityJSON:
         return jsonable({
             "similar_pairs": [dataclasses.asdict(p) for p in self.similar_pairs],
             "similar_groups": [list(g) for g in self.similar_groups],

@@ -39,7 +39,7 @@ import functools
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -53,6 +53,35 @@ __all__ = ["RankSets", "rank_sets", "layers"]
 
 _CHUNK_CELLS = 2**23  # bound on resamples x M x M cells held at once
 _FEW_UNITS = 30      # below this many items (clusters) the bootstrap sets are warned about as approximate
+
+
+class RankRow(TypedDict):
+    """One model of :meth:`RankSets.to_dict` ``"models"``, in display order (tier, then score)."""
+
+    model: str
+    score: float
+    rank: int
+    rank_low: int
+    rank_high: int
+    marginal_low: int
+    marginal_high: int
+    tier: int
+
+
+class RankSetsJSON(TypedDict):
+    """Layout of :meth:`RankSets.to_dict`."""
+
+    confidence_level: float
+    simultaneous: bool
+    method: str
+    studentized: bool
+    adjust: str | None
+    n_resamples: int | None
+    n_items: int | None
+    models: list[RankRow]
+    could_be_first: list[str]
+    consistent: bool
+    dropped: dict[str, int]
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,7 +153,7 @@ class RankSets(Result):
         """Models whose rank set contains 1, in display order."""
         return [self.models[k] for k in self.order if self.rank_low[k] == 1]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> RankSetsJSON:
         tier, order, acyclic = self._layers
         rows = [
             {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -14,6 +14,22 @@ from ..results import Result, jsonable
 from ..resample.engine import _half_product, half_tasks, matrix_input, rank_order, run_products
 
 __all__ = ["SplitHalf", "split_half"]
+
+
+class SplitHalfJSON(TypedDict):
+    """Layout of :meth:`SplitHalf.to_dict` (``p_wins_half`` by model name)."""
+
+    splits: int
+    p_same_winner: float
+    p_same_winner_se: float
+    lead_selecting_half: float
+    lead_selecting_half_se: float
+    lead_other_half: float
+    lead_other_half_se: float
+    shrinkage: float
+    shrinkage_se: float
+    p_wins_half: dict[str, float]
+    dropped: dict[str, int]
 
 
 @dataclass(frozen=True, eq=False)
@@ -53,7 +69,7 @@ class SplitHalf(Result):
     p_wins_half: np.ndarray
     dropped: dict
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SplitHalfJSON:
         return jsonable({
             "splits": self.splits,
             "p_same_winner": self.p_same_winner,

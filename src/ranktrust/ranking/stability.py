@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import warnings
-from typing import Any, Sequence
+from typing import Any, Sequence, TypedDict
 
 import numpy as np
 
@@ -23,6 +23,44 @@ FAMILIAR_SIZES = {"AIME": 30, "HumanEval": 164, "SWE-bench Verified": 500}
 def _mc_se(p: np.ndarray, draws: int) -> np.ndarray:
     p = np.asarray(p, dtype=float)
     return np.sqrt(p * (1 - p) / draws)
+
+
+class _StabilitySizeRow(TypedDict):
+    n: int
+    label: str
+    beyond_data: bool
+    p_top_stays_top: float
+    p_top_stays_top_se: float
+    p_topk_order: dict[str, float]
+    p_topk_order_se: dict[str, float]
+    p_first: dict[str, float]
+    p_first_se: dict[str, float]
+
+
+class StabilitySizeRow(_StabilitySizeRow, total=False):
+    """One benchmark size of :meth:`Stability.to_dict` ``"sizes"``."""
+
+    rank_distribution: dict[str, list[float]]
+    n_groups: int
+
+
+class _StabilityJSON(TypedDict):
+    draws: int
+    n_items: int
+    top_model: str
+    top_k: list[int]
+    models: list[str]
+    scores: dict[str, float]
+    clustered: bool
+    sizes: list[StabilitySizeRow]
+    familiar_sizes: dict[str, int]
+    dropped: dict[str, int]
+
+
+class StabilityJSON(_StabilityJSON, total=False):
+    """Layout of :meth:`Stability.to_dict` (a report adds ``rank_distribution_omitted``)."""
+
+    rank_distribution_omitted: bool
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,7 +127,7 @@ class Stability(Result):
     def p_topk_order_se(self) -> np.ndarray:
         return _mc_se(self.p_topk_order, self.draws)
 
-    def to_dict(self, *, rank_distribution: bool = True) -> dict[str, Any]:
+    def to_dict(self, *, rank_distribution: bool = True) -> StabilityJSON:
         """JSON-ready dict; ``rank_distribution=False`` leaves out the M x M rank distributions."""
         rows = []
         for s, n in enumerate(self.sizes):

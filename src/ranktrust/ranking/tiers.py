@@ -21,7 +21,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import numpy as np
 
@@ -34,6 +34,23 @@ if TYPE_CHECKING:  # pragma: no cover
     from .ranksets import RankSets
 
 __all__ = ["Tiers", "tiers", "tiers_from_pair_table", "tiers_from_rank_sets", "tiers_of"]
+
+
+class TierRow(TypedDict):
+    """One tier of :meth:`Tiers.to_dict` ``"tiers"`` (1 = could be #1)."""
+
+    tier: int
+    models: list[str]
+
+
+class TiersJSON(TypedDict):
+    """Layout of :meth:`Tiers.to_dict`."""
+
+    method: str
+    confidence_level: float
+    adjust: str
+    tiers: list[TierRow]
+    model_tier: dict[str, int]
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,7 +90,7 @@ class Tiers(Result):
             out[int(self.tier[k]) - 1].append(self.models[k])
         return out
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> TiersJSON:
         return jsonable({
             "method": self.method,
             "confidence_level": self.confidence_level,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 from scipy.special import ndtr, ndtri
@@ -20,6 +20,27 @@ from ..results import Result
 from .engine import matrix_input, resample_means
 
 __all__ = ["BootstrapIntervals", "bootstrap_ci"]
+
+
+class BootstrapIntervalRow(TypedDict):
+    """One interval of :meth:`BootstrapIntervals.to_dict` ``"intervals"``."""
+
+    label: str
+    estimate: float
+    ci_low: float
+    ci_high: float
+    se: float
+
+
+class BootstrapIntervalsJSON(TypedDict):
+    """Layout of :meth:`BootstrapIntervals.to_dict` (the bootstrap distribution is left out)."""
+
+    method: str
+    confidence_level: float
+    n_resamples: int
+    pair: list[str] | None
+    intervals: list[BootstrapIntervalRow]
+    dropped: dict[str, int]
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,7 +76,7 @@ class BootstrapIntervals(Result):
     bootstrap_distribution: np.ndarray
     dropped: dict
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> BootstrapIntervalsJSON:
         from ..results import jsonable
 
         rows = [

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Sequence, TypedDict
 
 import numpy as np
 
@@ -28,6 +28,42 @@ __all__ = [
     "run_until_enough", "RunUntilEnough", "sensitivity", "Sensitivity", "hotelling_conditions",
     "expected_best_of", "variance_components", "VarianceComponents", "run_scores", "item_stats",
 ]
+
+
+class RepeatsRow(TypedDict):
+    """One model of :meth:`Repeats.to_dict` ``"models"`` (``pass_at`` keyed by k)."""
+
+    model: str
+    runs: int
+    n_items: int
+    score: float
+    se: float
+    ci_low: float
+    ci_high: float
+    between_item_var: float
+    between_item_var_raw: float
+    between_item_var_clipped: bool
+    within_item_var: float
+    runs_per_item: float
+    pass_at: dict[str, dict[str, float]]
+    maj_at_n: dict[str, float] | None
+    run_sd: float
+    run_scores: list[float]
+    n_required: int | None
+    enough_runs: bool | None
+    tradeoff: dict[str, Any]
+
+
+class RepeatsJSON(TypedDict):
+    """Layout of :meth:`Repeats.to_dict`."""
+
+    confidence_level: float
+    margin: float | None
+    choose_n_confidence_level: float | None
+    run_labels: list[str]
+    models: list[RepeatsRow]
+    notes: list[str]
+    plot: dict[str, Any]
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,7 +137,7 @@ class Repeats(Result):
     def n_required(self) -> np.ndarray | None:
         return None if self.choose is None else self.choose.n_required
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> RepeatsJSON:
         comp = self.components
         t = comp.tradeoff()
         out_models = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 import numpy as np
 from scipy import special, stats
@@ -100,6 +100,39 @@ def expected_best_of(values: np.ndarray, k: int) -> np.ndarray:
                - (special.gammaln(C + 1) - special.gammaln(k + 1) - special.gammaln(C - k + 1)))
     w = np.where(j >= k, w, 0.0)
     return x @ w
+
+
+class SensitivityRow(TypedDict):
+    """One model of :meth:`Sensitivity.to_dict` ``"models"`` (``conditions`` keyed by label)."""
+
+    model: str
+    conditions: dict[str, dict[str, float | int]]
+    stable: float
+    spread: float
+    sd: float
+    F: float
+    p_value: float
+    best_inflation: float
+    seed_inflation: float
+
+
+class SensitivityJSON(TypedDict):
+    """Layout of :meth:`Sensitivity.to_dict`."""
+
+    by: str
+    confidence_level: float
+    conditions: list[str]
+    shared_conditions: list[str]
+    models: list[SensitivityRow]
+    rankings: dict[str, list[str]]
+    top_by_condition: dict[str, str]
+    ranking_flips: bool
+    top_changes: bool
+    flips: list[dict[str, Any]]
+    gaps: list[dict[str, Any]]
+    best_of_k_inflation: dict[str, Any]
+    notes: list[str]
+    plot: dict[str, Any]
 
 
 @dataclass(frozen=True, eq=False)
@@ -213,7 +246,7 @@ class Sensitivity(Result):
             out[self.conditions[c]] = [self.models[j] for j in order]
         return out
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SensitivityJSON:
         cond = self.conditions
         models = []
         for j, mod in enumerate(self.models):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Sequence, TypedDict
 
 import numpy as np
 
@@ -377,6 +377,28 @@ def _who(mask: np.ndarray, names: Sequence[str] | None) -> str:
 
 
 # ---------------------------------------------------------------- labelled layer
+class ScoreIntervalRow(TypedDict):
+    """One model of :meth:`ScoreIntervals.to_dict` ``"models"``."""
+
+    model: str
+    n_items: int
+    score: float
+    se: float
+    ci_low: float
+    ci_high: float
+
+
+class ScoreIntervalsJSON(TypedDict):
+    """Layout of :meth:`ScoreIntervals.to_dict`: settings, then one row per model."""
+
+    method: str
+    confidence_level: float
+    clustered: bool
+    n_clusters: int | None
+    cluster_correction: str | None
+    models: list[ScoreIntervalRow]
+
+
 @dataclass(frozen=True, eq=False)
 class ScoreIntervals(Result):
     """Per-model scores with standard errors and confidence intervals.
@@ -418,7 +440,7 @@ class ScoreIntervals(Result):
     cluster_correction: str | None = None
     df: np.ndarray | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ScoreIntervalsJSON:
         from ..results import jsonable
 
         rows = [

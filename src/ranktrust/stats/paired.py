@@ -20,7 +20,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import numpy as np
 
@@ -84,6 +84,32 @@ def _ci_method(method: str, interval: str, correction: str) -> str:
 
 
 # ------------------------------------------------------------------ compare
+class PairedComparisonJSON(TypedDict):
+    """Layout of :meth:`PairedComparison.to_dict` (the fields, plus ``p_adjusted``: null for one pair)."""
+
+    a: str
+    b: str
+    n_items: int
+    only_a: int | None
+    only_b: int | None
+    diff: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    p_adjusted: None
+    se: float
+    method: str
+    ci_method: str
+    df: float | None
+    n_clusters: int | None
+    confidence_level: float
+    clustered: bool
+    score_a: float
+    score_b: float
+    unpaired_half_width: float
+    n_resamples: int | None
+
+
 @dataclass(frozen=True, eq=False)
 class PairedComparison(Result):
     """Paired comparison of model ``a`` with model ``b`` on the items both scored.
@@ -146,7 +172,7 @@ class PairedComparison(Result):
     df: float | None = None
     n_clusters: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> PairedComparisonJSON:
         return jsonable({
             "a": self.a, "b": self.b, "n_items": self.n_items,
             "only_a": self.only_a, "only_b": self.only_b,
@@ -320,6 +346,35 @@ def _df_of(st: dict[str, np.ndarray], method: str, corr: str, k: int) -> float |
 
 
 # ------------------------------------------------------------------ all pairs
+class PairRow(TypedDict):
+    """One pair of :meth:`PairTable.to_dict` ``"pairs"`` (``diff = a - b``)."""
+
+    a: str
+    b: str
+    n_items: int
+    only_a: int | None
+    only_b: int | None
+    diff: float
+    se: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    p_adjusted: float
+
+
+class PairTableJSON(TypedDict):
+    """Layout of :meth:`PairTable.to_dict`: settings, then one row per pair."""
+
+    adjust: str
+    pairs_scope: Literal["all", "adjacent"]
+    method: str
+    ci_method: str
+    ci_adjusted: bool
+    clustered: bool
+    confidence_level: float
+    pairs: list[PairRow]
+
+
 @dataclass(frozen=True, eq=False)
 class PairTable(Result):
     """Paired comparisons of many pairs, kept as arrays (one entry per pair).
@@ -378,7 +433,7 @@ class PairTable(Result):
     def __len__(self) -> int:
         return int(self.i.size)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> PairTableJSON:
         names = np.asarray(self.models, dtype=object)
         cols = {
             "a": names[self.i].tolist(),

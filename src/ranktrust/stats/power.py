@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, TypedDict
 
 import numpy as np
 from scipy import special
@@ -426,6 +426,23 @@ def power(
 _solve = power
 
 
+class PowerRow(TypedDict):
+    """One row of :meth:`PowerTable.to_dict` ``"table"``: items needed for one gap."""
+
+    gap: float
+    items_needed: int
+
+
+class PowerTableJSON(TypedDict):
+    """Layout of :meth:`PowerTable.to_dict` (the gaps and their items needed as rows)."""
+
+    disagreement: float
+    alpha: float
+    power: float
+    method: str
+    table: list[PowerRow]
+
+
 @dataclass(frozen=True, eq=False)
 class PowerTable(Result):
     """Items needed for several gaps at one disagreement.
@@ -447,7 +464,7 @@ class PowerTable(Result):
     items_needed: np.ndarray
     method: str = "normal"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> PowerTableJSON:
         return jsonable({
             "disagreement": self.disagreement, "alpha": self.alpha, "power": self.power, "method": self.method,
             "table": [{"gap": g, "items_needed": n} for g, n in zip(self.gaps.tolist(), self.items_needed.tolist())],

@@ -1,19 +1,8 @@
-"""Choosing a micro-benchmark: the selection-method registry, uniform random and stratified.
+"""Choosing a micro-benchmark: :func:`select_subset`, :func:`estimate`, and the ``random`` and
+``stratified`` methods.
 
-A selection method is a function ``fn(y, k, rng, *, groups=None, cache=None) -> Selection``
-registered with :func:`register`. ``y`` is the ``(n_source_models, n_items)`` score
-matrix of the source models on the candidate items, ``k`` the subset size, ``rng`` a
-:class:`numpy.random.Generator`, ``groups`` an integer code per item or ``None``, and
-``cache`` a dict the caller may share between calls on the same source matrix (the
-meta-evaluation reuses one IRT fit and one item distance matrix for every size; it also
-puts ``source_rows`` and ``pool``, the rows of the source models and candidate items in
-the full matrix, and ``warm``, a dict kept across trials from which the IRT fit takes its
-start values). The method returns the chosen
-positions and a weight per chosen item (weights sum to 1): the full-benchmark score
-of a model is estimated by the weighted mean of its scores on the chosen items.
-
-Built-in methods (one module each): ``random`` and ``stratified`` (here), ``anchor``
-(:mod:`.anchor`), ``irt`` (:mod:`.irt`), ``diversity`` (:mod:`.diversity`).
+What a selection method is (its selector and, optionally, its own estimators) and where it is
+looked up is :mod:`.registry`; this module only calls it, with no method-specific case.
 
 References
 ----------
@@ -23,8 +12,8 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Sequence, TypedDict
 
 import numpy as np
 
@@ -32,56 +21,12 @@ from .. import _validate
 from .._kernel import nan_mean
 from .._validate import SeedLike
 from ..results import Result, jsonable
+from .registry import Selection, get_method, get_selector, methods, register
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.matrix import ScoreMatrix
-    from .irt import IRTParams
 
 __all__ = ["Selection", "Subset", "SubsetEstimate", "register", "methods", "get_selector", "select_subset", "estimate"]
-
-
-@dataclass(frozen=True, eq=False)
-class Selection:
-    """What a selection method returns (positions are into the candidate items)."""
-
-    items: np.ndarray
-    weights: np.ndarray
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-Selector = Callable[..., Selection]
-_REGISTRY: dict[str, Selector] = {}
-
-
-def register(name: str) -> Callable[[Selector], Selector]:
-    """Decorator: register a selection method under ``name``."""
-
-    def deco(fn: Selector) -> Selector:
-        _REGISTRY[name] = fn
-        return fn
-
-    return deco
-
-
-def _load_builtin() -> None:
-    from . import anchor, diversity, irt  # noqa: F401  (modules register themselves)
-
-
-def methods() -> tuple[str, ...]:
-    """Names of the registered selection methods."""
-    _load_builtin()
-    return tuple(_REGISTRY)
-
-
-def get_selector(name: str) -> Selector:
-    """The registered selection function ``name`` (ValueError naming the choices if unknown)."""
-    _load_builtin()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise ValueError(
-            f"`method` must be one of {', '.join(repr(m) for m in _REGISTRY)}; got {name!r}"
-        ) from None
 
 
 # ----------------------------------------------------------------- methods
@@ -158,10 +103,32 @@ def select_stratified(y: np.ndarray, k: int, rng: np.random.Generator, *, groups
     sizes = np.bincount(stratum, minlength=int(alloc.sum()))
     w = sizes[stratum[chosen]] / n
     srt = np.argsort(chosen)
-    return Selection(chosen[srt].astype(np.intp), w[srt], {"strata": int(alloc.sum())})
+    return Selection(chosen[srt].astype(np.intp), w[srt], extra={"strata": int(alloc.sum())})
 
 
 # ----------------------------------------------------------------- result
+class SubsetItemRow(TypedDict):
+    """One chosen item of :meth:`Subset.to_dict` ``"items"``."""
+
+    item: str
+    position: int
+    weight: float
+
+
+class _SubsetJSON(TypedDict):
+    method: str
+    k: int
+    n_items: int
+    n_source_models: int
+    items: list[SubsetItemRow]
+
+
+class SubsetJSON(_SubsetJSON, total=False):
+    """Layout of :meth:`Subset.to_dict` (``gp_lambda`` for ``method="irt"``)."""
+
+    gp_lambda: float
+
+
 @dataclass(frozen=True, eq=False)
 class Subset(Result):
     """A chosen micro-benchmark.
@@ -180,10 +147,10 @@ class Subset(Result):
         Items in the full benchmark the estimate stands for.
     source_models : tuple of str
         Models whose results chose the items.
-    irt : IRTParams or None
-        For ``method="irt"``: the 2PL fit on the source models (all ``n_items`` items).
-    gp_lambda : float or None
-        For ``method="irt"``: the gp-IRT mixing weight.
+    method_state : object or None
+        What the method's own estimators need (for ``method="irt"``: an
+        :class:`~ranktrust.subsets.irt_method.IRTState` with the 2PL fit on the source models and
+        the gp-IRT mixing weight ``gp_lambda``); None for methods estimated by the weighted mean.
     """
 
     items: np.ndarray
@@ -192,14 +159,13 @@ class Subset(Result):
     method: str
     n_items: int
     source_models: tuple[str, ...]
-    irt: "IRTParams | None" = None
-    gp_lambda: float | None = None
+    method_state: Any = None
 
     @property
     def k(self) -> int:
         return int(len(self.items))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SubsetJSON:
         out: dict[str, Any] = {
             "method": self.method,
             "k": self.k,
@@ -210,8 +176,9 @@ class Subset(Result):
                 for lab, p, w in zip(self.labels, self.items.tolist(), self.weights.tolist())
             ],
         }
-        if self.gp_lambda is not None:
-            out["gp_lambda"] = float(self.gp_lambda)
+        summary = getattr(self.method_state, "summary", None)
+        if callable(summary):
+            out.update(summary())
         return jsonable(out)
 
 
@@ -305,8 +272,7 @@ def select_subset(
         method=method,
         n_items=m.n_items,
         source_models=tuple(m.models[i] for i in src),
-        irt=sel.extra.get("irt"),
-        gp_lambda=sel.extra.get("gp_lambda"),
+        method_state=sel.state,
     )
 
 
@@ -350,24 +316,11 @@ class SubsetEstimate(Result):
         return jsonable({"method": self.method, "estimator": self.estimator, "k": self.k, "estimates": rows})
 
 
-def _weighted(y_sub: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    obs = ~np.isnan(y_sub)
-    w = np.where(obs, weights[None, :], 0.0)
-    tot = w.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(tot > 0, np.sum(np.where(obs, y_sub, 0.0) * w, axis=1) / tot, np.nan)
-
-
-def estimate_arrays(y_sub: np.ndarray, weights: np.ndarray, method: str, *, sub_pos: np.ndarray | None = None,
-                    irt: Any = None, gp_lambda: float | None = None) -> dict[str, np.ndarray]:
-    """All estimators available for a subset, from an ``(n_models, k)`` array of subset scores."""
-    y_sub = np.atleast_2d(np.asarray(y_sub, dtype=np.float64))
-    if method == "irt" and irt is not None and sub_pos is not None:
-        from .irt import irt_estimates
-
-        return irt_estimates(y_sub, sub_pos, weights, irt.discrimination, irt.difficulty,
-                             0.5 if gp_lambda is None else float(gp_lambda))
-    return {"weighted": _weighted(y_sub, weights)}
+def estimate_arrays(y_sub: np.ndarray, weights: np.ndarray, method: str, *, sub_pos: np.ndarray,
+                    state: Any = None) -> dict[str, np.ndarray]:
+    """Every estimator the method ``method`` offers for a selection with ``state``, from an
+    ``(n_models, k)`` array of subset scores (the weighted mean for a method without its own)."""
+    return get_method(method).estimate(y_sub, sub_pos, weights, state)
 
 
 def estimate(subset: Subset, scores: Any, *, estimator: str | None = None) -> SubsetEstimate:
@@ -423,15 +376,15 @@ def estimate(subset: Subset, scores: Any, *, estimator: str | None = None) -> Su
                 f"`scores` must have shape (n_models, {subset.k}) in the subset's item order; got {np.shape(scores)}"
             )
         models = tuple(str(i) for i in range(y.shape[0]))
-    allowed = ("irt", "p-irt", "gp-irt") if (subset.method == "irt" and subset.irt is not None) else ("weighted",)
+    meth = get_method(subset.method)
+    allowed = meth.allowed(subset.method_state)
     if estimator is None:
-        estimator = allowed[-1]
+        estimator = meth.default_for(subset.method_state)
     if estimator not in allowed:
         raise ValueError(
             f"`estimator` must be one of {', '.join(repr(a) for a in allowed)} for a {subset.method!r} subset; "
             f"got {estimator!r}"
         )
-    est = estimate_arrays(y, subset.weights, subset.method, sub_pos=subset.items, irt=subset.irt,
-                          gp_lambda=subset.gp_lambda)
+    est = meth.estimate(y, subset.items, subset.weights, subset.method_state)
     return SubsetEstimate(models=tuple(models), estimate=est[estimator], method=subset.method,
                           estimator=estimator, k=subset.k, by_estimator=est)

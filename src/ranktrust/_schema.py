@@ -1,0 +1,275 @@
+"""The JSON Schema (draft 2020-12) of ranktrust's JSON output, generated from the result classes.
+
+Nothing here is written by hand per key: a result whose ``to_dict()`` is the default
+(:meth:`ranktrust.results.Result.to_dict`) is described by its dataclass fields and their
+type hints; a result that overrides ``to_dict()`` declares its layout as the method's return
+annotation, a ``TypedDict`` next to the class (nested rows are ``TypedDict`` s too). The type
+hints become JSON Schema as follows:
+
+* ``float`` -> number or null (NaN and infinities are written as null), ``int`` -> integer,
+  ``bool``, ``str``, ``None``; ``Literal[...]`` -> ``enum``; ``X | Y`` -> ``anyOf``;
+* ``list[X]``, ``tuple[X, ...]``, ``Sequence[X]`` -> array of X; ``dict[str, X]`` -> object of X;
+* ``numpy.ndarray`` -> nested arrays of numbers, booleans, strings or null;
+* a ``TypedDict`` -> a closed object (its required keys required, no others allowed);
+* a result class or another dataclass -> a closed object (``$ref`` to its definition).
+
+A command's JSON is its result's ``to_dict()`` plus a ``meta`` block (:class:`Meta`) and, for
+a few commands, keys the command adds (:data:`COMMANDS`). ``tests/test_schema.py`` validates the
+JSON of every command on the bundled dataset against this schema.
+
+>>> import ranktrust as rt
+>>> s = rt.json_schema("stability")
+>>> s["$schema"]
+'https://json-schema.org/draft/2020-12/schema'
+>>> s["$ref"]
+'#/$defs/output.stability'
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import dataclasses
+import importlib
+import types
+import typing
+from typing import Any, Literal, TypedDict, Union
+
+import numpy as np
+
+from .results import Result
+
+__all__ = ["json_schema", "result_schema", "undeclared", "COMMANDS", "Meta"]
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+class Meta(TypedDict):
+    """The ``meta`` block of every command's JSON (``reporting/render.py``)."""
+
+    format: Literal[2]
+    kind: str
+    version: str
+    seed: int | None
+    input_hash: str | None
+    command: str | None
+    created: str
+
+
+#: meta.kind -> (the result class as "module:Class", keys the command adds next to the result's own)
+COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
+    "report": ("ranktrust.leaderboard:LeaderboardReport", {}),
+    "compare": ("ranktrust.stats.paired:PairedComparison", {}),
+    "power": ("ranktrust.stats.power:PowerResult",
+              {"disagreement_source": str, "binary": bool, "table": list["ranktrust.stats.power:PowerRow"]}),
+    "stability": ("ranktrust.ranking.stability:Stability", {}),
+    "ranks": ("ranktrust.ranking.ranksets:RankSets", {"tiers": "ranktrust.ranking.tiers:TiersJSON"}),
+    "splithalf": ("ranktrust.ranking.splithalf:SplitHalf", {}),
+    "microbench": ("ranktrust.subsets.mdad:MDADResult", {}),
+    "microbench-subset": ("ranktrust.subsets.select:Subset", {}),
+    "repeats": ("ranktrust.runs:Repeats", {}),
+    "sensitivity": ("ranktrust.runs.sensitivity:Sensitivity", {}),
+    "ingest": ("ranktrust.data.store:IngestSummary", {}),
+    "db-list": ("ranktrust.data.store:StoreSummary", {}),
+    "score": ("ranktrust.score.runner:ScoreResults", {}),
+    "watch": ("ranktrust.sequential.watch:WatchStatus", {}),
+    "watch-replay": ("ranktrust.sequential.replay:ReplayResult", {}),
+}
+
+_NDARRAY = {
+    "type": "array",
+    "items": {"anyOf": [{"type": ["number", "boolean", "string", "null"]}, {"$ref": "#/$defs/ndarray"}]},
+}
+
+
+def _load(path: str) -> Any:
+    mod, _, name = path.partition(":")
+    return getattr(importlib.import_module(mod), name)
+
+
+def _layout_names() -> dict[str, Any]:
+    """Every TypedDict and result class of the loaded ranktrust modules, by name: a layout may name
+    another module's layout or result (the report's sections) imported only for type checking."""
+    import sys
+
+    out: dict[str, Any] = {}
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("ranktrust.") and mod is not None:
+            for k, v in vars(mod).items():
+                if isinstance(v, type) and (typing.is_typeddict(v) or issubclass(v, Result)):
+                    out.setdefault(k, v)
+    return out
+
+
+class _Builder:
+    """Turns type hints into JSON Schema, collecting named definitions in ``defs``."""
+
+    def __init__(self) -> None:
+        for path, _extra in COMMANDS.values():      # load every layout the hints may name
+            try:
+                _load(path)
+            except ImportError:                     # an optional extra (e.g. scoring) not installed
+                pass
+        self.undeclared: list[str] = []
+        self.defs: dict[str, Any] = {"ndarray": _NDARRAY, "Meta": None}
+        self.defs["Meta"] = self._typeddict(Meta)
+
+    # ---------------------------------------------------------------- hints
+    def of(self, tp: Any) -> dict[str, Any]:
+        if tp is Any or tp is object:
+            return {}
+        if tp is None or tp is type(None):
+            return {"type": "null"}
+        if isinstance(tp, str):
+            return self.of(_load(tp)) if ":" in tp else {}
+        if isinstance(tp, typing.ForwardRef):
+            return {}
+        if tp is bool:
+            return {"type": "boolean"}
+        if tp is int:
+            return {"type": "integer"}
+        if tp is float:
+            return {"type": ["number", "null"]}
+        if tp is str:
+            return {"type": "string"}
+        if tp is np.ndarray:
+            return {"$ref": "#/$defs/ndarray"}
+        origin = typing.get_origin(tp)
+        args = typing.get_args(tp)
+        if origin is Literal:
+            return {"enum": list(args)}
+        if origin in (Union, types.UnionType):
+            subs = [self.of(a) for a in args]
+            return {} if {} in subs else {"anyOf": subs}
+        if origin in (list, tuple, collections.abc.Sequence, set, frozenset):
+            if origin is tuple and args and (len(args) != 2 or args[1] is not Ellipsis):
+                return {"type": "array", "prefixItems": [self.of(a) for a in args], "items": False}
+            return {"type": "array", "items": self.of(args[0]) if args else {}}
+        if tp in (list, tuple):
+            return {"type": "array"}
+        if origin in (dict, collections.abc.Mapping):
+            return {"type": "object", "additionalProperties": self.of(args[1]) if args else {}}
+        if tp is dict:
+            return {"type": "object"}
+        if typing.is_typeddict(tp):
+            return self._ref(tp.__name__, lambda: self._typeddict(tp))
+        if isinstance(tp, type) and issubclass(tp, Result):
+            return self._ref(tp.__name__, lambda: self.result(tp))
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+            return self._ref(tp.__name__, lambda: self._fields(tp))
+        return {}
+
+    def _ref(self, name: str, make: Any) -> dict[str, Any]:
+        if name not in self.defs:
+            self.defs[name] = None          # placeholder: a type may refer to itself
+            self.defs[name] = make()
+        return {"$ref": f"#/$defs/{name}"}
+
+    def _hints(self, obj: Any) -> dict[str, Any]:
+        try:
+            return typing.get_type_hints(obj, localns=_layout_names())
+        except (NameError, TypeError, AttributeError):
+            # a hint that names a type only imported for type checking (e.g. pandas): per key
+            raw = getattr(obj, "__annotations__", {})
+            glb = vars(importlib.import_module(obj.__module__))
+            out = {}
+            for k, v in raw.items():
+                try:
+                    out[k] = eval(v, glb) if isinstance(v, str) else v  # noqa: S307 - own annotations
+                except Exception:
+                    out[k] = Any
+            return out
+
+    def _typeddict(self, td: Any) -> dict[str, Any]:
+        hints = self._hints(td)
+        props = {k: self.of(v) for k, v in hints.items()}
+        out: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
+        req = [k for k in hints if k in td.__required_keys__]
+        if req:
+            out["required"] = req
+        if td.__doc__:
+            out["description"] = " ".join(td.__doc__.split())
+        return out
+
+    def _fields(self, cls: type) -> dict[str, Any]:
+        hints = self._hints(cls)
+        names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+        return {"type": "object", "properties": {k: self.of(hints.get(k, Any)) for k in names},
+                "required": names, "additionalProperties": False}
+
+    def result(self, cls: type) -> dict[str, Any]:
+        """The schema of ``cls().to_dict()``: the fields, or the layout ``to_dict`` declares."""
+        if cls.to_dict is Result.to_dict:
+            out = self._fields(cls)
+        else:
+            ret = self._hints(cls.to_dict).get("return")
+            if not typing.is_typeddict(ret):
+                # to_dict overrides the default without declaring its layout: an open object, listed
+                # by undeclared() (tests/test_schema.py keeps that list from growing)
+                self.undeclared.append(cls.__name__)
+                return {"type": "object", "description": f"{cls.__name__}: layout not declared yet"}
+            out = self._typeddict(ret)
+        doc = (cls.__doc__ or "").strip().splitlines()
+        if doc:
+            out["description"] = doc[0]
+        return out
+
+    def output(self, kind: str) -> dict[str, Any]:
+        path, extra = COMMANDS[kind]
+        cls = _load(path)
+        self.of(cls)
+        base = self.defs[cls.__name__]
+        if "properties" not in base:        # undeclared layout: anything next to meta
+            return {"type": "object", "properties": {"meta": {"$ref": "#/$defs/Meta"}}, "required": ["meta"]}
+        props = {"meta": {"allOf": [{"$ref": "#/$defs/Meta"}],
+                          "properties": {"kind": {"const": kind}}},
+                 **base["properties"], **{k: self.of(v) for k, v in extra.items()}}
+        return {"type": "object", "description": f"the JSON of `ranktrust {kind.split('-')[0]}` "
+                f"({cls.__name__}.to_dict() plus meta)", "properties": props,
+                "required": ["meta", *base.get("required", [])], "additionalProperties": False}
+
+
+def _document(b: _Builder, top: dict[str, Any], title: str) -> dict[str, Any]:
+    return {"$schema": DIALECT, "$id": "https://ranktrust.dev/schema/format-2.json", "title": title,
+            **top, "$defs": dict(sorted(b.defs.items()))}
+
+
+def undeclared() -> list[str]:
+    """Result classes reached from :data:`COMMANDS` whose ``to_dict`` declares no layout (open objects)."""
+    b = _Builder()
+    for k in COMMANDS:
+        b.output(k)
+    return sorted(set(b.undeclared))
+
+
+def result_schema(cls: type) -> dict[str, Any]:
+    """The schema of ``cls.to_dict()`` for one result class (a whole document with its ``$defs``)."""
+    b = _Builder()
+    ref = b.of(cls)
+    return _document(b, ref, f"ranktrust {cls.__name__}")
+
+
+def json_schema(kind: str | None = None) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of ranktrust's JSON output (format 2).
+
+    Parameters
+    ----------
+    kind : str, optional
+        A command's ``meta.kind`` (``"report"``, ``"compare"``, ``"power"``, ``"stability"``,
+        ``"ranks"``, ``"splithalf"``, ``"microbench"``, ``"repeats"``, ...; see :data:`COMMANDS`):
+        the schema of that command's JSON. Default: any command's JSON (``oneOf``, told apart by
+        ``meta.kind``).
+
+    Returns
+    -------
+    dict
+        A JSON-ready schema document; every result class it reaches is in ``$defs`` by name.
+    """
+    b = _Builder()
+    if kind is not None:
+        if kind not in COMMANDS:
+            raise ValueError(f"`kind` must be one of {', '.join(map(repr, COMMANDS))}, got {kind!r}")
+        b.defs[f"output.{kind}"] = b.output(kind)
+        return _document(b, {"$ref": f"#/$defs/output.{kind}"}, f"ranktrust {kind} JSON")
+    for k in COMMANDS:
+        b.defs[f"output.{k}"] = b.output(k)
+    return _document(b, {"oneOf": [{"$ref": f"#/$defs/output.{k}"} for k in COMMANDS]}, "ranktrust JSON")
