@@ -135,7 +135,9 @@ def pair_heatmap(result: Any, *, max_models: int = 60, annotate: bool | None = N
         The marks (one scatter point per cell whose adjusted p-value is below ``1 - confidence_level``)
         are the ``PathCollection`` with gid ``rt-significant``.
     """
-    if callable(getattr(result, "matrix", None)) and hasattr(result, "order"):  # a PairTable: no statistics, a view
+    from ...stats.paired import PairTable
+
+    if isinstance(result, PairTable):  # its matrices in score order: no statistics, a view
         o = list(result.order)
         d = {"pair_matrix": {"models": [result.models[k] for k in o],
                              "diff": result.matrix("diff")[np.ix_(o, o)].tolist(),
