@@ -83,6 +83,33 @@ def holm_best_set(S: np.ndarray, alpha: float, binary: bool) -> int:
     return 1 + int((padj >= alpha).sum())
 
 
+def hindsight_bound(S: np.ndarray, alpha: float, binary: bool) -> tuple[float, float, float]:
+    """The strongest model that the fixed-n Holm test separates from the leader: its paired z, and the largest
+    log wealth any constant bet reaches against the leader on the full data, chosen in hindsight
+    (``max_lambda sum log(1 + lambda (y - 1/2))``). Below ``log(1/alpha)`` no betting test can exclude it."""
+    from scipy import stats
+
+    mean = S.mean(axis=1)
+    lead = int(np.argmax(mean))
+    others = [j for j in range(S.shape[0]) if j != lead]
+    if binary:
+        b = np.array([np.sum((S[lead] == 1) & (S[j] == 0)) for j in others])
+        c = np.array([np.sum((S[lead] == 0) & (S[j] == 1)) for j in others])
+        p = rt.mcnemar_exact(b, c)
+    else:
+        p = np.array([stats.ttest_rel(S[lead], S[j]).pvalue if np.any(S[lead] != S[j]) else 1.0 for j in others])
+    padj = rt.adjust_pvalues(np.nan_to_num(p, nan=1.0), "holm")
+    out = [others[i] for i in np.flatnonzero(padj < alpha)]
+    if not out:
+        return float("nan"), float("nan"), np.log(1 / alpha)
+    j = max(out, key=lambda k: mean[k])
+    d = S[lead] - S[j]
+    z = d.mean() / (d.std(ddof=1) / np.sqrt(d.size))
+    lam = np.linspace(0.0, 1.999, 2000)[:, None]
+    lw = np.log1p(lam * (d / 2)[None, :]).sum(axis=1).max()
+    return float(z), float(lw), float(np.log(1 / alpha))
+
+
 def load(path: Path, **kw) -> rt.ScoreMatrix:
     m = rt.read(str(path), align="intersect", **kw)
     keep = ~np.isnan(m.scores).any(axis=0)
@@ -109,6 +136,9 @@ def main() -> int:
     rp = watch_replay(m, R, rng=0, best_method="pairs")
     re = watch_replay(m, R, rng=0, method="eb", rule="prpl")
     rb = watch_replay(m, R, rng=0, scope="benchmark")
+    gen0 = np.random.default_rng(0)   # the same orders as watch_replay(rng=0)
+    cfg0 = EngineConfig(alpha=ALPHA, pairs=False, stop_when_done=True, horizon=None)
+    nohz = [run_engine(S[:, gen0.permutation(N)], cfg0).done_at or np.nan for _ in range(R)]
 
     rng = np.random.default_rng(0)
     nb = R
@@ -130,6 +160,7 @@ def main() -> int:
     print(f"   ranktrust watch, betting, K-1 pairwise tests        {med(rp.items_needed)}")
     print(f"   ranktrust watch, PrPl-EB, portfolio best test        {med(re.items_needed)}")
     print(f"   ranktrust watch, betting, scope benchmark            {med(rb.items_needed)}")
+    print(f"   ranktrust watch, betting, no end-tuned half          {med(nohz)}")
     print(f"   baseline A: paired EB per pair at alpha/(K-1)        {med(a_items)}   (issue: about 1,340)")
     print(f"   baseline B: one EB sequence per model (unpaired)     {med(b_items)}   (issue: about 5,000-7,200)")
     print(f"   errors vs full-data #1: ranktrust {d['errors']} of {R}; K-1 pairs {rp.errors.sum()}; EB {re.errors.sum()}; "
@@ -184,8 +215,25 @@ def main() -> int:
             sizes.append(int((e.excluded_at == 0).sum()))
         h = holm_best_set(mm.scores, ALPHA, mm.is_binary)
         ratio = np.median(sizes) / h
-        print(f"   {name:<26} {mm.n_models:>4} x {mm.n_items:<6,} anytime best set {np.median(sizes):>5.0f} "
+        z, lw, thr = hindsight_bound(Sx, ALPHA, mm.is_binary)
+        print(f"   {name:<26} {mm.n_models:>4} x {mm.n_items:<6,} anytime best set {np.median(sizes):>5.1f} "
               f"(orders: {min(sizes)}-{max(sizes)})   fixed-n Holm {h:>4}   ratio {ratio:.2f}   goal <= 1.5")
+        print(f"   {'':<26} strongest model Holm separates from #1: z = {z:.2f}, best constant bet in hindsight "
+              f"log wealth {lw:.2f} (certifying needs {thr:.2f})")
+        if name == "GPQA main":
+            from ranktrust.sequential import _stream
+
+            for label, ramp, hz in (("constant end-tuned bets (no ramp)", 0.0, mm.n_items),
+                                    ("no end-tuned half", None, None)):
+                old_ramp = _stream.HORIZON_RAMP
+                _stream.HORIZON_RAMP = ramp if ramp is not None else old_ramp
+                gen = np.random.default_rng(1)
+                alt = [int((run_engine(Sx[:, gen.permutation(mm.n_items)],
+                                       EngineConfig(alpha=ALPHA, pairs=False, horizon=hz)).excluded_at == 0).sum())
+                       for _ in range(5 if args.quick else 10)]
+                _stream.HORIZON_RAMP = old_ramp
+                print(f"   {'':<26} ablation, {label}: anytime best set {np.median(alt):.1f} "
+                      f"(orders: {min(alt)}-{max(alt)})")
     print()
     print("4. time")
     print(f"   {R} replays, ranktrust watch with elimination: {t_ours:.1f} s   goal < 60 s "
