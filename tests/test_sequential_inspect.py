@@ -18,7 +18,7 @@ def test_models_stop_when_out_and_everything_stops_when_decided(monkeypatch):
     rng = np.random.default_rng(0)
     items = [f"s{i}" for i in range(3000)]
     p = {"m/strong": 0.85, "m/mid": 0.6, "m/weak": 0.2}
-    w = Watch(list(p), items, seed=2)
+    w = Watch(list(p), items, rng=2)
     mgr = ia.WatchStopping(w, every=5)
     views = {m: mgr.for_model(m) for m in p}
     order = w.item_order()

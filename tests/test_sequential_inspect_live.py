@@ -65,7 +65,7 @@ def _run(tmp_path, n: int, epochs: int, p: dict[str, float]):
     from inspect_ai.solver import generate
 
     ids = [f"q{i:03d}" for i in range(n)]
-    w = Watch(list(p), ids, seed=0)
+    w = Watch(list(p), ids, rng=0)
     samples = sorted((Sample(id=i, input=f"question {i}", target="A") for i in ids), key=lambda s: w.position(s.id))
     mgr = WatchStopping(w)
     tasks = [Task(name=m.split("/")[1], dataset=MemoryDataset(samples), solver=[_tag_epoch(), generate()],

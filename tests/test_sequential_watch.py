@@ -155,8 +155,8 @@ def _long(m, items=None):
 
 def test_rereading_is_idempotent_and_pieces_equal_once(mmlupro):
     m = mmlupro.select(items=list(range(1500)))
-    once = Watch(m.models, m.items, seed=3).update_matrix(m).status().to_dict()
-    w = Watch(m.models, m.items, seed=3)
+    once = Watch(m.models, m.items, rng=3).update_matrix(m).status().to_dict()
+    w = Watch(m.models, m.items, rng=3)
     df = m.to_long()
     for part in np.array_split(np.random.default_rng(0).permutation(len(df)), 4):
         w.update_many(df.iloc[part])
@@ -208,7 +208,7 @@ def test_next_proposes_only_models_in_play_and_nothing_when_done():
     rng = np.random.default_rng(0)
     items = [f"q{i}" for i in range(4000)]
     models = ["strong", "mid", "weak"]
-    w = Watch(models, items, seed=1)
+    w = Watch(models, items, rng=1)
     first = w.next(6)
     assert len(first) == 6 and {m for m, _ in first} == set(models)
     assert len({i for _, i in first}) == 2                 # item-major: both items for all three models
@@ -274,7 +274,7 @@ def test_live_watch_with_item_groups_as_the_unit():
     rng = np.random.default_rng(4)
     items, groups, X = _grouped(rng)
     models = ["A", "B", "C"]
-    w = Watch(models, items, cluster=True, groups=groups, seed=2)
+    w = Watch(models, items, cluster=True, groups=groups, rng=2)
     first = w.next(12)
     # a whole group first: its 4 items for all three models
     assert len(first) == 12 and len({groups[items.index(i)] for _, i in first}) == 1
@@ -298,7 +298,7 @@ def test_live_watch_with_item_groups_as_the_unit():
     # cells count items: 4 per group per model in play
     assert st.cells_scored == 4 * e.cells
     # pieces equal once (idempotent), and a mapping gives the same as a sequence
-    w2 = Watch(models, items, cluster=True, groups=dict(zip(items, groups)), seed=2)
+    w2 = Watch(models, items, cluster=True, groups=dict(zip(items, groups)), rng=2)
     for part in np.array_split(rng.permutation(len(df)), 3):
         w2.update_many(df.iloc[part])
     assert w2.status().to_dict() == st.to_dict()

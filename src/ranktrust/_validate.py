@@ -22,7 +22,7 @@ import numpy as np
 from .errors import DataError
 
 __all__ = [
-    "confidence_level", "count", "counts", "probability", "rng", "choice", "choices", "cluster",
+    "confidence_level", "count", "counts", "probability", "rng", "seed", "choice", "choices", "cluster",
     "progress", "alternative", "ALTERNATIVES", "SeedLike", "Progress",
 ]
 
@@ -96,6 +96,15 @@ def rng(value: Any, name: str = "rng") -> np.random.Generator:
     return np.random.default_rng(value)
 
 
+def seed(value: Any, name: str = "rng") -> int:
+    """The one int seed that a function records (and that keys its streams or hashes) from an ``rng``:
+    a non-negative int is used as is; a ``Generator`` or ``SeedSequence`` draws one; ``None`` draws
+    one from fresh entropy."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and value >= 0:
+        return int(value)
+    return int(rng(value, name).integers(2**63 - 1))
+
+
 def choice(value: Any, name: str, allowed: Iterable[Any]) -> Any:
     """One of ``allowed`` (returned as is)."""
     allowed = tuple(allowed)
@@ -149,6 +158,6 @@ def cluster(value: Any, groups: Sequence[Any] | None, *, method: str | None = No
     if want and groups is None:
         raise DataError(
             "clustering needs item groups, but the data has none: "
-            "read it with `group`=COLUMN (the column that groups the items)"
+            "read it with `group`=COLUMN (the column that groups the items)", param="group"
         )
     return want

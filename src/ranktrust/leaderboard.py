@@ -420,13 +420,6 @@ def _warnings_to_notes(fn: Callable[..., LeaderboardReport]) -> Callable[..., Le
 
 
 @_warnings_to_notes
-def _derive_seed(rng: Any) -> int:
-    """The one int seed a report records: an int as is, else one drawn from ``rng``."""
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)) and rng >= 0:
-        return int(rng)
-    return int(_validate.rng(rng).integers(2**63 - 1))
-
-
 def report(
     m: ScoreMatrix,
     *,
@@ -519,7 +512,7 @@ def report(
     -------
     LeaderboardReport
     """
-    seed = _derive_seed(rng)
+    seed = _validate.seed(rng)
     user_progress = _validate.progress(progress)
     stability_n_resamples = _validate.count(stability_n_resamples, "stability_n_resamples")
     split_half_n_resamples = _validate.count(split_half_n_resamples, "split_half_n_resamples", minimum=2)

@@ -11,7 +11,14 @@ from typing import Any
 import click
 
 from ._common import (
-    cluster_requested, command_line, confidence_option, emit, input_options, load_matrix, output_options, seed_option,
+    cluster_requested,
+    command_line,
+    confidence_option,
+    emit,
+    input_options,
+    load_matrix,
+    output_options,
+    seed_option,
 )
 
 
@@ -255,7 +262,7 @@ def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: 
         # sorted names: the status must not depend on the order in which files introduced the models
         w = Watch(sorted(m.models), m.items, target=target, confidence_level=confidence, scope=scope,  # type: ignore[arg-type]
                   method=method, rule=rule, eliminate=not no_eliminate,  # type: ignore[arg-type]
-                  best_method=best_method, score_range=score_range, seed=seed,  # type: ignore[arg-type]
+                  best_method=best_method, score_range=score_range, rng=seed,  # type: ignore[arg-type]
                   cluster=cluster_requested(kw), groups=m.groups if cluster_requested(kw) else None)
         w.update_matrix(m)
         return w.status(next_budget=budget), ihash, w

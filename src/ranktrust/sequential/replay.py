@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from .. import _validate
+from .._validate import SeedLike
 from ..results import Result, jsonable
 from ._engine import EngineConfig, run_engine
 from .watch import parse_target
@@ -105,19 +107,20 @@ class ReplayResult(Result):
         }
 
 
-def watch_replay(m: "ScoreMatrix", n_replays: int = 200, *, target: str = "best", confidence_level: float = 0.95,
+def watch_replay(m: "ScoreMatrix", n_resamples: int = 200, *, target: str = "best", confidence_level: float = 0.95,
                  scope: Literal["population", "benchmark"] = "population",
                  method: Literal["betting", "eb"] = "betting", rule: Literal["agrapa", "prpl"] = "agrapa",
                  eliminate: bool = True, best_method: Literal["portfolio", "pairs"] = "portfolio",
                  score_range: tuple[float, float] = (0.0, 1.0), cluster: bool = False,
-                 rng: Any = None) -> ReplayResult:
-    """Replay a ScoreMatrix in ``n_replays`` random item orders through the sequential leaderboard.
+                 rng: SeedLike = None) -> ReplayResult:
+    """Replay a ScoreMatrix in ``n_resamples`` random item orders through the sequential leaderboard.
 
     Parameters
     ----------
     m : ScoreMatrix
         Finished results; items some model did not score are dropped (the intersection). Runs are averaged.
-    n_replays : int, default: ``200``
+    n_resamples : int, default: ``200``
+        Random item orders (replays).
     target, confidence_level, scope, method, rule, eliminate, best_method, score_range
         As in :class:`ranktrust.sequential.Watch`.
     cluster : bool, default: ``False``
@@ -125,7 +128,7 @@ def watch_replay(m: "ScoreMatrix", n_replays: int = 200, *, target: str = "best"
         the mean over its items, and the sequences run over groups in random order. The quantity is then the mean
         over groups (each group weighted equally), and correlated items within a group no longer pretend to be
         independent evidence.
-    rng : None, int or numpy.random.Generator
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Draws the item orders.
 
     Returns
@@ -142,14 +145,12 @@ def watch_replay(m: "ScoreMatrix", n_replays: int = 200, *, target: str = "best"
     """
     import time
 
-    if int(n_replays) != n_replays or n_replays < 1:
-        raise ValueError(f"`n_replays` must be a positive integer, got {n_replays!r}")
+    n_replays = _validate.count(n_resamples, "n_resamples")
     tgt, k = parse_target(target)
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"`confidence_level` must be in the open interval (0, 1), got {confidence_level!r}")
+    confidence_level = _validate.confidence_level(confidence_level)
     if scope not in ("population", "benchmark"):
         raise ValueError(f"`scope` must be 'population' or 'benchmark', got {scope!r}")
-    gen = np.random.default_rng(rng)
+    gen = _validate.rng(rng)
     S = m.scores
     keep = ~np.isnan(S).any(axis=0)
     S = S[:, keep]
@@ -160,12 +161,7 @@ def watch_replay(m: "ScoreMatrix", n_replays: int = 200, *, target: str = "best"
         raise DataError(f"{m.source or 'the input'}: scores lie in [{S.min():g}, {S.max():g}], outside the score "
                         f"range [{lo:g}, {hi:g}]; pass score_range=(low, high)")
     S = (S - lo) / (hi - lo)
-    if cluster:
-        if m.groups is None:
-            from ..errors import DataError
-
-            raise DataError(f"{m.source or 'the input'}: `cluster`=True needs item groups: read the data with "
-                            "`group`='COLUMN' (a subject/group column)", param="group")
+    if _validate.cluster(cluster, m.groups):
         codes = np.asarray(m.group_codes)[keep]
         uniq, inv = np.unique(codes, return_inverse=True)
         sums = np.zeros((S.shape[0], uniq.size))

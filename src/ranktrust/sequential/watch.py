@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping, Sequence
 
 import numpy as np
 
+from .. import _validate
+from .._validate import SeedLike
 from ..errors import DataError
 from ._engine import EngineConfig, EngineResult, run_engine
 from ._status import WatchStatus, _f, item_keys, parse_target
@@ -57,8 +59,10 @@ class Watch:
         How the best set is tested (see docs/watch.md).
     score_range : (float, float), default: ``(0, 1)``
         The range a score can take; scores are rescaled to [0, 1].
-    seed : int, default: ``0``
-        Fixes the random item order.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default: ``0``
+        Fixes the random item order: the int seed derived from it (:func:`ranktrust._validate.seed`; an int
+        as is) keys a hash of each item name, so the order is reproducible and items arriving later take their
+        place in it. Recorded as ``seed`` in the status.
     cluster : bool, default: ``False``
         Sample whole item groups (``groups``: subjects, passages, repositories) as the unit. The groups are analysed
         in a random order fixed by the seed; a group enters the analysis once every one of its items is scored for
@@ -91,7 +95,7 @@ class Watch:
                  confidence_level: float = 0.95, scope: Scope = "population",
                  method: Literal["betting", "eb"] = "betting", rule: Literal["agrapa", "prpl"] = "agrapa",
                  eliminate: bool = True, best_method: Literal["portfolio", "pairs"] = "portfolio",
-                 score_range: tuple[float, float] = (0.0, 1.0), seed: int = 0, cluster: bool = False,
+                 score_range: tuple[float, float] = (0.0, 1.0), rng: SeedLike = 0, cluster: bool = False,
                  groups: Mapping[str, Any] | Sequence[Any] | None = None, n_runs: int | None = None) -> None:
         models = tuple(str(m) for m in models)
         if len(models) < 2:
@@ -102,8 +106,7 @@ class Watch:
         self.target_label = "best" if self.target == "best" else (f"top{self.k}" if self.target == "top" else "ranks")
         if self.target == "top" and self.k >= len(models):
             raise ValueError(f"`target` top{self.k} needs more than {self.k} models, got {len(models)}")
-        if not 0 < confidence_level < 1:
-            raise ValueError(f"`confidence_level` must be in the open interval (0, 1), got {confidence_level!r}")
+        confidence_level = _validate.confidence_level(confidence_level)
         if scope not in ("population", "benchmark"):
             raise ValueError(f"`scope` must be 'population' or 'benchmark', got {scope!r}")
         if method not in ("betting", "eb"):
@@ -124,7 +127,7 @@ class Watch:
         self.confidence_level = float(confidence_level)
         self.method, self.rule, self.eliminate, self.best_method = method, rule, bool(eliminate), best_method
         self.score_range = (float(lo), float(hi))
-        self.seed = int(seed)
+        self.seed = _validate.seed(rng)
         self.fixed_items = items is not None
         self._items: list[str] = []
         self._iidx: dict[str, int] = {}
@@ -132,8 +135,6 @@ class Watch:
         self._runs: dict[str, np.ndarray] = {}
         if items is not None:
             self._add_items([str(i) for i in items], check_unique=True)
-        from .. import _validate
-
         self.n_runs = None if n_runs is None else _validate.count(n_runs, "n_runs")
         self.cluster = _validate.cluster(cluster, groups)
         self._group_of = np.zeros(0, dtype=np.int64)   # item index -> group index
