@@ -167,7 +167,7 @@ def test_irt_subset_offers_three_estimators():
     e = rt.estimate(s, M)
     assert e.estimator == "gp-irt"
     assert set(e.by_estimator) == {"irt", "p-irt", "gp-irt"}
-    lam = s.gp_lambda
+    lam = s.method_state.gp_lambda
     assert 0 <= lam <= 1
     np.testing.assert_allclose(e.by_estimator["gp-irt"],
                                lam * e.by_estimator["irt"] + (1 - lam) * e.by_estimator["p-irt"])

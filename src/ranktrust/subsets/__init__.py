@@ -17,10 +17,11 @@ References
 
 from __future__ import annotations
 
-from . import anchor, diversity, irt  # noqa: F401  (register the built-in methods)
+from . import anchor, diversity, irt_method  # noqa: F401  (register the built-in methods)
 from .irt import IRTParams, fit_2pl
 from .mdad import MDADResult, mdad
-from .select import Subset, SubsetEstimate, estimate, methods, register, select_subset
+from .registry import methods, register
+from .select import Subset, SubsetEstimate, estimate, select_subset
 
 __all__ = [
     "select_subset", "estimate", "mdad", "methods", "register", "fit_2pl",

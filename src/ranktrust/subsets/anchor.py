@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from .select import Selection, register
+from .registry import Selection, register
 
 __all__ = ["kmedoids", "item_vectors", "sq_distances", "select_anchor"]
 
@@ -261,4 +261,4 @@ def select_anchor(y: np.ndarray, k: int, rng: np.random.Generator, *, groups: np
     med, lab = kmedoids(x, k, rng, sqdist=sq_distances(x, cache))
     w = np.bincount(lab, minlength=k) / x.shape[0]
     srt = np.argsort(med)
-    return Selection(med[srt], w[srt], {"cluster_sizes": np.bincount(lab, minlength=k)[srt]})
+    return Selection(med[srt], w[srt], extra={"cluster_sizes": np.bincount(lab, minlength=k)[srt]})

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .anchor import item_vectors, sq_distances, sqdist_to_one
-from .select import Selection, register
+from .registry import Selection, register
 
 __all__ = ["farthest_points", "select_diversity"]
 

@@ -32,7 +32,7 @@ from .._validate import Progress, SeedLike
 from ..errors import SmallSampleWarning
 from ..results import Result, jsonable
 from .agreement import kendall_tau_b, mdad_from_curve, pair_agreement
-from .select import estimate_arrays, get_selector
+from .registry import get_method
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.matrix import ScoreMatrix
@@ -298,7 +298,7 @@ def _mdad_iv(m: Any, methods: Any, sizes: Any, n_resamples: Any, source_models: 
     if len(set(methods)) != len(methods):
         raise ValueError(f"`methods` lists a method twice: {methods}")
     for meth in methods:
-        get_selector(meth)
+        get_method(meth)
     sizes = np.unique(np.asarray(_validate.counts(np.atleast_1d(np.asarray(sizes)).tolist(), "sizes"),
                                  dtype=np.int64))
     trials = _validate.count(n_resamples, "n_resamples")
@@ -499,7 +499,7 @@ def mdad(
     y = np.asarray(m.scores, dtype=np.float64)
     codes = m.group_codes
     n_models, n_items = y.shape
-    fns = [get_selector(meth) for meth in methods]
+    meths = [get_method(meth) for meth in methods]
     M, S, T = len(methods), len(sizes_arr), trials
     est = np.empty((M, S, T, n_tgt))
     truth = np.empty((T, n_tgt))
@@ -526,14 +526,13 @@ def mdad(
         groups = None if codes is None else codes[pool]
         # shared by the methods and sizes of this trial; "warm" lives across trials (IRT warm start)
         cache: dict[str, Any] = {"source_rows": src, "pool": pool, "warm": warm}
-        for mi, (meth, fn) in enumerate(zip(methods, fns)):
+        for mi, (meth, spec) in enumerate(zip(methods, meths)):
             t0 = time.perf_counter()
             for si, k in enumerate(sizes_arr.tolist()):
                 g = np.random.default_rng(_random.child(root, t, meth, k))
-                sel = fn(y_src, k, g, groups=groups, cache=cache)
-                out = estimate_arrays(y_tgt_pool[:, sel.items], sel.weights, meth, sub_pos=sel.items,
-                                      irt=sel.extra.get("irt"), gp_lambda=sel.extra.get("gp_lambda"))
-                est[mi, si, t] = out["gp-irt"] if "gp-irt" in out else out["weighted"]
+                sel = spec.select(y_src, k, g, groups=groups, cache=cache)
+                out = spec.estimate(y_tgt_pool[:, sel.items], sel.items, sel.weights, sel.state)
+                est[mi, si, t] = out[spec.default_for(sel.state)]  # the method's own default estimator
                 done += 1
                 if progress is not None:
                     progress(done, total)
