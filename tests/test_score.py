@@ -379,19 +379,25 @@ def test_output_reads_as_a_score_matrix(tiny):
 def test_db_store_gets_the_results(tiny, capsys):
     import ranktrust as rt
 
+    from ranktrust.data.readers._registry import ReadOptions
+
     db = tiny.dir / "store.duckdb"
-    r1 = _score(tiny, [tiny.llama], out=tiny.dir / "store_out.parquet", db=db, task="mmlu")
-    assert r1.stored["rows_added"] == 24
-    r2 = _score(tiny, [tiny.llama, tiny.gpt2], out=tiny.dir / "store_out.parquet", db=db, task="mmlu")
-    assert r2.n_skipped == 24 and r2.stored["files"][0]["action"] == "replaced"
+    out = tiny.dir / "store_out.parquet"
+
+    def ingest():   # scoring writes a file; the store is the caller's step (the CLI's --db)
+        with rt.Store(db) as st:
+            return st.ingest(str(out), format="table", options=ReadOptions(task="mmlu"), replace=True)
+
+    r1 = _score(tiny, [tiny.llama], out=out)
+    assert r1.stored is None and ingest().rows_added == 24
+    r2 = _score(tiny, [tiny.llama, tiny.gpt2], out=out)
+    assert r2.n_skipped == 24 and ingest().files[0].action == "replaced"
     with rt.Store(db, read_only=True) as st:
         m = st.matrix(task="mmlu")
     assert set(m.models) == {"llama-tiny", "gpt2-tiny"} and m.n_items == 24
     got = m.select(models=["llama-tiny"]).scores[0]
     want = r2.frame[r2.frame["model"] == "llama-tiny"].set_index("item").loc[list(m.items), "score"].to_numpy()
     np.testing.assert_array_equal(got, want)
-    with pytest.raises(ValueError, match=r"`db` needs `out`"):
-        _score(tiny, [tiny.llama], db=db)
     # CLI: --db alone keeps the resumable results next to the store
     r = _cli(capsys, "score", "--model", str(tiny.llama), "--questions", str(tiny.questions), "--db",
              str(tiny.dir / "cli_store.duckdb"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import sys
 from typing import Any, Iterator
@@ -49,7 +50,14 @@ def _questions_bar(enabled: bool) -> Iterator[Any]:
         yield None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeRemainingColumn,
+    )
     from rich.text import Text
 
     class _Speed(ProgressColumn):
@@ -61,6 +69,15 @@ def _questions_bar(enabled: bool) -> Iterator[Any]:
                   TimeRemainingColumn(), console=Console(stderr=True), transient=False) as prog:
         task = prog.add_task("scoring", total=None)
         yield lambda done, total: prog.update(task, completed=done, total=total)
+
+
+def _ingest(db: str, path: str, task: str) -> dict[str, Any]:
+    """Put the results file into the store (replacing its earlier rows, so a resumed run updates them)."""
+    from ..data.readers._registry import ReadOptions
+    from ..data.store import Store
+
+    with Store(db) as st:
+        return st.ingest(path, format="table", options=ReadOptions(task=task), replace=True).to_dict()
 
 
 @click.command("score")
@@ -113,6 +130,7 @@ def command(models: tuple[str, ...], questions: str, split: str | None, results_
     ranktrust report results.parquet
     """
     from ..data.io import input_hash
+    from ..score.output import default_task_name
     from ..score.runner import score_models
 
     if results_out is None:
@@ -156,8 +174,9 @@ def command(models: tuple[str, ...], questions: str, split: str | None, results_
             spec, questions, out=results_out, batch_size=batch_size, device=device, dtype=dtype,  # type: ignore[arg-type]
             template=template, shots=shots, dev=dev, permutations=perms, seeds=_parse_seeds(seeds),
             resume=not no_resume, progress=bar, split=split, flush_every=flush_every, on_error=on_error,
-            db=db, task=task,
         )
+    if db is not None and os.path.exists(results_out):
+        res = dataclasses.replace(res, stored=_ingest(db, results_out, task or default_task_name(questions)))
     n = len(spec)
     if res.failed and len(res.failed) >= n:
         # QA L9: nothing was scored, so there is no results file to point at and no table to print
