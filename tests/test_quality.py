@@ -208,7 +208,7 @@ def test_result_json_notes_and_skips():
 @pytest.mark.parametrize("kw, msg", [
     ({"near_identical": 0.3}, "`near_identical` must be in"),
     ({"min_kappa": 2}, "`min_kappa` must be in"),
-    ({"min_items": 0}, "`min_items` must be a positive integer"),
+    ({"min_items": 0}, "`min_items` must be an integer >= 1"),
     ({"lz_threshold": 1.0}, "`lz_threshold` must be negative"),
     ({"folds": 1}, "`folds` must be an integer >= 2"),
 ])

@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Any, TypedDict
 import numpy as np
 from scipy import stats
 
+from .. import _validate
+from .._validate import SeedLike
 from ..results import Result, jsonable
 from .personfit import _difficulty_corr, _person_fit, _robust_z, lz_star
 from .rows import SimilarPair, _groups, row_agreement
@@ -204,12 +206,11 @@ def _data_quality_iv(m: Any, near_identical: Any, min_kappa: Any, min_items: Any
         raise ValueError(f"`near_identical` must be in (0.5, 1] (a share of items); got {near_identical!r}")
     if not (isinstance(min_kappa, (int, float)) and -1 <= min_kappa <= 1):
         raise ValueError(f"`min_kappa` must be in [-1, 1]; got {min_kappa!r}")
-    if isinstance(min_items, bool) or not isinstance(min_items, (int, np.integer)) or min_items < 1:
-        raise ValueError(f"`min_items` must be a positive integer; got {min_items!r}")
+    _validate.count(min_items, "min_items")
     if not (isinstance(lz_threshold, (int, float)) and lz_threshold < 0):
         raise ValueError(f"`lz_threshold` must be negative (misfit gives large negative lz*); got {lz_threshold!r}")
-    if folds is not None and (isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2):
-        raise ValueError(f"`folds` must be an integer >= 2 (each model's fit leaves its fold out); got {folds!r}")
+    if folds is not None:
+        _validate.count(folds, "folds", minimum=2)   # each model's fit leaves its fold out
 
 
 def data_quality(
@@ -223,7 +224,7 @@ def data_quality(
     max_difficulty_corr: float = 0.2,
     pair_table: Any = None,
     folds: int | None = None,
-    rng: int | np.random.Generator | None = 0,
+    rng: SeedLike = 0,
 ) -> DataQuality:
     """Duplicated rows and rows that do not fit their score: findings to check before a ranking.
 
@@ -262,7 +263,7 @@ def data_quality(
         a model are fitted on the other folds (a fit that excludes the model). Default: 5,
         or 2 when the matrix has more than 2 million cells (each fit then still uses half
         of the models; 1000 x 14,000 in a few seconds).
-    rng : None, int or numpy.random.Generator, default: ``0``
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default: ``0``
         Randomness of the fold assignment.
 
     Returns
@@ -357,7 +358,7 @@ def data_quality(
     elif n < 20:
         skipped = f"person fit needs at least 20 models to fit item parameters on the others; there are {n}"
     else:
-        lz, theta = _person_fit(y, mask, folds, np.random.default_rng(rng), min_items)
+        lz, theta = _person_fit(y, mask, folds, _validate.rng(rng), min_items)
     fz = _robust_z(lz)
     dcorr = _difficulty_corr(y, mask)
     with np.errstate(invalid="ignore"):

@@ -367,13 +367,14 @@ def _z_p(z: np.ndarray, alternative: str) -> np.ndarray:
 def _mcnemar_one_sided(b: np.ndarray, c: np.ndarray, alternative: str) -> np.ndarray:
     """Exact one-sided McNemar p: ``P(X >= b)`` (``"greater"``) or ``P(X <= b)`` (``"less"``) for
     ``X ~ Binomial(b + c, 1/2)`` (as scipy.stats.binomtest); 1 where ``b + c = 0``."""
-    b = np.asarray(b, dtype=np.float64)
-    n = b + np.asarray(c, dtype=np.float64)
+    bi = np.rint(np.asarray(b, dtype=np.float64)).astype(np.int64)
+    n = bi + np.rint(np.asarray(c, dtype=np.float64)).astype(np.int64)
+    nn = np.maximum(n, 1)                      # an integer n for scipy; n = 0 gives p = 1 below
     with np.errstate(invalid="ignore"):
         if alternative == "greater":
-            p = np.where(b >= 1, special.bdtrc(b - 1, n, 0.5), 1.0)
+            p = np.where(bi >= 1, special.bdtrc(np.maximum(bi - 1, 0).astype(np.float64), nn, 0.5), 1.0)
         else:
-            p = special.bdtr(b, n, 0.5)
+            p = special.bdtr(np.minimum(bi, nn).astype(np.float64), nn, 0.5)
     return np.where(n > 0, np.minimum(p, 1.0), 1.0)
 
 
