@@ -377,7 +377,7 @@ def test_gpqa_reproduces_u_published_figures_in_magnitude(gpqa):
 def test_u_interval_is_u_bootstrap_without_resampling_noise():
     """[U]'s calculate_mdad CI (1,000 bootstrap means per bin; first bins where the upper / lower bound
     reach 80%; symmetric around MDAD) against the exact binomial quantiles used here."""
-    from ranktrust.subsets.mdad import _u_interval
+    from ranktrust.subsets.agreement import u_interval as _u_interval
 
     rng = np.random.default_rng(0)
     n = np.array([200, 150, 120, 90, 60, 40, 30])
@@ -403,7 +403,7 @@ def _first_reach(agree, pairs, level, min_pairs):
 def test_recommendation_sentences_never_contradict_the_curve(seed):
     import re
 
-    from ranktrust.subsets.mdad import _recommend
+    from ranktrust.subsets.recommend import recommend as _recommend
 
     g = np.random.default_rng(seed)
     M, S, T, nb = int(g.integers(1, 4)), int(g.integers(1, 4)), 3, int(g.integers(1, 40))
@@ -485,7 +485,7 @@ def test_h1_far_bins_reaching_80_percent_are_never_called_unresolved():
     """Newcomer QA H1: with the 0.1.0 safeguard the text said "no method orders even the most distant pairs
     correctly in 80% of cases" while its own curve reached 0.851 at 1.5 points. [U]'s rule reads MDAD
     off that bin; with a safeguard the sentence names it."""
-    from ranktrust.subsets.mdad import _recommend
+    from ranktrust.subsets.recommend import recommend as _recommend
 
     agree = np.array([[[0.673, 0.7, 0.75, 0.851, 0.929, 1.0]]])
     pairs = np.array([502, 300, 200, 451, 30, 10])

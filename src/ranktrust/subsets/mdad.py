@@ -31,7 +31,8 @@ from .. import _random, _validate
 from .._validate import Progress, SeedLike
 from ..errors import SmallSampleWarning
 from ..results import Result, jsonable
-from .agreement import kendall_tau_b, mdad_from_curve, pair_agreement
+from .agreement import evaluate_curves, pairs_at
+from .recommend import SPARSE_BIN, num, recommend
 from .registry import get_method
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -199,17 +200,17 @@ class MDADResult(Result):
         ev = self._main() if ev is None else ev
         point = ev["mdad"]
         rows = []
-        at = _pairs_at(point, ev["pairs"], self.delta_bin)
+        at = pairs_at(point, ev["pairs"], self.delta_bin)
         for mi, meth in enumerate(self.methods):
             for si, k in enumerate(self.sizes.tolist()):
                 rows.append({
                     "method": meth, "size": int(k),
-                    "mdad": _num(point[mi, si]),
-                    "ci_low": _num(ev["ci_low"][mi, si]),
-                    "ci_high": _num(ev["ci_high"][mi, si]),
-                    "kendall_tau": _num(np.nanmean(ev["kendall_tau"][mi, si])),
-                    "mean_abs_error": _num(np.nanmean(ev["mean_abs_error"][mi, si])),
-                    "misordered": _num(np.nanmean(ev["misordered"][mi, si])),
+                    "mdad": num(point[mi, si]),
+                    "ci_low": num(ev["ci_low"][mi, si]),
+                    "ci_high": num(ev["ci_high"][mi, si]),
+                    "kendall_tau": num(np.nanmean(ev["kendall_tau"][mi, si])),
+                    "mean_abs_error": num(np.nanmean(ev["mean_abs_error"][mi, si])),
+                    "misordered": num(np.nanmean(ev["misordered"][mi, si])),
                     "reached": bool(np.isfinite(point[mi, si])),
                     "mdad_pairs": int(at[mi, si]) if np.isfinite(point[mi, si]) else None,
                     "status": ("ok" if np.isfinite(point[mi, si]) else
@@ -232,7 +233,7 @@ class MDADResult(Result):
                         continue
                     agreement.append({
                         "method": meth, "size": int(k), "delta_bin": float(ev["bin_edges"][b]),
-                        "agreement": _num(ev["agreement"][mi, si, b]), "pairs": int(ev["pairs"][b]),
+                        "agreement": num(ev["agreement"][mi, si, b]), "pairs": int(ev["pairs"][b]),
                     })
         return agreement
 
@@ -254,21 +255,6 @@ class MDADResult(Result):
                 "reference": "seen items" if self.unseen is not None else "all items",
             },
         })
-
-
-def _pairs_at(point: np.ndarray, pairs: np.ndarray, delta_bin: float) -> np.ndarray:
-    """Pooled pairs in the bin MDAD was read from (0 where MDAD is not finite)."""
-    idx = np.where(np.isfinite(point), np.round(np.nan_to_num(point, posinf=0.0) / delta_bin), 0).astype(np.int64)
-    idx = np.clip(idx, 0, len(pairs) - 1)
-    return np.where(np.isfinite(point), np.asarray(pairs)[idx], 0)
-
-
-SPARSE_BIN = 30
-
-
-def _num(x: Any) -> float | None:
-    f = float(x)
-    return f if np.isfinite(f) else None
 
 
 # -------------------------------------------------------------- validation
@@ -538,22 +524,22 @@ def mdad(
                     progress(done, total)
             seconds[meth] += time.perf_counter() - t0
 
-    ev = _evaluate(truth, est, delta_bin, agreement_level, min_pairs, confidence_level, ci_method)
+    ev = evaluate_curves(truth, est, delta_bin, agreement_level, min_pairs, confidence_level, ci_method)
     ev_unseen = (None if truth_unseen is None else
-                 _evaluate(truth_unseen, est, delta_bin, agreement_level, min_pairs, confidence_level, ci_method))
+                 evaluate_curves(truth_unseen, est, delta_bin, agreement_level, min_pairs, confidence_level, ci_method))
     point, ci_low, ci_high, mis, tau = ev["mdad"], ev["ci_low"], ev["ci_high"], ev["misordered"], ev["kendall_tau"]
     if np.isnan(point).all():
         warnings.warn(f"no |Δ| bin has enough target pairs (`min_pairs`={min_pairs}) to define MDAD; use more "
                       "target models (a smaller `source_models`), more trials, wider bins (`delta_bin`) or a "
                       "smaller `min_pairs`", SmallSampleWarning, stacklevel=2)
     sparse = [int(v) for e in (ev, ev_unseen) if e is not None
-              for v in _pairs_at(e["mdad"], e["pairs"], delta_bin).ravel() if 0 < v < SPARSE_BIN]
+              for v in pairs_at(e["mdad"], e["pairs"], delta_bin).ravel() if 0 < v < SPARSE_BIN]
     if sparse:
         warnings.warn(f"{len(sparse)} MDAD value{'s are' if len(sparse) > 1 else ' is'} read off a gap bin with fewer "
                       f"than {SPARSE_BIN} target pairs (as few as {min(sparse)}; [U]'s rule counts every bin): "
                       f"use more target models or trials, wider bins (`delta_bin`), or `min_pairs={SPARSE_BIN}`",
                       SmallSampleWarning, stacklevel=2)
-    rec = _recommend(methods, sizes_arr, ev, target_mdad, agreement_level, min_pairs, unseen=ev_unseen)
+    rec = recommend(methods, sizes_arr, ev, target_mdad, agreement_level, min_pairs, unseen=ev_unseen)
     return MDADResult(
         methods=methods, sizes=sizes_arr, trials=T, n_source_models=n_src, n_target_models=n_tgt,
         n_items=n_items, n_seen_items=n_seen, delta_bin=float(delta_bin), agreement_level=float(agreement_level),
@@ -586,178 +572,3 @@ def _seen_split(gen: np.random.Generator, n_items: int, n_seen: int, codes: np.n
         rest = np.flatnonzero(~seen)
         seen[rest[np.argsort(keys[rest])[:short]]] = True
     return np.flatnonzero(seen)
-
-
-def _u_interval(agree_counts: np.ndarray, pairs_b: np.ndarray, point: np.ndarray, delta_bin: float, level: float,
-                min_pairs: int, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
-    """[1]_'s MDAD interval (``mdad.calculate_mdad``) from pooled bins, without resampling noise.
-
-    [1]_ bootstraps the pairs of each pooled bin (1,000 resamples) and takes the first bin
-    whose bootstrap upper bound reaches ``level`` (``u``) and the first whose lower bound
-    does (``l``); the interval is ``point -+ max(point - u, l - point)``. The bootstrap of a
-    mean of 0/1 values is ``Binomial(n, k/n) / n``, so its quantiles are taken exactly here.
-    The lower end is clipped at 0; ``inf`` when ``l`` (or the point) is not reached.
-    """
-    from scipy import stats
-
-    alpha = 1 - confidence_level
-    n = np.broadcast_to(pairs_b, agree_counts.shape)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        phat = np.where(n > 0, agree_counts / np.maximum(n, 1), np.nan)
-        hi = stats.binom.ppf(1 - alpha / 2, n, phat) / n
-        lo = stats.binom.ppf(alpha / 2, n, phat) / n
-    u = mdad_from_curve(hi, n, delta_bin, level=level, min_pairs=min_pairs)
-    lo_edge = mdad_from_curve(lo, n, delta_bin, level=level, min_pairs=min_pairs)
-    with np.errstate(invalid="ignore"):
-        diff = np.fmax(point - u, lo_edge - point)
-        low = np.where(np.isfinite(point), np.maximum(point - diff, 0.0), u)
-        high = np.where(np.isfinite(point), point + diff, np.inf)
-    low = np.where(np.isnan(point), np.nan, np.where(np.isfinite(point) & ~np.isfinite(diff), u, low))
-    high = np.where(np.isnan(point), np.nan, high)
-    return low, high
-
-
-def _evaluate(truth: np.ndarray, est: np.ndarray, delta_bin: float, level: float, min_pairs: int,
-              confidence_level: float, ci_method: str = "pairs") -> dict[str, np.ndarray]:
-    """Agreement curves, MDAD (pooled and per trial), tau, error against one reference.
-
-    ``truth`` (T, n_tgt): the targets' reference scores per trial; ``est`` (M, S, T, n_tgt).
-    """
-    M, S, T, n_tgt = est.shape
-    iu, ju = np.triu_indices(n_tgt, 1)
-    d_true = truth[:, iu] - truth[:, ju]                       # (T, P)
-    absd = np.abs(d_true)
-    bins = np.floor(absd / delta_bin + 1e-9).astype(np.int64)
-    nb = int(bins.max()) + 1 if bins.size else 1
-    flat = (np.arange(T)[:, None] * nb + bins).ravel()
-    # [U]: every pair counts, pairs tied on the reference included (they sit in bin 0)
-    pairs_tb = np.bincount(flat, minlength=T * nb).reshape(T, nb).astype(np.float64)
-    pairs_b = pairs_tb.sum(0)
-    min_trial = max(1, int(np.ceil(min_pairs / T)))
-    agreement = np.full((M, S, nb), np.nan)
-    agree_counts = np.zeros((M, S, nb))
-    mdad_trials = np.empty((M, S, T))
-    mis = np.empty((M, S, T))
-    tau = kendall_tau_b(truth[None, None], est)                # (M, S, T)
-    mae = np.nanmean(np.abs(est - truth[None, None]), axis=-1)
-    n_valid = (d_true != 0).sum(1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for mi in range(M):
-            for si in range(S):
-                e = est[mi, si]
-                agree, wrong, _ = pair_agreement(d_true, e[:, iu] - e[:, ju])
-                a_tb = np.bincount(flat, weights=agree.ravel(), minlength=T * nb).reshape(T, nb)
-                agree_counts[mi, si] = a_tb.sum(0)
-                agreement[mi, si] = np.where(pairs_b > 0, a_tb.sum(0) / pairs_b, np.nan)
-                curve_t = np.where(pairs_tb > 0, a_tb / pairs_tb, np.nan)
-                mdad_trials[mi, si] = mdad_from_curve(curve_t, pairs_tb, delta_bin, level=level,
-                                                      min_pairs=min_trial)
-                mis[mi, si] = np.where(n_valid > 0, wrong.sum(1) / n_valid, np.nan)
-    point = mdad_from_curve(agreement, np.broadcast_to(pairs_b, agreement.shape), delta_bin,
-                            level=level, min_pairs=min_pairs)
-    alpha = 1 - confidence_level
-    ci_low = np.full((M, S), np.nan)
-    ci_high = np.full((M, S), np.nan)
-    if ci_method == "pairs":
-        ci_low, ci_high = _u_interval(agree_counts, pairs_b, point, delta_bin, level, min_pairs, confidence_level)
-    else:
-        for mi in range(M):
-            for si in range(S):
-                v = mdad_trials[mi, si]
-                v = v[~np.isnan(v)]
-                if v.size:
-                    ci_low[mi, si], ci_high[mi, si] = np.quantile(v, [alpha / 2, 1 - alpha / 2],
-                                                                  method="inverted_cdf")
-    return {"mdad": point, "mdad_trials": mdad_trials, "ci_low": ci_low, "ci_high": ci_high,
-            "kendall_tau": tau, "mean_abs_error": mae, "misordered": mis, "agreement": agreement,
-            "pairs": pairs_b.astype(np.int64), "bin_edges": np.arange(nb) * float(delta_bin)}
-
-
-def _status(x: float) -> str:
-    """How an MDAD value reads: 'ok' (a gap), 'too few pairs' (NaN) or 'not reached' (inf), as in the rows."""
-    return "ok" if np.isfinite(x) else "too few pairs" if np.isnan(x) else "not reached"
-
-
-def _wider_below(agree: np.ndarray, pairs: np.ndarray, first: float, delta_bin: float, level: float,
-                 min_pairs: int) -> np.ndarray:
-    """Lower edges of the counted bins wider than ``first`` whose agreement is below ``level``."""
-    edges = np.arange(len(agree)) * delta_bin
-    counted = (pairs >= min_pairs) & ~np.isnan(agree)
-    return edges[counted & (edges > first + 1e-12) & (agree < level)]
-
-
-def _recommend(methods: tuple[str, ...], sizes: np.ndarray, ev: dict[str, np.ndarray], target: float,
-               level: float, min_pairs: int = 1, *, unseen: dict[str, np.ndarray] | None = None,
-               ) -> dict[str, Any]:
-    """The recommendation as structured fields: the smallest size per method reaching ``target``, the best
-    (method, size), and what the smallest and largest sizes show (plain-words sentences are composed from
-    these by ``ranktrust.reporting.renderers.subsets.recommendation_sentences``).
-
-    Every field restates what the agreement curves in ``ev`` show (``agreement`` ``(M, S, n_bins)``, ``pairs``
-    ``(n_bins,)``), under the same rule as ``mdad``: bins with fewer than ``min_pairs`` pairs are not counted,
-    and ``best["wider_below"]`` counts the wider counted bins that fall below ``level``.
-    """
-    point, lo, hi = ev["mdad"], ev["ci_low"], ev["ci_high"]
-    mis, tau, agree, pairs = ev["misordered"], ev["kendall_tau"], ev["agreement"], ev["pairs"]
-    db = float(ev["bin_edges"][1] - ev["bin_edges"][0]) if len(ev["bin_edges"]) > 1 else 1.0
-    sz = sizes.tolist()
-    smallest: dict[str, int | None] = {}
-    for mi, meth in enumerate(methods):
-        ok = np.flatnonzero(point[mi] <= target + 1e-12)
-        smallest[meth] = int(sz[ok[0]]) if ok.size else None
-    rec: dict[str, Any] = {"target_mdad": float(target), "agreement_level": float(level), "min_pairs": int(min_pairs),
-                           "smallest_size": smallest, "best": None, "measurable": not bool(np.isnan(point).all()),
-                           "smallest_tested": None, "methods": [], "largest_tested": None, "fallback": None}
-    if not rec["measurable"]:
-        return rec
-    # smallest size: what no method resolves
-    p0 = point[:, 0]
-    b0 = int(np.argmin(np.where(np.isnan(p0), np.inf, p0)))
-    rec["smallest_tested"] = {
-        "size": int(sz[0]), "method": methods[b0], "mdad": _num(p0[b0]),
-        "misordered": float(np.nanmean(mis[b0, 0]) if np.isfinite(p0[b0]) else
-                            np.nanmin(np.nanmean(mis[:, 0], axis=-1))),
-    }
-    for mi, meth in enumerate(methods):
-        k = smallest[meth]
-        if k is not None:
-            si = sz.index(k)
-            rec["methods"].append({"method": meth, "reaches_target": True, "size": k, "mdad": _num(point[mi, si]),
-                                   "ci_low": _num(lo[mi, si]), "ci_high": _num(hi[mi, si]),
-                                   "ci_status": [_status(lo[mi, si]), _status(hi[mi, si])]})
-        elif np.isfinite(point[mi]).any():
-            si = int(np.argmin(np.where(np.isfinite(point[mi]), point[mi], np.inf)))
-            rec["methods"].append({"method": meth, "reaches_target": False, "size": int(sz[si]),
-                                   "mdad": _num(point[mi, si])})
-        else:
-            rec["methods"].append({"method": meth, "reaches_target": False, "size": None, "mdad": None})
-    last = point[:, -1]
-    bl = int(np.argmin(np.where(np.isfinite(last), last, np.inf)))
-    if "random" in methods and np.isfinite(last[bl]):
-        r = methods.index("random")
-        gap = last[r] - last[bl] if np.isfinite(last[r]) else np.nan
-        rec["largest_tested"] = {"size": int(sz[-1]), "random_mdad": _num(last[r]), "best_method": methods[bl],
-                                 "best_mdad": float(last[bl]), "random_is_best": bool(r == bl or gap == 0)}
-    reach = [(sz.index(k), mi) for mi, k in enumerate(smallest.values()) if k is not None]
-    if reach:
-        si = min(s for s, _ in reach)
-        cands = [mi for s, mi in reach if s == si]
-        col = point[:, si]
-        mi = min(cands, key=lambda i: col[i])
-        if "random" in methods and methods.index("random") in cands:
-            mi = methods.index("random")   # simplest method when it also reaches the target
-        below = _wider_below(agree[mi, si], pairs, float(point[mi, si]), db, level, min_pairs)
-        n_at = int(_pairs_at(point[mi:mi + 1, si:si + 1], pairs, db)[0, 0])
-        best: dict[str, Any] = {
-            "method": methods[mi], "size": int(sz[si]), "mdad": float(point[mi, si]),
-            "kendall_tau": float(np.nanmean(tau[mi, si])), "misordered": float(np.nanmean(mis[mi, si])),
-            "mdad_pairs": n_at, "sparse": n_at < SPARSE_BIN,
-            "wider_below": {"count": int(below.size), "max": float(below.max()) if below.size else None},
-        }
-        if unseen is not None:
-            u = float(unseen["mdad"][mi, si])
-            best["unseen_mdad"], best["unseen_status"] = _num(u), _status(u)
-        rec["best"] = best
-    elif np.isfinite(last[bl]):
-        rec["fallback"] = {"size": int(sz[-1]), "method": methods[bl], "mdad": float(last[bl])}
-    return rec
