@@ -88,7 +88,7 @@ def test_long_table_with_other_column_names_cli(tmp_path):
     p = tmp_path / "c.csv"
     p.write_text("name,question,correct\nA,q1,1\nA,q2,0\nB,q1,1\nB,q2,1\n")
     assert_clean_error(run("report", str(p)), "looks like a long table with other column names",
-                       "--model-col/--item-col/--score-col")
+                       "--model-col, --item-col and --score-col")
 
 
 def test_same_run_in_two_files_cli(tmp_path):

@@ -242,7 +242,7 @@ def test_task_selection_in_a_folder(tmp_path):
     _write(tmp_path / "data/arc/org/m" / f"{UID}_samples.jsonl", [_rec("org/m", "1", 1.0), _rec("org/m", "2", 0.0)])
     _write(tmp_path / "data/gsm/org/m" / f"{UID}_samples.jsonl",
            [_rec("org/m", "1", 0.0, task="gsm8k/flexible-extract", result="exact_match:flexible-extract")])
-    with pytest.raises(DataError, match=r"holds 2 tasks \(arc, gsm8k/flexible-extract\); pick one with --task"):
+    with pytest.raises(DataError, match=r"holds 2 tasks \(arc, gsm8k/flexible-extract\); pick one with `task`='NAME'"):
         rt.read(str(tmp_path))
     assert rt.read(str(tmp_path), task="arc").n_items == 2
     m = rt.read(str(tmp_path), task="gsm8k")  # the lm-eval converter's "<task>/<filter>"

@@ -71,7 +71,7 @@ def test_qa_m10_percent_scores_refused(capsys, tmp_path):
         line = one_error(err)
         assert code == 1 and not out
         assert "percent.csv: line 2" in line and "outside [0, 1]" in line, line
-        assert "divide by 100 or pass `--scale 100`" in line, line
+        assert "divide by 100 or pass --scale 100" in line, line   # the terminal's words
 
 
 def test_qa_m10_scale_100_reads_percentages(capsys, tmp_path):
@@ -119,8 +119,9 @@ def test_qa_m10_wide_table_out_of_range_refused(tmp_path):
         rt.ScoreMatrix.from_wide(wide, item="item")
     p = tmp_path / "wide.csv"
     wide.to_csv(p, index=False)
-    with pytest.raises(rt.DataError, match=r"outside \[0, 1\].*--scale 100"):
-        rt.read(p)
+    with pytest.raises(rt.DataError, match=r"outside \[0, 1\].*divide by 100 or pass `scale`=100") as exc:
+        rt.read(p)   # the Python words
+    assert exc.value.param == "scale"
     assert rt.read(p, scale=100).scores.max() == 1.0
 
 

@@ -64,8 +64,9 @@ def test_means_equal_results_json_and_readme(lm_dir):
 
 
 def test_several_tasks_need_task(lm_dir):
-    with pytest.raises(DataError, match="mcq_tiny_lm, mcq_tiny_lm_gen.*--task"):
+    with pytest.raises(DataError, match="mcq_tiny_lm, mcq_tiny_lm_gen.*`task`='NAME'") as exc:
         rt.read(lm_dir)
+    assert exc.value.param == "task"
 
 
 def _copy_model_dir(lm_dir, tmp_path, name="__opt__models__tinylm__seed1"):

@@ -46,7 +46,7 @@ def test_list_and_choice_errors(real_store):
     assert got == {"swebench_verified_mini": (25, 500, 12500), "mmlupro_outputs": (29, 12032, 347215),
                    "gpqa_main_openllm": (420, 448, 188160), "alpacaeval2_weighted": (58, 805, 46680)}
     assert s.n_files == 4 and s.n_rows == 594555
-    with pytest.raises(DataError, match="holds 4 tasks .*gpqa_main_openllm.*pick one with --task"):
+    with pytest.raises(DataError, match="holds 4 tasks .*gpqa_main_openllm.*pick one with `task`='NAME'"):
         real_store.matrix()
     with pytest.raises(DataError, match="no task 'gpqa'; available"):
         real_store.matrix(task="gpqa")
@@ -70,7 +70,7 @@ def test_idempotent_changed_and_replace(tmp_path, gpqa_path):
     df = pd.read_csv(src)
     df.loc[0, "score"] = 1 - df.loc[0, "score"]
     df.to_csv(src, index=False)
-    with pytest.raises(DataError, match=r"sw.csv changed since it was ingested.*--replace.*188160 rows"):
+    with pytest.raises(DataError, match=r"sw.csv changed since it was ingested.*`replace`=True.*188160 rows"):
         st.ingest(str(src))
     r = st.ingest(str(src), replace=True)
     assert r.files[0].action == "replaced" and r.files[0].removed == 188160 and r.files[0].rows == 188160

@@ -74,7 +74,7 @@ FLAGS = {
     # reading: rt.read / Store.ingest
     "model": "--model-col", "item": "--item-col", "score": "--score-col", "group": "--group-col",
     "run": "--run-col", "condition": "--condition-col", "model_name": "--model-name", "binary": "--binary",
-    "format": "--format", "replace": "--replace", "store": "--db",
+    "format": "--format", "replace": "--replace", "group_col": "--group-col",
     # analyses and output
     "by": "--by", "margin": "--margin", "pass_at": "--pass-at", "out": "--out", "resume": "--resume",
 }
@@ -82,12 +82,12 @@ FLAGS = {
 #: a parameter with one particular value -> what a terminal user types for it
 VALUE_FLAGS = {
     ("cluster", "True"): "--cluster-by COLUMN", ("cluster", "False"): "--no-groups",
-    ("group", "None"): "--no-groups", ("resume", "False"): "--no-resume",
+    ("group", "None"): "--no-groups", ("group_col", ""): "--no-groups", ("resume", "False"): "--no-resume",
 }
 
 #: the API that a message names -> the command a terminal user runs for it
 COMMAND_WORDS = {
-    "Store.ingest": "ranktrust ingest", "rt.report": "ranktrust report", "rt.repeats": "ranktrust repeats",
+    "Store.ingest": "ranktrust ingest FILES --db STORE", "rt.report": "ranktrust report", "rt.repeats": "ranktrust repeats",
     "rt.sensitivity": "ranktrust sensitivity", "rt.score_models": "ranktrust score",
 }
 

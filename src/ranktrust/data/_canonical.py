@@ -35,7 +35,7 @@ def missing_columns(source: str | None, need: Sequence[str], found: Sequence[str
     return DataError(
         f"{src}missing column(s) {', '.join(repr(c) for c in need)}; found columns "
         f"{', '.join(repr(str(c)) for c in list(found)[:12])}. A long table needs model, item and score "
-        "columns (rename them, or pass --model-col/--item-col/--score-col)"
+        "columns (rename them, or name them with `model`, `item` and `score`)", param="model"
     )
 
 
@@ -117,7 +117,7 @@ def check_range(
     where = row_where(source, df.index[k], line_offset)
     who = f" for model {df.iloc[k].get(model, '?')!r}" if model in df.columns else ""
     lo, hi = float(np.min(vals)), float(np.max(vals))
-    scaled = f" after --scale {scale:g}" if scale is not None else ""
+    scaled = f" after `scale`={scale:g}" if scale is not None else ""
     rows = f"{n} such rows; scores range from {lo:g} to {hi:g}"
     if huge.any():
         raise DataError(
@@ -125,13 +125,13 @@ def check_range(
             f"not a score ({rows}). Scores must be fractions in [0, 1]: fix or drop these rows"
         )
     if looks_like_percent(lo, hi):
-        hint = "these look like percentages: divide by 100 or pass `--scale 100` (Python: rt.read(..., scale=100))"
+        hint = "these look like percentages: divide by 100 or pass `scale`=100"
         if scale is not None:
-            hint = f"check the --scale value ({scale:g} is too small for these scores)"
+            hint = f"check the `scale` value ({scale:g} is too small for these scores)"
     else:
         hint = ("scores must be fractions in [0, 1] (0/1 correct, or a partial credit); rescale them, "
-                "e.g. divide by the largest possible score or pass `--scale MAX`")
-    raise DataError(f"{where}: score {vals[k]:g}{who}{scaled} is outside [0, 1] ({rows}); {hint}")
+                "e.g. divide by the largest possible score or pass `scale`=MAX")
+    raise DataError(f"{where}: score {vals[k]:g}{who}{scaled} is outside [0, 1] ({rows}); {hint}", param="scale")
 
 
 def numeric_scores(

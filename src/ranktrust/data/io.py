@@ -89,8 +89,8 @@ def read_long(
                     chunk.attrs.update(attrs)
                 got.append(chunk)
         if len(rds) > 1 and not got:
-            raise DataError(f"{path}: none of its logs ({used[path]}) could be read with --task {opts.task}: "
-                            + "; ".join(skipped))
+            raise DataError(f"{path}: none of its logs ({used[path]}) could be read with `task`={opts.task!r}: "
+                            + "; ".join(skipped), param="task")
         for chunk in got:
             line_numbers = line_numbers and bool(chunk.attrs.get("line_numbers", False))
             frames.append(chunk)
@@ -166,17 +166,18 @@ def _check_doc_hash(df: "pd.DataFrame") -> None:
         )
 
 
-def _pick(df: "pd.DataFrame", col: str, chosen: str | None, flag: str, src: str) -> "pd.DataFrame":
+def _pick(df: "pd.DataFrame", col: str, chosen: str | None, src: str) -> "pd.DataFrame":
+    """The rows of ``df`` whose column ``col`` is ``chosen`` (the parameter of the same name)."""
     if col not in df.columns:
         if chosen is not None:
-            raise DataError(f"{src}: {flag} {chosen!r} was given but the input has no {col!r} column")
+            raise DataError(f"{src}: `{col}`={chosen!r} was given but the input has no {col!r} column", param=col)
         return df
     values = [str(v) for v in df[col].dropna().unique()]
     if chosen is None:
         if len(values) > 1:
             raise DataError(
                 f"{src}: the input holds {len(values)} {col}s ({', '.join(sorted(values)[:10])}"
-                f"{' ...' if len(values) > 10 else ''}); pick one with {flag} NAME"
+                f"{' ...' if len(values) > 10 else ''}); pick one with `{col}`='NAME'", param=col
             )
         return df
     if chosen not in values:
@@ -190,7 +191,7 @@ def _pick(df: "pd.DataFrame", col: str, chosen: str | None, flag: str, src: str)
             if str(h) not in kept:
                 have = ", ".join(sorted(map(str, part[col].dropna().unique()))[:10])
                 notes.append(f"{h} logs skipped: they hold no {col} {chosen!r} (they hold {have}); "
-                             f"read them with {flag} NAME")
+                             f"read them with `{col}`='NAME'")
         attrs = dict(df.attrs)
         df = df[keep]
         df.attrs.update(attrs)
@@ -297,8 +298,8 @@ def read(
         model = "model" if "model" in df.columns else model
         item = "item" if "item" in df.columns else item
         score = "score" if "score" in df.columns else score
-    df = _pick(df, "task", task, "--task", src)
-    df = _pick(df, "metric", metric, "--metric", src)
+    df = _pick(df, "task", task, src)
+    df = _pick(df, "metric", metric, src)
     m = matrix_from_long(
         ScoreMatrix, df, model=model, item=item, score=score, group=group, run=run, condition=condition,
         source=src, line_offset=line_offset, scale=scale,
@@ -351,8 +352,8 @@ def _check_binary(m: ScoreMatrix) -> None:
         a, i, _ = np.argwhere(bad)[0]
         src = f"{m.source}: " if m.source else ""
         raise DataError(
-            f"{src}model {m.models[a]!r}, item {m.items[i]!r} has score {d[a, i, _]:g}, but --binary needs 0/1 "
-            f"scores ({int(bad.sum())} such cells); drop --binary for continuous scores in [0, 1]"
+            f"{src}model {m.models[a]!r}, item {m.items[i]!r} has score {d[a, i, _]:g}, but `binary`=True needs 0/1 "
+            f"scores ({int(bad.sum())} such cells); drop `binary` for continuous scores in [0, 1]", param="binary"
         )
 
 

@@ -274,12 +274,12 @@ class ScoreMatrix:
             raise DataError(
                 f"models are scored on different items{where}: {self.n_items} items in all, but "
                 + "; ".join(bad[:5]) + (f" (and {len(bad) - 5} more)" if len(bad) > 5 else "")
-                + ". Use --align intersect (align='intersect') to keep only the shared items, "
-                "or --align pairwise to compare each pair on the items it shares"
+                + ". Use `align`='intersect' to keep only the shared items, "
+                "or `align`='pairwise' to compare each pair on the items it shares", param="align"
             )
         keep = scored.all(axis=0)
         if not keep.any():
-            raise DataError("no item is scored for every model; --align intersect would keep nothing")
+            raise DataError("no item is scored for every model; `align`='intersect' would keep nothing", param="align")
         # items dropped from each model's own scored set
         dropped = {
             self.models[k]: int(has[k] - keep.sum()) for k in range(self.n_models) if has[k] > keep.sum()

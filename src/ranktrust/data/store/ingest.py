@@ -126,7 +126,7 @@ class IngestContext:
         if prev is not None and not replace:
             raise DataError(
                 f"{apath} changed since it was ingested on {prev[2]:%Y-%m-%d %H:%M} (SHA-256 {prev[0][:12]}… now "
-                f"{sha[:12]}…); pass --replace (replace=True) to replace its {prev[1]} rows, or ingest it under another path"
+                f"{sha[:12]}…); pass `replace`=True to replace its {prev[1]} rows, or ingest it under another path"
             )
         now = _now()
         con = self.con
@@ -437,7 +437,7 @@ class IngestContext:
                 raise DataError(
                     f"{apath}: model {clash[1]!r}, item {clash[2]!r}, run {clash[3]!r} (task {clash[0]!r}, metric "
                     f"{clash[4]!r}) is already in the store from {clash[5]}; nothing was overwritten. Use "
-                    "--model-name/--task to store it under another name, or re-ingest that file with --replace"
+                    "`model_name` or `task` to store it under another name, or re-ingest that file with `replace`=True"
                 )
         # item metadata: one group and one doc_hash per item, consistent with the store
         bad = con.execute("SELECT task, item, grp, grp2 FROM _items WHERE grp <> grp2 LIMIT 1").fetchone()
@@ -463,7 +463,7 @@ class IngestContext:
         if bad is not None:
             raise DataError(
                 f"{apath}: item {bad[1]!r} of task {bad[0]!r} is in group {bad[2]!r} here but {bad[3]!r} in {bad[4]}; "
-                "each item needs one group (pass --group-col or --no-groups)"
+                "each item needs one group (name the group column with `group_col`, or `group_col`='' for none)"
             )
         con.execute(
             "UPDATE items SET \"group\" = coalesce(items.\"group\", n.grp), doc_hash = coalesce(items.doc_hash, n.doc_hash) "

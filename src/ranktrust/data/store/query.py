@@ -29,11 +29,11 @@ class QueryMixin:
                 raise DataError(f"{self.path}: no {what} {chosen!r}{ctx}; available: {', '.join(sorted(values)[:30]) or 'none'}")
             return chosen
         if not values:
-            raise DataError(f"{self.path}: the store holds no results{ctx}; add some with `ranktrust ingest FILES --db {self.path}`")
+            raise DataError(f"{self.path}: the store holds no results{ctx}; add some with `Store.ingest`")
         if len(values) > 1:
             raise DataError(
                 f"{self.path}: the store holds {len(values)} {what}s{ctx} ({', '.join(sorted(values)[:20])}"
-                f"{' ...' if len(values) > 20 else ''}); pick one with {flag} NAME"
+                f"{' ...' if len(values) > 20 else ''}); pick one with `{flag}`='NAME'", param=flag
             )
         return values[0]
 
@@ -69,9 +69,9 @@ class QueryMixin:
         import pandas as pd
 
         con = self.con
-        task = self._choose("task", self.tasks(), task, "--task", "")
+        task = self._choose("task", self.tasks(), task, "task", "")
         metrics = [r[0] for r in con.execute("SELECT DISTINCT metric FROM results WHERE task = ? ORDER BY 1", [task]).fetchall()]
-        metric = self._choose("metric", metrics, metric, "--metric", f" for task {task!r}")
+        metric = self._choose("metric", metrics, metric, "metric", f" for task {task!r}")
         mrows = con.execute(
             "SELECT m.model FROM models m WHERE m.task = ? AND m.model IN (SELECT DISTINCT model FROM results "
             "WHERE task = ? AND metric = ?) ORDER BY m.pos", [task, task, metric]
@@ -121,7 +121,7 @@ class QueryMixin:
             i_, k_ = divmod(rest, n_k)
             raise DataError(
                 f"{self.path}: model {model_list[m_]!r}, item {item_list[i_]!r}, run {krows[k_][1]!r} of task "
-                f"{task!r} has {int(counts[f])} rows; remove the duplicate file with --replace"
+                f"{task!r} has {int(counts[f])} rows; remove the duplicate file with `replace`=True"
             )
         data = np.full(n_m * n_i * n_k, np.nan)
         data[flat] = np.asarray(res["score"], dtype=np.float64)

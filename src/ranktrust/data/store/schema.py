@@ -33,7 +33,7 @@ def _check_store_path(path: str) -> None:
     if path == "" or path.startswith(":memory:"):
         raise DataError(
             f"{path or repr(path)} is an in-memory database, which keeps nothing after the command ends; "
-            "give a store file path, e.g. --db results.duckdb"
+            "give a store file path (e.g. results.duckdb)"
         )
     if os.path.isfile(path) and os.path.getsize(path) > 0:
         try:
@@ -43,8 +43,8 @@ def _check_store_path(path: str) -> None:
             return  # DuckDB reports unreadable files itself
         if head[8:12] != _DUCKDB_MAGIC:
             raise FormatError(
-                f"{path}: this file exists and is not a DuckDB store (a data file? ingest it instead: "
-                f"`ranktrust ingest {path} --db results.duckdb`); nothing was written to it"
+                f"{path}: this file exists and is not a DuckDB store (a data file? ingest it into a store "
+                "instead: `Store.ingest`); nothing was written to it"
             )
 
 
@@ -54,7 +54,7 @@ def connect(path: str, *, read_only: bool) -> Any:
 
     _check_store_path(path)
     if read_only and not os.path.exists(path):
-        raise DataError(f"{path}: no such store; create it with `ranktrust ingest FILES --db {path}`")
+        raise DataError(f"{path}: no such store; create it with `Store.ingest`")
     try:
         con = duckdb.connect(path, read_only=read_only)
     except duckdb.IOException as exc:
