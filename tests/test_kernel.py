@@ -121,3 +121,12 @@ def test_zero_spread_has_one_warning_text():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         K.warn_zero_spread(np.zeros(3, dtype=bool))  # nothing flat: silent
+
+
+def test_zero_spread_is_tested_on_the_values():
+    x = np.array([[0.9733999] * 3, [0.1, 0.2, 0.3], [1.0, np.nan, np.nan], [0.5, np.nan, 0.5]])
+    assert K.zero_spread(x).tolist() == [True, False, False, True]
+    # the sum of squares of the first row is not exactly 0, yet its interval is NaN
+    with pytest.warns(DegenerateDataWarning, match="zero spread"):
+        r = __import__("ranktrust").stats.score_ci(x[:1], method="t")
+    assert np.isnan(r.low[0]) and np.isnan(r.se[0])

@@ -28,7 +28,7 @@ from .errors import DegenerateDataWarning
 
 __all__ = [
     "nan_count", "nan_mean", "nan_mean_var", "nan_var", "normal_quantile", "t_quantile", "is_binary",
-    "clt_interval", "warn_zero_spread", "wilson_bounds",
+    "clt_interval", "zero_spread", "warn_zero_spread", "wilson_bounds",
 ]
 
 Alternative = Literal["two-sided", "less", "greater"]
@@ -115,6 +115,18 @@ def is_binary(x: Any) -> bool:
 
 
 # ---------------------------------------------------------------- the CLT interval and its degenerate rule
+def zero_spread(x: Any) -> np.ndarray:
+    """Rows (over the last axis) with at least 2 scored values, all equal: the degenerate case of a
+    normal-theory interval. Tested on the values, not on ``ss == 0``: the rounded mean of a constant
+    non-dyadic value can leave a sum of squares of 1e-33."""
+    v = np.asarray(x, dtype=np.float64)
+    ok = ~np.isnan(v)
+    n = ok.sum(axis=-1)
+    if v.shape[-1] == 0:
+        return np.zeros(n.shape, dtype=bool)
+    return (n > 1) & (np.where(ok, v, -np.inf).max(axis=-1) == np.where(ok, v, np.inf).min(axis=-1))
+
+
 def warn_zero_spread(
     flat: Any,
     *,
@@ -186,9 +198,7 @@ def clt_interval(
         se = np.where(n > 1, np.sqrt(ss / np.maximum(n - ddof, 1)) / np.sqrt(n), np.nan)
         q = t_quantile(confidence_level, np.where(n > 1, n - 1, np.nan)) if quantile == "t" \
             else normal_quantile(confidence_level)
-    # zero spread: every scored value equal (tested on the values: the rounded mean of a constant
-    # non-dyadic value can leave ss at 1e-33 instead of 0)
-    flat = (n > 1) & (np.where(ok, v, -np.inf).max(axis=-1) == np.where(ok, v, np.inf).min(axis=-1))
+    flat = zero_spread(v)
     if np.any(flat):
         se = np.where(flat, np.nan, se)
         warn_zero_spread(flat, names=names, what=what, interval="t" if quantile == "t" else "CLT",

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _validate
 from .._validate import SeedLike
-from .._kernel import is_binary, nan_mean, normal_quantile, t_quantile, warn_zero_spread, wilson_bounds
+from .._kernel import is_binary, nan_mean, normal_quantile, t_quantile, warn_zero_spread, wilson_bounds, zero_spread
 from ..errors import DataError, SmallSampleWarning
 from ..results import Result
 
@@ -347,7 +347,7 @@ def score_ci(
             SmallSampleWarning, stacklevel=2,
         )
     if method != "wilson" and not (method == "cluster" and wilson_like):
-        flat = ~small & (se == 0)
+        flat = ~small & (zero_spread(x) | (se == 0))  # the kernel's rule; se == 0 also for clusters
         if np.any(flat):
             low = np.where(flat, np.nan, low)
             high = np.where(flat, np.nan, high)
