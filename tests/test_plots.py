@@ -90,9 +90,15 @@ def synthetic_report(n_models: int = 8, *, n_items: int = 2000, seed: int = 0, l
             "agreement": [{"method": m, "size": s, "delta_bin": b / 200, "agreement": min(1.0, 0.5 + b * s / 400),
                            "pairs": 40} for m in ("random", "stratified", "anchor") for s in msizes
                           for b in range(0, 10)],
-            "recommendation": {"target_mdad": 0.02, "agreement_level": 0.8, "best": None,
-                               "text": ["At 10 items no method orders pairs closer than 4.0 points.",
-                                        "At 250 items uniform random is as good as the rest."]},
+            "recommendation": {
+                "target_mdad": 0.02, "agreement_level": 0.8, "min_pairs": 1, "measurable": True,
+                "smallest_tested": {"size": 10, "method": "anchor", "mdad": 0.034, "misordered": 0.3},
+                "methods": [{"method": m, "reaches_target": False, "size": 250, "mdad": 0.008 * f,
+                             "ci_low": 0.006 * f, "ci_high": 0.01 * f}
+                            for m, f in (("random", 1.0), ("stratified", 0.9), ("anchor", 0.85))],
+                "largest_tested": {"size": 250, "random_is_best": True, "random_mdad": 0.008,
+                                   "best_method": "random", "best_mdad": 0.008},
+                "best": None, "fallback": None},
             "settings": {"agreement_level": 0.8, "delta_bin": 0.005},
         }
         d["repeats"] = {"models": [

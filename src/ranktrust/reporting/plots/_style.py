@@ -68,11 +68,6 @@ def pts(x: Any) -> float:
     return num(x) * 100.0
 
 
-def fmt_pts(x: Any, nd: int = 1) -> str:
-    v = pts(x)
-    return "n/a" if not math.isfinite(v) else f"{v:.{nd}f}"
-
-
 def short(name: Any, n: int = MAX_LABEL) -> str:
     s = str(name)
     return s if len(s) <= n else s[: n - 1] + "…"

@@ -9,11 +9,11 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..fmt import p_clause, points
 from ._registry import figure_for
 from ._style import (
     alpha_of,
     as_dict,
-    fmt_pts,
     label_size,
     model_figure,
     new_figure,
@@ -57,8 +57,8 @@ def forest(result: Any, *, max_models: int | None = None, title: str | None = No
     for i, r in enumerate(rows):
         y = n - 1 - i
         tier = r.get("tier")
-        text = (f"{r['model']}: {fmt_pts(r.get('score'))} "
-                f"[{fmt_pts(r.get('ci_low'))}, {fmt_pts(r.get('ci_high'))}]")
+        text = (f"{r['model']}: {points(r.get('score'), 1)} "
+                f"[{points(r.get('ci_low'), 1)}, {points(r.get('ci_high'), 1)}]")
         if r.get("rank") is not None:
             text += f"; rank {r['rank']}"
         if r.get("rank_low") is not None:
@@ -194,7 +194,7 @@ def pair_heatmap(result: Any, *, max_models: int = 60, annotate: bool | None = N
                 pv = p[i, j]
                 tip(fig, rect, "cell",
                      f"{models[i]} − {models[j]}: {diff[i, j]:+.2f} points"
-                     + (f"; adjusted p = {pv:.3g}" if math.isfinite(pv) else ""))
+                     + (f"; {p_clause(pv, 'adjusted p')}" if math.isfinite(pv) else ""))
     cb = fig.colorbar(im, ax=ax, shrink=0.6, pad=0.02)
     cb.set_label("row − column (points)")
     ax.set_title(f"Pairwise differences; ● adjusted p < {alpha:g}", fontsize=11, loc="left")
