@@ -66,6 +66,8 @@ _LAZY: dict[str, str] = {
     "Watch": "ranktrust.sequential", "watch_replay": "ranktrust.sequential",
     # scoring local models (optional extra)
     "score_models": "ranktrust.score",
+    # the JSON contract
+    "json_schema": "ranktrust._schema",
 }
 
 __all__ = [

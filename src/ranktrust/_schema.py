@@ -28,7 +28,9 @@ JSON of every command on the bundled dataset against this schema.
 from __future__ import annotations
 
 import collections.abc
+import copy
 import dataclasses
+import functools
 import importlib
 import types
 import typing
@@ -109,6 +111,7 @@ class _Builder:
                 _load(path)
             except ImportError:                     # an optional extra (e.g. scoring) not installed
                 pass
+        self.names = _layout_names()
         self.undeclared: list[str] = []
         self.defs: dict[str, Any] = {"ndarray": _NDARRAY, "Meta": None}
         self.defs["Meta"] = self._typeddict(Meta)
@@ -166,7 +169,7 @@ class _Builder:
 
     def _hints(self, obj: Any) -> dict[str, Any]:
         try:
-            return typing.get_type_hints(obj, localns=_layout_names())
+            return typing.get_type_hints(obj, localns=self.names)
         except (NameError, TypeError, AttributeError):
             # a hint that names a type only imported for type checking (e.g. pandas): per key
             raw = getattr(obj, "__annotations__", {})
@@ -213,15 +216,18 @@ class _Builder:
             out["description"] = doc[0]
         return out
 
+    @staticmethod
+    def _meta(kind: str) -> dict[str, Any]:
+        return {"allOf": [{"$ref": "#/$defs/Meta"}], "properties": {"kind": {"const": kind}}}
+
     def output(self, kind: str) -> dict[str, Any]:
         path, extra = COMMANDS[kind]
         cls = _load(path)
         self.of(cls)
         base = self.defs[cls.__name__]
         if "properties" not in base:        # undeclared layout: anything next to meta
-            return {"type": "object", "properties": {"meta": {"$ref": "#/$defs/Meta"}}, "required": ["meta"]}
-        props = {"meta": {"allOf": [{"$ref": "#/$defs/Meta"}],
-                          "properties": {"kind": {"const": kind}}},
+            return {"type": "object", "properties": {"meta": self._meta(kind)}, "required": ["meta"]}
+        props = {"meta": self._meta(kind),
                  **base["properties"], **{k: self.of(v) for k, v in extra.items()}}
         return {"type": "object", "description": f"the JSON of `ranktrust {kind.split('-')[0]}` "
                 f"({cls.__name__}.to_dict() plus meta)", "properties": props,
@@ -264,6 +270,12 @@ def json_schema(kind: str | None = None) -> dict[str, Any]:
     dict
         A JSON-ready schema document; every result class it reaches is in ``$defs`` by name.
     """
+    # a fresh copy each call: callers may change what they get
+    return copy.deepcopy(_json_schema(kind))
+
+
+@functools.lru_cache(maxsize=None)
+def _json_schema(kind: str | None) -> dict[str, Any]:
     b = _Builder()
     if kind is not None:
         if kind not in COMMANDS:
