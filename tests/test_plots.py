@@ -77,7 +77,7 @@ def synthetic_report(n_models: int = 8, *, n_items: int = 2000, seed: int = 0, l
                   "table": [{"gap": g, "items_needed": int(math.ceil(7.85 * 0.27 / g ** 2))}
                             for g in (0.01, 0.02, 0.03, 0.05, 0.10)],
                   "at_n": {"n": n_items, "detectable_gap": 0.032, "ci_half_width": 0.022}},
-        "notes": ["a note with <b>markup</b>"], "dropped": {},
+        "notes": ["a note with <b>markup</b>"], "dropped": {}, "quality": None, "provenance": None,
         "microbench": None, "repeats": None, "sensitivity": None,
     }
     if extras:
@@ -114,6 +114,18 @@ def synthetic_report(n_models: int = 8, *, n_items: int = 2000, seed: int = 0, l
                                                for c, dx in (("A first", 0.02), ("A last", -0.01), ("shuffled", 0.0))},
              "spread": 0.03, "p_value": 0.01} for i in range(min(n_models, 5))]}
     return d
+
+
+def test_synthetic_report_follows_the_json_schema():
+    """The hand-made report above is held to the schema generated from LeaderboardReport, so the
+    figures and the HTML report are not tested on keys the real report no longer has."""
+    import jsonschema
+    from ranktrust._schema import result_schema
+    from ranktrust.reporting._types import LEADERBOARD_REPORT, resolve
+
+    schema = result_schema(resolve(LEADERBOARD_REPORT))
+    for d in (synthetic_report(8), synthetic_report(6, extras=False), synthetic_report(70, long_names=True)):
+        jsonschema.validate(d, schema, cls=jsonschema.Draft202012Validator)
 
 
 class _Wrapped:
