@@ -120,6 +120,7 @@ def test_synthetic_report_follows_the_json_schema():
     """The hand-made report above is held to the schema generated from LeaderboardReport, so the
     figures and the HTML report are not tested on keys the real report no longer has."""
     import jsonschema
+
     from ranktrust._schema import result_schema
     from ranktrust.reporting._types import LEADERBOARD_REPORT, resolve
 
