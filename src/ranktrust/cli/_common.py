@@ -17,6 +17,23 @@ from ..reporting.renderers import render
 DEFAULT_SEED = 0
 
 
+def api_default(fn: Callable, name: str) -> Any:
+    """The default of parameter ``name`` in the API function ``fn``: the CLI states no default of its own."""
+    import inspect
+
+    return inspect.signature(fn).parameters[name].default
+
+
+def listed(values: Any) -> str:
+    """An API default sequence as a comma-separated option value: (2, 3) -> '2,3'."""
+    return ",".join(str(v) for v in values)
+
+
+def points_default(fn: Callable, name: str) -> float:
+    """An API default fraction in the points the CLI takes: 0.02 -> 2.0."""
+    return round(100 * api_default(fn, name), 10)
+
+
 def input_options(fn: Callable) -> Callable:
     """Options that say how to read the input into a ScoreMatrix."""
     opts = [
@@ -64,7 +81,7 @@ def _format_callback(ctx: click.Context, param: click.Parameter, value: str | No
     allowed = OUTPUT_FORMATS
     if value in allowed:
         return value
-    from ..data.readers._registry import readers
+    from ..data.readers import readers
 
     if value in readers():
         ctx.meta["input_format"] = value
@@ -92,7 +109,10 @@ def output_options(fn: Callable) -> Callable:
 
 
 def confidence_option(fn: Callable) -> Callable:
-    return click.option("--confidence", default=0.95, show_default=True, type=float,
+    from ..stats.intervals import intervals
+
+    return click.option("--confidence", default=api_default(intervals, "confidence_level"), show_default=True,
+                        type=float,
                         help="Confidence level of intervals (0.95 = 95%).")(fn)
 
 
@@ -171,4 +191,5 @@ def command_line() -> str:
 __all__ = [
     "input_options", "output_options", "output_format_option", "confidence_option", "seed_option", "load_matrix",
     "command_line", "cluster_requested", "emit", "render", "progress_bar", "DEFAULT_SEED",
+    "api_default", "listed", "points_default",
 ]

@@ -6,7 +6,9 @@ from typing import Any
 
 import click
 
+from ..stats.paired import compare as _compare
 from ._common import (
+    api_default,
     cluster_requested,
     command_line,
     confidence_option,
@@ -25,7 +27,7 @@ from ._common import (
 @click.option("--method", type=click.Choice(["auto", "mcnemar", "t", "sign-flip", "cluster"]), default="auto",
               show_default=True,
               help="auto: clustered with --cluster-by COL, else exact McNemar (0/1) or paired t (continuous).")
-@click.option("--n-resamples", default=9999, show_default=True, type=click.IntRange(min=1),
+@click.option("--n-resamples", default=api_default(_compare, "n_resamples"), show_default=True, type=click.IntRange(min=1),
               help="Sign-flip draws (--method sign-flip).")
 @input_options
 @output_options
@@ -40,8 +42,6 @@ def command(paths: tuple[str, ...], model_a: str, model_b: str, method: str, n_r
     """
     from ..stats.paired import compare
 
-    if not 0 < confidence < 1:
-        raise ValueError(f"--confidence must be in the open interval (0, 1), got {confidence:g} (use 0.95 for 95%)")
     if kw.get("align", "error") == "error":
         # only these two models matter: others scored on other items must not block the comparison
         kw = {**kw, "align": "pairwise"}

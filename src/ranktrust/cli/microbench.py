@@ -13,11 +13,15 @@ from typing import Any
 
 import click
 
+from ..subsets.mdad import DEFAULT_METHODS, DEFAULT_SIZES, mdad
 from ._common import (
+    api_default,
     command_line,
     input_options,
+    listed,
     load_matrix,
     output_options,
+    points_default,
     progress_bar,
     render,
     seed_option,
@@ -51,26 +55,27 @@ def _count_or_fraction(value: str | None, name: str) -> int | float | None:
 @input_options
 @output_options
 @seed_option
-@click.option("--methods", default="random,stratified,anchor,irt,diversity", show_default=True,
+@click.option("--methods", default=listed(DEFAULT_METHODS), show_default=True,
               help="Selection methods to evaluate (comma-separated).")
 @click.option("--method", "single_method", default=None, help="Evaluate one method (e.g. with --target-mdad).")
-@click.option("--sizes", default="10,25,50,100,250,500", show_default=True, help="Subset sizes (comma-separated).")
-@click.option("--n-resamples", default=50, show_default=True, type=int, help="Trials: random source/target splits.")
+@click.option("--sizes", default=listed(DEFAULT_SIZES), show_default=True, help="Subset sizes (comma-separated).")
+@click.option("--n-resamples", default=api_default(mdad, "n_resamples"), show_default=True, type=int, help="Trials: random source/target splits.")
 @click.option("--source-models", default=None,
               help="Source models per trial: a count or a fraction of the models. Default: 300 when that leaves "
                    "at least 50 targets, else 70% of the models (or all but 50, whichever is more).")
-@click.option("--seen-items", default="0.5", show_default=True,
+@click.option("--seen-items", default=str(api_default(mdad, "seen_items")), show_default=True,
               help="Items the subset is drawn from (count or fraction), as in [U]; the rest are the unseen items "
                    "of the second table. 'none': no split, one table against all items.")
 @click.option("--target-models", default=None, type=int,
               help="Target models per trial (default: every model that is not a source; [U] used 50).")
-@click.option("--target-mdad", default=2.0, show_default=True, type=float,
+@click.option("--target-mdad", default=points_default(mdad, "target_mdad"), show_default=True, type=float,
               help="MDAD (points) the recommendation looks for.")
-@click.option("--delta-bin", default=0.5, show_default=True, type=float, help="Width of the gap bins, in points.")
-@click.option("--agreement-level", default=0.8, show_default=True, type=float, help="Agreement that defines MDAD.")
-@click.option("--min-pairs", default=1, show_default=True, type=int,
+@click.option("--delta-bin", default=points_default(mdad, "delta_bin"), show_default=True, type=float, help="Width of the gap bins, in points.")
+@click.option("--agreement-level", default=api_default(mdad, "agreement_level"), show_default=True, type=float, help="Agreement that defines MDAD.")
+@click.option("--min-pairs", default=api_default(mdad, "min_pairs"), show_default=True, type=int,
               help="Gap bins with fewer target pairs (pooled over trials) are ignored by MDAD; 1 = [U]'s rule.")
-@click.option("--ci-method", type=click.Choice(["pairs", "trials"]), default="pairs", show_default=True,
+@click.option("--ci-method", type=click.Choice(["pairs", "trials"]), default=api_default(mdad, "ci_method"),
+              show_default=True,
               help="MDAD interval: [U]'s bootstrap of the pooled bins (pairs) or the percentile of per-trial "
                    "MDADs (trials).")
 @click.option("--select", "select_method", default=None,

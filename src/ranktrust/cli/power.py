@@ -6,7 +6,15 @@ from typing import Any
 
 import click
 
-from ._common import command_line, input_options, load_matrix, output_options, render
+from ..stats.power import power as _power
+from ._common import (
+    api_default,
+    command_line,
+    input_options,
+    load_matrix,
+    output_options,
+    render,
+)
 
 
 @click.command("power")
@@ -17,8 +25,8 @@ from ._common import command_line, input_options, load_matrix, output_options, r
               help="Share q of items on which the two models differ (default: estimated from PATHS).")
 @click.option("--pair", nargs=2, type=str, default=None, metavar="A B",
               help="Estimate q from this pair of models in PATHS (default: median over all pairs).")
-@click.option("--alpha", type=float, default=0.05, show_default=True, help="Two-sided significance level.")
-@click.option("--power", "power_", type=float, default=0.8, show_default=True, help="Power (0.8 = 80%).")
+@click.option("--alpha", type=float, default=api_default(_power, "alpha"), show_default=True, help="Two-sided significance level.")
+@click.option("--power", "power_", type=float, default=api_default(_power, "power"), show_default=True, help="Power (0.8 = 80%).")
 @click.option("--method", "power_method", type=click.Choice(["auto", "exact", "normal"]), default="auto",
               show_default=True,
               help="auto: the exact McNemar test for 0/1 scores (what compare and report run), the normal "

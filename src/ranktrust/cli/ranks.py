@@ -6,7 +6,9 @@ from typing import Any
 
 import click
 
+from ..ranking.ranksets import rank_sets
 from ._common import (
+    api_default,
     command_line,
     confidence_option,
     input_options,
@@ -25,7 +27,7 @@ from ._common import (
                    "bootstrap: the studentized stepwise bootstrap of Mogstad et al.")
 @click.option("--adjust", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm", show_default=True,
               help="Multiple-comparison adjustment over all pairs (--method pairs).")
-@click.option("--n-resamples", default=1000, show_default=True, type=click.IntRange(min=10),
+@click.option("--n-resamples", default=api_default(rank_sets, "n_resamples"), show_default=True, type=click.IntRange(min=10),
               help="Bootstrap resamples (--method bootstrap).")
 @click.option("--marginal", is_flag=True, help="Report marginal rank ranges (each model on its own).")
 @click.option("--cluster", is_flag=True, help="Resample item groups (e.g. subjects) instead of items.")
@@ -39,8 +41,6 @@ def command(paths: tuple[str, ...], rank_method: str, adjust: str, n_resamples: 
     from ..ranking.ranksets import rank_sets
     from ..ranking.tiers import tiers_of
 
-    if not 0 < confidence < 1:
-        raise ValueError(f"--confidence must be in the open interval (0, 1), got {confidence:g} (use 0.95 for 95%)")
     m, ihash = load_matrix(paths, kw)
     if rank_method == "bootstrap" and not m.is_complete:
         m = m.align("intersect")

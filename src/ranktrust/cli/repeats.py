@@ -6,7 +6,9 @@ from typing import Any
 
 import click
 
+from ..runs import repeats
 from ._common import (
+    api_default,
     command_line,
     confidence_option,
     input_options,
@@ -20,7 +22,7 @@ def _load(paths: tuple[str, ...], kw: dict[str, Any], use_prob: bool) -> tuple[A
     if not use_prob:
         return load_matrix(paths, kw)
     from ..data.io import input_hash, read, read_long
-    from ..data.readers._registry import ReadOptions
+    from ..data.readers import ReadOptions
     from ..errors import DataError
 
     if kw.get("db"):
@@ -50,7 +52,8 @@ def _load(paths: tuple[str, ...], kw: dict[str, Any], use_prob: bool) -> tuple[A
               help="Unbiased pass@k for these k (0/1 scores), e.g. 1,5,10.")
 @click.option("--choose-n", is_flag=True, help="How many runs a margin needs (the rule of arXiv:2506.04734).")
 @click.option("--margin", type=float, default=None, help="Margin for --choose-n, in points (1 = ±1 point).")
-@click.option("--choose-n-confidence", "choose_n_confidence_level", type=float, default=0.9, show_default=True,
+@click.option("--choose-n-confidence", "choose_n_confidence_level", type=float,
+              default=api_default(repeats, "choose_n_confidence_level"), show_default=True,
               help="Confidence level for --choose-n (1 - α; 0.9 is the α = 0.1 of arXiv:2506.04734).")
 @click.option("--use-prob", is_flag=True,
               help="Score with the 'prob' column (probability of the correct answer) instead of the 0/1 score.")

@@ -6,9 +6,19 @@ from typing import Any
 
 import click
 
+from ..leaderboard import DEFAULT_SIZES, report
 from ._common import (
-    cluster_requested, command_line, confidence_option, emit, input_options, load_matrix, output_format_option,
-    progress_bar, seed_option,
+    api_default,
+    cluster_requested,
+    command_line,
+    confidence_option,
+    input_options,
+    listed,
+    load_matrix,
+    output_format_option,
+    progress_bar,
+    render,
+    seed_option,
 )
 
 
@@ -46,9 +56,9 @@ def _sizes(value: str) -> list[int | str]:
               help="How tiers are formed (auto: from the rank ranges; adjacent: not transitive).")
 @click.option("--rank-method", type=click.Choice(["pairs", "bootstrap"]), default="pairs", show_default=True,
               help="Rank ranges from the paired tests of all pairs, or from the studentized bootstrap (MRSW).")
-@click.option("--sizes", default="30,100,200,500,1000,2000,full", show_default=True,
+@click.option("--sizes", default=listed(DEFAULT_SIZES), show_default=True,
               help="Benchmark sizes for the rank-stability table.")
-@click.option("--stability-n-resamples", default=2000, show_default=True, type=click.IntRange(min=10),
+@click.option("--stability-n-resamples", default=api_default(report, "stability_n_resamples"), show_default=True, type=click.IntRange(min=10),
               help="Redraws per size of the rank-stability section.")
 @click.option("--no-stability", is_flag=True, help="Skip rank stability.")
 @click.option("--split-half", is_flag=True, help="Add the split-half winner check.")
@@ -61,12 +71,6 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
             no_stability: bool, split_half: bool, microbench: bool, plots_dir: str | None, **kw: Any) -> None:
     """Report on per-item results in PATHS (or --db STORE)."""
     from ..leaderboard import report
-    from ..reporting.headline import report_dict
-    from ..reporting.markdown import report_markdown
-    from ..reporting.text import report_renderables
-
-    if not 0 < confidence < 1:
-        raise click.BadParameter(f"must be in (0, 1), got {confidence}", param_hint="--confidence")
     from ..reporting.render import output_format as pick_format
 
     fmt = pick_format(output_format, out)   # before the analysis: a bad --format/--out pair fails fast
@@ -82,13 +86,8 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
             stability_n_resamples=stability_n_resamples, split_half=split_half, rng=seed, microbench=microbench,
             progress=cb,
         )
-    d = report_dict(rep)
-    cmd = command_line()
     if plots_dir:
         from ..reporting.plots import save_figures
 
         save_figures(rep, plots_dir)
-    from ..reporting.html import render_html
-
-    emit(d, kind="report", fmt=fmt, out=out, text=report_renderables, markdown=report_markdown, html=render_html,
-         seed=seed, input_hash=ihash, command=cmd)
+    render(rep, kind="report", fmt=fmt, out=out, seed=seed, input_hash=ihash, command=command_line())

@@ -6,7 +6,9 @@ from typing import Any
 
 import click
 
+from ..ranking.splithalf import split_half
 from ._common import (
+    api_default,
     command_line,
     input_options,
     load_matrix,
@@ -19,7 +21,7 @@ from ._common import (
 
 @click.command("splithalf")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--n-resamples", default=3000, show_default=True, type=click.IntRange(min=2), help="Random halves.")
+@click.option("--n-resamples", default=api_default(split_half, "n_resamples"), show_default=True, type=click.IntRange(min=2), help="Random halves.")
 @input_options
 @output_options
 @seed_option

@@ -9,9 +9,13 @@ from typing import Any
 
 import click
 
+from ..leaderboard import DEFAULT_SIZES
+from ..ranking.stability import stability
 from ._common import (
+    api_default,
     command_line,
     input_options,
+    listed,
     load_matrix,
     output_options,
     progress_bar,
@@ -67,10 +71,10 @@ def _fit_sizes(sizes: list[int | str], m: Any, *, explicit: bool) -> list[int | 
 
 @click.command("stability")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--sizes", default="30,100,200,500,1000,2000,full", show_default=True,
+@click.option("--sizes", default=listed(DEFAULT_SIZES), show_default=True,
               help="Comma-separated benchmark sizes; 'full' = all items.")
-@click.option("--n-resamples", default=2000, show_default=True, type=click.IntRange(min=10), help="Draws per size.")
-@click.option("--top-k", default="2,3", show_default=True, help="k for 'the top k keep their exact order'.")
+@click.option("--n-resamples", default=api_default(stability, "n_resamples"), show_default=True, type=click.IntRange(min=10), help="Draws per size.")
+@click.option("--top-k", default=listed(api_default(stability, "top_k")), show_default=True, help="k for 'the top k keep their exact order'.")
 @click.option("--cluster", is_flag=True, help="Resample item groups (e.g. subjects) instead of items.")
 @input_options
 @output_options

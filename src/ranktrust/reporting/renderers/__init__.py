@@ -11,7 +11,9 @@ formats are looked up here by the result's type (its class or any base class):
 * ``"md"``: ``fn(payload) -> str``, Markdown (``--format html`` wraps it in one page unless an ``"html"``
   renderer is registered);
 * ``"html"``: ``fn(payload, meta) -> str``, a whole page;
-* ``"csv"``: ``fn(payload) -> str``, for results that are a table.
+* ``"csv"``: ``fn(payload) -> str``, for results that are a table;
+* ``"payload"``: ``fn(result) -> dict``, where the payload is more than ``to_dict()`` (the leaderboard report
+  adds its headline sentence); every format, JSON included, renders that payload.
 
 A renderer reads the result's ``to_dict()`` payload (the JSON contract), never the analysis internals, and formats
 every number through :mod:`ranktrust.reporting.fmt`. A new command's output costs one module here with one
@@ -30,6 +32,7 @@ import importlib
 from typing import Any, Callable
 
 FORMATS = ("text", "md", "html", "csv")
+_HOOKS = FORMATS + ("payload",)
 
 _REGISTRY: dict[tuple[str, str], Callable[..., Any]] = {}
 
@@ -44,8 +47,8 @@ def _key(result_type: type | str) -> str:
 
 def renderer(result_type: type | str, fmt: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as the ``fmt`` renderer of ``result_type``."""
-    if fmt not in FORMATS:
-        raise ValueError(f"`fmt` must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    if fmt not in _HOOKS:
+        raise ValueError(f"`fmt` must be one of {', '.join(_HOOKS)}, got {fmt!r}")
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         _REGISTRY[(_key(result_type), fmt)] = fn
@@ -75,7 +78,7 @@ def renderer_for(result: Any, fmt: str) -> Callable[..., Any] | None:
 
 def formats_for(result: Any) -> tuple[str, ...]:
     """The output formats ``result`` can be written in (json always; csv only for tables)."""
-    return ("json",) + tuple(f for f in FORMATS if f in ("text", "md", "html") or renderer_for(result, f))
+    return ("json", "text", "md", "html") + (("csv",) if renderer_for(result, "csv") else ())
 
 
 def render(result: Any, *, fmt: str | None, out: str, kind: str, extra: dict[str, Any] | None = None,
@@ -88,7 +91,8 @@ def render(result: Any, *, fmt: str | None, out: str, kind: str, extra: dict[str
     """
     from ..render import emit
 
-    payload = result.to_dict()
+    to_payload = renderer_for(result, "payload")
+    payload = to_payload(result) if to_payload is not None else result.to_dict()
     if extra:
         payload = {**payload, **extra}
     emit(payload, kind=kind, fmt=fmt, out=out, text=renderer_for(result, "text"),

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..headline import report_dict
 from ..html import render_html
 from ..markdown import report_markdown
 from ..text import report_renderables
 from . import renderer
 from ._csv import table_csv
 
+renderer("LeaderboardReport", "payload")(report_dict)
 renderer("LeaderboardReport", "text")(report_renderables)
 renderer("LeaderboardReport", "md")(report_markdown)
 renderer("LeaderboardReport", "html")(render_html)
