@@ -235,6 +235,24 @@ def main() -> int:
                 print(f"   {'':<26} ablation, {label}: anytime best set {np.median(alt):.1f} "
                       f"(orders: {min(alt)}-{max(alt)})")
     print()
+    print("5. decided pairs (target ranks, no elimination, 5 orders): e-Holm vs Bonferroni over the K(K-1) "
+          "ordered comparisons")
+    for name, mm, _ in mats:
+        if name == "GPQA main" or name.startswith("Arena"):
+            continue
+        share = {}
+        for comb in ("eholm", "bonferroni"):
+            gen = np.random.default_rng(0)
+            dec = []
+            for _ in range(5):
+                e = run_engine(mm.scores[:, gen.permutation(mm.n_items)],
+                               EngineConfig(alpha=ALPHA, target="ranks", eliminate=False, horizon=mm.n_items,
+                                            rank_combination=comb))
+                dec.append(((e.up_at > 0) | (e.dn_at > 0)).mean())
+            share[comb] = np.mean(dec) * 100
+        print(f"   {name:<26} pairs decided by the last item: e-Holm {share['eholm']:.1f}%   "
+              f"Bonferroni {share['bonferroni']:.1f}%")
+    print()
     print("4. time")
     print(f"   {R} replays, ranktrust watch with elimination: {t_ours:.1f} s   goal < 60 s "
           f"(without elimination, whole decision: {t_noelim:.1f} s)")

@@ -15,8 +15,11 @@ Families (``alpha = 1 - confidence_level``; each one-sided test rejects when its
 - best set, ``best_method="pairs"``, and top-k sets: pairwise tests, model ``j`` out when ``k`` models are certified
   better, at ``log(k (2K - k - 1) / (2 alpha))`` (the number of comparisons between a true top-k model and a model
   ranked below it; ``K - 1`` for the best set).
-- decided pairs and simultaneous rank sets: every pair, both directions, at ``log(K (K - 1) / alpha)``
-  (Bonferroni over all ordered comparisons, valid with ties).
+- decided pairs and simultaneous rank sets: every pair, both directions, closed testing with the average of the
+  e-processes as the test of each intersection (e-Holm). At item t, "i beats j" is certified when its wealth
+  reaches ``(m_t + 1)/alpha - (sum of the m_t wealths still below 1/alpha)``, where ``m_t`` counts the ordered
+  comparisons still below ``1/alpha``: never more than the Bonferroni threshold ``K (K - 1) / alpha``, and lower as
+  comparisons are decided and as losing directions lose wealth. Valid with ties; see ``_eholm_threshold``.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._stream import StreamState, advance
+from ._stream import StreamState, advance, log_wealth
 
 __all__ = ["EngineConfig", "EngineResult", "run_engine"]
 
@@ -46,6 +49,7 @@ class EngineConfig:
     horizon: int | None = None           # items that can come (known benchmark size): also bet for the end
     max_block: int = 1024
     first_block: int = 16
+    rank_combination: str = "eholm"      # eholm | bonferroni (the all-pairs family; bonferroni for comparison)
 
 
 @dataclass
@@ -67,6 +71,32 @@ class EngineResult:
     in_play: np.ndarray              # (K,) bool
     cells_at_done: int = 0
     notes: list[str] = field(default_factory=list)
+
+
+def _eholm_threshold(wu: np.ndarray, wd: np.ndarray, fu: np.ndarray, fd: np.ndarray, alpha: float) -> np.ndarray:
+    """Log of the closed-testing (e-Holm) threshold after each item of a block, for every ordered comparison.
+
+    ``wu``, ``wd``: log-wealth (S, L) of the comparisons advanced in the block; ``fu``, ``fd``: log-wealth of the
+    others (frozen, constant over the block). Closed testing with the average as each intersection's e-process:
+    H_k is rejected at t when every intersection I containing k has mean_I e_t >= 1/alpha. Each mean of test
+    supermartingales is one, so by Ville the intersection of the true nulls ever crosses with probability at most
+    alpha, and only then can a true null be rejected (at any time, under any stopping rule). The worst I adds the
+    comparisons with the smallest wealth; one at e >= 1/alpha never lowers the mean below 1/alpha, so with
+    ``m`` comparisons below 1/alpha (k not among them: a rejected k has e_k >= 1/alpha) the condition is
+    ``e_k + S >= (m + 1)/alpha`` for S their sum, i.e. ``e_k >= (m + 1)/alpha - S``.
+    """
+    lim = np.log(1 / alpha)
+    m = np.zeros(wu.shape[1])
+    tot = np.zeros(wu.shape[1])
+    for w in (wu, wd):
+        sub = w < lim
+        m += sub.sum(axis=0)
+        tot += np.where(sub, np.exp(np.minimum(w, lim)), 0.0).sum(axis=0)
+    for f in (fu, fd):
+        sub = f < lim
+        m += sub.sum()
+        tot += np.exp(f[sub]).sum()
+    return np.log(np.maximum((m + 1) / alpha - tot, 1 / alpha))
 
 
 def _first(crossed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -168,8 +198,13 @@ class _Run:
             cd = sy_incl + (N - (tp + 1)) < N / 2 - 1e-9
         st, wu, wd = advance(pst, y, m, self.thr_pair_lam, rule=cfg.rule, kind=cfg.kind, c=cfg.c,
                              impossible_up=iu_, impossible_dn=id_, horizon=cfg.horizon)
-        cr_up = [wu >= self.thr_rank, wu >= self.thr_top]
-        cr_dn = [wd >= self.thr_rank, wd >= self.thr_top]
+        frozen = np.ones(self.pi.size, dtype=bool)
+        frozen[act] = False
+        fu, fd = log_wealth(self.pr.take(np.flatnonzero(frozen)), cfg.horizon)
+        thr = (_eholm_threshold(wu, wd, fu, fd, cfg.alpha)[None, :] if cfg.rank_combination == "eholm"
+               else self.thr_rank)
+        cr_up = [wu >= thr, wu >= self.thr_top]
+        cr_dn = [wd >= thr, wd >= self.thr_top]
         if cu is not None:
             cr_up = [c_ | cu for c_ in cr_up]
             cr_dn = [c_ | cd for c_ in cr_dn]

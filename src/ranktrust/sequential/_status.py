@@ -70,7 +70,7 @@ class WatchStatus(Result):
     excluded : list of dict
         ``{"model", "at_item"}``: when each model left the target set.
     rank_low, rank_high : ndarray of int
-        Simultaneous rank sets (every pair at ``alpha / (K (K - 1))`` per direction).
+        Simultaneous rank sets (every pair in both directions, closed testing over the ordered comparisons: e-Holm).
     decided : list of dict
         ``{"a", "b", "winner", "at_item"}`` for every pair certified under the all-pairs family.
     open_pairs, unresolvable_pairs : list of [a, b]

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["StreamState", "advance", "LAMBDA_RULES", "KINDS"]
+__all__ = ["StreamState", "advance", "log_wealth", "LAMBDA_RULES", "KINDS"]
 
 LAMBDA_RULES = ("agrapa", "prpl")
 KINDS = ("betting", "eb")
@@ -81,6 +81,16 @@ class StreamState:
 
     def copy(self) -> "StreamState":
         return self.take(slice(None))
+
+
+def log_wealth(st: StreamState, horizon: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The log-wealth ``(up, dn)`` of each stream as :func:`advance` reports it (with a horizon, the mixture of the
+    adaptive and the end-tuned halves)."""
+    if horizon is None:
+        return st.logw_up, st.logw_dn
+    a, b = np.log1p(-HORIZON_WEIGHT), np.log(HORIZON_WEIGHT)
+    with np.errstate(invalid="ignore"):
+        return np.logaddexp(st.logw_up + a, st.hz_up + b), np.logaddexp(st.logw_dn + a, st.hz_dn + b)
 
 
 def _shift_cumsum(a: np.ndarray, start: np.ndarray) -> np.ndarray:
