@@ -1,0 +1,189 @@
+"""One result base: every result is a frozen ``eq=False`` dataclass with read-only arrays, its
+``to_dict()`` is JSON (no NaN), and a key that names a field holds that field."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import pkgutil
+import warnings
+
+import numpy as np
+import pytest
+
+import ranktrust as rt
+from ranktrust.results import Result, jsonable
+
+
+def _all_result_classes() -> list[type]:
+    for mod in pkgutil.walk_packages(rt.__path__, "ranktrust."):
+        if ".cli" in mod.name or mod.name.startswith("ranktrust.score"):
+            continue   # the CLI defines no results; score needs the optional torch extra for some modules
+        importlib.import_module(mod.name)
+    importlib.import_module("ranktrust.score.runner")
+    out, todo = [], list(Result.__subclasses__())
+    while todo:
+        c = todo.pop()
+        out.append(c)
+        todo.extend(c.__subclasses__())
+    return sorted(set(out), key=lambda c: c.__name__)
+
+
+RESULTS = _all_result_classes()
+
+
+def test_every_result_class_is_found():
+    names = {c.__name__ for c in RESULTS}
+    assert {"LeaderboardReport", "ScoreIntervals", "PairTable", "Stability", "BootstrapIntervals", "PowerResult",
+            "MDADResult", "Repeats", "Sensitivity", "StoreSummary", "IngestSummary"} <= names
+
+
+@pytest.mark.parametrize("cls", RESULTS, ids=lambda c: c.__name__)
+def test_every_result_is_a_frozen_dataclass_without_value_equality(cls):
+    params = cls.__dict__.get("__dataclass_params__")
+    assert params is not None, f"{cls.__name__} is not itself a @dataclass"
+    assert params.frozen and not params.eq, f"{cls.__name__} must be @dataclass(frozen=True, eq=False)"
+
+
+def test_a_non_conforming_subclass_is_refused_when_built():
+    @dataclasses.dataclass(frozen=True)
+    class Bad(Result):
+        x: int
+
+    with pytest.raises(TypeError, match=r"must be @dataclass\(frozen=True, eq=False\)"):
+        Bad(1)
+
+
+@pytest.fixture(scope="module")
+def small():
+    rng = np.random.default_rng(3)
+    p = np.linspace(0.35, 0.75, 5)[:, None]
+    return rt.ScoreMatrix.from_array((rng.random((5, 120)) < p).astype(float),
+                                     models=[f"m{k}" for k in range(5)])
+
+
+def test_arrays_are_read_only_and_the_callers_array_is_not(small):
+    a = np.array([0.1, 0.2])
+    from ranktrust.stats.power import PowerTable
+
+    t = PowerTable(disagreement=0.2, alpha=0.05, power=0.8, gaps=a, items_needed=np.array([10, 20]), method="normal")
+    assert a.flags.writeable                       # the caller's array is untouched
+    with pytest.raises(ValueError, match="read-only"):
+        t.gaps[0] = 1.0
+    iv = rt.intervals(small)
+    for f in dataclasses.fields(iv):
+        v = getattr(iv, f.name)
+        if isinstance(v, np.ndarray):
+            assert not v.flags.writeable, f.name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        iv.score = iv.score  # type: ignore[misc]
+
+
+def test_results_compare_by_identity_and_hash(small):
+    a, b = rt.intervals(small), rt.intervals(small)
+    assert a == a and a != b
+    assert len({a, b}) == 2
+
+
+def _results(m):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = {
+            "intervals": rt.intervals(m),
+            "bootstrap_ci": rt.bootstrap_ci(m, n_resamples=200, rng=0),
+            "compare": rt.compare(m, "m4", "m0"),
+            "all_pairs": rt.all_pairs(m),
+            "tiers": rt.tiers(m),
+            "rank_sets": rt.rank_sets(m),
+            "stability": rt.stability(m, sizes=[30, "full"], n_resamples=100, rng=0),
+            "split_half": rt.split_half(m, n_resamples=100, rng=0),
+            "power": rt.power(gap=0.05, disagreement=0.3, binary=True),
+            "select_subset": rt.select_subset(m, size=10, method="random", rng=0),
+            "data_quality": rt.data_quality(m),
+        }
+        from ranktrust.stats.power import power_table
+
+        out["power_table"] = power_table(0.3)
+    return out
+
+
+@pytest.fixture(scope="module")
+def results(small):
+    return _results(small)
+
+
+def test_every_to_dict_is_strict_json(results):
+    for name, r in results.items():
+        json.dumps(r.to_dict(), allow_nan=False)
+        assert json.loads(json.dumps(r.to_dict())) == r.to_dict(), name
+
+
+def test_nan_becomes_null_in_the_results_that_built_their_own_dicts():
+    from ranktrust.subsets.irt import IRTParams
+    from ranktrust.subsets.select import Subset
+
+    p = IRTParams(discrimination=np.array([[np.nan]]), difficulty=np.array([np.inf]), ability=np.array([[0.5]]),
+                  converged=False, n_iter=3, neg_log_posterior=float("nan"))
+    d = p.to_dict()
+    json.dumps(d, allow_nan=False)
+    assert d["discrimination"] == [[None]] and d["neg_log_posterior"] is None and d["dim"] == 1
+    s = Subset(items=np.array([0, 1]), labels=("a", "b"), weights=np.array([np.nan, 1.0]), method="random",
+               n_items=10, source_models=("x",))
+    json.dumps(s.to_dict(), allow_nan=False)
+
+
+def _scalar(v):
+    return v is None or isinstance(v, (str, bool, int, float, np.generic))
+
+
+def _flat(v):
+    return [x for y in v for x in _flat(y)] if isinstance(v, list) else [v]
+
+
+def _holds_in_rows(rows, values) -> bool:
+    """Some key of the row dicts holds ``values`` (the field, flattened), one per row."""
+    want = sorted(map(repr, _flat(values)))
+    return any(sorted(repr(row.get(k)) for row in rows) == want for k in rows[0])
+
+
+def test_a_key_that_names_a_field_holds_that_field(results):
+    """``to_dict`` keys equal field names where a field is emitted: a key named like a field holds
+    that field's value (scalars, tuples, arrays), or is a table of rows that carries the field, one
+    value per row (``"models"`` rows carry ``models`` as ``"model"``; Stability's ``"sizes"`` rows
+    carry ``sizes`` as ``"n"``), or maps model names to it. Never another quantity under a field's name."""
+    checked = 0
+    for name, r in results.items():
+        d = r.to_dict()
+        for f in dataclasses.fields(r):
+            if f.name not in d:
+                continue
+            v, got = jsonable(getattr(r, f.name)), d[f.name]
+            where = f"{type(r).__name__}.to_dict()[{f.name!r}]"
+            if isinstance(got, list) and got and all(isinstance(x, dict) for x in got):
+                assert isinstance(v, list) and _holds_in_rows(got, v), where
+            elif isinstance(got, dict) and isinstance(v, list):          # keyed by model name
+                assert list(got) == list(r.models) and jsonable(list(got.values())) == v, where
+            elif _scalar(v) or isinstance(getattr(r, f.name), (tuple, np.ndarray)):
+                assert got == v, where
+            checked += 1
+    assert checked > 50
+
+
+def test_shared_field_names():
+    """One name per concept across the results (the review's list)."""
+    from ranktrust.ranking.stability import Stability
+    from ranktrust.resample.intervals import BootstrapIntervals
+    from ranktrust.runs.sensitivity import Sensitivity
+    from ranktrust.stats.paired import PairTable
+
+    names = {c: {f.name for f in dataclasses.fields(c)} for c in (BootstrapIntervals, Sensitivity, Stability,
+                                                                 PairTable)}
+    assert {"se", "ci_low", "ci_high"} <= names[BootstrapIntervals]
+    assert not {"low", "high", "standard_error"} & names[BootstrapIntervals]
+    assert "p_value" in names[Sensitivity] and "pvalue" not in names[Sensitivity]
+    assert "clustered" in names[Stability] and "cluster" not in names[Stability]
+    assert "pairs_scope" in names[PairTable] and "pairs" not in names[PairTable]
+    for cls in RESULTS:
+        fields = {f.name for f in dataclasses.fields(cls)}
+        assert not fields & {"standard_error", "pvalue", "p", "low", "high", "cluster"}, cls.__name__
