@@ -110,6 +110,60 @@ def hindsight_bound(S: np.ndarray, alpha: float, binary: bool) -> tuple[float, f
     return float(z), float(lw), float(np.log(1 / alpha))
 
 
+def next_policy(S: np.ndarray, alpha: float, reps: int, seed: int = 0) -> None:
+    """Would a smarter, still valid ``next()`` save items on close pairs? Compared on pairs of MMLU-Pro's top
+    models, one pair at a time, one-sided betting test "A beats B" at ``alpha``:
+
+    - the current policy: items in a uniformly random order (population scope);
+    - importance sampling: draw item i with probability q_i (with replacement) and bet on the unbiased
+      ``d_i / (N q_i)`` (range ``[-B, B]``, ``B = max 1 / (N q_i)``), a valid test of the benchmark mean for any q
+      fixed in advance. q mixes uniform with the pair's *predicted* disagreement: the disagreement rate of the
+      other models' pairs in the item's difficulty decile (difficulty = the other models' accuracy), i.e.
+      reference scores known before this pair is scored;
+    - the same with the oracle q ~ |d_i| (which items the pair disagrees on: not knowable in advance), an upper
+      bound on what any disagreement predictor could save.
+    """
+    from ranktrust.sequential._stream import StreamState, advance
+
+    K, N = S.shape
+    o = np.argsort(-S.mean(axis=1))
+    lim = np.log(1 / alpha)
+    rng = np.random.default_rng(seed)
+
+    def first_cross(y: np.ndarray) -> np.ndarray:
+        _, wu, _ = advance(StreamState.zeros(y.shape[0]), y, 0.5, lim, rule="agrapa", kind="betting")
+        c = wu >= lim
+        return np.where(c.any(axis=1), np.argmax(c, axis=1) + 1, np.inf)
+
+    def show(label: str, v: np.ndarray) -> str:
+        return (f"{label} median {np.median(v):>7,.0f}" if np.isfinite(np.median(v)) else f"{label} median    > N") + \
+            f" ({np.isfinite(v).mean() * 100:3.0f}% within {N:,})"
+
+    for a, b in ((o[0], o[1]), (o[1], o[2]), (o[2], o[3])):
+        d = S[a] - S[b]
+        others = np.setdiff1d(np.arange(K), [a, b])
+        ref = S[others]
+        dec = np.clip((ref.mean(axis=0) * 10).astype(int), 0, 9)
+        disc, cnt = np.zeros(10), np.zeros(10)
+        for i in range(len(others)):
+            dd = ref[i + 1:] != ref[i]
+            np.add.at(disc, dec, dd.sum(axis=0))
+            np.add.at(cnt, dec, dd.shape[0])
+        p_hat = (disc / np.maximum(cnt, 1))[dec]
+        out = [show("uniform order", first_cross(np.stack([(d[rng.permutation(N)] + 1) / 2 for _ in range(reps)])))]
+        for label, w, mix in (("predicted, 50% uniform", p_hat, 0.5), ("predicted, 10% uniform", p_hat, 0.1),
+                              ("oracle |d|, 50% uniform", np.abs(d), 0.5)):
+            q = mix / N + (1 - mix) * w / w.sum()
+            B = np.max(1 / (N * q))
+            draws = np.stack([rng.choice(N, N, p=q) for _ in range(reps)])
+            out.append(show(label, first_cross((d[draws] / (N * q[draws]) / B + 1) / 2)))
+        z = d.mean() / (d.std(ddof=1) / np.sqrt(N))
+        print(f"   {S.shape[0]} models; pair #{list(o).index(a) + 1} vs #{list(o).index(b) + 1}: difference "
+              f"{d.mean():.4f}, z = {z:.1f}, disagree on {np.mean(d != 0) * 100:.0f}% of items")
+        for line in out:
+            print(f"      items to certify, {line}")
+
+
 def load(path: Path, **kw) -> rt.ScoreMatrix:
     m = rt.read(str(path), align="intersect", **kw)
     keep = ~np.isnan(m.scores).any(axis=0)
@@ -120,7 +174,13 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--replays", type=int, default=200)
     ap.add_argument("--quick", action="store_true", help="40 replays; baselines on 40 orders")
+    ap.add_argument("--next-policy", action="store_true",
+                    help="only section 6: would a smarter predictable next() save items on close pairs?")
     args = ap.parse_args()
+    if args.next_policy:
+        print("6. next() policy: uniform random order vs importance sampling by predicted disagreement (MMLU-Pro)")
+        next_policy(load(MMLU).scores, ALPHA, 40 if args.quick else 100)
+        return 0
     R = 40 if args.quick else args.replays
     m = load(MMLU)
     S = m.scores
