@@ -6,8 +6,8 @@ four rules are checked:
 (a) **down** — a cross-package import points down :data:`LAYERS` (or sideways inside one layer);
 (b) **cycle** — no cycle between packages (sideways imports included);
 (c) **private** — no ``_private`` name or ``_private`` module of another package is imported
-    (the root's own helpers ``_text``, ``_validate`` and ``_kernel`` are the house's, not a
-    package's, and every package may use them);
+    (the root's own helpers ``_text``, ``_validate``, ``_kernel``, ``_random`` and ``_optim`` are
+    the house's, not a package's, and every package may use them);
 (d) **cli-words** — no string literal below ``cli/`` (docstrings excluded) names a flag of the
     ``ranktrust`` command line (``--align``) or one of its commands (``ranktrust ingest``): the API
     names the parameter (```align`='intersect'``) and ``cli.main.cli_words`` translates it.
@@ -29,16 +29,16 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "ranktrust"
 #: one. ``score`` is a side package (scoring local models) that uses ``data`` and ``stats``.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
-    ("reporting", "plot"),
+    ("reporting", "plot", "_schema"),                  # _schema: the JSON Schema of the JSON output
     ("leaderboard",),                                   # the report pipeline: rt.report()
     ("ranking", "subsets", "runs", "quality", "sequential", "score"),
     ("stats", "resample"),
     ("data", "datasets"),
-    ("errors", "results", "_text", "_validate", "_kernel"),
+    ("errors", "results", "_text", "_validate", "_kernel", "_random", "_optim"),
 )
 
 #: root modules that are the whole house's helpers, not one package's private parts
-HOUSE_HELPERS = frozenset({"_text", "_validate", "_kernel"})
+HOUSE_HELPERS = frozenset({"_text", "_validate", "_kernel", "_random", "_optim"})
 
 #: documented exceptions to rule (a): (importing unit, imported unit) -> why
 ALLOWED_UP: dict[tuple[str, str], str] = {}
@@ -117,8 +117,9 @@ def check_tree(root: Path, package: str, *, layers=LAYERS, flags: Iterable[str] 
             tu = _unit(target, package, units)
             if tu is None:
                 continue
-            if tu == "" and name is not None and name in units:   # from .. import errors
-                target, tu = f"{package}.{name}", name
+            if tu == "" and name is not None and (name in units or (root / f"{name}.py").exists()
+                                                  or (root / name / "__init__.py").exists()):
+                target, tu = f"{package}.{name}", name   # from .. import errors: the module errors
                 name = None
             if not me or tu == me:
                 continue
@@ -340,3 +341,16 @@ def test_checker_names_a_package_missing_from_the_order(tmp_path):
 def test_checker_ignores_imports_outside_the_package(tmp_path):
     root = _tree(tmp_path, {"data/y.py": "import numpy\nfrom collections import abc\n"})
     assert check_tree(root, "pkg", layers=LAY) == []
+
+
+def test_checker_reads_from_dot_dot_import_module_as_that_module(tmp_path):
+    root = _tree(tmp_path, {
+        "errors.py": "",
+        "_helper.py": "",
+        "data/io.py": "from .. import errors, _helper\n",
+        "runs/x.py": "from .. import reporting\n",
+        "reporting/__init__.py": "",
+    })
+    problems = check_tree(root, "pkg", layers=(*LAY[:-1], ("errors", "_helper")), helpers=frozenset({"_helper"}))
+    assert [p.split(":")[:2] + [p.split("] ")[0].split("[")[1]] for p in problems] == [["pkg/runs/x.py", "1", "down"]], \
+        problems

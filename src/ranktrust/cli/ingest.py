@@ -40,7 +40,7 @@ def command(paths: tuple[str, ...], db: str, input_format: str, output_format: s
     A file ingested before (same content) is skipped; a file that changed since is an
     error unless --replace; nothing is overwritten silently.
     """
-    from ..data.readers._registry import ReadOptions
+    from ..data.readers import ReadOptions
     from ..data.store import Store
 
     ctx = click.get_current_context()

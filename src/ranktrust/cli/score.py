@@ -73,7 +73,7 @@ def _questions_bar(enabled: bool) -> Iterator[Any]:
 
 def _ingest(db: str, path: str, task: str) -> dict[str, Any]:
     """Put the results file into the store (replacing its earlier rows, so a resumed run updates them)."""
-    from ..data.readers._registry import ReadOptions
+    from ..data.readers import ReadOptions
     from ..data.store import Store
 
     with Store(db) as st:

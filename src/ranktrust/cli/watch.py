@@ -94,7 +94,7 @@ def _status_text(d: dict[str, Any]) -> list[Any]:
 
 
 def _status_md(d: dict[str, Any]) -> str:
-    from ..reporting.markdown import _esc
+    from ..reporting.markdown import md_escape as _esc
 
     tot = f" of {d['items_total']:,}" if d.get("items_total") else ""
     lines = [f"## watch ({d['target']}): {d['items_seen']:,}{tot} items, {d['cells_scored']:,} cells", "",
@@ -148,7 +148,7 @@ def _replay_text(d: dict[str, Any]) -> list[Any]:
 
 
 def _replay_md(d: dict[str, Any]) -> str:
-    from ..reporting.markdown import _esc
+    from ..reporting.markdown import md_escape as _esc
 
     lines = [f"## watch --replay {d['n_replays']} ({d['target']}, scope {d['scope']})", "",
              f"{d['n_models']} models x {d['n_items']:,} shared items.", "", "| | value |", "|---|---|",
@@ -170,7 +170,7 @@ def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
     """A folder that no harness reader recognises is read as the tables in it (a growing folder of results)."""
     import os
 
-    from ..data.readers._registry import sniff
+    from ..data.readers import sniff
     from ..errors import FormatError
 
     out: list[str] = []
@@ -282,10 +282,10 @@ def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: 
             raise DataError("still fewer than two models after --max-wait; nothing to compare")
     if html_out:
         from ..reporting.render import write_output
-        from ..sequential._html import render_watch_html
+        from ..reporting.watch_html import render_watch_html
 
         write_output(render_watch_html(st.to_dict(), w.bands()), html_out)
-    from ..sequential._html import render_watch_html
+    from ..reporting.watch_html import render_watch_html
 
     emit(st.to_dict(), kind="watch", fmt=fmt, out=out, text=_status_text, markdown=_status_md,
          html=lambda payload, meta: render_watch_html(payload, w.bands()),

@@ -11,7 +11,7 @@ from .. import _validate
 from .._validate import Progress, SeedLike
 from ..errors import DataError
 from ..results import Result, jsonable
-from ..resample.engine import _half_product, half_tasks, matrix_input, rank_order, run_products
+from ..resample.engine import half_product, half_tasks, matrix_input, rank_order, run_products
 
 __all__ = ["SplitHalf", "split_half"]
 
@@ -149,7 +149,7 @@ def split_half(
     wins = np.zeros(n_models, dtype=np.int64)
     tasks, work = half_tasks(s, n_splits=int(splits), rng=rng, tie_keys=True)
     start = 0
-    for sm, la_, lb_, w in run_products(tasks, work, kernel=_half_product, post=_split_leads, client=client):
+    for sm, la_, lb_, w in run_products(tasks, work, kernel=half_product, post=_split_leads, client=client):
         b = len(sm)
         sl = slice(start, start + b)
         same[sl], lead_a[sl], lead_b[sl] = sm, la_, lb_

@@ -12,10 +12,13 @@ _MD_ESCAPES = str.maketrans({"\\": "\\\\", "|": "\\|", "*": "\\*", "`": "\\`", "
                              "\r": " ", "\n": " "})
 
 
-def _esc(s: str) -> str:
+def md_escape(s: str) -> str:
     """A name as literal Markdown text (also inside a table cell): '|', '*', '`', '\\' escaped, '<' '>' as
     entities (so 'x<y>' is not read as an HTML tag), line breaks flattened."""
     return str(s).translate(_MD_ESCAPES)
+
+
+_esc = md_escape   # the short name the reporting modules use
 
 
 def report_markdown(d: dict[str, Any]) -> str:

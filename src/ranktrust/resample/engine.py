@@ -395,7 +395,7 @@ def run_products(tasks: list[tuple], work: dict, *, kernel=None, post=None, post
     """Results of the product tasks, in task order: ``(means, keys)`` or ``post(means, keys, **post_kw)``.
 
     ``kernel`` computes one task (default: the bootstrap product of :func:`product_tasks`;
-    ``_half_product`` for :func:`half_tasks`); its result tuple is what ``post`` receives.
+    ``half_product`` for :func:`half_tasks`); its result tuple is what ``post`` receives.
 
     ``post`` (a module-level function, so that it can be sent to workers) reduces one
     product where it is computed, so that only its result travels (rank counts, not
@@ -588,7 +588,7 @@ def iter_half_means(
     per_yield = _batch_blocks(batch, 8 * work["n_models"])
     parts: list[tuple] = []
     start = done = 0
-    for res in run_products(tasks, work, kernel=_half_product):
+    for res in run_products(tasks, work, kernel=half_product):
         parts.append(res)
         done += len(res[0])
         if sum(len(p[0]) for p in parts) >= per_yield * BLOCK or done == work["n_splits"]:
@@ -600,7 +600,7 @@ def iter_half_means(
 
 def half_tasks(scores: np.ndarray, *, n_splits: int, rng=None, tie_keys: bool = False) -> tuple[list[tuple], dict]:
     """The splits of :func:`iter_half_means` as independent tasks, for :func:`run_products`
-    with ``kernel=_half_product`` (each task: ``(means_a, means_b, keys or None)``)."""
+    with ``kernel=half_product`` (each task: ``(means_a, means_b, keys or None)``)."""
     prep = prepare(scores)
     s = prep.s
     n_splits = _check_count(n_splits, "n_splits")
@@ -616,7 +616,7 @@ def half_tasks(scores: np.ndarray, *, n_splits: int, rng=None, tie_keys: bool = 
     return [(seeds[g0:g0 + per_product], g0) for g0 in range(0, len(seeds), per_product)], work
 
 
-def _half_product(group, first, *, st, total, n_splits, n_items, n_models, dtype, tie_keys):
+def half_product(group, first, *, st, total, n_splits, n_items, n_models, dtype, tie_keys):
     """Means on both halves (and tie keys) of the splits of one product group of blocks."""
     h = n_items // 2
     masks, keys = [], []

@@ -103,7 +103,7 @@ def _read_any(path: str, split: str | None) -> "tuple[pd.DataFrame, bool]":
         except Exception as exc:  # pyarrow raises several types
             raise FormatError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
     if p.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".json")):
-        from ..data.readers._util import iter_jsonl
+        from ..data.readers import iter_jsonl
 
         rows = []
         index = []
