@@ -45,7 +45,7 @@ def test_adapter_validation():
     w = Watch(["a", "b"], ["x"])
     with pytest.raises(TypeError, match="`watch` must be a ranktrust Watch"):
         ia.WatchStopping("w")
-    with pytest.raises(ValueError, match="`every` must be a positive integer"):
+    with pytest.raises(ValueError, match="`every` must be an integer >= 1"):
         ia.WatchStopping(w, every=0)
     with pytest.raises(ValueError, match="is not one of the Watch's models"):
         asyncio.run(ia.WatchStopping(w).start_task(SimpleNamespace(model="c"), [], 1))

@@ -119,7 +119,7 @@ def test_bad_input(swebench):
         power(gap=0.5, disagreement=0.2)
     with pytest.raises(ValueError, match=r"`alpha` must be in \(0, 1\)"):
         power(gap=0.02, disagreement=0.2, alpha=5)
-    with pytest.raises(ValueError, match="`items` must be a positive integer"):
+    with pytest.raises(ValueError, match="`items` must be an integer >= 1"):
         power(items=0, disagreement=0.2)
     with pytest.raises(DataError, match="unknown model"):
         estimate_disagreement(swebench, pair=("nope", "Gemini 3 Pro Preview (2025-11-18)"))

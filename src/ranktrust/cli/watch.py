@@ -229,10 +229,10 @@ def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: 
             seed: int, **kw: Any) -> None:
     """Anytime-valid sequential evaluation of the results in PATHS (or --db): stop when separated."""
     from ..sequential import Watch, watch_replay
+    from .. import _validate
     from ..sequential.watch import parse_target
 
-    if not 0 < confidence < 1:
-        raise ValueError(f"--confidence must be in the open interval (0, 1), got {confidence:g} (use 0.95 for 95%)")
+    _validate.confidence_level(confidence)   # fail before reading; cli_words names the flag
     parse_target(target)
     ctx = click.get_current_context()
     if ctx.get_parameter_source("align") is not click.core.ParameterSource.COMMANDLINE:

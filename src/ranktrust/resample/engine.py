@@ -82,7 +82,7 @@ from typing import Iterator, NamedTuple
 
 import numpy as np
 
-from .. import _random
+from .. import _random, _validate
 from ..errors import DataError
 
 __all__ = [
@@ -159,9 +159,7 @@ def complete_scores(scores: np.ndarray, *, what: str = "scores") -> np.ndarray:
 
 
 def _check_count(value: int, name: str, *, minimum: int = 1) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}")
-    return int(value)
+    return _validate.count(value, name, minimum=minimum)
 
 
 def _block_seeds(rng, n: int) -> list[np.random.SeedSequence]:

@@ -258,10 +258,7 @@ def _pass_at_matrix(m: ScoreMatrix, ks: Any, *, confidence_level: float = 0.95) 
     k_list = [ks] if np.ndim(ks) == 0 else list(ks)
     if not k_list:
         raise ValueError("`k` must name at least one k")
-    for kk in k_list:
-        if int(kk) != kk or int(kk) < 1:
-            raise ValueError(f"`k` must be positive integers, got {kk!r}")
-    k_arr = np.asarray([int(v) for v in k_list], dtype=np.int64)
+    k_arr = np.asarray(_validate.counts(k_list, "k"), dtype=np.int64)
     n, c = _binary_counts(m, "pass@k")
     est = np.full((m.n_models, k_arr.size), np.nan)
     se, lo, hi = est.copy(), est.copy(), est.copy()

@@ -155,8 +155,7 @@ def _model_specs(models: Any) -> list[tuple[str, str]]:
 
 
 def _iv(batch_size: Any, dtype: Any, shots: Any, permutations: Any, seeds: Any, flush_every: Any) -> tuple[int, ...]:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"`batch_size` must be a positive integer, got {batch_size!r}")
+    _validate.count(batch_size, "batch_size")
     if dtype not in _DTYPES:
         raise ValueError(f"`dtype` must be one of {', '.join(_DTYPES)}, got {dtype!r}")
     if isinstance(shots, bool) or not isinstance(shots, (int, np.integer)) or shots < 0:

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .. import _validate
 from ..results import Result
 from ._stream import LAMBDA_RULES, StreamState, advance, running_moments
 
@@ -76,10 +77,8 @@ def _cs_iv(x: Any, method: str, confidence_level: float, population_size: int | 
            alternative: str, rule: str) -> np.ndarray:
     if method not in ("betting", "eb"):
         raise ValueError(f"`method` must be 'betting' or 'eb', got {method!r}")
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"`confidence_level` must be in the open interval (0, 1), got {confidence_level!r}")
-    if alternative not in ("two-sided", "less", "greater"):
-        raise ValueError(f"`alternative` must be 'two-sided', 'less' or 'greater', got {alternative!r}")
+    _validate.confidence_level(confidence_level)
+    _validate.alternative(alternative)
     if rule not in LAMBDA_RULES:
         raise ValueError(f"`rule` must be one of {LAMBDA_RULES}, got {rule!r}")
     lo, hi = bounds

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import _validate
 from .watch import Watch
 
 __all__ = ["WatchStopping"]
@@ -119,9 +120,7 @@ class WatchStopping:
     def __init__(self, watch: Watch, *, scorer: str | None = None, every: int = 1) -> None:
         if not isinstance(watch, Watch):
             raise TypeError(f"`watch` must be a ranktrust Watch, got {type(watch).__name__}")
-        if int(every) != every or every < 1:
-            raise ValueError(f"`every` must be a positive integer, got {every!r}")
-        self._s = _Shared(watch, scorer, int(every))
+        self._s = _Shared(watch, scorer, _validate.count(every, "every"))
         self._model: str | None = None
         self._bound = False
 

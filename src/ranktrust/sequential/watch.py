@@ -333,10 +333,9 @@ class Watch:
     def next(self, budget: int = 64) -> list[tuple[str, str]]:
         """Up to ``budget`` (model, item) cells to score next: items in the seeded random order, only for models
         still in play, nothing once the target is decided."""
-        if int(budget) != budget or budget < 0:
-            raise ValueError(f"`budget` must be a non-negative integer, got {budget!r}")
+        budget = _validate.count(budget, "budget", minimum=0)
         e, X, order = self._run()
-        return self._next(e, X, order, int(budget))
+        return self._next(e, X, order, budget)
 
     def _next(self, e: EngineResult, X: np.ndarray, order: np.ndarray, budget: int) -> list[tuple[str, str]]:
         if budget == 0 or e.done_at:

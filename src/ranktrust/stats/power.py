@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Any, Sequence, TypedDict
 import numpy as np
 from scipy import special
 
+from .._kernel import normal_quantile
+from .. import _validate
 from ..errors import DataError
 from ..results import Result, jsonable
 
@@ -66,8 +68,9 @@ def _max_gap(q: float, binary: bool) -> float:
 
 
 def _z_sum(alpha: float, power: float) -> tuple[float, float]:
-    z_a = float(special.ndtri(1.0 - alpha / 2.0))
-    z_b = float(special.ndtri(power))
+    # the kernel's quantile at the one-sided levels 1 - alpha/2 and power (bit-identical to ndtri of them)
+    z_a = normal_quantile(1.0 - alpha / 2.0, alternative="greater")
+    z_b = normal_quantile(power, alternative="greater")
     return z_a, z_b
 
 
@@ -400,9 +403,7 @@ def power(
             items_needed=n_need, detectable_gap=None, ci_half_width=z_a * math.sqrt(q / n_need),
             method="exact" if exact else "normal", items_needed_normal=n_norm, achieved_power=achieved,
         )
-    if isinstance(items, bool) or not float(items).is_integer() or int(items) < 1:  # type: ignore[arg-type]
-        raise ValueError(f"`items` must be a positive integer, got {items!r}")
-    n = int(items)  # type: ignore[arg-type]
+    n = _validate.count(items, "items")
     if exact:
         g = _exact_gap(n, q, a, pw)
         achieved = None if math.isnan(g) else float(mcnemar_power(n, gap=g, disagreement=q, alpha=a)[0])
