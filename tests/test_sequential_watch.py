@@ -58,6 +58,17 @@ def test_best_set_fwer_every_stopping_time(kind, eliminate, horizon):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("kind", ["binary", "continuous"])
+def test_best_set_fwer_short_horizon_ramped_bets(kind):
+    # a short benchmark: the end-tuned bets ramp up to their largest (clipped) size at the last items, where a
+    # near-null best is most at risk
+    rng = np.random.default_rng(31 if kind == "binary" else 32)
+    reps = 300
+    err = _fwer(rng, [0.6, 0.59, 0.59, 0.59, 0.59], 150, reps, kind, horizon=150)
+    assert _not_above(err, reps), err / reps
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["eb", "betting"])
 def test_best_set_fwer_pairs_method_and_prpl(method):
     rng = np.random.default_rng(4)
