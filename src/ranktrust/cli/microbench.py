@@ -17,6 +17,7 @@ from ..subsets.mdad import DEFAULT_METHODS, DEFAULT_SIZES, mdad
 from ._common import (
     api_default,
     command_line,
+    confidence_option,
     input_options,
     listed,
     load_matrix,
@@ -55,6 +56,7 @@ def _count_or_fraction(value: str | None, name: str) -> int | float | None:
 @input_options
 @output_options
 @seed_option
+@confidence_option
 @click.option("--methods", default=listed(DEFAULT_METHODS), show_default=True,
               help="Selection methods to evaluate (comma-separated).")
 @click.option("--method", "single_method", default=None, help="Evaluate one method (e.g. with --target-mdad).")
@@ -108,7 +110,7 @@ def command(paths: tuple[str, ...], **kw: Any) -> None:
                 target_models=kw["target_models"], seen_items=seen,
                 rng=seed, delta_bin=kw["delta_bin"] / 100, agreement_level=kw["agreement_level"],
                 target_mdad=kw["target_mdad"] / 100, min_pairs=kw["min_pairs"],
-                ci_method=kw["ci_method"])
+                ci_method=kw["ci_method"], confidence_level=kw["confidence"])
     res = _run(rt, m, args)
     render(res, kind="microbench", fmt=fmt, out=out, seed=seed, input_hash=h, command=command_line())
 

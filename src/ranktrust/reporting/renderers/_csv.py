@@ -10,8 +10,10 @@ from typing import Any, Iterable, Sequence
 def _cell(x: Any) -> Any:
     if x is None:
         return ""
+    if hasattr(x, "item") and not isinstance(x, (list, tuple, dict)):   # a NumPy scalar
+        x = x.item()
     if isinstance(x, float):
-        return repr(x)
+        return repr(x) if x == x and abs(x) != float("inf") else ""
     if isinstance(x, (list, tuple)):
         return ";".join(str(v) for v in x)
     return x

@@ -1,0 +1,74 @@
+"""One presentation layer: renderers registered by result type, csv for tables, one number format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from conftest import run_cli
+from ranktrust.reporting import fmt
+from ranktrust.reporting.renderers import formats_for, renderer, renderer_for
+
+
+@pytest.mark.parametrize("name", ["PairedComparison", "PowerResult", "RankSets", "Stability", "SplitHalf",
+                                  "MDADResult", "Subset", "Repeats", "Sensitivity", "IngestSummary",
+                                  "StoreSummary", "ScoreResults", "LeaderboardReport"])
+def test_every_command_result_has_text_and_markdown(name):
+    cls = type(name, (), {})
+    assert renderer_for(cls, "text") is not None and renderer_for(cls, "md") is not None
+
+
+def test_lookup_follows_base_classes_and_names():
+    class RendererTestBase:   # a name no result type has
+        pass
+
+    class Child(RendererTestBase):
+        pass
+
+    @renderer(RendererTestBase, "csv")
+    def _csv(d):
+        return "x\n"
+
+    assert renderer_for(Child(), "csv") is _csv and "csv" in formats_for(Child)
+    with pytest.raises(ValueError, match="`fmt` must be one of"):
+        renderer(RendererTestBase, "pdf")
+
+
+def test_one_rule_per_number():
+    assert fmt.p_value(5e-5) == "<0.0001" and fmt.p_value(0.0512) == "0.051" and fmt.p_value(None) == "n/a"
+    assert fmt.points(0.7183) == "71.83" and fmt.points(0.0185, signed=True) == "+1.85"
+    assert fmt.interval(0.7057, 0.7823) == "[70.57, 78.23]" and fmt.interval(None, 0.5) == "n/a"
+    assert fmt.interval(0.7057, 0.7823, 1, sep="–", brackets=False) == "70.6–78.2"
+    assert fmt.percent(0.5535) == "55%" and fmt.share(0.083) == "8.3%" and fmt.share(0.31) == "31%"
+    assert fmt.points(float("nan")) == fmt.MISSING == "n/a"
+
+
+@pytest.mark.parametrize("cmd", [["ranks"], ["stability", "--n-resamples", "20", "--sizes", "30,full"],
+                                 ["report", "--no-stability"]])
+def test_tables_write_csv(capsys, swebench_path, cmd):
+    code, out, err = run_cli(capsys, cmd[0], swebench_path, *cmd[1:], "--format", "csv")
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert rows and all("np.float" not in v for r in rows for v in r.values() if v)
+    if cmd[0] != "stability":
+        assert {"model", "rank_low", "rank_high"} <= set(rows[0])
+        assert 0 < float(rows[0]["score"]) < 1
+
+
+def test_csv_suffix_picks_csv_and_non_tables_refuse_it(capsys, swebench_path, tmp_path):
+    out = tmp_path / "ranks.csv"
+    code, _, err = run_cli(capsys, "ranks", swebench_path, "--out", str(out))
+    assert code == 0, err
+    assert out.read_text().startswith("tier,model,score")
+    code, out_, err = run_cli(capsys, "splithalf", swebench_path, "--n-resamples", "10", "--format", "csv")
+    assert code == 1 and "not a table" in err and "Traceback" not in err
+
+
+def test_power_json_keeps_the_command_extras(capsys):
+    code, out, err = run_cli(capsys, "power", "--gap", "2", "--disagreement", "0.27", "-f", "json")
+    d = json.loads(out)
+    assert code == 0 and d["items_needed"] == 5390 and d["table"] and d["disagreement_source"]
+    assert d["meta"]["kind"] == "power"
