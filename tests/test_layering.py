@@ -23,6 +23,8 @@ import re
 from pathlib import Path
 from typing import Iterable
 
+import pytest
+
 SRC = Path(__file__).resolve().parents[1] / "src" / "ranktrust"
 
 #: the layer order, top to bottom: a package may import the packages of its own layer or of a lower
@@ -354,3 +356,100 @@ def test_checker_reads_from_dot_dot_import_module_as_that_module(tmp_path):
     problems = check_tree(root, "pkg", layers=(*LAY[:-1], ("errors", "_helper")), helpers=frozenset({"_helper"}))
     assert [p.split(":")[:2] + [p.split("] ")[0].split("[")[1]] for p in problems] == [["pkg/runs/x.py", "1", "down"]], \
         problems
+
+
+# ------------------------------------------------------- one message, two views (Python and terminal)
+def _cli(capsys, *args: str) -> str:
+    from ranktrust.cli.main import main
+
+    with pytest.raises(SystemExit) as exc:
+        main([str(a) for a in args])
+    assert exc.value.code == 1
+    return capsys.readouterr().err
+
+
+def _ragged(tmp_path: Path) -> Path:
+    p = tmp_path / "ragged.csv"
+    p.write_text("model,item,score\nA,q1,1\nA,q2,0\nA,q3,1\nB,q1,1\nB,q2,1\n")
+    return p
+
+
+def test_align_message_python_and_terminal(tmp_path, capsys):
+    import ranktrust as rt
+
+    p = _ragged(tmp_path)
+    with pytest.raises(rt.DataError) as exc:
+        rt.read(p)
+    assert "Use `align`='intersect'" in str(exc.value) and "`align`='pairwise'" in str(exc.value)
+    assert exc.value.param == "align" and "--align" not in str(exc.value)
+    err = _cli(capsys, "report", p)
+    assert "Use --align intersect" in err and "--align pairwise" in err and "`align`" not in err
+
+
+def test_task_message_python_and_terminal(tmp_path, capsys):
+    import ranktrust as rt
+
+    p = tmp_path / "tasks.csv"
+    p.write_text("model,item,score,task\nA,q1,1,t1\nA,q2,0,t2\nB,q1,1,t1\nB,q2,1,t2\n")
+    with pytest.raises(rt.DataError) as exc:
+        rt.read(p)
+    assert "pick one with `task`='NAME'" in str(exc.value) and exc.value.param == "task"
+    err = _cli(capsys, "report", p)
+    assert "pick one with --task NAME" in err and "`task`" not in err
+
+
+def test_scale_message_python_and_terminal(tmp_path, capsys):
+    import ranktrust as rt
+
+    p = tmp_path / "pct.csv"
+    p.write_text("model,item,score\nA,q1,100\nA,q2,0\nB,q1,50\nB,q2,100\n")
+    with pytest.raises(rt.DataError) as exc:
+        rt.read(p)
+    assert "pass `scale`=100" in str(exc.value) and exc.value.param == "scale"
+    assert "pass --scale 100" in _cli(capsys, "report", p)
+
+
+def test_store_messages_python_and_terminal(tmp_path, capsys):
+    import ranktrust as rt
+    from ranktrust.cli.main import cli_words
+
+    missing = tmp_path / "none.duckdb"
+    with pytest.raises(rt.DataError) as exc:
+        rt.Store(missing, read_only=True)
+    assert "create it with `Store.ingest`" in str(exc.value)
+    assert "create it with `ranktrust ingest FILES --db STORE`" in cli_words(str(exc.value))
+    data, db = tmp_path / "r.csv", tmp_path / "s.duckdb"
+    data.write_text("model,item,score\nA,q1,1\nA,q2,0\nB,q1,1\nB,q2,1\n")
+    with rt.Store(db) as st:
+        st.ingest(data)
+    data.write_text("model,item,score\nA,q1,0\nA,q2,0\nB,q1,1\nB,q2,1\n")
+    with rt.Store(db) as st, pytest.raises(rt.DataError) as exc:
+        st.ingest(data)
+    assert "pass `replace`=True to replace" in str(exc.value)
+    assert "pass --replace to replace" in cli_words(str(exc.value))
+    err = _cli(capsys, "ingest", data, "--db", db)
+    assert "pass --replace to replace" in err and "`replace`" not in err
+
+
+def test_sensitivity_message_python_and_terminal(capsys):
+    import numpy as np
+
+    import ranktrust as rt
+    from ranktrust.cli.main import cli_words
+
+    m = rt.ScoreMatrix.from_array(np.random.default_rng(0).integers(0, 2, (2, 20)).astype(float))
+    with pytest.raises(rt.DataError) as exc:
+        rt.sensitivity(m)
+    msg = str(exc.value)
+    assert "`condition`='COLUMN'" in msg and "`by`='run'" in msg and exc.value.param == "condition"
+    assert "--condition-col COLUMN" in cli_words(msg) and "--by run" in cli_words(msg)
+
+
+def test_cluster_warning_python_and_terminal():
+    from ranktrust.cli.main import cli_words
+    from ranktrust.stats.intervals import warn_few_clusters
+
+    with pytest.warns(Warning) as rec:
+        warn_few_clusters(3)
+    msg = str(rec[0].message)
+    assert msg.endswith("compare with `cluster`=False") and cli_words(msg).endswith("compare with --no-groups")
