@@ -50,7 +50,8 @@ def _status_text(d: dict[str, Any]) -> list[Any]:
     from rich.text import Text
 
     tot = f" of {d['items_total']:,}" if d.get("items_total") else ""
-    title = (f"watch ({d['target']}): {d['items_seen']:,}{tot} items, {d['cells_scored']:,} cells scored")
+    unit = "item groups" if d.get("unit") == "cluster" else "items"
+    title = (f"watch ({d['target']}): {d['items_seen']:,}{tot} {unit}, {d['cells_scored']:,} cells scored")
     t = Table(title=title, title_justify="left")
     t.add_column("model", overflow="fold")
     t.add_column("score", justify="right")
@@ -97,7 +98,8 @@ def _status_md(d: dict[str, Any]) -> str:
     from ..reporting.markdown import md_escape as _esc
 
     tot = f" of {d['items_total']:,}" if d.get("items_total") else ""
-    lines = [f"## watch ({d['target']}): {d['items_seen']:,}{tot} items, {d['cells_scored']:,} cells", "",
+    unit = "item groups" if d.get("unit") == "cluster" else "items"
+    lines = [f"## watch ({d['target']}): {d['items_seen']:,}{tot} {unit}, {d['cells_scored']:,} cells", "",
              "| model | score | rank set | in set | left at item |", "|---|--:|--:|:-:|--:|"]
     ex = {e["model"]: e["at_item"] for e in d["excluded"]}
     best = set(d["best_set"])
