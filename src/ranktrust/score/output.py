@@ -71,10 +71,9 @@ class _Output:
                 df = pd.read_csv(self.path, dtype={c: str for c in self._STR}, keep_default_na=False,
                                  na_values=[""])
             else:
-                import json
+                from ..data.readers._util import iter_jsonl
 
-                with open(self.path, encoding="utf-8") as fh:
-                    df = pd.DataFrame([json.loads(line) for line in fh if line.strip()])
+                df = pd.DataFrame([rec for _, rec in iter_jsonl(self.path)])
         except Exception as exc:  # noqa: BLE001 - any reader failure: one line
             raise FormatError(f"{self.path}: cannot read the existing results to resume ({_one_line(exc)}); "
                               "move it away or pass `resume`=False", param="resume") from None
