@@ -34,7 +34,6 @@ item = instance id; group = the repository (``django__django-11099`` -> ``django
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -42,7 +41,7 @@ from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
 from ._registry import ReadOptions, register
-from ._util import load_json, walk_files
+from ._util import iter_jsonl, load_json, walk_files
 
 DATASETS = {"lite": ("lite.txt", "SWE-bench Lite", 300), "verified": ("verified.txt", "SWE-bench Verified", 500),
             "full": ("full.txt", "SWE-bench (full test split)", 2294)}
@@ -179,13 +178,10 @@ def _task_list(folder: str) -> tuple[list[str], str] | None:
             continue
         if name.endswith(".jsonl"):
             ids = []
-            with open(p, encoding="utf-8") as fh:
-                for k, line in enumerate(fh, 1):
-                    if line.strip():
-                        try:
-                            ids.append(str(json.loads(line)["instance_id"]))
-                        except (ValueError, KeyError, TypeError):
-                            raise DataError(f"{p}: line {k} has no instance_id; the task list is unreadable") from None
+            for k, rec in iter_jsonl(p, hint="the task list is unreadable"):
+                if not isinstance(rec, dict) or "instance_id" not in rec:
+                    raise DataError(f"{p}: line {k} has no instance_id; the task list is unreadable")
+                ids.append(str(rec["instance_id"]))
         else:
             obj = load_json(p)
             ids = [str(k) for k in obj] if isinstance(obj, dict) else [
