@@ -25,6 +25,8 @@ def test_children_are_pure_named_and_equal_spawn():
     r = _random.root(7)
     assert [_state(c) for c in _random.root(7).spawn(3)] == [_state(_random.child(r, k)) for k in range(3)]
     assert _state(_random.child(r, "stability")) == _state(_random.child(r, "stability"))  # pure
+    # a stability size's stream is never an engine block's (the report runs both from one seed)
+    assert _state(_random.child(r, "size", 30)) != _state(_random.child(r, 30))
     a, b = _random.streams(7, "stability", "split_half")
     assert _state(a) != _state(b) and _state(a) == _state(_random.child(_random.root(7), "stability"))
     # a Generator is advanced: the same Generator twice gives fresh roots

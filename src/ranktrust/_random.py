@@ -14,10 +14,12 @@ names (ints as they are, strings by CRC-32). So:
 - the same ``rng`` gives the same numbers; a ``Generator`` is advanced (four draws per root), so
   passing the same ``Generator`` twice gives fresh streams.
 
-Names used in the package: the report's sections (``"intervals"``, ``"rank_sets"``,
-``"stability"``, ``"split_half"``, ``"microbench"``), engine blocks (``0, 1, ...``), stability
-sizes (the size), mdad trials (``t``) and trial x method x size (``t, method, k``), the
-sign-flip test (``"sign-flip"``). ``tests/test_random.py`` checks the invariances.
+Names used in the package: the report's sections (``"intervals"``, ``"microbench"``; rank sets,
+stability and split-half take the report's seed itself, so the CLI command with that seed prints
+the same figure), engine blocks (``0, 1, ...``), stability sizes (``"size", n``: never an engine
+block's stream, so a report's stability and split-half never share one), mdad trials (``t``) and
+trial x method x size (``t, method, k``), the sign-flip test (``"sign-flip"``).
+``tests/test_random.py`` checks the invariances.
 """
 
 from __future__ import annotations

@@ -274,7 +274,8 @@ def stability(
     # one stream per size, keyed by the size itself: the figure at n items depends only on the
     # seed and n, not on which other sizes were asked for ("full" = N is the same as N)
     root = _random.root(rng)
-    seeds = [_random.child(root, int(n_groups[i]) if cluster else int(n)) for i, n in enumerate(ns)]
+    # keyed ("size", n): never the stream of an engine block k of the same rng (split-half, rank sets)
+    seeds = [_random.child(root, "size", int(n_groups[i]) if cluster else int(n)) for i, n in enumerate(ns)]
     S = len(ns)
     if n_items < 2:
         warnings.warn(
