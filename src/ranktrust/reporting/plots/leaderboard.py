@@ -9,7 +9,7 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..fmt import p_clause, points
+from ..fmt import p_clause, percent, points
 from ._registry import figure_for
 from ._style import (
     alpha_of,
@@ -257,7 +257,7 @@ def rank_ranges(result: Any, *, max_models: int | None = None) -> Figure:
         labels.insert(1, "one model at a time")
     fig.legend(handles, labels, fontsize=8, loc="outside lower center", ncols=len(handles), frameon=False)
     cl = src.get("confidence_level") or (d.get("settings") or {}).get("confidence_level")
-    title = "Rank ranges" + (f" ({cl:.0%} confidence)" if cl else "")
+    title = "Rank ranges" + (f" ({percent(cl)} confidence)" if cl else "")
     if total > n:
         title += f", top {n} of {total}"
     ax.set_title(title, fontsize=11, loc="left")

@@ -8,6 +8,7 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
+from ..fmt import percent
 from ._registry import figure_for
 from ._style import (
     MARKERS,
@@ -68,7 +69,7 @@ def stability_curve(result: Any, *, familiar_sizes: dict[str, int] | None = None
         colour, marker = OKABE_ITO[idx % 7], MARKERS[idx % len(MARKERS)]
         (line,) = ax.plot(ns, ys, color=colour, marker=marker, ms=5, lw=1.8, label=label)
         tip(fig, line, "series", label + ": " + ", ".join(
-            f"n={n_}: {y:.0%}" for n_, y in zip(ns, ys) if math.isfinite(y)))
+            f"n={n_}: {percent(y)}" for n_, y in zip(ns, ys) if math.isfinite(y)))
     lo, hi = min(ns), max(ns)
     full = [s for s in sizes if s.get("label") == "full"]
     n_items = full[0]["n"] if full else d.get("n_items")
@@ -209,11 +210,11 @@ def power_curve(result: Any) -> Figure:
         ax.spines[s].set_visible(False)
     bits = []
     if pw.get("disagreement") is not None:
-        bits.append(f"disagreement {pw['disagreement']:.0%}")
+        bits.append(f"disagreement {percent(pw['disagreement'])}")
     if pw.get("alpha") is not None:
         bits.append(f"α = {pw['alpha']:g}")
     if pw.get("power") is not None:
-        bits.append(f"power {pw['power']:.0%}")
+        bits.append(f"power {percent(pw['power'])}")
     ax.set_title("Questions needed" + (f" ({', '.join(bits)})" if bits else ""), fontsize=11, loc="left")
     return fig
 

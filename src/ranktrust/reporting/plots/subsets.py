@@ -8,6 +8,7 @@ from typing import Any, Iterable
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
+from ..fmt import percent
 from ._registry import figure_for
 from ._style import (
     MARKERS,
@@ -123,7 +124,7 @@ def agreement_curve(result: Any, *, sizes: Iterable[int] | None = None, threshol
                               color=OKABE_ITO[idx % 7], marker=MARKERS[idx % len(MARKERS)],
                               ms=3.5 if len(rs) <= 20 else 2.0, lw=1.4, label=method)
             tip(fig, line, "agree", f"{method}, {size} items: " + ", ".join(
-                f"Δ {pts(r['delta_bin']):.1f}: {num(r.get('agreement')):.0%} of {r.get('pairs')} pairs" for r in rs))
+                f"Δ {pts(r['delta_bin']):.1f}: {percent(r.get('agreement'))} of {r.get('pairs')} pairs" for r in rs))
         ax.axhline(threshold, color="#777777", ls="--", lw=1)
         ax.set_title(f"{size} items", fontsize=9, loc="left")
         ax.set_ylim(0, 1.02)
@@ -136,7 +137,7 @@ def agreement_curve(result: Any, *, sizes: Iterable[int] | None = None, threshol
     fig.supxlabel("full-benchmark gap between the two models (points)", fontsize=9)
     fig.supylabel("pairs ordered correctly", fontsize=9)
     axes[0][0].legend(fontsize=7, loc="lower right")
-    fig.suptitle(f"Pair ordering agreement ({threshold:.0%} line defines MDAD)", fontsize=11, x=0.02,
+    fig.suptitle(f"Pair ordering agreement ({percent(threshold)} line defines MDAD)", fontsize=11, x=0.02,
                  ha="left")
     return fig
 
