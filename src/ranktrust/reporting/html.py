@@ -17,7 +17,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from . import plots
+from . import fmt, plots
 
 __all__ = ["render_html", "FOREST_MAX_MODELS"]
 
@@ -44,7 +44,13 @@ def _env() -> Any:
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-    from .fmt import adjust_phrase, provenance_lines, rank_range, stability_title, tier_phrase
+    from .fmt import (
+        adjust_phrase,
+        provenance_lines,
+        rank_range,
+        stability_title,
+        tier_phrase,
+    )
 
     env.filters.update(pts=_pts, spts=_spts, pct=_pct, pval=_pval, js=_js, num=_numfmt, tier_phrase=tier_phrase,
                        stability_title=stability_title, adjust_phrase=adjust_phrase,
@@ -60,23 +66,21 @@ def _finite(x: Any) -> bool:
 
 
 def _pts(x: Any, nd: int = 1) -> str:
-    """A fraction as points: 0.7183 -> '71.8'; missing -> '–'."""
-    return f"{100 * x:.{nd}f}" if _finite(x) else "–"
+    """A fraction as points: 0.7183 -> '71.8' (fmt.points; missing -> 'n/a')."""
+    return fmt.points(x, nd)
 
 
 def _spts(x: Any, nd: int = 2) -> str:
     """A difference as signed points: 0.0185 -> '+1.85'."""
-    return f"{100 * x:+.{nd}f}" if _finite(x) else "–"
+    return fmt.points(x, nd, signed=True)
 
 
 def _pct(x: Any, nd: int = 0) -> str:
-    return f"{100 * x:.{nd}f}%" if _finite(x) else "–"
+    return fmt.percent(x, nd)
 
 
 def _pval(p: Any) -> str:
-    from .fmt import p_value
-
-    return p_value(p)
+    return fmt.p_value(p)
 
 
 def _js(x: Any) -> str:
@@ -87,7 +91,7 @@ def _js(x: Any) -> str:
 
 def _numfmt(x: Any) -> str:
     if isinstance(x, bool) or x is None:
-        return "–" if x is None else str(x)
+        return fmt.MISSING if x is None else str(x)
     if isinstance(x, int):
         return f"{x:,}"
     if isinstance(x, float):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .fmt import gap_points
+from .fmt import level as _level
 from .sections import lead_phrase as _lead_phrase
-from .text import _ci, _count, _p, _plural, _pts, at_n_sentence
-
+from .text import _ci, _count, _p, _percent, _plural, _pts, at_n_sentence
 
 _MD_ESCAPES = str.maketrans({"\\": "\\\\", "|": "\\|", "*": "\\*", "`": "\\`", "<": "&lt;", ">": "&gt;",
                              "\r": " ", "\n": " "})
@@ -26,7 +27,7 @@ def report_markdown(d: dict[str, Any]) -> str:
 
     lvl = d["settings"]["confidence_level"]
     lines = [f"# {_esc(d['title'])}", "", f"**Is #1 really #1?** {_esc(headline_sentence(d))}", "",
-             f"{_plural(d['n_models'], 'model')} × {_plural(d['n_items'], 'item')}; {lvl:.0%} confidence intervals"
+             f"{_plural(d['n_models'], 'model')} × {_plural(d['n_items'], 'item')}; {_level(lvl)} confidence intervals"
              + (", clustered by item group" if d["settings"].get("clustered") else "") + ".", "",
              "| # | model | score | CI | items | tier | rank range |", "|--:|:--|--:|--:|--:|--:|--:|"]
     for r in d["models"]:
@@ -64,19 +65,19 @@ def report_markdown(d: dict[str, Any]) -> str:
                   "| items | P(#1 is #1) | P(top 2 order kept) | P(top 3 order kept) |", "|--:|--:|--:|--:|"]
         for row in st["sizes"]:
             po = row.get("p_topk_order", {})
-            f = lambda v: "-" if v is None else f"{v:.0%}"  # noqa: E731
+            f = _percent
             lines.append(f"| {row['n']} | {f(row['p_top_stays_top'])} | {f(po.get('2'))} | {f(po.get('3'))} |")
     sh = d.get("split_half")
     if sh:
-        lines += ["", f"Split-half: the winner of one half also wins the other {sh['p_same_winner']:.0%} of the "
+        lines += ["", f"Split-half: the winner of one half also wins the other {_percent(sh['p_same_winner'])} of the "
                       f"time; " + _lead_phrase(sh)]
     pw = d.get("power")
     if pw:
         lines += ["", f"## Questions needed (q = {pw['disagreement']:.2f}: {pw.get('q_meaning', 'disagreement')}; "
-                  f"α = {pw['alpha']}, power {pw['power']:.0%})",
+                  f"α = {pw['alpha']}, power {_percent(pw['power'])})",
                   "", "| gap (pts) | items needed |", "|--:|--:|"]
         for row in pw["table"]:
-            lines.append(f"| {row['gap'] * 100:g} | {row['items_needed']:,} |")
+            lines.append(f"| {gap_points(row['gap'])} | {_count(row['items_needed'])} |")
         lines += ["", at_n_sentence({**pw, "binary": d.get("binary", True)})]
     from .sections import SECTIONS
 

@@ -7,21 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
-
-def _pts(x: Any) -> str:
-    return "n/a" if x is None else f"{x * 100:.2f}"
-
-
-def _share(x: float) -> str:
-    """A shrink factor as a percentage; one decimal below 10% so a small gain does not read as 0%."""
-    return f"{100 * x:.1f}%" if abs(x) < 0.1 else f"{100 * x:.0f}%"
+from .fmt import interval as _interval
+from .fmt import p_value as _p
+from .fmt import points as _pts
+from .fmt import share as _share
 
 
 def repeats_lines(r: dict[str, Any]) -> list[str]:
     out = ["Runs per item: stable scores (mean over runs), CI over items including run noise."]
     for row in r.get("models", []):
         t = row.get("tradeoff") or {}
-        line = (f"{row['model']}: {_pts(row['score'])} [{_pts(row['ci_low'])}, {_pts(row['ci_high'])}] over "
+        line = (f"{row['model']}: {_pts(row['score'])} {_interval(row['ci_low'], row['ci_high'])} over "
                 f"{row['runs']} runs; run-to-run sd {_pts(row.get('run_sd'))} pts")
         if t and t.get("runs_shrink") is not None and t.get("items_shrink") is not None:
             line += (f"; {t['more_runs']} more runs shrink the CI by {_share(t['runs_shrink'])}, "
@@ -36,7 +32,7 @@ def sensitivity_lines(s: dict[str, Any]) -> list[str]:
     out = [f"Sensitivity to {s.get('by', 'condition')} ({', '.join(map(str, s.get('conditions', [])))}):"]
     for row in s.get("models", []):
         out.append(f"{row['model']}: stable {_pts(row.get('stable'))}, spread {_pts(row.get('spread'))} pts across "
-                   f"conditions (test of no condition effect: p = {row['p_value']:.2g})"
+                   f"conditions (test of no condition effect: p = {_p(row['p_value'])})"
                    if row.get("p_value") is not None else
                    f"{row['model']}: stable {_pts(row.get('stable'))}, spread {_pts(row.get('spread'))} pts")
     if s.get("ranking_flips"):

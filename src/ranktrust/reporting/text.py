@@ -4,34 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from .fmt import count as _count
+from .fmt import gap_points
+from .fmt import interval as _interval
+from .fmt import level as _level
+from .fmt import p_value as _p
+from .fmt import percent as _percent
+from .fmt import plural as _plural
 from .sections import lead_phrase as _lead_phrase
 
 
 def _pts(x: Any, signed: bool = False) -> str:
-    if x is None:
-        return "-"
-    return f"{x * 100:+.2f}" if signed else f"{x * 100:.2f}"
+    from .fmt import points
 
-
-def _p(p: Any) -> str:
-    from .fmt import p_value
-
-    return p_value(p)
+    return points(x, 2, signed)
 
 
 def _ci(lo: Any, hi: Any, signed: bool = False) -> str:
     """'[70.57, 78.23]', or 'n/a' when the interval is undefined (NaN in the result)."""
-    if lo is None or hi is None:
-        return "n/a"
-    return f"[{_pts(lo, signed)}, {_pts(hi, signed)}]"
-
-
-def _count(x: Any) -> str:
-    return "-" if x is None else str(x)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
+    return _interval(lo, hi, 2, signed)
 
 
 def at_n_sentence(pw: dict[str, Any]) -> str:
@@ -43,7 +34,7 @@ def at_n_sentence(pw: dict[str, Any]) -> str:
         return f"At n = {n} the detectable gap is undefined."
     if g >= 1 or (q is not None and g > q and pw.get("binary", True)):
         return (f"At n = {n} no possible gap is detectable with "
-                f"{pw.get('power', 0.8):.0%} power (the formula asks for {_pts(g)} "
+                f"{_percent(pw.get('power', 0.8))} power (the formula asks for {_pts(g)} "
                 f"points, more than two such models can differ by); a paired CI is ±{_pts(at['ci_half_width'])} "
                 "points.")
     return (f"At n = {n} the detectable gap is {_pts(g)} points and a paired CI is "
@@ -61,7 +52,7 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
     out.append(Panel(Text(headline_sentence(d)), title="Is #1 really #1?", expand=False))
     lvl = d["settings"]["confidence_level"]
     t = Table(title=f"{d['title']} — {_plural(d['n_models'], 'model')} × {_plural(d['n_items'], 'item')} "
-                    f"({lvl:.0%} CI{', clustered by group' if d['settings'].get('clustered') else ''})")
+                    f"({_level(lvl)} CI{', clustered by group' if d['settings'].get('clustered') else ''})")
     for c, j in (("#", "right"), ("model", "left"), ("score", "right"), ("CI", "right"),
                  ("items", "right"), ("tier", "right"), ("rank range", "right")):
         t.add_column(c, justify=j, overflow="fold")  # type: ignore[arg-type]
@@ -116,24 +107,23 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
             s.add_column(f"P(top {k} order kept)", justify="right")
         for row in st["sizes"]:
             po = row.get("p_topk_order", {})
-            s.add_row(str(row["n"]), "n/a" if row["p_top_stays_top"] is None else f"{row['p_top_stays_top']:.0%}",
-                      *(f"{po[k]:.0%}" if po.get(k) is not None else "-" for k in ("2", "3")))
+            s.add_row(str(row["n"]), _percent(row["p_top_stays_top"]), *(_percent(po.get(k)) for k in ("2", "3")))
         out.append(s)
     sh = d.get("split_half")
     if sh:
         out.append(Text(
-            f"Split-half: the winner of one half also wins the other {sh['p_same_winner']:.0%} of the time; "
+            f"Split-half: the winner of one half also wins the other {_percent(sh['p_same_winner'])} of the time; "
             + _lead_phrase(sh)))
     pw = d.get("power")
     if pw:
         out.append(Text(f"Questions needed to detect a gap (q = {pw['disagreement']:.2f}: "
                         f"{pw.get('q_meaning', 'disagreement')}, "
-                        f"α = {pw['alpha']}, power = {pw['power']:.0%})", style="italic"))
+                        f"α = {pw['alpha']}, power = {_percent(pw['power'])})", style="italic"))
         p = Table()
         p.add_column("gap (pts)", justify="right")
         p.add_column("items needed", justify="right")
         for row in pw["table"]:
-            p.add_row(f"{row['gap'] * 100:g}", f"{row['items_needed']:,}")
+            p.add_row(gap_points(row["gap"]), _count(row["items_needed"]))
         out.append(p)
         out.append(Text(at_n_sentence({**pw, "binary": d.get("binary", True)})))
     from .sections import SECTIONS
