@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator, Protocol, runtime_checkable
 
 from ...errors import DataError, FormatError
@@ -66,7 +66,6 @@ class ReadOptions:
     errors: str = "error"  # for samples that errored: "error" | "wrong" | "drop"
     model_name: str | None = None  # override the model name a log gives
     wide: bool | None = None  # None = auto-detect
-    extra: dict = field(default_factory=dict)
     split: str | None = None  # HELM: the split to read (None = the one HELM reports, test)
     dataset: str | None = None  # SWE-bench: the dataset whose instance list is the denominator (lite, verified, full)
 
