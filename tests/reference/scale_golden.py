@@ -1,6 +1,8 @@
 """Writes tests/data/scale_golden.npz: resampling results of fixed seeds, made with the code
 before issue 14's rewrite of the engine (commit a11b96d~1), so that tests/test_scale.py can
-check that the faster paths give the same numbers.
+check that the faster paths give the same numbers. The stability keys (``st/...``) were rewritten
+with the code of issue 12, where each stability size draws from its own named stream
+(``ranktrust._random``: ``child(root, "size", n)``); every other key is still the pre-issue-14 engine's.
 
     PYTHONPATH=<checkout of a11b96d~1>/src python tests/reference/scale_golden.py tests/data/scale_golden.npz
 """

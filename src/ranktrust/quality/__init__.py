@@ -37,6 +37,7 @@ import numpy as np
 from scipy import stats
 
 from .. import _validate
+from .._kernel import is_binary, nan_mean
 from .._validate import SeedLike
 from ..results import Result, jsonable
 from .personfit import _difficulty_corr, _person_fit, _robust_z, lz_star
@@ -314,8 +315,7 @@ def data_quality(
     n, _ = y.shape
     mask = ~np.isnan(y)
     n_scored = mask.sum(1)
-    with np.errstate(invalid="ignore"):
-        acc = np.where(n_scored > 0, np.nansum(y, axis=1) / np.maximum(n_scored, 1), np.nan)
+    acc = nan_mean(y, axis=1)
 
     # similar rows (for complete 0/1 data the all-pairs table of the report already holds the counts)
     if pair_table is not None and pair_table.binary and bool(mask.all()) and pair_table.pairs_scope == "all" \
@@ -350,7 +350,7 @@ def data_quality(
     lz = np.full(n, np.nan)
     theta = np.full(n, np.nan)
     skipped = None
-    binary = bool(np.all((y[mask] == 0) | (y[mask] == 1)))
+    binary = is_binary(y)
     if not person_fit:
         skipped = "not requested"
     elif not binary:

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._kernel import is_binary
+
 _MAX_LEVELS = 8        # score levels handled exactly by indicator products; more: a filter, then exact checks
 
 
@@ -50,7 +52,7 @@ def row_agreement(y: np.ndarray, *, tol: float = 1e-9) -> tuple[np.ndarray, np.n
     n_items = y.shape[1]
     common = (np.full((y.shape[0],) * 2, float(n_items)) if complete else (Mk @ Mk.T).astype(np.float64))
     obs = y[mask]
-    if obs.size and bool(np.all((obs == 0) | (obs == 1))):
+    if obs.size and is_binary(obs):
         vals = np.array([0.0, 1.0])
     else:
         vals = np.unique(np.round(obs / tol) * tol) if obs.size else np.array([])

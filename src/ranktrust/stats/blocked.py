@@ -23,6 +23,7 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
+from .._kernel import is_binary
 from .intervals import _check_correction, check_confidence_level
 from .multiplicity import ADJUST_METHODS, adjust_pvalues
 from ._pairs import _finish
@@ -121,7 +122,7 @@ def _block_sums(block: Any, *, models: Sequence[str] | None, mu: np.ndarray | No
         v = S[~nan]
         out: dict[str, Any] = {
             "sum": np.nansum(S, axis=1), "count": (~nan).sum(axis=1), "n": S.shape[1],
-            "binary": bool(np.all((v == 0) | (v == 1))), "complete": complete,
+            "binary": is_binary(v), "complete": complete,
         }
         if out["binary"]:
             A = (S == 1).astype(np.float32)

@@ -56,11 +56,6 @@ def warn_few_clusters(n_clusters: int, stacklevel: int = 3) -> None:
         )
 
 
-def groups_apply(m: "ScoreMatrix") -> bool:
-    """True when ``m`` has item groups with more than one distinct group."""
-    return m.groups is not None and len(set(m.groups)) > 1
-
-
 # ---------------------------------------------------------------- array core
 class ScoreCI(NamedTuple):
     """Arrays returned by :func:`score_ci` (one entry per model)."""
