@@ -24,7 +24,7 @@ import pytest
 from conftest import ROOT, require
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_plots import synthetic_report  # noqa: E402
+from _reports import real_report  # noqa: E402
 
 from ranktrust.reporting.html import render_html  # noqa: E402
 from ranktrust.reporting.render import meta as make_meta  # noqa: E402
@@ -280,8 +280,8 @@ def _meta(cmd: str) -> dict:
 
 
 @pytest.mark.browser
-def test_synthetic_report_in_browser(browser, tmp_path):
-    d = synthetic_report(12, long_names=True)
+def test_real_report_in_browser(browser, tmp_path):
+    d = real_report(12, long_names=True)
     meta = _meta("ranktrust report synthetic.csv --out report.html")
     path = tmp_path / "synthetic.html"
     path.write_text(render_html(d, meta), encoding="utf-8")
@@ -357,7 +357,7 @@ def test_420_models_report_in_browser(browser, tmp_path, gpqa_path):
 # --------------------------------------------------------------------------- without a browser
 
 def test_html_is_self_contained_and_escaped():
-    d = synthetic_report(6, long_names=True)
+    d = real_report(6, long_names=True)
     page = render_html(d, _meta("ranktrust report x.csv"))
     _no_remote_urls(page)
     assert page.startswith("<!DOCTYPE html>")
@@ -378,7 +378,7 @@ def test_html_is_self_contained_and_escaped():
 
 
 def test_html_renders_only_present_sections():
-    d = synthetic_report(5, extras=False)
+    d = real_report(5, extras=False)
     for k in ("stability", "rank_sets", "split_half", "power", "pair_matrix"):
         d[k] = None
     for r in d["models"]:
