@@ -149,8 +149,7 @@ class IngestContext:
                         "WHERE r.task = items.task AND r.item = items.item)", [apath])
             con.execute("DELETE FROM models WHERE NOT EXISTS (SELECT 1 FROM results r "
                         "WHERE r.task = models.task AND r.model = models.model)")
-        if rd.name == "inspect":
-            notes += self.number_inspect_runs(afile)
+        notes += self.number_inspect_runs(afile)   # nothing unless the chunks named their inspect log
         rows = self.commit_stage(apath, now)
         if _stat(deps) != stat0:
             raise DataError(f"{afile}: the file changed while it was being ingested; nothing was added, try again")
