@@ -16,7 +16,7 @@ from typing import Any, Literal, TypedDict
 import numpy as np
 from scipy import special, stats
 
-from .._kernel import nan_mean
+from .._kernel import nan_mean, nan_mean_var
 from ..data.matrix import ScoreMatrix
 from ..errors import DataError, SmallSampleWarning
 from ..results import Result, jsonable
@@ -412,10 +412,8 @@ def sensitivity(
         )
     with np.errstate(invalid="ignore"):
         spread = np.nanmax(np.where(have, score, np.nan), axis=1) - np.nanmin(np.where(have, score, np.nan), axis=1)
-        cnt = have.sum(axis=1)
-        mean_c = np.nanmean(np.where(have, score, np.nan), axis=1)
-        sd = np.sqrt(np.nansum(np.where(have, (score - mean_c[:, None]) ** 2, 0.0), axis=1) / np.maximum(cnt - 1, 1))
-        sd = np.where(cnt > 1, sd, np.nan)
+        _cnt, mean_c, var_c = nan_mean_var(np.where(have, score, np.nan), axis=1, ddof=1)
+        sd = np.sqrt(var_c)
         stable = np.mean(score[:, shared], axis=1)
         best_inflation = np.nanmax(np.where(have, score, np.nan), axis=1) - mean_c
 
