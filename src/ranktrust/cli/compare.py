@@ -29,11 +29,13 @@ from ._common import (
               help="auto: clustered with --cluster-by COL, else exact McNemar (0/1) or paired t (continuous).")
 @click.option("--n-resamples", default=api_default(_compare, "n_resamples"), show_default=True, type=click.IntRange(min=1),
               help="Sign-flip draws (--method sign-flip).")
+@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]), default="two-sided",
+              show_default=True, help="One-sided p-value: greater = A better than B, less = A worse.")
 @input_options
 @output_options
 @confidence_option
 @seed_option
-def command(paths: tuple[str, ...], model_a: str, model_b: str, method: str, n_resamples: int,
+def command(paths: tuple[str, ...], model_a: str, model_b: str, method: str, n_resamples: int, alternative: str,
             output_format: str | None, out: str, confidence: float, seed: int, **kw: Any) -> None:
     """Compare two models on the items both scored in PATHS (paired test and CI).
 
@@ -53,5 +55,6 @@ def command(paths: tuple[str, ...], model_a: str, model_b: str, method: str, n_r
         raise DataError(f"{m.source or 'the input'}: --method mcnemar needs 0/1 scores, and these are continuous; "
                         "use --method t (or auto)")
     r = compare(m, model_a, model_b, method=method, confidence_level=confidence,  # type: ignore[arg-type]
-                cluster=cluster_requested(kw) or method == "cluster", n_resamples=n_resamples, rng=seed)
+                cluster=cluster_requested(kw) or method == "cluster", n_resamples=n_resamples, rng=seed,
+                alternative=alternative)  # type: ignore[arg-type]
     render(r, kind="compare", fmt=output_format, out=out, seed=seed, input_hash=ihash, command=command_line())

@@ -417,6 +417,9 @@ def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_tabl
     pt = pair_table
     if pt is None:
         pt = all_pairs(m, pairs="all", adjust=adjust, confidence_level=level, cluster=cluster)
+    elif pt.alternative != "two-sided":
+        raise ValueError("`pair_table` must hold two-sided tests (all_pairs(m, alternative='two-sided')): rank "
+                         f"sets order a pair either way; got alternative={pt.alternative!r}")
     elif pt.pairs_scope != "all" or tuple(pt.models) != tuple(m.models):
         raise ValueError("`pair_table` must hold all pairs of the models of `m` (all_pairs(m, pairs='all'))")
     theta = np.asarray(pt.score, dtype=float)

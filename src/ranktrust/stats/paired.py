@@ -108,6 +108,7 @@ class PairedComparisonJSON(TypedDict):
     score_b: float
     unpaired_half_width: float
     n_resamples: int | None
+    alternative: str
 
 
 @dataclass(frozen=True, eq=False)
@@ -149,6 +150,8 @@ class PairedComparison(Result):
         Degrees of freedom of the t reference (``"t"``, ``"sign-flip"`` CI, ``"cluster"``).
     n_clusters : int or None
         Clusters the two models share (clustered only).
+    alternative : str
+        ``"two-sided"``, ``"greater"`` (A > B) or ``"less"``: the alternative of ``p_value``.
     """
 
     a: str
@@ -171,6 +174,7 @@ class PairedComparison(Result):
     ci_method: str = "exact-mcnemar"
     df: float | None = None
     n_clusters: int | None = None
+    alternative: str = "two-sided"
 
     def to_dict(self) -> PairedComparisonJSON:
         return jsonable({
@@ -182,6 +186,7 @@ class PairedComparison(Result):
             "n_clusters": self.n_clusters, "confidence_level": self.confidence_level,
             "clustered": self.clustered, "score_a": self.score_a, "score_b": self.score_b,
             "unpaired_half_width": self.unpaired_half_width, "n_resamples": self.n_resamples,
+            "alternative": self.alternative,
         })
 
 
@@ -332,6 +337,7 @@ def compare(
         ci_method=_ci_method(stat_method, iv_kind, corr),
         df=_df_of(st, stat_method, corr, 0),
         n_clusters=int(st["n_clusters"][0]) if clustered else None,
+        alternative=alt,
     )
 
 
@@ -372,6 +378,7 @@ class PairTableJSON(TypedDict):
     ci_adjusted: bool
     clustered: bool
     confidence_level: float
+    alternative: str
     pairs: list[PairRow]
 
 
@@ -406,6 +413,9 @@ class PairTable(Result):
     confidence_level : float
     clustered : bool
     binary : bool
+    alternative : str
+        ``"two-sided"``, ``"greater"`` (A, the higher-scored model, > B) or ``"less"``: the
+        alternative of ``p_value``.
     """
 
     models: tuple[str, ...]
@@ -429,6 +439,7 @@ class PairTable(Result):
     clustered: bool
     binary: bool
     ci_method: str = "exact-mcnemar"
+    alternative: str = "two-sided"
 
     def __len__(self) -> int:
         return int(self.i.size)
@@ -458,6 +469,7 @@ class PairTable(Result):
             "ci_adjusted": False,
             "clustered": self.clustered,
             "confidence_level": self.confidence_level,
+            "alternative": self.alternative,
             "pairs": rows,
         })
 
@@ -591,5 +603,5 @@ def all_pairs(
         diff=diff, se=se, ci_low=low, ci_high=high, p_value=pv,
         p_adjusted=adjust_pvalues(pv, adjust), method=meth, adjust=adjust, pairs_scope=pairs,
         confidence_level=cl, clustered=clustered, binary=binary,
-        ci_method=_ci_method(meth, iv_kind, corr),
+        ci_method=_ci_method(meth, iv_kind, corr), alternative=alt,
     )

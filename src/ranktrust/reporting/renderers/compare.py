@@ -36,6 +36,12 @@ def compare_verdict(d: dict[str, Any]) -> str:
                     "no difference to test, and no interval.")
         return ("The difference cannot be assessed: the per-item differences have no spread, so there is no "
                 "interval.")
+    alt = d.get("alternative", "two-sided")
+    if alt != "two-sided":   # compare(alternative="greater"|"less"): the claim the one-sided test makes
+        claim = f"{d['a']} {'>' if alt == 'greater' else '<'} {d['b']}"
+        if p < alpha:
+            return f"{claim}: significant at {alpha:g} in a one-sided test ({p_clause(p)})."
+        return f"The data cannot show {claim} in a one-sided test ({p_clause(p)})."
     if p < alpha:
         lead = d["a"] if d["diff"] > 0 else d["b"]
         return f"{lead} is ahead: the difference is significant at {alpha:g} ({p_clause(p)})."
@@ -50,7 +56,8 @@ def _compare_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
              (f"{level(d['confidence_level'])} CI (paired)", interval(d["ci_low"], d["ci_high"], signed=True))]
     if d.get("unpaired_half_width") is not None:
         rows.append(("unpaired half-width", f"±{points(d['unpaired_half_width'])}"))
-    rows += [("p-value", p_value(d["p_value"])), ("method", _METHOD_WORDS.get(d["method"], d["method"]))]
+    one_sided = d.get("alternative", "two-sided") != "two-sided"
+    rows += [("p-value (one-sided)" if one_sided else "p-value", p_value(d["p_value"])), ("method", _METHOD_WORDS.get(d["method"], d["method"]))]
     return rows
 
 
