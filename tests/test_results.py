@@ -187,3 +187,17 @@ def test_shared_field_names():
     for cls in RESULTS:
         fields = {f.name for f in dataclasses.fields(cls)}
         assert not fields & {"standard_error", "pvalue", "p", "low", "high", "cluster"}, cls.__name__
+
+
+def test_one_confidence_interval_type(results):
+    """Every result with ci_low/ci_high gives its interval as one ConfidenceInterval pair (``.ci``)."""
+    from ranktrust.results import ConfidenceInterval
+
+    with_ci = [r for r in results.values() if hasattr(type(r), "__dataclass_fields__")
+               and {"ci_low", "ci_high"} <= set(type(r).__dataclass_fields__)]
+    assert len(with_ci) >= 4
+    for r in with_ci:
+        ci = r.ci
+        assert isinstance(ci, ConfidenceInterval) and ci.low is r.ci_low and ci.high is r.ci_high
+    with pytest.raises(AttributeError, match="Tiers has no confidence interval"):
+        results["tiers"].ci

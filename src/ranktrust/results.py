@@ -29,7 +29,7 @@ __all__ = ["ConfidenceInterval", "Result", "jsonable"]
 
 
 class ConfidenceInterval(NamedTuple):
-    """A confidence interval ``(low, high)``, as in ``scipy.stats``."""
+    """A confidence interval ``(low, high)``, as in ``scipy.stats``: what :attr:`Result.ci` returns."""
 
     low: float
     high: float
@@ -157,6 +157,23 @@ class Result:
                 continue
             parts.append(f"{f.name}={_short(getattr(self, f.name))}")
         return f"{type(self).__name__}({', '.join(parts)})"
+
+    @property
+    def ci(self) -> ConfidenceInterval:
+        """The confidence interval as one ``ConfidenceInterval(low, high)`` pair, from the
+        ``ci_low``/``ci_high`` fields (arrays where the result has one interval per model or pair).
+
+        >>> import ranktrust as rt
+        >>> m = rt.ScoreMatrix.from_array([[1, 1, 0, 1], [0, 1, 0, 0]], models=["a", "b"])
+        >>> lo, hi = rt.compare(m, "a", "b").ci
+        >>> bool(lo < hi)
+        True
+        """
+        try:
+            low, high = self.ci_low, self.ci_high  # type: ignore[attr-defined]
+        except AttributeError:
+            raise AttributeError(f"{type(self).__name__} has no confidence interval (no ci_low/ci_high)") from None
+        return ConfidenceInterval(low, high)
 
     def to_dict(self) -> dict[str, Any]:
         """The result as JSON-ready plain Python values (stable keys)."""
