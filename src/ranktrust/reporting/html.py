@@ -145,7 +145,38 @@ def _top_pair(d: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+#: The report's sections in page order: (id, navigation label or None, shown when). Each is the partial
+#: templates/sections/<id>.html.j2; a new section is one partial and one entry here.
+REPORT_SECTIONS: tuple[tuple[str, str | None, Any], ...] = (
+    ("headline", "Headline", lambda c: True),
+    ("leaderboard", "Leaderboard", lambda c: True),
+    ("pairs", "Pairs", lambda c: bool(c["pairs"] or c["d"].get("pair_matrix"))),
+    ("ranks", "Rank ranges", lambda c: bool(c["figs"].get("ranks"))),
+    ("stability", "Stability", lambda c: bool(c["st"])),
+    ("power", "Questions needed", lambda c: bool(c["pw"])),
+    ("microbench", "Micro-benchmarks", lambda c: bool(c["mb"])),
+    ("repeats", "Repeats", lambda c: bool(c["rep"])),
+    ("sensitivity", "Sensitivity", lambda c: bool(c["sens"])),
+    ("notes", None, lambda c: bool(c["d"].get("notes") or c["d"].get("dropped"))),
+    ("methods", "Methods", lambda c: True),
+)
+
+
+def _sections(ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"id": sid, "nav": nav} for sid, nav, shown in REPORT_SECTIONS if shown(ctx)]
+
+
 def _context(d: dict[str, Any], meta: dict[str, Any], max_forest: int) -> dict[str, Any]:
+    ctx = _base_context(d, meta, max_forest)
+    # the report's parts under the short names the section partials use
+    ctx.update(h=d.get("headline") or {}, st=d.get("stability"), pw=d.get("power"), mb=d.get("microbench"),
+               rep=d.get("repeats"), sens=d.get("sensitivity"), rs=d.get("rank_sets"), sh=d.get("split_half"),
+               tiers=d.get("tiers"))
+    ctx["sections"] = _sections(ctx)
+    return ctx
+
+
+def _base_context(d: dict[str, Any], meta: dict[str, Any], max_forest: int) -> dict[str, Any]:
     settings = d.get("settings") or {}
     cl = settings.get("confidence_level") or 0.95
     models = d.get("models") or []
