@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from .registry import Selection, register
+from .registry import Selection, SelectionContext, register
 
 __all__ = ["kmedoids", "item_vectors", "sq_distances", "select_anchor"]
 
@@ -248,7 +248,7 @@ def kmedoids(
 
 @register("anchor")
 def select_anchor(y: np.ndarray, k: int, rng: np.random.Generator, *, groups: np.ndarray | None = None,
-                  cache: dict | None = None) -> Selection:
+                  context: SelectionContext | None = None) -> Selection:
     """Anchor Points [1]_: medoids of k-medoids clusters of the items' correctness vectors.
 
     Weight of each anchor = its cluster's share of the items.
@@ -257,6 +257,7 @@ def select_anchor(y: np.ndarray, k: int, rng: np.random.Generator, *, groups: np
     ----------
     .. [1] R. Vivek et al., "Anchor Points: Benchmarking Models with Much Fewer Examples", EACL 2024.
     """
+    cache = context.shared if context is not None else None
     x = item_vectors(y, cache)
     med, lab = kmedoids(x, k, rng, sqdist=sq_distances(x, cache))
     w = np.bincount(lab, minlength=k) / x.shape[0]

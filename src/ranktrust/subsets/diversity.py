@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .anchor import item_vectors, sq_distances, sqdist_to_one
-from .registry import Selection, register
+from .registry import Selection, SelectionContext, register
 
 __all__ = ["farthest_points", "select_diversity"]
 
@@ -65,8 +65,9 @@ def farthest_points(x: np.ndarray, k: int, rng: np.random.Generator, *,
 
 @register("diversity")
 def select_diversity(y: np.ndarray, k: int, rng: np.random.Generator, *, groups: np.ndarray | None = None,
-                     cache: dict | None = None) -> Selection:
+                     context: SelectionContext | None = None) -> Selection:
     """Farthest-point items in correctness space, weighted by their Voronoi cell's share."""
+    cache = context.shared if context is not None else None
     x = item_vectors(y, cache)
     idx, near = farthest_points(x, k, rng, sqdist=sq_distances(x, cache))
     w = np.bincount(near, minlength=k) / x.shape[0]

@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import DegenerateDataWarning
 from .anchor import kmedoids, sq_distances
 from .irt import IRTParams, fit_2pl, gp_lambda, irt_estimates
-from .registry import Selection, register
+from .registry import Selection, SelectionContext, register
 
 __all__ = ["IRTState", "select_irt"]
 
@@ -46,18 +46,19 @@ def _estimators(y_sub: np.ndarray, items: np.ndarray, weights: np.ndarray, state
     return irt_estimates(y_sub, items, weights, p.discrimination, p.difficulty, lam)
 
 
-def _warm_start(cache: dict | None, shape: tuple[int, int]) -> tuple | None:
+def _warm_start(context: SelectionContext | None, shape: tuple[int, int]) -> tuple | None:
     """Start values for the fit from the previous trial's fit of a meta-evaluation.
 
-    :func:`ranktrust.subsets.mdad.mdad` passes, in ``cache``, the source models' and
+    :func:`ranktrust.subsets.mdad.mdad` passes, in ``context``, the source models' and
     candidate items' rows in the full matrix (``source_rows``, ``pool``) and a dict
     ``warm`` kept across trials. Models and items of this trial that the previous fit
     also had start from their fitted values; the others from the default start.
     """
-    if cache is None or not isinstance(cache.get("warm"), dict) or "irt" not in cache["warm"]:
+    if context is None or context.warm is None or "irt" not in context.warm or context.source_rows is None \
+            or context.pool is None:
         return None
-    prev_rows, prev_pool, prev = cache["warm"]["irt"]
-    rows, pool = np.asarray(cache["source_rows"]), np.asarray(cache["pool"])
+    prev_rows, prev_pool, prev = context.warm["irt"]
+    rows, pool = np.asarray(context.source_rows), np.asarray(context.pool)
     if (len(rows), len(pool)) != shape:
         return None
 
@@ -75,27 +76,29 @@ def _warm_start(cache: dict | None, shape: tuple[int, int]) -> tuple | None:
 @register("irt", estimators=_estimators, estimator_names=("irt", "p-irt", "gp-irt"),
           default_estimator="gp-irt")
 def select_irt(y: np.ndarray, k: int, rng: np.random.Generator, *, groups: np.ndarray | None = None,
-               cache: dict | None = None) -> Selection:
+               context: SelectionContext | None = None) -> Selection:
     """tinyBenchmarks [1]_: fit a 2PL model on the source models, cluster the items in
     IRT space ``[a_j, b_j]`` with k-medoids, keep the medoids (weight = cluster share).
 
-    The fit is shared through ``cache`` between calls on the same source matrix.
+    The fit is shared through ``context.shared`` between calls on the same source matrix and
+    starts from the last trial's fit in ``context.warm``.
     The gp-IRT mixing weight is estimated on the source models (:func:`gp_lambda`).
 
     References
     ----------
     .. [1] F. M. Polo et al., "tinyBenchmarks: evaluating LLMs with fewer examples", ICML 2024.
     """
+    cache = context.shared if context is not None else None
     params = cache.get("irt") if cache is not None else None
     if params is None:
-        init = _warm_start(cache, y.shape)
+        init = _warm_start(context, y.shape)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateDataWarning)
             params = fit_2pl(y, init=init)
-        if cache is not None:
-            cache["irt"] = params
-            if isinstance(cache.get("warm"), dict):
-                cache["warm"]["irt"] = (cache["source_rows"], cache["pool"], params)
+        if context is not None:
+            context.shared["irt"] = params
+            if context.warm is not None and context.source_rows is not None and context.pool is not None:
+                context.warm["irt"] = (context.source_rows, context.pool, params)
     emb = params.embedding()
     med, lab = kmedoids(emb, k, rng, sqdist=sq_distances(emb, cache, "irt_embedding_sqdist"))
     w = np.bincount(lab, minlength=k) / emb.shape[0]

@@ -33,7 +33,7 @@ from ..errors import SmallSampleWarning
 from ..results import Result, jsonable
 from .agreement import evaluate_curves, pairs_at
 from .recommend import SPARSE_BIN, num, recommend
-from .registry import get_method
+from .registry import SelectionContext, get_method
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.matrix import ScoreMatrix
@@ -511,12 +511,12 @@ def mdad(
                 truth_unseen[t] = np.nanmean(y_tgt[:, unseen], axis=1)
         groups = None if codes is None else codes[pool]
         # shared by the methods and sizes of this trial; "warm" lives across trials (IRT warm start)
-        cache: dict[str, Any] = {"source_rows": src, "pool": pool, "warm": warm}
+        context = SelectionContext(source_rows=src, pool=pool, warm=warm)
         for mi, (meth, spec) in enumerate(zip(methods, meths)):
             t0 = time.perf_counter()
             for si, k in enumerate(sizes_arr.tolist()):
                 g = np.random.default_rng(_random.child(root, t, meth, k))
-                sel = spec.select(y_src, k, g, groups=groups, cache=cache)
+                sel = spec.select(y_src, k, g, groups=groups, context=context)
                 out = spec.estimate(y_tgt_pool[:, sel.items], sel.items, sel.weights, sel.state)
                 est[mi, si, t] = out[spec.default_for(sel.state)]  # the method's own default estimator
                 done += 1

@@ -3,13 +3,11 @@
 A selection method chooses a micro-benchmark of ``k`` items from the results of source models,
 and declares how the full-benchmark score of a model is estimated from that subset:
 
-* ``select(y, k, rng, *, groups=None, cache=None) -> Selection``: ``y`` is the
+* ``select(y, k, rng, *, groups=None, context=None) -> Selection``: ``y`` is the
   ``(n_source_models, n_items)`` score matrix of the source models on the candidate items,
   ``k`` the subset size, ``rng`` a :class:`numpy.random.Generator`, ``groups`` an integer code
-  per item or ``None``, and ``cache`` a dict the caller may share between calls on the same
-  source matrix (the meta-evaluation shares one per trial, with ``source_rows`` and ``pool``,
-  the rows of the source models and candidate items in the full matrix, and ``warm``, a dict
-  kept across trials). It returns the chosen positions, a weight per chosen item (weights sum
+  per item or ``None``, and ``context`` a :class:`SelectionContext` the caller shares between
+  the calls on one source matrix (the meta-evaluation makes one per trial). It returns the chosen positions, a weight per chosen item (weights sum
   to 1) and, optionally, a ``state`` that its estimators need (e.g. the IRT fit).
 * optionally ``estimators``: ``estimate(y_sub, items, weights, state) -> {name: estimates}``
   with the names it offers (``estimator_names``) and the one :func:`ranktrust.estimate` and
@@ -19,7 +17,7 @@ and declares how the full-benchmark score of a model is estimated from that subs
 A new method is one module with one decorated function::
 
     @register("mine")
-    def select_mine(y, k, rng, *, groups=None, cache=None) -> Selection: ...
+    def select_mine(y, k, rng, *, groups=None, context=None) -> Selection: ...
 
 plus its name in :data:`BUILTIN_MODULES` if it ships with ranktrust. The built-ins:
 ``random`` and ``stratified`` (:mod:`.select`), ``anchor`` (:mod:`.anchor`), ``diversity``
@@ -36,12 +34,35 @@ from typing import Any, Callable, Protocol
 import numpy as np
 
 __all__ = [
-    "Selection", "Selector", "Estimator", "SelectionMethod", "Method", "register", "methods", "get_method",
+    "SelectionContext", "Selection", "Selector", "Estimator", "SelectionMethod", "Method", "register", "methods", "get_method",
     "get_selector", "weighted_mean",
 ]
 
 #: modules of the built-in methods (each registers itself on import)
 BUILTIN_MODULES = ("select", "anchor", "diversity", "irt_method")
+
+
+@dataclass(eq=False)
+class SelectionContext:
+    """What a caller shares between the selection calls on one source matrix (replaces a dict
+    with magic keys).
+
+    Attributes
+    ----------
+    source_rows, pool : ndarray of int or None
+        Rows of the source models and columns of the candidate items in the full matrix (the
+        meta-evaluation sets them, so a method can carry a fit from one trial to the next).
+    shared : dict
+        Values computed once per source matrix and reused by every size: item vectors and
+        distances (``anchor``, ``diversity``), the IRT fit (``irt``); a method keys its own entries.
+    warm : dict or None
+        Kept across the trials of a meta-evaluation: start values (the IRT fit of the last trial).
+    """
+
+    source_rows: np.ndarray | None = None
+    pool: np.ndarray | None = None
+    shared: dict[str, Any] = field(default_factory=dict)
+    warm: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,7 +81,7 @@ class Selection:
 
 class Selector(Protocol):
     def __call__(self, y: np.ndarray, k: int, rng: np.random.Generator, *, groups: np.ndarray | None = None,
-                 cache: dict | None = None) -> Selection: ...
+                 context: SelectionContext | None = None) -> Selection: ...
 
 
 class Estimator(Protocol):
@@ -76,7 +97,7 @@ class SelectionMethod(Protocol):
     default_estimator: str
 
     def select(self, y: np.ndarray, k: int, rng: np.random.Generator, *, groups: np.ndarray | None = None,
-               cache: dict | None = None) -> Selection: ...
+               context: SelectionContext | None = None) -> Selection: ...
 
     def estimate(self, y_sub: np.ndarray, items: np.ndarray, weights: np.ndarray,
                  state: Any) -> dict[str, np.ndarray]: ...

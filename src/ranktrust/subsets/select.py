@@ -21,7 +21,7 @@ from .. import _validate
 from .._kernel import nan_mean
 from .._validate import SeedLike
 from ..results import Result, jsonable
-from .registry import Selection, get_method, get_selector, methods, register
+from .registry import Selection, SelectionContext, get_method, get_selector, methods, register
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.matrix import ScoreMatrix
@@ -32,7 +32,7 @@ __all__ = ["Selection", "Subset", "SubsetEstimate", "register", "methods", "get_
 # ----------------------------------------------------------------- methods
 @register("random")
 def select_random(y: np.ndarray, k: int, rng: np.random.Generator, *, groups: np.ndarray | None = None,
-                  cache: dict | None = None) -> Selection:
+                  context: SelectionContext | None = None) -> Selection:
     """Uniform random sample of ``k`` items without replacement, equal weights."""
     n = y.shape[1]
     idx = np.sort(rng.choice(n, size=k, replace=False))
@@ -66,7 +66,7 @@ def _allocate(counts: np.ndarray, k: int) -> np.ndarray:
 
 @register("stratified")
 def select_stratified(y: np.ndarray, k: int, rng: np.random.Generator, *, groups: np.ndarray | None = None,
-                      cache: dict | None = None) -> Selection:
+                      context: SelectionContext | None = None) -> Selection:
     """Stratified random sample: by item group, then by source-model difficulty within the group.
 
     Each group gets a share of the ``k`` items proportional to its size (at least one
@@ -262,8 +262,7 @@ def select_subset(
     gen = _validate.rng(rng)
     src = _resolve_models(m, source, "source")
     y = np.asarray(m.scores)[src]
-    cache: dict[str, Any] = {}
-    sel = fn(y, k, gen, groups=m.group_codes, cache=cache)
+    sel = fn(y, k, gen, groups=m.group_codes, context=SelectionContext())
     idx = np.asarray(sel.items, dtype=np.intp)
     return Subset(
         items=idx,
