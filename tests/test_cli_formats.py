@@ -15,7 +15,8 @@ from ranktrust.reporting.renderers import formats_for, renderer, renderer_for
 
 @pytest.mark.parametrize("name", ["PairedComparison", "PowerResult", "RankSets", "Stability", "SplitHalf",
                                   "MDADResult", "Subset", "Repeats", "Sensitivity", "IngestSummary",
-                                  "StoreSummary", "ScoreResults", "LeaderboardReport"])
+                                  "StoreSummary", "ScoreResults", "LeaderboardReport", "WatchStatus",
+                                  "ReplayResult"])
 def test_every_command_result_has_text_and_markdown(name):
     cls = type(name, (), {})
     assert renderer_for(cls, "text") is not None and renderer_for(cls, "md") is not None

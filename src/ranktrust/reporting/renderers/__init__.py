@@ -37,7 +37,7 @@ _HOOKS = FORMATS + ("payload",)
 _REGISTRY: dict[tuple[str, str], Callable[..., Any]] = {}
 
 #: the modules holding the built-in renderers, imported on first lookup
-_BUILTIN = ("report", "compare", "ranking", "subsets", "runs", "store")
+_BUILTIN = ("report", "compare", "ranking", "subsets", "runs", "store", "watch")
 _loaded = False
 
 
@@ -83,11 +83,12 @@ def formats_for(result: Any) -> tuple[str, ...]:
 
 def render(result: Any, *, fmt: str | None, out: str, kind: str, extra: dict[str, Any] | None = None,
            seed: int | None = None, input_hash: str | None = None, command: str | None = None,
-           title: str | None = None) -> None:
+           title: str | None = None, html: Callable[[dict[str, Any], dict[str, Any]], str] | None = None) -> None:
     """Write ``result`` in ``fmt`` (None: from the ``out`` suffix, else text) to ``out`` ('-' = stdout).
 
     ``extra`` holds keys the command adds to the payload next to the result's own (e.g. where an estimate
-    came from); they are rendered and written to JSON like the result's.
+    came from); they are rendered and written to JSON like the result's. ``html`` replaces the registered
+    HTML page where the page needs more than the payload (``watch``'s confidence bands).
     """
     from ..render import emit
 
@@ -96,7 +97,7 @@ def render(result: Any, *, fmt: str | None, out: str, kind: str, extra: dict[str
     if extra:
         payload = {**payload, **extra}
     emit(payload, kind=kind, fmt=fmt, out=out, text=renderer_for(result, "text"),
-         markdown=renderer_for(result, "md"), html=renderer_for(result, "html"), csv=renderer_for(result, "csv"),
+         markdown=renderer_for(result, "md"), html=html or renderer_for(result, "html"), csv=renderer_for(result, "csv"),
          seed=seed, input_hash=input_hash, command=command, title=title)
 
 

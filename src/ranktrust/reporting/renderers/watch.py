@@ -1,0 +1,154 @@
+"""Renderers of ``ranktrust watch``: the live status (WatchStatus) and a replay (ReplayResult).
+
+The HTML page of a status is :func:`ranktrust.reporting.watch_html.render_watch_html` (it also needs the
+confidence bands, which the CLI passes to :func:`render`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..fmt import count, level, points
+from ..markdown import md_escape as _esc
+from . import renderer
+
+
+def _pct(x: float | None) -> str:
+    return points(x, 1)
+
+
+def _n(x: float | None) -> str:
+    return count(None if x is None else round(x))
+
+
+def _q(d: dict[str, Any], pct: bool = False) -> str:
+    f = (lambda v: f"{_pct(v)}%") if pct else _n
+    return f"median {f(d['median'])} (10%-90%: {f(d['p10'])}-{f(d['p90'])}; max {f(d['max'])})"
+
+
+def _guarantee(d: dict[str, Any]) -> str:
+    scope = ("items are a sample from a population of questions like these (sequences with replacement)"
+             if d["scope"] == "population" else
+             "the question is this benchmark (sequences without replacement; exact at the last item)")
+    return (f"{level(d['confidence_level'])} family-wise, valid at every stopping time however often you look; {scope}; "
+            f"{d['method']} e-processes.")
+
+
+# ---- status --------------------------------------------------------------------------------------------
+@renderer("WatchStatus", "text")
+def _status_text(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+    from rich.text import Text
+
+    tot = f" of {d['items_total']:,}" if d.get("items_total") else ""
+    unit = "item groups" if d.get("unit") == "cluster" else "items"
+    title = (f"watch ({d['target']}): {d['items_seen']:,}{tot} {unit}, {d['cells_scored']:,} cells scored")
+    t = Table(title=title, title_justify="left")
+    t.add_column("model", overflow="fold")
+    t.add_column("score", justify="right")
+    t.add_column("items", justify="right")
+    ranks = d["target"] == "ranks"
+    if ranks:
+        t.add_column("rank set", justify="right")
+    t.add_column("in set", justify="center")
+    t.add_column("all pairs decided at" if ranks else "left at item", justify="right")
+    ex = {e["model"]: e["at_item"] for e in d["excluded"]}
+    best = set(d["best_set"])
+    rows = sorted(d["models"], key=lambda r: -(r["score"] if r["score"] is not None else -1))
+    for r in rows:
+        rs = f"{r['rank_low']}" if r["rank_low"] == r["rank_high"] else f"{r['rank_low']}-{r['rank_high']}"
+        t.add_row(r["model"], _pct(r["score"]), f"{r['n_items']:,}", *([rs] if ranks else []),
+                  "yes" if r["model"] in best else "", f"{ex[r['model']]:,}" if r["model"] in ex else "")
+    out: list[Any] = [t]
+    label = {"best": "could be #1"}.get(d["target"], f"could be in the {d['target']}" if d["target"] != "ranks"
+                                        else "rank set contains 1")
+    if d["done"] and len(d["best_set"]) == 1 and d["target"] == "best":
+        out.append(Text(f"Certified: {d['best_set'][0]} is #1. Stop scoring."))
+    else:
+        out.append(Text(f"{label}: {', '.join(d['best_set'])}"))
+    out.append(Text(f"decided pairs (all-pairs family): {len(d['decided'])}; open pairs that matter: "
+                    f"{len(d['open_pairs'])}"))
+    if d["unresolvable_pairs"]:
+        names = sorted({m for p in d["unresolvable_pairs"] for m in p})
+        out.append(Text(f"cannot be told apart on this benchmark, stop spending on them: {', '.join(names)} "
+                        f"({len(d['unresolvable_pairs'])} pairs)"))
+    if d.get("waiting_for"):
+        out.append(Text(f"waiting for {', '.join(d['waiting_for'])} on the next item in the analysis order (other "
+                        "models have it). If it will never be scored, keep only the items every model has (align=intersect)."))
+    if d["next"]:
+        shown = ", ".join(f"{c['model']}@{c['item']}" for c in d["next"][:8])
+        more = f" (+{len(d['next']) - 8} more)" if len(d["next"]) > 8 else ""
+        out.append(Text(f"score next: {shown}{more}"))
+    elif not d["done"]:
+        out.append(Text("score next: nothing proposed (no items left to score)."))
+    out.append(Text(_guarantee(d)))
+    return out
+
+
+@renderer("WatchStatus", "md")
+def _status_md(d: dict[str, Any]) -> str:
+    tot = f" of {d['items_total']:,}" if d.get("items_total") else ""
+    unit = "item groups" if d.get("unit") == "cluster" else "items"
+    lines = [f"## watch ({d['target']}): {d['items_seen']:,}{tot} {unit}, {d['cells_scored']:,} cells", "",
+             "| model | score | rank set | in set | left at item |", "|---|--:|--:|:-:|--:|"]
+    ex = {e["model"]: e["at_item"] for e in d["excluded"]}
+    best = set(d["best_set"])
+    for r in sorted(d["models"], key=lambda r: -(r["score"] if r["score"] is not None else -1)):
+        rs = f"{r['rank_low']}" if r["rank_low"] == r["rank_high"] else f"{r['rank_low']}-{r['rank_high']}"
+        lines.append(f"| {_esc(r['model'])} | {_pct(r['score'])} | {rs} | {'yes' if r['model'] in best else ''} | "
+                     f"{ex.get(r['model'], '')} |")
+    lines += ["", f"**Set:** {', '.join(_esc(m) for m in d['best_set'])}", "",
+              f"Decided pairs: {len(d['decided'])}; open pairs that matter: {len(d['open_pairs'])}; "
+              f"unresolvable: {len(d['unresolvable_pairs'])}."]
+    if d["next"]:
+        lines += ["", "Score next: " + ", ".join(f"`{_esc(c['model'])}` @ `{_esc(c['item'])}`" for c in d["next"][:16])]
+    lines += ["", _guarantee(d)]
+    return "\n".join(lines) + "\n"
+
+
+# ---- replay --------------------------------------------------------------------------------------------
+@renderer("ReplayResult", "text")
+def _replay_text(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=f"watch --replay {d['n_replays']} ({d['target']}, scope {d['scope']}): "
+                    f"{d['n_models']} models x {d['n_items']:,} shared "
+                    f"{'item groups' if d.get('unit') == 'cluster' else 'items'}", title_justify="left")
+    t.add_column("", overflow="fold")
+    t.add_column("value", overflow="fold")
+    if d.get("unit") == "cluster":
+        t.add_row("unit", "item groups (clusters), each group's mean score")
+    t.add_row("decided in", f"{d['decided_share'] * 100:.1f}% of orders")
+    t.add_row("items needed", _q(d["items_needed"]))
+    t.add_row("cells needed", _q(d["cells_needed"]) + f" of {d['full_cells']:,}")
+    t.add_row("cells share", _q(d["cells_share"], pct=True))
+    if d.get("cells_spent"):
+        t.add_row("cells spent (decided or not)", _q(d["cells_spent"]) + f" of {d['full_cells']:,}")
+    t.add_row("full-data answer", ", ".join(d["full_answer"]) or "(every pair)")
+    t.add_row("error vs full data", f"{d['errors']} of {d['n_replays']} orders ({d['error_rate'] * 100:.1f}%; "
+                                    f"nominal at most {(1 - d['confidence_level']) * 100:g}%)")
+    t.add_row("time", f"{d['seconds']:.1f} s")
+    m = Table(title="when each model left the target set", title_justify="left")
+    m.add_column("model", overflow="fold")
+    m.add_column("left in", justify="right")
+    m.add_column("at item (median, 10%-90%)", justify="right")
+    for r in sorted(d["models"], key=lambda r: (r["excluded_at"]["median"] or 1e18)):
+        q = r["excluded_at"]
+        m.add_row(r["model"], f"{r['excluded_share'] * 100:.0f}%",
+                  "" if q["median"] is None else f"{_n(q['median'])} ({_n(q['p10'])}-{_n(q['p90'])})")
+    return [t, m, Text(_guarantee(d))]
+
+
+@renderer("ReplayResult", "md")
+def _replay_md(d: dict[str, Any]) -> str:
+    lines = [f"## watch --replay {d['n_replays']} ({d['target']}, scope {d['scope']})", "",
+             f"{d['n_models']} models x {d['n_items']:,} shared items.", "", "| | value |", "|---|---|",
+             f"| decided in | {d['decided_share'] * 100:.1f}% of orders |",
+             f"| items needed | {_q(d['items_needed'])} |",
+             f"| cells needed | {_q(d['cells_needed'])} of {d['full_cells']:,} |",
+             f"| error vs full data | {d['errors']} of {d['n_replays']} ({d['error_rate'] * 100:.1f}%) |", "",
+             "| model | left in | at item (median) |", "|---|--:|--:|"]
+    for r in sorted(d["models"], key=lambda r: (r["excluded_at"]["median"] or 1e18)):
+        lines.append(f"| {_esc(r['model'])} | {r['excluded_share'] * 100:.0f}% | {_n(r['excluded_at']['median'])} |")
+    lines += ["", _guarantee(d)]
+    return "\n".join(lines) + "\n"
