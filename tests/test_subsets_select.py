@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -209,3 +211,36 @@ def test_full_distance_matrix_and_on_the_fly_paths_agree(monkeypatch):
     far2 = diversity.farthest_points(x, 8, np.random.default_rng(1))
     np.testing.assert_array_equal(far[0], far2[0])
     np.testing.assert_array_equal(far[1], far2[1])
+
+
+def test_a_new_method_declares_its_own_estimators_without_special_cases():
+    """Selection-method protocol (issue 12): a method registered with its own estimators is used by
+    select_subset, estimate and mdad with no edit anywhere else."""
+    from ranktrust.subsets import registry
+
+    def halves(y_sub, items, weights, state):
+        return {"weighted": registry.weighted_mean(y_sub, weights), "shifted": registry.weighted_mean(y_sub, weights)
+                + state}
+
+    @registry.register("toy-shift", estimators=halves, estimator_names=("weighted", "shifted"))
+    def select_toy(y, k, rng, *, groups=None, context=None):
+        assert context is not None and isinstance(context.shared, dict)
+        return registry.Selection(np.arange(k), np.full(k, 1.0 / k), state=0.01)
+
+    try:
+        g = np.random.default_rng(3)
+        m = rt.ScoreMatrix.from_array((g.random((24, 120)) < 0.6).astype(float))
+        s = rt.select_subset(m, method="toy-shift", size=10, rng=0)
+        assert s.method_state == 0.01 and "toy-shift" in rt.subsets.methods()
+        e = rt.estimate(s, m)
+        assert e.estimator == "shifted" and set(e.by_estimator) == {"weighted", "shifted"}
+        np.testing.assert_allclose(e.estimate, e.by_estimator["weighted"] + 0.01)
+        assert rt.estimate(s, m, estimator="weighted").estimator == "weighted"
+        with pytest.raises(ValueError, match="`estimator` must be one of 'weighted', 'shifted'"):
+            rt.estimate(s, m, estimator="gp-irt")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = rt.mdad(m, methods=["toy-shift"], sizes=[10], n_resamples=2, source_models=12, rng=0)
+        assert r.methods == ("toy-shift",)
+    finally:
+        registry._REGISTRY.pop("toy-shift", None)
