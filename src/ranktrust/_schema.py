@@ -59,7 +59,7 @@ class Meta(TypedDict):
 
 #: meta.kind -> (the result class as "module:Class", keys the command adds next to the result's own)
 COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
-    "report": ("ranktrust.leaderboard:LeaderboardReport", {}),
+    "report": ("ranktrust.leaderboard.result:LeaderboardReport", {}),
     "compare": ("ranktrust.stats.paired:PairedComparison", {}),
     "power": ("ranktrust.stats.power:PowerResult",
               {"disagreement_source": str, "binary": bool, "table": list["ranktrust.stats.power:PowerRow"]}),

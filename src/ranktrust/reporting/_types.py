@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 __all__ = ["LEADERBOARD_REPORT", "TypeTable", "resolve"]
 
 #: The whole leaderboard report (``rt.report``): every report figure is registered for it.
-LEADERBOARD_REPORT = "ranktrust.leaderboard:LeaderboardReport"
+LEADERBOARD_REPORT = "ranktrust.leaderboard.result:LeaderboardReport"
 
 V = TypeVar("V")
 
