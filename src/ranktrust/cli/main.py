@@ -142,7 +142,7 @@ def _main(argv: list[str] | None) -> Any:
         if type(exc).__name__ == "NoArgsIsHelpError" and getattr(exc, "ctx", None) is not None:
             click.echo(exc.ctx.get_help())
             sys.exit(0)
-        # usage errors too: one line, exit 1 (exit 2 is kept for a failed --fail-if gate)
+        # usage errors too: one line, exit 1, like every other error
         hint = ""
         if isinstance(exc, click.UsageError) and exc.ctx is not None:
             hint = f" (see '{exc.ctx.command_path} --help')"
@@ -153,7 +153,8 @@ def _main(argv: list[str] | None) -> Any:
     except SystemExit:
         raise
     except (ValueError, OSError) as exc:
-        # argument validation in the API raises ValueError/TypeError with a clear message
+        # argument validation in the API raises ValueError with a clear message that names the parameter
+        # in backticks (TypeError, a wrong type, cannot come from the command line and keeps its traceback)
         click.echo(f"error: {cli_words(str(exc))}", err=True)
         sys.exit(1)
 
