@@ -78,7 +78,7 @@ def test_block_advance_equals_item_by_item():
 
 
 @pytest.mark.parametrize("kw, match", [
-    ({"method": "bootstrap"}, "`method` must be 'betting' or 'eb'"),
+    ({"method": "bootstrap"}, "`method` must be one of 'betting', 'eb'"),
     ({"confidence_level": 1.0}, "`confidence_level` must be in the open interval"),
     ({"alternative": "larger"}, "`alternative` must be"),
     ({"rule": "kelly"}, "`rule` must be one of"),

@@ -213,8 +213,8 @@ def test_conflicting_result_and_unknown_names_refused():
 @pytest.mark.parametrize("kw, match", [
     ({"target": "first"}, "`target` must be 'best', 'topK'"),
     ({"confidence_level": 95}, "`confidence_level` must be in the open interval"),
-    ({"scope": "sample"}, "`scope` must be 'population' or 'benchmark'"),
-    ({"method": "hoeffding"}, "`method` must be 'betting' or 'eb'"),
+    ({"scope": "sample"}, "`scope` must be one of 'population', 'benchmark'"),
+    ({"method": "hoeffding"}, "`method` must be one of 'betting', 'eb'"),
     ({"target": "top2"}, "needs more than 2 models"),
 ])
 def test_watch_validation(kw, match):

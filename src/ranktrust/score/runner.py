@@ -156,10 +156,8 @@ def _model_specs(models: Any) -> list[tuple[str, str]]:
 
 def _iv(batch_size: Any, dtype: Any, shots: Any, permutations: Any, seeds: Any, flush_every: Any) -> tuple[int, ...]:
     _validate.count(batch_size, "batch_size")
-    if dtype not in _DTYPES:
-        raise ValueError(f"`dtype` must be one of {', '.join(_DTYPES)}, got {dtype!r}")
-    if isinstance(shots, bool) or not isinstance(shots, (int, np.integer)) or shots < 0:
-        raise ValueError(f"`shots` must be a non-negative integer, got {shots!r}")
+    _validate.choice(dtype, "dtype", _DTYPES)
+    _validate.count(shots, "shots", minimum=0)
     if permutations != "cyclic" and (isinstance(permutations, bool) or not isinstance(permutations, (int, np.integer))
                                      or permutations < 0):
         raise ValueError(f"`permutations` must be a non-negative integer or 'cyclic', got {permutations!r}")

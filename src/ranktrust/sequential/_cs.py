@@ -75,12 +75,10 @@ class ConfidenceSequence(Result):
 
 def _cs_iv(x: Any, method: str, confidence_level: float, population_size: int | None, bounds: tuple[float, float],
            alternative: str, rule: str) -> np.ndarray:
-    if method not in ("betting", "eb"):
-        raise ValueError(f"`method` must be 'betting' or 'eb', got {method!r}")
+    _validate.choice(method, "method", ("betting", "eb"))
     _validate.confidence_level(confidence_level)
     _validate.alternative(alternative)
-    if rule not in LAMBDA_RULES:
-        raise ValueError(f"`rule` must be one of {LAMBDA_RULES}, got {rule!r}")
+    _validate.choice(rule, "rule", LAMBDA_RULES)
     lo, hi = bounds
     if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
         raise ValueError(f"`bounds` must be two finite numbers low < high, got {bounds!r}")

@@ -107,14 +107,10 @@ class Watch:
         if self.target == "top" and self.k >= len(models):
             raise ValueError(f"`target` top{self.k} needs more than {self.k} models, got {len(models)}")
         confidence_level = _validate.confidence_level(confidence_level)
-        if scope not in ("population", "benchmark"):
-            raise ValueError(f"`scope` must be 'population' or 'benchmark', got {scope!r}")
-        if method not in ("betting", "eb"):
-            raise ValueError(f"`method` must be 'betting' or 'eb', got {method!r}")
-        if rule not in LAMBDA_RULES:
-            raise ValueError(f"`rule` must be one of {LAMBDA_RULES}, got {rule!r}")
-        if best_method not in ("portfolio", "pairs"):
-            raise ValueError(f"`best_method` must be 'portfolio' or 'pairs', got {best_method!r}")
+        _validate.choice(scope, "scope", ("population", "benchmark"))
+        _validate.choice(method, "method", ("betting", "eb"))
+        _validate.choice(rule, "rule", LAMBDA_RULES)
+        _validate.choice(best_method, "best_method", ("portfolio", "pairs"))
         lo, hi = score_range
         if not hi > lo:
             raise ValueError(f"`score_range` must be (low, high) with low < high, got {score_range!r}")

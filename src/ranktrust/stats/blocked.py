@@ -23,6 +23,7 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
+from .. import _validate
 from .._kernel import is_binary
 from .intervals import _check_correction, check_confidence_level
 from .multiplicity import ADJUST_METHODS, adjust_pvalues
@@ -208,10 +209,8 @@ def all_pairs_blocked(
     cl = check_confidence_level(confidence_level)
     iv_kind = _check_interval(interval)
     corr = _check_correction("cr2")
-    if pairs not in ("all", "adjacent"):
-        raise ValueError(f"`pairs` must be 'all' or 'adjacent', got {pairs!r}")
-    if adjust not in ADJUST_METHODS:
-        raise ValueError(f"`adjust` must be one of {', '.join(repr(x) for x in ADJUST_METHODS)}, got {adjust!r}")
+    _validate.choice(pairs, "pairs", ("all", "adjacent"))
+    _validate.choice(adjust, "adjust", ADJUST_METHODS)
     if blocks is None:
         if isinstance(source, (str, bytes)) or hasattr(source, "__fspath__"):
             file_models, blocks = parquet_blocks(str(source))

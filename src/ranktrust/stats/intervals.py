@@ -75,11 +75,7 @@ _CORRECTIONS = ("cr2", "cr1", "none")
 
 
 def _check_correction(correction: Any) -> str:
-    if correction not in _CORRECTIONS:
-        raise ValueError(
-            f"`cluster_correction` must be one of {', '.join(repr(c) for c in _CORRECTIONS)}, got {correction!r}"
-        )
-    return str(correction)
+    return str(_validate.choice(correction, "cluster_correction", _CORRECTIONS))
 
 
 def cluster_sums(values: np.ndarray, group_codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

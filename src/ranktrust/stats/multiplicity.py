@@ -14,6 +14,8 @@ from typing import Literal
 
 import numpy as np
 
+from .. import _validate
+
 __all__ = ["adjust_pvalues", "ADJUST_METHODS"]
 
 AdjustMethod = Literal["holm", "bonferroni", "bh", "none"]
@@ -53,10 +55,7 @@ def adjust_pvalues(p: np.ndarray, method: AdjustMethod = "holm") -> np.ndarray:
     >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(3).tolist()
     [0.03, 0.06, 0.06]
     """
-    if method not in ADJUST_METHODS:
-        raise ValueError(
-            f"`adjust` must be one of {', '.join(repr(x) for x in ADJUST_METHODS)}, got {method!r}"
-        )
+    _validate.choice(method, "adjust", ADJUST_METHODS)
     arr = np.asarray(p, dtype=np.float64)
     out = np.full(arr.shape, np.nan)
     flat = arr.ravel()
