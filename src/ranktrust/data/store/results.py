@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from ...results import Result
 
@@ -19,6 +19,25 @@ class FileOutcome:
     rows: int = 0
     reason: str = ""
     removed: int = 0
+
+
+class FileRow(TypedDict):
+    """One file of :meth:`IngestSummary.to_dict` ``"files"`` (the fields of :class:`FileOutcome`)."""
+
+    path: str
+    action: str
+    rows: int
+    removed: int
+    reason: str
+
+
+class IngestSummaryJSON(TypedDict):
+    """Layout of :meth:`IngestSummary.to_dict`: the fields plus ``rows_added``."""
+
+    db: str
+    rows_added: int
+    files: list[FileRow]
+    notes: list[str]
 
 
 @dataclass(frozen=True, eq=False)
@@ -53,7 +72,7 @@ class IngestSummary(Result):
     def rows_added(self) -> int:
         return int(sum(f.rows for f in self.files if f.action in ("added", "replaced")))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> IngestSummaryJSON:
         return {
             "db": self.db,
             "rows_added": self.rows_added,
@@ -85,14 +104,4 @@ class StoreSummary(Result):
     n_files: int = 0
     n_rows: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "db": self.db,
-            "n_files": self.n_files,
-            "n_rows": self.n_rows,
-            "tasks": [
-                {"task": t.task, "metric": t.metric, "n_models": t.n_models, "n_items": t.n_items,
-                 "n_runs": t.n_runs, "rows": t.rows, "models": list(t.models)}
-                for t in self.tasks
-            ],
-        }
+    # to_dict: the default (db, tasks as one object per TaskSummary with its fields, n_files, n_rows)
