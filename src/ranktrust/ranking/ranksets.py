@@ -39,7 +39,7 @@ import functools
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TypedDict
 
 import numpy as np
 

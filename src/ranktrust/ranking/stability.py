@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import warnings
-from typing import Any, Sequence, TypedDict
+from typing import Sequence, TypedDict
 
 import numpy as np
 
