@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .result import LeaderboardReport
 
 __all__ = ["write_sidecar"]
 
 
-def write_sidecar(rep: "LeaderboardReport", path: str) -> dict[str, Any]:
-    """Write a report's large arrays to one Parquet file; returns what the JSON says about it.
+def write_sidecar(rep: Any, path: str) -> dict[str, Any]:
+    """Write a report's (a :class:`~ranktrust.leaderboard.LeaderboardReport`) large arrays to one Parquet
+    file; returns what the JSON says about it.
 
     Rows of table ``"pairs"``: every pair's paired test (the table behind tiers and rank
     ranges: ``a, b, n_items, only_a, only_b, diff, se, ci_low, ci_high, p_value,
