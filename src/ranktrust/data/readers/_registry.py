@@ -146,7 +146,7 @@ def open_reader(name: str) -> Reader:
     """A fresh reader object for one read (an unknown name is a FormatError listing the known ones)."""
     regs = readers()
     if name not in regs:
-        raise FormatError(f"unknown format {name!r}; known formats: {', '.join(sorted(regs))}")
+        raise FormatError(f"unknown format {name!r}; known formats: {', '.join(sorted(regs))}", param="format")
     return regs[name]()
 
 
@@ -172,7 +172,7 @@ def sniff(path: str) -> type:
         return r
     raise FormatError(
         f"{path}: could not tell the format; name it with `format` (one of "
-        + ", ".join(sorted(_READERS)) + ")"
+        + ", ".join(sorted(_READERS)) + ")", param="format"
     )
 
 

@@ -183,6 +183,7 @@ class HelmReader:
     looks_for = "per_instance_stats.json files"
 
     def __init__(self) -> None:
+        self._root = ""
         self._tasks: dict[str, str] = {}
 
     def sniff(self, path: str) -> bool:
@@ -192,6 +193,7 @@ class HelmReader:
 
     def units(self, path: str) -> list[str]:
         units = files(path)
+        self._root = path
         self._tasks = {u: _task_of(u, _run_spec(u)) for u in units}
         return units
 
@@ -205,8 +207,8 @@ class HelmReader:
             return None
         matched = sorted({t for t in self._tasks.values() if _matches(t, opts.task)})
         if len(matched) > 1:
-            raise DataError(f"task {opts.task!r} matches {len(matched)} tasks ({', '.join(matched)}); "
-                            "give the full task name")
+            raise DataError(f"{self._root}: `task`={opts.task!r} matches {len(matched)} tasks "
+                            f"({', '.join(matched)}); give the full task name", param="task")
         task = self._tasks.get(unit) or _task_of(unit, _run_spec(unit))
         return None if _matches(task, opts.task) else Skip("task", opts.task, (task,))
 
