@@ -321,3 +321,25 @@ def test_parquet_changed_while_ingesting(tmp_path, monkeypatch):
     with pytest.raises(DataError, match=r"c.parquet: the file changed while it was being ingested; nothing was added"):
         st.ingest(path)
     assert _snapshot(st) == [0, 0, 0, 0, 0]
+
+
+def test_read_and_ingest_share_the_row_rules(tmp_path):
+    """data/_canonical.py: the same missing-column message and the same refusal of a non-numeric score
+    from rt.read (pandas) and Store.ingest (its staging checks)."""
+    import ranktrust as rt
+
+    st = Store(tmp_path / "r.duckdb")
+    missing = tmp_path / "missing.csv"
+    missing.write_text("model,item,value\nA,q1,1\n")
+    with pytest.raises(DataError) as a:
+        rt.read(missing)
+    with pytest.raises(DataError) as b:
+        st.ingest(str(missing))
+    assert "missing column(s) 'score'; found columns 'model', 'item', 'value'" in str(a.value)
+    assert str(a.value) == str(b.value)
+    text = tmp_path / "text.csv"
+    text.write_text("model,item,score\nA,q1,1\nA,q2,high\n")
+    with pytest.raises(DataError, match=r"text.csv: line 3: score 'high' is not a number"):
+        rt.read(text)
+    with pytest.raises(DataError, match=r"text.csv: line 3: score 'high' is not a number"):
+        st.ingest(str(text))

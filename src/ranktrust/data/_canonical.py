@@ -7,7 +7,7 @@ and, where the store checks it in SQL, as the SQL text derived from the same con
 
 A canonical row has ``model, item, score`` (required), and ``task, run, condition, metric,
 group, doc_hash`` where known. A score is a finite number in [0, 1]. Two rows with the same
-:data:`KEY` are a duplicate.
+:data:`KEY` are a duplicate. One item id carries one content hash (``doc_hash``) in every file.
 """
 
 from __future__ import annotations
@@ -50,6 +50,22 @@ def duplicate_key(rows: tuple[int, int], key: dict[str, Any]) -> str:
     ctx = ", ".join(f"{k} {key[k]!r}" for k in ("task", "metric") if k in key)
     return (f"rows {rows[0]} and {rows[1]}: duplicate row for {what}{f' ({ctx})' if ctx else ''}; "
             f"keep one row per key, {DUPLICATE_ADVICE}")
+
+
+def check_doc_hash(df: "pd.DataFrame") -> None:
+    """The same item id must carry the same content hash in every file (lm-eval ``doc_hash``)."""
+    keys = [c for c in ("task", "item") if c in df.columns]
+    h = df[keys + ["doc_hash"]].dropna()
+    n = h.groupby(keys, sort=False)["doc_hash"].nunique()
+    bad = n[n > 1]
+    if len(bad):
+        key = bad.index[0]
+        item = key[-1] if isinstance(key, tuple) else key
+        raise DataError(
+            f"item {item!r} has different content hashes (doc_hash) in different files: the files score "
+            f"different questions under one id ({len(bad)} such items); check that they come from the same "
+            "dataset version"
+        )
 
 
 # ---------------------------------------------------------------- the same rules in SQL (the store)

@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from ..errors import DataError, FormatError
+from ._canonical import check_doc_hash
 from ._long import matrix_from_long
 from .matrix import AlignPolicy, ScoreMatrix
 from .readers._registry import ReadOptions, accepting, readers, sniff
@@ -99,7 +100,7 @@ def read_long(
     notes = [n for f in frames for n in f.attrs.get("notes", ())] + skipped
     df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=not line_numbers)
     if len(frames) > 1 and "doc_hash" in df.columns:
-        _check_doc_hash(df)
+        check_doc_hash(df)
     df.attrs["line_numbers"] = line_numbers
     df.attrs["notes"] = notes
     df.attrs["provenance"] = _merge_provenance(frames)
@@ -148,22 +149,6 @@ def _provenance(m: ScoreMatrix, df: "pd.DataFrame", paths: list[str]) -> dict[st
             "harness": by_reader.get(model, harness), "task": task, "split": None, "metric": metric,
             "files": per_model.get(model, list(paths))}
     return out
-
-
-def _check_doc_hash(df: "pd.DataFrame") -> None:
-    """The same item id must carry the same content hash in every file (lm-eval ``doc_hash``)."""
-    keys = [c for c in ("task", "item") if c in df.columns]
-    h = df[keys + ["doc_hash"]].dropna()
-    n = h.groupby(keys, sort=False)["doc_hash"].nunique()
-    bad = n[n > 1]
-    if len(bad):
-        key = bad.index[0]
-        item = key[-1] if isinstance(key, tuple) else key
-        raise DataError(
-            f"item {item!r} has different content hashes (doc_hash) in different files: the files score "
-            f"different questions under one id ({len(bad)} such items); check that they come from the same "
-            "dataset version"
-        )
 
 
 def _pick(df: "pd.DataFrame", col: str, chosen: str | None, src: str) -> "pd.DataFrame":
