@@ -27,7 +27,8 @@ from ._common import (
               help="Estimate q from this pair of models in PATHS (default: median over all pairs).")
 @click.option("--alpha", type=float, default=api_default(_power, "alpha"), show_default=True, help="Two-sided significance level.")
 @click.option("--power", "power_", type=float, default=api_default(_power, "power"), show_default=True, help="Power (0.8 = 80%).")
-@click.option("--method", "power_method", type=click.Choice(["auto", "exact", "normal"]), default="auto",
+@click.option("--method", "power_method", type=click.Choice(["auto", "exact", "normal"]),
+              default=api_default(_power, "method"),
               show_default=True,
               help="auto: the exact McNemar test for 0/1 scores (what compare and report run), the normal "
                    "formula for continuous ones; normal: the published formula n = (z + z)² q / gap².")

@@ -21,11 +21,13 @@ from ._common import (
 
 @click.command("ranks")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--method", "rank_method", type=click.Choice(["pairs", "bootstrap"]), default="pairs",
+@click.option("--method", "rank_method", type=click.Choice(["pairs", "bootstrap"]),
+              default=api_default(rank_sets, "method"),
               show_default=True,
               help="pairs: the paired tests of all pairs (exact for 0/1), adjusted with --adjust; "
                    "bootstrap: the studentized stepwise bootstrap of Mogstad et al.")
-@click.option("--adjust", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm", show_default=True,
+@click.option("--adjust", type=click.Choice(["holm", "bonferroni", "bh", "none"]),
+              default=api_default(rank_sets, "adjust"), show_default=True,
               help="Multiple-comparison adjustment over all pairs (--method pairs).")
 @click.option("--n-resamples", default=api_default(rank_sets, "n_resamples"), show_default=True, type=click.IntRange(min=10),
               help="Bootstrap resamples (--method bootstrap).")

@@ -47,14 +47,17 @@ def _sizes(value: str) -> list[int | str]:
 @confidence_option
 @seed_option
 @click.option("--ci-method", type=click.Choice(["auto", "clt", "t", "wilson", "cluster", "percentile", "bca"]),
-              default="auto", show_default=True,
+              default=api_default(report, "ci_method"), show_default=True,
               help="Per-model interval (auto: Wilson for 0/1 scores, t otherwise), or bootstrap percentile/BCa.")
 @click.option("--all-pairs", is_flag=True, help="Show every pair, not only each model vs the next one down.")
-@click.option("--adjust", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm", show_default=True,
+@click.option("--adjust", type=click.Choice(["holm", "bonferroni", "bh", "none"]),
+              default=api_default(report, "adjust"), show_default=True,
               help="Multiple-comparison adjustment over all pairs (holm/bonferroni: joint rank ranges).")
-@click.option("--tiers", type=click.Choice(["auto", "rank-sets", "adjacent"]), default="auto", show_default=True,
+@click.option("--tiers", type=click.Choice(["auto", "rank-sets", "adjacent"]),
+              default=api_default(report, "tiers"), show_default=True,
               help="How tiers are formed (auto: from the rank ranges; adjacent: not transitive).")
-@click.option("--rank-method", type=click.Choice(["pairs", "bootstrap"]), default="pairs", show_default=True,
+@click.option("--rank-method", type=click.Choice(["pairs", "bootstrap"]),
+              default=api_default(report, "rank_method"), show_default=True,
               help="Rank ranges from the paired tests of all pairs, or from the studentized bootstrap (MRSW).")
 @click.option("--sizes", default=listed(DEFAULT_SIZES), show_default=True,
               help="Benchmark sizes for the rank-stability table.")
