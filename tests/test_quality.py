@@ -192,7 +192,7 @@ def test_result_json_notes_and_skips():
     assert set(d) >= {"similar_pairs", "similar_groups", "person_fit", "misfit", "lz_threshold", "nominal_rate",
                       "notes", "settings"}
     row = d["person_fit"][2]
-    assert set(row) == {"model", "lz_star", "lz_star_z", "ability", "accuracy", "items", "flagged", "difficulty_corr"}
+    assert set(row) == {"model", "lz_star", "lz_star_z", "ability", "accuracy", "n_items", "flagged", "difficulty_corr"}
     assert d["settings"]["folds"] == 5 and d["settings"]["person_fit_skipped"] is None
     assert d["notes"] == q.notes() and not q.ok
     # continuous scores: duplicates still found, person fit skipped with a reason

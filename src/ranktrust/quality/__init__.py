@@ -57,7 +57,7 @@ class PersonFitRow(TypedDict):
     lz_star_z: float
     ability: float
     accuracy: float
-    items: int
+    n_items: int
     flagged: bool
     difficulty_corr: float | None
 
@@ -184,7 +184,7 @@ class DataQuality(Result):
             "person_fit": [
                 {"model": m, "lz_star": self.person_fit[i], "lz_star_z": self.person_fit_z[i],
                  "ability": self.ability[i],
-                 "accuracy": self.accuracy[i], "items": int(self.n_items[i]), "flagged": m in self.misfit,
+                 "accuracy": self.accuracy[i], "n_items": int(self.n_items[i]), "flagged": m in self.misfit,
                  "difficulty_corr": None if self.difficulty_corr is None else self.difficulty_corr[i]}
                 for i, m in enumerate(self.models)
             ],
