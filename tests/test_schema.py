@@ -143,3 +143,16 @@ def test_default_to_dict_results_are_described_by_their_fields():
 def test_unknown_kind_is_refused():
     with pytest.raises(ValueError, match="`kind` must be one of"):
         rt.json_schema("leaderboard")
+
+
+def test_layout_hints_resolve_in_a_fresh_interpreter():
+    """The report's layout names other modules' layouts imported only for type checking: the schema
+    must resolve them without the analyses having been run first."""
+    import subprocess
+    import sys
+
+    code = ("from ranktrust._schema import undeclared, json_schema; "
+            "d = json_schema('report')['$defs']; "
+            "print(undeclared(), d['LeaderboardReport']['properties']['headline'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['ReplayResult', 'ScoreResults', 'WatchStatus'] {'$ref': '#/$defs/Headline'}"
