@@ -77,6 +77,9 @@ COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
     "watch-replay": ("ranktrust.sequential.replay:ReplayResult", {}),
 }
 
+#: modules whose layouts the report's layout names (its sections) beyond those of COMMANDS
+_ALSO_LOAD = ("ranktrust.quality", "ranktrust.ranking.tiers", "ranktrust.stats.paired")
+
 _NDARRAY = {
     "type": "array",
     "items": {"anyOf": [{"type": ["number", "boolean", "string", "null"]}, {"$ref": "#/$defs/ndarray"}]},
@@ -111,8 +114,11 @@ class _Builder:
                 _load(path)
             except ImportError:                     # an optional extra (e.g. scoring) not installed
                 pass
+        for extra in _ALSO_LOAD:
+            importlib.import_module(extra)
         self.names = _layout_names()
         self.undeclared: list[str] = []
+        self.unresolved: list[str] = []
         self.defs: dict[str, Any] = {"ndarray": _NDARRAY, "Meta": None}
         self.defs["Meta"] = self._typeddict(Meta)
 
@@ -171,14 +177,15 @@ class _Builder:
         try:
             return typing.get_type_hints(obj, localns=self.names)
         except (NameError, TypeError, AttributeError):
-            # a hint that names a type only imported for type checking (e.g. pandas): per key
-            raw = getattr(obj, "__annotations__", {})
-            glb = vars(importlib.import_module(obj.__module__))
+            # a hint names a type only imported for type checking (e.g. pandas): resolve key by key
+            ns = {**vars(importlib.import_module(obj.__module__)), **self.names}
             out = {}
-            for k, v in raw.items():
+            for k, v in getattr(obj, "__annotations__", {}).items():
+                text = v.__forward_arg__ if isinstance(v, typing.ForwardRef) else v
                 try:
-                    out[k] = eval(v, glb) if isinstance(v, str) else v  # noqa: S307 - own annotations
+                    out[k] = eval(text, ns) if isinstance(text, str) else text  # noqa: S307 - own annotations
                 except Exception:
+                    self.unresolved.append(f"{obj.__qualname__}.{k}: {text}")
                     out[k] = Any
             return out
 
@@ -240,11 +247,12 @@ def _document(b: _Builder, top: dict[str, Any], title: str) -> dict[str, Any]:
 
 
 def undeclared() -> list[str]:
-    """Result classes reached from :data:`COMMANDS` whose ``to_dict`` declares no layout (open objects)."""
+    """Result classes reached from :data:`COMMANDS` whose ``to_dict`` declares no layout (open objects),
+    and layout keys whose type hint did not resolve (``"Class.key: hint"``; described as anything)."""
     b = _Builder()
     for k in COMMANDS:
         b.output(k)
-    return sorted(set(b.undeclared))
+    return sorted(set(b.undeclared)) + sorted(set(b.unresolved))
 
 
 def result_schema(cls: type) -> dict[str, Any]:
