@@ -111,7 +111,7 @@ def _replay_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
 
-    t = Table(title=f"watch --replay {d['n_replays']} ({d['target']}, scope {d['scope']}): "
+    t = Table(title=f"watch replay: {d['n_replays']} item orders ({d['target']}, scope {d['scope']}): "
                     f"{d['n_models']} models x {d['n_items']:,} shared "
                     f"{'item groups' if d.get('unit') == 'cluster' else 'items'}", title_justify="left")
     t.add_column("", overflow="fold")
@@ -141,7 +141,7 @@ def _replay_text(d: dict[str, Any]) -> list[Any]:
 
 @renderer("ReplayResult", "md")
 def _replay_md(d: dict[str, Any]) -> str:
-    lines = [f"## watch --replay {d['n_replays']} ({d['target']}, scope {d['scope']})", "",
+    lines = [f"## watch replay: {d['n_replays']} item orders ({d['target']}, scope {d['scope']})", "",
              f"{d['n_models']} models x {d['n_items']:,} shared items.", "", "| | value |", "|---|---|",
              f"| decided in | {d['decided_share'] * 100:.1f}% of orders |",
              f"| items needed | {_q(d['items_needed'])} |",
