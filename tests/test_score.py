@@ -318,11 +318,13 @@ def test_model_failing_while_scoring_keeps_its_rows_and_others_run(tiny, monkeyp
 
 
 def test_missing_torch_gives_install_hint(monkeypatch):
-    from ranktrust.score import runner
+    from ranktrust.score import lm, runner
 
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(runner.MissingDependencyError, match=r"pip install ranktrust\[score\]"):
-        runner._import_torch()
+        lm._import_torch()
+    with pytest.raises(runner.MissingDependencyError, match=r"pip install ranktrust\[score\]"):
+        lm._device(None)
 
 
 # ----------------------------------------------------------------------------- conditions and shots

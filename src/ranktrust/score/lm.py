@@ -151,6 +151,25 @@ def _dtype_kw(transformers: Any) -> str:
     return "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
 
 
+def _device(device: str | None) -> Any:
+    """The torch device to score on: ``device``, else CUDA when there is one, else the CPU."""
+    torch, _ = _import_torch()
+    if device is None:
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    try:
+        return torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(f"`device` {device!r} is not a torch device ({_one_line(exc)})") from None
+
+
+def _empty_cache(device: Any) -> None:
+    """Give the memory of a released model back to the GPU before the next model loads."""
+    if device.type == "cuda":
+        import torch
+
+        torch.cuda.empty_cache()
+
+
 def _load(name: str, path: str, device: Any, dtype: str) -> _LM:
     torch, transformers = _import_torch()
     if not os.path.isdir(path):

@@ -26,8 +26,8 @@ from .. import _validate
 from .._validate import Progress
 from ..errors import DataError
 from ..results import Result
-from .lm import (MissingDependencyError, _forward, _import_torch, _letter_probs, _load, _ModelFailure, _special_prefix,
-                 letter_tokens)
+from .lm import (MissingDependencyError, _device, _forward, _letter_probs, _load, _ModelFailure, _empty_cache,
+                 _special_prefix, letter_tokens)
 from .output import _canonical, _key_strings, _one_line, _Output, _text_as_object, _to_frame
 from .plan import _setup_hash, plan_units
 from .prompt import as_template
@@ -292,13 +292,7 @@ def score_models(
     if len(seeds_t) > 1 and not shots and permutations in (0, "cyclic"):
         warnings.warn("several `seeds` but no random option orders or shots: the runs will be identical",
                       UserWarning, stacklevel=2)
-    torch, _ = _import_torch()
-    if device is None:
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    try:
-        dev_t = torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise ValueError(f"`device` {device!r} is not a torch device ({_one_line(exc)})") from None
+    dev_t = _device(device)
 
     plan = plan_units(q, template=tmpl, shots=shots, dev=dev_q, permutations=permutations, seeds=seeds_t)
     setup = _setup_hash(tmpl, shots, dev_q, dtype)
@@ -413,8 +407,7 @@ def score_models(
                     last = time.monotonic()
             flush()
             del lm
-            if dev_t.type == "cuda":
-                torch.cuda.empty_cache()
+            _empty_cache(dev_t)
     flush()
 
     # the rows this call covers: existing (when resuming) + new, for these models, items, conditions, runs
