@@ -71,7 +71,7 @@ class _Output:
                 df = pd.read_csv(self.path, dtype={c: str for c in self._STR}, keep_default_na=False,
                                  na_values=[""])
             else:
-                from ..data.readers._util import iter_jsonl
+                from ..data.readers import iter_jsonl
 
                 df = pd.DataFrame([rec for _, rec in iter_jsonl(self.path)])
         except Exception as exc:  # noqa: BLE001 - any reader failure: one line
