@@ -453,3 +453,29 @@ def test_cluster_warning_python_and_terminal():
         warn_few_clusters(3)
     msg = str(rec[0].message)
     assert msg.endswith("compare with `cluster`=False") and cli_words(msg).endswith("compare with --no-groups")
+
+
+def test_the_cli_mapping_names_real_flags_and_commands():
+    from ranktrust.cli.main import COMMAND_WORDS, FLAGS, VALUE_FLAGS
+
+    flags, commands = cli_vocabulary()
+    assert not {k: v for k, v in FLAGS.items() if v not in flags}
+    assert not {k: v for k, v in VALUE_FLAGS.items() if v.split()[0] not in flags}
+    assert not {k: v for k, v in COMMAND_WORDS.items() if v.split()[1] not in commands}
+
+
+@pytest.mark.parametrize("api, terminal", [
+    ("use `align`='intersect'", "use --align intersect"),
+    ("pick one with `split`='NAME'", "pick one with --split NAME"),
+    ("`binary`=True needs 0/1 scores", "--binary needs 0/1 scores"),
+    ("compare with `cluster`=False", "compare with --no-groups"),
+    ("`group_col`='' for none", "--no-groups for none"),
+    ("move it away or pass `resume`=False", "move it away or pass --no-resume"),
+    ("create it with `Store.ingest`", "create it with `ranktrust ingest FILES --db STORE`"),
+    ("`rt.sensitivity` compares them", "`ranktrust sensitivity` compares them"),
+    ("`unknown_thing` and `np.mean` stay", "`unknown_thing` and `np.mean` stay"),
+])
+def test_cli_words(api, terminal):
+    from ranktrust.cli.main import cli_words
+
+    assert cli_words(api) == terminal

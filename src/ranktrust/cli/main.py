@@ -76,7 +76,13 @@ FLAGS = {
     "run": "--run-col", "condition": "--condition-col", "model_name": "--model-name", "binary": "--binary",
     "format": "--format", "replace": "--replace", "group_col": "--group-col",
     # analyses and output
-    "by": "--by", "margin": "--margin", "pass_at": "--pass-at", "out": "--out", "resume": "--resume",
+    "by": "--by", "margin": "--margin", "pass_at": "--pass-at", "out": "--out",
+    "alternative": "--alternative", "rank_method": "--rank-method", "methods": "--methods",
+    "target_models": "--target-models", "target": "--target", "rule": "--rule", "scope": "--scope",
+    "score_range": "--score-range",
+    # ranktrust score (score_models)
+    "questions": "--questions", "shots": "--shots", "dev": "--dev", "device": "--device", "seeds": "--seeds",
+    "permutations": "--permutations", "flush_every": "--flush-every", "template": "--template",
 }
 
 #: a parameter with one particular value -> what a terminal user types for it
@@ -102,14 +108,14 @@ def cli_words(message: str) -> str:
         if "." in name:
             cmd = COMMAND_WORDS.get(name)
             return mm.group(0) if cmd is None or val is not None else f"`{cmd}`"
+        if val is not None and (name, val.strip(chr(39) + chr(34))) in VALUE_FLAGS:
+            return VALUE_FLAGS[(name, val.strip(chr(39) + chr(34)))]
         flag = FLAGS.get(name)
         if flag is None:
             return mm.group(0)
         if val is None:
             return flag
         val = val.strip(chr(39) + chr(34))
-        if (name, val) in VALUE_FLAGS:
-            return VALUE_FLAGS[(name, val)]
         return flag if val == "True" else f"{flag} {val}"
 
     return re.sub(r"`([\w.]+)`(=('[^']*'|\"[^\"]*\"|[^\s,;)]+))?", sub, message)
