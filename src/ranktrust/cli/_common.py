@@ -11,7 +11,6 @@ import click
 
 from ..data.io import input_hash, read
 from ..data.matrix import ScoreMatrix
-from ..reporting.render import emit
 from ..reporting.renderers import render
 
 DEFAULT_SEED = 0
@@ -190,6 +189,6 @@ def command_line() -> str:
 
 __all__ = [
     "input_options", "output_options", "output_format_option", "confidence_option", "seed_option", "load_matrix",
-    "command_line", "cluster_requested", "emit", "render", "progress_bar", "DEFAULT_SEED",
+    "command_line", "cluster_requested", "render", "progress_bar", "DEFAULT_SEED",
     "api_default", "listed", "points_default",
 ]
