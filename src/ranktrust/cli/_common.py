@@ -11,6 +11,7 @@ import click
 
 from ..data.io import input_hash, read
 from ..data.matrix import ScoreMatrix
+from ..data.readers import BUILTIN_READERS
 from ..reporting.renderers import render
 
 DEFAULT_SEED = 0
@@ -37,7 +38,7 @@ def input_options(fn: Callable) -> Callable:
     """Options that say how to read the input into a ScoreMatrix."""
     opts = [
         click.option("--input-format", "input_format", default="auto", show_default=True,
-                     help="Input format (reader name: table, lm_eval, inspect, helm, lighteval, swebench, eee); "
+                     help=f"Input format (reader name: {', '.join(BUILTIN_READERS)}, or an installed plug-in's); "
                           "auto sniffs the file. --format NAME with a reader name does the same."),
         click.option("--align", type=click.Choice(["error", "intersect", "pairwise"]), default="error",
                      show_default=True, help="Models scored on different items: stop, keep the shared items, or compare pairwise."),

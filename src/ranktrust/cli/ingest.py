@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..data.readers import BUILTIN_READERS
 from ._common import command_line, output_format_option, render
 
 
@@ -11,7 +12,7 @@ from ._common import command_line, output_format_option, render
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--db", required=True, help="The DuckDB store (created when missing).")
 @click.option("--input-format", "input_format", default="auto", show_default=True,
-              help="Reader name (table, lm_eval, inspect, helm, lighteval, swebench, eee); auto sniffs each path.")
+              help=f"Reader name ({', '.join(BUILTIN_READERS)}, or an installed plug-in's); auto sniffs each path.")
 @output_format_option(None)
 @click.option("--out", "-o", default="-", show_default=True, help="Write the summary to FILE ('-' = stdout).")
 @click.option("--task", default=None, help="Pick one task from logs that hold several; names the task of a table without a task column (default: the file name).")

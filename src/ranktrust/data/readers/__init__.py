@@ -6,8 +6,8 @@ The public names other packages use (the command line, ``score``) live here; ``_
 and ``_util`` are this package's private modules (tests/test_layering.py checks it).
 """
 
-from ._registry import ENTRY_POINT_GROUP, ReadOptions, Reader, Skip, readers, register, sniff
+from ._registry import BUILTIN_READERS, ENTRY_POINT_GROUP, ReadOptions, Reader, Skip, readers, register, sniff
 from ._util import SEARCH_DEPTH, RowBuffer, iter_jsonl, load_json, walk_files
 
-__all__ = ["ENTRY_POINT_GROUP", "SEARCH_DEPTH", "ReadOptions", "Reader", "RowBuffer", "Skip", "iter_jsonl",
+__all__ = ["BUILTIN_READERS", "ENTRY_POINT_GROUP", "SEARCH_DEPTH", "ReadOptions", "Reader", "RowBuffer", "Skip", "iter_jsonl",
            "load_json", "readers", "register", "sniff", "walk_files"]

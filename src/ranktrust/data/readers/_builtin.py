@@ -7,9 +7,9 @@ here: they register through the ``ranktrust.readers`` entry-point group.
 
 import importlib
 
-_MODULES = ["table", "lm_eval", "inspect", "helm", "lighteval", "swebench", "eee"]
+from ._registry import BUILTIN_READERS
 
-for _m in _MODULES:
+for _m in BUILTIN_READERS:
     try:
         importlib.import_module(f"{__package__}.{_m}")
     except ModuleNotFoundError as exc:  # a format module not written yet

@@ -45,10 +45,12 @@ from ...errors import DataError, FormatError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["ENTRY_POINT_GROUP", "ReadOptions", "Reader", "Skip", "UnitPlan", "accepting", "open_reader",
+__all__ = ["BUILTIN_READERS", "ENTRY_POINT_GROUP", "ReadOptions", "Reader", "Skip", "UnitPlan", "accepting", "open_reader",
            "plan_units", "read", "readers", "register", "sniff"]
 
 ENTRY_POINT_GROUP = "ranktrust.readers"
+#: the readers that ship with ranktrust (each the name of its module here, imported by ``_builtin``)
+BUILTIN_READERS = ("table", "lm_eval", "inspect", "helm", "lighteval", "swebench", "eee")
 
 
 @dataclass(frozen=True)
