@@ -27,10 +27,10 @@ error, ``skip``, tagging each row with its ``source`` file when there are severa
 error when every unit was skipped. Chunk metadata travels in ``DataFrame.attrs``: ``line_numbers``
 (the index holds file line numbers), ``notes`` (sentences for the user) and ``provenance``.
 
-Built-in readers are listed in :mod:`._builtin`; third-party readers register through the
-entry-point group ``ranktrust.readers`` (a reader class), loaded when readers are first
-listed. A plug-in that fails to load gives one warning naming it and is left out. Readers never
-compute statistics.
+Built-in readers are named in :data:`BUILTIN_READERS` (:mod:`._builtin` imports them);
+third-party readers register through the entry-point group ``ranktrust.readers`` (a reader
+class), loaded when readers are first listed or sniffed. A plug-in that fails to load gives one
+warning naming it and is left out. Readers never compute statistics.
 """
 
 from __future__ import annotations
