@@ -80,7 +80,7 @@ def test_replay_json(small, capsys):
 
 
 @pytest.mark.parametrize("args, msg", [
-    (["--target", "best-two"], "`target` must be 'best', 'topK'"),
+    (["--target", "best-two"], "--target must be 'best', 'topK'"),   # the terminal's words (cli_words)
     (["--confidence", "95"], "--confidence must be in the open interval"),
     (["--replay", "3", "--follow", "1"], "--replay and --follow do not go together"),
 ])
