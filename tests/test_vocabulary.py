@@ -300,12 +300,14 @@ def test_counts():
 
 def test_probability():
     assert _validate.probability(0, "q") == 0.0 and _validate.probability(1, "q") == 1.0
-    with pytest.raises(ValueError, match=r"^`q` must be a probability in \(0, 1\], got 0$"):
+    with pytest.raises(ValueError, match=r"^`q` must be in \(0, 1\], got 0$"):
         _validate.probability(0, "q", low_open=True)
-    with pytest.raises(ValueError, match=r"^`q` must be a probability in \[0, 1\], got 1.5$"):
-        _validate.probability(1.5, "q")
-    with pytest.raises(TypeError, match=r"^`q` must be a probability in \[0, 1\], got 'x'$"):
+    with pytest.raises(ValueError, match=r"^`q` must be in \[0, 1\], got 1.5 \(a share\)$"):
+        _validate.probability(1.5, "q", hint=" (a share)")
+    with pytest.raises(TypeError, match=r"^`q` must be in \[0, 1\], got 'x'$"):
         _validate.probability("x", "q")
+    with pytest.raises(ValueError, match=r"^`q` must be in \[0, 1\], got nan$"):
+        _validate.probability(float("nan"), "q")
 
 
 def test_rng_and_seed():

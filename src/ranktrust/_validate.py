@@ -54,14 +54,15 @@ def confidence_level(value: Any, name: str = "confidence_level") -> float:
     return float(value)
 
 
-def probability(value: Any, name: str, *, low_open: bool = False, high_open: bool = False) -> float:
-    """A probability in [0, 1] (either end open on request), as a ``float``."""
+def probability(value: Any, name: str, *, low_open: bool = False, high_open: bool = False, hint: str = "") -> float:
+    """A probability or share in [0, 1] (either end open on request), as a ``float``; ``hint`` is added
+    to the message (e.g. " (a fraction: 0.02 = 2 points)")."""
     lo, hi = ("(" if low_open else "["), (")" if high_open else "]")
     ok = _is_real(value) and (0.0 < float(value) if low_open else 0.0 <= float(value)) and (
         float(value) < 1.0 if high_open else float(value) <= 1.0)
     if not ok:
         exc = ValueError if _is_real(value) else TypeError
-        raise exc(f"`{name}` must be a probability in {lo}0, 1{hi}, got {value!r}")
+        raise exc(f"`{name}` must be in {lo}0, 1{hi}, got {value!r}{hint}")
     return float(value)
 
 

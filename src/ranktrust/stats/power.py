@@ -51,15 +51,7 @@ STAY_WINDOW = 20
 
 
 def _unit(name: str, value: Any, *, closed_high: bool = False, hint: str = "") -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be a number, got {value!r}") from None
-    ok = (0.0 < v <= 1.0) if closed_high else (0.0 < v < 1.0)
-    if not ok or math.isnan(v):
-        rng = "(0, 1]" if closed_high else "(0, 1)"
-        raise ValueError(f"`{name}` must be in {rng}, got {value!r}{hint}")
-    return v
+    return _validate.probability(value, name, low_open=True, high_open=not closed_high, hint=hint)
 
 
 def _max_gap(q: float, binary: bool) -> float:
