@@ -135,7 +135,9 @@ def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix
             task=kw.get("task"), metric=kw.get("metric"), align=kw.get("align", "error")
         )
         if group == "":
-            m = m._replace(groups=None)
+            import dataclasses
+
+            m = dataclasses.replace(m, groups=None)   # --no-groups (ScoreMatrix is a frozen dataclass)
         return m, input_hash([kw["db"]])
     if not paths:
         raise click.UsageError("give an input file (or --db STORE)")
