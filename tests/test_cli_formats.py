@@ -73,3 +73,15 @@ def test_power_json_keeps_the_command_extras(capsys):
     d = json.loads(out)
     assert code == 0 and d["items_needed"] == 5390 and d["table"] and d["disagreement_source"]
     assert d["meta"]["kind"] == "power"
+
+
+def test_to_string_renders_a_result_as_the_command_line_would(swebench):
+    import ranktrust as rt
+    from ranktrust.reporting.renderers import to_string
+
+    a, b = swebench.models[:2]
+    r = rt.compare(swebench, a, b)
+    md = to_string(r, "md")
+    assert md.startswith(f"## {a} vs {b}") and "| p-value |" in md
+    assert json.loads(to_string(r, "json"))["meta"]["kind"] == "PairedComparison"
+    assert to_string(rt.rank_sets(swebench), "csv").startswith("tier,model,score")

@@ -125,12 +125,11 @@ def _displayable(x: Any) -> Any:
     return x
 
 
-def emit(
+def compose(
     payload: dict[str, Any],
     *,
     kind: str,
-    fmt: str | None,
-    out: str,
+    fmt: str,
     text: Callable[[dict[str, Any]], list[Any]] | None = None,
     markdown: Callable[[dict[str, Any]], str] | None = None,
     html: Callable[[dict[str, Any], dict[str, Any]], str] | None = None,
@@ -139,47 +138,50 @@ def emit(
     input_hash: str | None = None,
     command: str | None = None,
     title: str | None = None,
-) -> None:
-    """Render ``payload`` (a ``to_dict()``) in ``fmt`` (None: from the ``out`` suffix) and write it.
+    color: bool = False,
+) -> str:
+    """``payload`` (a ``to_dict()``) rendered in ``fmt`` (text, md, json, html or csv) as a string.
 
     Every command has the same four formats: text, md, json and html (``html`` renders the
     Markdown as one self-contained page unless the command has its own page); results that are a
     table also have csv.
     """
-    import sys
-
-    fmt = output_format(fmt, out)
     if fmt == "csv":
         if csv is None:
             from ..errors import DataError
 
             raise DataError(f"the {kind} output is not a table: csv is not available for it; "
                             "use text, md, json or html")
-        write_output(csv(payload), out)
-        return
+        return csv(payload)
     m = meta(kind, seed=seed, input_hash=input_hash, command=command)
     if fmt in ("text", "md"):
         # names are data: control and bidirectional characters are shown escaped in the terminal and
         # in Markdown (JSON, HTML and the store keep them exact)
         payload = _displayable(payload)
     if fmt == "json":
-        s = to_json(payload, m)
-    elif fmt in ("md", "html"):
+        return to_json(payload, m)
+    if fmt in ("md", "html"):
         if fmt == "html" and html is not None:
-            write_output(html(payload, m), out)
-            return
+            return html(payload, m)
         body = markdown(payload) if markdown else "```json\n" + json.dumps(payload, indent=2) + "\n```\n"
         parts = [f"ranktrust {m['version']}"] + ([f"seed {seed}"] if seed is not None else []) \
-            + ([f"input {input_hash}"] if input_hash is not None else []) + [f"`{command}`"]
+            + ([f"input {input_hash}"] if input_hash is not None else []) + ([f"`{command}`"] if command else [])
         s = body + "\n<sub>" + " · ".join(parts) + "</sub>\n"
         if fmt == "html":
             from .html import markdown_page
 
             s = markdown_page(s, title=title or f"ranktrust {kind}", payload=payload, meta=m)
-    else:
-        if text is None:
-            s = json.dumps(payload, indent=2) + "\n"
-        else:
-            color = out in ("-", "", None) and sys.stdout.isatty()
-            s = rich_to_text(text(payload), color=color)
-    write_output(s, out)
+        return s
+    if text is None:
+        return json.dumps(payload, indent=2) + "\n"
+    return rich_to_text(text(payload), color=color)
+
+
+def emit(payload: dict[str, Any], *, kind: str, fmt: str | None, out: str, **kw: Any) -> None:
+    """Render ``payload`` in ``fmt`` (None: from the ``out`` suffix, else text) with :func:`compose` and write
+    it to ``out`` ('-' = stdout; a partial file is removed on failure)."""
+    import sys
+
+    fmt = output_format(fmt, out)
+    color = fmt == "text" and out in ("-", "", None) and sys.stdout.isatty()
+    write_output(compose(payload, kind=kind, fmt=fmt, color=color, **kw), out)

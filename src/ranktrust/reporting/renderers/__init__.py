@@ -81,6 +81,25 @@ def formats_for(result: Any) -> tuple[str, ...]:
     return ("json", "text", "md", "html") + (("csv",) if renderer_for(result, "csv") else ())
 
 
+def to_string(result: Any, fmt: str = "text", *, kind: str | None = None, extra: dict[str, Any] | None = None,
+              **meta: Any) -> str:
+    """``result`` in ``fmt`` (text, md, json, html or csv) as a string, as the command line would write it.
+
+    >>> print(to_string(rt.compare(m, "A", "B"), "md"))      # doctest: +SKIP
+    """
+    from ..render import compose
+
+    return compose(_payload(result, extra), kind=kind or type(result).__name__, fmt=fmt,
+                   text=renderer_for(result, "text"), markdown=renderer_for(result, "md"),
+                   html=renderer_for(result, "html"), csv=renderer_for(result, "csv"), **meta)
+
+
+def _payload(result: Any, extra: dict[str, Any] | None) -> dict[str, Any]:
+    to_payload = renderer_for(result, "payload")
+    payload = to_payload(result) if to_payload is not None else result.to_dict()
+    return {**payload, **extra} if extra else payload
+
+
 def render(result: Any, *, fmt: str | None, out: str, kind: str, extra: dict[str, Any] | None = None,
            seed: int | None = None, input_hash: str | None = None, command: str | None = None,
            title: str | None = None, html: Callable[[dict[str, Any], dict[str, Any]], str] | None = None) -> None:
@@ -92,13 +111,9 @@ def render(result: Any, *, fmt: str | None, out: str, kind: str, extra: dict[str
     """
     from ..render import emit
 
-    to_payload = renderer_for(result, "payload")
-    payload = to_payload(result) if to_payload is not None else result.to_dict()
-    if extra:
-        payload = {**payload, **extra}
-    emit(payload, kind=kind, fmt=fmt, out=out, text=renderer_for(result, "text"),
+    emit(_payload(result, extra), kind=kind, fmt=fmt, out=out, text=renderer_for(result, "text"),
          markdown=renderer_for(result, "md"), html=html or renderer_for(result, "html"), csv=renderer_for(result, "csv"),
          seed=seed, input_hash=input_hash, command=command, title=title)
 
 
-__all__ = ["FORMATS", "renderer", "renderer_for", "formats_for", "render"]
+__all__ = ["FORMATS", "formats_for", "render", "renderer", "renderer_for", "to_string"]
