@@ -210,10 +210,13 @@ class LeaderboardReport(Result):
         sens = self.extra.get("sensitivity")
         flips = False
         if sens is not None:
-            sd = sens.to_dict() if hasattr(sens, "to_dict") else sens
-            flips = bool(sd.get("top_changes"))
+            if hasattr(sens, "rankings"):   # a Sensitivity: read its rankings, not its whole JSON
+                tops = {c: r[0] for c, r in sens.rankings().items()}
+                flips = len(set(tops.values())) > 1
+            else:                           # a sensitivity section given as its to_dict()
+                tops, flips = sens.get("top_by_condition") or {}, bool(sens.get("top_changes"))
             out["condition_flips"] = flips
-            out["top_by_condition"] = sd.get("top_by_condition") or {}
+            out["top_by_condition"] = tops
         separable = (out["rank_low"] == 1 and out["rank_high"] == 1) and not flips
         out["separable"] = bool(separable)
         return out
