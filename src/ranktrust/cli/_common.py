@@ -108,6 +108,29 @@ def output_options(fn: Callable) -> Callable:
     return fn
 
 
+def parse_sizes(text: str) -> list[int | str]:
+    """--sizes 30,100,full -> [30, 100, 'full'] (stability and report)."""
+    out: list[int | str] = []
+    for part in text.split(","):
+        part = part.strip().lower()
+        if not part:
+            continue
+        if part == "full":
+            out.append("full")
+            continue
+        try:
+            v = int(part)
+        except ValueError:
+            raise click.BadParameter(f"{part!r} is not a whole number or 'full' (e.g. --sizes 30,100,full)",
+                                     param_hint="--sizes") from None
+        if v < 1:
+            raise click.BadParameter(f"sizes must be >= 1, got {v}", param_hint="--sizes")
+        out.append(v)
+    if not out:
+        raise click.BadParameter("give at least one size", param_hint="--sizes")
+    return out
+
+
 def confidence_option(fn: Callable) -> Callable:
     from ..stats.intervals import intervals
 
@@ -193,5 +216,5 @@ def command_line() -> str:
 __all__ = [
     "input_options", "output_options", "output_format_option", "confidence_option", "seed_option", "load_matrix",
     "command_line", "cluster_requested", "render", "progress_bar", "DEFAULT_SEED",
-    "api_default", "listed", "points_default",
+    "api_default", "listed", "parse_sizes", "points_default",
 ]

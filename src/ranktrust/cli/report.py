@@ -16,27 +16,11 @@ from ._common import (
     listed,
     load_matrix,
     output_format_option,
+    parse_sizes,
     progress_bar,
     render,
     seed_option,
 )
-
-
-def _sizes(value: str) -> list[int | str]:
-    out: list[int | str] = []
-    for tok in value.split(","):
-        tok = tok.strip()
-        if tok == "full":
-            out.append("full")
-        elif tok:
-            try:
-                n = int(tok)
-            except ValueError:
-                raise click.BadParameter(f"sizes are integers or 'full', got {tok!r}") from None
-            if n < 1:
-                raise click.BadParameter(f"sizes must be positive, got {n}")
-            out.append(n)
-    return out
 
 
 @click.command("report")
@@ -85,7 +69,7 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
         rep = report(
             m, confidence_level=confidence, cluster=cluster, cluster_label=kw.get("group_col") if cluster else None,
             ci_method=ci_method, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
-            rank_method=rank_method, stability=not no_stability, sizes=_sizes(sizes),
+            rank_method=rank_method, stability=not no_stability, sizes=parse_sizes(sizes),
             stability_n_resamples=stability_n_resamples, split_half=split_half, rng=seed, microbench=microbench,
             progress=cb,
         )

@@ -18,32 +18,11 @@ from ._common import (
     listed,
     load_matrix,
     output_options,
+    parse_sizes,
     progress_bar,
     render,
     seed_option,
 )
-
-
-def parse_sizes(text: str) -> list[int | str]:
-    out: list[int | str] = []
-    for part in text.split(","):
-        part = part.strip().lower()
-        if not part:
-            continue
-        if part == "full":
-            out.append("full")
-            continue
-        try:
-            v = int(part)
-        except ValueError:
-            raise click.BadParameter(f"{part!r} is not a whole number or 'full' (e.g. --sizes 30,100,full)",
-                                     param_hint="--sizes") from None
-        if v < 1:
-            raise click.BadParameter(f"sizes must be >= 1, got {v}", param_hint="--sizes")
-        out.append(v)
-    if not out:
-        raise click.BadParameter("give at least one size", param_hint="--sizes")
-    return out
 
 
 def _given(name: str) -> bool:
