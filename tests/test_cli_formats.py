@@ -85,3 +85,13 @@ def test_to_string_renders_a_result_as_the_command_line_would(swebench):
     assert md.startswith(f"## {a} vs {b}") and "| p-value |" in md
     assert json.loads(to_string(r, "json"))["meta"]["kind"] == "PairedComparison"
     assert to_string(rt.rank_sets(swebench), "csv").startswith("tier,model,score")
+
+
+def test_every_report_section_is_one_partial():
+    from importlib import resources
+
+    from ranktrust.reporting.html import REPORT_SECTIONS
+
+    folder = resources.files("ranktrust.reporting").joinpath("templates", "sections")
+    partials = {p.name.removesuffix(".html.j2") for p in folder.iterdir() if p.name.endswith(".html.j2")}
+    assert partials == {sid for sid, _, _ in REPORT_SECTIONS}
