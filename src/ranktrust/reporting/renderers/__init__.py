@@ -60,9 +60,9 @@ def renderer(result_type: type | str, fmt: str) -> Callable[[Callable[..., Any]]
 def _load_builtin() -> None:
     global _loaded
     if not _loaded:
-        _loaded = True
         for name in _BUILTIN:
             importlib.import_module(f"{__name__}.{name}")
+        _loaded = True
 
 
 def renderer_for(result: Any, fmt: str) -> Callable[..., Any] | None:
