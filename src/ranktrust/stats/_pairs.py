@@ -3,8 +3,9 @@
 The array-level kernel under :mod:`ranktrust.stats.paired` (``compare``/``all_pairs``),
 :mod:`ranktrust.stats.blocked` and :mod:`ranktrust.stats.power`: the exact McNemar p-value and
 its dual interval, :func:`pair_stats` (counts, means and variances of the paired differences of
-every pair from a few matrix products) and :func:`_finish` (difference, SE, CI and p-value of each
-pair). See :mod:`ranktrust.stats.paired` for the references [A], [M], [N].
+every pair from a few matrix products), :func:`_finish` (difference, SE, CI and p-value of each
+pair) and the sign-flip permutation p-value. See :mod:`ranktrust.stats.paired` for the references
+[A], [M], [N], [P].
 """
 
 from __future__ import annotations
@@ -444,3 +445,29 @@ def _finish(
         warn_zero_spread(flat, subject="pair", unit="shared item", what="paired difference",
                          interval={"mcnemar": "Wald", "cluster": "clustered"}.get(method, "t"), stacklevel=4)
     return diff, se, low, high, p
+
+
+def _sign_flip_p(
+    d: np.ndarray, codes: np.ndarray | None, n_resamples: int, batch: int, rng: np.random.Generator,
+    alternative: str = "two-sided",
+) -> float:
+    """Sign-flip permutation p of the mean difference (clusters flip together); two-sided, or
+    one-sided for ``alternative="greater"`` / ``"less"``."""
+    units = d if codes is None else np.stack([d[s].sum() for s in _group_slices(codes)])
+    total = float(units.sum())
+    obs = abs(total)
+    tol = 1e-9 * max(1.0, obs)
+    hits = 0
+    done = 0
+    while done < n_resamples:
+        k = min(batch, n_resamples - done)
+        signs = rng.integers(0, 2, size=(k, units.size), dtype=np.int8) * 2 - 1
+        perm = signs @ units
+        if alternative == "greater":
+            hits += int(np.count_nonzero(perm >= total - tol))
+        elif alternative == "less":
+            hits += int(np.count_nonzero(perm <= total + tol))
+        else:
+            hits += int(np.count_nonzero(np.abs(perm) >= obs - tol))
+        done += k
+    return (hits + 1) / (n_resamples + 1)  # +1 correction [P]

@@ -29,7 +29,7 @@ from .._validate import SeedLike
 from ..errors import DataError
 from ..results import Result, jsonable
 from .._kernel import is_binary, nan_mean, normal_quantile
-from ._pairs import _finish, _group_slices, mcnemar_ci, mcnemar_exact, pair_stats
+from ._pairs import _finish, _sign_flip_p, mcnemar_ci, mcnemar_exact, pair_stats
 from .intervals import _check_correction, check_confidence_level, cluster_se, warn_few_clusters
 from .multiplicity import ADJUST_METHODS, adjust_pvalues
 
@@ -188,32 +188,6 @@ class PairedComparison(Result):
             "unpaired_half_width": self.unpaired_half_width, "n_resamples": self.n_resamples,
             "alternative": self.alternative,
         })
-
-
-def _sign_flip_p(
-    d: np.ndarray, codes: np.ndarray | None, n_resamples: int, batch: int, rng: np.random.Generator,
-    alternative: str = "two-sided",
-) -> float:
-    """Sign-flip permutation p of the mean difference (clusters flip together); two-sided, or
-    one-sided for ``alternative="greater"`` / ``"less"``."""
-    units = d if codes is None else np.stack([d[s].sum() for s in _group_slices(codes)])
-    total = float(units.sum())
-    obs = abs(total)
-    tol = 1e-9 * max(1.0, obs)
-    hits = 0
-    done = 0
-    while done < n_resamples:
-        k = min(batch, n_resamples - done)
-        signs = rng.integers(0, 2, size=(k, units.size), dtype=np.int8) * 2 - 1
-        perm = signs @ units
-        if alternative == "greater":
-            hits += int(np.count_nonzero(perm >= total - tol))
-        elif alternative == "less":
-            hits += int(np.count_nonzero(perm <= total + tol))
-        else:
-            hits += int(np.count_nonzero(np.abs(perm) >= obs - tol))
-        done += k
-    return (hits + 1) / (n_resamples + 1)  # +1 correction [P]
 
 
 def compare(
