@@ -15,6 +15,7 @@ with its message.
 from __future__ import annotations
 
 import inspect
+import warnings
 import re
 from typing import Any, Callable
 
@@ -399,3 +400,26 @@ def test_one_sided_p_values_match_scipy():
         assert abs(sf - ref) < 0.02
     # two-sided is the default and what 0.1 computed
     assert rt.compare(m, "a", "b").p_value == rt.compare(m, "a", "b", alternative="two-sided").p_value
+
+
+def test_progress_is_called_as_done_total():
+    """Every looping function reports progress(done, total): done never decreases and ends at total."""
+    s = (np.random.default_rng(2).random((4, 120)) < [[0.7], [0.6], [0.5], [0.4]]).astype(float)
+    m = rt.ScoreMatrix.from_array(s)
+    calls = {
+        "bootstrap_ci": lambda cb: rt.bootstrap_ci(m, n_resamples=700, rng=0, progress=cb),
+        "rank_sets": lambda cb: rt.rank_sets(m, method="bootstrap", n_resamples=700, rng=0, progress=cb),
+        "rank_sets (pairs)": lambda cb: rt.rank_sets(m, progress=cb),
+        "stability": lambda cb: rt.stability(m, sizes=[50], n_resamples=100, rng=0, progress=cb),
+        "split_half": lambda cb: rt.split_half(m, n_resamples=100, rng=0, progress=cb),
+        "report": lambda cb: rt.report(m, stability_n_resamples=50, quality=False, progress=cb),
+    }
+    for name, call in calls.items():
+        seen: list[tuple[int, int]] = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rt.SmallSampleWarning)
+            call(lambda done, total: seen.append((int(done), int(total))))
+        assert seen, name
+        dones = [d for d, _ in seen]
+        assert dones == sorted(dones) and all(d <= t for d, t in seen), (name, seen)
+        assert seen[-1][0] == seen[-1][1], (name, seen[-1])
