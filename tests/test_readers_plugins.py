@@ -53,11 +53,10 @@ def _distribution(root, name, entry_points):
 
 @pytest.fixture
 def fresh_registry(monkeypatch):
-    """Plug-ins are loaded once per process: load them again for this test, and forget them after."""
+    """Plug-ins are loaded once per process: load them again for this test; monkeypatch puts the registry
+    (without this test's plug-in) and the loaded flag back afterwards."""
     monkeypatch.setattr(_registry, "_PLUGINS_LOADED", False)
     monkeypatch.setattr(_registry, "_READERS", dict(_registry._READERS))
-    yield
-    _registry._PLUGINS_LOADED = False  # the next caller reloads without this test's sys.path entry
 
 
 def test_builtin_readers_follow_the_protocol():
