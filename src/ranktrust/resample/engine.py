@@ -121,6 +121,7 @@ _DEFAULT_BATCH_BYTES = 64 * 2**20
 # cost model (nanoseconds per unit), measured on a 2-core x86 machine with OpenBLAS
 _C_SPARSE = 0.25    # per (drawn item x model) in the sparse path
 _C_SPARSE32 = 0.6   # the same, re-measured for the exact float32 path (scipy CSR x dense)
+_C_PACKED = 0.6     # per (drawn item x 64-bit word) of the packed integer path (scipy CSR x uint64)
 _C_BINCOUNT = 3.0   # per drawn item in the count path
 _C_ROW = 1.5        # per (resample x item) cell of the count matrix (zero + convert)
 _C_FLOP = 1 / 40.0  # per flop of the float32 matrix product
@@ -147,8 +148,8 @@ def complete_scores(scores: np.ndarray, *, what: str = "scores") -> np.ndarray:
         raise ValueError(f"`{what}` must have shape (models, items); got {a.shape}")
     if a.shape[1] == 0:
         raise DataError(f"`{what}` has no items; resampling needs at least one item")
-    nan = np.isnan(a)
-    if nan.any():
+    if a.size and np.isnan(a.min()):       # min propagates NaN: one pass, no mask unless needed
+        nan = np.isnan(a)
         m, i = np.argwhere(nan)[0]
         raise DataError(
             f"{what} has {int(nan.sum())} missing score(s) (first: model row {m}, item column {i}); "
@@ -193,14 +194,19 @@ def _groups(groups, n_items: int) -> tuple[np.ndarray, int]:
     return codes.astype(np.intp), int(codes.max()) + 1
 
 
-def choose_path(n_models: int, n_items: int, size: int, *, exact: bool = False) -> str:
+def choose_path(n_models: int, n_items: int, size: int, *, exact: bool = False, lanes: int = 0) -> str:
     """``"sparse"`` or ``"matmul"``: the cheaper path for one resample (cost model).
 
     ``exact``: the scores are small integers summed exactly in float32, so both paths give
     the same bits and the choice is free to follow the re-measured costs; otherwise the
     original constants are kept so that float64 sums (and results) stay as they were.
+    ``lanes``: the sparse path adds packed integer words holding this many scores each
+    (:func:`_lane_bits`; 0 = not packed), ``ceil(M / lanes)`` words per drawn item.
     """
-    sparse = size * n_models * (_C_SPARSE32 if exact else _C_SPARSE)
+    if lanes:
+        sparse = size * -(-n_models // lanes) * _C_PACKED
+    else:
+        sparse = size * n_models * (_C_SPARSE32 if exact else _C_SPARSE)
     matmul = size * _C_BINCOUNT + n_items * (_C_ROW + 2 * n_models * _C_FLOP)
     return "sparse" if sparse < matmul else "matmul"
 
@@ -221,19 +227,73 @@ def _sparse_rows(idx: np.ndarray, n_cells: int, dtype):
     )
 
 
+def _lane_bits(span: float, size: int) -> int:
+    """Bits per packed score (8, 16 or 32) whose lanes hold any sum of ``size`` scores
+    shifted to ``0 .. span`` without overflow; 0 when none does."""
+    for bits in (8, 16, 32):
+        if span * size < 2**bits:
+            return bits
+    return 0
+
+
+def _packed_sums(idx: np.ndarray, packed: np.ndarray, bits: int, n_models: int) -> np.ndarray:
+    """Exact integer sums over the drawn items of each row of ``idx`` (b, k): ``(b, M)`` int64.
+
+    ``packed`` (N, W) uint64 holds each item's shifted scores, ``64 / bits`` per word
+    (:meth:`Prepared.packed`). Adding whole words adds every lane at once (SWAR): a lane's
+    sum fits its bits (:func:`_lane_bits`), so no carry crosses lanes, and one sparse
+    product (SciPy's CSR x dense in uint64) makes all the sums, ``W`` words per drawn item
+    instead of ``M`` floats.
+    """
+    sums = _sparse_rows(idx, packed.shape[0], np.uint64) @ packed       # (b, W) uint64
+    return np.ascontiguousarray(sums).view(f"<u{bits // 8}")[:, :n_models].astype(np.int64)
+
+
 # ----------------------------------------------------------------- public API
 class Prepared:
     """Scores validated once for many runs (e.g. one per benchmark size): the float64
     matrix, whether it holds integers, and its transposes by dtype (made on first use)."""
 
     def __init__(self, scores: np.ndarray) -> None:
-        self.s = complete_scores(scores)
-        self.integer = bool(np.array_equal(self.s, np.round(self.s)))
-        self.maxabs = float(np.abs(self.s).max(initial=0.0))
+        self.s = s = complete_scores(scores)
+        self.lo = float(s.min()) if s.size else 0.0
+        self.hi = float(s.max()) if s.size else 0.0
+        self.maxabs = max(abs(self.lo), abs(self.hi), 0.0)
+        self._q = None     # the scores as int8 when they are integers in -128 .. 127 (0/1 benchmarks)
+        if -128 <= self.lo and self.hi <= 127:
+            q = s.astype(np.int8)
+            self.integer = bool(np.array_equal(q, s))
+            self._q = q if self.integer else None
+        else:
+            self.integer = bool(np.array_equal(s, np.round(s)))
         self._st: dict = {}
 
     def exact32(self, n_drawn: int) -> bool:
         return self.integer and self.maxabs * n_drawn < 2**24
+
+    def lane_bits(self, n_drawn: int) -> int:
+        """Bits per lane of the packed integer sums of ``n_drawn`` items (0: not integer or too wide)."""
+        if not self.integer:
+            return 0
+        return _lane_bits(self.hi - self.lo, n_drawn)
+
+    def packed(self, bits: int) -> np.ndarray:
+        """``(N, W)`` uint64: item i's scores minus the smallest score, ``64 / bits`` to a word
+        (little-endian lanes, the last word padded with zeros)."""
+        key = ("packed", bits)
+        if key not in self._st:
+            lanes = 64 // bits
+            m, n = self.s.shape
+            p = np.zeros((n, -(-m // lanes) * lanes), dtype=f"<u{bits // 8}")
+            if self._q is not None:
+                # int8 -> unsigned lanes wraps modulo 2**bits, and so does subtracting lo: the
+                # result, q - lo in 0 .. span < 2**bits, is exact
+                p[:, :m] = self._q.T
+                p[:, :m] -= p.dtype.type(int(self.lo) % 2**bits)
+            else:
+                p[:, :m] = (self.s - self.lo).T
+            self._st[key] = p.view(np.uint64)
+        return self._st[key]
 
     def st(self, dtype) -> np.ndarray:
         key = np.dtype(dtype).str
@@ -265,20 +325,24 @@ def _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path):
         size = n if size is None else _check_count(size, "size")
         cells = n
     exact = groups is None and prep.exact32(size)
+    bits = prep.lane_bits(size) if groups is None else 0
     if path == "auto":
-        path = "matmul" if groups is not None else choose_path(m, n, size, exact=exact)
+        path = "matmul" if groups is not None else choose_path(m, n, size, exact=exact, lanes=bits and 64 // bits)
     if path not in ("sparse", "matmul"):
         raise ValueError(f"`path` must be 'auto', 'sparse' or 'matmul'; got {path!r}")
+    sparse = path == "sparse" and groups is None
+    # integer scores: the sparse path adds packed words (exact, so the same numbers as floats)
+    packed = prep.packed(bits) if sparse and bits else None
     if groups is None:
         dtype = np.float32 if exact else np.float64
-        st = prep.st(dtype)                                 # (N, M)
+        st = None if packed is not None else prep.st(dtype)     # (N, M)
     else:
         dtype = np.float64
         st = np.ascontiguousarray(gsum.T)                   # (G, M)
     seeds = _block_seeds(rng, n_resamples)
     per_product = _blocks_per_product(max(cells, size))
-    work = dict(st=st, n_resamples=n_resamples, cells=cells, size=size, n_models=m,
-                sparse=path == "sparse" and groups is None,
+    work = dict(st=st, n_resamples=n_resamples, cells=cells, size=size, n_models=m, sparse=sparse,
+                packed=packed, lane_bits=bits, lo=prep.lo,
                 gcount=None if groups is None else gcount, dtype=dtype, tie_keys=tie_keys)
     tasks = [(seeds[g0:g0 + per_product], g0) for g0 in range(0, len(seeds), per_product)]
     return tasks, work
@@ -453,7 +517,8 @@ def _prefetch_pool():
     return _POOL
 
 
-def _product_means(group, first, *, st, n_resamples, cells, size, n_models, sparse, gcount, dtype, tie_keys):
+def _product_means(group, first, *, st, n_resamples, cells, size, n_models, sparse, packed, lane_bits, lo, gcount,
+                   dtype, tie_keys):
     """Means (and tie keys) of the resamples of one product group of blocks.
 
     The count path counts each block as soon as it is drawn (a block's indices stay in
@@ -467,7 +532,10 @@ def _product_means(group, first, *, st, n_resamples, cells, size, n_models, spar
         idx_parts = [np.random.Generator(np.random.PCG64(wss)).integers(0, cells, size=(b, size))
                      for (wss, _), b in zip(kids, bs)]
         idx = np.concatenate(idx_parts) if len(idx_parts) > 1 else idx_parts[0]
-        means = (_sparse_rows(idx, cells, dtype) @ st).astype(np.float64) / size
+        if packed is not None:
+            means = (_packed_sums(idx, packed, lane_bits, n_models).astype(np.float64) + size * lo) / size
+        else:
+            means = (_sparse_rows(idx, cells, dtype) @ st).astype(np.float64) / size
     else:
         cnt = np.empty((sum(bs), cells), dtype=dtype)
         r0 = 0
