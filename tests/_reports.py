@@ -58,7 +58,8 @@ def _report(n_models: int, n_items: int, seed: int, long_names: bool, extras: bo
         # is computed here with room for 3 target models
         extra = None if not extras else {"microbench": rt.mdad(
             m.align("intersect"), methods=("random", "stratified", "anchor"), sizes=(10, 25, 50, 100, 250),
-            n_resamples=10, source_models=max(2, n_models - 4), delta_bin=0.1, rng=seed)}
+            n_resamples=10, source_models=max(2, n_models - 4), delta_bin=0.1, rng=seed),
+            "repeats": rt.repeats(m, pass_at=(1, 2))}          # the report's own has no pass@k
         rep = rt.report(m, rng=seed, title="Synthetic <leaderboard>", sizes=(30, 100, 200, 500, 1000, "full"),
                         stability_n_resamples=200, split_half=True, split_half_n_resamples=200,
                         quality=n_models <= 60, extra=extra)
