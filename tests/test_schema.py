@@ -40,7 +40,7 @@ def runs_csv(tmp_path_factory):
     return p
 
 
-def _commands(data: str, runs: str) -> dict[str, list[str]]:
+def _commands(data: str, runs: str, db: str = "store.duckdb") -> dict[str, list[str]]:
     al = ["--align", "intersect"]
     return {
         # --microbench on 10k items takes minutes; its section is the microbench command's MDADResult layout
@@ -56,16 +56,18 @@ def _commands(data: str, runs: str) -> dict[str, list[str]]:
         "microbench-subset": ["microbench", data, *al, "--select", "anchor", "--size", "12"],
         "repeats": ["repeats", runs, "--pass-at", "1,2"],
         "sensitivity": ["sensitivity", runs],
+        "ingest": ["ingest", runs, "--db", db],
+        "db-list": ["db", "list", "--db", db],
     }
 
 
 @pytest.fixture(scope="module")
 def outputs(mmlupro_path, runs_csv, tmp_path_factory):
-    """The JSON of every command on the bundled dataset (repeats and sensitivity: runs_csv)."""
+    """The JSON of every command on the bundled dataset (repeats, sensitivity and the store: runs_csv)."""
     capsys = _Capture()
     out = {}
     d = tmp_path_factory.mktemp("json")
-    for name, args in _commands(str(mmlupro_path), str(runs_csv)).items():
+    for name, args in _commands(str(mmlupro_path), str(runs_csv), str(d / "store.duckdb")).items():
         path = d / f"{name}.json"
         code, _, err = run_cli(capsys, *args, "--format", "json", "--out", str(path))
         assert code == 0, (name, err)
