@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import io
 
 import numpy as np
 import pytest
@@ -63,7 +64,7 @@ def test_select_writes_items_with_weights(small_csv, tmp_path, capsys):
     out = tmp_path / "subset.csv"
     code, _, err = _run(["microbench", str(small_csv), "--select", "anchor", "--size", "12", "--out", str(out)], capsys)
     assert code == 0, err
-    rows = list(csv.DictReader(open(out)))
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
     assert len(rows) == 12 and set(rows[0]) == {"item", "position", "weight"}
     assert sum(float(r["weight"]) for r in rows) == pytest.approx(1.0)
     # the same seed gives the same subset
