@@ -21,13 +21,13 @@ def test_stability_json(swebench_path):
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     assert d["meta"]["kind"] == "stability" and d["meta"]["seed"] == 3
-    assert [r["n"] for r in d["sizes"]] == [30, 200, 500]
-    row = d["sizes"][0]
+    assert [r["n"] for r in d["by_size"]] == [30, 200, 500]
+    row = d["by_size"][0]
     assert {"n", "p_top_stays_top", "p_topk_order", "p_first", "rank_distribution"} <= set(row)
     assert set(row["p_topk_order"]) == {"2", "3"}
     # same seed, same numbers
     q = run("stability", str(swebench_path), "--sizes", "30,200,full", "--n-resamples", "300", "--seed", "3", "-f", "json")
-    assert json.loads(q.stdout)["sizes"] == d["sizes"]
+    assert json.loads(q.stdout)["by_size"] == d["by_size"]
 
 
 def test_stability_text_and_md(swebench_path):

@@ -120,10 +120,10 @@ def test_md_footer_leaves_out_unset_seed(capsys):
 def test_stability_one_row_per_size(capsys, swebench_path):
     code, out, _ = cli(capsys, "stability", swebench_path, "--n-resamples", "50", "-f", "json")
     assert code == 0
-    ns = [r["n"] for r in json.loads(out)["sizes"]]
+    ns = [r["n"] for r in json.loads(out)["by_size"]]
     assert ns == [30, 100, 200, 500]  # no 500 twice, no default 1000 beyond the 500 items
     code, out, _ = cli(capsys, "stability", swebench_path, "--n-resamples", "50", "--sizes", "100,1000,full", "-f", "json")
-    assert [r["n"] for r in json.loads(out)["sizes"]] == [100, 1000, 500]  # asked for: kept
+    assert [r["n"] for r in json.loads(out)["by_size"]] == [100, 1000, 500]  # asked for: kept
 
 
 def test_ranks_marginal_has_one_range_column(capsys, swebench_path):
@@ -186,7 +186,7 @@ def test_one_item_file_reports_without_traceback(tmp_path):
 
     d = json.loads(r.stdout)
     assert all(row["rank_low"] == 1 and row["rank_high"] == 3 for row in d["rank_sets"]["models"])
-    assert all(s["p_top_stays_top"] is None for s in d["stability"]["sizes"])
+    assert all(s["p_top_stays_top"] is None for s in d["stability"]["by_size"])
 
 
 def test_continuous_power_section_keeps_large_gaps(alpaca_path):

@@ -236,7 +236,7 @@ def _check_page(browser: Browser, path: Path, d: dict, meta: dict, shot: Path) -
                [(p["a"], p["b"], p["diff"], p["p_adjusted"]) for p in adjacent]
     if d.get("stability"):
         assert [(s["n"], s["p"]) for s in dom["stability"]] == \
-               [(s["n"], s["p_top_stays_top"]) for s in d["stability"]["sizes"]]
+               [(s["n"], s["p_top_stays_top"]) for s in d["stability"]["by_size"]]
     if d.get("power"):
         assert dom["power"] == [{"gap": r["gap"], "items_needed": r["items_needed"]} for r in d["power"]["table"]]
     assert json.loads(dom["footer"]["seed"]) == meta["seed"]

@@ -147,8 +147,8 @@ def test_stability_curve_series_and_familiar_marks():
     series = _lines_with_gid(ax, "rt-series-")
     assert [ln.get_label() for ln in series] == ["P(#1 stays #1)", "P(top 2 keep their order)",
                                                   "P(top 3 keep their order)"]
-    assert list(series[0].get_xdata()) == [s["n"] for s in d["stability"]["sizes"]]
-    assert list(series[0].get_ydata()) == [s["p_top_stays_top"] for s in d["stability"]["sizes"]]
+    assert list(series[0].get_xdata()) == [s["n"] for s in d["stability"]["by_size"]]
+    assert list(series[0].get_ydata()) == [s["p_top_stays_top"] for s in d["stability"]["by_size"]]
     marks = _lines_with_gid(ax, "rt-familiar-")
     assert sorted(ln.get_xdata()[0] for ln in marks) == [30, 164, 500]
     texts = " ".join(t.get_text() for t in ax.texts)
@@ -156,7 +156,7 @@ def test_stability_curve_series_and_familiar_marks():
     assert "this benchmark\n2000" in texts
     assert ax.get_xscale() == "log"
     # a bare rt.stability dict
-    fig2 = plots.stability_curve({"sizes": d["stability"]["sizes"][:2]})
+    fig2 = plots.stability_curve({"by_size": d["stability"]["by_size"][:2]})
     assert len(_lines_with_gid(fig2.axes[0], "rt-series-")) == 3
 
 
@@ -270,9 +270,9 @@ def _overlaps(boxes) -> list:
     (2000, [30, 100, 200, 500, 1000, 2000]),
 ])
 def test_stability_size_labels_never_overlap(n_items, sizes):
-    stab = {"sizes": [{"n": n, "p_top_stays_top": 0.5 + n / 5000, "p_topk_order": {"2": 0.3}} for n in sizes],
+    stab = {"by_size": [{"n": n, "p_top_stays_top": 0.5 + n / 5000, "p_topk_order": {"2": 0.3}} for n in sizes],
             "top_model": "m"}
-    stab["sizes"][-1]["label"] = "full"
+    stab["by_size"][-1]["label"] = "full"
     fig = plots.stability_curve({"stability": stab, "n_items": n_items})
     fig.set_dpi(150)  # as save_figures writes it: text does not scale exactly with dpi
     fig.canvas.draw()
@@ -432,7 +432,7 @@ def test_familiar_sizes_defined_once(small):
     from ranktrust.ranking.stability import FAMILIAR_SIZES
 
     assert not hasattr(plots, "FAMILIAR_SIZES")
-    stab = {"sizes": [{"n": n, "p_top_stays_top": 0.6, "p_topk_order": {}} for n in (30, 100, 500)]}
+    stab = {"by_size": [{"n": n, "p_top_stays_top": 0.6, "p_topk_order": {}} for n in (30, 100, 500)]}
     fig = plots.stability_curve(stab)  # no familiar_sizes in the result: the analysis's constant
     marks = [a for a in fig.axes[0].lines if str(a.get_gid()).startswith("rt-familiar")]
     assert len(marks) == len(FAMILIAR_SIZES)

@@ -49,7 +49,7 @@ def test_agrees_with_naive_loop(eight):
 def test_winners_curse(eight):
     res = split_half(eight, n_resamples=2000, rng=0)
     d = res.to_dict()
-    assert set(d) >= {"splits", "p_same_winner", "p_same_winner_se", "lead_selecting_half",
+    assert set(d) >= {"n_resamples", "p_same_winner", "p_same_winner_se", "lead_selecting_half",
                       "lead_other_half", "shrinkage"}
     assert res.lead_other_half < res.lead_selecting_half
     assert res.shrinkage > 4 * res.shrinkage_se

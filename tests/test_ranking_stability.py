@@ -60,16 +60,16 @@ def test_reference_check_can_fail(swe):
 def test_result_shapes_and_dict(swe):
     res = stability(swe, sizes=[30, 1000, "full"], n_resamples=300, rng=0)
     d = res.to_dict()
-    assert [r["n"] for r in d["sizes"]] == [30, 1000, 500]
-    assert [r["beyond_data"] for r in d["sizes"]] == [False, True, False]
+    assert [r["n"] for r in d["by_size"]] == [30, 1000, 500]
+    assert [r["beyond_data"] for r in d["by_size"]] == [False, True, False]
     assert d["top_model"] == "Claude 4.5 Opus medium (20251101)"
-    assert set(d["sizes"][0]["p_topk_order"]) == {"2", "3"}
+    assert set(d["by_size"][0]["p_topk_order"]) == {"2", "3"}
     assert d["familiar_sizes"]["SWE-bench Verified"] == 500
     rd = res.rank_distribution
     np.testing.assert_allclose(rd.sum(axis=2), 1)        # each model has some rank
     np.testing.assert_allclose(rd.sum(axis=1), 1)        # each rank is held by one model
     np.testing.assert_allclose(res.p_first, rd[:, :, 0])
-    row = d["sizes"][0]
+    row = d["by_size"][0]
     assert abs(row["p_top_stays_top_se"] - np.sqrt(row["p_top_stays_top"] * (1 - row["p_top_stays_top"]) / 300)) < 1e-12
     assert len(row["rank_distribution"][d["top_model"]]) == 25
 
@@ -92,14 +92,14 @@ def test_separated_models_are_stable_at_full_size():
 def test_cluster_mode(swe):
     res = stability(swe, sizes=[100, "full"], n_resamples=200, rng=0, cluster=True)
     assert res.clustered and list(res.n_groups) == [2, 12]
-    assert "n_groups" in res.to_dict()["sizes"][0]
+    assert "n_groups" in res.to_dict()["by_size"][0]
     with pytest.raises(ValueError, match="needs item groups"):
         stability(np.ones((2, 5)), n_resamples=10, cluster=True)
 
 
 def test_topk_larger_than_models_is_nan():
     res = stability(np.random.default_rng(0).random((2, 50)), sizes=[10], n_resamples=50, top_k=(2, 3), rng=0)
-    assert np.isnan(res.p_topk_order[0, 1]) and res.to_dict()["sizes"][0]["p_topk_order"]["3"] is None
+    assert np.isnan(res.p_topk_order[0, 1]) and res.to_dict()["by_size"][0]["p_topk_order"]["3"] is None
 
 
 @pytest.mark.parametrize("kw, msg", [
@@ -132,8 +132,8 @@ def test_one_item_gives_nan_with_warning():
     assert np.isnan(res.p_top_stays_top).all() and np.isnan(res.p_first).all()
     assert np.isnan(res.p_topk_order).all() and np.isnan(res.rank_distribution).all()
     d = res.to_dict()
-    assert d["sizes"][1]["p_top_stays_top"] is None and d["top_model"] == "model_0"
-    assert all(v is None for v in d["sizes"][0]["p_first"].values())
+    assert d["by_size"][1]["p_top_stays_top"] is None and d["top_model"] == "model_0"
+    assert all(v is None for v in d["by_size"][0]["p_first"].values())
 
 
 def test_two_items_match_the_exact_bootstrap_probability():

@@ -147,11 +147,16 @@ def _holds_in_rows(rows, values) -> bool:
     return any(sorted(repr(row.get(k)) for row in rows) == want for k in rows[0])
 
 
+#: keys that name a field and hold a table of rows carrying it, one value per row (``"models"`` rows
+#: carry ``models`` as ``"model"``); any other field's key holds the field itself
+ROW_TABLES = {"models", "items", "person_fit"}
+
+
 def test_a_key_that_names_a_field_holds_that_field(results):
     """``to_dict`` keys equal field names where a field is emitted: a key named like a field holds
-    that field's value (scalars, tuples, arrays), or is a table of rows that carries the field, one
-    value per row (``"models"`` rows carry ``models`` as ``"model"``; Stability's ``"sizes"`` rows
-    carry ``sizes`` as ``"n"``), or maps model names to it. Never another quantity under a field's name."""
+    that field's value (scalars, tuples, arrays), or is one of the declared :data:`ROW_TABLES` that
+    carries the field, one value per row, or maps model names to it. Never another quantity under a
+    field's name (Stability's ``"sizes"`` is the list of sizes; its rows are ``"by_size"``)."""
     checked = 0
     for name, r in results.items():
         d = r.to_dict()
@@ -161,6 +166,7 @@ def test_a_key_that_names_a_field_holds_that_field(results):
             v, got = jsonable(getattr(r, f.name)), d[f.name]
             where = f"{type(r).__name__}.to_dict()[{f.name!r}]"
             if isinstance(got, list) and got and all(isinstance(x, dict) for x in got):
+                assert f.name in ROW_TABLES, f"{where} is a table of rows, not the field"
                 assert isinstance(v, list) and _holds_in_rows(got, v), where
             elif isinstance(got, dict) and isinstance(v, list):          # keyed by model name
                 assert list(got) == list(r.models) and jsonable(list(got.values())) == v, where
@@ -168,6 +174,8 @@ def test_a_key_that_names_a_field_holds_that_field(results):
                 assert got == v, where
             checked += 1
     assert checked > 50
+    st = results["stability"].to_dict()
+    assert st["sizes"] == [30, 120] and [r["n"] for r in st["by_size"]] == st["sizes"]
 
 
 def test_shared_field_names():

@@ -63,7 +63,7 @@ def test_stability_without_rank_distributions_gives_the_same_figures():
     assert b.rank_distribution is None
     assert np.array_equal(a.p_first, b.p_first)
     assert np.array_equal(a.p_topk_order, b.p_topk_order, equal_nan=True)
-    assert "rank_distribution" not in b.to_dict()["sizes"][0]
+    assert "rank_distribution" not in b.to_dict()["by_size"][0]
 
 
 def _same_table(a, b, exact):

@@ -115,7 +115,7 @@ def test_the_check_can_fail(outputs, change):
     if change == "rename":
         row["ci_lo"] = row.pop("ci_low")
     elif change == "retype":
-        d["stability"]["sizes"][0]["n"] = "30"
+        d["stability"]["by_size"][0]["n"] = "30"
     elif change == "extra":
         d["headline"]["p_top_stays_top"] = 0.9
     else:

@@ -72,7 +72,7 @@ def test_replay_json(small, capsys):
     code, out, err = run(["watch", p, "--replay", "20", "--seed", "1", "--format", "json"], capsys)
     assert code == 0, err
     d = json.loads(out)
-    assert d["meta"]["kind"] == "watch-replay" and d["n_replays"] == 20 and d["decided_share"] == 1.0
+    assert d["meta"]["kind"] == "watch-replay" and d["n_resamples"] == 20 and d["decided_share"] == 1.0
     assert d["errors"] == 0 and d["items_needed"]["median"] < 1500
     assert d["cells_needed"]["median"] < 6 * 1500
     code, out, err = run(["watch", p, "--replay", "5", "--scope", "benchmark"], capsys)

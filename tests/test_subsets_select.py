@@ -39,7 +39,7 @@ def test_registry_lists_builtin_methods():
 @given(method=st.sampled_from(METHODS), k=st.integers(1, 60), seed=st.integers(0, 2**16))
 def test_subsets_are_valid_and_reproducible(method, k, seed):
     s = rt.select_subset(M, method=method, size=k, rng=seed)
-    assert s.k == k
+    assert s.size == k
     assert len(np.unique(s.items)) == k
     assert s.items.min() >= 0 and s.items.max() < M.n_items
     assert s.labels == tuple(M.items[i] for i in s.items)
@@ -155,7 +155,7 @@ def test_estimate_from_matrix_and_array_agree():
     np.testing.assert_allclose(a.estimate, np.asarray(M.scores)[:, s.items] @ s.weights)
     assert a.models == M.models
     d = a.to_dict()
-    assert {"method", "estimator", "k", "estimates"} <= set(d)
+    assert {"method", "estimator", "size", "estimates"} <= set(d)
 
 
 def test_estimate_renormalises_weights_over_scored_items():

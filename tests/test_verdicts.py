@@ -266,9 +266,9 @@ def test_same_seed_same_stability_figure_across_commands(swebench):
 def test_qa_m2_report_sizes_at_or_above_n(swebench):
     """M2: `report --sizes 500` (= N) and 1000 (> N) give the full-size row instead of an error."""
     d = rt.report(swebench, stability_n_resamples=100, sizes=[500], quality=False).to_dict()
-    assert [r["n"] for r in d["stability"]["sizes"]] == [swebench.n_items]
+    assert [r["n"] for r in d["stability"]["by_size"]] == [swebench.n_items]
     d = rt.report(swebench, stability_n_resamples=100, sizes=[30, 1000], quality=False).to_dict()
-    assert [r["n"] for r in d["stability"]["sizes"]] == [30, swebench.n_items]
+    assert [r["n"] for r in d["stability"]["by_size"]] == [30, swebench.n_items]
 
 
 # --------------------------------------------------------------------------- the shared data

@@ -423,3 +423,95 @@ def test_progress_is_called_as_done_total():
         dones = [d for d, _ in seen]
         assert dones == sorted(dones) and all(d <= t for d, t in seen), (name, seen)
         assert seen[-1][0] == seen[-1][1], (name, seen[-1])
+
+
+# ------------------------------------------------------------------------------------ result fields
+
+#: old spellings of a result field or JSON key -> the vocabulary's name (a field is read as its key)
+FORBIDDEN_FIELDS = {
+    "draws": "n_resamples", "splits": "n_resamples", "trials": "n_resamples", "n_trials": "n_resamples",
+    "n_splits": "n_resamples", "n_replays": "n_resamples", "n_boot": "n_resamples", "k": "size",
+}
+#: (result class, name): the one place an otherwise forbidden field name is right, and why
+FIELD_ONLY_IN = {("PassAtK", "k"): "pass@k's k (samples per estimate), not a subset size"}
+
+
+def _result_classes() -> list[type]:
+    import importlib
+    import pkgutil
+
+    from ranktrust.results import Result
+
+    for mod in pkgutil.walk_packages(rt.__path__, "ranktrust."):
+        if ".cli" in mod.name or mod.name.startswith("ranktrust.score"):
+            continue   # the CLI defines no results; score needs the optional torch extra for some modules
+        importlib.import_module(mod.name)
+    importlib.import_module("ranktrust.score.runner")
+    out, todo = set(), list(Result.__subclasses__())
+    while todo:
+        c = todo.pop()
+        out.add(c)
+        todo.extend(c.__subclasses__())
+    return sorted(out, key=lambda c: c.__name__)
+
+
+def _attribute_names(cls: type) -> set[str]:
+    """A result's fields and public properties: what a user reads off it."""
+    import dataclasses
+
+    names = {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else set()
+    return names | {n for n, v in inspect.getmembers(cls) if isinstance(v, property) and not n.startswith("_")}
+
+
+def _check_result_names(cls: type) -> None:
+    for name in _attribute_names(cls):
+        if name in FORBIDDEN_FIELDS and (cls.__name__, name) not in FIELD_ONLY_IN:
+            raise AssertionError(f"{cls.__name__}.{name}: the vocabulary says {FORBIDDEN_FIELDS[name]!r}")
+
+
+@pytest.mark.parametrize("cls", _result_classes(), ids=lambda c: c.__name__)
+def test_result_fields_use_the_vocabulary(cls):
+    """A Monte Carlo count is ``n_resamples`` and a subset size ``size`` on results too (not ``draws``,
+    ``splits``, ``trials``, ``n_replays``, ``k``)."""
+    _check_result_names(cls)
+
+
+def test_json_keys_use_the_vocabulary():
+    """No key of any command's JSON layout (the generated schema, rows included) is an old spelling."""
+    allowed = {name for _cls, name in FIELD_ONLY_IN}
+    found: list[str] = []
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            for key in node.get("properties") or {}:
+                if key in FORBIDDEN_FIELDS and key not in allowed:
+                    found.append(f"{where}: {key!r} (use {FORBIDDEN_FIELDS[key]!r})")
+            for key, v in node.items():
+                walk(v, f"{where}/{key}")
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, where)
+
+    walk(rt.json_schema(), "")
+    assert not found, found
+
+
+def test_an_old_result_field_spelling_fails():
+    """The check itself catches a ``draws`` field and a ``k`` property (so the test can fail)."""
+    import dataclasses
+
+    from ranktrust.results import Result
+
+    @dataclasses.dataclass(frozen=True, eq=False)
+    class StabilityLike(Result):
+        draws: int
+
+    class SubsetLike(Result):
+        @property
+        def k(self) -> int:
+            return 1
+
+    with pytest.raises(AssertionError, match="StabilityLike.draws: the vocabulary says 'n_resamples'"):
+        _check_result_names(StabilityLike)
+    with pytest.raises(AssertionError, match="SubsetLike.k: the vocabulary says 'size'"):
+        _check_result_names(SubsetLike)

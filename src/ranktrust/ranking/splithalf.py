@@ -19,7 +19,7 @@ __all__ = ["SplitHalf", "split_half"]
 class SplitHalfJSON(TypedDict):
     """Layout of :meth:`SplitHalf.to_dict` (``p_wins_half`` by model name)."""
 
-    splits: int
+    n_resamples: int
     p_same_winner: float
     p_same_winner_se: float
     lead_selecting_half: float
@@ -39,7 +39,8 @@ class SplitHalf(Result):
     Attributes
     ----------
     models : tuple of str
-    splits : int
+    n_resamples : int
+        Random halves (splits).
     p_same_winner, p_same_winner_se : float
         Share of random halves whose winner also wins the other half, and its Monte
         Carlo SE.
@@ -57,7 +58,7 @@ class SplitHalf(Result):
     """
 
     models: tuple[str, ...]
-    splits: int
+    n_resamples: int
     p_same_winner: float
     p_same_winner_se: float
     lead_selecting_half: float
@@ -71,7 +72,7 @@ class SplitHalf(Result):
 
     def to_dict(self) -> SplitHalfJSON:
         return jsonable({
-            "splits": self.splits,
+            "n_resamples": self.n_resamples,
             "p_same_winner": self.p_same_winner,
             "p_same_winner_se": self.p_same_winner_se,
             "lead_selecting_half": self.lead_selecting_half,
@@ -164,7 +165,7 @@ def split_half(
         cov = np.cov(lead_b, lead_a)
         shrink_var = (cov[0, 0] + r**2 * cov[1, 1] - 2 * r * cov[0, 1]) / (splits * la**2)
     return SplitHalf(
-        models=inp.models, splits=int(splits),
+        models=inp.models, n_resamples=int(splits),
         p_same_winner=float(p), p_same_winner_se=float(np.sqrt(p * (1 - p) / splits)),
         lead_selecting_half=float(la), lead_selecting_half_se=float(lead_a.std(ddof=1) / np.sqrt(splits)),
         lead_other_half=float(lb), lead_other_half_se=float(lead_b.std(ddof=1) / np.sqrt(splits)),

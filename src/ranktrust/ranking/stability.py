@@ -38,21 +38,22 @@ class _StabilitySizeRow(TypedDict):
 
 
 class StabilitySizeRow(_StabilitySizeRow, total=False):
-    """One benchmark size of :meth:`Stability.to_dict` ``"sizes"``."""
+    """One benchmark size of :meth:`Stability.to_dict` ``"by_size"``."""
 
     rank_distribution: dict[str, list[float]]
     n_groups: int
 
 
 class _StabilityJSON(TypedDict):
-    draws: int
+    n_resamples: int
     n_items: int
     top_model: str
     top_k: list[int]
     models: list[str]
     scores: dict[str, float]
     clustered: bool
-    sizes: list[StabilitySizeRow]
+    sizes: list[int]
+    by_size: list[StabilitySizeRow]
     familiar_sizes: dict[str, int]
     dropped: dict[str, int]
 
@@ -78,7 +79,8 @@ class Stability(Result):
         Items per draw; ``size_labels`` keeps ``"full"`` where it was asked for.
     beyond_data : ndarray of bool (S,)
         True where ``n`` exceeds the number of items (draws repeat items).
-    draws : int
+    n_resamples : int
+        Bootstrap draws per size.
     top_model : str
         The full-data #1 (exact ties: the first listed).
     full_order : ndarray of int (M,)
@@ -106,7 +108,7 @@ class Stability(Result):
     sizes: np.ndarray
     size_labels: tuple[str, ...]
     beyond_data: np.ndarray
-    draws: int
+    n_resamples: int
     top_model: str
     full_order: np.ndarray
     top_k: tuple[int, ...]
@@ -121,11 +123,11 @@ class Stability(Result):
     @property
     def p_top_stays_top_se(self) -> np.ndarray:
         """Monte Carlo standard error of :attr:`p_top_stays_top`."""
-        return _mc_se(self.p_top_stays_top, self.draws)
+        return _mc_se(self.p_top_stays_top, self.n_resamples)
 
     @property
     def p_topk_order_se(self) -> np.ndarray:
-        return _mc_se(self.p_topk_order, self.draws)
+        return _mc_se(self.p_topk_order, self.n_resamples)
 
     def to_dict(self, *, rank_distribution: bool = True) -> StabilityJSON:
         """JSON-ready dict; ``rank_distribution=False`` leaves out the M x M rank distributions."""
@@ -140,7 +142,7 @@ class Stability(Result):
                 "p_topk_order": {str(k): self.p_topk_order[s, i] for i, k in enumerate(self.top_k)},
                 "p_topk_order_se": {str(k): self.p_topk_order_se[s, i] for i, k in enumerate(self.top_k)},
                 "p_first": dict(zip(self.models, self.p_first[s])),
-                "p_first_se": dict(zip(self.models, _mc_se(self.p_first[s], self.draws))),
+                "p_first_se": dict(zip(self.models, _mc_se(self.p_first[s], self.n_resamples))),
             }
             if rank_distribution and self.rank_distribution is not None:
                 row["rank_distribution"] = dict(zip(self.models, self.rank_distribution[s]))
@@ -148,14 +150,15 @@ class Stability(Result):
                 row["n_groups"] = int(self.n_groups[s])
             rows.append(row)
         return jsonable({
-            "draws": self.draws,
+            "n_resamples": self.n_resamples,
             "n_items": self.n_items,
             "top_model": self.top_model,
             "top_k": list(self.top_k),
             "models": list(self.models),
             "scores": dict(zip(self.models, self.scores)),
             "clustered": self.clustered,
-            "sizes": rows,
+            "sizes": self.sizes,
+            "by_size": rows,
             "familiar_sizes": FAMILIAR_SIZES,
             "dropped": self.dropped,
         })
@@ -254,7 +257,7 @@ def stability(
     >>> import numpy as np
     >>> s = (np.random.default_rng(0).random((3, 500)) < [[0.7], [0.6], [0.5]]).astype(float)
     >>> res = stability(s, sizes=[50, "full"], n_resamples=200, rng=0)
-    >>> res.to_dict()["sizes"][1]["n"]
+    >>> res.to_dict()["by_size"][1]["n"]
     500
     """
     inp = matrix_input(m)
@@ -285,7 +288,7 @@ def stability(
         )
         return Stability(
             models=models, scores=full, n_items=int(n_items), sizes=ns, size_labels=labels,
-            beyond_data=ns > n_items, draws=int(draws), top_model=models[top], full_order=order, top_k=ks,
+            beyond_data=ns > n_items, n_resamples=int(draws), top_model=models[top], full_order=order, top_k=ks,
             p_top_stays_top=np.full(S, np.nan), p_topk_order=np.full((S, len(ks)), np.nan),
             p_first=np.full((S, n_models), np.nan), rank_distribution=np.full((S, n_models, n_models), np.nan) if rank_distribution else None,
             clustered=bool(cluster), n_groups=n_groups, dropped=inp.dropped,
@@ -320,7 +323,7 @@ def stability(
         p_ord[i] = np.where(np.asarray(ks) <= n_models, hits / draws, np.nan)
     return Stability(
         models=models, scores=full, n_items=int(n_items), sizes=ns, size_labels=labels, beyond_data=ns > n_items,
-        draws=int(draws), top_model=models[top], full_order=order, top_k=ks,
+        n_resamples=int(draws), top_model=models[top], full_order=order, top_k=ks,
         p_top_stays_top=p_top, p_topk_order=p_ord, p_first=p_first, rank_distribution=rank_dist,
         clustered=bool(cluster), n_groups=n_groups, dropped=inp.dropped,
     )

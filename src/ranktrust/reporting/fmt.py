@@ -130,7 +130,7 @@ def tier_phrase(tiers: dict) -> str:
 
 def stability_title(st: dict) -> str:
     """The resampling figure, said as what it is."""
-    n, draws, top = st.get("n_items"), st.get("draws"), st.get("top_model")
+    n, draws, top = st.get("n_items"), st.get("n_resamples"), st.get("top_model")
     these = f"these {n:,} items" if isinstance(n, int) else "these items"
     bits = ([f"{draws:,} draws" if isinstance(draws, int) else None] + [f"#1 on these items: {top}" if top else None])
     bits = [b for b in bits if b]

@@ -194,7 +194,7 @@ def _base_context(d: dict[str, Any], meta: dict[str, Any], max_forest: int) -> d
         for c in r.get("conditions") or {}:
             if c not in cond_labels:
                 cond_labels.append(c)
-    topk = sorted({k for s in (d.get("stability") or {}).get("sizes") or [] for k in (s.get("p_topk_order") or {})},
+    topk = sorted({k for s in (d.get("stability") or {}).get("by_size") or [] for k in (s.get("p_topk_order") or {})},
                   key=lambda k: int(k) if str(k).isdigit() else 0)
     embed = None
     text = json.dumps({"meta": meta, **d}, allow_nan=False, ensure_ascii=False, separators=(",", ":"))

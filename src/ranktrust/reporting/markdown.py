@@ -63,7 +63,7 @@ def report_markdown(d: dict[str, Any]) -> str:
 
         lines += ["", "## #1 in resamples of these items", "", _esc(stability_title(st)) + ".", "",
                   "| items | P(#1 is #1) | P(top 2 order kept) | P(top 3 order kept) |", "|--:|--:|--:|--:|"]
-        for row in st["sizes"]:
+        for row in st["by_size"]:
             po = row.get("p_topk_order", {})
             f = _percent
             lines.append(f"| {row['n']} | {f(row['p_top_stays_top'])} | {f(po.get('2'))} | {f(po.get('3'))} |")

@@ -105,7 +105,7 @@ def report_renderables(d: dict[str, Any]) -> list[Any]:
         s.add_column("P(#1 is #1)", justify="right")
         for k in ("2", "3"):
             s.add_column(f"P(top {k} order kept)", justify="right")
-        for row in st["sizes"]:
+        for row in st["by_size"]:
             po = row.get("p_topk_order", {})
             s.add_row(str(row["n"]), _percent(row["p_top_stays_top"]), *(_percent(po.get(k)) for k in ("2", "3")))
         out.append(s)

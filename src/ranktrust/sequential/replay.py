@@ -34,32 +34,32 @@ def _q(a: np.ndarray) -> dict[str, Any]:
 
 @dataclass(frozen=True, eq=False)
 class ReplayResult(Result):
-    """Decisions of a watched leaderboard over ``n_replays`` random item orders.
+    """Decisions of a watched leaderboard over ``n_resamples`` random item orders (replays).
 
     Attributes
     ----------
     models : tuple of str
     n_items : int
         Items in the matrix (those every model scored).
-    items_needed : ndarray (n_replays,)
+    items_needed : ndarray (n_resamples,)
         Items until the target was decided (NaN where it never was).
-    cells_needed : ndarray (n_replays,)
+    cells_needed : ndarray (n_resamples,)
         Model x item cells scored until then (with elimination, models out of play are not scored).
-    excluded_at : ndarray (n_replays, n_models)
+    excluded_at : ndarray (n_resamples, n_models)
         Item at which each model left the target set (0 = never).
     full_best : tuple of str
         The full-data answer: the best model, or the top k.
-    cells_spent : ndarray (n_replays,)
+    cells_spent : ndarray (n_resamples,)
         Cells scored by the decision, or by the last item where there was none.
-    errors : ndarray of bool (n_replays,)
+    errors : ndarray of bool (n_resamples,)
         The certified set lost a model of the full-data answer at some time in that replay.
-    pair_errors : ndarray of int (n_replays,)
+    pair_errors : ndarray of int (n_resamples,)
         Decided pairs whose winner is the full-data loser (target ``ranks``).
     """
 
     models: tuple[str, ...]
     n_items: int
-    n_replays: int
+    n_resamples: int
     target: str
     scope: str
     method: str
@@ -94,7 +94,7 @@ class ReplayResult(Result):
         return {
             "target": self.target, "scope": self.scope, "method": self.method,
             "confidence_level": self.confidence_level, "eliminate": self.eliminate,
-            "n_replays": self.n_replays, "n_items": N, "n_models": K, "full_cells": K * N,
+            "n_resamples": self.n_resamples, "n_items": N, "n_models": K, "full_cells": K * N,
             "full_answer": list(self.full_best), "decided_share": float(dec.mean()),
             "items_needed": _q(self.items_needed), "cells_needed": _q(self.cells_needed),
             "cells_share": _q(self.cells_needed / (K * N)),
@@ -205,7 +205,7 @@ def watch_replay(m: "ScoreMatrix", n_resamples: int = 200, *, target: str = "bes
     secs = time.perf_counter() - t0
     label = "best" if tgt == "best" else (f"top{k}" if tgt == "top" else "ranks")
     return ReplayResult(
-        models=m.models, n_items=N, n_replays=int(n_replays), target=label, scope=scope, method=method,
+        models=m.models, n_items=N, n_resamples=int(n_replays), target=label, scope=scope, method=method,
         confidence_level=confidence_level, eliminate=eliminate, items_needed=items, cells_needed=cells,
         excluded_at=excl, full_best=tuple(m.models[i] for i in truth), errors=errs, pair_errors=perr,
         pair_at=np.concatenate(pair_at) if pair_at else np.empty(0, dtype=np.int64),

@@ -83,7 +83,7 @@ class MDADSettings(TypedDict):
 
     methods: list[str]
     sizes: list[int]
-    trials: int
+    n_resamples: int
     n_source_models: int
     n_target_models: int
     n_items: int
@@ -118,7 +118,8 @@ class MDADResult(Result):
     ----------
     methods : tuple of str
     sizes : ndarray of int, shape (n_sizes,)
-    trials : int
+    n_resamples : int
+        Trials: random source/target splits.
     n_source_models, n_target_models, n_items, n_seen_items : int
     delta_bin : float
         Width of the ``|Δ|`` bins (0.005 = 0.5 points).
@@ -131,11 +132,11 @@ class MDADResult(Result):
         interval of ``mdad_trials``).
     mdad : ndarray, shape (n_methods, n_sizes)
         MDAD of the agreement curve pooled over trials (``inf``: not reached).
-    mdad_trials : ndarray, shape (n_methods, n_sizes, trials)
+    mdad_trials : ndarray, shape (n_methods, n_sizes, n_resamples)
         MDAD of each trial's own curve.
     ci_low, ci_high : ndarray, shape (n_methods, n_sizes)
         Interval of MDAD (``ci_method``; ``inf`` = not reached at that end).
-    kendall_tau, mean_abs_error, misordered : ndarray, shape (n_methods, n_sizes, trials)
+    kendall_tau, mean_abs_error, misordered : ndarray, shape (n_methods, n_sizes, n_resamples)
     agreement : ndarray, shape (n_methods, n_sizes, n_bins)
         Pooled agreement per ``|Δ|`` bin (NaN where a bin has no pair).
     pairs : ndarray of int, shape (n_bins,)
@@ -160,12 +161,12 @@ class MDADResult(Result):
         None without a split (``seen_items=None``).
     min_pairs : int
         Pairs a pooled bin needs to count for ``mdad`` (1: every bin with a pair, as
-        [1]_); a trial's own curve needs ``ceil(min_pairs / trials)``.
+        [1]_); a trial's own curve needs ``ceil(min_pairs / n_resamples)``.
     """
 
     methods: tuple[str, ...]
     sizes: np.ndarray
-    trials: int
+    n_resamples: int
     n_source_models: int
     n_target_models: int
     n_items: int
@@ -246,7 +247,7 @@ class MDADResult(Result):
             "unseen": unseen,
             "recommendation": self.recommendation,
             "settings": {
-                "methods": list(self.methods), "sizes": self.sizes.tolist(), "trials": self.trials,
+                "methods": list(self.methods), "sizes": self.sizes.tolist(), "n_resamples": self.n_resamples,
                 "n_source_models": self.n_source_models, "n_target_models": self.n_target_models,
                 "n_items": self.n_items, "n_seen_items": self.n_seen_items, "delta_bin": self.delta_bin,
                 "agreement_level": self.agreement_level, "confidence_level": self.confidence_level,
@@ -541,7 +542,7 @@ def mdad(
                       SmallSampleWarning, stacklevel=2)
     rec = recommend(methods, sizes_arr, ev, target_mdad, agreement_level, min_pairs, unseen=ev_unseen)
     return MDADResult(
-        methods=methods, sizes=sizes_arr, trials=T, n_source_models=n_src, n_target_models=n_tgt,
+        methods=methods, sizes=sizes_arr, n_resamples=T, n_source_models=n_src, n_target_models=n_tgt,
         n_items=n_items, n_seen_items=n_seen, delta_bin=float(delta_bin), agreement_level=float(agreement_level),
         confidence_level=float(confidence_level), mdad=point, mdad_trials=ev["mdad_trials"], ci_low=ci_low,
         ci_high=ci_high, kendall_tau=tau, mean_abs_error=ev["mean_abs_error"], misordered=mis,

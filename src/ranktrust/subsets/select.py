@@ -117,7 +117,7 @@ class SubsetItemRow(TypedDict):
 
 class _SubsetJSON(TypedDict):
     method: str
-    k: int
+    size: int
     n_items: int
     n_source_models: int
     items: list[SubsetItemRow]
@@ -135,11 +135,11 @@ class Subset(Result):
 
     Attributes
     ----------
-    items : ndarray of int, shape (k,)
+    items : ndarray of int, shape (size,)
         Positions of the chosen items in the matrix they were chosen from.
     labels : tuple of str
         Labels of the chosen items.
-    weights : ndarray, shape (k,)
+    weights : ndarray, shape (size,)
         Weight of each item in the estimate of the full-benchmark score (sum 1).
     method : str
         Selection method.
@@ -162,13 +162,14 @@ class Subset(Result):
     method_state: Any = None
 
     @property
-    def k(self) -> int:
+    def size(self) -> int:
+        """Items in the subset."""
         return int(len(self.items))
 
     def to_dict(self) -> SubsetJSON:
         out: dict[str, Any] = {
             "method": self.method,
-            "k": self.k,
+            "size": self.size,
             "n_items": int(self.n_items),
             "n_source_models": len(self.source_models),
             "items": [
@@ -250,7 +251,7 @@ def select_subset(
     >>> m = rt.ScoreMatrix.from_array(y, models=[f"m{i}" for i in range(30)],
     ...                               items=[f"q{j}" for j in range(200)])
     >>> s = rt.select_subset(m, method="anchor", size=10, rng=0)
-    >>> s.k, round(float(s.weights.sum()), 6)
+    >>> s.size, round(float(s.weights.sum()), 6)
     (10, 1.0)
     """
     from ..data.matrix import ScoreMatrix
@@ -290,7 +291,7 @@ class SubsetEstimate(Result):
         Selection method of the subset.
     estimator : str
         ``"weighted"`` (weighted mean) or, for IRT subsets, ``"irt"``, ``"p-irt"`` or ``"gp-irt"``.
-    k : int
+    size : int
         Subset size.
     by_estimator : dict of str to ndarray
         Every available estimator (for IRT subsets: ``irt``, ``p-irt``, ``gp-irt``).
@@ -300,7 +301,7 @@ class SubsetEstimate(Result):
     estimate: np.ndarray
     method: str
     estimator: str
-    k: int
+    size: int
     by_estimator: dict[str, np.ndarray]
 
     def to_dict(self) -> dict[str, Any]:
@@ -312,7 +313,7 @@ class SubsetEstimate(Result):
             rows.append(row)
         from ..results import jsonable
 
-        return jsonable({"method": self.method, "estimator": self.estimator, "k": self.k, "estimates": rows})
+        return jsonable({"method": self.method, "estimator": self.estimator, "size": self.size, "estimates": rows})
 
 
 def estimate_arrays(y_sub: np.ndarray, weights: np.ndarray, method: str, *, sub_pos: np.ndarray,
@@ -362,7 +363,7 @@ def estimate(subset: Subset, scores: Any, *, estimator: str | None = None) -> Su
         if missing:
             raise DataError(
                 f"item {missing[0]!r} of the subset is not in the target matrix "
-                f"({len(missing)} of {subset.k} missing); score the targets on every subset item"
+                f"({len(missing)} of {subset.size} missing); score the targets on every subset item"
             )
         y = np.asarray(scores.select(items=list(subset.labels)).scores)
         models = scores.models
@@ -370,9 +371,9 @@ def estimate(subset: Subset, scores: Any, *, estimator: str | None = None) -> Su
         y = np.asarray(scores, dtype=np.float64)
         if y.ndim == 1:
             y = y[None, :]
-        if y.ndim != 2 or y.shape[1] != subset.k:
+        if y.ndim != 2 or y.shape[1] != subset.size:
             raise ValueError(
-                f"`scores` must have shape (n_models, {subset.k}) in the subset's item order; got {np.shape(scores)}"
+                f"`scores` must have shape (n_models, {subset.size}) in the subset's item order; got {np.shape(scores)}"
             )
         models = tuple(str(i) for i in range(y.shape[0]))
     meth = get_method(subset.method)
@@ -386,4 +387,4 @@ def estimate(subset: Subset, scores: Any, *, estimator: str | None = None) -> Su
         )
     est = meth.estimate(y, subset.items, subset.weights, subset.method_state)
     return SubsetEstimate(models=tuple(models), estimate=est[estimator], method=subset.method,
-                          estimator=estimator, k=subset.k, by_estimator=est)
+                          estimator=estimator, size=subset.size, by_estimator=est)

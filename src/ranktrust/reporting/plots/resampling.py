@@ -40,7 +40,7 @@ def stability_curve(result: Any, *, familiar_sizes: dict[str, int] | None = None
     Parameters
     ----------
     result : result or dict
-        ``rt.stability`` (``"sizes": [{"n", "p_top_stays_top", "p_topk_order": {"2": .., "3": ..}}]``)
+        ``rt.stability`` (``"by_size": [{"n", "p_top_stays_top", "p_topk_order": {"2": .., "3": ..}}]``)
         or a report (uses ``"stability"``).
     familiar_sizes : dict, optional
         Sizes to mark with a dashed line; default the result's ``familiar_sizes``, else
@@ -53,10 +53,10 @@ def stability_curve(result: Any, *, familiar_sizes: dict[str, int] | None = None
         (gid ``rt-familiar-*``).
     """
     d = as_dict(result)
-    st = report_section(d, "stability", "sizes", "stability curve")
-    sizes = sorted(st.get("sizes", []), key=lambda s: s["n"])
+    st = report_section(d, "stability", "by_size", "stability curve")
+    sizes = sorted(st.get("by_size", []), key=lambda s: s["n"])
     if not sizes:
-        raise NothingToPlot("nothing to plot: the stability result has no `sizes`")
+        raise NothingToPlot("nothing to plot: the stability result has no `by_size` rows")
     marks = familiar_sizes if familiar_sizes is not None else (st.get("familiar_sizes") or _familiar_sizes())
     ns = [s["n"] for s in sizes]
     series: list[tuple[str, list[float]]] = [("P(#1 stays #1)", [num(s.get("p_top_stays_top")) for s in sizes])]

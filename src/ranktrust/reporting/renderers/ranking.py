@@ -127,13 +127,13 @@ def stability_text(d: dict[str, Any]) -> list[Any]:
         t.add_column(f"P(top {k} in order)", justify="right")
     t.add_column("most often #1", overflow="fold")
     t.add_column("like")
-    for row in d["sizes"]:
+    for row in d["by_size"]:
         t.add_row(_size_label(row, "*"), _pct_se(row["p_top_stays_top"], row["p_top_stays_top_se"]),
                   *[percent(row["p_topk_order"][str(k)], 1) for k in d["top_k"]],
                   _likely_first(row), _familiar(d, row["n"]))
     out: list[Any] = [t, Text("± is the Monte Carlo standard error. Items are drawn with replacement from "
                               "the benchmark; exact ties are broken at random.")]
-    if any(r["beyond_data"] for r in d["sizes"]):
+    if any(r["beyond_data"] for r in d["by_size"]):
         out.append(Text("* more items than the benchmark has: draws repeat items, so this overstates stability."))
     if d.get("dropped"):
         out.append(Text(dropped_sentence(d)))
@@ -146,13 +146,13 @@ def stability_markdown(d: dict[str, Any]) -> str:
     lines = ["## #1 in resamples of these items", "", _esc(stability_title(d)) + ".", "",
              "| items | P(#1 is #1) | " + " | ".join(f"P(top {k} in order)" for k in ks) + " | most often #1 | like |",
              "|--:|--:|" + "--:|" * len(ks) + "---|---|"]
-    for row in d["sizes"]:
+    for row in d["by_size"]:
         lines.append(f"| {_size_label(row, chr(92) + '*')} | "
                      f"{_pct_se(row['p_top_stays_top'], row['p_top_stays_top_se'])} | "
                      + " | ".join(percent(row["p_topk_order"][str(k)], 1) for k in ks)
                      + f" | {_esc(_likely_first(row))} | {_familiar(d, row['n'])} |")
     lines += ["", "± is the Monte Carlo standard error; exact ties are broken at random."]
-    if any(r["beyond_data"] for r in d["sizes"]):
+    if any(r["beyond_data"] for r in d["by_size"]):
         lines.append("\\* more items than the benchmark has: draws repeat items.")
     return "\n".join(lines) + "\n"
 
@@ -163,7 +163,7 @@ def stability_csv(d: dict[str, Any]) -> str:
     return table_csv(["n", "label", "beyond_data", "p_top_stays_top", "p_top_stays_top_se"]
                      + [f"p_top{k}_order" for k in ks],
                      ([r["n"], r["label"], r["beyond_data"], r["p_top_stays_top"], r["p_top_stays_top_se"]]
-                      + [r["p_topk_order"].get(k) for k in ks] for r in d["sizes"]))
+                      + [r["p_topk_order"].get(k) for k in ks] for r in d["by_size"]))
 
 
 # ---- split-half -----------------------------------------------------------------------------------------
@@ -207,7 +207,7 @@ def _splithalf_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _n_splits(d: dict[str, Any]) -> int:
-    return d["n_resamples"] if "n_resamples" in d else d["splits"]
+    return d["n_resamples"]
 
 
 @renderer("SplitHalf", "text")

@@ -19,7 +19,7 @@ def _row(r: dict[str, Any]) -> list[str]:
 
 
 def _n_trials(s: dict[str, Any]) -> int:
-    return s["n_resamples"] if "n_resamples" in s else s["trials"]
+    return s["n_resamples"]
 
 
 def _against(d: dict[str, Any]) -> str:
@@ -196,7 +196,7 @@ def mdad_csv(d: dict[str, Any]) -> str:
 def subset_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
 
-    t = Table(title=f"{d['method']} micro-benchmark: {d['k']} of {d['n_items']} items "
+    t = Table(title=f"{d['method']} micro-benchmark: {d['size']} of {d['n_items']} items "
                     f"(chosen with {d['n_source_models']} source models)")
     t.add_column("item")
     t.add_column("weight", justify="right")
@@ -207,7 +207,7 @@ def subset_text(d: dict[str, Any]) -> list[Any]:
 
 @renderer("Subset", "md")
 def subset_markdown(d: dict[str, Any]) -> str:
-    lines = [f"## {d['method']} micro-benchmark: {d['k']} of {d['n_items']} items", "", "| item | weight |",
+    lines = [f"## {d['method']} micro-benchmark: {d['size']} of {d['n_items']} items", "", "| item | weight |",
              "|---|---:|"]
     lines += [f"| {_esc(r['item'])} | {number(r['weight'], 4)} |" for r in d["items"]]
     return "\n".join(lines) + "\n"

@@ -111,7 +111,7 @@ def _replay_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
 
-    t = Table(title=f"watch replay: {d['n_replays']} item orders ({d['target']}, scope {d['scope']}): "
+    t = Table(title=f"watch replay: {d['n_resamples']} item orders ({d['target']}, scope {d['scope']}): "
                     f"{d['n_models']} models x {d['n_items']:,} shared "
                     f"{'item groups' if d.get('unit') == 'cluster' else 'items'}", title_justify="left")
     t.add_column("", overflow="fold")
@@ -125,7 +125,7 @@ def _replay_text(d: dict[str, Any]) -> list[Any]:
     if d.get("cells_spent"):
         t.add_row("cells spent (decided or not)", _q(d["cells_spent"]) + f" of {d['full_cells']:,}")
     t.add_row("full-data answer", ", ".join(d["full_answer"]) or "(every pair)")
-    t.add_row("error vs full data", f"{d['errors']} of {d['n_replays']} orders ({d['error_rate'] * 100:.1f}%; "
+    t.add_row("error vs full data", f"{d['errors']} of {d['n_resamples']} orders ({d['error_rate'] * 100:.1f}%; "
                                     f"nominal at most {(1 - d['confidence_level']) * 100:g}%)")
     t.add_row("time", f"{d['seconds']:.1f} s")
     m = Table(title="when each model left the target set", title_justify="left")
@@ -141,12 +141,12 @@ def _replay_text(d: dict[str, Any]) -> list[Any]:
 
 @renderer("ReplayResult", "md")
 def _replay_md(d: dict[str, Any]) -> str:
-    lines = [f"## watch replay: {d['n_replays']} item orders ({d['target']}, scope {d['scope']})", "",
+    lines = [f"## watch replay: {d['n_resamples']} item orders ({d['target']}, scope {d['scope']})", "",
              f"{d['n_models']} models x {d['n_items']:,} shared items.", "", "| | value |", "|---|---|",
              f"| decided in | {d['decided_share'] * 100:.1f}% of orders |",
              f"| items needed | {_q(d['items_needed'])} |",
              f"| cells needed | {_q(d['cells_needed'])} of {d['full_cells']:,} |",
-             f"| error vs full data | {d['errors']} of {d['n_replays']} ({d['error_rate'] * 100:.1f}%) |", "",
+             f"| error vs full data | {d['errors']} of {d['n_resamples']} ({d['error_rate'] * 100:.1f}%) |", "",
              "| model | left in | at item (median) |", "|---|--:|--:|"]
     for r in sorted(d["models"], key=lambda r: (r["excluded_at"]["median"] or 1e18)):
         lines.append(f"| {_esc(r['model'])} | {r['excluded_share'] * 100:.0f}% | {_n(r['excluded_at']['median'])} |")
