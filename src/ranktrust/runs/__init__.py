@@ -63,7 +63,7 @@ class RepeatsJSON(TypedDict):
     run_labels: list[str]
     models: list[RepeatsRow]
     notes: list[str]
-    plot: dict[str, Any]
+    tradeoff_curve: dict[str, Any]
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,7 +166,6 @@ class Repeats(Result):
                              "more_items": t["more_items"], "items_shrink": t["items_shrink"][j]},
             }
             out_models.append(row)
-        curve = comp.to_dict()["plot"]["tradeoff_curve"]
         return jsonable({
             "confidence_level": self.confidence_level,
             "margin": None if self.choose is None else self.choose.margin,
@@ -174,7 +173,7 @@ class Repeats(Result):
             "run_labels": list(self.run_labels),
             "models": out_models,
             "notes": list(self.notes),
-            "plot": {"tradeoff_curve": curve},
+            "tradeoff_curve": comp.curve_dict(),
         })
 
 

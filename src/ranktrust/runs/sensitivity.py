@@ -132,7 +132,6 @@ class SensitivityJSON(TypedDict):
     gaps: list[dict[str, Any]]
     best_of_k_inflation: dict[str, Any]
     notes: list[str]
-    plot: dict[str, Any]
 
 
 @dataclass(frozen=True, eq=False)
@@ -289,15 +288,6 @@ class Sensitivity(Result):
                 },
             },
             "notes": list(self.notes),
-            "plot": {
-                "spread": [
-                    {"model": mod, "stable": self.stable[j],
-                     "min": np.nanmin(self.score[j]) if np.isfinite(self.score[j]).any() else None,
-                     "max": np.nanmax(self.score[j]) if np.isfinite(self.score[j]).any() else None,
-                     "conditions": {c: self.score[j, q] for q, c in enumerate(cond)}}
-                    for j, mod in enumerate(self.models)
-                ],
-            },
         })
 
 

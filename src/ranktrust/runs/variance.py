@@ -171,7 +171,7 @@ class VarianceComponents(Result):
         return {"more_runs": more_runs, "more_items": more_items, "runs_shrink": runs, "items_shrink": items}
 
     def curve(self, runs: Any = (1, 2, 4, 8, 16, 32, 64), item_factors: Any = (0.5, 1, 2, 4)) -> dict[str, Any]:
-        """Plot-ready runs-vs-items trade-off: SE for each K in ``runs`` and each
+        """The runs-vs-items trade-off: projected SE for each K in ``runs`` and each
         ``n = factor * n_items``; ``se[model][f][r]``."""
         K = np.asarray(runs, dtype=np.float64)
         f = np.asarray(item_factors, dtype=np.float64)
@@ -181,7 +181,6 @@ class VarianceComponents(Result):
 
     def to_dict(self) -> dict[str, Any]:
         t = self.tradeoff()
-        c = self.curve()
         return jsonable({
             "models": [
                 {
@@ -198,15 +197,17 @@ class VarianceComponents(Result):
                 for j, mod in enumerate(self.models)
             ],
             "notes": list(self.notes),
-            "plot": {
-                "tradeoff_curve": {
-                    "runs": c["runs"], "item_factors": c["item_factors"],
-                    "models": {
-                        mod: {"items": c["items"][j], "se": c["se"][j]} for j, mod in enumerate(self.models)
-                    },
-                }
-            },
+            "tradeoff_curve": self.curve_dict(),
         })
+
+    def curve_dict(self) -> dict[str, Any]:
+        """:meth:`curve` keyed by model, as in the JSON's ``"tradeoff_curve"``:
+        ``{"runs", "item_factors", "models": {model: {"items", "se"}}}`` (``se[f][r]``)."""
+        c = self.curve()
+        return {
+            "runs": c["runs"], "item_factors": c["item_factors"],
+            "models": {mod: {"items": c["items"][j], "se": c["se"][j]} for j, mod in enumerate(self.models)},
+        }
 
 
 def variance_components(m: ScoreMatrix) -> VarianceComponents:
