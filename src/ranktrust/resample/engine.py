@@ -121,7 +121,7 @@ _DEFAULT_BATCH_BYTES = 64 * 2**20
 # cost model (nanoseconds per unit), measured on a 2-core x86 machine with OpenBLAS
 _C_SPARSE = 0.25    # per (drawn item x model) in the sparse path
 _C_SPARSE32 = 0.6   # the same, re-measured for the exact float32 path (scipy CSR x dense)
-_C_PACKED = 0.6     # per (drawn item x 64-bit word) of the packed integer path (scipy CSR x uint64)
+_C_PACKED = 1.2     # per (drawn item x 64-bit word) of the packed integer path (scipy CSR x uint64)
 _C_BINCOUNT = 3.0   # per drawn item in the count path
 _C_ROW = 1.5        # per (resample x item) cell of the count matrix (zero + convert)
 _C_FLOP = 1 / 40.0  # per flop of the float32 matrix product
@@ -141,6 +141,11 @@ def complete_scores(scores: np.ndarray, *, what: str = "scores") -> np.ndarray:
 
     The engine resamples items shared by every model, so it needs a complete matrix.
     """
+    return _complete(scores, what)[0]
+
+
+def _complete(scores, what: str = "scores") -> tuple[np.ndarray, float]:
+    """:func:`complete_scores` and the smallest score (0.0 when empty), from one pass."""
     a = np.asarray(scores, dtype=np.float64)
     if a.ndim == 1:
         a = a[None, :]
@@ -148,7 +153,8 @@ def complete_scores(scores: np.ndarray, *, what: str = "scores") -> np.ndarray:
         raise ValueError(f"`{what}` must have shape (models, items); got {a.shape}")
     if a.shape[1] == 0:
         raise DataError(f"`{what}` has no items; resampling needs at least one item")
-    if a.size and np.isnan(a.min()):       # min propagates NaN: one pass, no mask unless needed
+    lo = float(a.min()) if a.size else 0.0
+    if np.isnan(lo):                       # min propagates NaN: one pass, no mask unless needed
         nan = np.isnan(a)
         m, i = np.argwhere(nan)[0]
         raise DataError(
@@ -156,7 +162,7 @@ def complete_scores(scores: np.ndarray, *, what: str = "scores") -> np.ndarray:
             "resampling needs every model scored on every item: read the data with `align`='intersect' "
             "to keep the shared items", param="align"
         )
-    return a
+    return a, lo
 
 
 def _check_count(value: int, name: str, *, minimum: int = 1) -> int:
@@ -236,17 +242,44 @@ def _lane_bits(span: float, size: int) -> int:
     return 0
 
 
-def _packed_sums(idx: np.ndarray, packed: np.ndarray, bits: int, n_models: int) -> np.ndarray:
-    """Exact integer sums over the drawn items of each row of ``idx`` (b, k): ``(b, M)`` int64.
+_NIBBLES = np.uint64(0x0F0F0F0F0F0F0F0F)
+
+
+def _packed_sums(idx: np.ndarray, packed: np.ndarray, bits: int, n_models: int, run: int = 0) -> np.ndarray:
+    """Exact integer sums over the drawn items of each row of ``idx`` (b, k): ``(b, M)``, unsigned.
+
+    The sums are of the shifted scores (minus the smallest score); add ``k * lo`` back.
 
     ``packed`` (N, W) uint64 holds each item's shifted scores, ``64 / bits`` per word
     (:meth:`Prepared.packed`). Adding whole words adds every lane at once (SWAR): a lane's
     sum fits its bits (:func:`_lane_bits`), so no carry crosses lanes, and one sparse
     product (SciPy's CSR x dense in uint64) makes all the sums, ``W`` words per drawn item
     instead of ``M`` floats.
+
+    ``run = g > 0`` (only with ``bits == 8``, ``packed`` from :meth:`Prepared.nibbles`): first
+    add runs of ``g`` drawn items in 4-bit lanes (half as many words per item; ``g`` scores
+    fit 4 bits), then split each word into its even and its odd nibbles, two
+    words of 8-bit lanes, and add a draw's runs there. Returns the sums as unsigned lanes.
     """
-    sums = _sparse_rows(idx, packed.shape[0], np.uint64) @ packed       # (b, W) uint64
-    return np.ascontiguousarray(sums).view(f"<u{bits // 8}")[:, :n_models].astype(np.int64)
+    if not run:
+        sums = _sparse_rows(idx, packed.shape[0], np.uint64) @ packed       # (b, W) uint64
+        return np.ascontiguousarray(sums).view(f"<u{bits // 8}")[:, :n_models]
+    from scipy.sparse import csr_matrix
+
+    words, g = packed, run                  # words: N + 1 rows, the last one zero (padding)
+    b, k = idx.shape
+    runs = -(-k // g)
+    # run-major rows (run r of draw d is row r * b + d), padded with the zero item
+    flat = np.full((b, runs * g), words.shape[0] - 1, dtype=np.int32 if words.shape[0] < 2**31 else np.intp)
+    flat[:, :k] = idx
+    cols = flat.reshape(b, runs, g).transpose(1, 0, 2).ravel()
+    a = csr_matrix((np.ones(cols.size, dtype=np.uint64), cols, np.arange(0, cols.size + 1, g, dtype=cols.dtype)),
+                   shape=(runs * b, words.shape[0]))
+    part = np.ascontiguousarray(a @ words).reshape(runs, b, -1)          # 4-bit lane sums
+    even = np.add.reduce(part & _NIBBLES, axis=0)                         # 8-bit lanes
+    odd = np.add.reduce((part >> np.uint64(4)) & _NIBBLES, axis=0)
+    # even nibbles hold models 16 w .. 16 w + 7, odd ones 16 w + 8 .. 16 w + 15 (Prepared.nibbles)
+    return np.stack([even, odd], axis=-1).astype("<u8").view(np.uint8).reshape(b, -1)[:, :n_models]
 
 
 # ----------------------------------------------------------------- public API
@@ -255,8 +288,8 @@ class Prepared:
     matrix, whether it holds integers, and its transposes by dtype (made on first use)."""
 
     def __init__(self, scores: np.ndarray) -> None:
-        self.s = s = complete_scores(scores)
-        self.lo = float(s.min()) if s.size else 0.0
+        s, self.lo = _complete(scores)
+        self.s = s
         self.hi = float(s.max()) if s.size else 0.0
         self.maxabs = max(abs(self.lo), abs(self.hi), 0.0)
         self._q = None     # the scores as int8 when they are integers in -128 .. 127 (0/1 benchmarks)
@@ -295,6 +328,28 @@ class Prepared:
             self._st[key] = p.view(np.uint64)
         return self._st[key]
 
+    def nibbles(self) -> np.ndarray:
+        """``(N + 1, ceil(M / 16))`` uint64: item i's scores minus the smallest, 16 to a word in
+        4-bit lanes, and a last all-zero row (padding for :func:`_packed_sums`). Model
+        ``16 w + j`` is nibble ``2 j`` of word ``w`` for j < 8 and nibble ``2 (j - 8) + 1``
+        otherwise, so that the even nibbles of a word are its first 8 models, in byte
+        order. Needs a span below 16."""
+        if "nibbles" not in self._st:
+            m, n = self.s.shape
+            w4 = -(-m // 16)
+            v = np.zeros((n + 1, w4 * 16), dtype=np.uint8)
+            if self._q is not None:
+                v[:n, :m] = self._q.T
+                if self.lo:
+                    v[:n, :m] -= np.uint8(int(self.lo) % 256)    # modulo 256, exact (see packed)
+            else:
+                v[:n, :m] = (self.s - self.lo).T
+            # bytes 0-7 of each 16 (one score each, < 16) stay the low nibbles, bytes 8-15 move
+            # to the high nibbles: a shift by 4 of the whole word carries nothing across bytes
+            u = v.view("<u8").reshape(n + 1, w4, 2).astype(np.uint64)
+            self._st["nibbles"] = u[:, :, 0] | (u[:, :, 1] << np.uint64(4))
+        return self._st["nibbles"]
+
     def st(self, dtype) -> np.ndarray:
         key = np.dtype(dtype).str
         if key not in self._st:
@@ -332,7 +387,9 @@ def _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path):
         raise ValueError(f"`path` must be 'auto', 'sparse' or 'matmul'; got {path!r}")
     sparse = path == "sparse" and groups is None
     # integer scores: the sparse path adds packed words (exact, so the same numbers as floats)
-    packed = prep.packed(bits) if sparse and bits else None
+    # 0/1 (span <= 5): runs of >= 3 items in 4-bit lanes first (half the words per item)
+    run = 15 // max(int(prep.hi - prep.lo), 1) if sparse and bits == 8 and prep.hi - prep.lo <= 5 else 0
+    packed = (prep.nibbles() if run else prep.packed(bits)) if sparse and bits else None
     if groups is None:
         dtype = np.float32 if exact else np.float64
         st = None if packed is not None else prep.st(dtype)     # (N, M)
@@ -342,7 +399,7 @@ def _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path):
     seeds = _block_seeds(rng, n_resamples)
     per_product = _blocks_per_product(max(cells, size))
     work = dict(st=st, n_resamples=n_resamples, cells=cells, size=size, n_models=m, sparse=sparse,
-                packed=packed, lane_bits=bits, lo=prep.lo,
+                packed=packed, lane_bits=bits, lo=prep.lo, run=run,
                 gcount=None if groups is None else gcount, dtype=dtype, tie_keys=tie_keys)
     tasks = [(seeds[g0:g0 + per_product], g0) for g0 in range(0, len(seeds), per_product)]
     return tasks, work
@@ -517,8 +574,8 @@ def _prefetch_pool():
     return _POOL
 
 
-def _product_means(group, first, *, st, n_resamples, cells, size, n_models, sparse, packed, lane_bits, lo, gcount,
-                   dtype, tie_keys):
+def _product_means(group, first, *, st, n_resamples, cells, size, n_models, sparse, packed, lane_bits, lo, run,
+                   gcount, dtype, tie_keys):
     """Means (and tie keys) of the resamples of one product group of blocks.
 
     The count path counts each block as soon as it is drawn (a block's indices stay in
@@ -533,7 +590,7 @@ def _product_means(group, first, *, st, n_resamples, cells, size, n_models, spar
                      for (wss, _), b in zip(kids, bs)]
         idx = np.concatenate(idx_parts) if len(idx_parts) > 1 else idx_parts[0]
         if packed is not None:
-            means = (_packed_sums(idx, packed, lane_bits, n_models).astype(np.float64) + size * lo) / size
+            means = (_packed_sums(idx, packed, lane_bits, n_models, run).astype(np.float64) + size * lo) / size
         else:
             means = (_sparse_rows(idx, cells, dtype) @ st).astype(np.float64) / size
     else:
