@@ -19,9 +19,9 @@ FIX = Path(__file__).parent / "fixtures" / "helm"
 def _expected(metric):
     out = {}
     for f in glob.glob(str(FIX / "**" / "per_instance_stats.json"), recursive=True):
-        spec = json.load(open(os.path.join(os.path.dirname(f), "run_spec.json")))
+        spec = json.loads(Path(os.path.dirname(f), "run_spec.json").read_text())
         rows = {}
-        for e in json.load(open(f)):
+        for e in json.loads(Path(f).read_text()):
             if e.get("perturbation"):
                 continue
             (st,) = [s for s in e["stats"] if s["name"]["name"] == metric and "perturbation" not in s["name"]]

@@ -6,6 +6,7 @@ import glob
 import json
 import struct
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -100,7 +101,7 @@ def test_errored_samples_are_counted_never_silent(harness_logs, key):
 
 def test_unknown_log_version(harness_logs, tmp_path):
     (path,) = glob.glob(str(harness_logs / "inspect_ai" / "*" / "*3gXNZS8*.json"))
-    obj = json.load(open(path))
+    obj = json.loads(Path(path).read_text())
     obj["version"] = 7
     p = tmp_path / "log.json"
     p.write_text(json.dumps(obj))
@@ -110,7 +111,7 @@ def test_unknown_log_version(harness_logs, tmp_path):
 
 def test_missing_model_and_missing_scorer(harness_logs, tmp_path):
     (path,) = glob.glob(str(harness_logs / "inspect_ai" / "*" / "*3gXNZS8*.json"))
-    obj = json.load(open(path))
+    obj = json.loads(Path(path).read_text())
     del obj["eval"]["model"]
     p = tmp_path / "log.json"
     p.write_text(json.dumps(obj))

@@ -25,7 +25,7 @@ def client():
     import distributed
 
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, protocol="tcp",
-                                       dashboard_address=None)
+                                       dashboard_address=":0")  # None still binds :8787 (a warning when taken)
     c = distributed.Client(cluster)
     try:
         assert len(c.scheduler_info()["workers"]) == 2

@@ -48,6 +48,7 @@ from .._validate import Progress, SeedLike
 from ..errors import SmallSampleWarning
 from ..results import Result, jsonable
 from ..resample.engine import matrix_input, resample_means, weights
+from ..stats._pairs import _mcnemar_p
 
 __all__ = ["RankSets", "rank_sets", "layers"]
 
@@ -319,7 +320,8 @@ def _marginal(theta, sigma, sc, level, can=None):
     rej_row = np.zeros((m, m), dtype=bool)
     rej_col = np.zeros((m, m), dtype=bool)
     while row.any() or col.any():
-        c = np.quantile(_max_per_model(sc, row, col), level, axis=0)     # (M,)
+        with np.errstate(invalid="ignore"):    # a model with no open pair: all -inf, quantile nan
+            c = np.quantile(_max_per_model(sc, row, col), level, axis=0)     # (M,)
         c = np.where(np.isfinite(c), c, 0.0)   # -inf: model j has no open pair left (masked below)
         new_row = row & (diff > sigma * c[:, None])
         new_col = col & (diff.T > sigma * c[:, None])
@@ -404,8 +406,48 @@ def _holm_rows(p: np.ndarray, adjust: str) -> np.ndarray:
     return out
 
 
-def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_table):
-    """Rank sets from the paired tests of every pair (exact McNemar for 0/1 scores)."""
+def _screened(m, level: float, adjust: str, cluster) -> tuple | None:
+    """``(theta, diff, p_value, p_adjusted)`` (M x M) by screen-then-refine (:mod:`._screen`),
+    or None where it does not apply (missing cells, continuous scores, clusters, < 2 items)."""
+    from .._kernel import is_binary
+    from ..stats.multiplicity import adjust_pvalues
+    from ..stats.paired import score_order
+    from ._screen import discordant_counts, mcnemar_bound, screen_pairs
+
+    S = np.asarray(m.scores)
+    k, n = S.shape
+    if cluster is not False or k < 2 or n < 2 or not m.is_complete or not is_binary(S):
+        return None
+    theta, order = score_order(S)
+    A = (S == 1).astype(np.float32 if n < 2**24 else np.float64)
+    r = np.rint(A.sum(axis=1, dtype=np.float64)).astype(np.int64)
+    p, q = np.triu_indices(k, 1)                 # the pairs of all_pairs, in its order
+    ii, jj = order[p], order[q]
+    bound = mcnemar_bound(r, n, ii, jj)
+    alpha = 1.0 - level
+    done = screen_pairs(bound, alpha, len(ii))
+    pv = bound.copy()
+    need = np.flatnonzero(~done)
+    b, c = discordant_counts(A, r, order, p[need], q[need])
+    pv[need] = _mcnemar_p(np.minimum(b, c), b + c)
+    padj = adjust_pvalues(pv, adjust)
+    dv = (r[ii] - r[jj]) / n                     # = (b - c) / N, the pair's difference
+
+    def mat(v, mirror):
+        out = np.full((k, k), np.nan)
+        out[ii, jj] = v
+        out[jj, ii] = mirror
+        return out
+
+    return theta, mat(dv, -dv), mat(pv, pv), mat(padj, padj)
+
+
+def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_table, screen=True):
+    """Rank sets from the paired tests of every pair (exact McNemar for 0/1 scores).
+
+    Without ``pair_table``, complete 0/1 matrices go through the screen-then-refine path
+    (:mod:`._screen`, same sets); ``screen=False`` forces the full all-pairs table.
+    """
     from ..data.matrix import ScoreMatrix
     from ..stats.paired import all_pairs
 
@@ -415,28 +457,35 @@ def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_tabl
     alpha = 1.0 - level
     k = m.n_models
     pt = pair_table
+    got = None
     if pt is None:
-        pt = all_pairs(m, pairs="all", adjust=adjust, confidence_level=level, cluster=cluster)
+        _validate.choice(adjust, "adjust", ("holm", "bonferroni", "bh", "none"))
+        if screen and k > 1:
+            got = _screened(m, level, adjust, cluster)
+        if got is None:
+            pt = all_pairs(m, pairs="all", adjust=adjust, confidence_level=level, cluster=cluster)
     elif pt.alternative != "two-sided":
         raise ValueError("`pair_table` must hold two-sided tests (all_pairs(m, alternative='two-sided')): rank "
                          f"sets order a pair either way; got alternative={pt.alternative!r}")
     elif pt.pairs_scope != "all" or tuple(pt.models) != tuple(m.models):
         raise ValueError("`pair_table` must hold all pairs of the models of `m` (all_pairs(m, pairs='all'))")
-    theta = np.asarray(pt.score, dtype=float)
+    if got is None:
+        adjust = pt.adjust
+        got = (np.asarray(pt.score, dtype=float), pt.matrix("diff"), pt.matrix("p_value"),
+               pt.matrix("p_adjusted"))
+    theta, d, pval, padj = got
     if k == 1:
         one = np.ones(1, dtype=np.int64)
         return RankSets(m.models, theta, one, one, one, one, one, one, one, level, bool(simultaneous), 0,
-                        np.zeros((1, 1), bool), dict(m.dropped), method="pairs", adjust=pt.adjust,
+                        np.zeros((1, 1), bool), dict(m.dropped), method="pairs", adjust=adjust,
                         n_items=m.n_items)
-    d = pt.matrix("diff")
-    padj = pt.matrix("p_adjusted")
     with np.errstate(invalid="ignore"):
         better = (padj < alpha) & (d > 0)
     better = np.nan_to_num(better, nan=False).astype(bool)
     np.fill_diagonal(better, False)
     sim_low = 1 + better.sum(axis=0)
     sim_high = k - better.sum(axis=1)
-    prow = _holm_rows(pt.matrix("p_value"), pt.adjust)
+    prow = _holm_rows(pval, adjust)
     with np.errstate(invalid="ignore"):
         sig = np.nan_to_num(prow < alpha, nan=False).astype(bool)
         mar_low = 1 + (sig & (d < 0)).sum(axis=1)
@@ -449,7 +498,7 @@ def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_tabl
         models=m.models, scores=theta, rank=rank, rank_low=low, rank_high=high,
         marginal_low=mar_low, marginal_high=mar_high, simultaneous_low=sim_low, simultaneous_high=sim_high,
         confidence_level=level, simultaneous=bool(simultaneous), n_resamples=0, better=better,
-        dropped=dict(m.dropped), method="pairs", studentized=False, adjust=pt.adjust, n_items=m.n_items,
+        dropped=dict(m.dropped), method="pairs", studentized=False, adjust=adjust, n_items=m.n_items,
     )
 
 
