@@ -127,3 +127,39 @@ def test_report_sidecar_keeps_the_json_small_and_changes_nothing_else(tmp_path):
     rd = df[df["table"] == "rank_distribution"]
     first = rd[(rd["rank"] == 1) & (rd["size"] == m.n_items)].set_index("a")["p"]
     np.testing.assert_allclose(first.reindex(list(m.models)).fillna(0).to_numpy(), rep.stability.p_first[-1])
+
+
+@pytest.mark.parametrize("span", [1, 2, 5, 15, 300])
+@pytest.mark.parametrize("n_models", [1, 7, 16, 17, 100])
+def test_packed_integer_sums_are_exact(span, n_models):
+    """The packed integer kernels (8/16/32-bit lanes, and runs in 4-bit lanes first) give the
+    exact sums of the drawn scores, with negative scores, padding lanes and short last runs."""
+    from ranktrust.resample import engine
+
+    g = np.random.default_rng(n_models * 1000 + span)
+    s = g.integers(-3, span - 3, (n_models, 301)).astype(float)
+    s[0, :2] = [-3, span - 4]                                   # the full span
+    prep = engine.prepare(s)
+    for k in (1, 2, 14, 15, 16, 200, 1000):
+        idx = g.integers(0, 301, (37, k))
+        want = s[:, idx].sum(axis=2).T
+        bits = prep.lane_bits(k)
+        if not bits:
+            continue
+        got = engine._packed_sums(idx, prep.packed(bits), bits, n_models).astype(float) + k * prep.lo
+        assert np.array_equal(got, want), (k, bits)
+        if bits == 8 and span <= 15:
+            run = 15 // max(span - 1, 1)
+            got = engine._packed_sums(idx, prep.nibbles(), 8, n_models, run).astype(float) + k * prep.lo
+            assert np.array_equal(got, want), (k, "nibbles")
+
+
+def test_every_path_gives_the_same_means_on_integer_scores():
+    from ranktrust.resample import resample_means
+
+    g = np.random.default_rng(11)
+    for s in ((g.random((9, 400)) < 0.5).astype(float), g.integers(-2, 9, (5, 400)).astype(float)):
+        for size in (7, 200, 400, 3000):
+            ref = resample_means(s, n_resamples=150, size=size, rng=1, path="matmul")
+            assert np.array_equal(resample_means(s, n_resamples=150, size=size, rng=1, path="sparse"), ref)
+            assert np.array_equal(resample_means(s, n_resamples=150, size=size, rng=1), ref)
