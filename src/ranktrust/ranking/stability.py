@@ -329,6 +329,16 @@ def stability(
     )
 
 
+def _first_place(means: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Each row's #1: the highest mean, exact ties to the smallest key (then the first model)."""
+    w = np.argmax(means, axis=1)
+    eq = means == means[np.arange(len(w)), w][:, None]
+    tie = np.flatnonzero(np.count_nonzero(eq, axis=1) > 1)
+    if tie.size:
+        w[tie] = np.argmin(np.where(eq[tie], keys[tie], np.inf), axis=1)
+    return w
+
+
 def _rank_tally(means: np.ndarray, keys: np.ndarray, *, top: np.ndarray, ks: tuple[int, ...],
                 full: bool) -> tuple[np.ndarray, np.ndarray, int]:
     """Integer counts of one product of draws (summed over products, so exact in any order).
@@ -341,23 +351,21 @@ def _rank_tally(means: np.ndarray, keys: np.ndarray, *, top: np.ndarray, ks: tup
     hits = np.zeros(len(ks), dtype=np.int64)
     if not full:
         # no sort: #1 is the highest mean, exact ties to the smallest key (then the first
-        # model), as in rank_order; #2 is the #1 of the others, and so on for the top k
-        rows = np.arange(b)
-        left = means.copy()
-        ok = np.ones(b, dtype=bool)
-        cnt = None
-        for t in range(max(1, len(top))):
-            mx = left.max(axis=1, keepdims=True)
-            w = np.argmin(np.where(left == mx, keys, np.inf), axis=1)
-            if cnt is None:
-                cnt = np.bincount(w, minlength=n_models)
-            if not len(top):
-                break
-            ok &= w == top[t]
-            for j, k in enumerate(ks):
-                if k == t + 1:
-                    hits[j] = int(ok.sum())
-            left[rows, w] = -np.inf
+        # model), as in rank_order; #2 is the #1 of the others, and so on for the top k,
+        # following only the draws whose first t places are still the full-data top t
+        w = _first_place(means, keys)
+        cnt = np.bincount(w, minlength=n_models)
+        if len(top):
+            keep = w == top[0]
+            left, kk = means[keep], keys[keep]
+            for t in range(len(top)):
+                if t:
+                    left[:, top[t - 1]] = -np.inf          # every kept draw had top[t - 1] there
+                    keep = _first_place(left, kk) == top[t]
+                    left, kk = left[keep], kk[keep]
+                for j, k in enumerate(ks):
+                    if k == t + 1:
+                        hits[j] = len(left)
         return cnt, hits, b
     ranks = rank_order(means, keys)
     offs = np.arange(n_models) * n_models
