@@ -48,7 +48,6 @@ from .._validate import Progress, SeedLike
 from ..errors import SmallSampleWarning
 from ..results import Result, jsonable
 from ..resample.engine import matrix_input, resample_means, weights
-from ..stats._pairs import _mcnemar_p
 
 __all__ = ["RankSets", "rank_sets", "layers"]
 
@@ -411,7 +410,7 @@ def _screened(m, level: float, adjust: str, cluster) -> tuple | None:
     or None where it does not apply (missing cells, continuous scores, clusters, < 2 items)."""
     from .._kernel import is_binary
     from ..stats.multiplicity import adjust_pvalues
-    from ..stats.paired import score_order
+    from ..stats.paired import mcnemar_exact, score_order
     from ._screen import discordant_counts, mcnemar_bound, screen_pairs
 
     S = np.asarray(m.scores)
@@ -419,8 +418,7 @@ def _screened(m, level: float, adjust: str, cluster) -> tuple | None:
     if cluster is not False or k < 2 or n < 2 or not m.is_complete or not is_binary(S):
         return None
     theta, order = score_order(S)
-    A = (S == 1).astype(np.float32 if n < 2**24 else np.float64)
-    r = np.rint(A.sum(axis=1, dtype=np.float64)).astype(np.int64)
+    r = np.count_nonzero(S == 1, axis=1).astype(np.int64)
     p, q = np.triu_indices(k, 1)                 # the pairs of all_pairs, in its order
     ii, jj = order[p], order[q]
     bound = mcnemar_bound(r, n, ii, jj)
@@ -428,8 +426,8 @@ def _screened(m, level: float, adjust: str, cluster) -> tuple | None:
     done = screen_pairs(bound, alpha, len(ii))
     pv = bound.copy()
     need = np.flatnonzero(~done)
-    b, c = discordant_counts(A, r, order, p[need], q[need])
-    pv[need] = _mcnemar_p(np.minimum(b, c), b + c)
+    b, c = discordant_counts(S, r, order, p[need], q[need])
+    pv[need] = mcnemar_exact(b, c)
     padj = adjust_pvalues(pv, adjust)
     dv = (r[ii] - r[jj]) / n                     # = (b - c) / N, the pair's difference
 
@@ -449,6 +447,7 @@ def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_tabl
     (:mod:`._screen`, same sets); ``screen=False`` forces the full all-pairs table.
     """
     from ..data.matrix import ScoreMatrix
+    from ..stats.multiplicity import ADJUST_METHODS
     from ..stats.paired import all_pairs
 
     if not isinstance(m, ScoreMatrix):
@@ -459,7 +458,7 @@ def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_tabl
     pt = pair_table
     got = None
     if pt is None:
-        _validate.choice(adjust, "adjust", ("holm", "bonferroni", "bh", "none"))
+        _validate.choice(adjust, "adjust", ADJUST_METHODS)
         if screen and k > 1:
             got = _screened(m, level, adjust, cluster)
         if got is None:

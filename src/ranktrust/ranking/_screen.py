@@ -1,0 +1,91 @@
+"""Screen-then-refine for the all-pairs rank sets (``rank_sets(method="pairs")``, issue 14).
+
+The default rank sets reject a pair when its exact McNemar p-value survives Holm (or
+Bonferroni, BH, none) over all ``P = M (M - 1) / 2`` pairs. On a large leaderboard most
+pairs are far apart and are rejected whatever the other pairs' p-values are. This module
+finds those pairs from the row sums alone, in ``O(M N + P)``, and computes the exact test
+only for the rest, from popcounts of bit-packed rows over the band of the score order that
+holds them (``O(N / 64)`` words per pair).
+
+Why the result is exactly the full computation's
+------------------------------------------------
+1. *Bound.* For complete 0/1 scores on ``N`` items, let ``r_j`` be model j's correct
+   count. For the pair ``(j, k)`` the difference ``b - c = r_j - r_k = d`` is known, and
+   the discordant count ``n = b + c`` is at most ``n_max = min(r_j + r_k, 2N - r_j - r_k)``
+   (same parity as ``d``). The two-sided exact McNemar p-value ``min(1, 2 F(min(b, c); n,
+   1/2))`` with ``min(b, c) = (n - |d|) / 2`` is non-decreasing in ``n`` for fixed
+   ``|d| >= 1``: with ``t = (n - |d|) / 2``, going from ``n`` to ``n + 2`` adds
+   ``(f(t + 1) - f(t)) / 4 >= 0`` to ``F`` (``f`` the Bin(n, 1/2) mass, increasing below
+   ``n / 2``). So ``p <= p_bound = min(1, 2 F((n_max - |d|) / 2; n_max, 1/2))``.
+2. *Screen.* A pair with ``p_bound < alpha / P`` (less a relative margin of 1e-9 for
+   rounding) is rejected by Holm over the ``P`` pairs, and by each model's own Holm over its
+   ``M - 1`` pairs (the marginal sets), whatever the other p-values are: every Holm threshold
+   is at least ``alpha / P``. The same holds for Bonferroni, BH and no adjustment.
+3. *Refine.* Every other pair gets its exact p-value. The screened ones enter the
+   adjustment with ``p_bound``. All values below ``alpha / P`` pass at any position of
+   Holm's step-down, and the pairs at or above it keep their values and positions, so the
+   set of rejected pairs, hence ``better``, the rank sets, tiers and order, are those of the
+   full computation. (The *adjusted* p-values of rejected pairs may differ; they are not
+   kept.)
+
+Only complete 0/1 matrices, unclustered two-sided McNemar, are screened; anything else
+(missing cells: each pair has its own shared items; continuous scores: a pair whose
+per-item difference is constant has no p-value, which the row statistics cannot see;
+clusters) takes the full computation. Equality is tested in ``tests/test_ranking_ranksets.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..stats.paired import mcnemar_exact
+
+__all__ = ["mcnemar_bound", "screen_pairs", "discordant_counts"]
+
+_MARGIN = 1e-9     # relative: a screened bound is below alpha / P by more than rounding
+
+
+def mcnemar_bound(r: np.ndarray, n_items: int, ii: np.ndarray, jj: np.ndarray) -> np.ndarray:
+    """Upper bound of the exact two-sided McNemar p-value of pairs ``(ii, jj)`` from the
+    correct counts ``r`` on ``n_items`` shared items (module docstring, point 1)."""
+    a = r[ii].astype(np.int64)
+    b = r[jj].astype(np.int64)
+    d = np.abs(a - b)
+    n_max = np.minimum(a + b, 2 * int(n_items) - a - b)
+    return mcnemar_exact((n_max + d) // 2, (n_max - d) // 2)
+
+
+def screen_pairs(bound: np.ndarray, alpha: float, n_tests: int) -> np.ndarray:
+    """Pairs rejected by any of the adjustments whatever the others' p-values: bound < alpha / P."""
+    return bound < (float(alpha) / max(int(n_tests), 1)) * (1.0 - _MARGIN)
+
+
+def discordant_counts(S: np.ndarray, r: np.ndarray, order: np.ndarray, p: np.ndarray,
+                      q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``b, c`` of pairs ``(order[p], order[q])``, ``p < q`` positions in the score order,
+    sorted by ``p`` (as :func:`numpy.triu_indices` gives them); ``S`` 0/1 rows, ``r`` row sums.
+
+    The rows are packed to bits once, in score order (``N / 64`` words each). For each
+    position ``p`` with a pair left, the both-right counts with positions ``p + 1 .. max q``
+    are one popcount of an AND against a contiguous slice: the pairs left after the screen
+    are close in score, so this is a narrow band of the ``M x M`` product, exact at any ``N``.
+    """
+    b = np.empty(p.shape, dtype=np.int64)
+    c = np.empty(p.shape, dtype=np.int64)
+    if p.size == 0:
+        return b, c
+    bits = np.packbits(np.asarray(S) == 1, axis=1)[order]
+    pad = (-bits.shape[1]) % 8
+    if pad:
+        bits = np.pad(bits, ((0, 0), (0, pad)))
+    words = np.ascontiguousarray(bits).view(np.uint64)          # (M, ceil(N / 64)), score order
+    ro = r[order]
+    starts = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
+    for s, e in zip(starts, np.r_[starts[1:], p.size]):
+        a = int(p[s])
+        qs = q[s:e]
+        hi = int(qs.max()) + 1
+        g = np.bitwise_count(words[a + 1:hi] & words[a]).sum(axis=1, dtype=np.int64)[qs - a - 1]
+        b[s:e] = ro[a] - g
+        c[s:e] = ro[qs] - g
+    return b, c
