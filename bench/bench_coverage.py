@@ -230,7 +230,7 @@ def section_passk(args: argparse.Namespace) -> None:
             m = rt.ScoreMatrix(d, tuple(map(str, range(R))), tuple(map(str, range(n))), runs=tuple(map(str, range(K))))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                pk = rt.pass_at_k(m, [1, 4, 8])
+                pk = rt.pass_at_k_matrix(m, [1, 4, 8])
             cells = []
             for q, k in enumerate((1, 4, 8)):
                 t = 1 - beta_fn(a, b + k) / beta_fn(a, b)

@@ -157,7 +157,7 @@ def test_d8_passk_interval_covers_near_one():
         m = rt.ScoreMatrix(x, tuple(map(str, range(R))), tuple(map(str, range(n))), runs=tuple(map(str, range(K))))
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            pk = rt.pass_at_k(m, [4, 8])
+            pk = rt.pass_at_k_matrix(m, [4, 8])
         for q, k in enumerate([4, 8]):
             t = 1 - beta_fn(a, b + k) / beta_fn(a, b)
             lo, hi = pk.ci_low[:, q], pk.ci_high[:, q]

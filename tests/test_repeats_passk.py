@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from ranktrust import DataError, ScoreMatrix, SmallSampleWarning
-from ranktrust.runs import majority_at_n, pass_at_k
+from ranktrust.runs import majority_at_n, pass_at_k, pass_at_k_matrix
 
 
 def exact(n: int, c: int, k: int) -> Fraction:
@@ -78,7 +78,7 @@ def test_matrix_form_mean_over_items_and_ci_over_items():
     rng = np.random.default_rng(2)
     d = (rng.random((2, 50, 6)) < 0.4).astype(float)
     d[0, :5, 5] = np.nan  # ragged: those items have 5 samples
-    r = pass_at_k(_matrix(d), [1, 3])
+    r = pass_at_k_matrix(_matrix(d), [1, 3])
     n = np.sum(~np.isnan(d), axis=2)
     c = np.nansum(d, axis=2).astype(int)
     per = np.array([[float(exact(n[j, i], c[j, i], 3)) for i in range(50)] for j in range(2)])
@@ -103,17 +103,24 @@ def test_matrix_form_mean_over_items_and_ci_over_items():
 def test_items_with_too_few_samples_are_left_out_and_all_too_few_warns():
     d = np.ones((1, 4, 3))
     d[0, 0, 1:] = np.nan  # item 0 has a single sample
-    r = pass_at_k(_matrix(d), [2])
+    r = pass_at_k_matrix(_matrix(d), [2])
     assert r.n_items[0, 0] == 3
     with pytest.warns(SmallSampleWarning, match="pass@5 needs at least 5 samples"):
-        r = pass_at_k(_matrix(d), [5])
+        r = pass_at_k_matrix(_matrix(d), [5])
     assert np.isnan(r.estimate[0, 0])
 
 
 def test_non_binary_scores_rejected():
     d = np.full((1, 4, 3), 0.5)
     with pytest.raises(DataError, match="pass@k needs 0/1 scores"):
-        pass_at_k(_matrix(d), 1)
+        pass_at_k_matrix(_matrix(d), 1)
+
+
+def test_pass_at_k_takes_counts_only():
+    with pytest.raises(TypeError, match=r"for a ScoreMatrix use pass_at_k_matrix\(m, k\)"):
+        pass_at_k(_matrix(np.ones((1, 4, 3))), 1, 1)
+    with pytest.raises(TypeError):
+        pass_at_k(10, 3)  # type: ignore[call-arg]
 
 
 def test_majority_strict_and_ties_half():
@@ -130,7 +137,7 @@ def test_unbiased_and_ci_coverage_simulation():
     R, N, n, k = 1000, 80, 10, 5
     p = rng.beta(1, 3, size=(R, N))
     d = (rng.random((R, N, n)) < p[..., None]).astype(float)
-    r = pass_at_k(_matrix(d), [k])
+    r = pass_at_k_matrix(_matrix(d), [k])
     # population truth: E[1 - (1-p)^k] for p ~ Beta(1, 3) = 1 - B(1, 3 + k)/B(1, 3) = 1 - 3/(3 + k)
     truth = 1 - 3 / (3 + k)
     est = r.estimate[:, 0]
@@ -157,7 +164,7 @@ def test_pass_at_k_interval_when_every_item_is_solved():
     d[0, :, :3] = 0  # every item solved in 5 of 8 samples: pass@4 = pass@8 = 1 on every item
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        r = pass_at_k(_matrix(d), [4, 8])
+        r = pass_at_k_matrix(_matrix(d), [4, 8])
     assert np.all(r.estimate == 1) and np.all(r.ci_high == 1)
     assert np.all(np.isfinite(r.ci_low)) and np.all(r.ci_low < 0.9)
 

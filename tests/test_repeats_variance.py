@@ -243,7 +243,7 @@ def test_zero_spread_model_has_nan_ci_like_intervals(value):
     assert np.isnan(iv.ci_low[1]) and np.isnan(r.ci_low[1])
     # the default per-model interval for 0/1 scores (Wilson) and pass@k's interval exist at 0% / 100%
     assert np.isfinite(rt.intervals(rt.ScoreMatrix(d[:, :, :1], m.models, m.items)).ci_low[1])
-    pa = rt.pass_at_k(m, 1)
+    pa = rt.pass_at_k_matrix(m, 1)
     assert np.isfinite(pa.ci_low[1, 0]) and pa.ci_low[1, 0] <= value <= pa.ci_high[1, 0]
     assert pa.ci_high[1, 0] - pa.ci_low[1, 0] > 0
     vc = variance_components(m)

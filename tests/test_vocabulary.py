@@ -52,7 +52,7 @@ VOCABULARY: dict[str, str] = {
     "b": "second model of a pair; mcnemar_exact: discordant count b",
     "c": "discordant count c (mcnemar_exact), correct samples c (pass_at_k)",
     "n": "samples per item (pass_at_k)",
-    "k": "pass@k's k (pass_at_k) -- not a subset size",
+    "k": "pass@k's k (pass_at_k, pass_at_k_matrix) -- not a subset size",
     "p": "p-values (adjust_pvalues)",
     "interval": "the interval of a paired difference: 'auto' | 'exact' | 'wald'",
     "cluster_correction": "small-cluster correction: 'cr2' | 'cr1' | 'none'",
@@ -156,7 +156,7 @@ FORBIDDEN = {
 ONLY_IN = {
     "alpha": {"power"},          # power keeps statsmodels' alpha; everything else takes confidence_level
     "seeds": {"score_models"},
-    "k": {"pass_at_k"},          # pass@k's k; a subset size is `size`
+    "k": {"pass_at_k", "pass_at_k_matrix"},  # pass@k's k; a subset size is `size`
 }
 
 #: parameters that share a public function's name (kept: renaming them costs more than it gives)

@@ -54,6 +54,7 @@ _LAZY: dict[str, str] = {
     # repeats and conditions
     "repeats": "ranktrust.runs",
     "pass_at_k": "ranktrust.runs",
+    "pass_at_k_matrix": "ranktrust.runs",
     "choose_n": "ranktrust.runs",
     "run_until_enough": "ranktrust.runs",
     "sensitivity": "ranktrust.runs",
@@ -86,7 +87,7 @@ __all__ = [
 #: Polars) or a path, read with rt.read (data.io.as_matrix)
 _TAKES_DATA = frozenset({
     "intervals", "compare", "all_pairs", "estimate_disagreement", "tiers", "bootstrap_ci", "stability",
-    "rank_sets", "split_half", "select_subset", "mdad", "repeats", "pass_at_k", "sensitivity",
+    "rank_sets", "split_half", "select_subset", "mdad", "repeats", "pass_at_k_matrix", "sensitivity",
     "variance_components", "report", "data_quality", "watch_replay",
 })
 

@@ -3,6 +3,7 @@
 >>> import ranktrust as rt
 >>> m = rt.read("results.csv")  # with a run column  # doctest: +SKIP
 >>> rt.repeats(m, pass_at=(1, 5))                   # doctest: +SKIP
+>>> rt.pass_at_k_matrix(m, [1, 5])                  # doctest: +SKIP
 >>> rt.choose_n(m, margin=0.01, confidence_level=0.9)  # doctest: +SKIP
 >>> rt.sensitivity(m, by="condition")               # doctest: +SKIP
 """
@@ -18,13 +19,14 @@ from .._kernel import nan_mean_var
 from ..data.matrix import ScoreMatrix
 from ..results import Result, jsonable
 from .. import _validate
-from .passk import PassAtK, item_mean_ci, majority_at_n, pass_at_k
+from .passk import PassAtK, item_mean_ci, majority_at_n, pass_at_k, pass_at_k_matrix
 from .protocol import ChooseN, RunUntilEnough, choose_n, n_required, run_until_enough
 from .sensitivity import Sensitivity, expected_best_of, hotelling_conditions, sensitivity
 from .variance import VarianceComponents, check_runs, item_stats, run_scores, variance_components
 
 __all__ = [
-    "repeats", "Repeats", "pass_at_k", "PassAtK", "majority_at_n", "choose_n", "ChooseN", "n_required",
+    "repeats", "Repeats", "pass_at_k", "pass_at_k_matrix", "PassAtK", "majority_at_n", "choose_n", "ChooseN",
+    "n_required",
     "run_until_enough", "RunUntilEnough", "sensitivity", "Sensitivity", "hotelling_conditions",
     "expected_best_of", "variance_components", "VarianceComponents", "run_scores", "item_stats",
 ]
@@ -255,7 +257,7 @@ def repeats(
             f"{m.models[j]}: every item has the same mean over runs ({score[j]:.3g}), so the CI is not defined "
             "(a zero-width interval would claim certainty)"
         )
-    pa = pass_at_k(m, ks, confidence_level=confidence_level) if ks else None
+    pa = pass_at_k_matrix(m, ks, confidence_level=confidence_level) if ks else None
     maj = majority_at_n(m, confidence_level=confidence_level) if binary else (None, None, None)
     ch = None if margin is None else choose_n(m, margin=margin, confidence_level=choose_n_confidence_level)
     if m.conditions is not None and len(set(m.conditions)) > 1:

@@ -20,7 +20,7 @@ from ..errors import DataError, SmallSampleWarning
 from ..results import Result
 from .._kernel import clt_interval, nan_mean, normal_quantile, wilson_bounds
 
-__all__ = ["pass_at_k", "PassAtK", "majority_at_n", "item_mean_ci", "bounded_mean_ci"]
+__all__ = ["pass_at_k", "pass_at_k_matrix", "PassAtK", "majority_at_n", "item_mean_ci", "bounded_mean_ci"]
 
 
 def _log_ratio(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
@@ -38,41 +38,33 @@ def _log_ratio(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
     return table[n] - table[n - c]
 
 
-def pass_at_k(n: Any, c: Any = None, k: Any = None, *, confidence_level: float = 0.95) -> Any:
-    """Unbiased pass@k estimator ``1 - C(n-c, k) / C(n, k)``.
+def pass_at_k(n: Any, c: Any, k: Any) -> Any:
+    """Unbiased pass@k estimator ``1 - C(n-c, k) / C(n, k)`` for ``n`` samples with ``c`` correct.
 
-    Two forms:
-
-    * ``pass_at_k(n, c, k)``: the estimator for ``n`` samples with ``c`` correct
-      (scalars or arrays, broadcast), computed stably in log space as a product
-      (no large binomial coefficients), exact to about 1e-12 for ``n`` up to
-      millions. ``n - c < k`` gives 1; ``c == 0`` gives 0.
-    * ``pass_at_k(m, k)`` with a :class:`~ranktrust.ScoreMatrix` of 0/1 scores with
-      runs: per model, the mean over items of the per-item estimate, with a
-      confidence interval over items (:func:`bounded_mean_ci`; a :class:`PassAtK` result). ``k`` may be an
-      int or a sequence of ints.
+    Scalars or arrays (broadcast), computed stably in log space as a product (no large
+    binomial coefficients), exact to about 1e-12 for ``n`` up to millions. ``n - c < k``
+    gives 1; ``c == 0`` gives 0. For the per-model pass@k of a :class:`~ranktrust.ScoreMatrix`
+    with its interval over items, use :func:`pass_at_k_matrix`.
 
     Parameters
     ----------
-    n : int or array_like, or ScoreMatrix
-        Samples per item (or the matrix).
+    n : int or array_like
+        Samples per item.
     c : int or array_like
-        Correct samples per item (or ``k`` when ``n`` is a matrix).
+        Correct samples per item.
     k : int or array_like
         The ``k`` of pass@k; ``1 <= k <= n``.
-    confidence_level : float, default: ``0.95``
-        Only for the matrix form.
 
     Returns
     -------
-    ndarray or float, or PassAtK
+    ndarray or float
 
     Raises
     ------
     ValueError
         ``c`` outside ``[0, n]`` or ``k`` outside ``[1, n]``.
-    DataError
-        Matrix form with scores that are not 0/1.
+    TypeError
+        ``n`` is a ScoreMatrix (that is :func:`pass_at_k_matrix`).
 
     Notes
     -----
@@ -92,12 +84,7 @@ def pass_at_k(n: Any, c: Any = None, k: Any = None, *, confidence_level: float =
     0.916667
     """
     if isinstance(n, ScoreMatrix):
-        ks = c if k is None else k
-        if ks is None:
-            raise TypeError("`k` is required: pass_at_k(m, k)")
-        return _pass_at_matrix(n, ks, confidence_level=confidence_level)
-    if c is None or k is None:
-        raise TypeError("pass_at_k(n, c, k) needs all three of `n`, `c` and `k`")
+        raise TypeError("pass_at_k(n, c, k) takes sample counts; for a ScoreMatrix use pass_at_k_matrix(m, k)")
     n_a, c_a, k_a = np.broadcast_arrays(np.asarray(n), np.asarray(c), np.asarray(k))
     for name, a in (("n", n_a), ("c", c_a), ("k", k_a)):
         if a.size and not np.all(np.asarray(a, dtype=np.float64) == np.round(np.asarray(a, dtype=np.float64))):
@@ -253,9 +240,37 @@ class PassAtK(Result):
         })
 
 
-def _pass_at_matrix(m: ScoreMatrix, ks: Any, *, confidence_level: float = 0.95) -> PassAtK:
+def pass_at_k_matrix(m: ScoreMatrix, k: Any, *, confidence_level: float = 0.95) -> PassAtK:
+    """pass@k per model from 0/1 scores with runs, with a confidence interval over items.
+
+    Per model, the mean over items of the per-item unbiased estimate (:func:`pass_at_k` on
+    the item's ``n_i`` samples with ``c_i`` correct), items with fewer than ``k`` samples left
+    out, with the Wilson-type interval of :func:`bounded_mean_ci`.
+
+    Parameters
+    ----------
+    m : ScoreMatrix
+        0/1 scores ``(models, items, runs)``; NaN = not sampled.
+    k : int or sequence of int
+        The ``k`` values of pass@k.
+    confidence_level : float, default: ``0.95``
+
+    Returns
+    -------
+    PassAtK
+
+    Raises
+    ------
+    DataError
+        Scores that are not 0/1.
+
+    Warns
+    -----
+    SmallSampleWarning
+        No item has ``k`` samples (that ``k``'s estimate is NaN).
+    """
     _check_level(confidence_level)
-    k_list = [ks] if np.ndim(ks) == 0 else list(ks)
+    k_list = [k] if np.ndim(k) == 0 else list(k)
     if not k_list:
         raise ValueError("`k` must name at least one k")
     k_arr = np.asarray(_validate.counts(k_list, "k"), dtype=np.int64)
@@ -269,7 +284,7 @@ def _pass_at_matrix(m: ScoreMatrix, ks: Any, *, confidence_level: float = 0.95) 
             warnings.warn(
                 f"pass@{kk} needs at least {kk} samples per item, but no item has that many "
                 f"(most: {int(n.max())}); the estimate is NaN",
-                SmallSampleWarning, stacklevel=3,
+                SmallSampleWarning, stacklevel=2,
             )
             continue
         vals = np.full(n.shape, np.nan)
