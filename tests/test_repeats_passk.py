@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from ranktrust import DataError, ScoreMatrix, SmallSampleWarning
-from ranktrust.runs import majority_at_n, pass_at_k, pass_at_k_matrix
+from ranktrust.runs import MajorityAtN, majority_at_n, pass_at_k, pass_at_k_matrix
 
 
 def exact(n: int, c: int, k: int) -> Fraction:
@@ -125,9 +125,14 @@ def test_pass_at_k_takes_counts_only():
 
 def test_majority_strict_and_ties_half():
     d = np.array([[[1, 1, 0], [1, 0, 0], [1, 0, np.nan], [0, 0, 0]]], dtype=float)
-    est, lo, hi = majority_at_n(_matrix(d))
-    assert est[0] == pytest.approx((1 + 0 + 0.5 + 0) / 4)
-    assert lo[0] <= est[0] <= hi[0]
+    r = majority_at_n(_matrix(d))
+    assert isinstance(r, MajorityAtN) and r.models == ("m0",)
+    assert r.estimate[0] == pytest.approx((1 + 0 + 0.5 + 0) / 4)
+    assert r.ci_low[0] <= r.estimate[0] <= r.ci_high[0]
+    assert r.n_items[0] == 4 and r.confidence_level == 0.95
+    assert r.to_dict()["estimate"] == [pytest.approx(0.375)]
+    lo, hi = r.ci
+    assert lo is r.ci_low and hi is r.ci_high
 
 
 @pytest.mark.slow

@@ -100,6 +100,11 @@ def test_repeats_json_keys_and_stable_score():
     assert row["run_sd"] == pytest.approx(np.std(d[0].mean(axis=0), ddof=1))
     assert row["pass_at"]["1"]["estimate"] == pytest.approx(row["score"])
     assert "plot" not in out
+    maj = rt.runs.majority_at_n(_matrix(d))  # maj@N: an item is solved when most of its 5 runs are
+    solved = (d.sum(axis=2) >= 3).mean(axis=1)
+    assert [r_["maj_at_n"]["estimate"] for r_ in out["models"]] == pytest.approx(solved, rel=1e-12)
+    assert out["models"][1]["maj_at_n"] == {"estimate": maj.estimate[1], "ci_low": maj.ci_low[1],
+                                            "ci_high": maj.ci_high[1]}
     curve = out["tradeoff_curve"]  # SE(K, n) for the runs-vs-items trade-off
     assert curve == r.components.to_dict()["tradeoff_curve"]
     assert curve["models"]["m0"]["se"][1][2] == pytest.approx(r.components.se_at(runs=4)[0], rel=1e-12)

@@ -19,13 +19,13 @@ from .._kernel import nan_mean_var
 from ..data.matrix import ScoreMatrix
 from ..results import Result, jsonable
 from .. import _validate
-from .passk import PassAtK, item_mean_ci, majority_at_n, pass_at_k, pass_at_k_matrix
+from .passk import MajorityAtN, PassAtK, item_mean_ci, majority_at_n, pass_at_k, pass_at_k_matrix
 from .protocol import ChooseN, RunUntilEnough, choose_n, n_required, run_until_enough
 from .sensitivity import Sensitivity, expected_best_of, hotelling_conditions, sensitivity
 from .variance import VarianceComponents, check_runs, item_stats, run_scores, variance_components
 
 __all__ = [
-    "repeats", "Repeats", "pass_at_k", "pass_at_k_matrix", "PassAtK", "majority_at_n", "choose_n", "ChooseN",
+    "repeats", "Repeats", "pass_at_k", "pass_at_k_matrix", "PassAtK", "majority_at_n", "MajorityAtN", "choose_n", "ChooseN",
     "n_required",
     "run_until_enough", "RunUntilEnough", "sensitivity", "Sensitivity", "hotelling_conditions",
     "expected_best_of", "variance_components", "VarianceComponents", "run_scores", "item_stats",
@@ -96,7 +96,7 @@ class Repeats(Result):
     run_sd : ndarray
         Sample sd of the per-run scores.
     pass_at : PassAtK or None
-    maj, maj_low, maj_high : ndarray or None
+    maj : MajorityAtN or None
         maj@N (0/1 scores only; see :func:`majority_at_n`).
     choose : ChooseN or None
         The runs-needed rule, when asked for.
@@ -116,9 +116,7 @@ class Repeats(Result):
     run_scores: np.ndarray
     run_sd: np.ndarray
     pass_at: PassAtK | None = None
-    maj: np.ndarray | None = None
-    maj_low: np.ndarray | None = None
-    maj_high: np.ndarray | None = None
+    maj: MajorityAtN | None = None
     choose: ChooseN | None = None
     notes: tuple[str, ...] = ()
     confidence_level: float = 0.95
@@ -158,7 +156,7 @@ class Repeats(Result):
                     for q, k in enumerate(self.pass_at.k)
                 },
                 "maj_at_n": None if self.maj is None else {
-                    "estimate": self.maj[j], "ci_low": self.maj_low[j], "ci_high": self.maj_high[j]},  # type: ignore[index]
+                    "estimate": self.maj.estimate[j], "ci_low": self.maj.ci_low[j], "ci_high": self.maj.ci_high[j]},
                 "run_sd": self.run_sd[j],
                 "run_scores": self.run_scores[j],
                 "n_required": None if self.choose is None or np.isnan(self.choose.n_required[j])
@@ -258,7 +256,7 @@ def repeats(
             "(a zero-width interval would claim certainty)"
         )
     pa = pass_at_k_matrix(m, ks, confidence_level=confidence_level) if ks else None
-    maj = majority_at_n(m, confidence_level=confidence_level) if binary else (None, None, None)
+    maj = majority_at_n(m, confidence_level=confidence_level) if binary else None
     ch = None if margin is None else choose_n(m, margin=margin, confidence_level=choose_n_confidence_level)
     if m.conditions is not None and len(set(m.conditions)) > 1:
         notes.append(
@@ -268,7 +266,7 @@ def repeats(
     return Repeats(
         models=tuple(m.models), runs=runs, n_items=n, score=score, se=se, ci_low=lo, ci_high=hi,
         components=comp, run_labels=tuple(m.runs), run_scores=rs, run_sd=rsd, pass_at=pa,
-        maj=maj[0], maj_low=maj[1], maj_high=maj[2], choose=ch, notes=tuple(notes),
+        maj=maj, choose=ch, notes=tuple(notes),
         confidence_level=confidence_level,
     )
 

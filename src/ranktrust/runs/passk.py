@@ -20,7 +20,7 @@ from ..errors import DataError, SmallSampleWarning
 from ..results import Result
 from .._kernel import clt_interval, nan_mean, normal_quantile, wilson_bounds
 
-__all__ = ["pass_at_k", "pass_at_k_matrix", "PassAtK", "majority_at_n", "item_mean_ci", "bounded_mean_ci"]
+__all__ = ["pass_at_k", "pass_at_k_matrix", "PassAtK", "majority_at_n", "MajorityAtN", "item_mean_ci", "bounded_mean_ci"]
 
 
 def _log_ratio(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
@@ -296,12 +296,36 @@ def pass_at_k_matrix(m: ScoreMatrix, k: Any, *, confidence_level: float = 0.95) 
     return PassAtK(tuple(m.models), k_arr, est, se, lo, hi, n_items, confidence_level)
 
 
-def majority_at_n(m: ScoreMatrix, *, confidence_level: float = 0.95) -> tuple[np.ndarray, ...]:
+@dataclass(frozen=True, eq=False)
+class MajorityAtN(Result):
+    """maj@N per model (see :func:`majority_at_n`), items as the sampling unit.
+
+    Attributes
+    ----------
+    models : tuple of str
+    estimate, se, ci_low, ci_high : ndarray, shape (n_models,)
+        Mean over items of the per-item majority value (1, 1/2 for a tie, or 0), its SE over
+        items and the Wilson-type interval of :func:`bounded_mean_ci`.
+    n_items : ndarray of int, shape (n_models,)
+        Items with at least one sample.
+    confidence_level : float
+    """
+
+    models: tuple[str, ...]
+    estimate: np.ndarray
+    se: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    n_items: np.ndarray
+    confidence_level: float = 0.95
+
+
+def majority_at_n(m: ScoreMatrix, *, confidence_level: float = 0.95) -> MajorityAtN:
     """maj@N per model from 0/1 samples: an item counts as solved when a strict
     majority of its samples is correct (a tie counts 1/2).
 
-    Returns ``(estimate, ci_low, ci_high)`` arrays over models; the interval is that of
-    :func:`bounded_mean_ci` (per-item values 0, 1/2 or 1).
+    Returns a :class:`MajorityAtN` (``estimate``, ``ci_low``, ``ci_high`` ... over models); the
+    interval is that of :func:`bounded_mean_ci` (per-item values 0, 1/2 or 1).
 
     Notes
     -----
@@ -314,6 +338,5 @@ def majority_at_n(m: ScoreMatrix, *, confidence_level: float = 0.95) -> tuple[np
     n, c = _binary_counts(m, "maj@N")
     with np.errstate(invalid="ignore"):
         vals = np.where(n > 0, np.sign(2 * c - n) * 0.5 + 0.5, np.nan)
-    mean, _se, low, high, _n = bounded_mean_ci(vals, confidence_level)
-    return mean, low, high
-
+    mean, se, low, high, cnt = bounded_mean_ci(vals, confidence_level)
+    return MajorityAtN(tuple(m.models), mean, se, low, high, cnt, confidence_level)
