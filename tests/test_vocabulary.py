@@ -239,6 +239,8 @@ def _check_default(qual: str, p: inspect.Parameter) -> None:
         assert d is False, f"{qual}: cluster={d!r}; the one rule is cluster: bool = False"
     elif p.name == "alternative":
         assert d == "two-sided", f"{qual}: alternative={d!r}"
+    elif p.name == "batch":
+        assert d is None, f"{qual}: batch={d!r}; the one rule is batch: int | None = None (automatic)"
 
 
 @pytest.mark.parametrize("qual, fn", PUBLIC, ids=IDS)
@@ -246,6 +248,16 @@ def test_shared_names_have_one_type_and_default(qual, fn):
     for p in _params(fn):
         if p.default is not inspect.Parameter.empty or p.name in ("n_resamples",):
             _check_default(qual, p)
+
+
+def test_compare_batch_default_keeps_the_numbers():
+    """compare's batch=None is the automatic batch (1000 sign-flip draws); the p-value is the one
+    batch=1000 gave, and any batch that is a multiple of 4 gives the same draws."""
+    rng = np.random.default_rng(0)
+    m = rt.ScoreMatrix.from_array(rng.random((2, 37)), models=["a", "b"])
+    ps = {b: rt.compare(m, "a", "b", method="sign-flip", n_resamples=2999, batch=b, rng=1).p_value
+          for b in (None, 1000, 8)}
+    assert ps[None] == ps[1000] == ps[8]
 
 
 @pytest.mark.parametrize("name", sorted(LOOPING))

@@ -190,6 +190,11 @@ class PairedComparison(Result):
         })
 
 
+#: sign-flip draws per array operation when ``batch`` is None (the draws, hence the p-value, are the
+#: same for any batch that is a multiple of 4)
+_SIGN_FLIP_BATCH = 1000
+
+
 def compare(
     m: "ScoreMatrix",
     a: str,
@@ -200,7 +205,7 @@ def compare(
     confidence_level: float = 0.95,
     cluster: bool = False,
     n_resamples: int = 9999,
-    batch: int = 1000,
+    batch: int | None = None,
     rng: SeedLike = None,
     interval: Literal["auto", "exact", "wald"] = "auto",
     cluster_correction: Literal["cr2", "cr1", "none"] = "cr2",
@@ -226,8 +231,8 @@ def compare(
         is opt-in (a ``subject`` column alone does not turn it on) and needs item groups.
     n_resamples : int, default: ``9999``
         Sign-flip draws.
-    batch : int, default: ``1000``
-        Sign-flip draws per array operation.
+    batch : int, optional
+        Sign-flip draws per array operation; ``None`` (default) picks it (1000).
     rng : None, int or numpy.random.Generator
         For ``"sign-flip"``.
     interval : {"auto", "exact", "wald"}, default: ``"auto"``
@@ -282,7 +287,7 @@ def compare(
     S = S[:, shared]
     codes = m.group_codes[shared] if clustered else None  # type: ignore[index]
     n_resamples = _validate.count(n_resamples, "n_resamples")
-    batch = _validate.count(batch, "batch")
+    batch = _SIGN_FLIP_BATCH if batch is None else _validate.count(batch, "batch")
     gen = _random.generator(rng, "sign-flip") if meth == "sign-flip" else None  # a named stream
     st = pair_stats(S, np.array([0]), np.array([1]), binary=binary, group_codes=codes)
     stat_method = "cluster" if clustered else meth
