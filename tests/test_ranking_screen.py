@@ -91,7 +91,7 @@ def test_mmlupro_same_sets(mmlupro_path):
         assert_same_sets(m, adjust=adjust)
     # pairwise-complete data is not screened (each pair has its own items): the full path, same sets
     mp = rt.read(mmlupro_path, align="pairwise")
-    assert R._screened(mp, 0.95, "holm", False) is None
+    assert _screen.screened_pairs(mp, 0.95, "holm", False) is None
     assert_same_sets(mp)
 
 

@@ -38,9 +38,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..stats.paired import mcnemar_exact
+from .._kernel import is_binary
+from ..stats.multiplicity import adjust_pvalues
+from ..stats.paired import mcnemar_exact, score_order
 
-__all__ = ["mcnemar_bound", "screen_pairs", "discordant_counts"]
+__all__ = ["screened_pairs", "mcnemar_bound", "screen_pairs", "discordant_counts"]
 
 _MARGIN = 1e-9     # relative: a screened bound is below alpha / P by more than rounding
 
@@ -89,3 +91,33 @@ def discordant_counts(S: np.ndarray, r: np.ndarray, order: np.ndarray, p: np.nda
         b[s:e] = ro[a] - g
         c[s:e] = ro[qs] - g
     return b, c
+
+
+def screened_pairs(m, level: float, adjust: str, cluster) -> tuple | None:
+    """``(theta, diff, p_value, p_adjusted)`` (M x M) by screen-then-refine (module docstring),
+    or None where it does not apply (missing cells, continuous scores, clusters, < 2 items)."""
+    S = np.asarray(m.scores)
+    k, n = S.shape
+    if cluster is not False or k < 2 or n < 2 or not m.is_complete or not is_binary(S):
+        return None
+    theta, order = score_order(S)
+    r = np.count_nonzero(S == 1, axis=1).astype(np.int64)
+    p, q = np.triu_indices(k, 1)                 # the pairs of all_pairs, in its order
+    ii, jj = order[p], order[q]
+    bound = mcnemar_bound(r, n, ii, jj)
+    alpha = 1.0 - level
+    done = screen_pairs(bound, alpha, len(ii))
+    pv = bound.copy()
+    need = np.flatnonzero(~done)
+    b, c = discordant_counts(S, r, order, p[need], q[need])
+    pv[need] = mcnemar_exact(b, c)
+    padj = adjust_pvalues(pv, adjust)
+    dv = (r[ii] - r[jj]) / n                     # = (b - c) / N, the pair's difference
+
+    def mat(v, mirror):
+        out = np.full((k, k), np.nan)
+        out[ii, jj] = v
+        out[jj, ii] = mirror
+        return out
+
+    return theta, mat(dv, -dv), mat(pv, pv), mat(padj, padj)

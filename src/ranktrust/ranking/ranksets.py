@@ -405,41 +405,6 @@ def _holm_rows(p: np.ndarray, adjust: str) -> np.ndarray:
     return out
 
 
-def _screened(m, level: float, adjust: str, cluster) -> tuple | None:
-    """``(theta, diff, p_value, p_adjusted)`` (M x M) by screen-then-refine (:mod:`._screen`),
-    or None where it does not apply (missing cells, continuous scores, clusters, < 2 items)."""
-    from .._kernel import is_binary
-    from ..stats.multiplicity import adjust_pvalues
-    from ..stats.paired import mcnemar_exact, score_order
-    from ._screen import discordant_counts, mcnemar_bound, screen_pairs
-
-    S = np.asarray(m.scores)
-    k, n = S.shape
-    if cluster is not False or k < 2 or n < 2 or not m.is_complete or not is_binary(S):
-        return None
-    theta, order = score_order(S)
-    r = np.count_nonzero(S == 1, axis=1).astype(np.int64)
-    p, q = np.triu_indices(k, 1)                 # the pairs of all_pairs, in its order
-    ii, jj = order[p], order[q]
-    bound = mcnemar_bound(r, n, ii, jj)
-    alpha = 1.0 - level
-    done = screen_pairs(bound, alpha, len(ii))
-    pv = bound.copy()
-    need = np.flatnonzero(~done)
-    b, c = discordant_counts(S, r, order, p[need], q[need])
-    pv[need] = mcnemar_exact(b, c)
-    padj = adjust_pvalues(pv, adjust)
-    dv = (r[ii] - r[jj]) / n                     # = (b - c) / N, the pair's difference
-
-    def mat(v, mirror):
-        out = np.full((k, k), np.nan)
-        out[ii, jj] = v
-        out[jj, ii] = mirror
-        return out
-
-    return theta, mat(dv, -dv), mat(pv, pv), mat(padj, padj)
-
-
 def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_table, screen=True):
     """Rank sets from the paired tests of every pair (exact McNemar for 0/1 scores).
 
@@ -449,6 +414,7 @@ def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_tabl
     from ..data.matrix import ScoreMatrix
     from ..stats.multiplicity import ADJUST_METHODS
     from ..stats.paired import all_pairs
+    from ._screen import screened_pairs
 
     if not isinstance(m, ScoreMatrix):
         m = ScoreMatrix.from_array(np.asarray(m, dtype=float))
@@ -460,7 +426,7 @@ def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_tabl
     if pt is None:
         _validate.choice(adjust, "adjust", ADJUST_METHODS)
         if screen and k > 1:
-            got = _screened(m, level, adjust, cluster)
+            got = screened_pairs(m, level, adjust, cluster)
         if got is None:
             pt = all_pairs(m, pairs="all", adjust=adjust, confidence_level=level, cluster=cluster)
     elif pt.alternative != "two-sided":
@@ -577,7 +543,11 @@ def rank_sets(
     Notes
     -----
     ``rank`` is the model's position in the display order (by tier, then score), which
-    always lies inside its simultaneous set. The bootstrap costs ``O(n_resamples * M^2)`` per
+    always lies inside its simultaneous set. With ``method="pairs"`` on complete 0/1 scores
+    (no ``pair_table``, no clusters), pairs whose exact McNemar p-value is bounded below
+    ``alpha / P`` by the two models' correct counts alone are rejected without their exact
+    test (screen-then-refine, :mod:`ranktrust.ranking._screen`): the sets, ``better``, tiers
+    and order are exactly those of the full all-pairs computation. The bootstrap costs ``O(n_resamples * M^2)`` per
     step of the stepwise procedure (memory is bounded by chunking); studentizing adds
     ``O(n_resamples * M^2 * N)`` once.
 
