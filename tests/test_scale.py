@@ -134,7 +134,7 @@ def test_report_sidecar_keeps_the_json_small_and_changes_nothing_else(tmp_path):
 def test_packed_integer_sums_are_exact(span, n_models):
     """The packed integer kernels (8/16/32-bit lanes, and runs in 4-bit lanes first) give the
     exact sums of the drawn scores, with negative scores, padding lanes and short last runs."""
-    from ranktrust.resample import engine
+    from ranktrust.resample import _packed, engine
 
     g = np.random.default_rng(n_models * 1000 + span)
     s = g.integers(-3, span - 3, (n_models, 301)).astype(float)
@@ -146,11 +146,11 @@ def test_packed_integer_sums_are_exact(span, n_models):
         bits = prep.lane_bits(k)
         if not bits:
             continue
-        got = engine._packed_sums(idx, prep.packed(bits), bits, n_models).astype(float) + k * prep.lo
+        got = _packed.packed_sums(idx, prep.packed(bits), bits, n_models).astype(float) + k * prep.lo
         assert np.array_equal(got, want), (k, bits)
         if bits == 8 and span <= 15:
             run = 15 // max(span - 1, 1)
-            got = engine._packed_sums(idx, prep.nibbles(), 8, n_models, run).astype(float) + k * prep.lo
+            got = _packed.packed_sums(idx, prep.nibbles(), 8, n_models, run).astype(float) + k * prep.lo
             assert np.array_equal(got, want), (k, "nibbles")
 
 

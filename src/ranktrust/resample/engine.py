@@ -69,6 +69,17 @@ The path is picked by a cost model from (M, N, size) only, never from ``batch``.
 0/1 (or small-integer) scores use float32 products, which are exact for them: both paths
 give the same bits, so their choice follows re-measured costs; non-integer scores keep
 the original constants (their float sums, hence results, are as before).
+Integer scores on the sparse path are not summed as floats at all: each item's scores,
+shifted to start at 0, are packed several to a 64-bit word (8-, 16- or 32-bit lanes, wide
+enough for a sum of ``size`` of them, :meth:`Prepared.packed`), and one SciPy CSR product
+in uint64 adds whole words, every lane at once with no carry across lanes (SWAR); 0/1-like
+scores first add runs of up to 15 drawn items in 4-bit lanes (:meth:`Prepared.nibbles`),
+half the words per drawn item (the kernels: :mod:`ranktrust.resample._packed`). The sums
+are exact integers, so the numbers are those of the float paths.
+
+(This module is over 600 lines because it is one thing: the drawing, counting and
+multiplying of every resample, whose streams and products must stay together so that
+every caller, path and batch size gets the same numbers.)
 Ranks (:func:`rank_order`) are two plain sorts instead of ``lexsort``, with the same result.
 
 References
@@ -84,6 +95,7 @@ import numpy as np
 
 from .. import _random, _validate
 from ..errors import DataError
+from . import _packed
 
 __all__ = [
     "BLOCK",
@@ -207,7 +219,7 @@ def choose_path(n_models: int, n_items: int, size: int, *, exact: bool = False, 
     the same bits and the choice is free to follow the re-measured costs; otherwise the
     original constants are kept so that float64 sums (and results) stay as they were.
     ``lanes``: the sparse path adds packed integer words holding this many scores each
-    (:func:`_lane_bits`; 0 = not packed), ``ceil(M / lanes)`` words per drawn item.
+    (:func:`._packed.lane_bits`; 0 = not packed), ``ceil(M / lanes)`` words per drawn item.
     """
     if lanes:
         sparse = size * -(-n_models // lanes) * _C_PACKED
@@ -231,55 +243,6 @@ def _sparse_rows(idx: np.ndarray, n_cells: int, dtype):
     return csr_matrix(
         (np.ones(b * k, dtype=dtype), idx.ravel(), np.arange(0, b * k + 1, k)), shape=(b, n_cells)
     )
-
-
-def _lane_bits(span: float, size: int) -> int:
-    """Bits per packed score (8, 16 or 32) whose lanes hold any sum of ``size`` scores
-    shifted to ``0 .. span`` without overflow; 0 when none does."""
-    for bits in (8, 16, 32):
-        if span * size < 2**bits:
-            return bits
-    return 0
-
-
-_NIBBLES = np.uint64(0x0F0F0F0F0F0F0F0F)
-
-
-def _packed_sums(idx: np.ndarray, packed: np.ndarray, bits: int, n_models: int, run: int = 0) -> np.ndarray:
-    """Exact integer sums over the drawn items of each row of ``idx`` (b, k): ``(b, M)``, unsigned.
-
-    The sums are of the shifted scores (minus the smallest score); add ``k * lo`` back.
-
-    ``packed`` (N, W) uint64 holds each item's shifted scores, ``64 / bits`` per word
-    (:meth:`Prepared.packed`). Adding whole words adds every lane at once (SWAR): a lane's
-    sum fits its bits (:func:`_lane_bits`), so no carry crosses lanes, and one sparse
-    product (SciPy's CSR x dense in uint64) makes all the sums, ``W`` words per drawn item
-    instead of ``M`` floats.
-
-    ``run = g > 0`` (only with ``bits == 8``, ``packed`` from :meth:`Prepared.nibbles`): first
-    add runs of ``g`` drawn items in 4-bit lanes (half as many words per item; ``g`` scores
-    fit 4 bits), then split each word into its even and its odd nibbles, two
-    words of 8-bit lanes, and add a draw's runs there. Returns the sums as unsigned lanes.
-    """
-    if not run:
-        sums = _sparse_rows(idx, packed.shape[0], np.uint64) @ packed       # (b, W) uint64
-        return np.ascontiguousarray(sums).view(f"<u{bits // 8}")[:, :n_models]
-    from scipy.sparse import csr_matrix
-
-    words, g = packed, run                  # words: N + 1 rows, the last one zero (padding)
-    b, k = idx.shape
-    runs = -(-k // g)
-    # run-major rows (run r of draw d is row r * b + d), padded with the zero item
-    flat = np.full((b, runs * g), words.shape[0] - 1, dtype=np.int32 if words.shape[0] < 2**31 else np.intp)
-    flat[:, :k] = idx
-    cols = flat.reshape(b, runs, g).transpose(1, 0, 2).ravel()
-    a = csr_matrix((np.ones(cols.size, dtype=np.uint64), cols, np.arange(0, cols.size + 1, g, dtype=cols.dtype)),
-                   shape=(runs * b, words.shape[0]))
-    part = np.ascontiguousarray(a @ words).reshape(runs, b, -1)          # 4-bit lane sums
-    even = np.add.reduce(part & _NIBBLES, axis=0)                         # 8-bit lanes
-    odd = np.add.reduce((part >> np.uint64(4)) & _NIBBLES, axis=0)
-    # even nibbles hold models 16 w .. 16 w + 7, odd ones 16 w + 8 .. 16 w + 15 (Prepared.nibbles)
-    return np.stack([even, odd], axis=-1).astype("<u8").view(np.uint8).reshape(b, -1)[:, :n_models]
 
 
 # ----------------------------------------------------------------- public API
@@ -308,46 +271,19 @@ class Prepared:
         """Bits per lane of the packed integer sums of ``n_drawn`` items (0: not integer or too wide)."""
         if not self.integer:
             return 0
-        return _lane_bits(self.hi - self.lo, n_drawn)
+        return _packed.lane_bits(self.hi - self.lo, n_drawn)
 
     def packed(self, bits: int) -> np.ndarray:
-        """``(N, W)`` uint64: item i's scores minus the smallest score, ``64 / bits`` to a word
-        (little-endian lanes, the last word padded with zeros)."""
+        """Scores packed ``64 / bits`` to a uint64 word (:func:`._packed.pack_lanes`), cached."""
         key = ("packed", bits)
         if key not in self._st:
-            lanes = 64 // bits
-            m, n = self.s.shape
-            p = np.zeros((n, -(-m // lanes) * lanes), dtype=f"<u{bits // 8}")
-            if self._q is not None:
-                # int8 -> unsigned lanes wraps modulo 2**bits, and so does subtracting lo: the
-                # result, q - lo in 0 .. span < 2**bits, is exact
-                p[:, :m] = self._q.T
-                p[:, :m] -= p.dtype.type(int(self.lo) % 2**bits)
-            else:
-                p[:, :m] = (self.s - self.lo).T
-            self._st[key] = p.view(np.uint64)
+            self._st[key] = _packed.pack_lanes(self.s, self.lo, self._q, bits)
         return self._st[key]
 
     def nibbles(self) -> np.ndarray:
-        """``(N + 1, ceil(M / 16))`` uint64: item i's scores minus the smallest, 16 to a word in
-        4-bit lanes, and a last all-zero row (padding for :func:`_packed_sums`). Model
-        ``16 w + j`` is nibble ``2 j`` of word ``w`` for j < 8 and nibble ``2 (j - 8) + 1``
-        otherwise, so that the even nibbles of a word are its first 8 models, in byte
-        order. Needs a span below 16."""
+        """Scores packed 16 to a word in 4-bit lanes (:func:`._packed.pack_nibbles`), cached."""
         if "nibbles" not in self._st:
-            m, n = self.s.shape
-            w4 = -(-m // 16)
-            v = np.zeros((n + 1, w4 * 16), dtype=np.uint8)
-            if self._q is not None:
-                v[:n, :m] = self._q.T
-                if self.lo:
-                    v[:n, :m] -= np.uint8(int(self.lo) % 256)    # modulo 256, exact (see packed)
-            else:
-                v[:n, :m] = (self.s - self.lo).T
-            # bytes 0-7 of each 16 (one score each, < 16) stay the low nibbles, bytes 8-15 move
-            # to the high nibbles: a shift by 4 of the whole word carries nothing across bytes
-            u = v.view("<u8").reshape(n + 1, w4, 2).astype(np.uint64)
-            self._st["nibbles"] = u[:, :, 0] | (u[:, :, 1] << np.uint64(4))
+            self._st["nibbles"] = _packed.pack_nibbles(self.s, self.lo, self._q)
         return self._st["nibbles"]
 
     def st(self, dtype) -> np.ndarray:
@@ -590,7 +526,7 @@ def _product_means(group, first, *, st, n_resamples, cells, size, n_models, spar
                      for (wss, _), b in zip(kids, bs)]
         idx = np.concatenate(idx_parts) if len(idx_parts) > 1 else idx_parts[0]
         if packed is not None:
-            means = (_packed_sums(idx, packed, lane_bits, n_models, run).astype(np.float64) + size * lo) / size
+            means = (_packed.packed_sums(idx, packed, lane_bits, n_models, run).astype(np.float64) + size * lo) / size
         else:
             means = (_sparse_rows(idx, cells, dtype) @ st).astype(np.float64) / size
     else:
