@@ -268,3 +268,18 @@ def test_exact_undetectable_gap_is_nan_and_method_errors():
     with pytest.raises(ValueError, match="pass binary=True"):
         power(gap=0.02, disagreement=0.27, method="exact")
     assert power_table(0.27, binary=True).method == "exact" and power_table(0.27).method == "normal"
+
+
+def test_exact_search_that_finds_nothing_raises_solver_error(monkeypatch):
+    """SolverError: the exact search gives up at 10^9 items (forced here with a power curve stuck at 0)."""
+    import sys
+
+    from ranktrust.errors import RanktrustError, SolverError
+
+    pm = sys.modules[power.__module__]  # the module (ranktrust.stats.power is the function)
+
+    monkeypatch.setattr(pm, "_Curve", lambda *a: (lambda n: np.zeros(np.shape(n))))
+    with pytest.raises(SolverError, match="found no item count up to 10\\^9.*use `method`='normal'") as e:
+        power(gap=0.02, disagreement=0.27, binary=True, method="exact")
+    assert isinstance(e.value, RanktrustError) and isinstance(e.value, ArithmeticError)
+    assert e.value.param == "method"

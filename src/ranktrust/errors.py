@@ -27,20 +27,15 @@ class RanktrustError(Exception):
     ----------
     message : str
         One line: what is wrong, where (file, row, item, model) and what to do.
-    slug : str, optional
-        Short identifier of the kind of error, used for a docs anchor.
     param : str, optional
         The parameter whose value caused the error or that fixes it (``"align"``, ``"task"``);
         ``None`` when no single parameter does.
     """
 
-    slug = "error"
     param: str | None = None
 
-    def __init__(self, message: str, *, slug: str | None = None, param: str | None = None) -> None:
+    def __init__(self, message: str, *, param: str | None = None) -> None:
         super().__init__(message)
-        if slug is not None:
-            self.slug = slug
         if param is not None:
             self.param = param
 
@@ -52,19 +47,16 @@ class RanktrustError(Exception):
 class DataError(RanktrustError, ValueError):
     """The input data is wrong: missing columns, bad scores, duplicates, misaligned items."""
 
-    slug = "data"
-
 
 class FormatError(RanktrustError, ValueError):
     """A file could not be read in the requested or sniffed format."""
 
-    slug = "format"
-
 
 class SolverError(RanktrustError, ArithmeticError):
-    """A numerical solver could not produce an answer (with the reason)."""
+    """A numerical solver could not produce an answer (with the reason and what to do instead).
 
-    slug = "solver"
+    Raised by :func:`ranktrust.power` when the exact McNemar search for the items needed
+    finds no answer below 10^9 items."""
 
 
 class SmallSampleWarning(UserWarning):

@@ -38,7 +38,7 @@ from scipy import special
 
 from .._kernel import normal_quantile
 from .. import _validate
-from ..errors import DataError
+from ..errors import DataError, SolverError
 from ..results import Result, jsonable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -182,7 +182,8 @@ def _exact_items(gap: float, q: float, alpha: float, target: float, start: int) 
     while not ok(hi):
         hi = int(math.ceil(hi * 1.05)) + 1
         if hi > 10**9:
-            raise ArithmeticError("exact McNemar power search did not converge")
+            raise SolverError(f"the exact McNemar power search found no item count up to 10^9 with power >= "
+                              f"{target:g} for `gap` {gap:g}; use `method`='normal'", param="method")
     lo = max(1, int(0.85 * hi))
     while lo > 1 and ok(lo):
         lo = max(1, lo // 2)
