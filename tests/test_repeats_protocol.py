@@ -112,6 +112,10 @@ def test_loop_with_score_matrices_and_max_runs_cap():
     res = rt.run_until_enough(produce, n0=2, margin=0.001, confidence_level=0.9, max_runs=12)
     assert res.stopped == "max_runs" and res.runs == 12
     assert res.models == ("a", "b")
+    # plain run scores get ScoreMatrix.from_array's labels, one model or several
+    one = rt.run_until_enough(lambda n: rng.normal(0.5, 0.01, n), n0=4, margin=0.05, max_runs=8)
+    two = rt.run_until_enough(lambda n: rng.normal(0.5, 0.01, (2, n)), n0=4, margin=0.05, max_runs=8)
+    assert one.models == ("model_0",) and two.models == ("model_0", "model_1")
     with pytest.raises(ValueError, match="returned 3 runs; it must return exactly 2"):
         rt.run_until_enough(lambda n: np.zeros(3), n0=2, margin=0.01)
     with pytest.raises(ValueError, match="`n0` must be an integer >= 2"):

@@ -295,7 +295,7 @@ def run_until_enough(
             break
         ask = min(target, int(max_runs)) - n_now
     if models is None:
-        models = tuple(f"model_{j}" for j in range(rs.shape[0])) if rs.shape[0] > 1 else ("model",)
+        models = tuple(f"model_{j}" for j in range(rs.shape[0]))  # as ScoreMatrix.from_array
     return RunUntilEnough(
         models=models, run_scores=rs, trace_runs=np.asarray(trace_n), trace_sd=np.asarray(trace_sd),
         trace_required=np.asarray(trace_req), runs=int(rs.shape[1]), stopped=stopped,
