@@ -177,10 +177,6 @@ def bounded_mean_ci(
     return mean, se, np.where(bad, np.nan, low), np.where(bad, np.nan, high), n
 
 
-def _check_level(confidence_level: float) -> float:
-    return _validate.confidence_level(confidence_level)
-
-
 def _binary_counts(m: ScoreMatrix, what: str) -> tuple[np.ndarray, np.ndarray]:
     if not m.is_binary:
         raise DataError(
@@ -269,7 +265,7 @@ def pass_at_k_matrix(m: ScoreMatrix, k: Any, *, confidence_level: float = 0.95) 
     SmallSampleWarning
         No item has ``k`` samples (that ``k``'s estimate is NaN).
     """
-    _check_level(confidence_level)
+    confidence_level = _validate.confidence_level(confidence_level)
     k_list = [k] if np.ndim(k) == 0 else list(k)
     if not k_list:
         raise ValueError("`k` must name at least one k")
@@ -334,7 +330,7 @@ def majority_at_n(m: ScoreMatrix, *, confidence_level: float = 0.95) -> Majority
     plurality vote over answers can be correct more often (when the wrong answers
     disagree with each other), so read it as a lower bound of answer-level maj@N.
     """
-    _check_level(confidence_level)
+    confidence_level = _validate.confidence_level(confidence_level)
     n, c = _binary_counts(m, "maj@N")
     with np.errstate(invalid="ignore"):
         vals = np.where(n > 0, np.sign(2 * c - n) * 0.5 + 0.5, np.nan)

@@ -17,10 +17,11 @@ import numpy as np
 from scipy import special, stats
 
 from .._kernel import nan_mean, nan_mean_var
+from .. import _validate
 from ..data.matrix import ScoreMatrix
 from ..errors import DataError, SmallSampleWarning
 from ..results import Result, jsonable
-from .passk import _check_level, item_mean_ci
+from .passk import item_mean_ci
 from .variance import check_runs, run_scores
 
 __all__ = ["Sensitivity", "sensitivity", "hotelling_conditions", "expected_best_of"]
@@ -364,7 +365,7 @@ def sensitivity(
     """
     if not isinstance(m, ScoreMatrix):
         raise TypeError(f"`m` must be a ScoreMatrix (rt.read(...)), got {type(m).__name__}")
-    _check_level(confidence_level)
+    confidence_level = _validate.confidence_level(confidence_level)
     labels, conds = _condition_labels(m, by)
     if len(conds) < 2:
         raise DataError(
