@@ -130,3 +130,17 @@ def test_discordant_counts_equal_the_product():
     g = s @ s.T
     ii, jj = order[p], order[q]
     assert np.array_equal(b, r[ii] - g[ii, jj]) and np.array_equal(c, r[jj] - g[ii, jj])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 3000), st.data())
+def test_hoeffding_shortcut_is_an_upper_bound_and_screens_the_same(n, data):
+    # mcnemar_bound(below=...) returns 2 exp(-d^2 / (2 n_max)) where that is already below `below`:
+    # never under the exact bound, and the pairs below a threshold are the same either way
+    r = np.array(data.draw(st.lists(st.integers(0, n), min_size=2, max_size=12)))
+    ii, jj = np.triu_indices(len(r), 1)
+    exact = _screen.mcnemar_bound(r, n, ii, jj)
+    for thr in (1e-3, 1e-7, 1e-12, 0.05):
+        fast = _screen.mcnemar_bound(r, n, ii, jj, below=thr)
+        assert np.all(fast >= exact * (1 - 1e-12))
+        assert np.array_equal(fast < thr, exact < thr)

@@ -16,7 +16,9 @@ Why the result is exactly the full computation's
    1/2))`` with ``min(b, c) = (n - |d|) / 2`` is non-decreasing in ``n`` for fixed
    ``|d| >= 1``: with ``t = (n - |d|) / 2``, going from ``n`` to ``n + 2`` adds
    ``(f(t + 1) - f(t)) / 4 >= 0`` to ``F`` (``f`` the Bin(n, 1/2) mass, increasing below
-   ``n / 2``). So ``p <= p_bound = min(1, 2 F((n_max - |d|) / 2; n_max, 1/2))``.
+   ``n / 2``). So ``p <= p_bound = min(1, 2 F((n_max - |d|) / 2; n_max, 1/2))``, and by
+   Hoeffding's inequality ``p_bound <= 2 exp(-d^2 / (2 n_max))``, which settles most far-apart
+   pairs without the incomplete beta function.
 2. *Screen.* A pair with ``p_bound < alpha / P`` (less a relative margin of 1e-9 for
    rounding) is rejected by Holm over the ``P`` pairs, and by each model's own Holm over its
    ``M - 1`` pairs (the marginal sets), whatever the other p-values are: every Holm threshold
@@ -47,19 +49,36 @@ __all__ = ["screened_pairs", "mcnemar_bound", "screen_pairs", "discordant_counts
 _MARGIN = 1e-9     # relative: a screened bound is below alpha / P by more than rounding
 
 
-def mcnemar_bound(r: np.ndarray, n_items: int, ii: np.ndarray, jj: np.ndarray) -> np.ndarray:
+def mcnemar_bound(r: np.ndarray, n_items: int, ii: np.ndarray, jj: np.ndarray, *,
+                  below: float | None = None) -> np.ndarray:
     """Upper bound of the exact two-sided McNemar p-value of pairs ``(ii, jj)`` from the
-    correct counts ``r`` on ``n_items`` shared items (module docstring, point 1)."""
+    correct counts ``r`` on ``n_items`` shared items (module docstring, point 1).
+
+    With ``below``, pairs whose Hoeffding bound ``2 exp(-d^2 / (2 n_max))`` (itself at least
+    the exact bound) is already below ``below`` keep that value and skip the incomplete beta:
+    the exact bound is evaluated only where it decides ``bound < below``.
+    """
     a = r[ii].astype(np.int64)
     b = r[jj].astype(np.int64)
     d = np.abs(a - b)
     n_max = np.minimum(a + b, 2 * int(n_items) - a - b)
-    return mcnemar_exact((n_max + d) // 2, (n_max - d) // 2)
+    if below is None:
+        return mcnemar_exact((n_max + d) // 2, (n_max - d) // 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(n_max > 0, 2.0 * np.exp(-(d * d) / (2.0 * np.maximum(n_max, 1))) * (1.0 + _MARGIN), 1.0)
+    exact = np.flatnonzero(~(out < below))
+    out[exact] = mcnemar_exact((n_max[exact] + d[exact]) // 2, (n_max[exact] - d[exact]) // 2)
+    return out
+
+
+def threshold(alpha: float, n_tests: int) -> float:
+    """``alpha / P`` less the rounding margin: a p-value bound below it settles the pair."""
+    return (float(alpha) / max(int(n_tests), 1)) * (1.0 - _MARGIN)
 
 
 def screen_pairs(bound: np.ndarray, alpha: float, n_tests: int) -> np.ndarray:
     """Pairs rejected by any of the adjustments whatever the others' p-values: bound < alpha / P."""
-    return bound < (float(alpha) / max(int(n_tests), 1)) * (1.0 - _MARGIN)
+    return bound < threshold(alpha, n_tests)
 
 
 def discordant_counts(S: np.ndarray, r: np.ndarray, order: np.ndarray, p: np.ndarray,
@@ -104,8 +123,8 @@ def screened_pairs(m, level: float, adjust: str, cluster) -> tuple | None:
     r = np.count_nonzero(S == 1, axis=1).astype(np.int64)
     p, q = np.triu_indices(k, 1)                 # the pairs of all_pairs, in its order
     ii, jj = order[p], order[q]
-    bound = mcnemar_bound(r, n, ii, jj)
     alpha = 1.0 - level
+    bound = mcnemar_bound(r, n, ii, jj, below=threshold(alpha, len(ii)))
     done = screen_pairs(bound, alpha, len(ii))
     pv = bound.copy()
     need = np.flatnonzero(~done)
