@@ -25,7 +25,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_scale import GPQA, synthetic  # noqa: E402
+from bench_scale import GPQA, synthetic
 
 MMLUPRO = ROOT / "src" / "ranktrust" / "datasets" / "mmlupro_outputs.csv.gz"
 FIELDS = ("better", "rank", "rank_low", "rank_high", "marginal_low", "marginal_high")
@@ -44,7 +44,7 @@ def share_screened(S: np.ndarray, level: float = 0.95) -> float:
 def case(name: str, m, reps: int, full: bool = True) -> None:
     from ranktrust.ranking.ranksets import _from_pairs
 
-    kw = dict(confidence_level=0.95, simultaneous=True, adjust="holm", cluster=False, pair_table=None)
+    kw = {"confidence_level": 0.95, "simultaneous": True, "adjust": "holm", "cluster": False, "pair_table": None}
     t_s, t_f = [], []
     a = b = None
     for _ in range(reps):

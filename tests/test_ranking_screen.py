@@ -5,9 +5,6 @@ marginal), tiers, order and JSON, on real and random matrices."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -44,7 +41,8 @@ def share_screened(m: ScoreMatrix, level: float = 0.95) -> float:
 
 
 def assert_same_sets(m: ScoreMatrix, *, confidence_level: float = 0.95, adjust: str = "holm") -> None:
-    kw = dict(confidence_level=confidence_level, simultaneous=True, adjust=adjust, cluster=False, pair_table=None)
+    kw = {"confidence_level": confidence_level, "simultaneous": True, "adjust": adjust, "cluster": False,
+          "pair_table": None}
     fast = R._from_pairs(m, **kw)
     full = R._from_pairs(m, screen=False, **kw)
     # and through the public API: rank_sets(m) against rank_sets(m, pair_table=all_pairs(m))

@@ -44,7 +44,7 @@ from .._kernel import is_binary
 from ..stats.multiplicity import adjust_pvalues
 from ..stats.paired import mcnemar_exact, score_order
 
-__all__ = ["screened_pairs", "mcnemar_bound", "screen_pairs", "discordant_counts"]
+__all__ = ["discordant_counts", "mcnemar_bound", "screen_pairs", "screened_pairs", "threshold"]
 
 _MARGIN = 1e-9     # relative: a screened bound is below alpha / P by more than rounding
 
