@@ -21,6 +21,8 @@ article's reference and the random-number floor, and 1 vs 2 dask workers, side b
    bincount per draw; the float32 product of the counts with the scores).
 3. dask.distributed: the same stability run on a LocalCluster of 1 and of 2 worker
    processes (1 thread each, TCP), and the blocked all-pairs from a Parquet file.
+5. Rank sets (``method="pairs"``) by screen-then-refine against the full all-pairs table:
+   seconds, share of pairs screened, same sets (``bench/bench_ranksets.py``; ``--only ranksets``).
 
 The machine is shared: times are the best of several runs; ratios matter more than seconds.
 """
@@ -275,10 +277,22 @@ def part4() -> None:
         print(f"   {name:>62}: {v:8.2f}")
 
 
+def part5(skip_huge: bool) -> None:
+    """Rank sets by screen-then-refine against the full all-pairs table (bench/bench_ranksets.py)."""
+    import bench_ranksets
+
+    argv = sys.argv
+    sys.argv = [argv[0], "--reps", "2"] + ([] if skip_huge else ["--huge"])
+    try:
+        bench_ranksets.main()
+    finally:
+        sys.argv = argv
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--skip-huge", action="store_true", help="skip the 5,000 x 50,000 Parquet report")
-    ap.add_argument("--only", choices=["report", "stability", "dask", "kernels"])
+    ap.add_argument("--only", choices=["report", "stability", "dask", "kernels", "ranksets"])
     ap.add_argument("--huge-shape", default="5000x50000", help="models x items of the Parquet case")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--case", help=argparse.SUPPRESS)
@@ -295,6 +309,8 @@ def main() -> None:
         part2(a.reps)
     if a.only in (None, "kernels"):
         part4()
+    if a.only in (None, "ranksets"):
+        part5(a.skip_huge)
     if a.only in (None, "dask"):
         try:
             import distributed  # noqa: F401
