@@ -45,6 +45,48 @@ def require(module: str | None = None, *, executable: str | None = None, install
         pytest.skip(msg)
 
 
+# End-to-end tests of several seconds each (whole reports, every figure, CLI subprocesses, tiny torch models,
+# a dask cluster, a live inspect_ai eval): marked `slow` here, in one list, so that `make test-fast` stays under
+# a minute; `make test` still runs them. A node id prefix marks every test (or parameter) under it.
+END_TO_END_SLOW = (
+    "tests/test_cli_compare_power.py::test_entry_point_subprocess",
+    "tests/test_cli_ingest.py::test_ingest_list_export_report",
+    "tests/test_cli_ranking.py::test_ranks_json_and_text",
+    "tests/test_cli_ranking.py::test_splithalf",
+    "tests/test_cli_ranking.py::test_stability_text_and_md",
+    "tests/test_cli_ranking.py::test_incomplete_matrix_says_how_to_fix",
+    "tests/test_cli_ranking.py::test_stability_json",
+    "tests/test_cli_smoke.py::test_one_item_file_reports_without_traceback",
+    "tests/test_docs_examples.py::test_plot_table",
+    "tests/test_docs_examples.py::test_readme",
+    "tests/test_docs_examples.py::test_report",
+    "tests/test_docs_examples.py::test_scale",
+    "tests/test_eee.py::test_db_export_eee_round_trip",
+    "tests/test_html_report.py::test_html_is_self_contained_and_escaped",
+    "tests/test_plots.py::test_forest_many_models_grows_and_caps",
+    "tests/test_plots.py::test_pair_heatmap_marks_significant_cells",
+    "tests/test_plots.py::test_save_figures",
+    "tests/test_qa_cli.py::test_qa_m15_python_takes_dataframes_and_paths",
+    "tests/test_quality.py::test_normal_rows_of_gpqa_and_mmlupro_are_mostly_not_flagged",
+    "tests/test_report.py::test_cli_json_meta_and_formats",
+    "tests/test_report.py::test_pairwise_alignment_mmlupro",
+    "tests/test_report.py::test_single_model_is_not_an_error",
+    "tests/test_scale_dask.py::",
+    "tests/test_schema.py::test_every_command_json_matches_the_schema",
+    "tests/test_schema.py::test_layout_hints_resolve_in_a_fresh_interpreter",
+    "tests/test_score.py::",
+    "tests/test_sequential_inspect_live.py::",
+    "tests/test_store.py::test_parquet_duplicate_check_matches_pandas",
+    "tests/test_verdicts.py::test_report_never_contradicts_itself",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.startswith(END_TO_END_SLOW):
+            item.add_marker(pytest.mark.slow)
+
+
 def shared_file(name: str) -> Path:
     """``../shared/data/NAME``; skips (fails under RANKTRUST_REQUIRE_ALL=1) when it is not there."""
     p = SHARED / name
