@@ -14,6 +14,8 @@ from __future__ import annotations
 import importlib
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,11 +53,6 @@ def require(module: str | None = None, *, executable: str | None = None, install
 END_TO_END_SLOW = (
     "tests/test_cli_compare_power.py::test_entry_point_subprocess",
     "tests/test_cli_ingest.py::test_ingest_list_export_report",
-    "tests/test_cli_ranking.py::test_ranks_json_and_text",
-    "tests/test_cli_ranking.py::test_splithalf",
-    "tests/test_cli_ranking.py::test_stability_text_and_md",
-    "tests/test_cli_ranking.py::test_incomplete_matrix_says_how_to_fix",
-    "tests/test_cli_ranking.py::test_stability_json",
     "tests/test_cli_smoke.py::test_one_item_file_reports_without_traceback",
     "tests/test_docs_examples.py::test_plot_table",
     "tests/test_docs_examples.py::test_readme",
@@ -150,3 +147,30 @@ def run_cli(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
     assert "Traceback" not in out + err
     return code, out, err
 
+
+
+def run_cli_completed(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """``ranktrust ARGS`` in ``cwd``, run in-process and returned as ``subprocess.run(..., text=True)`` would
+    (one interpreter start-up per test session instead of per call); ``test_entry_point_subprocess`` runs the
+    real entry point in a subprocess."""
+    import contextlib
+    import io
+
+    from ranktrust.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main([str(a) for a in args])
+                code = 0
+            except SystemExit as exc:
+                if isinstance(exc.code, str):  # sys.exit("message"): printed to stderr, exit 1
+                    print(exc.code, file=sys.stderr)
+                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(["ranktrust", *map(str, args)], code, out.getvalue(), err.getvalue())

@@ -4,40 +4,14 @@ from __future__ import annotations
 
 import gzip
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-RT = [sys.executable, "-m", "ranktrust.cli.main"]
+from conftest import run_cli_completed
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """``ranktrust ARGS`` in ``cwd``, run in-process (one interpreter start-up per file, not per call: this file
-    is part of ``make test-fast``) and returned as ``subprocess.run`` would; ``tests/test_cli_compare_power.py``
-    runs the real entry point in a subprocess."""
-    import contextlib
-    import io
-    import os
-
-    from ranktrust.cli.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    here = os.getcwd()
-    try:
-        if cwd is not None:
-            os.chdir(cwd)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                main([str(a) for a in args])
-                code = 0
-            except SystemExit as exc:
-                if isinstance(exc.code, str):   # sys.exit("message"): printed to stderr, exit 1
-                    print(exc.code, file=sys.stderr)
-                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
-    finally:
-        os.chdir(here)
-    return subprocess.CompletedProcess([*RT, *args], code, out.getvalue(), err.getvalue())
+    return run_cli_completed(*args, cwd=cwd)   # in-process: this file is part of make test-fast
 
 
 def assert_clean_error(r: subprocess.CompletedProcess, *needles: str) -> None:

@@ -5,15 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
-RT = str(Path(sys.executable).with_name("ranktrust"))
+from conftest import run_cli_completed
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([RT, *args], capture_output=True, text=True, timeout=120)
+    return run_cli_completed(*args)   # in-process (no interpreter start-up per call)
 
 
 def test_stability_json(swebench_path):
