@@ -14,6 +14,7 @@ import numpy as np
 
 from ..data.matrix import ScoreMatrix
 from ..results import Result, jsonable
+from ..stats.intervals import ScoreIntervalRow
 
 if TYPE_CHECKING:   # the report's parts and their JSON layouts (imported when the report runs)
     from ..quality import DataQuality, DataQualityJSON
@@ -33,15 +34,9 @@ __all__ = ["LeaderboardReport", "LeaderboardReportJSON", "Headline", "ReportMode
 HEATMAP_MAX_MODELS = 60
 
 
-class ReportModelRow(TypedDict):
-    """One model of the report's ``"models"``, in display order."""
+class ReportModelRow(ScoreIntervalRow):
+    """One model of the report's ``"models"``, in display order: its interval row plus its place."""
 
-    model: str
-    n_items: int
-    score: float
-    se: float
-    ci_low: float
-    ci_high: float
     rank: int
     tier: int | None
     rank_low: int | None
