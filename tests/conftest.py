@@ -53,7 +53,6 @@ def require(module: str | None = None, *, executable: str | None = None, install
 END_TO_END_SLOW = (
     "tests/test_cli_compare_power.py::test_entry_point_subprocess",
     "tests/test_cli_ingest.py::test_ingest_list_export_report",
-    "tests/test_cli_smoke.py::test_one_item_file_reports_without_traceback",
     "tests/test_docs_examples.py::test_plot_table",
     "tests/test_docs_examples.py::test_readme",
     "tests/test_docs_examples.py::test_report",
@@ -65,9 +64,7 @@ END_TO_END_SLOW = (
     "tests/test_plots.py::test_save_figures",
     "tests/test_qa_cli.py::test_qa_m15_python_takes_dataframes_and_paths",
     "tests/test_quality.py::test_normal_rows_of_gpqa_and_mmlupro_are_mostly_not_flagged",
-    "tests/test_report.py::test_cli_json_meta_and_formats",
     "tests/test_report.py::test_pairwise_alignment_mmlupro",
-    "tests/test_report.py::test_single_model_is_not_an_error",
     "tests/test_scale_dask.py::",
     "tests/test_schema.py::test_every_command_json_matches_the_schema",
     "tests/test_schema.py::test_layout_hints_resolve_in_a_fresh_interpreter",

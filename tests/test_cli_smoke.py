@@ -172,16 +172,14 @@ def test_ingest_md_escapes_pipe_in_file_names(capsys, tmp_path):
 
 
 def test_one_item_file_reports_without_traceback(tmp_path):
-    import subprocess
-    import sys
+    from conftest import run_cli_completed
 
     p = tmp_path / "one.csv"
     p.write_text("model,item,score\nA,q1,1\nB,q1,0\nC,q1,1\n")
     for args in (["report", str(p)], ["stability", str(p)], ["ranks", str(p)], ["report", str(p), "-f", "md"]):
-        r = subprocess.run([sys.executable, "-m", "ranktrust.cli.main", *args], capture_output=True, text=True)
+        r = run_cli_completed(*args)   # in-process: no interpreter start-up per command
         assert r.returncode == 0 and "Traceback" not in r.stderr, (args, r.stderr)
-    r = subprocess.run([sys.executable, "-m", "ranktrust.cli.main", "report", str(p), "-f", "json"],
-                       capture_output=True, text=True)
+    r = run_cli_completed("report", str(p), "-f", "json")
     import json
 
     d = json.loads(r.stdout)

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from conftest import run_cli_completed
 
 import ranktrust as rt
 from ranktrust.reporting.headline import report_dict
 
-RT = [sys.executable, "-m", "ranktrust.cli.main"]
 MODEL_KEYS = {"model", "n_items", "score", "ci_low", "ci_high", "rank", "tier"}
 PAIR_KEYS = {"a", "b", "n_items", "only_a", "only_b", "diff", "ci_low", "ci_high", "p_value", "p_adjusted"}
 
@@ -61,7 +59,7 @@ def test_all_pairs_option(swebench):
 def test_single_model_is_not_an_error(tmp_path):
     p = tmp_path / "one.csv"
     p.write_text("model,item,score\nA,q1,1\nA,q2,0\nA,q3,1\n")
-    r = subprocess.run([*RT, "report", str(p), "--format", "json"], capture_output=True, text=True)
+    r = run_cli_completed("report", str(p), "--format", "json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert len(d["models"]) == 1 and d["pairs"] == []
@@ -70,15 +68,14 @@ def test_single_model_is_not_an_error(tmp_path):
 
 def test_cli_json_meta_and_formats(tmp_path, swebench_path):
     out = tmp_path / "r.json"
-    r = subprocess.run([*RT, "report", str(swebench_path), "--format", "json", "--out", str(out), "--seed", "7",
-                        "--stability-n-resamples", "200"], capture_output=True, text=True)
+    r = run_cli_completed("report", str(swebench_path), "--format", "json", "--out", str(out), "--seed", "7",
+                          "--stability-n-resamples", "200")
     assert r.returncode == 0, r.stderr
     d = json.loads(out.read_text())
     assert d["meta"]["format"] == 2 and d["meta"]["seed"] == 7 and d["meta"]["kind"] == "report"
     assert len(d["meta"]["input_hash"]) == 16 and d["meta"]["version"]
     md = tmp_path / "r.md"
-    r = subprocess.run([*RT, "report", str(swebench_path), "--out", str(md), "--stability-n-resamples", "200"],
-                       capture_output=True, text=True)
+    r = run_cli_completed("report", str(swebench_path), "--out", str(md), "--stability-n-resamples", "200")
     assert r.returncode == 0, r.stderr
     text = md.read_text()
     assert text.startswith("# ") and "| 1 | Claude 4.5 Opus medium (20251101) | 74.40 |" in text
