@@ -461,7 +461,9 @@ def _sign_flip_p(
     done = 0
     while done < n_resamples:
         k = min(batch, n_resamples - done)
-        signs = rng.integers(0, 2, size=(k, units.size), dtype=np.int8) * 2 - 1
+        # int64 draws: the bit generator carries its spare 32-bit half between calls, so the signs are one
+        # stream whatever the batch (int8 draws buffer per call, and an odd batch x units would shift them)
+        signs = (rng.integers(0, 2, size=(k, units.size)) * 2 - 1).astype(np.int8)
         perm = signs @ units
         if alternative == "greater":
             hits += int(np.count_nonzero(perm >= total - tol))
