@@ -25,9 +25,10 @@ demo: install
 test: install
 	$(PY) -m pytest -q -p no:cacheprovider
 
-# everything but the seeded simulations (@pytest.mark.slow) and the browser tests (@pytest.mark.browser)
+# everything but the slow tests (@pytest.mark.slow: seeded simulations, and the end-to-end tests listed in
+# tests/conftest.py END_TO_END_SLOW) and the browser tests (@pytest.mark.browser), on every core (pytest-xdist)
 test-fast: install
-	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not browser"
+	$(PY) -m pytest -q -p no:cacheprovider -n auto -m "not slow and not browser"
 
 bench: install
 	for f in bench/bench_*.py; do $(PY) $$f || exit 1; done

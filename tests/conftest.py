@@ -53,6 +53,7 @@ def require(module: str | None = None, *, executable: str | None = None, install
 END_TO_END_SLOW = (
     "tests/test_cli_compare_power.py::test_entry_point_subprocess",
     "tests/test_cli_ingest.py::test_ingest_list_export_report",
+    "tests/test_docs_examples.py::test_inline_calls",
     "tests/test_docs_examples.py::test_plot_table",
     "tests/test_docs_examples.py::test_readme",
     "tests/test_docs_examples.py::test_report",
@@ -67,6 +68,8 @@ END_TO_END_SLOW = (
     "tests/test_report.py::test_pairwise_alignment_mmlupro",
     "tests/test_scale_dask.py::",
     "tests/test_schema.py::test_every_command_json_matches_the_schema",
+    "tests/test_schema.py::test_report_sections_are_all_present_and_checked",  # these three share the
+    "tests/test_schema.py::test_the_check_can_fail",                          # fixture running every command
     "tests/test_schema.py::test_layout_hints_resolve_in_a_fresh_interpreter",
     "tests/test_score.py::",
     "tests/test_sequential_inspect_live.py::",
