@@ -47,7 +47,7 @@ def require(module: str | None = None, *, executable: str | None = None, install
         pytest.skip(msg)
 
 
-# End-to-end tests of several seconds each (whole reports, every figure, CLI subprocesses, tiny torch models,
+# End-to-end tests of a second or more each (whole reports, every figure, store round trips, tiny torch models,
 # a dask cluster, a live inspect_ai eval): marked `slow` here, in one list, so that `make test-fast` stays under
 # a minute; `make test` still runs them. A node id prefix marks every test (or parameter) under it.
 END_TO_END_SLOW = (
@@ -56,6 +56,7 @@ END_TO_END_SLOW = (
     "tests/test_docs_examples.py::test_inline_calls",
     "tests/test_docs_examples.py::test_plot_table",
     "tests/test_docs_examples.py::test_readme",
+    "tests/test_docs_examples.py::test_statistics",
     "tests/test_docs_examples.py::test_report",
     "tests/test_docs_examples.py::test_scale",
     "tests/test_eee.py::test_db_export_eee_round_trip",
@@ -66,6 +67,8 @@ END_TO_END_SLOW = (
     "tests/test_qa_cli.py::test_qa_m15_python_takes_dataframes_and_paths",
     "tests/test_quality.py::test_normal_rows_of_gpqa_and_mmlupro_are_mostly_not_flagged",
     "tests/test_report.py::test_pairwise_alignment_mmlupro",
+    "tests/test_ranking_screen.py::test_mmlupro_same_sets",
+    "tests/test_ranking_screen.py::test_random_large_same_sets",
     "tests/test_scale_dask.py::",
     "tests/test_schema.py::test_every_command_json_matches_the_schema",
     "tests/test_schema.py::test_report_sections_are_all_present_and_checked",  # these three share the
@@ -74,6 +77,11 @@ END_TO_END_SLOW = (
     "tests/test_score.py::",
     "tests/test_sequential_inspect_live.py::",
     "tests/test_store.py::test_parquet_duplicate_check_matches_pandas",
+    "tests/test_store.py::test_four_real_matrices_round_trip",
+    "tests/test_store.py::test_harness_logs_into_one_store",
+    "tests/test_store.py::test_idempotent_changed_and_replace",
+    "tests/test_store.py::test_kill_midway_leaves_store_as_it_was",
+    "tests/test_store.py::test_parquet_fast_path_and_export",
     "tests/test_verdicts.py::test_report_never_contradicts_itself",
 )
 
