@@ -26,6 +26,7 @@ from conftest import ROOT, require
 sys.path.insert(0, str(Path(__file__).parent))
 from _reports import real_report  # noqa: E402
 
+from ranktrust.reporting.headline import report_dict  # noqa: E402
 from ranktrust.reporting.html import render_html  # noqa: E402
 from ranktrust.reporting.render import meta as make_meta  # noqa: E402
 
@@ -320,7 +321,7 @@ def test_bundled_demo_report_in_browser(browser, tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)  # the report names its source as `make demo` does: a relative path
     m = rt.read(str(DEMO.relative_to(ROOT)), align="pairwise")
     rep = _real_report(m)
-    d = json.loads(json.dumps(rep.to_dict()))
+    d = json.loads(json.dumps(report_dict(rep)))   # the JSON the CLI writes: to_dict() + headline.text
     meta = _meta(f"ranktrust report {DEMO.name} --align pairwise --seed 0 --out report.html")
     path = tmp_path / "demo.html"
     path.write_text(render_html(rep, meta), encoding="utf-8")
@@ -340,7 +341,7 @@ def test_420_models_report_in_browser(browser, tmp_path, gpqa_path):
 
     m = rt.read(str(gpqa_path))
     rep = _real_report(m)
-    d = json.loads(json.dumps(rep.to_dict()))
+    d = json.loads(json.dumps(report_dict(rep)))   # the JSON the CLI writes: to_dict() + headline.text
     assert d["n_models"] == 420
     meta = _meta(f"ranktrust report {gpqa_path.name} --out report.html")
     path = tmp_path / "gpqa.html"
