@@ -125,3 +125,19 @@ def test_result_repr_is_short_for_many_models(gpqa):
     assert r.startswith("ScoreIntervals(") and "<array 420 float64>" in r and len(r) < 600
     c = repr(rt.compare(gpqa, gpqa.models[0], gpqa.models[1]))
     assert "only_a=" in c and "\n" not in c
+
+
+@pytest.mark.parametrize("n_models", [4, 5, 8])
+def test_microbench_section_on_a_small_leaderboard(n_models):
+    """report(microbench=True) on a few models: 5 or more get the section (at least 3 target models are left),
+    fewer get a note saying why it is left out; never the mdad error (the review's defect 1)."""
+    rng = np.random.default_rng(0)
+    s = (rng.random((n_models, 300)) < np.linspace(0.5, 0.8, n_models)[:, None]).astype(float)
+    m = rt.ScoreMatrix.from_array(s, models=[f"m{i}" for i in range(n_models)])
+    rep = rt.report(m, microbench=True, microbench_n_resamples=3, rng=0)
+    if n_models >= 5:
+        mb = rep.extra["microbench"]
+        assert mb.n_target_models >= 3 and mb.n_source_models >= 2
+    else:
+        assert "microbench" not in rep.extra
+        assert any("micro-benchmark section needs at least 5 models" in n for n in rep.notes)

@@ -164,7 +164,8 @@ def report(
         makes a report reproducible.
     microbench : bool, default: False
         Add the micro-benchmark section (MDAD of random/stratified/anchor/IRT/diversity subsets,
-        ``microbench_n_resamples`` trials, 70% of models as sources).
+        ``microbench_n_resamples`` trials, 70% of models as sources, at least 3 left as targets; fewer than
+        5 models: left out, with a note).
     quality : bool, default: True
         Data-quality findings (identical runs, rows that do not fit their score) as notes.
     progress : callable(done, total), optional
@@ -306,13 +307,18 @@ def report(
         from ..runs import sensitivity as make_sensitivity
 
         extra["sensitivity"] = make_sensitivity(m, by="condition", confidence_level=confidence_level)
-    if microbench and "microbench" not in extra and m.n_models >= 4 and complete is not None:
-        from ..subsets import mdad as make_mdad
+    if microbench and "microbench" not in extra and complete is not None:
+        if m.n_models < 5:   # mdad needs 2 source models and 3 target models
+            notes.append(f"the micro-benchmark section needs at least 5 models (2 to select items, 3 to check "
+                         f"them on); this leaderboard has {m.n_models}, so it is left out")
+        else:
+            from ..subsets import mdad as make_mdad
 
-        src = max(2, int(round(m.n_models * 0.7)))
-        sizes_mb = [k for k in (10, 25, 50, 100, 250, 500) if k < complete.n_items]
-        extra["microbench"] = make_mdad(complete, sizes=sizes_mb, n_resamples=microbench_n_resamples,
-                                        source_models=min(src, m.n_models - 2), rng=np.random.default_rng(s_mb))
+            src = max(2, int(round(m.n_models * 0.7)))
+            sizes_mb = [k for k in (10, 25, 50, 100, 250, 500) if k < complete.n_items]
+            extra["microbench"] = make_mdad(complete, sizes=sizes_mb, n_resamples=microbench_n_resamples,
+                                            source_models=min(src, m.n_models - 3),
+                                            rng=np.random.default_rng(s_mb))
     qres = None
     if quality and m.n_models > 1:
         qres = _quality(m, pt_all)
