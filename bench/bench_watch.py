@@ -68,7 +68,9 @@ def baseline_unpaired(X: np.ndarray, alpha: float, horizon: int) -> int:
     return _first_true(lo[top, np.arange(n)] > hi_other)
 
 
-def holm_best_set(S: np.ndarray, alpha: float, binary: bool) -> int:
+def _holm_against_leader(S: np.ndarray, binary: bool) -> tuple[int, list[int], np.ndarray]:
+    """The leader, the other models, and their Holm-adjusted p-values against the leader (exact McNemar for
+    0/1 scores, paired t otherwise): the fixed-n best-set test."""
     from scipy import stats
 
     lead = int(np.argmax(S.mean(axis=1)))
@@ -80,6 +82,11 @@ def holm_best_set(S: np.ndarray, alpha: float, binary: bool) -> int:
     else:
         p = np.array([stats.ttest_rel(S[lead], S[j]).pvalue if np.any(S[lead] != S[j]) else 1.0 for j in others])
     padj = rt.adjust_pvalues(np.nan_to_num(p, nan=1.0), "holm")
+    return lead, others, padj
+
+
+def holm_best_set(S: np.ndarray, alpha: float, binary: bool) -> int:
+    _, _, padj = _holm_against_leader(S, binary)
     return 1 + int((padj >= alpha).sum())
 
 
@@ -87,18 +94,8 @@ def hindsight_bound(S: np.ndarray, alpha: float, binary: bool) -> tuple[float, f
     """The strongest model that the fixed-n Holm test separates from the leader: its paired z, and the largest
     log wealth any constant bet reaches against the leader on the full data, chosen in hindsight
     (``max_lambda sum log(1 + lambda (y - 1/2))``). Below ``log(1/alpha)`` no betting test can exclude it."""
-    from scipy import stats
-
     mean = S.mean(axis=1)
-    lead = int(np.argmax(mean))
-    others = [j for j in range(S.shape[0]) if j != lead]
-    if binary:
-        b = np.array([np.sum((S[lead] == 1) & (S[j] == 0)) for j in others])
-        c = np.array([np.sum((S[lead] == 0) & (S[j] == 1)) for j in others])
-        p = rt.mcnemar_exact(b, c)
-    else:
-        p = np.array([stats.ttest_rel(S[lead], S[j]).pvalue if np.any(S[lead] != S[j]) else 1.0 for j in others])
-    padj = rt.adjust_pvalues(np.nan_to_num(p, nan=1.0), "holm")
+    lead, others, padj = _holm_against_leader(S, binary)
     out = [others[i] for i in np.flatnonzero(padj < alpha)]
     if not out:
         return float("nan"), float("nan"), np.log(1 / alpha)
