@@ -163,3 +163,48 @@ def test_every_path_gives_the_same_means_on_integer_scores():
             ref = resample_means(s, n_resamples=150, size=size, rng=1, path="matmul")
             assert np.array_equal(resample_means(s, n_resamples=150, size=size, rng=1, path="sparse"), ref)
             assert np.array_equal(resample_means(s, n_resamples=150, size=size, rng=1), ref)
+
+
+@pytest.mark.parametrize("case", ["binary", "continuous", "few_cells", "groups"])
+def test_threaded_counting_gives_the_same_numbers_as_one_task_at_a_time(case):
+    """The in-process run draws and counts on helper threads (a block a row at a time, two
+    count matrices in turn); each task run alone, as dask runs it, gives the same bits."""
+    from ranktrust.resample import engine as E
+
+    g = np.random.default_rng(3)
+    s = (g.random((6, 5000)) < 0.6).astype(float) if case != "continuous" else g.random((6, 5000))
+    kw = dict(n_resamples=700, tie_keys=True, rng=9, path="matmul")
+    if case == "few_cells":
+        s, kw["size"] = s[:, :300], 5000          # block counts (under _ROW_COUNT_CELLS cells)
+    if case == "groups":
+        kw["groups"], kw["size"] = np.arange(5000) % 4100, 4500
+    tasks, work = E.product_tasks(s, **kw)
+    assert E._pipelined(work) and len(tasks) == 2   # a full product and a partial one
+    threaded = list(E.run_products(tasks, work))
+    alone = [E._product_means(*t, **work) for t in tasks]
+    for (m1, k1), (m2, k2) in zip(threaded, alone):
+        assert np.array_equal(m1, m2) and np.array_equal(k1, k2)
+
+
+def test_integer_arrays_give_the_figures_of_their_float_copies():
+    """stability() keeps an int8 matrix as it is (no float copy to check); the figures are the same."""
+    g = np.random.default_rng(4)
+    for s in ((g.random((9, 5000)) < 0.5).astype(np.int8), g.integers(-3, 6, (5, 300)), g.random((4, 50)) < 0.5):
+        for kw in (dict(sizes=[30, "full"]), dict(sizes=[200], rank_distribution=False)):
+            a = stability(s, n_resamples=200, rng=2, **kw).to_dict()
+            assert a == stability(s.astype(float), n_resamples=200, rng=2, **kw).to_dict()
+
+
+@pytest.mark.parametrize("cells,size,b,dtype", [(5000, 5000, 64, np.float32), (300, 5000, 37, np.float64),
+                                                (20, 7, 5, np.float32)])
+def test_block_counts_are_the_bincounts_of_the_block_draws(cells, size, b, dtype):
+    """The count path sums sparse rows of the drawn items (16 resamples per SciPy call, int32
+    draws): the same counts as bincount of the (b, size) int64 draws the engine always made."""
+    from ranktrust.resample import engine as E
+
+    ss = np.random.SeedSequence(7)
+    idx = np.random.Generator(np.random.PCG64(ss)).integers(0, cells, size=(b, size))
+    want = np.stack([np.bincount(row, minlength=cells) for row in idx]).astype(dtype)
+    out = np.full((b, cells), np.nan, dtype=dtype)
+    E._count_block(ss, b, cells, size, out)
+    assert np.array_equal(out, want)

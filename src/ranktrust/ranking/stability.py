@@ -260,7 +260,7 @@ def stability(
     >>> res.to_dict()["by_size"][1]["n"]
     500
     """
-    inp = matrix_input(m)
+    inp = matrix_input(m, keep_integer=True)      # the means below are exact for integers either way
     s, models = inp.scores, inp.models
     n_models, n_items = s.shape
     ns, labels, ks, draws = _stability_iv(sizes, n_resamples, top_k, n_items)
@@ -301,7 +301,7 @@ def stability(
     done = 0
     post_kw = dict(top=order[:max(k for k in ks if k <= n_models)] if any(k <= n_models for k in ks)
                    else order[:1], ks=ks, full=bool(rank_distribution))
-    prep = prepare(s)
+    prep = prepare(s)      # an integer array (int8 0/1 scores) as it is: no float copy to check
     for i, n in enumerate(ns):
         hits = np.zeros(len(ks), dtype=np.int64)
         cnt = np.zeros(n_models * n_models if rank_distribution else n_models, dtype=np.int64)

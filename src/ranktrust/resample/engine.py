@@ -61,10 +61,11 @@ Speed
 Two paths give the same numbers (up to float rounding for non-integer scores):
 *sparse* multiplies a sparse (CSR) matrix of the drawn indices by ``scores.T``, i.e. a
 gather-and-add over the drawn items without copies (cheap when ``size`` is small),
-*matmul* turns the drawn indices into a ``(b, N)`` count matrix (``bincount``, one
-resample at a time when N is large, so that its counts stay in cache) and multiplies it
-by ``scores.T`` with BLAS (cheap when ``size`` is comparable to ``N``); large blocks are
-drawn one ahead on a helper thread while the previous one is counted.
+*matmul* turns the drawn indices into a ``(b, N)`` count matrix (SciPy sums a sparse
+matrix of the drawn items into it, 16 resamples at a time so that their counts stay in
+cache) and multiplies it by ``scores.T`` with BLAS (cheap when ``size`` is comparable to
+``N``); in-process, large runs are drawn and counted on two helper threads (NumPy's
+generators and SciPy's sparse kernels release the GIL) while the main thread multiplies.
 The path is picked by a cost model from (M, N, size) only, never from ``batch``.
 0/1 (or small-integer) scores use float32 products, which are exact for them: both paths
 give the same bits, so their choice follows re-measured costs; non-integer scores keep
@@ -121,12 +122,11 @@ BLOCK = 64
 #: bound on the (resamples x items) cells of one product, and on the blocks it joins
 _PRODUCT_CELLS = 2**23
 _MAX_BLOCKS_PER_PRODUCT = 8
-#: blocks with at least this many drawn indices are drawn one ahead on a helper thread
-_PREFETCH_DRAWS = 2**18
-#: blocks drawn ahead (each on its own helper thread)
-_PREFETCH_AHEAD = 1
-#: from this many cells (items or groups) on, counts are made one resample at a time
-_ROW_COUNT_CELLS = 4096
+#: runs whose blocks hold at least this many drawn indices are drawn and counted on
+#: :data:`_COUNT_THREADS` helper threads (:func:`_counted_products`)
+_THREADED_DRAWS = 2**18
+#: threads that draw and count the blocks of an in-process run
+_COUNT_THREADS = 2
 #: default bound on the number of resamples yielded together
 _DEFAULT_BATCH_BYTES = 64 * 2**20
 
@@ -229,13 +229,6 @@ def choose_path(n_models: int, n_items: int, size: int, *, exact: bool = False, 
     return "sparse" if sparse < matmul else "matmul"
 
 
-def _counts(idx: np.ndarray, n_cells: int, dtype) -> np.ndarray:
-    """Row-wise counts of ``idx`` (b, k) over ``n_cells``; modifies ``idx`` in place."""
-    b = idx.shape[0]
-    idx += (np.arange(b, dtype=idx.dtype) * n_cells)[:, None]
-    return np.bincount(idx.ravel(), minlength=b * n_cells).reshape(b, n_cells).astype(dtype, copy=False)
-
-
 def _sparse_rows(idx: np.ndarray, n_cells: int, dtype):
     from scipy.sparse import csr_matrix
 
@@ -251,18 +244,40 @@ class Prepared:
     matrix, whether it holds integers, and its transposes by dtype (made on first use)."""
 
     def __init__(self, scores: np.ndarray) -> None:
-        s, self.lo = _complete(scores)
-        self.s = s
-        self.hi = float(s.max()) if s.size else 0.0
-        self.maxabs = max(abs(self.lo), abs(self.hi), 0.0)
-        self._q = None     # the scores as int8 when they are integers in -128 .. 127 (0/1 benchmarks)
-        if -128 <= self.lo and self.hi <= 127:
-            q = s.astype(np.int8)
-            self.integer = bool(np.array_equal(q, s))
-            self._q = q if self.integer else None
-        else:
-            self.integer = bool(np.array_equal(s, np.round(s)))
         self._st: dict = {}
+        self._q = None     # the scores as int8 when they are integers in -128 .. 127 (0/1 benchmarks)
+        a = scores
+        if isinstance(a, np.ndarray) and a.dtype.kind in "iub" and a.ndim in (1, 2) and a.size:
+            # an integer array (int8 0/1 scores): no NaN to look for and nothing to round, so
+            # no float copy unless a float path asks for one (``s``); the same numbers
+            a = a[None, :] if a.ndim == 1 else a
+            self._src, self._s = a, None
+            self.lo, self.hi = float(a.min()), float(a.max())
+            self.integer = True
+            if -128 <= self.lo and self.hi <= 127:
+                self._q = a.astype(np.int8, copy=False)
+        else:
+            s, self.lo = _complete(scores)
+            self._src, self._s = None, s
+            self.hi = float(s.max()) if s.size else 0.0
+            if -128 <= self.lo and self.hi <= 127:
+                q = s.astype(np.int8)
+                self.integer = bool(np.array_equal(q, s))
+                self._q = q if self.integer else None
+            else:
+                self.integer = bool(np.array_equal(s, np.round(s)))
+        self.maxabs = max(abs(self.lo), abs(self.hi), 0.0)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self._s if self._s is not None else self._src).shape
+
+    @property
+    def s(self) -> np.ndarray:
+        """The scores as a float64 ``(M, N)`` array (made on first use from an integer input)."""
+        if self._s is None:
+            self._s = self._src.astype(np.float64)
+        return self._s
 
     def exact32(self, n_drawn: int) -> bool:
         return self.integer and self.maxabs * n_drawn < 2**24
@@ -277,19 +292,20 @@ class Prepared:
         """Scores packed ``64 / bits`` to a uint64 word (:func:`._packed.pack_lanes`), cached."""
         key = ("packed", bits)
         if key not in self._st:
-            self._st[key] = _packed.pack_lanes(self.s, self.lo, self._q, bits)
+            self._st[key] = _packed.pack_lanes(self._q if self._q is not None else self.s, self.lo, self._q, bits)
         return self._st[key]
 
     def nibbles(self) -> np.ndarray:
         """Scores packed 16 to a word in 4-bit lanes (:func:`._packed.pack_nibbles`), cached."""
         if "nibbles" not in self._st:
-            self._st["nibbles"] = _packed.pack_nibbles(self.s, self.lo, self._q)
+            self._st["nibbles"] = _packed.pack_nibbles(self._q if self._q is not None else self.s, self.lo, self._q)
         return self._st["nibbles"]
 
     def st(self, dtype) -> np.ndarray:
         key = np.dtype(dtype).str
         if key not in self._st:
-            self._st[key] = np.ascontiguousarray(self.s.T.astype(dtype))
+            src = self._src if self._src is not None else self.s      # an integer input converts exactly
+            self._st[key] = np.ascontiguousarray(src.T.astype(dtype))
         return self._st[key]
 
 
@@ -302,10 +318,10 @@ def prepare(scores) -> Prepared:
 def _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path):
     """Validated tasks and shared work of one run (see :func:`product_tasks`)."""
     prep = prepare(scores)
-    s = prep.s
     n_resamples = _check_count(n_resamples, "n_resamples")
-    m, n = s.shape
+    m, n = prep.shape
     if groups is not None:
+        s = prep.s
         codes, n_groups = _groups(groups, n)
         size = n_groups if size is None else _check_count(size, "size")
         gsum = np.zeros((m, n_groups))
@@ -397,7 +413,7 @@ def iter_resample_means(
             raise ImportError("backend='dask' needs dask: pip install 'ranktrust[scale]'") from None
 
         # one task per product group; each group has its own seeds, so the numbers are
-        # those of the NumPy path. Threads: NumPy releases the GIL in BLAS and bincount.
+        # those of the NumPy path. Threads: NumPy, SciPy and BLAS release the GIL.
         results = dask.compute(*[dask.delayed(_product_means)(grp, g0, **work) for grp, g0 in tasks],
                                scheduler="threads")
         parts = iter(results)
@@ -464,50 +480,109 @@ def run_products(tasks: list[tuple], work: dict, *, kernel=None, post=None, post
         yield from map_tasks(client, _product_task, [(t, kernel, post, post_kw or {}) for t in tasks],
                              shared=work, progress=progress)
         return
-    for k, t in enumerate(tasks):
-        yield _product_task((t, kernel, post, post_kw or {}), **work)
+    parts = _counted_products(tasks, work) if kernel is None and _pipelined(work) else \
+        ((kernel or _product_means)(*t, **work) for t in tasks)
+    for k, res in enumerate(parts):
+        yield _post(res, post, post_kw or {})
         if progress is not None:
             progress(k + 1, len(tasks))
 
 
+def _post(res, post, post_kw):
+    return res if post is None else post(*res, **post_kw)
+
+
+def _pipelined(work: dict) -> bool:
+    """Whether the in-process run counts its draws on :data:`_COUNT_THREADS` helper threads
+    (the count path with large draws; see :func:`_counted_products`)."""
+    return not work["sparse"] and work["size"] * BLOCK >= _THREADED_DRAWS
+
+
+def _counted_products(tasks: list[tuple], work: dict) -> Iterator[tuple]:
+    """``_product_means`` of every task, in order, with the draws and counts made on helper
+    threads: each block is drawn and counted by one thread (a resample's indices are counted
+    while they are in cache), the blocks of the next product while this one is multiplied
+    (two count matrices in turn). NumPy's generators release the GIL, so the threads' draws
+    overlap with each other and with the counting. Same numbers as one task at a time:
+    a block drawn a row at a time from its generator is the block drawn at once, and
+    integer counts do not depend on which thread made them."""
+    cells, size, dtype = work["cells"], work["size"], work["dtype"]
+    plan = []
+    for group, first in tasks:
+        plan.append(([min(BLOCK, work["n_resamples"] - k * BLOCK) for k in range(first, first + len(group))],
+                     [_children(ss, 2) for ss in group]))
+    rows = max(sum(bs) for bs, _ in plan)
+    bufs: list = [None, None]
+    pool = _count_pool()
+
+    def submit(g: int):
+        bs, kids = plan[g]
+        if bufs[g % 2] is None:
+            bufs[g % 2] = np.empty((rows, cells), dtype=dtype)
+        cnt = bufs[g % 2][:sum(bs)]
+        starts = np.cumsum([0] + bs)
+        return cnt, [pool.submit(_count_block, wss, b, cells, size, cnt[r0:r0 + b])
+                     for (wss, _), b, r0 in zip(kids, bs, starts)]
+
+    pending = submit(0)
+    for g in range(len(plan)):
+        cnt, futures = pending
+        for f in futures:
+            f.result()
+        if g + 1 < len(plan):
+            pending = submit(g + 1)            # counted while this product is multiplied
+        bs, kids = plan[g]
+        yield _count_means(cnt, **work), _tie_keys(kids, bs, work["n_models"]) if work["tie_keys"] else None
+
+
+def _count_block(wss: np.random.SeedSequence, b: int, cells: int, size: int, out: np.ndarray) -> None:
+    """Draw one block's ``(b, size)`` indices from its stream and write their counts to ``out``."""
+    from scipy.sparse import csr_matrix
+
+    gen = np.random.Generator(np.random.PCG64(wss))
+    ones = _ones(_CSR_ROWS * size, out.dtype)
+    for r in range(0, b, _CSR_ROWS):
+        # rows of a sparse matrix whose entries are the drawn items, summed into the dense
+        # counts by SciPy (no int64 -> float cast, GIL released); the same draws as (b, size)
+        # at once: int32 draws are the int64 ones (both NumPy's 32-bit Lemire)
+        k = min(_CSR_ROWS, b - r)
+        itype = np.int32 if max(k * size, cells) < 2**31 else np.int64
+        idx = gen.integers(0, cells, size=(k, size), dtype=itype)
+        csr_matrix((ones[:k * size], idx.ravel(), np.arange(0, k * size + 1, size, dtype=itype)),
+                   shape=(k, cells), copy=False).toarray(out=out[r:r + k])
+
+
+_COUNT_POOL = None
+#: resamples counted together by one SciPy call (their counts stay in a core's cache)
+_CSR_ROWS = 16
+_ONES: dict = {}
+
+
+def _ones(n: int, dtype) -> np.ndarray:
+    key = (n, np.dtype(dtype).str)
+    if key not in _ONES:
+        _ONES.clear()
+        _ONES[key] = np.ones(n, dtype=dtype)
+    return _ONES[key]
+
+
+def _count_pool():
+    global _COUNT_POOL
+    if _COUNT_POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _COUNT_POOL = ThreadPoolExecutor(max_workers=_COUNT_THREADS, thread_name_prefix="ranktrust-count")
+    return _COUNT_POOL
+
+
 def _product_task(task, **work):
     (group, first), kernel, post, post_kw = task
-    res = (kernel or _product_means)(group, first, **work)
-    return res if post is None else post(*res, **post_kw)
+    return _post((kernel or _product_means)(group, first, **work), post, post_kw)
 
 
 def _children(ss: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
     """``ss.spawn(n)`` of a fresh ``ss``, whatever ``ss`` spawned before (pure: a task can run twice)."""
     return [_random.child(ss, i) for i in range(n)]
-
-
-def _draws(kids, bs, cells: int, size: int) -> Iterator[np.ndarray]:
-    """Each block's ``(b, size)`` indices, in order; large blocks are drawn one ahead on a
-    helper thread (NumPy's generators release the GIL) while the caller counts the last."""
-    draw = lambda j: np.random.Generator(np.random.PCG64(kids[j][0])).integers(0, cells, size=(bs[j], size))  # noqa: E731
-    if len(bs) < 2 or size * BLOCK < _PREFETCH_DRAWS:
-        for j in range(len(bs)):
-            yield draw(j)
-        return
-    pool = _prefetch_pool()
-    ahead = [pool.submit(draw, j) for j in range(min(_PREFETCH_AHEAD, len(bs)))]
-    for j in range(len(bs)):
-        cur = ahead.pop(0).result()
-        if j + _PREFETCH_AHEAD < len(bs):
-            ahead.append(pool.submit(draw, j + _PREFETCH_AHEAD))
-        yield cur
-
-
-_POOL = None
-
-
-def _prefetch_pool():
-    global _POOL
-    if _POOL is None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _POOL = ThreadPoolExecutor(max_workers=_PREFETCH_AHEAD, thread_name_prefix="ranktrust-draw")
-    return _POOL
 
 
 def _product_means(group, first, *, st, n_resamples, cells, size, n_models, sparse, packed, lane_bits, lo, run,
@@ -519,8 +594,7 @@ def _product_means(group, first, *, st, n_resamples, cells, size, n_models, spar
     """
     bs = [min(BLOCK, n_resamples - k * BLOCK) for k in range(first, first + len(group))]
     kids = [_children(ss, 2) for ss in group]
-    keys = [np.random.Generator(np.random.PCG64(kss)).random((b, n_models))
-            for (_, kss), b in zip(kids, bs)] if tie_keys else []
+    keys = _tie_keys(kids, bs, n_models) if tie_keys else None
     if sparse:
         idx_parts = [np.random.Generator(np.random.PCG64(wss)).integers(0, cells, size=(b, size))
                      for (wss, _), b in zip(kids, bs)]
@@ -529,20 +603,23 @@ def _product_means(group, first, *, st, n_resamples, cells, size, n_models, spar
             means = (_packed.packed_sums(idx, packed, lane_bits, n_models, run).astype(np.float64) + size * lo) / size
         else:
             means = (_sparse_rows(idx, cells, dtype) @ st).astype(np.float64) / size
-    else:
-        cnt = np.empty((sum(bs), cells), dtype=dtype)
-        r0 = 0
-        for idx, b in zip(_draws(kids, bs, cells, size), bs):
-            if cells >= _ROW_COUNT_CELLS:
-                # one bincount per resample: its counts stay in cache (a whole block's do not)
-                for r in range(b):
-                    cnt[r0 + r] = np.bincount(idx[r], minlength=cells)
-            else:
-                cnt[r0:r0 + b] = _counts(idx, cells, np.int64)
-            r0 += b
-        sums = (cnt @ st).astype(np.float64)
-        means = sums / size if gcount is None else sums / (cnt.astype(np.float64) @ gcount)[:, None]
-    return means, (np.concatenate(keys) if tie_keys else None)
+        return means, keys
+    cnt = np.empty((sum(bs), cells), dtype=dtype)
+    for (wss, _), b, r0 in zip(kids, bs, np.cumsum([0] + bs)):
+        _count_block(wss, b, cells, size, cnt[r0:r0 + b])
+    return _count_means(cnt, st=st, size=size, gcount=gcount), keys
+
+
+def _tie_keys(kids, bs, n_models: int) -> np.ndarray:
+    """Uniform ``(b, M)`` tie-break keys of the blocks, each from its own second stream."""
+    keys = [np.random.Generator(np.random.PCG64(kss)).random((b, n_models)) for (_, kss), b in zip(kids, bs)]
+    return np.concatenate(keys) if len(keys) > 1 else keys[0]
+
+
+def _count_means(cnt: np.ndarray, *, st, size, gcount, **_) -> np.ndarray:
+    """Means of the resamples from their ``(b, cells)`` counts: one product with the scores."""
+    sums = (cnt @ st).astype(np.float64)
+    return sums / size if gcount is None else sums / (cnt.astype(np.float64) @ gcount)[:, None]
 
 
 def resample_means(
@@ -609,8 +686,8 @@ def weights(
     for k, ss in enumerate(_block_seeds(rng, n_resamples)):
         b = min(BLOCK, n_resamples - k * BLOCK)
         wss = _random.child(ss, 0)  # = ss.spawn(2)[0], as in _product_means
-        idx = np.random.Generator(np.random.PCG64(wss)).integers(0, cells, size=(b, size))
-        cnt = _counts(idx, cells, dtype)
+        cnt = np.empty((b, cells), dtype=dtype)
+        _count_block(wss, b, cells, size, cnt)
         out[k * BLOCK:k * BLOCK + b] = cnt if codes is None else cnt[:, codes]
     return out
 
@@ -741,12 +818,14 @@ class MatrixInput(NamedTuple):
     dropped: dict[str, int]         # items dropped per model to make the matrix complete
 
 
-def matrix_input(m, *, what: str = "this analysis") -> MatrixInput:
+def matrix_input(m, *, what: str = "this analysis", keep_integer: bool = False) -> MatrixInput:
     """Scores, labels and group codes from a ScoreMatrix or a ``(M, N)`` array.
 
     A ScoreMatrix with missing scores is reduced to the items every model has
     (``align("intersect")``); ``dropped`` records what was dropped so that results can
-    say so. A plain array must be complete.
+    say so. A plain array must be complete. ``keep_integer``: a 2-D integer array (which
+    cannot hold NaN) with at least one item is returned as it is, not as a float64 copy
+    (for callers whose arithmetic is exact either way and that pass it to :func:`prepare`).
     """
     from ..data.matrix import ScoreMatrix
 
@@ -754,5 +833,7 @@ def matrix_input(m, *, what: str = "this analysis") -> MatrixInput:
         if not m.is_complete:
             m = m.align("intersect")
         return MatrixInput(complete_scores(m.scores), tuple(m.models), m.group_codes, dict(m.dropped))
+    if keep_integer and isinstance(m, np.ndarray) and m.dtype.kind in "iub" and m.ndim == 2 and m.shape[1]:
+        return MatrixInput(m, tuple(f"model_{k}" for k in range(m.shape[0])), None, {})
     s = complete_scores(m)
     return MatrixInput(s, tuple(f"model_{k}" for k in range(s.shape[0])), None, {})
