@@ -83,6 +83,22 @@ def test_blocked_all_pairs_from_parquet_partitions_identical(client, scores, tmp
         assert np.array_equal(getattr(a, f), getattr(c, f), equal_nan=True), f
 
 
+def test_blocked_exact_intervals_in_chunks_on_the_workers_identical(client, tmp_path, monkeypatch):
+    """With a client the per-pair exact McNemar intervals are tasks of CI_CHUNK pairs (set small
+    here: 7 chunks of the 300 pairs); the same bits as computed in one piece at the client."""
+    import ranktrust.stats.blocked as blocked
+
+    g = np.random.default_rng(1)
+    s = (g.random((25, 900)) < g.uniform(0.3, 0.8, (25, 1))).astype(float)
+    path = write_parquet(str(tmp_path / "s.parquet"), s, models=[f"m{k}" for k in range(25)], block_items=300,
+                         dtype=np.int8)
+    want = all_pairs_blocked(path)
+    monkeypatch.setattr(blocked, "CI_CHUNK", 47)
+    got = all_pairs_blocked(path, client=client)
+    for f in ("only_a", "only_b", "ci_low", "ci_high", "p_value", "p_adjusted"):
+        assert np.array_equal(getattr(got, f), getattr(want, f), equal_nan=True), f
+
+
 def test_not_a_client_is_refused(scores):
     with pytest.raises(TypeError, match="`client` must be a dask.distributed.Client"):
         check_client(object())

@@ -382,12 +382,14 @@ def _mcnemar_one_sided(b: np.ndarray, c: np.ndarray, alternative: str) -> np.nda
 def _finish(
     st: dict[str, np.ndarray], method: str, confidence_level: float, *,
     interval: str = "exact", cluster_correction: str = "cr2", alternative: str = "two-sided",
+    exact_ci: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """diff, se, ci_low, ci_high, p_value from :func:`pair_stats` output.
 
     ``interval`` (``"mcnemar"`` only): ``"exact"`` = :func:`mcnemar_ci`, ``"wald"`` = d ± z SE
     of [A]. ``cluster_correction`` (``"cluster"`` only): ``"cr2"``, ``"cr1"`` or ``"none"``.
     ``alternative`` changes the p-value only (``"greater"``: A > B); the interval stays two-sided.
+    ``exact_ci``: :func:`mcnemar_ci` of these pairs, already computed (elsewhere, in chunks).
     """
     n = st["n"]
     exact = method == "mcnemar" and interval == "exact"
@@ -427,7 +429,8 @@ def _finish(
     se = np.where(small, np.nan, se)
     bad = small | flat
     if exact:
-        low, high = mcnemar_ci(st["b"], st["c"], np.where(n >= 1, n, 1), confidence_level=confidence_level)
+        low, high = exact_ci if exact_ci is not None else \
+            mcnemar_ci(st["b"], st["c"], np.where(n >= 1, n, 1), confidence_level=confidence_level)
     else:
         low, high = diff - half, diff + half
     low = np.where(bad, np.nan, low)

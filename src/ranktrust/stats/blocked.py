@@ -5,7 +5,9 @@ statistic it needs is a sum over items, so the same products can be made block b
 one block of items at a time (a row group of a Parquet file, a slice of an array), and
 added up; the blocks are independent tasks that run in-process or on the workers of a
 ``dask.distributed`` client (each worker reads its own blocks from the Parquet file), and
-only ``(M, M)`` partial sums travel.
+only ``(M, M)`` partial sums travel. With a client the per-pair exact McNemar intervals, most
+of the work after the sums, are tasks too (:data:`CI_CHUNK` pairs each; only ``(b, c, n)``
+and the bounds travel).
 
 For 0/1 scores every partial sum is an exact integer, so the :class:`PairTable` is
 identical to ``all_pairs`` (same p-values, intervals, adjusted p-values) in any block
@@ -27,7 +29,7 @@ from .. import _validate
 from .._kernel import is_binary
 from .intervals import _check_correction, check_confidence_level
 from .multiplicity import ADJUST_METHODS, adjust_pvalues
-from ._pairs import _finish
+from ._pairs import _finish, mcnemar_ci
 from .paired import PairTable, _check_interval, _ci_method
 
 __all__ = ["all_pairs_blocked", "parquet_blocks", "write_parquet", "read_parquet_matrix"]
@@ -152,6 +154,21 @@ def _run(blocks: list, fn_kw: dict, client: Any) -> Any:
     from ..resample.distributed import map_tasks
 
     yield from map_tasks(client, _block_sums, blocks, shared=fn_kw)
+
+
+#: pairs per task when a client computes the exact McNemar intervals
+CI_CHUNK = 250_000
+
+
+def _chunk_ci(chunk: tuple, *, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
+    b, c, n = chunk
+    return mcnemar_ci(b, c, n, confidence_level=confidence_level)
+
+
+def _run_ci(chunks: list, cl: float, client: Any) -> Any:
+    from ..resample.distributed import map_tasks
+
+    yield from map_tasks(client, _chunk_ci, chunks, shared=dict(confidence_level=cl))
 
 
 def _add(acc: dict, part: dict, keys: Sequence[str]) -> None:
@@ -279,7 +296,16 @@ def all_pairs_blocked(
         st.update(n=n, sum_d=sd_c + n * (mu[ii] - mu[jj]), ss=np.maximum(ss, 0.0))
         meth = "t"
     if ii.size:
-        diff, se, low, high, pv = _finish(st, meth, cl, interval=iv_kind, cluster_correction=corr)
+        ci = None
+        if client is not None and meth == "mcnemar" and iv_kind == "exact" and ii.size > CI_CHUNK:
+            # the exact intervals (most of the per-pair work) as tasks of CI_CHUNK pairs: an
+            # elementwise function of (b, c, n), so the same bits as computed here
+            n1 = np.where(st["n"] >= 1, st["n"], 1)
+            chunks = [(st["b"][k:k + CI_CHUNK], st["c"][k:k + CI_CHUNK], n1[k:k + CI_CHUNK])
+                      for k in range(0, ii.size, CI_CHUNK)]
+            parts = list(_run_ci(chunks, cl, client))
+            ci = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
+        diff, se, low, high, pv = _finish(st, meth, cl, interval=iv_kind, cluster_correction=corr, exact_ci=ci)
     else:
         diff = se = low = high = pv = np.zeros(0)
     neg = np.full(ii.shape, -1, dtype=np.int64)
