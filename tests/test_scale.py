@@ -208,3 +208,33 @@ def test_block_counts_are_the_bincounts_of_the_block_draws(cells, size, b, dtype
     out = np.full((b, cells), np.nan, dtype=dtype)
     E._count_block(ss, b, cells, size, out)
     assert np.array_equal(out, want)
+
+
+def test_report_keeps_tests_only_for_all_pairs_and_exact_intervals_where_shown(tmp_path):
+    """The report's all-pairs table skips the exact intervals (most of its cost at scale); the
+    pair table, the headline and the side file get them on demand: the numbers of all_pairs."""
+    import pandas as pd
+
+    import ranktrust as rt
+    from ranktrust.reporting.headline import report_dict
+
+    g = np.random.default_rng(8)
+    m = ScoreMatrix.from_array((g.random((12, 300)) < g.uniform(0.3, 0.8, (12, 1))).astype(float))
+    full = rt.all_pairs(m)
+    rep = rt.report(m, stability=False, quality=False)
+    assert rep.pairs_all.ci_method == "none" and rep.pairs.ci_method == "exact-mcnemar"
+    ci = {(full.models[a], full.models[b]): (lo, hi) for a, b, lo, hi in zip(full.i, full.j, full.ci_low, full.ci_high)}
+    for p in report_dict(rep)["pairs"]:
+        lo, hi = ci[(p["a"], p["b"])] if (p["a"], p["b"]) in ci else tuple(-x for x in ci[(p["b"], p["a"])][::-1])
+        assert (p["ci_low"], p["ci_high"]) == (lo, hi)
+    h = report_dict(rep)["headline"]
+    a, b = h["top"], h["runner_up"]
+    lo, hi = ci[(a, b)] if (a, b) in ci else tuple(-x for x in ci[(b, a)][::-1])
+    assert (h["ci_low"], h["ci_high"]) == (lo, hi)
+    path = tmp_path / "pairs.parquet"
+    rep.to_dict(sidecar=str(path))
+    df = pd.read_parquet(path)
+    pairs = df[df["table"] == "pairs"]
+    assert np.array_equal(pairs["ci_low"].to_numpy(), full.ci_low) and np.array_equal(pairs["ci_high"].to_numpy(),
+                                                                                      full.ci_high)
+    assert rt.report(m, stability=False, quality=False, all_pairs=True).pairs_all.ci_method == "exact-mcnemar"

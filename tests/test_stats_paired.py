@@ -397,3 +397,40 @@ def test_binary_difference_ci_stays_within_minus_one_one():
         t = rt.all_pairs(m)
     assert -1.0 <= r.ci_low <= r.diff <= r.ci_high <= 1.0
     assert np.all(t.ci_high <= 1.0) and np.all(t.ci_low >= -1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 9), st.integers(1, 60), st.integers(0, 2**31 - 1), st.booleans(),
+       st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+def test_interval_none_keeps_the_tests_and_gives_the_exact_intervals_on_demand(k, n, seed, holes, level):
+    """all_pairs(interval="none") leaves the (expensive) exact intervals out and changes no test;
+    PairTable.exact_intervals gives, for any rows, exactly what interval="exact" gives."""
+    g = np.random.default_rng(seed)
+    s = (g.random((k, n)) < g.uniform(0, 1, (k, 1))).astype(float)
+    if holes:
+        s[g.random((k, n)) < 0.2] = np.nan
+    m = rt.ScoreMatrix.from_array(s)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = all_pairs(m, confidence_level=level)
+        lean = all_pairs(m, confidence_level=level, interval="none")
+    assert lean.ci_method == "none" and np.isnan(lean.ci_low).all() and np.isnan(lean.ci_high).all()
+    for f in ("i", "j", "n_items", "only_a", "only_b", "diff", "se", "p_value", "p_adjusted"):
+        assert np.array_equal(getattr(full, f), getattr(lean, f), equal_nan=True), f
+    lo, hi = lean.exact_intervals()
+    assert np.array_equal(lo, full.ci_low, equal_nan=True) and np.array_equal(hi, full.ci_high, equal_nan=True)
+    rows = g.permutation(len(full))[: max(1, len(full) // 2)]
+    lo, hi = lean.exact_intervals(rows)
+    assert np.array_equal(lo, full.ci_low[rows], equal_nan=True)
+    assert np.array_equal(hi, full.ci_high[rows], equal_nan=True)
+
+
+def test_interval_none_is_refused_where_it_means_nothing():
+    s = np.random.default_rng(0).random((3, 40))
+    m = rt.ScoreMatrix.from_array(s)
+    with pytest.raises(ValueError, match="`interval` must be 'auto', 'exact' or 'wald', got 'none'"):
+        compare(m, m.models[0], m.models[1], interval="none")
+    t = all_pairs(m, interval="none")   # continuous: t intervals, as before
+    assert t.ci_method == "t" and np.isfinite(t.ci_low).all()
+    with pytest.raises(ValueError, match="exact_intervals\\(\\) needs a table of exact McNemar tests"):
+        t.exact_intervals()

@@ -35,7 +35,9 @@ def _display_pairs(table: Any, order: np.ndarray) -> Any:
     sel = idx[a, b]
     flip = table.i[sel] != a
     sgn = np.where(flip, -1.0, 1.0)
-    lo, hi = table.ci_low[sel] * sgn, table.ci_high[sel] * sgn
+    # a table made without intervals (the report's, for speed): the exact ones of these rows only
+    lo, hi = table.exact_intervals(sel) if table.ci_method == "none" else (table.ci_low[sel], table.ci_high[sel])
+    lo, hi = lo * sgn, hi * sgn
     oa = np.where(flip, table.only_b[sel], table.only_a[sel])
     ob = np.where(flip, table.only_a[sel], table.only_b[sel])
     return PairTable(
@@ -44,6 +46,7 @@ def _display_pairs(table: Any, order: np.ndarray) -> Any:
         ci_low=np.minimum(lo, hi), ci_high=np.maximum(lo, hi), p_value=table.p_value[sel],
         p_adjusted=table.p_adjusted[sel], method=table.method, adjust=table.adjust, pairs_scope="adjacent",
         confidence_level=table.confidence_level, clustered=table.clustered, binary=table.binary,
+        ci_method="exact-mcnemar" if table.ci_method == "none" else table.ci_method,
     )
 
 
@@ -218,7 +221,10 @@ def report(
     s_ci, s_mb = _random.streams(seed, "intervals", "microbench")
     iv = make_intervals(m, method=ci_method, cluster=cluster, confidence_level=confidence_level,
                         rng=np.random.default_rng(s_ci))
-    pt_all = make_pairs(m, pairs="all", adjust=adjust, confidence_level=confidence_level, cluster=cluster)
+    # every pair's test, but the exact intervals (most of the cost of a large table) only where a
+    # pair is shown: the pair table, the headline, the side file (PairTable.exact_intervals)
+    pt_all = make_pairs(m, pairs="all", adjust=adjust, confidence_level=confidence_level, cluster=cluster,
+                        interval="auto" if all_pairs else "none")
     n_pairs = len(pt_all)
     stage("rank ranges", 0.1)
     rs = make_rank_sets(m, method=rank_method, confidence_level=confidence_level, adjust=adjust, cluster=cluster,

@@ -32,8 +32,11 @@ def write_sidecar(rep: Any, path: str) -> dict[str, Any]:
     }
     for f in ("n_items", "only_a", "only_b"):
         cols[f] = pa.array(np.asarray(getattr(pt, f), dtype=np.int64))
-    for f in ("diff", "se", "ci_low", "ci_high", "p_value", "p_adjusted"):
-        cols[f] = pa.array(np.asarray(getattr(pt, f), dtype=np.float64))
+    # the report's all-pairs table keeps tests only: the exact intervals are made here, when asked
+    low, high = pt.exact_intervals() if pt.ci_method == "none" else (pt.ci_low, pt.ci_high)
+    for f, v in (("diff", pt.diff), ("se", pt.se), ("ci_low", low), ("ci_high", high), ("p_value", pt.p_value),
+                 ("p_adjusted", pt.p_adjusted)):
+        cols[f] = pa.array(np.asarray(v, dtype=np.float64))
     for f in ("size", "rank"):
         cols[f] = pa.nulls(n, type=pa.int64())
     cols["p"] = pa.nulls(n, type=pa.float64())

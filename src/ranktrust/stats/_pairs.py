@@ -392,7 +392,8 @@ def _finish(
     ``exact_ci``: :func:`mcnemar_ci` of these pairs, already computed (elsewhere, in chunks).
     """
     n = st["n"]
-    exact = method == "mcnemar" and interval == "exact"
+    # "none": no interval, but the degenerate-pair rules of the exact one (it is computed later)
+    exact = method == "mcnemar" and interval in ("exact", "none")
     with np.errstate(invalid="ignore", divide="ignore"):
         diff = st["sum_d"] / n
         if method == "mcnemar":
@@ -428,7 +429,9 @@ def _finish(
         p = np.where(small | flat, np.nan, p)
     se = np.where(small, np.nan, se)
     bad = small | flat
-    if exact:
+    if exact and interval == "none":
+        low = high = np.full(np.shape(n), np.nan)
+    elif exact:
         low, high = exact_ci if exact_ci is not None else \
             mcnemar_ci(st["b"], st["c"], np.where(n >= 1, n, 1), confidence_level=confidence_level)
     else:
@@ -448,6 +451,17 @@ def _finish(
         warn_zero_spread(flat, subject="pair", unit="shared item", what="paired difference",
                          interval={"mcnemar": "Wald", "cluster": "clustered"}.get(method, "t"), stacklevel=4)
     return diff, se, low, high, p
+
+
+def exact_mcnemar_intervals(b: np.ndarray, c: np.ndarray, n: np.ndarray,
+                            confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
+    """The intervals :func:`_finish` gives McNemar pairs with ``interval="exact"``: NaN below 2
+    shared items, clipped to [-1, 1] (for tables made with ``interval="none"``)."""
+    n = np.asarray(n, dtype=np.float64)
+    low, high = mcnemar_ci(b, c, np.where(n >= 1, n, 1), confidence_level=confidence_level)
+    small = n < 2
+    low, high = np.where(small, np.nan, low), np.where(small, np.nan, high)
+    return np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
 
 
 def _sign_flip_p(

@@ -68,14 +68,17 @@ def _resolve(
     return method, clustered
 
 
-def _check_interval(interval: Any) -> str:
-    if interval not in ("auto", "exact", "wald"):
-        raise ValueError(f"`interval` must be 'auto', 'exact' or 'wald', got {interval!r}")
+def _check_interval(interval: Any, *, none: bool = False) -> str:
+    if interval not in ("auto", "exact", "wald") + (("none",) if none else ()):
+        allowed = "'auto', 'exact', 'wald' or 'none'" if none else "'auto', 'exact' or 'wald'"
+        raise ValueError(f"`interval` must be {allowed}, got {interval!r}")
     return "exact" if interval == "auto" else str(interval)
 
 
 def _ci_method(method: str, interval: str, correction: str) -> str:
     """Name of the interval that goes with ``method`` (recorded as ``ci_method``)."""
+    if method == "mcnemar" and interval == "none":
+        return "none"
     if method == "mcnemar":
         return "exact-mcnemar" if interval == "exact" else "wald"
     if method == "cluster":
@@ -452,6 +455,21 @@ class PairTable(Result):
             "pairs": rows,
         })
 
+    def exact_intervals(self, rows: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """The exact McNemar intervals of ``rows`` (default: every pair), oriented A - B.
+
+        For a 0/1 table made with ``all_pairs(..., interval="none")`` (or any McNemar
+        table): the same numbers as ``all_pairs(..., interval="exact")`` gives these rows.
+        """
+        from ._pairs import exact_mcnemar_intervals
+
+        if self.method != "mcnemar" or self.clustered:
+            raise ValueError("exact_intervals() needs a table of exact McNemar tests (0/1 scores, not clustered); "
+                             f"this one has method={self.method!r}")
+        sel = slice(None) if rows is None else np.asarray(rows, dtype=np.intp)
+        return exact_mcnemar_intervals(self.only_a[sel], self.only_b[sel],
+                                       np.asarray(self.n_items[sel], dtype=np.float64), self.confidence_level)
+
     def matrix(self, field: str = "p_adjusted") -> np.ndarray:
         """``(n_models, n_models)`` array of ``field``; entry ``[x, y]`` reads "x vs y".
 
@@ -500,7 +518,7 @@ def all_pairs(
     confidence_level: float = 0.95,
     cluster: bool = False,
     method: Literal["auto", "mcnemar", "t", "cluster"] = "auto",
-    interval: Literal["auto", "exact", "wald"] = "auto",
+    interval: Literal["auto", "exact", "wald", "none"] = "auto",
     cluster_correction: Literal["cr2", "cr1", "none"] = "cr2",
 ) -> PairTable:
     """Paired comparisons of every pair of models (or of each model with the next one down).
@@ -522,8 +540,11 @@ def all_pairs(
         As in :func:`compare`.
     method : {"auto", "mcnemar", "t", "cluster"}, default: ``"auto"``
         As in :func:`compare` (sign-flip is only offered for a single pair).
-    interval : {"auto", "exact", "wald"}, default: ``"auto"``
-        As in :func:`compare`.
+    interval : {"auto", "exact", "wald", "none"}, default: ``"auto"``
+        As in :func:`compare`; ``"none"`` (0/1 scores) leaves the intervals out (NaN,
+        ``ci_method="none"``): the exact intervals are most of the cost of a large table, and
+        :meth:`PairTable.exact_intervals` gives those of the rows one needs, the same numbers
+        as ``"exact"``. The tests and p-values are unchanged.
     cluster_correction : {"cr2", "cr1", "none"}, default: ``"cr2"``
         As in :func:`compare`.
 
@@ -549,7 +570,7 @@ def all_pairs(
     """
     cl = check_confidence_level(confidence_level)
     alt = _validate.alternative(alternative)
-    iv_kind = _check_interval(interval)
+    iv_kind = _check_interval(interval, none=True)
     corr = _check_correction(cluster_correction)
     _validate.choice(pairs, "pairs", ("all", "adjacent"))
     _validate.choice(adjust, "adjust", ADJUST_METHODS)
