@@ -5,7 +5,10 @@
 
 For each matrix: ``rt.rank_sets(m)`` (the default ``method="pairs"``; complete 0/1 scores go
 through ``ranking/_screen.py``) against the same function forced onto the full all-pairs table
-(``_from_pairs(..., screen=False)``: ``all_pairs(m)`` then Holm), best of ``--reps``
+(``_from_pairs(..., screen=False)``: ``all_pairs(m)`` then Holm) and to the report's way (every
+pair's test without the exact intervals, ``all_pairs(m, interval="none")``, then the sets read off
+that table: "no-CI table s"; "power q s" is ``estimate_disagreement(m)``, the product the report's
+power section would need beside the screen), best of ``--reps``
 interleaved runs; the share of the ``M (M - 1) / 2`` pairs the screen settles from the row sums
 alone; and whether the two give the same ``better`` relation, sets and order (they must). The
 5,000 x 50,000 case runs the screened path only (the full table alone holds 12.5 million rows)
@@ -44,9 +47,12 @@ def share_screened(S: np.ndarray, level: float = 0.95) -> float:
 def case(name: str, m, reps: int, full: bool = True) -> None:
     from ranktrust.ranking.ranksets import _from_pairs
 
+    from ranktrust.stats.paired import all_pairs
+    from ranktrust.stats.power import estimate_disagreement
+
     kw = {"confidence_level": 0.95, "simultaneous": True, "adjust": "holm", "cluster": False, "pair_table": None}
-    t_s, t_f = [], []
-    a = b = None
+    t_s, t_f, t_r, t_q = [], [], [], []
+    a = b = c = None
     for _ in range(reps):
         t = time.perf_counter()
         a = _from_pairs(m, **kw)
@@ -55,15 +61,24 @@ def case(name: str, m, reps: int, full: bool = True) -> None:
             t = time.perf_counter()
             b = _from_pairs(m, screen=False, **kw)
             t_f.append(time.perf_counter() - t)
+            # the report's way: every pair's test without the exact intervals, the sets read off it
+            t = time.perf_counter()
+            c = _from_pairs(m, **dict(kw, pair_table=all_pairs(m, pairs="all", interval="none")))
+            t_r.append(time.perf_counter() - t)
+            # what the report's power section would cost on its own next to the screen
+            t = time.perf_counter()
+            estimate_disagreement(m)
+            t_q.append(time.perf_counter() - t)
     share = share_screened(np.asarray(m.scores))
     k = m.n_models
     if full:
-        same = all(np.array_equal(getattr(a, f), getattr(b, f)) for f in FIELDS)
+        same = all(np.array_equal(getattr(a, f), getattr(b, f)) and np.array_equal(getattr(a, f), getattr(c, f))
+                   for f in FIELDS)
         print(f"{name:>28} {k:>6} {m.n_items:>7} {share:8.1%} {min(t_s):9.2f} {min(t_f):9.2f} "
-              f"{min(t_f) / min(t_s):7.1f}x  {'same' if same else 'DIFFERENT'}")
+              f"{min(t_f) / min(t_s):7.1f}x {min(t_r):13.2f} {min(t_q):11.2f}  {'same' if same else 'DIFFERENT'}")
     else:
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-        print(f"{name:>28} {k:>6} {m.n_items:>7} {share:8.1%} {min(t_s):9.2f} {'-':>9} {'-':>8}  "
+        print(f"{name:>28} {k:>6} {m.n_items:>7} {share:8.1%} {min(t_s):9.2f} {'-':>9} {'-':>8} {'-':>13} {'-':>11}  "
               f"(full not run; peak RSS {rss:.1f} GB)")
 
 
@@ -80,7 +95,7 @@ def main() -> None:
     warnings.simplefilter("ignore")
     print("== rank sets (method='pairs', Holm, 95%): screen-then-refine vs the full all-pairs table ==")
     print(f"{'matrix':>28} {'models':>6} {'items':>7} {'screened':>8} {'screen s':>9} {'full s':>9} "
-          f"{'speed-up':>8}  sets")
+          f"{'speed-up':>8} {'no-CI table s':>13} {'power q s':>11}  sets")
     case("GPQA (real)", rt.read(GPQA), a.reps)
     case("MMLU-Pro, intersect (real)", rt.read(MMLUPRO, align="intersect"), a.reps)
     case("synthetic", ScoreMatrix.from_array(synthetic(500, 3000).astype(float)), a.reps)
