@@ -238,3 +238,29 @@ def test_report_keeps_tests_only_for_all_pairs_and_exact_intervals_where_shown(t
     assert np.array_equal(pairs["ci_low"].to_numpy(), full.ci_low) and np.array_equal(pairs["ci_high"].to_numpy(),
                                                                                       full.ci_high)
     assert rt.report(m, stability=False, quality=False, all_pairs=True).pairs_all.ci_method == "exact-mcnemar"
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork (POSIX)")
+def test_threaded_counting_works_in_a_forked_child_after_the_parent_used_it():
+    """A child forked after the parent ran the count threads makes its own pool (the parent's
+    threads do not exist there; reusing that pool would wait forever)."""
+    import multiprocessing as mp
+
+    from ranktrust.resample import engine as E
+
+    s = (np.random.default_rng(0).random((6, 5000)) < 0.5).astype(float)
+    tasks, work = E.product_tasks(s, n_resamples=200, rng=1, path="matmul")
+    assert E._pipelined(work)
+    want = np.concatenate([m for m, _ in E.run_products(tasks, work)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)   # Python 3.12+: fork of a threaded process
+        with mp.get_context("fork").Pool(1) as pool:
+            got = pool.apply_async(_threaded_means, (s,)).get(timeout=60)
+    assert np.array_equal(got, want)
+
+
+def _threaded_means(s):
+    from ranktrust.resample import engine as E
+
+    tasks, work = E.product_tasks(s, n_resamples=200, rng=1, path="matmul")
+    return np.concatenate([m for m, _ in E.run_products(tasks, work)])

@@ -90,6 +90,7 @@ B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hal
 
 from __future__ import annotations
 
+import os
 from typing import Iterator, NamedTuple
 
 import numpy as np
@@ -567,12 +568,14 @@ def _ones(n: int, dtype) -> np.ndarray:
 
 
 def _count_pool():
+    """The count threads of this process (a forked child makes its own: the parent's threads
+    do not exist there, and a pool that believes they do would never run a task)."""
     global _COUNT_POOL
-    if _COUNT_POOL is None:
+    if _COUNT_POOL is None or _COUNT_POOL[0] != os.getpid():
         from concurrent.futures import ThreadPoolExecutor
 
-        _COUNT_POOL = ThreadPoolExecutor(max_workers=_COUNT_THREADS, thread_name_prefix="ranktrust-count")
-    return _COUNT_POOL
+        _COUNT_POOL = (os.getpid(), ThreadPoolExecutor(max_workers=_COUNT_THREADS, thread_name_prefix="ranktrust-count"))
+    return _COUNT_POOL[1]
 
 
 def _product_task(task, **work):
