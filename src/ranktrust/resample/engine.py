@@ -503,8 +503,8 @@ def _counted_products(tasks: list[tuple], work: dict) -> Iterator[tuple]:
     """``_product_means`` of every task, in order, with the draws and counts made on helper
     threads: each block is drawn and counted by one thread (a resample's indices are counted
     while they are in cache), the blocks of the next product while this one is multiplied
-    (two count matrices in turn). NumPy's generators release the GIL, so the threads' draws
-    overlap with each other and with the counting. Same numbers as one task at a time:
+    (two count matrices in turn). NumPy's generators and SciPy's sparse kernels release the
+    GIL, so the threads' work overlaps. Same numbers as one task at a time:
     a block drawn a row at a time from its generator is the block drawn at once, and
     integer counts do not depend on which thread made them."""
     cells, size, dtype = work["cells"], work["size"], work["dtype"]
@@ -560,11 +560,16 @@ _ONES: dict = {}
 
 
 def _ones(n: int, dtype) -> np.ndarray:
+    """``n`` ones (the sparse entries of the drawn items), kept for the next block when small;
+    safe under threads (a lookup never fails, a lost race only allocates again)."""
     key = (n, np.dtype(dtype).str)
-    if key not in _ONES:
-        _ONES.clear()
-        _ONES[key] = np.ones(n, dtype=dtype)
-    return _ONES[key]
+    arr = _ONES.get(key)
+    if arr is None:
+        arr = np.ones(n, dtype=dtype)
+        if n <= 2**22:
+            _ONES.clear()
+            _ONES[key] = arr
+    return arr
 
 
 def _count_pool():
