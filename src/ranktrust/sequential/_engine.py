@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._final import FINAL_LOOK, final_look_rejects
 from ._stream import StreamState, advance, log_wealth
 
 __all__ = ["EngineConfig", "EngineResult", "run_engine"]
@@ -50,6 +51,8 @@ class EngineConfig:
     max_block: int = 1024
     first_block: int = 16
     rank_combination: str = "eholm"      # eholm | bonferroni (the all-pairs family; bonferroni for comparison)
+    final_look: float = FINAL_LOOK       # share of alpha held back for a fixed-n test at the last item (see _final;
+                                         # only without elimination, scope population, best set, known horizon)
 
 
 @dataclass
@@ -71,6 +74,8 @@ class EngineResult:
     in_play: np.ndarray              # (K,) bool
     cells_at_done: int = 0
     notes: list[str] = field(default_factory=list)
+    final_look: float = 0.0                # share of alpha held for the last item (0: the bets had all of it)
+    final_look_excluded: int = 0           # models the final look excluded at the last item
 
 
 def _eholm_threshold(wu: np.ndarray, wd: np.ndarray, fu: np.ndarray, fd: np.ndarray, alpha: float) -> np.ndarray:
@@ -115,7 +120,11 @@ class _Run:
         self.pi, self.pj = iu, ju
         P = iu.size
         a = cfg.alpha
-        self.thr_best = np.log(1 / a)
+        # the final look (portfolio best set, scope population, known horizon, no elimination: every rival
+        # is scored to the end): the bets get (1 - f) alpha, a fixed-n test at the last item f alpha (_final)
+        self.fl = (cfg.final_look if cfg.target == "best" and cfg.best_method == "portfolio" and self.N is None
+                   and cfg.horizon and not cfg.eliminate else 0.0)
+        self.thr_best = np.log(1 / ((1 - self.fl) * a))
         self.thr_rank = np.log(K * (K - 1) / a) if K > 1 else np.inf
         k = cfg.k if cfg.target == "top" else 1
         self.thr_top = np.log(max(1.0, k * (2 * K - k - 1) / 2) / a)
@@ -133,6 +142,7 @@ class _Run:
         self.top_up = np.zeros(P, dtype=np.int64)   # decisions at the top-k threshold
         self.top_dn = np.zeros(P, dtype=np.int64)
         self.t = 0
+        self.final_look_excluded = 0
         self.cells = 0
         self.done_at = 0
         self.cells_at_done = 0
@@ -296,6 +306,14 @@ class _Run:
         self.excluded_at[ex] = pos + pos_ex[ex] + 1
         self.t = pos + L
 
+    def _final_look(self) -> None:
+        """At the last item: exclude every model whose fixed-n test of "it is a best model" rejects at
+        ``final_look * alpha`` (its e-value ``1/(f alpha)``, weighted ``f``, reaches ``1/alpha``)."""
+        live = np.flatnonzero(self.excluded_at == 0)
+        rej = final_look_rejects(self.X, live, self.fl * self.cfg.alpha)
+        self.excluded_at[live[rej]] = self.t
+        self.final_look_excluded = int(rej.sum())
+
     def _done_time(self) -> int:
         """First item count at which the target was decided (0 = not yet), from the exact decision times."""
         cfg = self.cfg
@@ -344,6 +362,8 @@ class _Run:
                 cap = max(cfg.first_block, min(cfg.max_block, 2_000_000 // max(n_act, self.K, 1)))
                 B = min(2 * B, cap)
             pos += L
+        if self.fl and self.t == self.cfg.horizon == self.X.shape[1] and not self._done():
+            self._final_look()
         if self.cfg.pairs and not self._pairs_inline:
             self._pairs_pass()
         self.done_at = self._done_time()
@@ -353,7 +373,8 @@ class _Run:
             t=self.t, cells=self.cells, excluded_at=self.excluded_at, scored_until=self.scored_until,
             pair_i=self.pi, pair_j=self.pj, up_at=self.up_at, dn_at=self.dn_at, done_at=self.done_at,
             sx=self.sx, pair_state=self.pr, pf_state=self.pf, in_play=self.in_play,
-            cells_at_done=self.cells_at_done,
+            cells_at_done=self.cells_at_done, final_look=float(self.fl),
+            final_look_excluded=self.final_look_excluded,
         )
 
 
