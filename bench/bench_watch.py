@@ -14,7 +14,9 @@ random item orders, printed side by side:
 2. model x item cells used with elimination (models that can no longer be #1 are not scored);
    AlpacaEval 2.0 (``../shared/data/alpacaeval2_weighted.csv.gz``, shared items, continuous) as well.
 3. at the last item (scope population): the size of the certified best set vs the fixed-n Holm best set
-   (the leader plus every model whose paired test against it is not significant after Holm), on each shared matrix.
+   (the leader plus every model whose paired test against it is not significant after Holm), on each shared matrix,
+   with every model scored to the end (no elimination: the same data as the fixed-n analysis, and the final look
+   at the last item is on) and with elimination (the default, for reference).
 4. the time for the 200 replays (goal < 60 s).
 """
 
@@ -218,10 +220,11 @@ def main() -> int:
     print(f"   ranktrust watch, PrPl-EB, portfolio best test        {med(re.items_needed)}")
     print(f"   ranktrust watch, betting, scope benchmark            {med(rb.items_needed)}")
     print(f"   ranktrust watch, betting, no end-tuned half          {med(nohz)}")
+    print(f"   ranktrust watch, every model to the end (final look) {med(rn.items_needed)}   (bets at 0.6 alpha)")
     print(f"   baseline A: paired EB per pair at alpha/(K-1)        {med(a_items)}   (issue: about 1,340)")
     print(f"   baseline B: one EB sequence per model (unpaired)     {med(b_items)}   (issue: about 5,000-7,200)")
     print(f"   errors vs full-data #1: ranktrust {d['errors']} of {R}; K-1 pairs {rp.errors.sum()}; EB {re.errors.sum()}; "
-          f"benchmark scope {rb.errors.sum()}")
+          f"benchmark scope {rb.errors.sum()}; to the end {rn.errors.sum()}")
     print()
     full = K * N
     print("2. model x item cells until #1 is certified")
@@ -250,7 +253,9 @@ def main() -> int:
               f"= {np.median(spent) / fa * 100:.1f}%   goal <= 10%"
               + (f"; when certified: {np.nanmedian(cells) / fa * 100:.1f}%" if np.isfinite(cells).any() else ""))
     print()
-    print("3. best-set size at the last item (scope population, anytime-valid) vs fixed-n Holm best set")
+    print("3. best-set size at the last item (scope population, anytime-valid) vs fixed-n Holm best set;")
+    print("   'to the end' = every model scored on every item (--no-eliminate), where the final look at the last")
+    print("   item holds 0.4 alpha (sequential/_final.py); 'elimination' = the default, which stops scoring losers")
     mats = [("MMLU-Pro", m, (0.0, 1.0))]
     for name, fn, kw, rngs in (("GPQA main", "gpqa_main_openllm.csv.gz", {}, (0.0, 1.0)),
                                ("SWE-bench Verified mini", "swebench_verified_mini.csv", {}, (0.0, 1.0)),
@@ -264,17 +269,19 @@ def main() -> int:
                 print(f"   {name}: not read ({exc})")
     for name, mm, (lo, hi) in mats:
         Sx = (mm.scores - lo) / (hi - lo)
-        sizes = []
-        gen = np.random.default_rng(1)
-        for _ in range(5 if args.quick else 10):
-            e = run_engine(Sx[:, gen.permutation(mm.n_items)],
-                           EngineConfig(alpha=ALPHA, pairs=False, horizon=mm.n_items))
-            sizes.append(int((e.excluded_at == 0).sum()))
         h = holm_best_set(mm.scores, ALPHA, mm.is_binary)
-        ratio = np.median(sizes) / h
+        for label, elim in (("to the end", False), ("elimination", True)):
+            sizes = []
+            gen = np.random.default_rng(1)
+            for _ in range(5 if args.quick else 10):
+                e = run_engine(Sx[:, gen.permutation(mm.n_items)],
+                               EngineConfig(alpha=ALPHA, pairs=False, horizon=mm.n_items, eliminate=elim))
+                sizes.append(int((e.excluded_at == 0).sum()))
+            ratio = np.median(sizes) / h
+            print(f"   {name if not elim else '':<26} {mm.n_models:>4} x {mm.n_items:<6,} {label:<11} anytime best set "
+                  f"{np.median(sizes):>5.1f} (orders: {min(sizes)}-{max(sizes)})   fixed-n Holm {h:>4}   "
+                  f"ratio {ratio:.2f}" + ("   goal <= 1.5" if not elim else ""))
         z, lw, thr = hindsight_bound(Sx, ALPHA, mm.is_binary)
-        print(f"   {name:<26} {mm.n_models:>4} x {mm.n_items:<6,} anytime best set {np.median(sizes):>5.1f} "
-              f"(orders: {min(sizes)}-{max(sizes)})   fixed-n Holm {h:>4}   ratio {ratio:.2f}   goal <= 1.5")
         print(f"   {'':<26} strongest model Holm separates from #1: z = {z:.2f}, best constant bet in hindsight "
               f"log wealth {lw:.2f} (certifying needs {thr:.2f})")
         if name == "GPQA main":

@@ -120,6 +120,7 @@ def test_watch_without_elimination_reports_the_final_look():
     w = Watch(models=models, items=items, target="best", confidence_level=0.95, eliminate=False).update_matrix(m)
     st = w.status()
     assert st.best_set == ("m0",) and st.done
+    assert {"model": "m1", "at_item": X.shape[1]} in st.excluded      # excluded by the final look, at N
     w2 = Watch(models=models, items=items, target="best", confidence_level=0.95).update_matrix(m)
     assert set(w2.status().best_set) == {"m0", "m1"}
 

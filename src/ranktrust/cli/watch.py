@@ -63,7 +63,9 @@ def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
               help="Bet sizes.")
 @click.option("--best-method", type=click.Choice(["portfolio", "pairs"]), default="portfolio", show_default=True,
               help="Best set: one test per model against its leading rival, or K-1 pairwise tests.")
-@click.option("--no-eliminate", is_flag=True, help="Keep scoring models that have left the target set.")
+@click.option("--no-eliminate", is_flag=True,
+              help="Keep scoring models that have left the target set; with a known benchmark size the best set then "
+                   "also gets a final fixed-n look at the last item (docs/watch.md).")
 @click.option("--replay", "replay", type=click.IntRange(min=1), default=None,
               help="Replay the (finished) input in N random item orders.")
 @click.option("--budget", default=64, show_default=True, type=click.IntRange(min=0),

@@ -54,7 +54,9 @@ class Watch:
     rule : {"agrapa", "prpl"}, default: ``"agrapa"``
         Bet sizes.
     eliminate : bool, default: ``True``
-        Stop scoring a model once it has left the target set.
+        Stop scoring a model once it has left the target set. With ``False`` every model is scored to the
+        end, and the best set (scope population, known items) holds 0.4 of alpha for a fixed-n test at the
+        last item (the final look, docs/watch.md): sharper at the end, slower to certify before it.
     best_method : {"portfolio", "pairs"}, default: ``"portfolio"``
         How the best set is tested (see docs/watch.md).
     score_range : (float, float), default: ``(0, 1)``
