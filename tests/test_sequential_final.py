@@ -13,22 +13,7 @@ from conftest import shared_file
 from ranktrust.sequential import Watch
 from ranktrust.sequential._engine import EngineConfig, run_engine
 from ranktrust.sequential._final import FINAL_LOOK, final_look_rejects
-
-ALPHA = 0.1
-
-
-def _not_above(errors: int, reps: int, alpha: float = ALPHA) -> bool:
-    return stats.binomtest(int(errors), reps, alpha, alternative="greater").pvalue > 0.01
-
-
-def _draw(rng, mus, n, kind):
-    mus = np.asarray(mus)
-    if kind == "binary":
-        z = rng.normal(size=n)[None, :]
-        p = stats.norm.cdf(stats.norm.ppf(mus)[:, None] * 1.4 + 0.8 * z)
-        return (rng.random((len(mus), n)) < p).astype(float)
-    return rng.beta(4 * mus[:, None], 4 * (1 - mus[:, None]), (len(mus), n))
-
+from test_sequential_watch import ALPHA, _draw, _not_above
 
 def _close_pair(n: int = 300, plus: int = 170, seed: int = 0) -> np.ndarray:
     """#1 beats #2 by a paired z of about 2.3 on n items (no bet can separate them: the hindsight-best constant
