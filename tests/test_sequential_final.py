@@ -122,3 +122,37 @@ def test_arena_hard_best_set_at_the_last_item():
         assert (run_engine(X, EngineConfig(alpha=0.05, pairs=False, horizon=m.n_items)).excluded_at == 0).sum() == 2
         e = run_engine(X, EngineConfig(alpha=0.05, pairs=False, horizon=m.n_items, eliminate=False))
         assert (e.excluded_at == 0).sum() == 1 and e.final_look_excluded == 1
+
+
+def test_final_look_share_is_a_parameter(tmp_path, capsys):
+    """final_look= on Watch and watch_replay, --final-look on the command line: 0 puts all of alpha on the bets
+    (the close pair then stays together); a share outside [0, 1) is refused in one line."""
+    import json
+
+    from conftest import run_cli
+    from ranktrust.sequential import watch_replay
+
+    X = _close_pair()
+    models = [f"m{k}" for k in range(6)]
+    items = [f"i{k}" for k in range(X.shape[1])]
+    m = rt.ScoreMatrix.from_array(X, models=models, items=items)
+    off = Watch(models=models, items=items, eliminate=False, final_look=0.0).update_matrix(m).status()
+    assert set(off.best_set) == {"m0", "m1"}
+    for bad in (1.0, -0.1, "0.4", True):
+        with pytest.raises(ValueError, match="`final_look` must be a share of alpha in \\[0, 1\\)"):
+            Watch(models=models, items=items, final_look=bad)
+    r0 = watch_replay(m, 20, rng=0, eliminate=False, final_look=0.0)
+    r4 = watch_replay(m, 20, rng=0, eliminate=False)
+    assert np.all(r4.items_needed == X.shape[1])            # certified at the last item, in every order
+    assert np.isnan(r0.items_needed).mean() >= 0.75           # the bets alone: rarely (1 of these 20 orders)
+    path = tmp_path / "close.csv"
+    rows = [{"model": a, "item": i, "score": float(X[k, j])} for k, a in enumerate(models) for j, i in enumerate(items)]
+    import pandas as pd
+
+    pd.DataFrame(rows).to_csv(path, index=False)
+    for flags, want in ((["--no-eliminate"], ["m0"]), (["--no-eliminate", "--final-look", "0"], ["m0", "m1"])):
+        code, out, err = run_cli(capsys, "watch", str(path), *flags, "--format", "json")
+        assert code == 0, err
+        assert sorted(json.loads(out)["best_set"]) == want
+    code, out, err = run_cli(capsys, "watch", str(path), "--no-eliminate", "--final-look", "1")
+    assert code == 1 and "--final-look" in err and len(err.strip().splitlines()) == 1

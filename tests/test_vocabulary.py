@@ -129,6 +129,7 @@ VOCABULARY: dict[str, str] = {
     # Watch / watch_replay
     "target": "what to decide: 'best' | 'topK' | 'ranks'", "scope": "'population' | 'benchmark'",
     "rule": "betting rule", "eliminate": "stop scoring models out of the target set",
+    "final_look": "share of alpha for a fixed-n test at the last item (no elimination)",
     "best_method": "'portfolio' | 'pairs'", "score_range": "(low, high) of a score", "n_runs": "runs per item",
     "rows": "rows to add", "budget": "cells to propose", "next_budget": "cells to propose in the status",
     "max_pairs": "pairs to show",

@@ -10,7 +10,9 @@ from typing import Any
 
 import click
 
+from ..sequential.watch import Watch
 from ._common import (
+    api_default,
     cluster_requested,
     command_line,
     confidence_option,
@@ -66,6 +68,10 @@ def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--no-eliminate", is_flag=True,
               help="Keep scoring models that have left the target set; with a known benchmark size the best set then "
                    "also gets a final fixed-n look at the last item (docs/watch.md).")
+@click.option("--final-look", type=click.FloatRange(min=0.0, max=1.0, max_open=True),
+              default=api_default(Watch, "final_look"), show_default=True,
+              help="With --no-eliminate: the share of alpha the best set keeps for its fixed-n test at the last item "
+                   "(0: all of it on the bets).")
 @click.option("--replay", "replay", type=click.IntRange(min=1), default=None,
               help="Replay the (finished) input in N random item orders.")
 @click.option("--budget", default=64, show_default=True, type=click.IntRange(min=0),
@@ -83,7 +89,7 @@ def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
 @confidence_option
 @seed_option
 def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: str, best_method: str,
-            no_eliminate: bool, replay: int | None, budget: int, score_range: tuple[float, float],
+            no_eliminate: bool, final_look: float, replay: int | None, budget: int, score_range: tuple[float, float],
             follow: float | None, html_out: str | None, max_wait: float, output_format: str | None, out: str,
             confidence: float,
             seed: int, **kw: Any) -> None:
@@ -105,7 +111,7 @@ def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: 
         r = watch_replay(m, replay, target=target, confidence_level=confidence, scope=scope,  # type: ignore[arg-type]
                          method=method, rule=rule, eliminate=not no_eliminate,  # type: ignore[arg-type]
                          best_method=best_method, score_range=score_range,  # type: ignore[arg-type]
-                         cluster=cluster_requested(kw), rng=seed)
+                         cluster=cluster_requested(kw), rng=seed, final_look=final_look)
         render(r, kind="watch-replay", fmt=fmt, out=out, seed=seed, input_hash=ihash, command=command_line())
         return
 
@@ -122,7 +128,8 @@ def command(paths: tuple[str, ...], target: str, scope: str, method: str, rule: 
         w = Watch(sorted(m.models), m.items, target=target, confidence_level=confidence, scope=scope,  # type: ignore[arg-type]
                   method=method, rule=rule, eliminate=not no_eliminate,  # type: ignore[arg-type]
                   best_method=best_method, score_range=score_range, rng=seed,  # type: ignore[arg-type]
-                  cluster=cluster_requested(kw), groups=m.groups if cluster_requested(kw) else None)
+                  cluster=cluster_requested(kw), groups=m.groups if cluster_requested(kw) else None,
+                  final_look=final_look)
         w.update_matrix(m)
         return w.status(next_budget=budget), ihash, w
 

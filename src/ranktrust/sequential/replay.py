@@ -15,6 +15,7 @@ from .. import _validate
 from .._validate import SeedLike
 from ..results import Result, jsonable
 from ._engine import EngineConfig, run_engine
+from ._final import FINAL_LOOK, check_final_look
 from .watch import parse_target
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -112,7 +113,7 @@ def watch_replay(m: "ScoreMatrix", n_resamples: int = 200, *, target: str = "bes
                  method: Literal["betting", "eb"] = "betting", rule: Literal["agrapa", "prpl"] = "agrapa",
                  eliminate: bool = True, best_method: Literal["portfolio", "pairs"] = "portfolio",
                  score_range: tuple[float, float] = (0.0, 1.0), cluster: bool = False,
-                 rng: SeedLike = None) -> ReplayResult:
+                 rng: SeedLike = None, final_look: float = FINAL_LOOK) -> ReplayResult:
     """Replay a ScoreMatrix in ``n_resamples`` random item orders through the sequential leaderboard.
 
     Parameters
@@ -121,7 +122,7 @@ def watch_replay(m: "ScoreMatrix", n_resamples: int = 200, *, target: str = "bes
         Finished results; items some model did not score are dropped (the intersection). Runs are averaged.
     n_resamples : int, default: ``200``
         Random item orders (replays).
-    target, confidence_level, scope, method, rule, eliminate, best_method, score_range
+    target, confidence_level, scope, method, rule, eliminate, best_method, score_range, final_look
         As in :class:`ranktrust.sequential.Watch`.
     cluster : bool, default: ``False``
         Sample whole item groups (``m.groups``: subjects, passages, repositories) as the unit: each group's score is
@@ -175,7 +176,8 @@ def watch_replay(m: "ScoreMatrix", n_resamples: int = 200, *, target: str = "bes
                         f"scored, got {K} models and {N} shared items")
     cfg = EngineConfig(alpha=1 - confidence_level, population_size=N if scope == "benchmark" else None,
                        kind=method, rule=rule, target=tgt, k=k, best_method=best_method, eliminate=eliminate,
-                       stop_when_done=tgt != "ranks", pairs=tgt == "ranks", horizon=N)
+                       stop_when_done=tgt != "ranks", pairs=tgt == "ranks", horizon=N,
+                       final_look=check_final_look(final_look))
     means = S.mean(axis=1)
     order = np.argsort(-means, kind="stable")
     truth = order[:1] if tgt == "best" else (order[:k] if tgt == "top" else order[:0])

@@ -17,6 +17,7 @@ from .. import _validate
 from .._validate import SeedLike
 from ..errors import DataError
 from ._engine import EngineConfig, EngineResult, run_engine
+from ._final import FINAL_LOOK, check_final_look
 from ._status import WatchStatus, _f, item_keys, parse_target
 from ._stream import LAMBDA_RULES, advance
 
@@ -55,8 +56,8 @@ class Watch:
         Bet sizes.
     eliminate : bool, default: ``True``
         Stop scoring a model once it has left the target set. With ``False`` every model is scored to the
-        end, and the best set (scope population, known items) holds 0.4 of alpha for a fixed-n test at the
-        last item (the final look, docs/watch.md): sharper at the end, slower to certify before it.
+        end, and the best set (scope population, known items) holds ``final_look`` of alpha for a fixed-n
+        test at the last item (docs/watch.md): sharper at the end, slower to certify before it.
     best_method : {"portfolio", "pairs"}, default: ``"portfolio"``
         How the best set is tested (see docs/watch.md).
     score_range : (float, float), default: ``(0, 1)``
@@ -79,6 +80,9 @@ class Watch:
         decisions form one anytime-valid sequence. Without it an item's score is the mean of the runs read so
         far: valid when every run of an item arrives before the analysis reaches it (a finished matrix, one run
         per item), not when later runs revise items already analysed.
+    final_look : float, default: ``0.4``
+        Share of alpha the best set holds for its fixed-n test at the last item, in [0, 1); used only
+        without elimination, at scope population with known items (``0``: all of alpha on the bets).
 
     Examples
     --------
@@ -98,7 +102,8 @@ class Watch:
                  method: Literal["betting", "eb"] = "betting", rule: Literal["agrapa", "prpl"] = "agrapa",
                  eliminate: bool = True, best_method: Literal["portfolio", "pairs"] = "portfolio",
                  score_range: tuple[float, float] = (0.0, 1.0), rng: SeedLike = 0, cluster: bool = False,
-                 groups: Mapping[str, Any] | Sequence[Any] | None = None, n_runs: int | None = None) -> None:
+                 groups: Mapping[str, Any] | Sequence[Any] | None = None, n_runs: int | None = None,
+                 final_look: float = FINAL_LOOK) -> None:
         models = tuple(str(m) for m in models)
         if len(models) < 2:
             raise ValueError(f"`models` must name at least two models, got {len(models)}")
@@ -124,6 +129,7 @@ class Watch:
         self.scope = scope
         self.confidence_level = float(confidence_level)
         self.method, self.rule, self.eliminate, self.best_method = method, rule, bool(eliminate), best_method
+        self.final_look = check_final_look(final_look)
         self.score_range = (float(lo), float(hi))
         self.seed = _validate.seed(rng)
         self.fixed_items = items is not None
@@ -320,7 +326,7 @@ class Watch:
         return EngineConfig(alpha=1 - self.confidence_level,
                             population_size=self._n_units() if self.scope == "benchmark" else None,
                             kind=self.method, rule=self.rule, target=self.target, k=self.k,
-                            best_method=self.best_method, eliminate=self.eliminate,
+                            best_method=self.best_method, eliminate=self.eliminate, final_look=self.final_look,
                             stop_when_done=self.target != "ranks",
                             horizon=self._n_units() if self.fixed_items else None)
 
