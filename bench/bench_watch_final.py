@@ -20,9 +20,9 @@ import numpy as np
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from test_sequential_watch import _draw  # noqa: E402
+from test_sequential_watch import _draw
 
-from ranktrust.sequential._engine import EngineConfig, run_engine  # noqa: E402
+from ranktrust.sequential._engine import EngineConfig, run_engine
 
 ALPHA = 0.1
 CASES = [([0.6] * 5, 300), ([0.6] * 5, 50), ([0.6] * 2, 30), ([0.6, 0.59, 0.59, 0.59, 0.59], 150),

@@ -142,6 +142,27 @@ def gpqa(gpqa_path):
     return rt.read(gpqa_path)
 
 
+def all_result_classes() -> list[type]:
+    """Every subclass of ``ranktrust.results.Result`` in the package, sorted by name (for the tests that check
+    them all: test_results.py, test_vocabulary.py)."""
+    import pkgutil
+
+    import ranktrust as rt
+    from ranktrust.results import Result
+
+    for mod in pkgutil.walk_packages(rt.__path__, "ranktrust."):
+        if ".cli" in mod.name or mod.name.startswith("ranktrust.score"):
+            continue   # the CLI defines no results; score needs the optional torch extra for some modules
+        importlib.import_module(mod.name)
+    importlib.import_module("ranktrust.score.runner")
+    out, todo = set(), list(Result.__subclasses__())
+    while todo:
+        c = todo.pop()
+        out.add(c)
+        todo.extend(c.__subclasses__())
+    return sorted(out, key=lambda c: c.__name__)
+
+
 def run_cli(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
     """Run the command line in-process; returns (exit code, stdout, stderr); never a traceback."""
     from ranktrust.cli.main import main

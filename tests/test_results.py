@@ -4,33 +4,18 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
-import pkgutil
 import warnings
 
 import numpy as np
 import pytest
 
 import ranktrust as rt
+from conftest import all_result_classes
 from ranktrust.results import Result, jsonable
 
 
-def _all_result_classes() -> list[type]:
-    for mod in pkgutil.walk_packages(rt.__path__, "ranktrust."):
-        if ".cli" in mod.name or mod.name.startswith("ranktrust.score"):
-            continue   # the CLI defines no results; score needs the optional torch extra for some modules
-        importlib.import_module(mod.name)
-    importlib.import_module("ranktrust.score.runner")
-    out, todo = [], list(Result.__subclasses__())
-    while todo:
-        c = todo.pop()
-        out.append(c)
-        todo.extend(c.__subclasses__())
-    return sorted(set(out), key=lambda c: c.__name__)
-
-
-RESULTS = _all_result_classes()
+RESULTS = all_result_classes()
 
 
 def test_every_result_class_is_found():

@@ -24,6 +24,7 @@ import pytest
 
 import ranktrust as rt
 from ranktrust import _validate
+from conftest import all_result_classes
 from ranktrust.errors import DataError
 
 # ------------------------------------------------------------------------------------ the table
@@ -449,25 +450,6 @@ FORBIDDEN_FIELDS = {
 FIELD_ONLY_IN = {("PassAtK", "k"): "pass@k's k (samples per estimate), not a subset size"}
 
 
-def _result_classes() -> list[type]:
-    import importlib
-    import pkgutil
-
-    from ranktrust.results import Result
-
-    for mod in pkgutil.walk_packages(rt.__path__, "ranktrust."):
-        if ".cli" in mod.name or mod.name.startswith("ranktrust.score"):
-            continue   # the CLI defines no results; score needs the optional torch extra for some modules
-        importlib.import_module(mod.name)
-    importlib.import_module("ranktrust.score.runner")
-    out, todo = set(), list(Result.__subclasses__())
-    while todo:
-        c = todo.pop()
-        out.add(c)
-        todo.extend(c.__subclasses__())
-    return sorted(out, key=lambda c: c.__name__)
-
-
 def _attribute_names(cls: type) -> set[str]:
     """A result's fields and public properties: what a user reads off it."""
     import dataclasses
@@ -482,7 +464,7 @@ def _check_result_names(cls: type) -> None:
             raise AssertionError(f"{cls.__name__}.{name}: the vocabulary says {FORBIDDEN_FIELDS[name]!r}")
 
 
-@pytest.mark.parametrize("cls", _result_classes(), ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", all_result_classes(), ids=lambda c: c.__name__)
 def test_result_fields_use_the_vocabulary(cls):
     """A Monte Carlo count is ``n_resamples`` and a subset size ``size`` on results too (not ``draws``,
     ``splits``, ``trials``, ``n_replays``, ``k``)."""
