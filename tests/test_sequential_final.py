@@ -138,8 +138,8 @@ def test_final_look_share_is_a_parameter(tmp_path, capsys):
     m = rt.ScoreMatrix.from_array(X, models=models, items=items)
     off = Watch(models=models, items=items, eliminate=False, final_look=0.0).update_matrix(m).status()
     assert set(off.best_set) == {"m0", "m1"}
-    for bad in (1.0, -0.1, "0.4", True):
-        with pytest.raises(ValueError, match="`final_look` must be a share of alpha in \\[0, 1\\)"):
+    for bad, exc in ((1.0, ValueError), (-0.1, ValueError), ("0.4", TypeError), (True, TypeError)):
+        with pytest.raises(exc, match="`final_look` must be in \\[0, 1\\), got .* \\(a share of alpha\\)"):
             Watch(models=models, items=items, final_look=bad)
     r0 = watch_replay(m, 20, rng=0, eliminate=False, final_look=0.0)
     r4 = watch_replay(m, 20, rng=0, eliminate=False)

@@ -423,6 +423,8 @@ def test_interval_none_keeps_the_tests_and_gives_the_exact_intervals_on_demand(k
     lo, hi = lean.exact_intervals(rows)
     assert np.array_equal(lo, full.ci_low[rows], equal_nan=True)
     assert np.array_equal(hi, full.ci_high[rows], equal_nan=True)
+    for got, want in zip(lean.intervals(rows) + lean.intervals(), full.intervals(rows) + full.intervals()):
+        assert np.array_equal(got, want, equal_nan=True)     # stored or computed: the same intervals
 
 
 def test_interval_none_is_refused_where_it_means_nothing():

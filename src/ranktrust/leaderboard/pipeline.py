@@ -35,8 +35,7 @@ def _display_pairs(table: Any, order: np.ndarray) -> Any:
     sel = idx[a, b]
     flip = table.i[sel] != a
     sgn = np.where(flip, -1.0, 1.0)
-    # a table made without intervals (the report's, for speed): the exact ones of these rows only
-    lo, hi = table.exact_intervals(sel) if table.ci_method == "none" else (table.ci_low[sel], table.ci_high[sel])
+    lo, hi = table.intervals(sel)      # the report's table has none stored: the exact ones of these rows
     lo, hi = lo * sgn, hi * sgn
     oa = np.where(flip, table.only_b[sel], table.only_a[sel])
     ob = np.where(flip, table.only_a[sel], table.only_b[sel])

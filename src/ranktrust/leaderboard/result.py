@@ -289,10 +289,7 @@ def _pair_entry(table: Any, a: str, b: str) -> dict[str, Any] | None:
         return None
     k = int(hit[0])
     sign = 1.0 if int(table.i[k]) == ia else -1.0
-    if table.ci_method == "none":     # the report's all-pairs table keeps tests only
-        lo, hi = (float(v[0]) for v in table.exact_intervals([k]))
-    else:
-        lo, hi = float(table.ci_low[k]), float(table.ci_high[k])
+    lo, hi = (float(v[0]) for v in table.intervals([k]))
     lo, hi = sorted((sign * lo, sign * hi))
     fin = lambda x: None if not np.isfinite(x) else float(x)  # noqa: E731
     oa, ob = int(table.only_a[k]), int(table.only_b[k])

@@ -32,8 +32,7 @@ def write_sidecar(rep: Any, path: str) -> dict[str, Any]:
     }
     for f in ("n_items", "only_a", "only_b"):
         cols[f] = pa.array(np.asarray(getattr(pt, f), dtype=np.int64))
-    # the report's all-pairs table keeps tests only: the exact intervals are made here, when asked
-    low, high = pt.exact_intervals() if pt.ci_method == "none" else (pt.ci_low, pt.ci_high)
+    low, high = pt.intervals()    # the report's table keeps tests only: its intervals are made here, when asked
     for f, v in (("diff", pt.diff), ("se", pt.se), ("ci_low", low), ("ci_high", high), ("p_value", pt.p_value),
                  ("p_adjusted", pt.p_adjusted)):
         cols[f] = pa.array(np.asarray(v, dtype=np.float64))

@@ -25,7 +25,7 @@ make ``phi_j`` valid asymptotically, like the paired t test of ``rt.all_pairs``;
 With elimination the final look is off: a model eliminated early has no statistic at N, and a valid
 ``phi_j`` would have to bound its theta from its few items, which costs about a Bonferroni over every
 eliminated rival (measured: docs/watch.md). docs/statistics.md section 7 has the argument; the
-simulations are in ``tests/test_sequential_watch.py``.
+simulations are in ``tests/test_sequential_final.py`` and ``bench/bench_watch_final.py``.
 
 References
 ----------
@@ -38,19 +38,12 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-__all__ = ["FINAL_LOOK", "check_final_look", "final_look_rejects"]
+__all__ = ["FINAL_LOOK", "final_look_rejects"]
 
 #: share of alpha held back for the final look (without elimination); the bets get the rest
 FINAL_LOOK = 0.4
 #: share of the final look's level spent on the confidence set for the thetas
 BETA_SHARE = 0.04
-
-
-def check_final_look(value: float) -> float:
-    """``value`` as a float share of alpha in [0, 1); ValueError otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) < 1.0:
-        raise ValueError(f"`final_look` must be a share of alpha in [0, 1), got {value!r}")
-    return float(value)
 
 
 def _paired_t(X: np.ndarray, live: np.ndarray, riv: np.ndarray) -> np.ndarray:

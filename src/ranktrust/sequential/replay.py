@@ -15,7 +15,7 @@ from .. import _validate
 from .._validate import SeedLike
 from ..results import Result, jsonable
 from ._engine import EngineConfig, run_engine
-from ._final import FINAL_LOOK, check_final_look
+from ._final import FINAL_LOOK
 from .watch import parse_target
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -177,7 +177,8 @@ def watch_replay(m: "ScoreMatrix", n_resamples: int = 200, *, target: str = "bes
     cfg = EngineConfig(alpha=1 - confidence_level, population_size=N if scope == "benchmark" else None,
                        kind=method, rule=rule, target=tgt, k=k, best_method=best_method, eliminate=eliminate,
                        stop_when_done=tgt != "ranks", pairs=tgt == "ranks", horizon=N,
-                       final_look=check_final_look(final_look))
+                       final_look=_validate.probability(final_look, "final_look", high_open=True,
+                                                        hint=" (a share of alpha)"))
     means = S.mean(axis=1)
     order = np.argsort(-means, kind="stable")
     truth = order[:1] if tgt == "best" else (order[:k] if tgt == "top" else order[:0])

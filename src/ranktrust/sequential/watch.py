@@ -17,7 +17,7 @@ from .. import _validate
 from .._validate import SeedLike
 from ..errors import DataError
 from ._engine import EngineConfig, EngineResult, run_engine
-from ._final import FINAL_LOOK, check_final_look
+from ._final import FINAL_LOOK
 from ._status import WatchStatus, _f, item_keys, parse_target
 from ._stream import LAMBDA_RULES, advance
 
@@ -129,7 +129,7 @@ class Watch:
         self.scope = scope
         self.confidence_level = float(confidence_level)
         self.method, self.rule, self.eliminate, self.best_method = method, rule, bool(eliminate), best_method
-        self.final_look = check_final_look(final_look)
+        self.final_look = _validate.probability(final_look, "final_look", high_open=True, hint=" (a share of alpha)")
         self.score_range = (float(lo), float(hi))
         self.seed = _validate.seed(rng)
         self.fixed_items = items is not None

@@ -470,6 +470,14 @@ class PairTable(Result):
         return exact_mcnemar_intervals(self.only_a[sel], self.only_b[sel],
                                        np.asarray(self.n_items[sel], dtype=np.float64), self.confidence_level)
 
+    def intervals(self, rows: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(ci_low, ci_high)`` of ``rows`` (default: every pair): the stored ones, or for a table made with
+        ``interval="none"`` the exact ones, computed for these rows only (:meth:`exact_intervals`)."""
+        if self.ci_method == "none":
+            return self.exact_intervals(rows)
+        sel = slice(None) if rows is None else np.asarray(rows, dtype=np.intp)
+        return self.ci_low[sel], self.ci_high[sel]
+
     def matrix(self, field: str = "p_adjusted") -> np.ndarray:
         """``(n_models, n_models)`` array of ``field``; entry ``[x, y]`` reads "x vs y".
 
