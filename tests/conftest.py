@@ -203,3 +203,21 @@ def run_cli_completed(*args: str, cwd: Path | None = None) -> subprocess.Complet
     finally:
         os.chdir(here)
     return subprocess.CompletedProcess(["ranktrust", *map(str, args)], code, out.getvalue(), err.getvalue())
+
+
+# Floats computed on another CPU, or by another code path, may differ in the last bits: a sum of n terms
+# that a different SIMD kernel (OpenBLAS picks one per CPU: DYNAMIC_ARCH) or a different blocking adds in
+# another order differs by a few ulps of its terms. Such comparisons allow FLOAT_ULPS units of
+# np.finfo(float).eps times the scale of the terms (scores of order 1 here: 16 eps = 3.6e-15); any change of
+# method moves these figures by 1e-6 or more. Integers, counts and shares of resamples (a count divided by
+# the number of resamples: one correctly rounded division, the same bits everywhere) stay exact.
+FLOAT_ULPS = 16
+
+
+def assert_floats_close(actual, desired, *, scale: float = 1.0, err_msg: str = "") -> None:
+    """``|actual - desired| <= FLOAT_ULPS * eps * (scale + |desired|)`` element-wise, NaN where NaN (see above)."""
+    import numpy as np
+
+    a, d = np.asarray(actual, dtype=float), np.asarray(desired, dtype=float)
+    tol = FLOAT_ULPS * np.finfo(float).eps
+    np.testing.assert_allclose(a, d, rtol=tol, atol=tol * scale, equal_nan=True, err_msg=err_msg)
