@@ -1,0 +1,338 @@
+"""Bradley-Terry fits on sufficient statistics, and their sandwich covariances (numerics only).
+
+Everything here works on integer-coded arrays: ``a``, ``b`` (model codes, ``a < b`` after
+:func:`canonical`), ``y`` (the outcome for ``a``: 1 win, 0 loss, 0.5 tie or a probability), ``w``
+(analytic weights) and optional cluster codes. No pandas, no files, no printing.
+
+Parametrisation: ``theta`` (natural-log strengths) with ``sum(theta) = 0``; the Newton system uses
+``H + 1 1' / M`` (Hessian plus the constraint), so the step stays in the sum-to-zero space and the
+covariance ``V = (H + J/M)^-1 Meat (H + J/M)^-1`` is that of the centred strengths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy import special
+
+from ..errors import SolverError
+
+__all__ = ["Cells", "Fit", "canonical", "cells", "fit_half", "fit_davidson", "fit_style", "meat_cells",
+           "meat_clusters", "GRAD_TOL"]
+
+#: Newton stops when the largest gradient entry of the mean log-likelihood (per unit of weight) is below this
+GRAD_TOL = 1e-12
+#: ... and refuses the fit when it cannot get below this
+GRAD_FAIL = 1e-8
+_MAX_ITER = 100
+
+
+def canonical(a: np.ndarray, b: np.ndarray, y: np.ndarray, f: np.ndarray | None = None):
+    """Each battle written with the lower model code first: ``(a, b, y, f, swapped)``."""
+    sw = a > b
+    a2 = np.where(sw, b, a)
+    b2 = np.where(sw, a, b)
+    y2 = np.where(sw, 1.0 - y, y)
+    f2 = None if f is None else np.where(sw[:, None], -f, f)
+    return a2, b2, y2, f2, sw
+
+
+@dataclass
+class Cells:
+    """Weighted sufficient statistics per unique ordered pair ``(A < B)``."""
+
+    A: np.ndarray
+    B: np.ndarray
+    n: np.ndarray      # sum of w
+    s: np.ndarray      # sum of w * y
+    wins: np.ndarray   # sum of w * [y == 1]
+    losses: np.ndarray  # sum of w * [y == 0]
+    ties: np.ndarray   # sum of w * [y == 0.5]
+    n2: np.ndarray     # sum of w^2
+    s2: np.ndarray     # sum of w^2 y
+    q2: np.ndarray     # sum of w^2 y^2
+    index: np.ndarray  # cell of each battle (into A/B)
+    M: int
+
+
+def cells(a: np.ndarray, b: np.ndarray, y: np.ndarray, w: np.ndarray, M: int) -> Cells:
+    """Aggregate canonical battles to one row per pair that met (``bincount`` on ``a * M + b``)."""
+    key = a.astype(np.int64) * M + b
+    uniq, index = np.unique(key, return_inverse=True) if M * M > 4 * len(key) + 1_000_000 else (None, None)
+    if uniq is None:  # dense keys: bincount over M*M, then keep the cells that occur
+        full = np.bincount(key, minlength=M * M)
+        occ = np.flatnonzero(full)
+        pos = np.full(M * M, -1, dtype=np.int64)
+        pos[occ] = np.arange(len(occ))
+        index = pos[key]
+        uniq = occ
+    k = len(uniq)
+
+    def tot(v: np.ndarray) -> np.ndarray:
+        return np.bincount(index, weights=v, minlength=k)
+
+    wy = w * y
+    w2 = w * w
+    return Cells(A=(uniq // M).astype(np.int64), B=(uniq % M).astype(np.int64), n=tot(w), s=tot(wy),
+                 wins=tot(w * (y == 1.0)), losses=tot(w * (y == 0.0)), ties=tot(w * (y == 0.5)),
+                 n2=tot(w2), s2=tot(w2 * y), q2=tot(w2 * y * y), index=index, M=M)
+
+
+@dataclass
+class Fit:
+    theta: np.ndarray          # (M,) centred log-strengths
+    H: np.ndarray              # (P, P) observed information (P = M, or M + 1 for Davidson, M + F with style)
+    extra: np.ndarray          # Davidson: [log nu]; style: gamma; else empty
+    iterations: int
+    gradient: float            # largest |gradient| of the mean log-likelihood at the end
+    loglik: float
+
+
+def _pair_matrix(A: np.ndarray, B: np.ndarray, v: np.ndarray, M: int) -> np.ndarray:
+    """sum over cells of v * (e_A - e_B)(e_A - e_B)' (cells are unique, so direct assignment works)."""
+    H = np.zeros((M, M))
+    d = np.bincount(A, weights=v, minlength=M) + np.bincount(B, weights=v, minlength=M)
+    H[A, B] -= v
+    H[B, A] -= v
+    H[np.diag_indices(M)] += d
+    return H
+
+
+def _solve(H: np.ndarray, g: np.ndarray, M: int) -> np.ndarray:
+    """Newton step with sum(theta) = 0 on the first M coordinates."""
+    Ht = H.copy()
+    Ht[:M, :M] += 1.0 / M
+    try:
+        return np.linalg.solve(Ht, g)
+    except np.linalg.LinAlgError:
+        raise SolverError("the Bradley-Terry system is singular: the models do not form one connected "
+                          "comparison graph") from None
+
+
+def _loglik_half(theta: np.ndarray, c: Cells) -> float:
+    d = theta[c.A] - theta[c.B]
+    return float(np.sum(c.s * -np.logaddexp(0.0, -d) + (c.n - c.s) * -np.logaddexp(0.0, d)))
+
+
+def fit_half(c: Cells, theta0: np.ndarray | None = None) -> Fit:
+    """Bradley-Terry with a tie as half a win (a quasi-likelihood), by damped Newton."""
+    M = c.M
+    W = float(c.n.sum())
+    th = np.zeros(M) if theta0 is None else theta0 - theta0.mean()
+    ll = _loglik_half(th, c)
+    for it in range(1, _MAX_ITER + 1):
+        p = special.expit(th[c.A] - th[c.B])
+        r = c.s - c.n * p
+        g = np.bincount(c.A, weights=r, minlength=M) - np.bincount(c.B, weights=r, minlength=M)
+        H = _pair_matrix(c.A, c.B, c.n * p * (1 - p), M)
+        gmax = float(np.abs(g).max()) / W
+        if gmax < GRAD_TOL:
+            return Fit(th, H, np.empty(0), it - 1, gmax, ll)
+        step = _solve(H, g, M)
+        t = 1.0
+        while True:
+            new = th + t * step
+            new -= new.mean()
+            ll_new = _loglik_half(new, c)
+            if ll_new >= ll - 1e-12 * abs(ll) or t < 1e-6:
+                break
+            t /= 2
+        if np.abs(new - th).max() < 1e-15:
+            th = new
+            break
+        th, ll = new, ll_new
+    p = special.expit(th[c.A] - th[c.B])
+    r = c.s - c.n * p
+    g = np.bincount(c.A, weights=r, minlength=M) - np.bincount(c.B, weights=r, minlength=M)
+    gmax = float(np.abs(g).max()) / W
+    if gmax > GRAD_FAIL:
+        raise SolverError(f"the Bradley-Terry fit did not converge (largest gradient {gmax:.2g} per battle after "
+                          f"{it} Newton steps): a model may have won or lost every battle")
+    return Fit(th, _pair_matrix(c.A, c.B, c.n * p * (1 - p), M), np.empty(0), it, gmax, _loglik_half(th, c))
+
+
+# ---- Davidson (1970): P(a) = e^{d/2}/Z, P(b) = e^{-d/2}/Z, P(tie) = nu/Z, Z = 2 cosh(d/2) + nu ----------
+def _dav_parts(u: np.ndarray, phi: float):
+    nu = np.exp(phi)
+    ch, sh = np.cosh(u), np.sinh(u)
+    Z = 2 * ch + nu
+    m = 2 * sh / Z               # d log Z / du
+    q = nu / Z                   # P(tie) = d log Z / dphi
+    dm_du = (2 * ch * Z - 4 * sh * sh) / (Z * Z)
+    dm_dphi = -2 * sh * nu / (Z * Z)
+    return Z, m, q, dm_du, dm_dphi
+
+
+def _loglik_dav(theta: np.ndarray, phi: float, c: Cells) -> float:
+    u = (theta[c.A] - theta[c.B]) / 2
+    logZ = np.logaddexp(np.logaddexp(u, -u), phi)
+    return float(np.sum(c.wins * u - c.losses * u + c.ties * phi - (c.wins + c.losses + c.ties) * logZ))
+
+
+def _dav_grad_hess(theta: np.ndarray, phi: float, c: Cells):
+    M = c.M
+    u = (theta[c.A] - theta[c.B]) / 2
+    n = c.wins + c.losses + c.ties
+    _, m, q, dm_du, dm_dphi = _dav_parts(u, phi)
+    gu = c.wins - c.losses - n * m           # d ll / du
+    gt = gu / 2                               # d ll / d theta_A (and minus for B)
+    g = np.empty(M + 1)
+    g[:M] = np.bincount(c.A, weights=gt, minlength=M) - np.bincount(c.B, weights=gt, minlength=M)
+    g[M] = float(np.sum(c.ties - n * q))
+    H = np.zeros((M + 1, M + 1))
+    H[:M, :M] = _pair_matrix(c.A, c.B, n * dm_du / 4, M)
+    cross = n * dm_dphi / 2
+    H[:M, M] = np.bincount(c.A, weights=cross, minlength=M) - np.bincount(c.B, weights=cross, minlength=M)
+    H[M, :M] = H[:M, M]
+    H[M, M] = float(np.sum(n * q * (1 - q)))
+    return g, H
+
+
+def fit_davidson(c: Cells, theta0: np.ndarray | None = None) -> Fit:
+    """Davidson's tie model (one extra parameter, log nu) by damped Newton; theta on the BT scale
+    (``P(a beats b | not a tie) = expit(theta_a - theta_b)``)."""
+    M = c.M
+    n = c.wins + c.losses + c.ties
+    W = float(n.sum())
+    tie_share = float(c.ties.sum()) / W
+    if tie_share <= 0 or tie_share >= 1:
+        raise SolverError("Davidson's tie model needs both ties and decided battles")
+    th = np.zeros(M) if theta0 is None else theta0 - theta0.mean()
+    phi = float(np.log(2 * tie_share / (1 - tie_share)))
+    ll = _loglik_dav(th, phi, c)
+    it = 0
+    for it in range(1, _MAX_ITER + 1):
+        g, H = _dav_grad_hess(th, phi, c)
+        gmax = float(np.abs(g).max()) / W
+        if gmax < GRAD_TOL:
+            break
+        step = _solve(H, g, M)
+        t = 1.0
+        while True:
+            nth = th + t * step[:M]
+            nth -= nth.mean()
+            nphi = phi + t * step[M]
+            ll_new = _loglik_dav(nth, nphi, c)
+            if ll_new >= ll - 1e-12 * abs(ll) or t < 1e-6:
+                break
+            t /= 2
+        done = max(np.abs(nth - th).max(), abs(nphi - phi)) < 1e-15
+        th, phi, ll = nth, nphi, ll_new
+        if done:
+            break
+    g, H = _dav_grad_hess(th, phi, c)
+    gmax = float(np.abs(g).max()) / W
+    if gmax > GRAD_FAIL:
+        raise SolverError(f"the Davidson fit did not converge (largest gradient {gmax:.2g} per battle)")
+    return Fit(th, H, np.array([phi]), it, gmax, _loglik_dav(th, phi, c))
+
+
+def davidson_scores(theta: np.ndarray, phi: float, a: np.ndarray, b: np.ndarray, y: np.ndarray):
+    """Per-battle score of the Davidson log-likelihood: (d/d theta_a coefficient, d/d log nu)."""
+    u = (theta[a] - theta[b]) / 2
+    _, m, q, _, _ = _dav_parts(u, phi)
+    win, loss, tie = (y == 1.0), (y == 0.0), (y == 0.5)
+    su = win.astype(float) - loss - m
+    return su / 2, tie - q
+
+
+# ---- style control: logit P(a) = theta_a - theta_b + gamma' f ---------------------------------------------
+def _style_terms(theta, gamma, a, b, y, w, f, key, k, A, B, M):
+    eta = theta[a] - theta[b] + f @ gamma
+    p = special.expit(eta)
+    r = w * (y - p)
+    v = w * p * (1 - p)
+    F = f.shape[1]
+    g = np.empty(M + F)
+    g[:M] = np.bincount(a, weights=r, minlength=M) - np.bincount(b, weights=r, minlength=M)
+    g[M:] = f.T @ r
+    H = np.zeros((M + F, M + F))
+    H[:M, :M] = _pair_matrix(A, B, np.bincount(key, weights=v, minlength=k), M)
+    vf = v[:, None] * f
+    for j in range(F):
+        H[:M, M + j] = np.bincount(a, weights=vf[:, j], minlength=M) - np.bincount(b, weights=vf[:, j], minlength=M)
+    H[M:, :M] = H[:M, M:].T
+    H[M:, M:] = f.T @ vf
+    ll = float(np.sum(w * (y * -np.logaddexp(0.0, -eta) + (1 - y) * -np.logaddexp(0.0, eta))))
+    return g, H, ll, r
+
+
+def fit_style(a, b, y, w, f, c: Cells, theta0: np.ndarray | None = None) -> Fit:
+    """Contextual Bradley-Terry (ties as half a win), unpenalised, by damped Newton on battles."""
+    M, F = c.M, f.shape[1]
+    W = float(w.sum())
+    th = np.zeros(M) if theta0 is None else theta0 - theta0.mean()
+    ga = np.zeros(F)
+    key, k = c.index, len(c.A)
+    g, H, ll, _ = _style_terms(th, ga, a, b, y, w, f, key, k, c.A, c.B, M)
+    it = 0
+    for it in range(1, _MAX_ITER + 1):
+        gmax = float(np.abs(g).max()) / W
+        if gmax < GRAD_TOL:
+            break
+        step = _solve(H, g, M)
+        t = 1.0
+        while True:
+            nth = th + t * step[:M]
+            nth -= nth.mean()
+            nga = ga + t * step[M:]
+            g2, H2, ll2, _ = _style_terms(nth, nga, a, b, y, w, f, key, k, c.A, c.B, M)
+            if ll2 >= ll - 1e-12 * abs(ll) or t < 1e-6:
+                break
+            t /= 2
+        done = max(np.abs(nth - th).max(), np.abs(nga - ga).max()) < 1e-15
+        th, ga, g, H, ll = nth, nga, g2, H2, ll2
+        if done:
+            break
+    gmax = float(np.abs(g).max()) / W
+    if gmax > GRAD_FAIL:
+        raise SolverError(f"the style-controlled fit did not converge (largest gradient {gmax:.2g} per battle)")
+    return Fit(th, H, ga, it, gmax, ll)
+
+
+# ---- the meat of the sandwich ---------------------------------------------------------------------------
+def meat_cells(theta: np.ndarray, c: Cells) -> np.ndarray:
+    """Per-battle (HC0) meat of the half-win fit from cell sums: sum of w^2 (y - p)^2 per cell."""
+    p = special.expit(theta[c.A] - theta[c.B])
+    v = c.q2 - 2 * p * c.s2 + p * p * c.n2
+    return _pair_matrix(c.A, c.B, v, c.M)
+
+
+def meat_clusters(a: np.ndarray, b: np.ndarray, r_theta: np.ndarray, cluster: np.ndarray, n_clusters: int,
+                  M: int, r_extra: np.ndarray | None = None) -> np.ndarray:
+    """sum over clusters of S_c S_c', with S_c = sum over its battles of score_i.
+
+    The score of battle i is ``r_theta[i] (e_a - e_b)`` on the strengths and ``r_extra[i, :]`` on the extra
+    parameters (Davidson's log nu, style coefficients)."""
+    n = len(a)
+    rows = np.concatenate([cluster, cluster])
+    cols = np.concatenate([a, b])
+    vals = np.concatenate([r_theta, -r_theta])
+    S = sp.csr_matrix((vals, (rows, cols)), shape=(n_clusters, M))
+    S.sum_duplicates()
+    tt = (S.T @ S).toarray()
+    if r_extra is None:
+        return tt
+    E = r_extra.shape[1]
+    Se = np.empty((n_clusters, E))
+    for j in range(E):
+        Se[:, j] = np.bincount(cluster, weights=r_extra[:, j], minlength=n_clusters)
+    out = np.empty((M + E, M + E))
+    out[:M, :M] = tt
+    cross = np.asarray(S.T @ Se)
+    out[:M, M:] = cross
+    out[M:, :M] = cross.T
+    out[M:, M:] = Se.T @ Se
+    del n
+    return out
+
+
+def sandwich(H: np.ndarray, meat: np.ndarray, M: int) -> np.ndarray:
+    """``(H + J/M)^-1 meat (H + J/M)^-1`` (J on the first M coordinates); symmetrised."""
+    Ht = H.copy()
+    Ht[:M, :M] += 1.0 / M
+    Hi = np.linalg.inv(Ht)
+    V = Hi @ meat @ Hi
+    return (V + V.T) / 2
