@@ -398,3 +398,24 @@ def test_an_aggregate_file_reads_its_sidecar(tmp_path, capsys):
     db = str(tmp_path / "s.duckdb")
     out = main_ok(["ingest", str(agg), "--db", db, "-f", "json"], capsys)
     assert json.loads(out)["rows_added"] == 1
+
+
+def test_db_export_eee_of_a_store_mixing_tasks_with_and_without_groups(tmp_path, capsys):
+    """Issue 21: one task with item groups and one without gave ``TypeError: first argument must be a string, not
+    float`` (the missing groups came back as NaN). Both export; the round trip keeps scores and groups."""
+    g = tmp_path / "g.csv"
+    g.write_text("model,item,score,subject\nA,q1,1,x\nA,q2,0,y\nB,q1,0,x\nB,q2,1,y\n")
+    n = tmp_path / "nog.csv"
+    n.write_text("model,item,score\nA,0010,1\nA,1.10,0\nB,0010,0\nB,1.10,1\n")
+    db = str(tmp_path / "mix.duckdb")
+    main_ok(["ingest", str(g), str(n), "--db", db], capsys)
+    out = tmp_path / "eee"
+    text = main_ok(["db", "export", "--db", db, "--format", "eee", "--out", str(out)], capsys)
+    assert "wrote 8 instance records of 4 evaluations" in text
+    assert check_folder(out) == 8
+    with rt.Store(db, read_only=True) as st:
+        for task, groups in (("g", ("x", "y")), ("nog", None)):
+            a, b = st.matrix(task=task), rt.read(str(out), task=task)
+            assert b.items == a.items and b.groups == a.groups == groups
+            np.testing.assert_array_equal(b.select(models=list(a.models)).data, a.data)
+    assert rt.read(str(out), task="nog").items == ("0010", "1.10")

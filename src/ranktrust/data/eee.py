@@ -108,6 +108,11 @@ def _record(eval_id: str, model: str, task: str, metric: str, item: str, score: 
     }
 
 
+def _missing(v: Any) -> bool:
+    """None, NaN or pandas' NA: no value (a group column of a task without groups)."""
+    return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
+
+
 def _enc(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False, allow_nan=False)
 
@@ -218,18 +223,20 @@ def write_long(df: "pd.DataFrame", folder: "str | os.PathLike[str]", *, harness:
         for metric, msub in sub.groupby("metric", sort=False):
             metric = str(metric)
             results.append(_result(task, metric, msub))
-            cols = [msub[c].astype(str).tolist() if has[c] else None for c in ("run", "condition", "group")]
+            # a store mixing tasks with and without groups gives missing groups (None or NaN): no metadata then
+            cols = [[None if _missing(v) else str(v) for v in msub[c].tolist()] if has[c] else None
+                    for c in ("run", "condition", "group")]
             # each line is json.dumps(_record(...)) (tests check this), built from pre-encoded parts for speed
             head = ('{"schema_version": %s, "evaluation_id": %s, "model_id": %s, "evaluation_name": %s, '
                     '"evaluation_result_id": %s, "sample_id": ') % tuple(
                         _enc(x) for x in (SCHEMA_VERSION, eval_id, model, task, metric))
             for k, (item, score) in enumerate(zip(msub["item"].astype(str).tolist(), msub["score"].tolist())):
                 meta: dict[str, str] = {}
-                if runs_named:
+                if runs_named and cols[0][k] is not None:  # type: ignore[index]
                     meta["run"] = cols[0][k]  # type: ignore[index]
-                if cols[1] is not None and cols[1][k] not in ("", "None", "nan"):
+                if cols[1] is not None and cols[1][k] not in (None, ""):
                     meta["condition"] = cols[1][k]
-                if cols[2] is not None and cols[2][k] not in ("None", "nan"):
+                if cols[2] is not None and cols[2][k] is not None:
                     meta["group"] = cols[2][k]
                 score = float(score)
                 meta_s = ", ".join(f"{_str(a)}: {_str(b)}" for a, b in meta.items())

@@ -72,11 +72,13 @@ def load_json(path: str, *, what: str = "file") -> Any:
         ) from None
 
 
-def iter_jsonl(path: str, *, hint: str = "the file may be truncated") -> Iterator[tuple[int, Any]]:
+def iter_jsonl(path: str, *, hint: str = "the file may be truncated",
+               loads: Callable[[str], Any] = json.loads) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` for each non-blank line of a JSON-lines file (``.gz`` read as gzip).
 
     A line that is not valid JSON is a DataError: ``"<path>: line N is not valid JSON (<why>); <hint>"``.
-    The file is read lazily, one line at a time.
+    The file is read lazily, one line at a time; ``loads`` parses one line (the table reader keeps
+    numbers as their text with it).
     """
     opener = gzip.open if path.lower().endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
@@ -84,7 +86,7 @@ def iter_jsonl(path: str, *, hint: str = "the file may be truncated") -> Iterato
             if not line.strip():
                 continue
             try:
-                value = json.loads(line)
+                value = loads(line)
             except json.JSONDecodeError as exc:
                 raise DataError(f"{path}: line {lineno} is not valid JSON ({exc.msg}); {hint}") from None
             yield lineno, value

@@ -16,8 +16,15 @@ from typing import Iterator
 import numpy as np
 
 from ...errors import DataError, FormatError
+from .._canonical import GROUP_GUESSES
 from ._registry import ReadOptions, register
 from ._util import iter_jsonl
+
+try:  # pandas' own list of the words read as missing ("NA", "null", "", ...)
+    from pandas._libs.parsers import STR_NA_VALUES as _NA_WORDS
+except ImportError:  # pragma: no cover
+    _NA_WORDS = {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+                 "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
 
 _SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".parquet", ".pq", ".jsonl", ".jsonl.gz", ".ndjson")
 
@@ -63,25 +70,93 @@ def _check_not_binary(path: str) -> None:
             raise FormatError(f"{path}: this is not UTF-8 text (byte {exc.start}); expected CSV, TSV, JSONL or Parquet") from None
 
 
-def _read_frame(path: str, kind: str):  # -> pd.DataFrame
+# Columns that hold labels, not numbers: read as the text written ("0010" stays 0010, "1.10" is not "1.1").
+# A wide table's item and group columns are added per file (its first column when no item column is named).
+LABEL_COLUMNS = ("task", "run", "condition", "metric", "doc_hash") + GROUP_GUESSES
+
+
+def label_columns(cols: list[str], opts: ReadOptions) -> set[str]:
+    """The columns of a table (header ``cols``) that are read as text: model, item, group, run, condition, task."""
+    named = {opts.model_col, opts.item_col, opts.group_col, opts.run_col, opts.condition_col, *LABEL_COLUMNS}
+    if opts.wide or not _is_long_cols(cols, opts):   # wide: the item column is the first one unless named
+        named.add(opts.item_col if opts.item_col in cols else (cols[0] if cols else None))
+    return {c for c in cols if c in named}
+
+
+class _IntText(str):
+    """A JSON integer kept as the text written (turned back into a number outside label fields)."""
+
+
+class _FloatText(str):
+    """A JSON decimal number kept as the text written."""
+
+
+def _number_or_text(v, keep: bool):  # noqa: ANN001, ANN202
+    if isinstance(v, _IntText):
+        return str(v) if keep else int(v)
+    if isinstance(v, _FloatText):
+        return str(v) if keep else float(v)
+    if isinstance(v, dict):
+        return {k: _number_or_text(x, False) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_number_or_text(x, False) for x in v]
+    return v
+
+
+def _jsonl_records(path: str, opts: ReadOptions) -> list[dict]:
+    """The JSON lines of ``path``; numbers in label fields (model, item ...) kept as the text written."""
+    import json
+
+    labels = {opts.model_col, opts.item_col, opts.group_col, opts.run_col, opts.condition_col, *LABEL_COLUMNS}
+    rows = []
+    for _, rec in iter_jsonl(path, loads=lambda line: json.loads(line, parse_int=_IntText, parse_float=_FloatText)):
+        if isinstance(rec, dict):
+            rec = {k: _number_or_text(v, k in labels) for k, v in rec.items()}
+        else:
+            rec = _number_or_text(rec, False)
+        rows.append(rec)
+    return rows
+
+
+def _parquet_frame(path: str, opts: ReadOptions):  # -> pd.DataFrame
+    """A Parquet file, its label columns cast to text by Arrow (integers exactly, 20 digits too)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    t = pq.read_table(path)
+    for c in label_columns([str(x) for x in t.column_names], opts):
+        i = t.column_names.index(c)
+        if not pa.types.is_string(t.schema.field(i).type) and not pa.types.is_large_string(t.schema.field(i).type):
+            t = t.set_column(i, c, pc.cast(t.column(i), pa.string()))
+    return t.to_pandas()
+
+
+def _read_frame(path: str, kind: str, opts: ReadOptions | None = None):  # -> pd.DataFrame
     import pandas as pd
 
+    opts = opts or ReadOptions()
     if kind == "parquet":
         try:
-            return pd.read_parquet(path)
+            return _parquet_frame(path, opts)
         except Exception as exc:  # pyarrow raises several types for a bad file
             raise FormatError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
     _check_not_binary(path)
     try:
         if kind == "jsonl":
-            rows = [rec for _, rec in iter_jsonl(path)]
+            rows = _jsonl_records(path, opts)
             if not rows:
                 raise DataError(f"{path}: the file is empty")
             df = pd.DataFrame(rows)
             df.index = np.arange(1, len(df) + 1)  # line numbers (blank lines aside)
             return df
         sep = "\t" if kind == "tsv" else ","
-        df = pd.read_csv(path, sep=sep, low_memory=False)
+        header = [str(c) for c in pd.read_csv(path, sep=sep, nrows=0).columns]
+        text = label_columns(header, opts)
+        # label columns: the text as written, only an empty cell is missing ("NA" is an item id there);
+        # every other column keeps pandas' usual missing-value words
+        df = pd.read_csv(path, sep=sep, low_memory=False, dtype={c: str for c in text}, keep_default_na=False,
+                         na_values={c: ([""] if c in text else list(_NA_WORDS)) for c in header})
         df.index = np.arange(2, len(df) + 2)  # header is line 1
         _check_delimiter(df, path, sep)
         return df
@@ -117,9 +192,12 @@ def _check_delimiter(df, path: str, sep: str) -> None:  # noqa: ANN001
 
 
 def _is_long(df, opts: ReadOptions) -> bool:  # noqa: ANN001
+    return _is_long_cols([str(c) for c in df.columns], opts)
+
+
+def _is_long_cols(cols: list[str], opts: ReadOptions) -> bool:
     if opts.wide is not None:
         return not opts.wide
-    cols = set(map(str, df.columns))
     return opts.model_col in cols or opts.score_col in cols
 
 
@@ -188,7 +266,7 @@ class TableReader:
 
 def read_table(path: str, opts: ReadOptions) -> Iterator:
     """Long or wide CSV, CSV.gz, TSV, Parquet or JSONL."""
-    df = _read_frame(path, _kind(path))
+    df = _read_frame(path, _kind(path), opts)
     if _kind(path) == "jsonl" and opts.wide is None and not _is_long(df, opts):
         # JSON lines are records: one per (model, item), never one column per model
         raise DataError(
