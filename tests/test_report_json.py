@@ -1,0 +1,93 @@
+"""The report's JSON, whole, against references made before the report became a composition (issue 23).
+
+``tests/data/report_ref/{missing,continuous}.json`` are ``ranktrust report FILE --format json --seed 7`` on the
+inputs of ``tests/_report_inputs.py`` (7 models with missing cells, ``--align pairwise --split-half``; 6 models
+with continuous scores, ``--microbench``), written by the code of commit f48f0ba. Every key and every value
+must match: integers, strings, booleans and nulls exactly; floats within a few ulps (the same numbers may come
+from a reordered sum after a refactor; a real change is many orders of magnitude larger). ``meta.version``,
+``meta.created`` and ``meta.command`` (the temporary path) are left out. Changes to the JSON go to the
+CHANGELOG and into ``CHANGES`` below, never silently into the reference.
+
+GPQA and the bundled MMLU-Pro were compared the same way by hand (``compare_json`` below on
+``/tmp/report-ref``; the report of the change says the result); they are too large to store here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _report_inputs import OPTIONS, write
+from conftest import run_cli_completed
+
+REF = Path(__file__).parent / "data" / "report_ref"
+#: a few ulps: floats that went through the same arithmetic in a different order
+ULPS = 4
+#: keys of ``meta`` that change from run to run
+VOLATILE_META = ("version", "created", "command")
+
+
+def _same_float(a: float, b: float) -> bool:
+    if a == b:
+        return True
+    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= ULPS * math.ulp(max(abs(a), abs(b)))
+
+
+def compare_json(got: Any, want: Any, path: str = "$") -> list[str]:
+    """Every difference between two JSON values, as 'path: got != want' lines (empty when they match)."""
+    if isinstance(want, bool) or isinstance(got, bool) or want is None or got is None or isinstance(want, str):
+        return [] if (type(got) is type(want) and got == want) else [f"{path}: {got!r} != {want!r}"]
+    if isinstance(want, float) or isinstance(got, float):
+        if isinstance(got, (int, float)) and isinstance(want, (int, float)) and type(got) is type(want) \
+                and _same_float(float(got), float(want)):
+            return []
+        return [f"{path}: {got!r} != {want!r}"]
+    if isinstance(want, int):
+        return [] if type(got) is int and got == want else [f"{path}: {got!r} != {want!r}"]
+    if isinstance(want, dict):
+        if not isinstance(got, dict):
+            return [f"{path}: {type(got).__name__} != dict"]
+        out = [f"{path}.{k}: missing" for k in want if k not in got]
+        out += [f"{path}.{k}: new key" for k in got if k not in want]
+        for k in want:
+            if k in got:
+                out += compare_json(got[k], want[k], f"{path}.{k}")
+        return out
+    if isinstance(want, list):
+        if not isinstance(got, list) or len(got) != len(want):
+            return [f"{path}: length {len(got) if isinstance(got, list) else type(got).__name__} != {len(want)}"]
+        return [line for k, (g, w) in enumerate(zip(got, want)) for line in compare_json(g, w, f"{path}[{k}]")]
+    raise TypeError(f"{path}: not JSON: {type(want).__name__}")
+
+
+def comparable(d: dict[str, Any]) -> dict[str, Any]:
+    """The report JSON without the keys that change from run to run."""
+    d = dict(d)
+    d["meta"] = {k: v for k, v in d["meta"].items() if k not in VOLATILE_META}
+    return d
+
+
+def test_compare_json_can_fail():
+    """The comparison sees a changed float beyond a few ulps, a changed int, a new key and a type change."""
+    want = {"a": 0.1, "b": [1, "x"], "c": None}
+    assert compare_json({"a": 0.1 + 2 ** -56, "b": [1, "x"], "c": None}, want) == []   # 1 ulp
+    assert compare_json({"a": 0.1000001, "b": [1, "x"], "c": None}, want)
+    assert compare_json({"a": 0.1, "b": [2, "x"], "c": None}, want)
+    assert compare_json({"a": 0.1, "b": [1.0, "x"], "c": None}, want)
+    assert compare_json({"a": 0.1, "b": [1, "x"], "c": None, "d": 1}, want)
+    assert compare_json({"a": 0.1, "b": [1, "x"], "c": 0}, want)
+
+
+@pytest.mark.parametrize("name", sorted(OPTIONS))
+def test_report_json_matches_the_reference(name, tmp_path):
+    write(tmp_path / "inputs")
+    res = run_cli_completed("report", f"inputs/{name}", *OPTIONS[name], "--format", "json", "--seed", "7",
+                            cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    got = comparable(json.loads(res.stdout))
+    want = comparable(json.loads((REF / name.replace(".csv", ".json")).read_text()))
+    diff = compare_json(got, want)
+    assert not diff, "\n".join(diff[:40])
