@@ -75,6 +75,7 @@ COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
     "score": ("ranktrust.score.runner:ScoreResults", {}),
     "watch": ("ranktrust.sequential.watch:WatchStatus", {}),
     "watch-replay": ("ranktrust.sequential.replay:ReplayResult", {}),
+    "gate": ("ranktrust.gate:Gate", {"headline": str, "show_plan": bool}),
 }
 
 #: modules whose layouts the report's layout names (its sections) beyond those of COMMANDS

@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "db": "db",
     "score": "score",
     "watch": "watch",
+    "gate": "gate",
 }
 
 
