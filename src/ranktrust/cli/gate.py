@@ -43,7 +43,7 @@ def _margin(ctx: click.Context, param: click.Parameter, value: float) -> float:
 def _read_tasks(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None) -> tuple[dict[str, Any], str]:
     """The suite as {task: ScoreMatrix} from files (a task column, or --task-col COL) or a store."""
     from ..data.io import read, read_long
-    from ..data.readers._registry import ReadOptions
+    from ..data.readers import ReadOptions
     from ..errors import DataError
 
     group = "" if kw.get("no_groups") else kw.get("group_col")
