@@ -143,6 +143,9 @@ VOCABULARY: dict[str, str] = {
     "flush_every": "seconds between writes", "on_error": "callback for a failing model", "db": "a store",
     "seeds": "score_models only: one run per seed (the run labels; each picks option orders and shots). A "
              "list of run labels, not a random stream, so it is not rng",
+    # gate (release gate, issue 25)
+    "candidate": "gate: the new model", "require": "gate: 'better' (PASS also needs one task shown better)",
+    "tasks": "gate: the tasks to keep (a sequence of names)",
     # arena (preference leaderboards)
     "battles": "arena: the battles table (DataFrame or paths)", "baseline": "arena: the model win rates are against",
     "ties": "arena: 'half' | 'davidson'", "cluster_by": "arena: the column of clusters ('auto', a name, or None)",

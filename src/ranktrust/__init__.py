@@ -70,6 +70,8 @@ _LAZY: dict[str, str] = {
     "score_models": "ranktrust.score",
     # the JSON contract
     "json_schema": "ranktrust._schema",
+    # the release gate (issue 25)
+    "gate": "ranktrust.gate",
 }
 
 __all__ = [
