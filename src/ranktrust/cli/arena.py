@@ -1,0 +1,57 @@
+"""``ranktrust arena``: Bradley-Terry ratings of battles or judge verdicts, with simultaneous rank sets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ..arena import arena as _arena
+from ._common import api_default, command_line, confidence_option, output_options, render, seed_option
+
+
+@click.command("arena")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--baseline", default=None, help="Also give each model's win rate against this model (Arena-Hard, "
+                                                "AlpacaEval), with its interval.")
+@click.option("--ties", type=click.Choice(["half", "davidson"]), default=api_default(_arena, "ties"),
+              show_default=True, help="A tie as half a win, or Davidson's tie model.")
+@click.option("--cluster-by", "cluster_by", default=api_default(_arena, "cluster_by"), show_default=True,
+              help="Column whose values are clusters (e.g. the prompt id); 'none': each battle on its own; "
+                   "auto: the prompt id when the battles have one.")
+@click.option("--style", "style", default=None,
+              help="Style control: 'all' for every style feature of the input, or names separated by commas.")
+@click.option("--method", type=click.Choice(["sandwich", "bootstrap"]), default=api_default(_arena, "method"),
+              show_default=True, help="Covariance from the cluster-robust sandwich or the cluster bootstrap.")
+@click.option("--n-resamples", default=api_default(_arena, "n_resamples"), show_default=True,
+              type=click.IntRange(min=10), help="Max-|t| draws (bootstrap refits with --method bootstrap).")
+@click.option("--input-format", "input_format", default="auto", show_default=True,
+              help="Battles format (see docs/formats/battles.md); auto sniffs the file.")
+@output_options
+@confidence_option
+@seed_option
+def command(paths: tuple[str, ...], baseline: str | None, ties: str, cluster_by: str, style: str | None,
+            method: str, n_resamples: int, input_format: str, output_format: str | None, out: str,
+            confidence: float, seed: int) -> None:
+    """Ratings, simultaneous rank sets and "Is #1 really #1?" for battles in PATHS (a battles table,
+    Chatbot Arena clean_battle JSON, Arena-Hard judgments, AlpacaEval annotations, MT-Bench pairs)."""
+    from ..data.io import input_hash
+
+    if not paths:
+        raise click.UsageError("give a battles file")
+    source: Any = list(paths) if len(paths) > 1 else paths[0]
+    if input_format != "auto":
+        from ..data.battles import read_battles
+
+        frames = [read_battles(p, format=input_format) for p in paths]
+        if len(frames) > 1:
+            import pandas as pd
+
+            source = pd.concat(frames, ignore_index=True)
+        else:
+            source = frames[0]
+    sty: Any = False if style is None else (True if style == "all" else [s.strip() for s in style.split(",") if s.strip()])
+    r = _arena(source, baseline=baseline, ties=ties, cluster_by=None if cluster_by.lower() == "none" else cluster_by,
+               style=sty, method=method, confidence_level=confidence, n_resamples=n_resamples, rng=seed)
+    render(r, kind="arena", fmt=output_format, out=out, seed=seed, input_hash=input_hash(paths),
+           command=command_line(), title="ranktrust arena")

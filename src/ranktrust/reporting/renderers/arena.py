@@ -1,0 +1,213 @@
+"""Renderers of ``ranktrust arena`` (:class:`ranktrust.arena.ArenaResult`): the headline "Is #1 really #1?",
+the ratings with their simultaneous rank sets beside LMArena's overlap rule, the separated neighbours, the
+style coefficients; text, Markdown, HTML (a page with the figure) and CSV (one row per model).
+
+Every sentence is composed here from the numbers of the payload (``to_dict()`` plus ``headline.text``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..fmt import count, level, number, p_clause, p_value, percent, plural, points, rank_range
+from ..markdown import md_escape as _esc
+from . import renderer
+from ._csv import table_csv
+
+_OVERLAP = "overlap rule (LMArena; marginal, not simultaneous)"
+
+
+def _elo(x: Any, signed: bool = False) -> str:
+    s = number(x, 1)
+    return ("+" + s if signed and not s.startswith("-") and s != "n/a" else s)
+
+
+def _ci(lo: Any, hi: Any, signed: bool = False) -> str:
+    return f"[{_elo(lo, signed)}, {_elo(hi, signed)}]"
+
+
+def headline_text(d: dict[str, Any]) -> str:
+    """"Is #1 really #1?" in one or two sentences, from the headline numbers only."""
+    h = d["headline"]
+    cl = level(d["confidence_level"])
+    top, ru = h["top"], h["runner_up"]
+    gap = (f"{top} leads {ru} by {_elo(h['diff'])} Elo points {_ci(h['ci_low'], h['ci_high'], True)}, "
+           f"{p_clause(h['p_adjusted'], 'adjusted p')}")
+    if h["separable"]:
+        s = f"Yes: {top} is #1 with {cl} joint confidence over all pairs: {gap}."
+    else:
+        could = h["could_be_first"]
+        s = (f"Not shown: {gap}; {len(could)} models could be #1 ({', '.join(could[:6])}"
+             + (f" and {len(could) - 6} more" if len(could) > 6 else "") + f") at {cl} joint confidence.")
+    ov = h["overlap_could_be_first"]
+    if len(ov) != len(h["could_be_first"]):
+        s += (f" The overlap rule would name {plural(len(ov), 'model')} as possible #1 "
+              "(marginal intervals, not simultaneous).")
+    return s
+
+
+def method_sentence(d: dict[str, Any]) -> str:
+    s = d["settings"]
+    ties = ("a tie counts as half a win" if s["ties"] == "half"
+            else f"Davidson's tie model (nu = {number(s['davidson_nu'], 3)})")
+    clus = (f"clustered by {s['cluster_by']} ({count(s['n_clusters'])} clusters)" if s["cluster_by"]
+            else "per battle (no clustering)")
+    cov = ("the cluster-robust sandwich" if s["method"] == "sandwich"
+           else f"the cluster bootstrap ({count(s['n_resamples'])} refits)")
+    w = " Weights are analytic (one weighted battle is one battle)." if s["weighted"] else ""
+    return (f"Bradley-Terry on {count(s['n_battles'])} battles ({ties}), Elo scale 400/ln 10 with the mean rating "
+            f"at 1000; covariance from {cov}, {clus}. Rank sets and 'separated' come from a stepdown max-|t| over "
+            f"all {count(s['n_models'] * (s['n_models'] - 1) // 2)} pairs ({level(d['confidence_level'])} joint; "
+            f"Mogstad, Romano, Shaikh & Wilhelm 2024).{w}")
+
+
+def ties_sentence(d: dict[str, Any]) -> str | None:
+    tc = d["settings"].get("ties_check")
+    if not tc:
+        return None
+    name = "Davidson's tie model" if tc["convention"] == "davidson" else "ties as half a win"
+    if tc["differs"]:
+        return f"Note: with {name} the top three are {', '.join(tc['top'])}: the tie convention changes the order."
+    return f"With {name} the top three are the same."
+
+
+def _columns(d: dict[str, Any]) -> list[str]:
+    cols = ["tier", "model", "rating", "95% CI" if d["confidence_level"] == 0.95 else "CI", "rank set",
+            "overlap rule", "battles"]
+    if d.get("baseline"):
+        cols[5:5] = [f"win rate vs {d['baseline']}", "win-rate CI"]
+    if d.get("style"):
+        cols += ["raw rating", "raw rank"]
+    return cols
+
+
+def _cells(d: dict[str, Any], r: dict[str, Any]) -> list[str]:
+    out = [str(r["tier"]), r["model"], _elo(r["rating"]), _ci(r["ci_low"], r["ci_high"]),
+           rank_range(r["rank_low"], r["rank_high"]), rank_range(r["overlap_rank_low"], r["overlap_rank_high"]),
+           count(r["n_battles"])]
+    if d.get("baseline"):
+        out[5:5] = [points(r["win_rate"], 1), f"[{points(r['win_rate_ci_low'], 1)}, {points(r['win_rate_ci_high'], 1)}]"]
+    if d.get("style"):
+        out += [_elo(r["rating_raw"]), str(r["rank_raw"])]
+    return out
+
+
+def _neighbours(d: dict[str, Any], k: int = 12) -> list[dict[str, Any]]:
+    """The pairs of models next to each other in the display order (taken from the all-pairs table)."""
+    names = [r["model"] for r in d["models"]]
+    want = {(names[i], names[i + 1]) for i in range(len(names) - 1)}
+    return [p for p in d["pairs"] if (p["a"], p["b"]) in want or (p["b"], p["a"]) in want][:k]
+
+
+def _style_lines(d: dict[str, Any]) -> list[str]:
+    st = d.get("style")
+    if not st:
+        return []
+    out = ["Style coefficients (log-odds per SD of the normalised feature; no penalty): " + "; ".join(
+        f"{f['feature']} {number(f['gamma'], 3)} [{number(f['ci_low'], 3)}, {number(f['ci_high'], 3)}]"
+        for f in st["features"]) + "."]
+    ch = st["rank_changes"]
+    out.append("Rank changes from style control: " + (", ".join(
+        f"{c['model']} {c['rank_raw']}→{c['rank']}" for c in ch[:12]) + (f" and {len(ch) - 12} more" if len(ch) > 12
+                                                                         else "") if ch else "none") + ".")
+    return out
+
+
+@renderer("ArenaResult", "payload")
+def arena_payload(result: Any) -> dict[str, Any]:
+    d = result.to_dict()
+    d["headline"] = {**d["headline"], "text": headline_text(d)}
+    return d
+
+
+@renderer("ArenaResult", "text")
+def arena_text(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+    from rich.text import Text
+
+    out: list[Any] = [Text("Is #1 really #1? " + (d["headline"].get("text") or headline_text(d)), style="bold")]
+    t = Table(title=f"Ratings (Elo) with {level(d['confidence_level'])} simultaneous rank sets", title_justify="left")
+    for c in _columns(d):
+        t.add_column(c, justify="left" if c == "model" else "right", overflow="fold")
+    for r in d["models"]:
+        t.add_row(*_cells(d, r))
+    out.append(t)
+    nb = _neighbours(d)
+    if nb:
+        p = Table(title="Neighbours in this order", title_justify="left")
+        for c in ("pair", "diff", "CI", "p", "adjusted p", "separated"):
+            p.add_column(c, justify="left" if c == "pair" else "right", overflow="fold")
+        for x in nb:
+            p.add_row(f"{x['a']} > {x['b']}", _elo(x["diff"]), _ci(x["ci_low"], x["ci_high"]), p_value(x["p_value"]),
+                      p_value(x["p_adjusted"]), "yes" if x["separated"] else "no")
+        out.append(p)
+    out.append(Text(f"Overlap column: the {_OVERLAP} on the same intervals, for comparison."))
+    out += [Text(s) for s in _style_lines(d)]
+    ts = ties_sentence(d)
+    if ts:
+        out.append(Text(ts))
+    out.append(Text(method_sentence(d)))
+    return out
+
+
+@renderer("ArenaResult", "md")
+def arena_markdown(d: dict[str, Any]) -> str:
+    cols = _columns(d)
+    lines = ["## Is #1 really #1?", "", _esc(d["headline"].get("text") or headline_text(d)), "",
+             f"### Ratings (Elo) with {level(d['confidence_level'])} simultaneous rank sets", "",
+             "| " + " | ".join(cols) + " |", "|" + "|".join("---" if c == "model" else "--:" for c in cols) + "|"]
+    for r in d["models"]:
+        cells = _cells(d, r)
+        cells[1] = _esc(cells[1])
+        lines.append("| " + " | ".join(cells) + " |")
+    nb = _neighbours(d)
+    if nb:
+        lines += ["", "### Neighbours in this order", "", "| pair | diff | CI | p | adjusted p | separated |",
+                  "|---|--:|--:|--:|--:|:-:|"]
+        for x in nb:
+            lines.append(f"| {_esc(x['a'])} > {_esc(x['b'])} | {_elo(x['diff'])} | {_ci(x['ci_low'], x['ci_high'])} | "
+                         f"{p_value(x['p_value'])} | {p_value(x['p_adjusted'])} | {'yes' if x['separated'] else 'no'} |")
+    lines += ["", f"Overlap column: the {_OVERLAP} on the same intervals, for comparison."]
+    lines += ["", *(_esc(s) for s in _style_lines(d))] if d.get("style") else []
+    ts = ties_sentence(d)
+    if ts:
+        lines += ["", _esc(ts)]
+    lines += ["", _esc(method_sentence(d))]
+    return "\n".join(lines) + "\n"
+
+
+@renderer("ArenaResult", "html")
+def arena_html(d: dict[str, Any], meta: dict[str, Any]) -> str:
+    """One self-contained page: the Markdown content plus the ratings figure as inline SVG."""
+    from ..html import markdown_page
+
+    md = arena_markdown(d)
+    try:
+        from ..plots.arena import arena_ratings
+        from ..plots.svg import figure_svg
+
+        svg = figure_svg(arena_ratings(d))
+    except Exception:   # no figure (e.g. matplotlib missing): the page without it
+        svg = ""
+    page = markdown_page(md + f"\n<sub>ranktrust {meta.get('version')} · seed {meta.get('seed')}</sub>\n",
+                         title="ranktrust arena", payload=d, meta=meta)
+    if svg:
+        page = page.replace("</body>", f"<figure class=\"rt-arena\">{svg}</figure>\n</body>", 1)
+    return page
+
+
+#: one row per model, full precision
+CSV_COLUMNS = ("model", "rating", "se", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "tier",
+               "overlap_rank_low", "overlap_rank_high", "n_battles")
+
+
+@renderer("ArenaResult", "csv")
+def arena_csv(d: dict[str, Any]) -> str:
+    cols = list(CSV_COLUMNS)
+    if d.get("baseline"):
+        cols += ["win_rate", "win_rate_ci_low", "win_rate_ci_high"]
+    if d.get("style"):
+        cols += ["rating_raw", "rank_raw"]
+    return table_csv(cols, ([r.get(c) for c in cols] for r in d["models"]))
+
+
+__all__ = ["headline_text", "method_sentence", "arena_payload", "percent"]
