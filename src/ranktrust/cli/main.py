@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "score": "score",
     "watch": "watch",
     "gate": "gate",
+    "arena": "arena",
 }
 
 

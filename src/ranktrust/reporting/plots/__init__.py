@@ -30,6 +30,7 @@ from .leaderboard import forest, pair_heatmap, rank_ranges
 from .resampling import power_curve, stability_curve
 from .subsets import agreement_curve, mdad_curve
 from .runs import condition_spread, runs_vs_items
+from .arena import arena_ratings  # noqa: F401  (registers the arena figure; not in rt.plot)
 # isort: on
 from .svg import figure_svg, save_figures
 
