@@ -140,3 +140,20 @@ def test_helm_detection_and_reader_search_the_same_depth(tmp_path):
 
     assert sniff(str(tmp_path)).name == "helm"
     assert rt.read(str(tmp_path)).n_models == 2
+
+
+def test_qa_d8_helm_trimmed_run_notes_both_counts(tmp_path):
+    """Issue 21 (D8, 'HELM too'): a per_instance_stats.json holding fewer instances than HELM's own num_instances
+    in stats.json gets a note with both counts; the genuine runs (counts equal) get none."""
+    src = shared_file(MMLU)
+    assert not any("instances (test) but" in n for n in rt.read(str(src / "per_instance_stats.json")).notes)
+    d = tmp_path / "run"
+    shutil.copytree(src, d)
+    entries = json.loads((d / "per_instance_stats.json").read_text())
+    test_ids = [e["instance_id"] for e in entries if all(s["name"].get("split") == "test" for s in e["stats"])]
+    keep = set(test_ids[:3])
+    (d / "per_instance_stats.json").write_text(json.dumps([e for e in entries if e["instance_id"] in keep]))
+    m = rt.read(str(d / "per_instance_stats.json"))
+    assert m.n_items == 3
+    assert any("stats.json: HELM reports 9 instances (test) but per_instance_stats.json holds 3; only those 3 are "
+               "scored" in n for n in m.notes), m.notes

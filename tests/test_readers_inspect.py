@@ -228,3 +228,132 @@ def test_duplicates_within_one_file_keep_the_row_message(tmp_path):
     q.write_text("model,item,score\nB,q1,1\n")
     with pytest.raises(DataError, match=r"duplicate row for model 'A', item 'q1'"):
         rt.read([p, q])
+
+
+# ------------------------------------------------------------ issue 21: dict-valued scores, trimmed logs
+def _dict_log(values: list, *, errored: tuple = (), scorer: str = "judge", keys: tuple = ("winrate", "length")) -> dict:
+    """An inspect log (version 2) of a scorer returning ``Score(value={key: ...})``, laid out as inspect writes it
+    (``_eval/task/results.py::scorers_from_metric_dict``): ``results.scores`` has one entry per key, ``name`` = the
+    key and ``scorer`` = the scorer; each sample holds ``scores[scorer].value = {key: ...}``. Errored samples have no
+    score; NaN values are unscored. The header's metrics are computed the way inspect computes them: over the
+    scored samples only."""
+    samples, per_key = [], {k: [] for k in keys}
+    for i, v in enumerate(values):
+        s = {"id": i + 1, "epoch": 1, "input": "q", "target": "t", "metadata": {}}
+        if i in errored:
+            s |= {"scores": {}, "error": {"message": "RuntimeError('boom')", "traceback": ""}}
+        else:
+            s["scores"] = {scorer: {"value": v, "answer": "x", "explanation": ""}}
+            for k in keys:
+                if v[k] == v[k]:
+                    per_key[k].append(v[k])
+        samples.append(s)
+    scores = [{"name": k, "scorer": scorer, "reducer": None, "params": {}, "scored_samples": len(per_key[k]),
+               "unscored_samples": len(values) - len(errored) - len(per_key[k]),
+               "metrics": {"accuracy": {"name": "accuracy", "value": float(np.mean(per_key[k])), "params": {}},
+                           "stderr": {"name": "stderr", "value": 0.1, "params": {}}}} for k in keys]
+    return {"version": 2, "status": "success",
+            "eval": {"eval_id": "E1", "run_id": "R1", "task": "pairwise_judge", "model": "openai/gpt-x",
+                     "packages": {"inspect_ai": "0.3.133"},
+                     "scorers": [{"name": scorer, "options": {}, "metrics": {k: [{"name": "inspect_ai/accuracy"},
+                                                                                  {"name": "inspect_ai/stderr"}]
+                                                                              for k in keys}}]},
+            "plan": {}, "results": {"total_samples": len(values), "completed_samples": len(values) - len(errored),
+                                    "scores": scores},
+            "stats": {}, "samples": samples}
+
+
+def _vals(n: int = 12) -> list[dict]:
+    rng = np.random.default_rng(3)
+    return [{"winrate": float(rng.integers(0, 2)), "length": round(float(rng.random()), 3)} for _ in range(n)]
+
+
+def _write(tmp_path, log: dict, name: str = "judge.json") -> str:
+    p = tmp_path / name
+    p.write_text(json.dumps(log))
+    return str(p)
+
+
+def _header_mean(log: dict, key: str) -> float:
+    return next(s for s in log["results"]["scores"] if s["name"] == key)["metrics"]["accuracy"]["value"]
+
+
+def test_dict_scorer_default_is_the_first_results_entry(tmp_path):
+    log = _dict_log(_vals())
+    m = rt.read(_write(tmp_path, log))
+    assert m.items == tuple(str(i) for i in range(1, 13))
+    np.testing.assert_allclose(m.scores.mean(), _header_mean(log, "winrate"), rtol=1e-12)   # a mean of 12 values
+    assert m.provenance["openai/gpt-x"]["metric"] == "winrate"
+
+
+@pytest.mark.parametrize("metric", ["length", "judge:length"])
+def test_dict_scorer_key_or_scorer_colon_key(tmp_path, metric):
+    log = _dict_log(_vals())
+    m = rt.read(_write(tmp_path, log), metric=metric)
+    np.testing.assert_allclose(m.scores.mean(), _header_mean(log, "length"), rtol=1e-12)
+    assert m.provenance["openai/gpt-x"]["metric"] == metric
+
+
+def test_dict_scorer_named_alone_asks_for_a_key(tmp_path):
+    with pytest.raises(DataError, match=r"scorer 'judge' returns a dict with 2 keys \(winrate, length\); choose one "
+                                        r"with `metric`='winrate' or `metric`='judge:winrate'"):
+        rt.read(_write(tmp_path, _dict_log(_vals())), metric="judge")
+    with pytest.raises(DataError, match=r"has no score|is not a number"):
+        rt.read(_write(tmp_path, _dict_log(_vals())), metric="judge:nokey")
+
+
+def test_dict_scorer_errored_samples_follow_errors_and_drop_matches_inspect(tmp_path):
+    log = _dict_log(_vals(), errored=(2, 7))
+    p = _write(tmp_path, log)
+    with pytest.raises(DataError, match=r"2 of 12 samples errored \(3 \(epoch 1\), 8 \(epoch 1\)\)"):
+        rt.read(p)
+    drop = rt.read(p, errors="drop", metric="judge:length")
+    assert drop.n_items == 10 and "3" not in drop.items
+    np.testing.assert_allclose(drop.scores.mean(), _header_mean(log, "length"), rtol=1e-12)   # inspect's own metric
+    assert any("2 samples errored" in n and "dropped" in n for n in drop.notes)
+    wrong = rt.read(p, errors="wrong")
+    assert wrong.n_items == 12 and wrong.scores[0, 2] == 0.0
+
+
+def test_dict_scorer_nan_values_are_left_out_with_a_note(tmp_path):
+    vals = _vals()
+    vals[4]["winrate"] = float("nan")
+    log = _dict_log(vals)
+    p = tmp_path / "nan.json"
+    p.write_text(json.dumps(log))   # json writes NaN, as inspect does
+    m = rt.read(str(p))
+    assert m.n_items == 11 and "5" not in m.items
+    np.testing.assert_allclose(m.scores.mean(), _header_mean(log, "winrate"), rtol=1e-12)
+    assert any("1 samples in" in n and "no value (NaN) for judge:winrate" in n for n in m.notes), m.notes
+
+
+def test_dict_scorer_on_the_command_line(tmp_path, capsys):
+    from conftest import run_cli
+
+    p = _write(tmp_path, _dict_log(_vals()))
+    code, out, err = run_cli(capsys, "report", p, "--metric", "judge:length", "--no-stability", "-f", "json")
+    assert code == 0, err
+    assert json.loads(out)
+
+
+def test_qa_d8_trimmed_log_notes_both_counts():
+    """A genuine inspect log trimmed to 1 of its 2,340 sample records (tests/fixtures/inspect/SOURCE.md)."""
+    from conftest import ROOT
+
+    p = ROOT / "tests" / "fixtures" / "inspect" / "data_cyse2_vuln_exploit_challenges.json"
+    m = rt.read(str(p))
+    assert m.n_items == 1
+    assert any("the log header reports 2340 samples but the log holds 1; only that one is scored" in n
+               for n in m.notes), m.notes
+
+
+def test_qa_d8_cvebench_header_counts_noted(capsys):
+    from conftest import run_cli, shared_file
+
+    p = shared_file("harness-logs/real/inspect/eee/tests/data/inspect/data_cvebench_empty_choices.json")
+    code, out, err = run_cli(capsys, "report", p, "--errors", "wrong", "--no-stability", "-f", "json")
+    assert code == 0, err
+    assert "reports 80 samples (78 completed) but the log holds 1" in json.dumps(json.loads(out))
+    for ok in ("data_arc_qwen.json", "data_pubmedqa_gpt4o_mini.json"):   # complete logs: no such note
+        m = rt.read(str(shared_file(f"harness-logs/real/inspect/eee/tests/data/inspect/{ok}")))
+        assert not any("log header reports" in n for n in m.notes)

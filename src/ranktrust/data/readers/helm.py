@@ -145,24 +145,33 @@ def _choose_split(slots: list[dict], want: str | None, u: str) -> tuple[str | No
     raise DataError(f"{u}: the run has no {DEFAULT_SPLIT} split but {', '.join(named)}; pick one with `split`='NAME'")
 
 
-def _check_aggregate(u: str, metric: str, split: str | None, values: list[float]) -> str | None:
-    """A note when HELM's stats.json beside ``u`` gives another mean for ``metric`` on ``split``."""
+def _check_aggregate(u: str, metric: str, split: str | None, values: list[float], n_instances: int) -> list[str]:
+    """Notes when HELM's stats.json beside ``u`` gives another mean for ``metric`` on ``split``, or another
+    instance count (its ``num_instances`` stat) than the per-instance file holds (a trimmed file)."""
     p = os.path.join(os.path.dirname(u), "stats.json")
     if not values or not os.path.exists(p):
-        return None
+        return []
     stats = load_json(p)
+    notes = []
     for st in stats if isinstance(stats, list) else []:
         if not isinstance(st, dict):
             continue
         nm, sp, pert = _stat_key(st)
-        if nm == metric and sp == split and not pert:
+        if sp != split or pert:
+            continue
+        if nm == "num_instances":
+            want_n = _value(st)
+            if want_n is not None and want_n == int(want_n) and int(want_n) != n_instances:
+                only = "only that one is" if n_instances == 1 else f"only those {n_instances} are"
+                notes.insert(0, f"{p}: HELM reports {int(want_n)} instances ({split}) but {os.path.basename(u)} holds "
+                                f"{n_instances}; {only} scored (a trimmed or partial run?)")
+        if nm == metric:
             want = _value(st)
             got = math.fsum(values) / len(values)
             if want is not None and not math.isclose(want, got, rel_tol=1e-9, abs_tol=1e-9):
-                return (f"{p}: HELM reports {metric} ({split}) = {want:.6g}, but the {len(values)} per-instance "
-                        f"values read average {got:.6g}; check that the run's instances are all there")
-            return None
-    return None
+                notes.append(f"{p}: HELM reports {metric} ({split}) = {want:.6g}, but the {len(values)} per-instance "
+                             f"values read average {got:.6g}; check that the run's instances are all there")
+    return notes
 
 
 def _matches(task: str, chosen: str) -> bool:
@@ -264,9 +273,7 @@ def _read_one(u: str, opts: ReadOptions, spec: dict, run_task: str, all_tasks: l
     if perturbed:
         notes.append(f"{u}: {perturbed} perturbed instances were left out (only unperturbed ones are read)")
     values = list(buf.cols["score"])
-    check = _check_aggregate(u, metric, split, values)
-    if check:
-        notes.append(check)
+    notes += _check_aggregate(u, metric, split, values, len(set(buf.cols["item"])))
     df = buf.flush(model=model, task=task, metric=metric)
     if df is None:
         df = pd.DataFrame({c: [] for c in ("item", "run", "score", "model", "task", "metric")})

@@ -135,39 +135,65 @@ def _check_version(log: dict, path: str) -> None:
         )
 
 
-def _scorers(log: dict) -> list[tuple[str, list[str]]]:
-    """(scorer name, metric names) in the log's order."""
-    out: list[tuple[str, list[str]]] = []
+def _scorers(log: dict) -> list[tuple[str, str, list[str]]]:
+    """(name, scorer, metric names) of each ``results.scores`` entry, in the log's order.
+
+    A scorer whose ``Score.value`` is a dict gets one entry per key: ``name`` is the key and ``scorer`` the
+    scorer (the samples hold ``scores[scorer].value = {key: ...}``); otherwise ``name`` is the scorer.
+    """
+    out: list[tuple[str, str, list[str]]] = []
     for s in ((log.get("results") or {}).get("scores") or []):
         metrics = list((s.get("metrics") or {}).keys())
-        out.append((str(s.get("name") or s.get("scorer")), metrics))
+        name = str(s.get("name") or s.get("scorer"))
+        out.append((name, str(s.get("scorer") or name), metrics))
     if not out:
         for s in ((log.get("eval") or {}).get("scorers") or []):
             metrics = [str(m.get("name", "")).split("/")[-1] for m in (s.get("metrics") or []) if isinstance(m, dict)]
-            out.append((str(s.get("name")), metrics))
+            out.append((str(s.get("name")), str(s.get("name")), metrics))
     return out
 
 
+def _entry(name: str, scorer: str) -> tuple[str, str | None]:
+    """(scorer, dict key or None) of one ``results.scores`` entry."""
+    return (scorer, None) if name == scorer else (scorer, name)
+
+
 def _choose_scorer(log: dict, opts: ReadOptions, path: str) -> tuple[str | None, str | None, str]:
-    """(scorer, dict key or None, metric label)."""
+    """(scorer, dict key or None, metric label).
+
+    Default: the headline scorer (``results.headline``), else the first ``results.scores`` entry, as inspect
+    reports it. ``metric`` may name an entry (a scorer, or a key of a dict-valued scorer), ``scorer:key``, or
+    one of an entry's metrics (``accuracy``).
+    """
     scorers = _scorers(log)
     headline = ((log.get("results") or {}).get("headline") or {}).get("scorer")
-    names = [s for s, _ in scorers]
+    names = [n for n, _, _ in scorers]
     if opts.metric is None:
         if not scorers:
             return None, None, "score"
-        name = headline if headline in names else names[0]
-        metrics = dict(scorers)[name]
+        k = names.index(headline) if headline in names else 0
+        name, scorer, metrics = scorers[k]
         label = next((m for m in metrics if m not in ("stderr", "std")), None) if len(scorers) == 1 else None
-        return name, None, label or name
+        return (*_entry(name, scorer), label or name)
     want = opts.metric
     if want in names:
-        return want, None, want
-    for s, metrics in scorers:
+        name, scorer, _ = scorers[names.index(want)]
+        return (*_entry(name, scorer), want)
+    keys = [n for n, sc, _ in scorers if sc == want and n != sc]
+    if keys:   # a dict-valued scorer named by itself: which of its keys?
+        if len(keys) == 1:
+            return want, keys[0], keys[0]
+        raise DataError(
+            f"{path}: scorer {want!r} returns a dict with {len(keys)} keys ({', '.join(keys)}); choose one with "
+            f"`metric`='{keys[0]}' or `metric`='{want}:{keys[0]}'", param="metric")
+    head, sep, tail = want.rpartition(":")
+    if sep and any(sc == head and n == tail for n, sc, _ in scorers):
+        return head, tail, want
+    for name, scorer, metrics in scorers:
         if want in metrics or want in (m.split("/")[-1] for m in metrics):
-            return s, None, want
-    if not scorers:
-        return None, want, want
+            return (*_entry(name, scorer), want)
+    if sep and head:   # scorer:key of a log without results.scores: checked per sample
+        return head, tail, want
     # maybe a key of a dict-valued score; checked per sample
     return None, want, want
 
@@ -250,6 +276,7 @@ def _read_one(path: str, opts: ReadOptions) -> Iterator:
         scorer, key, label = _choose_scorer(log, opts, path)
         buf = RowBuffer(("item", "run", "score", "group"))
         errored: list[str] = []
+        unscored: list[str] = []
         n = 0
         for k, s in enumerate(samples, 1):
             n += 1
@@ -290,6 +317,9 @@ def _read_one(path: str, opts: ReadOptions) -> Iterator:
                     f"{path}: sample {sid} (epoch {epoch}): score value {raw!r} of {scorer!r} is not a number "
                     f"or C/I/P/N{hint}"
                 )
+            if val != val:   # NaN: inspect's "unscored" value, left out of its metrics too
+                unscored.append(f"{sid} (epoch {epoch})")
+                continue
             buf.add(sid, epoch, val, _group(s.get("metadata")))
             if buf.full():
                 yield _finish(buf, model, task, label, [], ident)
@@ -304,6 +334,13 @@ def _read_one(path: str, opts: ReadOptions) -> Iterator:
         if errored:
             how = "scored as wrong" if opts.errors == "wrong" else "dropped"
             notes.append(f"{len(errored)} samples errored in {path} and were {how}: {', '.join(errored[:10])}")
+        if unscored:
+            what = f"{scorer}:{key}" if key is not None else str(scorer)
+            notes.append(f"{len(unscored)} samples in {path} have no value (NaN) for {what} and were left out, as "
+                         f"inspect leaves them out of its metrics: {', '.join(unscored[:10])}")
+        held = _count_note(log, path, n)
+        if held:
+            notes.append(held)
         if len(buf) or notes:
             out = _finish(buf, model, task, label, notes, ident)
             if out is not None:
@@ -313,6 +350,18 @@ def _read_one(path: str, opts: ReadOptions) -> Iterator:
     finally:
         if z is not None:
             z.close()
+
+
+def _count_note(log: dict, path: str, n: int) -> str | None:
+    """A note when the log's header reports another sample count than the log holds (a trimmed log)."""
+    res = log.get("results") or {}
+    total, done = res.get("total_samples"), res.get("completed_samples")
+    if not n or not isinstance(total, int) or isinstance(total, bool) or total == n:
+        return None
+    also = f" ({done} completed)" if isinstance(done, int) and not isinstance(done, bool) and done != total else ""
+    only = "only that one is" if n == 1 else f"only those {n} are"
+    return (f"{path}: the log header reports {total} samples{also} but the log holds {n}; {only} scored "
+            "(a trimmed or partial log?)")
 
 
 def _finish(buf: RowBuffer, model: str, task: str, label: str, notes: list[str], ident: dict):  # noqa: ANN202
