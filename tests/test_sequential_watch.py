@@ -220,18 +220,23 @@ def test_conflicting_result_and_unknown_names_refused():
 def test_watch_validation(kw, match):
     with pytest.raises(ValueError, match=match):
         Watch(["A", "B"], ["q1"], **kw)
-    with pytest.raises(ValueError, match="needs `items`"):
-        Watch(["A", "B"], scope="benchmark")
+    with pytest.raises(ValueError, match="needs an analysis order fixed before the data"):
+        Watch(["A", "B"])
+    with pytest.raises(ValueError, match="needs the benchmark's size declared"):
+        Watch(["A", "B"], order="arrival", scope="benchmark")
 
 
 def test_runs_are_averaged_into_the_item_score():
+    import pandas as pd
+
     w = Watch(["A", "B"], ["q1"])
-    w.update("A", "q1", 1.0, run="0")
-    w.update("A", "q1", 0.0, run="1")
-    w.update("B", "q1", 0.0, run="0")
-    w.update("B", "q1", 0.0, run="1")
+    w.update_many(pd.DataFrame({"model": ["A", "A", "B", "B"], "item": "q1", "score": [1.0, 0.0, 0.0, 0.0],
+                                "run": ["0", "1", "0", "1"]}))
     s = w.status()
     assert s.items_seen == 1 and s.scores[0] == pytest.approx(0.5) and s.scores[1] == 0.0
+    # the item is analysed now: a later run cannot revise it (append-only), n_runs makes it wait instead
+    with pytest.raises(DataError, match="was already analysed with 2 run\\(s\\); run '2' cannot revise it"):
+        w.update("A", "q1", 1.0, run="2")
 
 
 def test_next_proposes_only_models_in_play_and_nothing_when_done():
@@ -338,7 +343,7 @@ def test_live_watch_clusters_validation():
     with pytest.raises(DataError, match="needs item groups"):
         Watch(["A", "B"], ["q1", "q2"], cluster=True)
     with pytest.raises(ValueError, match="needs `items`"):
-        Watch(["A", "B"], cluster=True, groups={"q1": "g"})
+        Watch(["A", "B"], order="arrival", cluster=True, groups={"q1": "g"})
     with pytest.raises(ValueError, match="one group per item"):
         Watch(["A", "B"], ["q1", "q2"], cluster=True, groups=["g"])
     with pytest.raises(ValueError, match="no group for item 'q2'"):
@@ -356,4 +361,4 @@ def test_an_item_waits_for_all_its_runs_with_n_runs():
         w.update("A", "q1", 1.0, run="3")
     w.update("A", "q1", 0.0, run="2")                     # re-reading a result already here is fine
     with pytest.raises(ValueError, match="`n_runs` must be an integer >= 1"):
-        Watch(["A", "B"], n_runs=0)
+        Watch(["A", "B"], ["q1"], n_runs=0)

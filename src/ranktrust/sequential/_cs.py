@@ -129,6 +129,59 @@ def _eb_bounds(y: np.ndarray, alpha_lo: float, alpha_hi: float, N: int | None, c
     return lower.reshape(y.shape), upper.reshape(y.shape)
 
 
+@dataclass
+class IntervalState:
+    """The PrPl-EB bounds of :func:`_eb_bounds` kept as running sums, so a new item updates them in constant
+    time (the Watch's all-pairs intervals): ``advance`` over a block gives the same bounds as ``_eb_bounds`` over
+    the whole stream (equal lower and upper levels). Values on [0, 1]."""
+
+    moments: StreamState
+    num: np.ndarray
+    den: np.ndarray
+    pen: np.ndarray
+    low: np.ndarray       # running intersection (lower bound), clipped to the range the unseen items allow
+    high: np.ndarray
+
+    @classmethod
+    def zeros(cls, s: int) -> "IntervalState":
+        z = np.zeros(s)
+        return cls(StreamState.zeros(s), z.copy(), z.copy(), z.copy(), z.copy(), np.ones(s))
+
+    @property
+    def n(self) -> np.ndarray:
+        return self.moments.n
+
+    def mean(self) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.n > 0, 2 * self.moments.sy / np.maximum(self.n, 1) - 1, np.nan)
+
+    def advance(self, idx: np.ndarray, y: np.ndarray, alpha: float, N: int | None, c: float = 0.5) -> None:
+        """Add the block ``y`` (len(idx) x B) to the streams ``idx``; ``alpha`` per side."""
+        st = self.moments.take(idx)
+        i, mu, var, sq = running_moments(st, y)
+        la = np.log(1 / alpha)
+        lam = np.minimum(np.sqrt(2 * la / (var * i * np.log1p(i))), c)
+        pen = self.pen[idx][:, None] + np.cumsum((y - mu) ** 2 * (-np.log1p(-lam) - lam), axis=-1)
+        csum = np.cumsum(y, axis=-1)
+        if N is None:
+            num = self.num[idx][:, None] + np.cumsum(lam * y, axis=-1)
+            den = self.den[idx][:, None] + np.cumsum(lam, axis=-1)
+            dl, dh = np.zeros_like(y), np.ones_like(y)
+        else:
+            s_prev = st.sy[:, None] + csum - y
+            num = self.num[idx][:, None] + np.cumsum(lam * (y + s_prev / (N - i + 1)), axis=-1)
+            den = self.den[idx][:, None] + np.cumsum(lam * N / (N - i + 1), axis=-1)
+            tot = st.sy[:, None] + csum
+            dl, dh = tot / N, (tot + (N - i)) / N
+        lo = np.maximum(self.low[idx], ((num - pen - la) / den).max(axis=-1))
+        hi = np.minimum(self.high[idx], ((num + pen + la) / den).min(axis=-1))
+        self.low[idx] = np.clip(lo, dl[:, -1], dh[:, -1])
+        self.high[idx] = np.maximum(np.clip(hi, dl[:, -1], dh[:, -1]), self.low[idx])
+        self.num[idx], self.den[idx], self.pen[idx] = num[:, -1], den[:, -1], pen[:, -1]
+        self.moments.put(idx, StreamState(st.n + y.shape[-1], st.sy + y.sum(-1), st.sv + sq.sum(-1), st.logw_up,
+                                          st.logw_dn, st.hz_up, st.hz_dn))
+
+
 def _betting_bounds(y: np.ndarray, alpha_lo: float, alpha_hi: float, N: int | None, c: float, rule: str,
                     grid: int) -> tuple[np.ndarray, np.ndarray]:
     """Hedged betting bounds on a grid of candidate means, after each item, on [0, 1]."""

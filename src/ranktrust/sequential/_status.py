@@ -32,7 +32,9 @@ def parse_target(target: str) -> tuple[str, int]:
     if mt and int(mt.group(1)) >= 1:
         k = int(mt.group(1))
         return ("best", 1) if k == 1 else ("top", k)
-    raise ValueError(f"`target` must be 'best', 'topK' (e.g. 'top3') or 'ranks', got {target!r}")
+    from ..errors import ArgumentError
+
+    raise ArgumentError(f"`target` must be 'best', 'topK' (e.g. 'top3') or 'ranks', got {target!r}")
 
 
 def item_keys(items: Sequence[str], seed: int) -> np.ndarray:
@@ -58,9 +60,9 @@ class WatchStatus(Result):
     confidence_level : float
     models : tuple of str
     items_seen : int
-        Length of the analysed prefix of the item order (of the group order with ``unit="cluster"``).
+        Items analysed: the length of the analysed prefix of the analysis order (groups with ``unit="cluster"``).
     items_total : int or None
-        Benchmark size (items, or groups with ``unit="cluster"``), when known.
+        The declared benchmark size N (items, or groups with ``unit="cluster"``); None when not declared.
     cells_scored : int
         Model x item cells the analysis used (models out of play are not scored after they leave).
     scores : ndarray
@@ -70,7 +72,9 @@ class WatchStatus(Result):
     excluded : list of dict
         ``{"model", "at_item"}``: when each model left the target set.
     rank_low, rank_high : ndarray of int
-        Simultaneous rank sets (every pair in both directions, closed testing over the ordered comparisons: e-Holm).
+        Rank ranges from the target's certified statements: for ``best``/``topK`` a model out of the set ranks
+        below k (``rank_low = k + 1``) and, once exactly k models are left, they rank 1..k; for ``ranks`` the
+        simultaneous rank sets (every pair in both directions, closed testing: e-Holm).
     decided : list of dict
         ``{"a", "b", "winner", "at_item"}`` for every pair certified under the all-pairs family.
     open_pairs, unresolvable_pairs : list of [a, b]
@@ -79,7 +83,19 @@ class WatchStatus(Result):
     next : list of dict
         ``{"model", "item"}`` cells to score next.
     done : bool
-        The target is decided (or every open pair is unresolvable).
+        Nothing more to learn: the target is decided, or every open pair is unresolvable.
+    target_decided : bool
+        The target is certified (``done`` without it: the models left cannot be told apart).
+    order : str
+        ``"seeded"`` (declared items in a seeded order) or ``"arrival"`` (append-only in the order items complete;
+        the guarantee rests on that order not depending on the results).
+    waiting_for : tuple of dict
+        ``{"item", "position", "missing"}``: the next items of the order that block the analysis (position in the
+        seeded order, None with arrival order) and the models in play they lack.
+    held_back : int
+        Results received on items not yet analysed.
+    items_received : int
+        Items (groups) with a result or declared.
     unit : str
         ``"item"``, or ``"cluster"`` when whole item groups are the sampling unit.
     """
@@ -105,8 +121,13 @@ class WatchStatus(Result):
     seed: int
     pairs: list[dict[str, Any]]
     n_items: np.ndarray | None = None
-    waiting_for: tuple[str, ...] = ()
+    waiting_for: tuple[dict[str, Any], ...] = ()
     unit: str = "item"
+    order: str = "seeded"
+    target_decided: bool = False
+    held_back: int = 0
+    items_received: int = 0
+    final_look: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -122,4 +143,6 @@ class WatchStatus(Result):
                         "rank_low": int(self.rank_low[i]),
                         "rank_high": int(self.rank_high[i])} for i, m in enumerate(self.models)],
             "pairs": self.pairs, "seed": self.seed, "waiting_for": list(self.waiting_for), "unit": self.unit,
+            "order": self.order, "target_decided": self.target_decided, "held_back": self.held_back,
+            "items_received": self.items_received, "final_look": self.final_look,
         }

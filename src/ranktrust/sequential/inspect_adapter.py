@@ -90,9 +90,8 @@ class _Shared:
         self.stopped: list[tuple[str, str, int]] = []
 
     def refresh(self) -> None:
-        e, _, _ = self.watch._run()
-        self.done = bool(e.done_at)
-        self.out = {m for m, ip in zip(self.watch.models, e.in_play) if not ip}
+        self.done = self.watch.decided
+        self.out = set(self.watch.models) - set(self.watch.models_in_play())
         self.pending = 0
 
 
@@ -134,7 +133,7 @@ class WatchStopping:
 
     def for_model(self, model: str) -> "WatchStopping":
         """A manager for one task, bound to the Watch model ``model``, sharing this one's state."""
-        if str(model) not in self._s.watch._midx:
+        if str(model) not in self._s.watch.models:
             raise ValueError(f"model {model!r} is not one of the Watch's models ({', '.join(self._s.watch.models)})")
         view = object.__new__(WatchStopping)
         view._s, view._model, view._bound = self._s, str(model), True
@@ -147,12 +146,12 @@ class WatchStopping:
         spec_model = str(getattr(task, "model", "") or "")
         spec_task = str(getattr(task, "task", "") or "")
         if self._bound:
-            if spec_model in w._midx and spec_model != self._model:
+            if spec_model in w.models and spec_model != self._model:
                 raise ValueError(f"this manager is bound to model {self._model!r} but was given the task of "
                                  f"model {spec_model!r}; pass mgr.for_model({spec_model!r}) to that task")
             model = self._model
         else:
-            model = spec_model if spec_model in w._midx else (spec_task if spec_task in w._midx else None)
+            model = spec_model if spec_model in w.models else (spec_task if spec_task in w.models else None)
             if model is None:
                 raise ValueError(f"model {spec_model!r} of this task (task name {spec_task!r}) is not one of the "
                                  f"Watch's models ({', '.join(w.models)}); use mgr.for_model(name)")
@@ -161,13 +160,13 @@ class WatchStopping:
                                  f"which task a sample belongs to, so give each task its own mgr.for_model(name)")
         self._model = model
         if int(epochs) > 1 or w.n_runs is not None:
-            if w.n_runs is None and not w._runs:
-                w.n_runs = int(epochs)   # an item waits for all its epochs: one anytime-valid sequence
+            if w.n_runs is None and not w.has_results():
+                w.expect_runs(int(epochs))   # an item waits for all its epochs: one anytime-valid sequence
             elif w.n_runs != int(epochs):
                 raise ValueError(f"this task runs {epochs} epochs but the Watch expects n_runs={w.n_runs} runs per "
                                  f"item; build the Watch with n_runs={epochs}")
         if w.fixed_items:
-            unknown = [str(s.id) for s in samples if getattr(s, "id", None) is not None and str(s.id) not in w._iidx]
+            unknown = [str(s.id) for s in samples if getattr(s, "id", None) is not None and not w.knows_item(str(s.id))]
             if unknown:
                 raise ValueError(f"{len(unknown)} sample id(s) of this task are not among the Watch's items "
                                  f"(first: {unknown[0]!r}); build the Watch with items=[str(s.id) for s in samples]")
