@@ -148,7 +148,7 @@ def command(paths: tuple[str, ...], candidate: str, baseline: str, margin: float
     suite, ihash = _read_tasks(paths, kw, task_col)
     r = _gate(suite, candidate, baseline, margin=margin / 100.0, tasks=list(tasks) or None, adjust=adjust,  # type: ignore[arg-type]
               require=require, method=method, confidence_level=confidence,  # type: ignore[arg-type]
-              cluster=cluster_requested(kw) or method == "cluster")
+              cluster=cluster_requested(kw) or method == "cluster", plan=plan)
     render(r, kind="gate", fmt=output_format, out=out, seed=seed, input_hash=ihash, command=command_line(),
            extra={"show_plan": bool(plan)})
     if r.verdict == "FAIL":

@@ -128,7 +128,8 @@ class GateTask(Result):
     disagreement : float
         ``q``: mean squared per-item difference (0/1: share of items scored differently).
     detectable_drop : float or None
-        Smallest drop the suite detects on this task with probability 0.8 (None: none possible).
+        Smallest drop the suite detects on this task with probability 0.8 (None: none possible, or
+        not computed: ``plan=False``).
     items_needed : int or None
         Items the margin needs on this task (models truly equal, probability 0.8); None when
         ``q = 0`` (the models never differ here).
@@ -279,12 +280,16 @@ def _check_models(tasks: dict[str, ScoreMatrix], candidate: str, baseline: str) 
                 f"score it on that task, or leave the task out with `tasks`", param="tasks")
 
 
-def _plan(q: float, n: int, binary: bool, alpha_plan: float, margin: float) -> tuple[float | None, int | None]:
-    """detectable_drop and items_needed of one task (see the module docstring)."""
+def _plan(q: float, n: int, binary: bool, alpha_plan: float, margin: float,
+          drop: bool) -> tuple[float | None, int | None]:
+    """detectable_drop (only with ``drop``: the exact power costs ~50 ms a task) and items_needed of one
+    task (see the module docstring)."""
     if not (q > 0) or n < 1:
         return None, None
     zsum = normal_quantile(1.0 - alpha_plan) + normal_quantile(PLAN_POWER, alternative="greater")
     items = int(math.ceil(round(zsum * zsum * q / (margin * margin), 9))) if margin > 0 else None
+    if not drop:
+        return None, items
     r = _power(items=n, disagreement=min(q, 1.0), alpha=alpha_plan, power=PLAN_POWER, binary=binary)
     g = r.detectable_gap
     if g is None or not math.isfinite(g) or g > (q if binary else math.sqrt(q)):
@@ -305,6 +310,7 @@ def gate(
     method: Literal["auto", "mcnemar", "t", "cluster"] = "auto",
     confidence_level: float = 0.95,
     cluster: bool = False,
+    plan: bool = False,
 ) -> Gate:
     """Is ``candidate`` non-inferior to ``baseline`` on every task? PASS, FAIL or INCONCLUSIVE.
 
@@ -334,6 +340,9 @@ def gate(
         probability at most half of it.
     cluster : bool, default: False
         Cluster by each task's item groups (:func:`ranktrust.compare`'s ``cluster``).
+    plan : bool, default: False
+        Also compute each task's ``detectable_drop`` (exact McNemar power for 0/1 scores: about 50 ms
+        a task). ``items_needed`` is always computed.
 
     Returns
     -------
@@ -418,7 +427,7 @@ def gate(
         dd = S[0, shared] - S[1, shared]
         q = float(np.mean(dd * dd)) if dd.size else float("nan")
         binary = r.only_a is not None
-        drop, need = _plan(q, r.n_items, binary, alpha / k_tasks if adj != "none" else alpha, mg)
+        drop, need = _plan(q, r.n_items, binary, alpha / k_tasks if adj != "none" else alpha, mg, bool(plan))
         rows.append(GateTask(
             task=t, n_items=r.n_items, score_baseline=r.score_b, score_candidate=r.score_a, diff=r.diff,
             se=r.se, ci_low=lo, ci_high=hi, ci_level=float(1.0 - levels[i]), p_value=r.p_value,

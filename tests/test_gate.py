@@ -1,0 +1,294 @@
+"""rt.gate (issue 25): the per-task paired test of compare, Holm across tasks, the three-way verdict.
+
+Four ways: a published figure (the article's b = 219, c = 182, n = 2,000), reference values
+(statsmodels' Holm, scipy's paired t, rt.compare itself on every task), seeded simulations (false FAIL
+with equal models on a 12-task suite, power against a 4-point drop on one 4,000-item task: slow), and
+hypothesis properties (Holm's step-down levels give Holm's rejections; every printed interval agrees
+with its task's decision).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ranktrust as rt
+from ranktrust.errors import DataError
+from ranktrust.gate import gate, holm_levels
+
+ALPHA = 0.05
+
+
+def _pair(b: int, c: int, both_right: int, both_wrong: int) -> np.ndarray:
+    """Scores (candidate, baseline) with b items only the candidate got right and c only the baseline."""
+    cand = np.r_[np.ones(b), np.zeros(c), np.ones(both_right), np.zeros(both_wrong)]
+    base = np.r_[np.zeros(b), np.ones(c), np.ones(both_right), np.zeros(both_wrong)]
+    return np.stack([cand, base])
+
+
+def _m(scores: np.ndarray, **kw) -> rt.ScoreMatrix:
+    return rt.ScoreMatrix.from_array(scores, models=["cand", "base"], **kw)
+
+
+def simulate_suite(rng: np.random.Generator, sizes, q: float, drops=None) -> dict[str, rt.ScoreMatrix]:
+    """0/1 scores of a candidate and a baseline on tasks of the given sizes: they differ on a share q of
+    items; the candidate's true difference on task k is -drops[k] (only-candidate-right has probability
+    (q - drop)/2, only-baseline-right (q + drop)/2)."""
+    out = {}
+    for k, n in enumerate(sizes):
+        d = 0.0 if drops is None else drops[k]
+        u = rng.random(n)
+        base = (rng.random(n) < 0.6).astype(np.float64)
+        cand = base.copy()
+        only_c = u < (q - d) / 2
+        only_b = (u >= (q - d) / 2) & (u < q)
+        cand[only_c], base[only_c] = 1.0, 0.0
+        cand[only_b], base[only_b] = 0.0, 1.0
+        out[f"task{k:02d}"] = _m(np.stack([cand, base]))
+    return out
+
+
+# ------------------------------------------------------------------ published figure
+def test_the_articles_pair_as_a_one_task_gate():
+    """[A]: b = 219, c = 182 of n = 2,000: d = +1.85 points, exact McNemar p = 0.0721, exact interval
+    [-0.16, +3.86] points (stats/_pairs.mcnemar_ci's docstring). Lower bound -0.16 > -1: non-inferior at
+    1 point, not at 0 (the interval holds 0)."""
+    m = _m(_pair(219, 182, 1000, 599))
+    g = gate({"article": m}, "cand", "base", margin=0.01)
+    t = g.tasks[0]
+    assert (t.only_candidate, t.only_baseline, t.n_items) == (219, 182, 2000)
+    assert round(t.diff * 100, 2) == 1.85 and round(t.p_value, 4) == 0.0721
+    assert round(t.ci_low * 100, 2) == -0.16 and round(t.ci_high * 100, 2) == 3.86
+    assert t.ci_level == 0.95 and t.decision == "non-inferior" and g.verdict == "PASS"
+    assert gate({"article": m}, "cand", "base", margin=0.0).verdict == "INCONCLUSIVE"
+    # with the candidate and baseline swapped: -1.85 [-3.86, +0.16] -- still no regression shown
+    g2 = gate({"article": m}, "base", "cand", margin=0.01)
+    assert g2.verdict == "INCONCLUSIVE" and g2.tasks[0].decision == "inconclusive"
+
+
+# ------------------------------------------------------------------ reference values
+def test_every_task_is_compare_at_its_holm_level():
+    rng = np.random.default_rng(3)
+    suite = simulate_suite(rng, [300, 800, 1500, 4000], 0.25, drops=[0.0, 0.02, 0.0, 0.05])
+    g = gate(suite, "cand", "base", margin=0.02)
+    p = []
+    for t in g.tasks:
+        ref = rt.compare(suite[t.task], "cand", "base")
+        p.append((t.task, ref.p_value))
+        # same test, same number; the interval is compare's at the task's level (tolerance: same code path,
+        # a few ulps allowed by the house rule on floats)
+        np.testing.assert_allclose(t.p_value, ref.p_value, rtol=1e-12)
+        at = rt.compare(suite[t.task], "cand", "base", confidence_level=t.ci_level)
+        np.testing.assert_allclose([t.ci_low, t.ci_high, t.diff], [at.ci_low, at.ci_high, at.diff], rtol=1e-12)
+        assert (t.n_items, t.only_candidate, t.only_baseline) == (at.n_items, at.only_a, at.only_b)
+    statsmodels = pytest.importorskip("statsmodels.stats.multitest")
+    names = [n for n, _ in p]
+    want = statsmodels.multipletests([v for _, v in p], method="holm")[1]
+    got = [next(t.p_adjusted for t in g.tasks if t.task == n) for n in names]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert g.worse == ("task03",) and g.verdict == "FAIL"
+
+
+def test_continuous_scores_use_the_paired_t_test_of_scipy():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(5)
+    base = rng.random(400)
+    cand = np.clip(base + rng.normal(0.0, 0.1, 400), 0, 1)
+    g = gate({"judge": _m(np.stack([cand, base]))}, "cand", "base", margin=0.03)
+    t = g.tasks[0]
+    assert t.method == "t"
+    np.testing.assert_allclose(t.p_value, scipy_stats.ttest_rel(cand, base).pvalue, rtol=1e-9)
+    half = scipy_stats.t.ppf(0.975, 399) * np.std(cand - base, ddof=1) / np.sqrt(400)
+    np.testing.assert_allclose([t.ci_low, t.ci_high], [t.diff - half, t.diff + half], rtol=1e-9)
+
+
+def test_repeats_are_averaged_per_item_and_clusters_follow_compare():
+    rng = np.random.default_rng(7)
+    data = (rng.random((2, 120, 3)) < 0.6).astype(float)      # 2 models x 120 items x 3 runs
+    m = rt.ScoreMatrix(data=data, models=("cand", "base"), items=tuple(f"q{i}" for i in range(120)),
+                       runs=("0", "1", "2"), groups=tuple(f"g{i % 24}" for i in range(120)))
+    g = gate({"t": m}, "cand", "base", cluster=True)
+    ref = rt.compare(m, "cand", "base", cluster=True)
+    t = g.tasks[0]
+    assert t.method == "cluster" and t.clustered and t.n_clusters == 24
+    np.testing.assert_allclose([t.diff, t.ci_low, t.ci_high, t.p_value],
+                               [ref.diff, ref.ci_low, ref.ci_high, ref.p_value], rtol=1e-12)
+
+
+def test_tasks_from_item_groups_match_compare_on_mmlu_pro(mmlupro_path):
+    """MMLU-Pro has no task column: its 14 subjects are the tasks (`by`='group'). Llama-3.1-70B (candidate)
+    against Llama-3-70B: every task's decision is the paired test compare gives on that subject, with the
+    p-values Holm-adjusted over the 14 subjects."""
+    m = rt.read(mmlupro_path, align="pairwise")
+    g = gate(m, "Meta-Llama-3_1-70B", "Meta-Llama-3-70B", by="group")
+    assert g.n_tasks == 14 and len(g.tasks) == 14
+    groups = np.asarray(m.groups, dtype=object)
+    p, sign = {}, {}
+    for t in g.tasks:
+        r = rt.compare(m.select(items=groups == t.task), "Meta-Llama-3_1-70B", "Meta-Llama-3-70B")
+        p[t.task], sign[t.task] = r.p_value, np.sign(r.diff)
+        assert r.n_items == t.n_items
+    names = list(p)
+    adj = dict(zip(names, rt.adjust_pvalues(np.array([p[n] for n in names]), "holm")))
+    for t in g.tasks:
+        shown = "worse" if adj[t.task] < ALPHA and sign[t.task] < 0 else (
+            "better" if adj[t.task] < ALPHA and sign[t.task] > 0 else None)
+        assert (t.decision if t.decision in ("worse", "better") else None) == shown, t.task
+    # without adjustment each task is compare's own test at 95%
+    g0 = gate(m, "Meta-Llama-3_1-70B", "Meta-Llama-3-70B", by="group", adjust="none")
+    for t in g0.tasks:
+        assert t.ci_level == 0.95
+        assert (t.decision in ("worse", "better")) == (p[t.task] < ALPHA), t.task
+
+
+# ------------------------------------------------------------------ verdicts
+def test_pass_fail_inconclusive_and_require_better():
+    rng = np.random.default_rng(11)
+    equal = simulate_suite(rng, [20000] * 3, 0.1)
+    g = gate(equal, "cand", "base", margin=0.01)
+    assert g.verdict == "PASS" and not g.worse and not g.inconclusive
+    assert gate(equal, "cand", "base", margin=0.01, require="better").verdict == "INCONCLUSIVE"
+    better = simulate_suite(rng, [20000] * 3, 0.1, drops=[-0.03, 0, 0])
+    gb = gate(better, "cand", "base", margin=0.01, require="better")
+    assert gb.verdict == "PASS" and gb.better == ("task00",)
+    small = simulate_suite(rng, [200, 20000], 0.2)
+    gs = gate(small, "cand", "base", margin=0.01)
+    assert gs.verdict == "INCONCLUSIVE" and gs.inconclusive == ("task00",)
+    assert gs.tasks[0].task == "task00"                      # the deciding task first
+    assert gs.tasks[0].items_needed > 200
+    worse = simulate_suite(rng, [5000, 5000, 300], 0.2, drops=[0.0, 0.06, 0.0])
+    gw = gate(worse, "cand", "base")
+    assert gw.verdict == "FAIL" and gw.worse == ("task01",) and gw.tasks[0].task == "task01"
+    assert gw.tasks[0].ci_high < 0 and gw.tasks[0].p_adjusted < ALPHA
+
+
+def test_items_needed_is_the_normal_formula_of_rt_power():
+    rng = np.random.default_rng(2)
+    suite = simulate_suite(rng, [1000] * 4, 0.3)
+    g = gate(suite, "cand", "base", margin=0.02, plan=True)
+    for t in g.tasks:
+        ref = rt.power(gap=0.02, disagreement=t.disagreement, alpha=ALPHA / 4, method="normal")
+        assert t.items_needed == ref.items_needed
+        exact = rt.power(items=t.n_items, disagreement=t.disagreement, alpha=ALPHA / 4, binary=True)
+        np.testing.assert_allclose(t.detectable_drop, exact.detectable_gap, rtol=1e-12)
+    assert gate(suite, "cand", "base").tasks[0].detectable_drop is None      # plan=False: not computed
+
+
+def test_the_result_is_frozen_and_its_json_matches_the_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    rng = np.random.default_rng(1)
+    g = gate(simulate_suite(rng, [500, 700], 0.2), "cand", "base", plan=True)
+    with pytest.raises(AttributeError):
+        g.verdict = "PASS"  # type: ignore[misc]
+    from ranktrust.reporting.renderers import to_string
+    import json
+
+    d = json.loads(to_string(g, "json", kind="gate"))
+    assert d["headline"].startswith(g.verdict) and d["tasks"][0]["task"] == g.tasks[0].task
+    jsonschema.validate(d, rt.json_schema("gate"), cls=jsonschema.Draft202012Validator)
+
+
+# ------------------------------------------------------------------ bad input: one line, named
+@pytest.mark.parametrize("call, match", [
+    (lambda s: gate(s, "cnad", "base"), r"^unknown candidate model 'cnad' \(in no task\); did you mean 'cand'\?$"),
+    (lambda s: gate(s, "cand", "bsae"), r"^unknown baseline model 'bsae'"),
+    (lambda s: gate(s, "cand", "cand"), r"same model"),
+    (lambda s: gate(s, "cand", "base", tasks=["taks00"]), r"^no task 'taks00'; did you mean 'task00'"),
+])
+def test_bad_names_are_one_line(call, match):
+    suite = simulate_suite(np.random.default_rng(0), [50, 50], 0.2)
+    with pytest.raises(DataError, match=match) as info:
+        call(suite)
+    assert "\n" not in str(info.value)
+
+
+def test_a_task_the_candidate_lacks_and_no_shared_items():
+    suite = simulate_suite(np.random.default_rng(0), [50, 50], 0.2)
+    other = rt.ScoreMatrix.from_array(np.ones((2, 10)), models=["base", "x"])
+    with pytest.raises(DataError, match=r"^the candidate 'cand' has no results on task 'extra'; it has 'task00', "
+                                        r"'task01': score it on that task, or leave the task out") as info:
+        gate({**suite, "extra": other}, "cand", "base")
+    assert info.value.param == "tasks"
+    disjoint = rt.ScoreMatrix.from_array(np.array([[1, 0, np.nan, np.nan], [np.nan, np.nan, 1, 1]]),
+                                         models=["cand", "base"])
+    with pytest.raises(DataError, match=r"^task 'lonely': models 'cand' and 'base' share no scored item"):
+        gate({**suite, "lonely": disjoint}, "cand", "base")
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"margin": -0.01}, r"`margin` must be in \[0, 1\), got -0.01 \(a fraction: 0.01 = 1 point\)"),
+    ({"margin": 1}, r"`margin` must be in \[0, 1\), got 1 "),
+    ({"adjust": "bh"}, r"`adjust`"),
+    ({"require": "worse"}, r"`require`"),
+    ({"confidence_level": 95}, r"`confidence_level`"),
+])
+def test_bad_settings_raise_argument_errors(kw, match):
+    suite = simulate_suite(np.random.default_rng(0), [50], 0.2)
+    with pytest.raises(ValueError, match=match):
+        gate(suite, "cand", "base", **kw)
+
+
+# ------------------------------------------------------------------ properties
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=30),
+       st.sampled_from([0.01, 0.05, 0.1]))
+def test_holm_levels_give_holms_rejections(p, alpha):
+    p = np.array(p)
+    levels = holm_levels(p, alpha)
+    assert np.all((levels >= alpha / p.size - 1e-18) & (levels <= alpha))
+    np.testing.assert_array_equal(p < levels, rt.adjust_pvalues(p, "holm") < alpha)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 8), st.booleans())
+def test_every_printed_interval_agrees_with_its_decision(seed, k, binary):
+    rng = np.random.default_rng(seed)
+    if binary:
+        suite = simulate_suite(rng, rng.integers(30, 400, k), 0.3, drops=rng.choice([0.0, 0.1, -0.1], k))
+    else:
+        suite = {f"t{i}": _m(np.stack([rng.random(60) + rng.normal(0, 0.2) * (i % 2), rng.random(60)]))
+                 for i in range(k)}
+    margin = float(rng.choice([0.0, 0.01, 0.05]))
+    g = gate(suite, "cand", "base", margin=margin)
+    for t in g.tasks:
+        shown = t.ci_high < 0 or t.ci_low > 0
+        assert shown == (t.p_adjusted < ALPHA), (t.task, t.ci_low, t.ci_high, t.p_adjusted)
+        want = ("worse" if t.ci_high < 0 else "better" if t.ci_low > 0 else
+                "non-inferior" if t.ci_low > -margin else "inconclusive")
+        assert t.decision == want
+    assert (g.verdict == "FAIL") == bool(g.worse)
+    assert (g.verdict == "PASS") == (not g.worse and not g.inconclusive)
+
+
+# ------------------------------------------------------------------ seeded simulations
+def _rates(runs: int, sizes, q: float, drops, seed: int, adjust: str = "holm"):
+    rng = np.random.default_rng(seed)
+    fails, named, passes = 0, 0, 0
+    for _ in range(runs):
+        g = gate(simulate_suite(rng, sizes, q, drops), "cand", "base", adjust=adjust)
+        fails += g.verdict == "FAIL"
+        named += "task00" in g.worse
+        passes += g.verdict == "PASS"
+    return fails / runs, named / runs, passes / runs
+
+
+@pytest.mark.slow
+def test_equal_models_on_12_tasks_fail_at_most_5_percent_of_runs():
+    """12 tasks of 200-5,000 items, the candidate truly equal everywhere: FAIL in at most 5% of 200 runs
+    with Holm; without an adjustment far more often (each task is a 5% chance; 100 runs)."""
+    sizes = [200, 300, 500, 800, 1000, 1200, 1500, 2000, 2500, 3000, 4000, 5000]
+    holm, _, _ = _rates(200, sizes, 0.2, None, seed=20251201)
+    raw, _, _ = _rates(100, sizes, 0.2, None, seed=20251201, adjust="none")
+    assert holm <= 0.05
+    assert raw >= 0.2 > holm
+
+
+@pytest.mark.slow
+def test_a_4_point_drop_on_one_4000_item_task_fails_and_is_named():
+    """6 tasks; the candidate truly 4 points worse on the 4,000-item one (q = 0.3): FAIL naming it in at
+    least 80% of 200 runs."""
+    sizes = [4000, 500, 1000, 1500, 2000, 3000]
+    fail, named, _ = _rates(200, sizes, 0.3, [0.04, 0, 0, 0, 0, 0], seed=7)
+    assert fail >= 0.8 and named >= 0.8
