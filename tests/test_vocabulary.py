@@ -146,6 +146,7 @@ VOCABULARY: dict[str, str] = {
     # gate (release gate, issue 25)
     "candidate": "gate: the new model", "require": "gate: 'better' (PASS also needs one task shown better)",
     "tasks": "gate: the tasks to keep (a sequence of names)",
+    "plan": "gate: also compute each task's detectable drop (exact power)",
     # arena (preference leaderboards)
     "battles": "arena: the battles table (DataFrame or paths)", "baseline": "arena: the model win rates are against",
     "ties": "arena: 'half' | 'davidson'", "cluster_by": "arena: the column of clusters ('auto', a name, or None)",
