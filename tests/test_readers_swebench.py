@@ -255,3 +255,48 @@ def test_swebench_real_error_ids_follow_errors_option():
     with pytest.raises(DataError, match=r"gold.jest-gold.json: 288 instances errored in the harness \(error_ids\)"):
         rt.read(str(p))
     assert rt.read(str(p), errors="drop").n_items == 12
+
+
+def test_issue21_results_json_with_all_preds_beside_it(tmp_path, monkeypatch):
+    """The model is all_preds.jsonl's model_name_or_path (not the folder name), and notes print paths as given."""
+    run = tmp_path / "exp" / "20240620_some-folder-name"
+    shutil.copytree(FIX / "swebench" / "experiments" / "20240620_sweagent_claude3.5sonnet", run)
+    monkeypatch.chdir(tmp_path)
+    m = rt.read("exp/20240620_some-folder-name/results/results.json")
+    assert m.models == ("sweagent_claude3.5sonnet",)
+    assert m.notes == ("exp/20240620_some-folder-name/results/results.json: the instance list (6) is taken from "
+                       "exp/20240620_some-folder-name/all_preds.jsonl",)
+    monkeypatch.chdir(run / "results")
+    assert rt.read("results.json").notes == ("results.json: the instance list (6) is taken from ../all_preds.jsonl",)
+    # an absolute path stays absolute
+    assert str(run / "all_preds.jsonl") in rt.read(str(run / "results" / "results.json")).notes[0]
+    # predictions naming several models name none: the path does
+    preds = (run / "all_preds.jsonl").read_text().splitlines()
+    preds[0] = preds[0].replace("sweagent_claude3.5sonnet", "other")
+    (run / "all_preds.jsonl").write_text("\n".join(preds) + "\n")
+    assert rt.read("results.json").models == ("some-folder-name",)
+
+
+def test_issue21_truncated_only_when_it_is(tmp_path, swebench_path):
+    with pytest.raises(DataError) as exc:
+        rt.read(str(swebench_path), format="swebench")
+    assert "truncated" not in str(exc.value) and "is not JSON (it starts with 'model,item" in str(exc.value)
+    cut = tmp_path / "agent.run1.json"
+    cut.write_text('{"resolved_ids": ["django__django-11099"], "submitted_ids": ["django__dj')
+    with pytest.raises(DataError, match=r"agent.run1.json: not valid JSON .*; the file may be truncated"):
+        rt.read(str(cut))
+    bad = tmp_path / "agent.run2.json"
+    bad.write_text('{"resolved_ids": ["django__django-11099"],, "submitted_ids": []}\n')
+    with pytest.raises(DataError, match=r"agent.run2.json: not valid JSON \(Expecting .* at line 1\); the file is "
+                                        r"malformed there"):
+        rt.read(str(bad), format="swebench")
+    preds = tmp_path / "p" / "all_preds.jsonl"
+    preds.parent.mkdir()
+    preds.write_text('{"instance_id": "a__b-1"}\n{"instance_id": oops}\n{"instance_id": "a__b-2"}\n')
+    from ranktrust.data.readers._util import iter_jsonl
+
+    with pytest.raises(DataError, match=r"line 2 is not valid JSON \(Expecting value\); fix or remove that line"):
+        list(iter_jsonl(str(preds)))
+    preds.write_text('{"instance_id": "a__b-1"}\n{"instance_id": "a__')
+    with pytest.raises(DataError, match=r"line 2 is not valid JSON .*; the file may be truncated"):
+        list(iter_jsonl(str(preds)))

@@ -61,24 +61,38 @@ def walk_files(path: str, match: Callable[[str], bool], *, max_depth: int = SEAR
     return out
 
 
+def _cut_short(exc: json.JSONDecodeError) -> bool:
+    """Did the JSON parser fail because the text ended (a truncated file), not at a wrong character?"""
+    return exc.pos >= len(exc.doc.rstrip()) or exc.msg.startswith("Unterminated string")
+
+
 def load_json(path: str, *, what: str = "file") -> Any:
-    """A whole JSON file; invalid JSON is a DataError naming the file and the line."""
+    """A whole JSON file; invalid JSON is a DataError naming the file and the line.
+
+    "may be truncated" only when the text ends where the JSON does not: a file that is not JSON at all
+    (a CSV) or has a wrong character inside says that instead.
+    """
     try:
         with open(path, encoding="utf-8") as fh:
             return json.load(fh)
     except json.JSONDecodeError as exc:
-        raise DataError(
-            f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); the {what} may be truncated"
-        ) from None
+        if _cut_short(exc):
+            why = f"the {what} may be truncated"
+        elif not exc.doc.lstrip().startswith(("{", "[")):
+            why = f"the {what} is not JSON (it starts with {exc.doc.lstrip()[:20]!r})"
+        else:
+            why = f"the {what} is malformed there"
+        raise DataError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); {why}") from None
 
 
-def iter_jsonl(path: str, *, hint: str = "the file may be truncated",
+def iter_jsonl(path: str, *, hint: str = "fix or remove that line",
                loads: Callable[[str], Any] = json.loads) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` for each non-blank line of a JSON-lines file (``.gz`` read as gzip).
 
-    A line that is not valid JSON is a DataError: ``"<path>: line N is not valid JSON (<why>); <hint>"``.
-    The file is read lazily, one line at a time; ``loads`` parses one line (the table reader keeps
-    numbers as their text with it).
+    A line that is not valid JSON is a DataError: ``"<path>: line N is not valid JSON (<why>); <hint>"``,
+    where the hint is "the file may be truncated" when that line is the last one and ends inside the JSON
+    (a cut file), else ``hint``. The file is read lazily, one line at a time; ``loads`` parses one line
+    (the table reader keeps numbers as their text with it).
     """
     opener = gzip.open if path.lower().endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
@@ -88,7 +102,10 @@ def iter_jsonl(path: str, *, hint: str = "the file may be truncated",
             try:
                 value = loads(line)
             except json.JSONDecodeError as exc:
-                raise DataError(f"{path}: line {lineno} is not valid JSON ({exc.msg}); {hint}") from None
+                last = not any(rest.strip() for rest in fh)
+                cut = _cut_short(exc) or not line.endswith("\n")
+                why = "the file may be truncated" if last and cut else hint
+                raise DataError(f"{path}: line {lineno} is not valid JSON ({exc.msg}); {why}") from None
             yield lineno, value
 
 

@@ -26,7 +26,8 @@ The denominator is never guessed from the ids a file happens to list.
 
 item = instance id; group = the repository (``django__django-11099`` -> ``django/django``); task
 = ``--task`` or ``swebench``; metric ``resolved``; model = ``--model-name``, else
-``model_name_or_path`` in the file, else from the path (``<model>.<run_id>.json``; the run folder
+``model_name_or_path`` in the file, else that of the predictions beside a ``results/results.json``
+(``all_preds.jsonl``, when they all name one model), else from the path (``<model>.<run_id>.json``; the run folder
 ``<date>_<model>`` of ``results/results.json``, ``results_summary.json`` and
 ``logs/<instance>/report.json``; the ``<model>`` folder of ``<model>/<instance>/report.json``).
 """
@@ -143,14 +144,32 @@ def _model_from_path(path: str) -> str | None:
     return None
 
 
+def _as_given(path: str, like: str) -> str:
+    """``path`` (absolute) written the way the user wrote ``like``: relative to the working folder when ``like`` was."""
+    return path if os.path.isabs(like) else os.path.relpath(path)
+
+
+def _model_of_run(path: str) -> str | None:
+    """The model of a results file that names none: ``model_name_or_path`` of the predictions beside the run
+    (``all_preds.jsonl``), else the path."""
+    if os.path.basename(path) == "results.json":
+        try:
+            tl = _task_list(_run_folder(path))
+        except DataError:
+            tl = None   # an unreadable task list is reported where it is read for the instances
+        if tl is not None and tl[2]:
+            return tl[2]
+    return _model_from_path(path)
+
+
 def _run_folder(path: str) -> str:
-    """The folder of the run a file belongs to (where a task list would be)."""
+    """The folder of the run a file belongs to (where a task list would be), relative when ``path`` is."""
     ap = os.path.abspath(path)
     if _is_instance_report(ap):
         above = os.path.dirname(os.path.dirname(ap))
-        return os.path.dirname(above) if os.path.basename(above) == "logs" else above
+        return _as_given(os.path.dirname(above) if os.path.basename(above) == "logs" else above, path)
     d = os.path.dirname(ap)
-    return os.path.dirname(d) if os.path.basename(d) == "results" else d
+    return _as_given(os.path.dirname(d) if os.path.basename(d) == "results" else d, path)
 
 
 def _run_report_of(report_json: str) -> str | None:
@@ -170,23 +189,31 @@ def _run_report_of(report_json: str) -> str | None:
     return next((c for c in cands if os.path.exists(c)), None)
 
 
-def _task_list(folder: str) -> tuple[list[str], str] | None:
-    """(instance ids, file) from a predictions file in ``folder``, if there is one."""
+def _task_list(folder: str) -> tuple[list[str], str, str | None] | None:
+    """(instance ids, file, the model it names) from a predictions file in ``folder``, if there is one.
+
+    The model is the predictions' ``model_name_or_path`` when every prediction names the same one.
+    """
     for name in TASK_LISTS:
         p = os.path.join(folder, name)
         if not os.path.exists(p):
             continue
+        models: set[str] = set()
         if name.endswith(".jsonl"):
             ids = []
             for k, rec in iter_jsonl(p, hint="the task list is unreadable"):
                 if not isinstance(rec, dict) or "instance_id" not in rec:
                     raise DataError(f"{p}: line {k} has no instance_id; the task list is unreadable")
                 ids.append(str(rec["instance_id"]))
+                models.add(str(rec.get("model_name_or_path") or ""))
         else:
             obj = load_json(p)
+            recs = list(obj.values()) if isinstance(obj, dict) else list(obj)
             ids = [str(k) for k in obj] if isinstance(obj, dict) else [
                 str(v["instance_id"]) for v in obj if isinstance(v, dict) and "instance_id" in v]
-        return list(dict.fromkeys(ids)), p
+            models = {str(v.get("model_name_or_path") or "") for v in recs if isinstance(v, dict)}
+        model = next(iter(models)) if len(models) == 1 and "" not in models else None
+        return list(dict.fromkeys(ids)), p, model
     return None
 
 
@@ -315,7 +342,7 @@ def plan(path: str) -> tuple[list[Unit], list[str]]:
     """The runs under ``path`` (one per model) and notes about files skipped or only checked."""
     if not os.path.isdir(path):
         p = _load(path)
-        return [Unit(p.model or _model_from_path(path), [p], p if p.kind == "run" else None)], []
+        return [Unit(p.model or _model_of_run(path), [p], p if p.kind == "run" else None)], []
     notes: list[str] = []
     parsed: list[Parsed] = []
     skipped: list[str] = []
@@ -327,7 +354,7 @@ def plan(path: str) -> tuple[list[Unit], list[str]]:
         except FormatError:
             skipped.append(f)  # an unrelated JSON that mentions "resolved"
             continue
-        p.model = p.model or _model_from_path(f)
+        p.model = p.model or _model_of_run(f)
         parsed.append(p)
     if skipped:
         notes.append(f"{path}: {len(skipped)} JSON files that mention 'resolved' are not SWE-bench results and were "
@@ -415,7 +442,7 @@ def _score_unit(u: Unit, opts: ReadOptions, path: str) -> tuple[dict[str, float]
                     "so unresolved instances cannot be told from ones never run; pass `dataset`='lite|verified|full' "
                     "(the dataset the run used; dataset= in Python) to score every unlisted instance as unresolved"
                 )
-            ids, tl_path = tl
+            ids, tl_path, _ = tl
             extra = [i for i in scores if i not in set(ids)]
             if extra:
                 raise DataError(f"{where}: {len(extra)} instances are not in the task list {tl_path} "
@@ -446,7 +473,7 @@ def _score_unit(u: Unit, opts: ReadOptions, path: str) -> tuple[dict[str, float]
         return out, n + n2, where
     tl = _task_list(run_dir)
     if tl is not None:
-        ids, tl_path = tl
+        ids, tl_path, _ = tl
         missing = [i for i in ids if i not in scores]
         if missing:
             notes.append(f"{where}: {len(missing)} of the {len(ids)} instances in {tl_path} have no report.json "
