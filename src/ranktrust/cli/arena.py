@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ..arena import arena as _arena
+from ..preference import arena as _arena
 from ._common import api_default, command_line, confidence_option, output_options, render, seed_option
 
 

@@ -1,4 +1,7 @@
-"""Preference leaderboards (battles, judge verdicts): ``rt.arena``. See docs/arena.md."""
+"""Preference leaderboards (battles, judge verdicts): ``rt.arena``. See docs/arena.md.
+
+Named ``preference``, not ``arena``: a subpackage named like the public function would replace
+``rt.arena`` once imported (docs/architecture.md, "Why runs/ and reporting/")."""
 
 from .core import ELO_MEAN, ELO_SCALE, arena
 from .result import ArenaResult, StyleControl

@@ -110,13 +110,13 @@ def battles_arrays(df: Any, *, cluster_by: str | None) -> Battles:
                         param="battles")
     bad = np.flatnonzero(~np.isfinite(y) | (y < 0) | (y > 1))
     if len(bad):
-        raise DataError(f"`battles` {_row(bad[0])}: score {y[bad[0]]!r} is not in [0, 1] (1 = model_a wins, "
+        raise DataError(f"`battles` {_row(bad[0])}: score {float(y[bad[0]])!r} is not in [0, 1] (1 = model_a wins, "
                         "0 = model_b wins, 0.5 = tie)", param="battles")
     if "weight" in cols:
         w = np.asarray(_col(df, "weight"), dtype=float)
         bad = np.flatnonzero(~np.isfinite(w) | (w <= 0))
         if len(bad):
-            raise DataError(f"`battles` {_row(bad[0])}: weight {w[bad[0]]!r} must be a positive number",
+            raise DataError(f"`battles` {_row(bad[0])}: weight {float(w[bad[0]])!r} must be a positive number",
                             param="battles")
     else:
         w = np.ones(n)

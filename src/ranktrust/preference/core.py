@@ -96,12 +96,13 @@ def _style_features(bt: Battles) -> np.ndarray:
         raise DataError(f"`battles` row {i + 1}: style feature {bt.features[j]!r} is missing; fill it or drop the "
                         "row", param="battles")
     f = (sa - sb) / (sa + sb + 1.0)
-    sd = f.std(axis=0)
-    if (sd == 0).any():
-        j = int(np.flatnonzero(sd == 0)[0])
+    # scaled, not centred: a difference must change sign when model_a and model_b swap places
+    rms = np.sqrt(np.mean(f * f, axis=0))
+    if (rms == 0).any():
+        j = int(np.flatnonzero(rms == 0)[0])
         raise DataError(f"style feature {bt.features[j]!r} never differs between the two sides: it cannot be "
                         "controlled for; drop its columns", param="style")
-    return (f - f.mean(axis=0)) / sd
+    return f / rms
 
 
 def _fit_all(bt: Battles, ties: str, f: np.ndarray | None, cluster: np.ndarray | None, n_clusters: int,
@@ -183,7 +184,7 @@ def arena(
         ``cluster`` (the prompt id) when present, else each battle is its own cluster; None: per battle.
     style : bool or sequence of str, default: ``False``
         Style control: the contextual Bradley-Terry model with the style features (all ``style_a_*``
-        columns, or those named), each ``(a - b) / (a + b + 1)`` then standardised (FastChat's
+        columns, or those named), each ``(a - b) / (a + b + 1)`` then scaled to unit root mean square (FastChat's feature,
         convention), fitted without a penalty. The covariance is the joint sandwich, so the ratings'
         intervals and rank sets include the uncertainty of the style coefficients.
     method : {"sandwich", "bootstrap"}, default: ``"sandwich"``

@@ -93,7 +93,7 @@ class StyleJSON(TypedDict):
 
 @dataclass(frozen=True, eq=False)
 class StyleControl(Result):
-    """Style coefficients of the contextual Bradley-Terry fit (logit scale, per SD of the normalised feature)."""
+    """Style coefficients of the contextual Bradley-Terry fit (log-odds per root-mean-square unit of the feature)."""
 
     features: tuple[str, ...]
     gamma: np.ndarray
@@ -111,7 +111,8 @@ class StyleControl(Result):
 
 
 #: how style counts become features (FastChat's STYLE_CONTROL_ELEMENTS_V1 convention)
-NORMALISATION = "(a - b) / (a + b + 1) per feature, then standardised to mean 0 and SD 1 over the battles"
+NORMALISATION = ("(a - b) / (a + b + 1) per feature, then divided by its root mean square over the battles "
+                 "(not centred, so that swapping model_a and model_b flips its sign)")
 
 
 class ArenaJSON(TypedDict):

@@ -14,7 +14,7 @@ from ._style import as_dict, label_size, model_figure, num, short, tier_colour, 
 __all__ = ["arena_ratings"]
 
 
-@figure_for("ranktrust.arena.result:ArenaResult", slot="arena", trims=True, report=False)
+@figure_for("ranktrust.preference.result:ArenaResult", slot="arena", trims=True, report=False)
 def arena_ratings(result: Any, *, max_models: int | None = 40) -> Figure:
     """Ratings (Elo) with their marginal intervals, in display order, coloured by tier; the text at the right
     is the simultaneous rank set and, in grey, the overlap rule's (marginal, not simultaneous).

@@ -102,7 +102,7 @@ def _style_lines(d: dict[str, Any]) -> list[str]:
     st = d.get("style")
     if not st:
         return []
-    out = ["Style coefficients (log-odds per SD of the normalised feature; no penalty): " + "; ".join(
+    out = ["Style coefficients (log-odds per root-mean-square unit of the normalised feature; no penalty): " + "; ".join(
         f"{f['feature']} {number(f['gamma'], 3)} [{number(f['ci_low'], 3)}, {number(f['ci_high'], 3)}]"
         for f in st["features"]) + "."]
     ch = st["rank_changes"]
