@@ -33,7 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
     ("reporting", "plot", "_schema"),                  # _schema: the JSON Schema of the JSON output
     ("leaderboard",),                                   # the report pipeline: rt.report()
-    ("ranking", "subsets", "runs", "quality", "sequential", "score", "arena", "gate"),
+    ("ranking", "subsets", "runs", "quality", "sequential", "score", "preference", "gate"),
     ("stats", "resample"),
     ("data", "datasets"),
     ("errors", "results", "_text", "_validate", "_kernel", "_random", "_optim"),

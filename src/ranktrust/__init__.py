@@ -65,7 +65,7 @@ _LAZY: dict[str, str] = {
     "report": "ranktrust.leaderboard",
     "plot": "ranktrust.plot",
     "Watch": "ranktrust.sequential", "watch_replay": "ranktrust.sequential",
-    "arena": "ranktrust.arena",
+    "arena": "ranktrust.preference",
     # scoring local models (optional extra)
     "score_models": "ranktrust.score",
     # the JSON contract

@@ -76,7 +76,7 @@ COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
     "watch": ("ranktrust.sequential.watch:WatchStatus", {}),
     "watch-replay": ("ranktrust.sequential.replay:ReplayResult", {}),
     "gate": ("ranktrust.gate:Gate", {"headline": str, "show_plan": bool}),
-    "arena": ("ranktrust.arena.result:ArenaResult", {}),
+    "arena": ("ranktrust.preference.result:ArenaResult", {}),
 }
 
 #: modules whose layouts the report's layout names (its sections) beyond those of COMMANDS
