@@ -38,7 +38,7 @@ def _svg(band: dict[str, Any]) -> str:
     up = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(x(t), y(hi)))
     dn = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(x(t[::-1]), y(lo[::-1])))
     mid = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(x(t), y(est)))
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{_H}" role="img">',
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{_H}" viewBox="0 0 {_W} {_H}" role="img">',
              f'<polygon points="{up} {dn}" fill="#9ecae1" fill-opacity="0.6" stroke="none"/>',
              f'<polyline points="{mid}" fill="none" stroke="#08519c" stroke-width="1.2"/>',
              f'<line x1="{_PAD}" x2="{_W - _PAD}" y1="{y(0.0):.1f}" y2="{y(0.0):.1f}" stroke="#555" '
@@ -50,13 +50,18 @@ def _svg(band: dict[str, Any]) -> str:
     if at:
         parts.append(f'<line x1="{x(at):.1f}" x2="{x(at):.1f}" y1="4" y2="{_H - _PAD / 2:.1f}" stroke="#d62728" '
                      'stroke-width="1.5"/>')
-        parts.append(f'<text x="{x(at) + 3:.1f}" y="12" font-size="10" fill="#d62728">certified at item {at:,}</text>')
+        right = float(x(at)) > _W * 0.6   # near the right edge the label goes left of the line (never clipped)
+        parts.append(f'<text x="{x(at) + (-3 if right else 3):.1f}" y="12" font-size="10" fill="#d62728" '
+                     f'text-anchor="{"end" if right else "start"}">certified at item {at:,}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
 
 def render_watch_html(d: dict[str, Any], bands: list[dict[str, Any]], *, title: str = "ranktrust Watch") -> str:
-    """HTML for a status ``d`` (``WatchStatus.to_dict()``) and its decision bands (``Watch.bands()``)."""
+    """HTML for a status ``d`` (``WatchStatus.to_dict()``) and its decision bands (``Watch.bands()``); the
+    sentences are the text renderer's (one answer in every output)."""
+    from .renderers.watch import _guarantee, _progress, _verdict, _waiting_lines
+
     e = html.escape
     rows = []
     ex = {x["model"]: x["at_item"] for x in d["excluded"]}
@@ -71,16 +76,17 @@ def render_watch_html(d: dict[str, Any], bands: list[dict[str, Any]], *, title: 
         cap = (f"{e(b['a'])} &minus; {e(b['b'])} (points): {b['level'] * 100:g}% confidence sequence "
                f"({e(b['method'])})")
         figs.append(f"<figure><figcaption>{cap}</figcaption>{_svg(b)}</figure>")
-    tot = f" of {d['items_total']:,}" if d.get("items_total") else ""
-    cl = round(d["confidence_level"] * 100, 6)
+    wait = "".join(f"<p>{e(x)}</p>" for x in _waiting_lines(d))
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:980px;margin:2em auto;color:#222}}
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{e(title)}</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;color:#222}}
+svg{{max-width:100%;height:auto}}
 table{{border-collapse:collapse}}td,th{{padding:2px 10px;border-bottom:1px solid #ddd;text-align:right}}
 td:first-child,th:first-child{{text-align:left}}figure{{margin:1em 0}}figcaption{{font-size:90%}}</style></head>
 <body><h1>{e(title)}: {e(d['target'])}</h1>
-<p>{d['items_seen']:,}{tot} items, {d['cells_scored']:,} cells scored. Set: <b>{e(', '.join(d['best_set']))}</b>.
-{'Decided.' if d['done'] else 'Still open.'} {cl:g}% family-wise, valid at every stopping time; scope {e(d['scope'])}.</p>
+<p>{e(_progress(d))}, {d['cells_scored']:,} cells scored. <b>{e(_verdict(d))}</b></p>{wait}
+<p>{e(_guarantee(d))}</p>
 <table><tr><th>model</th><th>score</th><th>items</th><th>rank set</th><th>in set</th><th>left at item</th></tr>
 {''.join(rows)}</table>
 <h2>Decisions against items scored</h2>

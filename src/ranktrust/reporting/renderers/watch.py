@@ -29,8 +29,59 @@ def _guarantee(d: dict[str, Any]) -> str:
     scope = ("items are a sample from a population of questions like these (sequences with replacement)"
              if d["scope"] == "population" else
              "the question is this benchmark (sequences without replacement; exact at the last item)")
-    return (f"{level(d['confidence_level'])} family-wise, valid at every stopping time however often you look; {scope}; "
-            f"{d['method']} e-processes.")
+    if "order" not in d:      # a replay: every order is a seeded permutation of a finished matrix
+        return (f"{level(d['confidence_level'])} family-wise, valid at every stopping time however often you look; "
+                f"{scope}; {d['method']} e-processes.")
+    return (f"{level(d['confidence_level'])} family-wise, valid at every stopping time however often you look, for "
+            f"one analysis order fixed before the data; {scope}; {d['method']} e-processes. {_order_caveat(d)}")
+
+
+def _order_caveat(d: dict[str, Any]) -> str:
+    """What the guarantee rests on, from the status's order and declared size."""
+    if d.get("order") == "arrival":
+        return ("Order: as results completed (arrival); the guarantee rests on that order not depending on the "
+                "results (a harness running items sorted by subject or length voids it).")
+    if d.get("items_total"):
+        return "Order: a seeded random order over the declared items (trying seeds for a wanted answer voids it)."
+    return ("Order: a seeded order over the items read; the benchmark size is not declared (a re-read after more "
+            "results arrive is a new sequence: for a live source pass --items or --order arrival).")
+
+
+def _progress(d: dict[str, Any]) -> str:
+    """'N items declared, t analysed' for a live source; 't items analysed (size not declared)' otherwise."""
+    unit = "item groups" if d.get("unit") == "cluster" else "items"
+    if d.get("items_total"):
+        return f"{d['items_total']:,} {unit} declared, {d['items_seen']:,} analysed"
+    return f"{d['items_seen']:,} {unit} analysed (benchmark size not declared)"
+
+
+def _verdict(d: dict[str, Any]) -> str:
+    """One sentence from the certified statements: decided only when the target is."""
+    label = {"best": "could be #1"}.get(d["target"], f"could be in the {d['target']}" if d["target"] != "ranks"
+                                        else "rank set contains 1")
+    decided = d.get("target_decided", d["done"])
+    if decided and d["target"] == "best" and len(d["best_set"]) == 1:
+        return f"Certified: {d['best_set'][0]} is #1. Stop scoring."
+    if decided:
+        return f"Decided. {label}: {', '.join(d['best_set'])}."
+    if d["done"]:
+        names = sorted({m for p in d["unresolvable_pairs"] for m in p})
+        return (f"Not decided, and no items left that could decide it: {len(names)} models cannot be told apart on "
+                f"this benchmark ({', '.join(names)}); {label}: {', '.join(d['best_set'])}.")
+    return f"Still open. {label}: {', '.join(d['best_set'])}."
+
+
+def _waiting_lines(d: dict[str, Any]) -> list[str]:
+    w = d.get("waiting_for") or []
+    if not w or not d.get("held_back"):
+        return []
+    first = w[0]
+    where = f" (place {first['position']:,} in the seeded order)" if first.get("position") else ""
+    more = f"; then {', '.join(x['item'] for x in w[1:])}" if len(w) > 1 else ""
+    tail = ("score in next() order (the seeded order) to be analysed without waiting" if d.get("order") == "seeded"
+            else "an item enters once every model in play has it")
+    return [f"{d['held_back']:,} results wait for item {first['item']}{where}, which lacks "
+            f"{', '.join(first['missing'])}{more}; {tail}."]
 
 
 # ---- status --------------------------------------------------------------------------------------------
@@ -39,16 +90,13 @@ def _status_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
 
-    tot = f" of {d['items_total']:,}" if d.get("items_total") else ""
-    unit = "item groups" if d.get("unit") == "cluster" else "items"
-    title = (f"watch ({d['target']}): {d['items_seen']:,}{tot} {unit}, {d['cells_scored']:,} cells scored")
+    title = f"watch ({d['target']}): {_progress(d)}, {d['cells_scored']:,} cells scored"
     t = Table(title=title, title_justify="left")
     t.add_column("model", overflow="fold")
     t.add_column("score", justify="right")
     t.add_column("items", justify="right")
     ranks = d["target"] == "ranks"
-    if ranks:
-        t.add_column("rank set", justify="right")
+    t.add_column("rank set", justify="right")
     t.add_column("in set", justify="center")
     t.add_column("all pairs decided at" if ranks else "left at item", justify="right")
     ex = {e["model"]: e["at_item"] for e in d["excluded"]}
@@ -56,24 +104,19 @@ def _status_text(d: dict[str, Any]) -> list[Any]:
     rows = sorted(d["models"], key=lambda r: -(r["score"] if r["score"] is not None else -1))
     for r in rows:
         rs = f"{r['rank_low']}" if r["rank_low"] == r["rank_high"] else f"{r['rank_low']}-{r['rank_high']}"
-        t.add_row(r["model"], _pct(r["score"]), f"{r['n_items']:,}", *([rs] if ranks else []),
+        t.add_row(r["model"], _pct(r["score"]), f"{r['n_items']:,}", rs,
                   "yes" if r["model"] in best else "", f"{ex[r['model']]:,}" if r["model"] in ex else "")
-    out: list[Any] = [t]
-    label = {"best": "could be #1"}.get(d["target"], f"could be in the {d['target']}" if d["target"] != "ranks"
-                                        else "rank set contains 1")
-    if d["done"] and len(d["best_set"]) == 1 and d["target"] == "best":
-        out.append(Text(f"Certified: {d['best_set'][0]} is #1. Stop scoring."))
+    out: list[Any] = [t, Text(_verdict(d))]
+    if ranks:
+        out.append(Text(f"decided pairs: {len(d['decided'])}; open pairs: {len(d['open_pairs'])}"))
     else:
-        out.append(Text(f"{label}: {', '.join(d['best_set'])}"))
-    out.append(Text(f"decided pairs (all-pairs family): {len(d['decided'])}; open pairs that matter: "
-                    f"{len(d['open_pairs'])}"))
+        out.append(Text(f"models out of the set: {len(d['excluded'])}; open pairs inside it: {len(d['open_pairs'])}; "
+                        f"pairs also decided at the stricter all-pairs level: {len(d['decided'])}"))
     if d["unresolvable_pairs"]:
         names = sorted({m for p in d["unresolvable_pairs"] for m in p})
         out.append(Text(f"cannot be told apart on this benchmark, stop spending on them: {', '.join(names)} "
                         f"({len(d['unresolvable_pairs'])} pairs)"))
-    if d.get("waiting_for"):
-        out.append(Text(f"waiting for {', '.join(d['waiting_for'])} on the next item in the analysis order (other "
-                        "models have it). If it will never be scored, keep only the items every model has (align=intersect)."))
+    out.extend(Text(x) for x in _waiting_lines(d))
     if d["next"]:
         shown = ", ".join(f"{c['model']}@{c['item']}" for c in d["next"][:8])
         more = f" (+{len(d['next']) - 8} more)" if len(d["next"]) > 8 else ""
@@ -86,9 +129,7 @@ def _status_text(d: dict[str, Any]) -> list[Any]:
 
 @renderer("WatchStatus", "md")
 def _status_md(d: dict[str, Any]) -> str:
-    tot = f" of {d['items_total']:,}" if d.get("items_total") else ""
-    unit = "item groups" if d.get("unit") == "cluster" else "items"
-    lines = [f"## watch ({d['target']}): {d['items_seen']:,}{tot} {unit}, {d['cells_scored']:,} cells", "",
+    lines = [f"## watch ({d['target']}): {_progress(d)}, {d['cells_scored']:,} cells", "",
              "| model | score | rank set | in set | left at item |", "|---|--:|--:|:-:|--:|"]
     ex = {e["model"]: e["at_item"] for e in d["excluded"]}
     best = set(d["best_set"])
@@ -96,9 +137,11 @@ def _status_md(d: dict[str, Any]) -> str:
         rs = f"{r['rank_low']}" if r["rank_low"] == r["rank_high"] else f"{r['rank_low']}-{r['rank_high']}"
         lines.append(f"| {_esc(r['model'])} | {_pct(r['score'])} | {rs} | {'yes' if r['model'] in best else ''} | "
                      f"{ex.get(r['model'], '')} |")
-    lines += ["", f"**Set:** {', '.join(_esc(m) for m in d['best_set'])}", "",
-              f"Decided pairs: {len(d['decided'])}; open pairs that matter: {len(d['open_pairs'])}; "
-              f"unresolvable: {len(d['unresolvable_pairs'])}."]
+    lines += ["", _esc(_verdict(d)), "",
+              f"Models out of the set: {len(d['excluded'])}; open pairs: {len(d['open_pairs'])}; "
+              f"unresolvable: {len(d['unresolvable_pairs'])}; pairs decided at the all-pairs level: "
+              f"{len(d['decided'])}."]
+    lines += ["", *(_esc(x) for x in _waiting_lines(d))] if _waiting_lines(d) else []
     if d["next"]:
         lines += ["", "Score next: " + ", ".join(f"`{_esc(c['model'])}` @ `{_esc(c['item'])}`" for c in d["next"][:16])]
     lines += ["", _guarantee(d)]
