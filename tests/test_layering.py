@@ -426,7 +426,7 @@ def test_store_messages_python_and_terminal(tmp_path, capsys):
     with rt.Store(db) as st, pytest.raises(rt.DataError) as exc:
         st.ingest(data)
     assert "pass `replace`=True to replace" in str(exc.value)
-    assert "pass --replace to replace" in cli_words(str(exc.value))
+    assert "pass --replace to replace" in cli_words(str(exc.value), "ingest")
     err = _cli(capsys, "ingest", data, "--db", db)
     assert "pass --replace to replace" in err and "`replace`" not in err
 
@@ -442,7 +442,7 @@ def test_sensitivity_message_python_and_terminal(capsys):
         rt.sensitivity(m)
     msg = str(exc.value)
     assert "`condition`='COLUMN'" in msg and "`by`='run'" in msg and exc.value.param == "condition"
-    assert "--condition-col COLUMN" in cli_words(msg) and "--by run" in cli_words(msg)
+    assert "--condition-col COLUMN" in cli_words(msg, "sensitivity") and "--by run" in cli_words(msg, "sensitivity")
 
 
 def test_cluster_warning_python_and_terminal():
@@ -455,13 +455,34 @@ def test_cluster_warning_python_and_terminal():
     assert msg.endswith("compare with `cluster`=False") and cli_words(msg).endswith("compare with --no-groups")
 
 
-def test_the_cli_mapping_names_real_flags_and_commands():
-    from ranktrust.cli.main import COMMAND_WORDS, FLAGS, VALUE_FLAGS
+def test_the_cli_words_come_from_the_running_command():
+    """The flag for a parameter is the one of the command that runs: no global table (issue 23 §3)."""
+    import click
 
-    flags, commands = cli_vocabulary()
-    assert not {k: v for k, v in FLAGS.items() if v not in flags}
-    assert not {k: v for k, v in VALUE_FLAGS.items() if v.split()[0] not in flags}
-    assert not {k: v for k, v in COMMAND_WORDS.items() if v.split()[1] not in commands}
+    import ranktrust.cli.main as main_mod
+    from ranktrust.cli.main import cli, cli_words, command_words
+
+    assert not hasattr(main_mod, "FLAGS") and not hasattr(main_mod, "VALUE_FLAGS")
+    # `items` is --items in power; in report (no such flag) it stays as the API names it
+    assert cli_words("`items` must be unique", "power") == "--items must be unique"
+    assert cli_words("`items` must be unique", "report") == "`items` must be unique"
+    assert cli_words("use `rng`=3", "report") == "use --seed 3"
+    assert cli_words("`power`=0.9", "power") == "--power 0.9"
+    # every (name, value) and name of every command names one of that command's own flags
+    ctx = click.Context(cli)
+    for name in cli.list_commands(ctx):
+        cmd = cli.get_command(ctx, name)
+        own = {o for p in cmd.params for o in [*p.opts, *p.secondary_opts]}
+        names, values = command_words(cmd)
+        assert {flag for _opt, flag in names.values()} <= own, name
+        assert {v.split()[0] for v in values.values()} <= own, name
+
+
+def test_a_message_below_cli_reaches_the_terminal_in_the_running_commands_words(tmp_path, capsys):
+    p = tmp_path / "r.csv"
+    p.write_text("model,item,score\nA,q1,1\nA,q2,0\nB,q1,1\nB,q2,1\n")
+    err = _cli(capsys, "power", "--gap", "2", "--disagreement", "0.27", "--alpha", "1.5")
+    assert err.startswith("error: --alpha must be in (0, 1), got 1.5") and "`" not in err
 
 
 @pytest.mark.parametrize("api, terminal", [
@@ -469,8 +490,11 @@ def test_the_cli_mapping_names_real_flags_and_commands():
     ("pick one with `split`='NAME'", "pick one with --split NAME"),
     ("`binary`=True needs 0/1 scores", "--binary needs 0/1 scores"),
     ("compare with `cluster`=False", "compare with --no-groups"),
+    ("cluster with `cluster`=True", "cluster with --cluster-by COLUMN"),
     ("`group_col`='' for none", "--no-groups for none"),
-    ("move it away or pass `resume`=False", "move it away or pass --no-resume"),
+    ("read it with `group`=COLUMN", "read it with --group-col COLUMN"),
+    ("`confidence_level` must be in (0, 1)", "--confidence must be in (0, 1)"),
+    ("`errors`='wrong'", "--errors wrong"),
     ("create it with `Store.ingest`", "create it with `ranktrust ingest FILES --db STORE`"),
     ("`rt.sensitivity` compares them", "`ranktrust sensitivity` compares them"),
     ("`unknown_thing` and `np.mean` stay", "`unknown_thing` and `np.mean` stay"),
@@ -478,4 +502,16 @@ def test_the_cli_mapping_names_real_flags_and_commands():
 def test_cli_words(api, terminal):
     from ranktrust.cli.main import cli_words
 
-    assert cli_words(api) == terminal
+    assert cli_words(api, "report") == terminal
+
+
+@pytest.mark.parametrize("command, api, terminal", [
+    ("score", "move it away or pass `resume`=False", "move it away or pass --no-resume"),
+    ("score", "`out` must end in .parquet", "--out must end in .parquet"),
+    ("ingest", "pass `replace`=True to replace", "pass --replace to replace"),
+    ("ingest", "name it with `model`='COL'", "name it with --model-col COL"),
+])
+def test_cli_words_of_other_commands(command, api, terminal):
+    from ranktrust.cli.main import cli_words
+
+    assert cli_words(api, command) == terminal

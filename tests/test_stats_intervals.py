@@ -179,7 +179,7 @@ def test_degenerate_warning_names_the_models_and_the_wilson_alternative():
     msg = str(rec[0].message)
     assert msg.startswith("models 'always right' (all 1), 'always wrong' (all 0): every item has the same score")
     assert "row(s)" not in msg and "their SE and CI are NaN" in msg
-    assert "a Wilson interval (rt.intervals(m, method='wilson')) gives a non-degenerate one" in msg
+    assert "a Wilson interval (`method`='wilson') gives a non-degenerate one" in msg
     assert np.isnan(iv.ci_low[[0, 2]]).all() and np.isfinite(iv.ci_low[1])
     w = rt.intervals(m, method="wilson")  # the suggested call works and is not degenerate
     assert 0 < w.ci_low[0] < 1 == w.ci_high[0] and w.ci_low[2] == 0 < w.ci_high[2]

@@ -17,9 +17,9 @@ from ranktrust.stats.power import estimate_disagreement, power, power_table
 
 def test_article_power_table_q027():
     # METHODS.md section 3 [A]: q = 0.27 -> 21,192 / 5,298 / 2,355 / 848 / 212 items for 1/2/3/5/10 pts
-    t = power_table(0.27)
+    t = power_table(0.27, binary=False)
     assert t.items_needed.tolist() == [21192, 5298, 2355, 848, 212]
-    assert power(gap=0.02, disagreement=0.27).items_needed == 5298
+    assert power(gap=0.02, disagreement=0.27, binary=False).items_needed == 5298
     assert t.to_dict()["table"][1] == {"gap": 0.02, "items_needed": 5298}
 
 
@@ -27,13 +27,13 @@ def test_article_top_pair_and_factor():
     # factor (1.96 + 0.84)^2 ~ 7.85; top pair q = 0.20, d = 1.85 pts -> about 4,600 items
     z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
     assert round(z**2, 2) == 7.85
-    n = power(gap=0.0185, disagreement=0.20).items_needed
+    n = power(gap=0.0185, disagreement=0.20, binary=False).items_needed
     assert n == math.ceil(z**2 * 0.20 / 0.0185**2) and round(n, -2) == 4600
 
 
 @pytest.mark.parametrize("n,pts", [(200, 6), (500, 4), (2000, 2)])
 def test_article_half_widths_q020(n, pts):
-    r = power(items=n, disagreement=0.20)
+    r = power(items=n, disagreement=0.20, binary=False)
     assert round(r.ci_half_width * 100) == pts
     assert r.ci_half_width == pytest.approx(stats.norm.ppf(0.975) * math.sqrt(0.2 / n), rel=1e-12)
     assert r.detectable_gap > r.ci_half_width
@@ -50,14 +50,14 @@ def test_equals_statsmodels_one_sample_normal_power():
         nobs = NormalIndPower().solve_power(effect_size=d / math.sqrt(q), nobs1=None, alpha=0.05, power=0.8,
                                             ratio=0)
         # statsmodels counts the (negligible) far rejection tail too
-        assert power(gap=d, disagreement=q).items_needed == pytest.approx(nobs, rel=2e-3)
-        r = power(items=int(round(nobs)), disagreement=q)
+        assert power(gap=d, disagreement=q, binary=False).items_needed == pytest.approx(nobs, rel=2e-3)
+        r = power(items=int(round(nobs)), disagreement=q, binary=False)
         assert r.detectable_gap == pytest.approx(d, rel=2e-3)
 
 
 def test_inverse_round_trip():
-    r = power(gap=0.03, disagreement=0.25, alpha=0.01, power=0.9)
-    back = power(items=r.items_needed, disagreement=0.25, alpha=0.01, power=0.9)
+    r = power(gap=0.03, disagreement=0.25, alpha=0.01, power=0.9, binary=False)
+    back = power(items=r.items_needed, disagreement=0.25, alpha=0.01, power=0.9, binary=False)
     assert back.detectable_gap <= 0.03 < power(items=r.items_needed - 1, disagreement=0.25, alpha=0.01,
                                                 power=0.9).detectable_gap
     d = r.to_dict()
@@ -67,8 +67,8 @@ def test_inverse_round_trip():
 @settings(max_examples=40, deadline=None)
 @given(st.floats(0.05, 0.6), st.floats(0.005, 0.05))
 def test_more_items_for_smaller_gaps(q, d):
-    a = power(gap=min(d, q), disagreement=q).items_needed
-    b = power(gap=min(d, q) / 2, disagreement=q).items_needed
+    a = power(gap=min(d, q), disagreement=q, binary=False).items_needed
+    b = power(gap=min(d, q) / 2, disagreement=q, binary=False).items_needed
     assert b >= 4 * a - 4
 
 
@@ -77,7 +77,7 @@ def test_simulated_power_at_items_needed():
     # simulate paired 0/1 results at the computed n: b ~ share (q+d)/2, c ~ (q-d)/2; the paired
     # z test rejects with the power the normal formula predicts (with the exact variance q - d^2)
     q, d = 0.27, 0.05
-    n = power(gap=d, disagreement=q).items_needed
+    n = power(gap=d, disagreement=q, binary=False).items_needed
     rng = np.random.default_rng(31)
     reps = 20000
     counts = rng.multinomial(n, [(q + d) / 2, (q - d) / 2, 1 - q], size=reps)
@@ -106,21 +106,21 @@ def test_estimate_disagreement(swebench):
 
 def test_bad_input(swebench):
     with pytest.raises(ValueError, match="give exactly one of `gap` and `items`.*both"):
-        power(gap=0.02, items=500, disagreement=0.2)
+        power(gap=0.02, items=500, disagreement=0.2, binary=False)
     with pytest.raises(ValueError, match="give exactly one of `gap` and `items`.*neither"):
-        power(disagreement=0.2)
+        power(disagreement=0.2, binary=False)
     with pytest.raises(ValueError, match="`disagreement` is required"):
-        power(gap=0.02)
+        power(gap=0.02, binary=False)
     with pytest.raises(ValueError, match=r"`gap` must be in \(0, 1\), got 2 \(a fraction"):
-        power(gap=2, disagreement=0.2)
+        power(gap=2, disagreement=0.2, binary=False)
     with pytest.raises(ValueError, match="larger than `disagreement`"):
         power(gap=0.3, disagreement=0.2, binary=True)
     with pytest.raises(ValueError, match=r"larger than sqrt\(`disagreement`\)"):
-        power(gap=0.5, disagreement=0.2)
+        power(gap=0.5, disagreement=0.2, binary=False)
     with pytest.raises(ValueError, match=r"`alpha` must be in \(0, 1\)"):
-        power(gap=0.02, disagreement=0.2, alpha=5)
+        power(gap=0.02, disagreement=0.2, alpha=5, binary=False)
     with pytest.raises(ValueError, match="`items` must be an integer >= 1"):
-        power(items=0, disagreement=0.2)
+        power(items=0, disagreement=0.2, binary=False)
     with pytest.raises(DataError, match="unknown model"):
         estimate_disagreement(swebench, pair=("nope", "Gemini 3 Pro Preview (2025-11-18)"))
     with pytest.raises(DataError, match="at least two models"):
@@ -131,14 +131,14 @@ def test_bad_input(swebench):
 def test_continuous_gap_limit_is_sqrt_q():
     z2 = (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) ** 2
     # AlpacaEval-like: q = 0.064, gap 10 points: sqrt(q) = 0.253 allows it; n = ceil(7.849 * 0.064 / 0.01)
-    r = power(gap=0.10, disagreement=0.064)
+    r = power(gap=0.10, disagreement=0.064, binary=False)
     assert r.items_needed == math.ceil(z2 * 0.064 / 0.01) == 51
-    assert power(gap=math.sqrt(0.064), disagreement=0.064).items_needed == math.ceil(z2)  # the boundary itself
+    assert power(gap=math.sqrt(0.064), disagreement=0.064, binary=False).items_needed == math.ceil(z2)  # the boundary itself
     with pytest.raises(ValueError, match="larger than `disagreement` 0.064: two models with 0/1 scores"):
         power(gap=0.10, disagreement=0.064, binary=True)
     with pytest.raises(ValueError, match=r"at most sqrt\(q\)"):
-        power(gap=0.26, disagreement=0.064)
-    t = power_table(0.064)
+        power(gap=0.26, disagreement=0.064, binary=False)
+    t = power_table(0.064, binary=False)
     assert t.gaps.tolist() == [0.01, 0.02, 0.03, 0.05, 0.10] and t.items_needed[-1] == 51
     tb = power_table(0.064, binary=True, method="normal")
     assert tb.gaps.tolist() == [0.01, 0.02, 0.03, 0.05]
@@ -156,8 +156,8 @@ def test_continuous_gap_limit_matches_statsmodels():
     # one-sample z test with effect size d / sqrt(q), at a gap beyond q but within sqrt(q)
     q, d = 0.04, 0.15
     nobs = NormalIndPower().solve_power(effect_size=d / math.sqrt(q), nobs1=None, alpha=0.05, power=0.8, ratio=0)
-    assert power(gap=d, disagreement=q).items_needed == math.ceil(nobs)
-    assert power(items=math.ceil(nobs), disagreement=q).detectable_gap <= d
+    assert power(gap=d, disagreement=q, binary=False).items_needed == math.ceil(nobs)
+    assert power(items=math.ceil(nobs), disagreement=q, binary=False).detectable_gap <= d
 
 
 @settings(max_examples=40, deadline=None)
@@ -166,13 +166,13 @@ def test_gap_accepted_iff_within_sqrt_q(q, frac):
     lim = math.sqrt(q)
     g = frac * lim
     if 0 < g < 1:
-        r = power(gap=g, disagreement=q)
+        r = power(gap=g, disagreement=q, binary=False)
         assert r.items_needed >= 1 and r.ci_half_width > 0
     bad = lim * 1.01
     if bad < 1:
         with pytest.raises(ValueError, match="sqrt"):
-            power(gap=bad, disagreement=q)
-    assert all(x <= lim for x in power_table(q).gaps.tolist())
+            power(gap=bad, disagreement=q, binary=False)
+    assert all(x <= lim for x in power_table(q, binary=False).gaps.tolist())
     assert all(x <= q for x in power_table(q, binary=True, method="normal").gaps.tolist())
 
 
@@ -182,7 +182,7 @@ def test_simulated_power_continuous_beyond_q():
     # q - d^2. The paired z test (sample sd) at the computed n has at least the promised power: exactly
     # (sum over the binomial count of +sqrt(q) items) and in a seeded simulation.
     q, d = 0.064, 0.10
-    n = power(gap=d, disagreement=q).items_needed
+    n = power(gap=d, disagreement=q, binary=False).items_needed
     s = math.sqrt(q)
     z = stats.norm.ppf(0.975)
     p_plus = (1 + d / s) / 2
@@ -264,10 +264,31 @@ def test_exact_undetectable_gap_is_nan_and_method_errors():
     assert math.isnan(r.detectable_gap) and r.note.startswith("no possible gap is detectable: with 5 items")
     assert r.to_dict()["note"] == r.note and power(items=500, disagreement=0.2, binary=True).note is None
     with pytest.raises(ValueError, match="`method` must be 'auto', 'exact' or 'normal'"):
-        power(gap=0.02, disagreement=0.27, method="z")
-    with pytest.raises(ValueError, match="pass binary=True"):
-        power(gap=0.02, disagreement=0.27, method="exact")
-    assert power_table(0.27, binary=True).method == "exact" and power_table(0.27).method == "normal"
+        power(gap=0.02, disagreement=0.27, method="z", binary=False)
+    with pytest.raises(ValueError, match="pass `binary`=True"):
+        power(gap=0.02, disagreement=0.27, method="exact", binary=False)
+    assert power_table(0.27, binary=False).method == "normal" and power_table(0.27).method == "exact"
+
+
+def test_python_and_command_line_give_one_answer(capsys):
+    """Issue 21 D9: rt.power and `ranktrust power` default to the exact test (5,390 items for 2 points at
+    q = 0.27); the formula is method='normal' / --method normal in both; rt.power carries the table the
+    command prints."""
+    import json
+
+    from ranktrust.cli.main import main
+
+    r = rt.power(gap=0.02, disagreement=0.27)
+    assert (r.items_needed, r.method, r.binary) == (5390, "exact", True)
+    assert rt.power(gap=0.02, disagreement=0.27, method="normal").items_needed == 5298
+    assert r.table.items_needed.tolist() == [21385, 5390, 2413, 881, 223]
+    for args, want in ((["--gap", "2"], 5390), (["--gap", "2", "--method", "normal"], 5298)):
+        main(["power", *args, "--disagreement", "0.27", "-f", "json"])
+        d = json.loads(capsys.readouterr().out)
+        py = rt.power(gap=0.02, disagreement=0.27, method="normal" if "normal" in args else "auto").to_dict()
+        assert d["items_needed"] == want == py["items_needed"]
+        assert d["table"] == py["table"] and d["binary"] is py["binary"] is True
+        assert {k: v for k, v in d.items() if k not in ("meta", "disagreement_source")} == py
 
 
 def test_exact_search_that_finds_nothing_raises_solver_error(monkeypatch):

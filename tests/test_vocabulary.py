@@ -25,7 +25,7 @@ import pytest
 import ranktrust as rt
 from ranktrust import _validate
 from conftest import all_result_classes
-from ranktrust.errors import DataError
+from ranktrust.errors import ArgumentError, DataError, RanktrustError
 
 # ------------------------------------------------------------------------------------ the table
 
@@ -339,12 +339,36 @@ def test_rng_and_seed():
     assert _validate.rng(7).integers(1000) == np.random.default_rng(7).integers(1000)
     assert isinstance(_validate.rng(None), np.random.Generator)
     assert isinstance(_validate.rng(np.random.SeedSequence(1)), np.random.Generator)
-    for bad in (-1, 1.5, "0", True):
-        with pytest.raises(TypeError, match=r"^`rng` must be None, a non-negative int seed, a numpy SeedSequence "
-                                            r"or a numpy Generator, got "):
+    for bad in (-1, 1.5, "0", True):   # a negative int is a wrong value (ArgumentError, a ValueError); the rest types
+        with pytest.raises(ArgumentError if bad == -1 and bad is not True else TypeError,
+                           match=r"^`rng` must be None, a non-negative int seed, a numpy SeedSequence "
+                                 r"or a numpy Generator, got "):
             _validate.rng(bad)
     assert _validate.seed(5) == 5
     assert _validate.seed(np.random.default_rng(0)) == int(np.random.default_rng(0).integers(2**63 - 1))
+
+
+@pytest.mark.parametrize("call, param", [
+    (lambda: _validate.confidence_level(95), "confidence_level"),
+    (lambda: _validate.count(0, "n_resamples"), "n_resamples"),
+    (lambda: _validate.counts([0], "pass_at"), "pass_at"),
+    (lambda: _validate.probability(2, "alpha"), "alpha"),
+    (lambda: _validate.rng(-1), "rng"),
+    (lambda: _validate.choice("x", "adjust", ("holm",)), "adjust"),
+    (lambda: _validate.choices(["x"], "methods", ("a",)), "methods"),
+    (lambda: rt.power(gap=0.02, disagreement=0.27, method="z"), None),
+])
+def test_a_wrong_value_is_an_argument_error(call, param):
+    """Wrong values are ArgumentError: a ValueError for Python, a RanktrustError for the command line
+    (one line, exit 1), with ``param`` naming the argument; wrong types stay TypeError (a bug there)."""
+    with pytest.raises(ArgumentError) as info:
+        call()
+    assert isinstance(info.value, ValueError) and isinstance(info.value, RanktrustError)
+    if param is not None:
+        assert info.value.param == param
+    with pytest.raises(TypeError) as t:
+        _validate.count("10", "n_resamples")
+    assert not isinstance(t.value, RanktrustError)
 
 
 def test_choice_and_choices():

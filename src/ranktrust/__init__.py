@@ -6,7 +6,9 @@
 >>> rt.compare(m, "Model A", "Model B")     # doctest: +SKIP
 
 The public API is re-exported here and imported lazily, so ``import ranktrust``
-stays fast and optional parts (torch for scoring) are loaded only when used.
+stays fast (it loads the errors only) and optional parts (torch for scoring) are loaded only
+when used. Results show themselves in Jupyter through ``ranktrust.reporting.notebook``, which
+``Result._repr_html_`` loads on first display.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .data.matrix import ScoreMatrix
 from .errors import (
+    ArgumentError,
     DataError,
     DegenerateDataWarning,
     FormatError,
@@ -23,12 +25,12 @@ from .errors import (
     SmallSampleWarning,
     SolverError,
 )
-from .reporting import notebook as _notebook  # noqa: F401  (gives results their Jupyter display; loads no plots)
 
 __version__ = "0.2.0"
 
 # public name -> module that defines it
 _LAZY: dict[str, str] = {
+    "ScoreMatrix": "ranktrust.data.matrix",   # lazy too: `import ranktrust` loads no numpy, pandas or reporting
     "read": "ranktrust.data.io",
     "read_long": "ranktrust.data.io",
     "write_eee": "ranktrust.data.eee",
@@ -75,8 +77,8 @@ _LAZY: dict[str, str] = {
 }
 
 __all__ = [
-    "ScoreMatrix",
     "RanktrustError",
+    "ArgumentError",
     "DataError",
     "FormatError",
     "SolverError",

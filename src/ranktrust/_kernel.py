@@ -24,7 +24,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 from scipy import special
 
-from .errors import DegenerateDataWarning
+from .errors import ArgumentError, DegenerateDataWarning
 
 __all__ = [
     "nan_count", "nan_mean", "nan_mean_var", "nan_var", "normal_quantile", "t_quantile", "is_binary",
@@ -79,7 +79,7 @@ def _level(confidence_level: Any, alternative: str) -> Any:
         return 0.5 + np.asarray(confidence_level, dtype=np.float64) / 2.0
     if alternative in ("less", "greater"):
         return np.asarray(confidence_level, dtype=np.float64)
-    raise ValueError(f"`alternative` must be 'two-sided', 'less' or 'greater', got {alternative!r}")
+    raise ArgumentError(f"`alternative` must be 'two-sided', 'less' or 'greater', got {alternative!r}")
 
 
 def normal_quantile(confidence_level: Any, *, alternative: Alternative = "two-sided") -> Any:
@@ -187,7 +187,7 @@ def clt_interval(
     :func:`warn_zero_spread` naming the rows, never a zero-width interval.
     """
     if quantile not in ("z", "t"):
-        raise ValueError(f"`quantile` must be 'z' or 't', got {quantile!r}")
+        raise ArgumentError(f"`quantile` must be 'z' or 't', got {quantile!r}")
     v = np.asarray(values, dtype=np.float64)
     ok = ~np.isnan(v)
     n = ok.sum(axis=-1)

@@ -38,6 +38,7 @@ from typing import Any, Literal, TypedDict, Union
 
 import numpy as np
 
+from .errors import ArgumentError
 from .results import Result
 
 __all__ = ["json_schema", "result_schema", "undeclared", "COMMANDS", "Meta"]
@@ -61,8 +62,7 @@ class Meta(TypedDict):
 COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
     "report": ("ranktrust.leaderboard.result:LeaderboardReport", {}),
     "compare": ("ranktrust.stats.paired:PairedComparison", {}),
-    "power": ("ranktrust.stats.power:PowerResult",
-              {"disagreement_source": str, "binary": bool, "table": list["ranktrust.stats.power:PowerRow"]}),
+    "power": ("ranktrust.stats.power:PowerResult", {"disagreement_source": str}),
     "stability": ("ranktrust.ranking.stability:Stability", {}),
     "ranks": ("ranktrust.ranking.ranksets:RankSets", {"tiers": "ranktrust.ranking.tiers:TiersJSON"}),
     "splithalf": ("ranktrust.ranking.splithalf:SplitHalf", {}),
@@ -289,7 +289,7 @@ def _json_schema(kind: str | None) -> dict[str, Any]:
     b = _Builder()
     if kind is not None:
         if kind not in COMMANDS:
-            raise ValueError(f"`kind` must be one of {', '.join(map(repr, COMMANDS))}, got {kind!r}")
+            raise ArgumentError(f"`kind` must be one of {', '.join(map(repr, COMMANDS))}, got {kind!r}")
         b.defs[f"output.{kind}"] = b.output(kind)
         return _document(b, {"$ref": f"#/$defs/output.{kind}"}, f"ranktrust {kind} JSON")
     for k in COMMANDS:

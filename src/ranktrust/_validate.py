@@ -7,9 +7,10 @@ parameter in backticks, says what is allowed and shows the value received, e.g.:
     `confidence_level` must be in the open interval (0, 1) (0.95 for 95%), got 95
 
 The CLI turns the backticked names into its flags (``cli.main.cli_words``), so one message
-serves a Python user and a terminal user. Wrong *values* raise ``ValueError`` (wrong
-*types* ``TypeError``); a data state that an argument cannot work with (clustering
-without item groups) raises :class:`~ranktrust.DataError`.
+serves a Python user and a terminal user. Wrong *values* raise :class:`~ranktrust.ArgumentError`
+(a ``ValueError`` and a ``RanktrustError``, with ``param`` set; wrong *types* plain ``TypeError``);
+a data state that an argument cannot work with (clustering without item groups) raises
+:class:`~ranktrust.DataError`.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 import numpy as np
 
-from .errors import DataError
+from .errors import ArgumentError, DataError
 
 __all__ = [
     "confidence_level", "count", "counts", "probability", "rng", "seed", "choice", "choices", "cluster",
-    "progress", "alternative", "ALTERNATIVES", "SeedLike", "Progress",
+    "progress", "alternative", "ALTERNATIVES", "SeedLike", "Progress", "ArgumentError",
 ]
 
 #: anything :func:`numpy.random.default_rng` accepts
@@ -49,8 +50,8 @@ def _is_integral(value: Any) -> bool:
 def confidence_level(value: Any, name: str = "confidence_level") -> float:
     """A confidence level in the open interval (0, 1), as a ``float``."""
     if not _is_real(value) or not 0.0 < float(value) < 1.0:
-        exc = ValueError if _is_real(value) else TypeError
-        raise exc(f"`{name}` must be in the open interval (0, 1) (0.95 for 95%), got {value!r}")
+        msg = f"`{name}` must be in the open interval (0, 1) (0.95 for 95%), got {value!r}"
+        raise ArgumentError(msg, param=name) if _is_real(value) else TypeError(msg)
     return float(value)
 
 
@@ -61,16 +62,16 @@ def probability(value: Any, name: str, *, low_open: bool = False, high_open: boo
     ok = _is_real(value) and (0.0 < float(value) if low_open else 0.0 <= float(value)) and (
         float(value) < 1.0 if high_open else float(value) <= 1.0)
     if not ok:
-        exc = ValueError if _is_real(value) else TypeError
-        raise exc(f"`{name}` must be in {lo}0, 1{hi}, got {value!r}{hint}")
+        msg = f"`{name}` must be in {lo}0, 1{hi}, got {value!r}{hint}"
+        raise ArgumentError(msg, param=name) if _is_real(value) else TypeError(msg)
     return float(value)
 
 
 def count(value: Any, name: str, *, minimum: int = 1) -> int:
     """A whole number ``>= minimum`` (an ``int``; an integral float such as ``100.0`` is accepted)."""
     if not _is_integral(value) or int(value) < minimum:
-        exc = ValueError if (_is_real(value)) else TypeError
-        raise exc(f"`{name}` must be an integer >= {minimum}, got {value!r}")
+        msg = f"`{name}` must be an integer >= {minimum}, got {value!r}"
+        raise ArgumentError(msg, param=name) if _is_real(value) else TypeError(msg)
     return int(value)
 
 
@@ -81,7 +82,7 @@ def counts(values: Any, name: str, *, minimum: int = 1) -> tuple[int, ...]:
         raise TypeError(f"`{name}` must be a sequence of integers >= {minimum}, got {values!r}")
     out = tuple(values)
     if not out or not all(_is_integral(v) and int(v) >= minimum for v in out):
-        raise ValueError(f"`{name}` must be a sequence of integers >= {minimum}, got {values!r}")
+        raise ArgumentError(f"`{name}` must be a sequence of integers >= {minimum}, got {values!r}", param=name)
     return tuple(int(v) for v in out)
 
 
@@ -89,11 +90,12 @@ def rng(value: Any, name: str = "rng") -> np.random.Generator:
     """A :class:`numpy.random.Generator` from anything ``default_rng`` takes: ``None``
     (fresh entropy), an int seed, a ``SeedSequence`` or a ``Generator`` (returned as is, so its
     stream continues)."""
+    is_int = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
     if value is not None and not isinstance(value, (np.random.Generator, np.random.SeedSequence)) and not (
-            isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and value >= 0):
-        raise TypeError(
-            f"`{name}` must be None, a non-negative int seed, a numpy SeedSequence or a numpy Generator, "
-            f"got {value!r}")
+            is_int and value >= 0):
+        msg = (f"`{name}` must be None, a non-negative int seed, a numpy SeedSequence or a numpy Generator, "
+               f"got {value!r}")
+        raise ArgumentError(msg, param=name) if is_int else TypeError(msg)   # -1: a value, 1.5: a type
     return np.random.default_rng(value)
 
 
@@ -114,7 +116,8 @@ def choice(value: Any, name: str, allowed: Iterable[Any]) -> Any:
     except TypeError:  # unhashable or incomparable
         ok = False
     if not ok:
-        raise ValueError(f"`{name}` must be one of {', '.join(repr(a) for a in allowed)}, got {value!r}")
+        raise ArgumentError(f"`{name}` must be one of {', '.join(repr(a) for a in allowed)}, got {value!r}",
+                            param=name)
     return value
 
 
@@ -128,9 +131,9 @@ def choices(values: Any, name: str, allowed: Iterable[Any]) -> tuple[Any, ...]:
     out = tuple(values)
     bad = [v for v in out if v not in allowed]
     if not out or bad or len(set(out)) != len(out):
-        raise ValueError(
+        raise ArgumentError(
             f"`{name}` must be a non-empty sequence of distinct values among "
-            f"{', '.join(repr(a) for a in allowed)}, got {values!r}")
+            f"{', '.join(repr(a) for a in allowed)}, got {values!r}", param=name)
     return out
 
 

@@ -1,13 +1,15 @@
 """Errors and warnings raised by ranktrust.
 
 Every error a user can cause derives from :class:`RanktrustError`. The CLI prints
-its message as one line (no traceback) and exits with code 1.
+its message as one line (no traceback) and exits with code 1; any other exception is a bug and keeps
+its traceback (``cli/main.py``).
 """
 
 from __future__ import annotations
 
 __all__ = [
     "RanktrustError",
+    "ArgumentError",
     "DataError",
     "FormatError",
     "SolverError",
@@ -42,6 +44,12 @@ class RanktrustError(Exception):
     @property
     def message(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+
+class ArgumentError(RanktrustError, ValueError):
+    """An argument has a value the function cannot work with (``n_resamples=0``, ``confidence_level=95``,
+    a negative seed). A ``ValueError`` too, as in scipy; ``param`` names the argument. Wrong *types* stay
+    plain ``TypeError``: the command line cannot pass one, so on the command line a ``TypeError`` is a bug."""
 
 
 class DataError(RanktrustError, ValueError):

@@ -119,7 +119,7 @@ def _check_result_class(cls: type) -> None:
     if params is None or "__dataclass_params__" not in cls.__dict__:
         raise TypeError(f"{cls.__name__} subclasses Result but is not itself a @dataclass")
     if not params.frozen or params.eq:
-        raise TypeError(f"{cls.__name__} must be @dataclass(frozen=True, eq=False) like every Result")
+        raise TypeError(f"{cls.__name__} must be a frozen dataclass with eq off (`frozen`=True, `eq`=False) like every Result")
     _CHECKED.add(cls)
 
 
@@ -181,12 +181,24 @@ class Result:
 
     def _repr_html_(self) -> str | None:
         """Jupyter's rich display: the registered renderer's HTML (figure and tables); None: plain repr."""
+        if _html_display is None:
+            _load_html_display()
         return None if _html_display is None else _html_display(self)
 
 
-#: What ``Result._repr_html_`` shows. ``ranktrust.reporting.notebook`` sets it when imported (``import
-#: ranktrust`` imports it), so this base module never imports the presentation layer.
+#: What ``Result._repr_html_`` shows. The module :data:`HTML_DISPLAY` sets it when imported, which the first
+#: display does (a declared inversion, tests/test_layering.py ALLOWED_UP): ``import ranktrust`` loads no
+#: presentation, and this base module imports the presentation layer only when Jupyter asks for HTML.
 _html_display: Callable[[Result], str] | None = None
+
+#: the module that registers the Jupyter display with :func:`set_html_display`
+HTML_DISPLAY = "ranktrust.reporting.notebook"
+
+
+def _load_html_display() -> None:
+    import importlib
+
+    importlib.import_module(HTML_DISPLAY)
 
 
 def set_html_display(render: Callable[[Result], str] | None) -> None:

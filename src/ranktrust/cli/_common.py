@@ -13,6 +13,7 @@ from ..data.io import input_hash, read
 from ..data.matrix import ScoreMatrix
 from ..data.readers import BUILTIN_READERS
 from ..reporting.renderers import render
+from .main import ApiOption
 
 DEFAULT_SEED = 0
 
@@ -45,16 +46,20 @@ def input_options(fn: Callable) -> Callable:
         click.option("--model-col", default="model", show_default=True),
         click.option("--item-col", default="item", show_default=True),
         click.option("--score-col", default="score", show_default=True),
-        click.option("--group-col", "--cluster-by", "group_col", default=None,
+        click.option("--group-col", "--cluster-by", "group_col", default=None, cls=ApiOption, metavar="COLUMN",
+                     api={"group": None, "group_col": None, "cluster": "--cluster-by"},
+                     api_values=(("cluster", "True"),),
                      help="Cluster intervals and paired tests by this column of item groups (e.g. subject, repo; "
                           "CR1 with t(G-1)). Without it items count as independent; a subject/group column is "
                           "still read as item groups, but not used for clustering."),
-        click.option("--no-groups", is_flag=True, help="Ignore item groups even if a subject column exists."),
+        click.option("--no-groups", is_flag=True, cls=ApiOption,
+                     api_values=(("cluster", "False"), ("group", "None"), ("group_col", "")), help="Ignore item groups even if a subject column exists."),
         click.option("--run-col", default=None, help="Column with the run (seed / sample index)."),
         click.option("--condition-col", default=None, help="Column with the condition label."),
         click.option("--task", default=None, help="Pick one task when the input holds several."),
         click.option("--metric", default=None, help="Pick one metric when the input holds several (e.g. acc_norm)."),
         click.option("--errors", "on_errors", type=click.Choice(["error", "wrong", "drop"]), default="error",
+                     cls=ApiOption, api="errors",
                      show_default=True, help="Samples that errored in the harness."),
         click.option("--model-name", default=None, help="Override the model name a single log reports."),
         click.option("--split", "split", default=None,
@@ -94,6 +99,7 @@ def _format_callback(ctx: click.Context, param: click.Parameter, value: str | No
 
 def output_format_option(default: str | None = "text") -> Callable:
     return click.option("--format", "-f", "output_format", default=default, callback=_format_callback,
+                        cls=ApiOption, api=("format", "output_format"),   # it takes a reader name too
                         help="Output format: text, md, json, html, or csv for tables (default: from the --out suffix, else text).")
 
 
@@ -135,13 +141,27 @@ def confidence_option(fn: Callable) -> Callable:
     from ..stats.intervals import intervals
 
     return click.option("--confidence", default=api_default(intervals, "confidence_level"), show_default=True,
-                        type=float,
+                        type=float, cls=ApiOption, api="confidence_level",
                         help="Confidence level of intervals (0.95 = 95%).")(fn)
 
 
+class SeedType(click.ParamType):
+    """``--seed``: a non-negative whole number (what ``rng`` takes as a seed), else one line and exit 1."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+        text = str(value).strip()
+        if not text.isdigit():
+            self.fail(f"must be a non-negative integer, got {text}", param, ctx)
+        return int(text)
+
+
 def seed_option(fn: Callable) -> Callable:
-    return click.option("--seed", default=DEFAULT_SEED, show_default=True, type=int,
-                        help="Seed for every random step (written into the output).")(fn)
+    return click.option("--seed", default=DEFAULT_SEED, show_default=True, type=SeedType(), cls=ApiOption,
+                        api="rng", help="Seed for every random step (written into the output).")(fn)
 
 
 def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix, str]:

@@ -2,19 +2,24 @@
 
 Each subcommand lives in its own module ``ranktrust.cli.<name>`` exposing a click
 command named ``command``. Errors the user can cause (:class:`RanktrustError`)
-print one line and exit with code 1; no traceback.
+print one line and exit with code 1; no traceback. Any other exception is a bug: it keeps its traceback.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import sys
-from typing import Any
 
-import click
+try:   # Ctrl-C while the command line is still loading: "aborted" as later, not a traceback (issue 21, D13)
+    import importlib
+    import importlib.util
+    from typing import Any
 
-from ..errors import RanktrustError
+    import click
+
+    from ..errors import RanktrustError
+except KeyboardInterrupt:   # pragma: no cover - a timing window of a few tens of milliseconds
+    sys.stderr.write("aborted\n")
+    raise SystemExit(130) from None
 
 # name -> module; a module not yet present is simply not listed
 COMMANDS: dict[str, str] = {
@@ -48,7 +53,9 @@ class LazyGroup(click.Group):
         mod = COMMANDS.get(name)
         if mod is None or importlib.util.find_spec(f"{__package__}.{mod}") is None:
             return None
-        return importlib.import_module(f"{__package__}.{mod}").command
+        command: click.Command = importlib.import_module(f"{__package__}.{mod}").command
+        _running[:] = [command]
+        return command
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -61,64 +68,100 @@ def cli() -> None:
     """
 
 
-#: Python parameter names in API messages -> the command-line flag a terminal user types. Messages below
-#: cli/ never name a flag (tests/test_layering.py checks it): they name the parameter in backticks, with the
-#: value to give ("`align`='intersect'"), and cli_words turns that into "--align intersect".
-FLAGS = {
-    "confidence_level": "--confidence", "n_resamples": "--n-resamples", "sizes": "--sizes",
-    "top_k": "--top-k", "size": "--size", "disagreement": "--disagreement", "gap": "--gap", "items": "--items",
-    "align": "--align", "cluster": "--cluster-by", "source_models": "--source-models", "delta_bin": "--delta-bin",
-    "rng": "--seed", "adjust": "--adjust", "stability_n_resamples": "--stability-n-resamples",
-    "choose_n_confidence_level": "--choose-n-confidence",
-    "seen_items": "--seen-items", "target_mdad": "--target-mdad", "min_pairs": "--min-pairs",
-    "agreement_level": "--agreement-level", "power": "--power", "alpha": "--alpha", "task": "--task",
-    "metric": "--metric", "errors": "--errors", "split": "--split", "dataset": "--dataset", "scale": "--scale",
-    # reading: rt.read / Store.ingest
-    "model": "--model-col", "item": "--item-col", "score": "--score-col", "group": "--group-col",
-    "run": "--run-col", "condition": "--condition-col", "model_name": "--model-name", "binary": "--binary",
-    "format": "--format", "replace": "--replace", "group_col": "--group-col",
-    # analyses and output
-    "by": "--by", "margin": "--margin", "pass_at": "--pass-at", "out": "--out",
-    "alternative": "--alternative", "rank_method": "--rank-method", "methods": "--methods",
-    "target_models": "--target-models", "target": "--target", "rule": "--rule", "scope": "--scope",
-    "score_range": "--score-range",
-    # ranktrust score (score_models)
-    "questions": "--questions", "shots": "--shots", "dev": "--dev", "device": "--device", "seeds": "--seeds",
-    "permutations": "--permutations", "flush_every": "--flush-every", "template": "--template",
-}
+#: Messages below cli/ never name a flag (tests/test_layering.py checks it): they name the API parameter in
+#: backticks with the value to give ("`align`='intersect'"), and ``cli_words`` turns that into the flag of the
+#: *running* command ("--align intersect"), read off its click options: an option's API names are its
+#: ``api`` (``ApiOption``, e.g. ``--seed`` sets ``rng``) or else its own name. No global table: the same
+#: name can be two flags in two commands, and a name the running command has no flag for stays as it is.
 
-#: a parameter with one particular value -> what a terminal user types for it
-VALUE_FLAGS = {
-    ("cluster", "True"): "--cluster-by COLUMN", ("cluster", "False"): "--no-groups",
-    ("group", "None"): "--no-groups", ("group_col", ""): "--no-groups", ("resume", "False"): "--no-resume",
-}
+#: the API that a message names -> the command a terminal user runs for it (besides ``rt.<command>``)
+COMMAND_WORDS = {"Store.ingest": "ranktrust ingest FILES --db STORE", "rt.score_models": "ranktrust score"}
 
-#: the API that a message names -> the command a terminal user runs for it
-COMMAND_WORDS = {
-    "Store.ingest": "ranktrust ingest FILES --db STORE", "rt.report": "ranktrust report", "rt.repeats": "ranktrust repeats",
-    "rt.sensitivity": "ranktrust sensitivity", "rt.score_models": "ranktrust score",
-}
+#: the command whose words translate a message when no command is running (``cli_words`` called alone)
+DEFAULT_COMMAND = "report"
+
+_running: list[click.Command] = []   # the command this process is running (set by LazyGroup.get_command)
 
 
-def cli_words(message: str) -> str:
-    """An API message in the terminal's words: "`align`='intersect'" -> "--align intersect",
-    "`cluster`=False" -> "--no-groups", "`Store.ingest`" -> "`ranktrust ingest`"."""
+class ApiOption(click.Option):
+    """A click option that says which API parameters it sets, when its name is not theirs.
+
+    ``api``: the API parameter names (``--seed`` sets ``rng``; ``--confidence`` sets ``confidence_level``),
+    or a dict name -> the flag to show for it (``{"cluster": "--cluster-by"}``).
+    ``api_values``: ``(name, value)`` pairs this option stands for as a whole (``--no-groups`` is
+    ``cluster=False`` and ``group=None``), for messages such as "compare with `cluster`=False".
+    """
+
+    def __init__(self, *args: Any, api: str | tuple[str, ...] | dict[str, str | None] = (),
+                 api_values: tuple[tuple[str, str], ...] = (), **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.api: dict[str, str | None] = (
+            dict(api) if isinstance(api, dict) else dict.fromkeys((api,) if isinstance(api, str) else api))
+        self.api_values = tuple(api_values)
+
+
+def _flag(opt: click.Option) -> str:
+    longs = [o for o in opt.opts if o.startswith("--")]
+    return (longs or list(opt.opts))[0]
+
+
+def command_words(command: click.Command) -> tuple[dict[str, tuple[click.Option, str]],
+                                                   dict[tuple[str, str], str]]:
+    """The words of one command, read off its click options: API parameter name -> (option, flag), and
+    (name, value) -> the flag text that stands for it. An option sets the API parameter of its own name
+    (``power_`` and ``model_col`` set ``power`` and ``model``: click's spelling of a name that is taken or a
+    column; a flag ``--no-x`` stands for ``x=False``) unless it names others with ``ApiOption(api=...)``."""
+    names: dict[str, tuple[click.Option, str]] = {}
+    values: dict[tuple[str, str], str] = {}
+    for p in command.params:
+        if not isinstance(p, click.Option) or p.name is None:
+            continue
+        api = getattr(p, "api", None) or dict.fromkeys(
+            dict.fromkeys([p.name, p.name.rstrip("_"), p.name.removesuffix("_col")]))
+        for n, flag in api.items():
+            names.setdefault(n, (p, flag or _flag(p)))
+        for key in getattr(p, "api_values", ()):
+            values[key] = (api.get(key[0]) or _flag(p)) + ("" if p.is_flag else f" {p.metavar or 'COLUMN'}")
+        if p.is_flag and p.name.startswith("no_"):    # --no-resume stands for resume=False
+            values.setdefault((p.name[3:], "False"), _flag(p))
+    return names, values
+
+
+def _command(command: click.Command | str | None) -> click.Command | None:
+    if isinstance(command, click.Command):
+        return command
+    if command is None and _running:
+        return _running[-1]
+    return cli.get_command(click.Context(cli), command or DEFAULT_COMMAND)
+
+
+def cli_words(message: str, command: click.Command | str | None = None) -> str:
+    """An API message in the words of a command (the running one, else ``DEFAULT_COMMAND``):
+    "`align`='intersect'" -> "--align intersect", "`cluster`=False" -> "--no-groups",
+    "`Store.ingest`" -> "`ranktrust ingest FILES --db STORE`". Names the command has no flag for stay."""
     import re
+
+    cmd = _command(command)
+    names, values = command_words(cmd) if cmd is not None else ({}, {})
 
     def sub(mm: "re.Match[str]") -> str:
         name, val = mm.group(1), mm.group(3)
         if "." in name:
-            cmd = COMMAND_WORDS.get(name)
-            return mm.group(0) if cmd is None or val is not None else f"`{cmd}`"
-        if val is not None and (name, val.strip(chr(39) + chr(34))) in VALUE_FLAGS:
-            return VALUE_FLAGS[(name, val.strip(chr(39) + chr(34)))]
-        flag = FLAGS.get(name)
-        if flag is None:
+            short = name.removeprefix("rt.")
+            cmdline = COMMAND_WORDS.get(name) or (f"ranktrust {short}" if name.startswith("rt.")
+                                                  and short in COMMANDS else None)
+            return mm.group(0) if cmdline is None or val is not None else f"`{cmdline}`"
+        bare = None if val is None else val.strip(chr(39) + chr(34))
+        if bare is not None and (name, bare) in values:
+            return values[(name, bare)]
+        if name not in names:
             return mm.group(0)
-        if val is None:
+        opt, flag = names[name]
+        if bare is None or (bare == "True" and opt.is_flag):
             return flag
-        val = val.strip(chr(39) + chr(34))
-        return flag if val == "True" else f"{flag} {val}"
+        if bare == "False" and opt.is_flag and opt.secondary_opts:
+            return opt.secondary_opts[0]
+        return f"{flag} {bare}"
 
     return re.sub(r"`([\w.]+)`(=('[^']*'|\"[^\"]*\"|[^\s,;)]+))?", sub, message)
 
@@ -128,13 +171,22 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 
 def main(argv: list[str] | None = None) -> Any:
-    import warnings
+    """Run the command line. A :class:`RanktrustError` (something the user can fix) prints one line and exits 1;
+    Ctrl-C prints ``aborted`` and exits 130, also while the command is still loading; any other exception is a
+    bug: it keeps its traceback and asks for a report (coverage.py's rule)."""
+    try:
+        import warnings
 
-    # the one warning policy of every command: each distinct warning once, as one line on stderr
-    with warnings.catch_warnings():
-        warnings.simplefilter("default")
-        warnings.showwarning = _one_line_warning
-        return _main(argv)
+        # the one warning policy of every command: each distinct warning once, as one line on stderr
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            warnings.showwarning = _one_line_warning
+            return _main(argv)
+    except KeyboardInterrupt:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    finally:
+        _running.clear()
 
 
 def _main(argv: list[str] | None) -> Any:
@@ -145,7 +197,7 @@ def _main(argv: list[str] | None) -> Any:
         sys.exit(1)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
-        sys.exit(1)
+        sys.exit(130)
     except click.ClickException as exc:
         if type(exc).__name__ == "NoArgsIsHelpError" and getattr(exc, "ctx", None) is not None:
             click.echo(exc.ctx.get_help())
@@ -156,15 +208,21 @@ def _main(argv: list[str] | None) -> Any:
             hint = f" (see '{exc.ctx.command_path} --help')"
         click.echo(f"error: {exc.format_message()}{hint}", err=True)
         sys.exit(1)
-    except (KeyboardInterrupt, BrokenPipeError):
+    except BrokenPipeError:
         sys.exit(130)
     except SystemExit:
         raise
-    except (ValueError, OSError) as exc:
-        # argument validation in the API raises ValueError with a clear message that names the parameter
-        # in backticks (TypeError, a wrong type, cannot come from the command line and keeps its traceback)
-        click.echo(f"error: {cli_words(str(exc))}", err=True)
-        sys.exit(1)
+    except Exception:
+        # not something the user can fix: a bug. Keep the traceback and say where to report it.
+        import importlib.metadata
+
+        try:
+            version = importlib.metadata.version("ranktrust")
+        except importlib.metadata.PackageNotFoundError:  # pragma: no cover
+            version = "unknown"
+        click.echo(f"\nranktrust {version} hit an internal error (a bug, not a problem with your input). "
+                   "Please report it to the ranktrust maintainers with the command line and the traceback below.", err=True)
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -31,7 +31,8 @@ from ._common import (
               default=api_default(_power, "method"),
               show_default=True,
               help="auto: the exact McNemar test for 0/1 scores (what compare and report run), the normal "
-                   "formula for continuous ones; normal: the published formula n = (z + z)² q / gap².")
+                   "formula for continuous ones; normal: the published formula "
+                   "n = (z_(1-alpha/2) + z_power)² q / gap².")
 @input_options
 @output_options
 def command(paths: tuple[str, ...], gap: float | None, items: int | None, disagreement: float | None,
@@ -43,25 +44,25 @@ def command(paths: tuple[str, ...], gap: float | None, items: int | None, disagr
     q comes from --disagreement, or is estimated from the results in PATHS.
     """
     from ..errors import DataError
-    from ..stats.power import estimate_disagreement, power, power_table
+    from ..stats.power import estimate_disagreement, power
 
     has_data = bool(paths or kw.get("db"))
     if gap is not None and items is not None:
-        raise ValueError("give exactly one of --gap (points) and --items, not both")
+        raise click.UsageError("give exactly one of --gap (points) and --items, not both")
     if gap is None and items is None and not has_data:
-        raise ValueError("give exactly one of --gap (points) and --items, or a results file (its detectable gap "
+        raise click.UsageError("give exactly one of --gap (points) and --items, or a results file (its detectable gap "
                          "at its number of items)")
     if gap is not None and not 0 < gap < 100:
-        raise ValueError(f"--gap is in percentage points and must be in (0, 100), got {gap:g}")
+        raise click.UsageError(f"--gap is in percentage points and must be in (0, 100), got {gap:g}")
     if gap is not None and gap < 0.1:
         # the Python API takes fractions (gap=0.02); on the command line that is 0.02 points
-        raise ValueError(f"--gap is in percentage points: --gap {gap:g} asks for {gap:g} points "
+        raise click.UsageError(f"--gap is in percentage points: --gap {gap:g} asks for {gap:g} points "
                          f"({gap / 100:g} as a fraction). For {gap * 100:g} points pass --gap {gap * 100:g}")
     ihash = None
     source = "given with --disagreement"
     if disagreement is None:
         if not paths and not kw.get("db"):
-            raise ValueError("give --disagreement Q, or a results file to estimate it from")
+            raise click.UsageError("give --disagreement Q, or a results file to estimate it from")
         m, ihash = load_matrix(paths, kw)
         disagreement = estimate_disagreement(m, pair=pair)
         binary = m.is_binary
@@ -77,7 +78,7 @@ def command(paths: tuple[str, ...], gap: float | None, items: int | None, disagr
         source = (f"estimated from {pair[0]} vs {pair[1]} in {name}" if pair else
                   f"median over the {m.n_models * (m.n_models - 1) // 2:,} model pairs in {name}")
     elif paths or pair:
-        raise ValueError("give --disagreement or a results file (with --pair), not both")
+        raise click.UsageError("give --disagreement or a results file (with --pair), not both")
     else:
         binary = True
     if gap is not None and binary and gap / 100.0 > disagreement:
@@ -86,6 +87,5 @@ def command(paths: tuple[str, ...], gap: float | None, items: int | None, disagr
                         f"{disagreement * 100:.3g} points; give a smaller --gap or a larger --disagreement")
     r = power(gap=None if gap is None else gap / 100.0, items=items, disagreement=disagreement,
               alpha=alpha, power=power_, binary=binary, method=power_method)
-    table = power_table(r.disagreement, alpha=alpha, power=power_, binary=binary, method=power_method)
     render(r, kind="power", fmt=output_format, out=out, input_hash=ihash, command=command_line(),
-           extra={"disagreement_source": source, "binary": binary, "table": table.to_dict()["table"]})
+           extra={"disagreement_source": source})   # the table is the result's own (PowerResult.table)

@@ -72,9 +72,9 @@ def command(paths: tuple[str, ...], pass_at: str | None, choose_n: bool, margin:
     from ..runs import repeats
 
     if choose_n and margin is None:
-        raise ValueError("--choose-n needs --margin POINTS (e.g. --margin 1 for ±1 point)")
+        raise click.UsageError("--choose-n needs --margin POINTS (e.g. --margin 1 for ±1 point)")
     if margin is not None and not 0 < margin < 100:
-        raise ValueError(f"--margin is in points and must be in (0, 100), got {margin:g}")
+        raise click.UsageError(f"--margin is in points and must be in (0, 100), got {margin:g}")
     try:
         ks = tuple(int(p) for p in (pass_at or "").split(",") if p.strip())
     except ValueError:

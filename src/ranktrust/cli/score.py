@@ -12,6 +12,7 @@ import click
 
 from ..errors import RanktrustError
 from ._common import command_line, render
+from .main import ApiOption
 
 
 def _parse_model(arg: str) -> tuple[str | None, str]:
@@ -86,7 +87,7 @@ def _ingest(db: str, path: str, task: str) -> dict[str, Any]:
 @click.option("--questions", required=True, metavar="FILE",
               help="Questions: JSONL, CSV, Parquet, or a datasets directory (save_to_disk).")
 @click.option("--split", default=None, help="Split of a datasets directory (default: test).")
-@click.option("--out", "results_out", default=None, metavar="FILE",
+@click.option("--out", "results_out", default=None, metavar="FILE", cls=ApiOption, api="out",
               help="Results file: .parquet, .csv or .jsonl (appended to as rows come; a rerun resumes).")
 @click.option("--db", default=None, metavar="STORE",
               help="Also add the results to this ranktrust DuckDB store (default --out: STORE's name + .score.parquet).")
@@ -103,7 +104,7 @@ def _ingest(db: str, path: str, task: str) -> dict[str, Any]:
               help="cyclic: rotate the choices so each sits in every position (conditions cyc0, cyc1, ...).")
 @click.option("--seeds", default="0", show_default=True,
               help="Runs: comma-separated seeds or a range (0,1,2 or 0-4); they pick random orders and shots.")
-@click.option("--template", "template_file", default=None, metavar="FILE",
+@click.option("--template", "template_file", default=None, metavar="FILE", cls=ApiOption, api="template",
               help="Text file with the per-question block, using {question}, {choices}, {subject}.")
 @click.option("--header", default=None, help="Prompt header; {about} = ' about <subject>'.")
 @click.option("--no-resume", is_flag=True, help="Start the results file afresh instead of skipping done rows.")

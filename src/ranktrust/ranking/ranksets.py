@@ -44,7 +44,7 @@ import numpy as np
 
 from .. import _validate
 from .._validate import Progress, SeedLike
-from ..errors import SmallSampleWarning
+from ..errors import ArgumentError, SmallSampleWarning
 from ..resample.engine import matrix_input, resample_means, weights
 from ..results import Result, jsonable
 from ._mrsw import (
@@ -277,10 +277,11 @@ def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_tabl
         if got is None:
             pt = all_pairs(m, pairs="all", adjust=adjust, confidence_level=level, cluster=cluster)
     elif pt.alternative != "two-sided":
-        raise ValueError("`pair_table` must hold two-sided tests (all_pairs(m, alternative='two-sided')): rank "
-                         f"sets order a pair either way; got alternative={pt.alternative!r}")
+        raise ArgumentError("`pair_table` must hold two-sided tests (`all_pairs` with `alternative`='two-sided'): "
+                            f"rank sets order a pair either way; got {pt.alternative!r}", param="pair_table")
     elif pt.pairs_scope != "all" or tuple(pt.models) != tuple(m.models):
-        raise ValueError("`pair_table` must hold all pairs of the models of `m` (all_pairs(m, pairs='all'))")
+        raise ArgumentError("`pair_table` must hold all pairs of the models of `m` (`all_pairs` with `pairs`='all')",
+                            param="pair_table")
     if got is None:
         adjust = pt.adjust
         got = (np.asarray(pt.score, dtype=float), pt.matrix("diff"), pt.matrix("p_value"),
@@ -463,7 +464,7 @@ def rank_sets(
         what = "item groups" if groups is not None else "items"
         warnings.warn(
             f"rank sets from only {n_units} {what}: the bootstrap is approximate with fewer than {_FEW_UNITS}; "
-            "read them as rough (method='pairs' uses exact tests at any size)",
+            "read them as rough (`method`='pairs' uses exact tests at any size)",
             SmallSampleWarning, stacklevel=2,
         )
     can = _n_differ(units) >= k_min

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _random, _validate
 from .._validate import Progress, SeedLike
-from ..errors import SmallSampleWarning
+from ..errors import ArgumentError, SmallSampleWarning
 from ..results import Result, jsonable
 from ..resample.engine import matrix_input, prepare, product_tasks, rank_order, run_products
 
@@ -177,12 +177,12 @@ def _stability_iv(sizes, n_resamples, top_k, n_items):
             ns.append(int(s))
             labels.append(str(int(s)))
         else:
-            raise ValueError(f"`sizes` must hold integers >= 1 or 'full'; got {s!r}")
+            raise ArgumentError(f"`sizes` must hold integers >= 1 or 'full'; got {s!r}")
     if not ns:
-        raise ValueError("`sizes` must not be empty")
+        raise ArgumentError("`sizes` must not be empty")
     ks = tuple(int(k) for k in ([top_k] if isinstance(top_k, (int, np.integer)) else top_k))
     if any(k < 1 for k in ks):
-        raise ValueError(f"`top_k` must hold integers >= 1; got {top_k!r}")
+        raise ArgumentError(f"`top_k` must hold integers >= 1; got {top_k!r}")
     return np.asarray(ns, dtype=np.int64), tuple(labels), ks, n_resamples
 
 

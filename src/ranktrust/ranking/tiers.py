@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import numpy as np
 
+from ..errors import ArgumentError
 from .._validate import SeedLike
 from ..results import Result, jsonable
 
@@ -218,11 +219,11 @@ def tiers(
         return tiers_from_rank_sets(m, confidence_level=cl, adjust=adjust, rng=rng, cluster=cluster,
                                     method=rank_method, n_resamples=n_resamples, pair_table=pair_table)
     if method != "adjacent":
-        raise ValueError(f"`method` must be 'adjacent' or 'rank-sets', got {method!r}")
+        raise ArgumentError(f"`method` must be 'adjacent' or 'rank-sets', got {method!r}")
     if pair_table is None:
         from ..stats.paired import all_pairs
 
         pair_table = all_pairs(m, pairs="adjacent", adjust=adjust, confidence_level=cl, cluster=cluster)
     elif tuple(pair_table.models) != tuple(m.models):
-        raise ValueError("`pair_table` was computed on other models than `m`")
+        raise ArgumentError("`pair_table` was computed on other models than `m`")
     return tiers_from_pair_table(pair_table, alpha=1.0 - cl)

@@ -96,7 +96,7 @@ from typing import Iterator, NamedTuple
 import numpy as np
 
 from .. import _random, _validate
-from ..errors import DataError
+from ..errors import ArgumentError, DataError
 from . import _packed
 
 __all__ = [
@@ -163,7 +163,7 @@ def _complete(scores, what: str = "scores") -> tuple[np.ndarray, float]:
     if a.ndim == 1:
         a = a[None, :]
     if a.ndim != 2:
-        raise ValueError(f"`{what}` must have shape (models, items); got {a.shape}")
+        raise ArgumentError(f"`{what}` must have shape (models, items); got {a.shape}")
     if a.shape[1] == 0:
         raise DataError(f"`{what}` has no items; resampling needs at least one item")
     lo = float(a.min()) if a.size else 0.0
@@ -206,9 +206,9 @@ def _batch_blocks(batch: int | None, row_bytes: int) -> int:
 def _groups(groups, n_items: int) -> tuple[np.ndarray, int]:
     g = np.asarray(groups)
     if g.shape != (n_items,) or g.dtype.kind not in "iu":
-        raise ValueError(f"`groups` must be {n_items} integer group codes (one per item); got {g.dtype} {g.shape}")
+        raise ArgumentError(f"`groups` must be {n_items} integer group codes (one per item); got {g.dtype} {g.shape}")
     if g.min() < 0:
-        raise ValueError("`groups` codes must be >= 0")
+        raise ArgumentError("`groups` codes must be >= 0")
     _, codes = np.unique(g, return_inverse=True)
     return codes.astype(np.intp), int(codes.max()) + 1
 
@@ -337,7 +337,7 @@ def _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path):
     if path == "auto":
         path = "matmul" if groups is not None else choose_path(m, n, size, exact=exact, lanes=bits and 64 // bits)
     if path not in ("sparse", "matmul"):
-        raise ValueError(f"`path` must be 'auto', 'sparse' or 'matmul'; got {path!r}")
+        raise ArgumentError(f"`path` must be 'auto', 'sparse' or 'matmul'; got {path!r}")
     sparse = path == "sparse" and groups is None
     # integer scores: the sparse path adds packed words (exact, so the same numbers as floats)
     # 0/1 (span <= 5): runs of >= 3 items in 4-bit lanes first (half the words per item)
@@ -411,7 +411,7 @@ def iter_resample_means(
         try:
             import dask
         except ImportError:
-            raise ImportError("backend='dask' needs dask: pip install 'ranktrust[scale]'") from None
+            raise ImportError("`backend`='dask' needs dask: pip install 'ranktrust[scale]'") from None
 
         # one task per product group; each group has its own seeds, so the numbers are
         # those of the NumPy path. Threads: NumPy, SciPy and BLAS release the GIL.
@@ -421,7 +421,7 @@ def iter_resample_means(
     elif backend in ("numpy", "dask"):
         parts = run_products(tasks, work, client=client)
     else:
-        raise ValueError(f"`backend` must be 'numpy' or 'dask'; got {backend!r}")
+        raise ArgumentError(f"`backend` must be 'numpy' or 'dask'; got {backend!r}")
     out: list[np.ndarray] = []
     keys: list[np.ndarray] = []
     start = done = 0

@@ -274,7 +274,7 @@ def bootstrap_ci(
         high = np.where(bad, np.nan, high)
         warnings.warn(DegenerateDataWarning(
             f"BCa interval undefined for {', '.join(np.asarray(labels)[bad][:3])}: the bootstrap "
-            "distribution is degenerate (e.g. every score equal); use method='percentile'"), stacklevel=2)
+            "distribution is degenerate (e.g. every score equal); use `method`='percentile'"), stacklevel=2)
     return BootstrapIntervals(
         labels=labels, estimate=estimate, ci_low=low, ci_high=high,
         se=dist.std(axis=0, ddof=1), confidence_level=float(confidence_level),

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _validate
 from ..data.matrix import ScoreMatrix
-from ..errors import DataError, SmallSampleWarning
+from ..errors import ArgumentError, DataError, SmallSampleWarning
 from ..results import Result
 from .._kernel import clt_interval, nan_mean, normal_quantile, wilson_bounds
 
@@ -88,15 +88,15 @@ def pass_at_k(n: Any, c: Any, k: Any) -> Any:
     n_a, c_a, k_a = np.broadcast_arrays(np.asarray(n), np.asarray(c), np.asarray(k))
     for name, a in (("n", n_a), ("c", c_a), ("k", k_a)):
         if a.size and not np.all(np.asarray(a, dtype=np.float64) == np.round(np.asarray(a, dtype=np.float64))):
-            raise ValueError(f"`{name}` must hold integers, got {a.ravel()[:3].tolist()}")
+            raise ArgumentError(f"`{name}` must hold integers, got {a.ravel()[:3].tolist()}")
     n_a = n_a.astype(np.int64)
     c_a = c_a.astype(np.int64)
     k_a = k_a.astype(np.int64)
     if np.any((c_a < 0) | (c_a > n_a)):
-        raise ValueError("`c` must lie in [0, n] (correct samples out of n)")
+        raise ArgumentError("`c` must lie in [0, n] (correct samples out of n)")
     if np.any((k_a < 1) | (k_a > n_a)):
         bad = int(k_a[(k_a < 1) | (k_a > n_a)].ravel()[0])
-        raise ValueError(f"`k` must lie in [1, n]; got k={bad} with n={int(n_a.max())}")
+        raise ArgumentError(f"`k` must lie in [1, n]; got k={bad} with n={int(n_a.max())}")
     out = np.ones(n_a.shape, dtype=np.float64)
     need = (n_a - c_a) >= k_a
     for kk in np.unique(k_a[need]):
@@ -268,7 +268,7 @@ def pass_at_k_matrix(m: ScoreMatrix, k: Any, *, confidence_level: float = 0.95) 
     confidence_level = _validate.confidence_level(confidence_level)
     k_list = [k] if np.ndim(k) == 0 else list(k)
     if not k_list:
-        raise ValueError("`k` must name at least one k")
+        raise ArgumentError("`k` must name at least one k")
     k_arr = np.asarray(_validate.counts(k_list, "k"), dtype=np.int64)
     n, c = _binary_counts(m, "pass@k")
     est = np.full((m.n_models, k_arr.size), np.nan)

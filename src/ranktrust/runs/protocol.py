@@ -16,7 +16,7 @@ import numpy as np
 from .. import _validate
 from .._kernel import nan_mean_var, normal_quantile
 from ..data.matrix import ScoreMatrix
-from ..errors import DataError
+from ..errors import ArgumentError, DataError
 from ..results import Result, jsonable
 from .variance import check_runs, require_runs, run_scores
 
@@ -25,12 +25,12 @@ __all__ = ["ChooseN", "choose_n", "RunUntilEnough", "run_until_enough", "n_requi
 
 def _iv(margin: Any, confidence_level: Any) -> tuple[float, float]:
     if margin is None:
-        raise ValueError("`margin` is required: the half-width you accept, as a fraction (0.01 = 1 point)")
+        raise ArgumentError("`margin` is required: the half-width you accept, as a fraction (0.01 = 1 point)")
     margin = float(margin)
     if not (margin > 0 and math.isfinite(margin)):
-        raise ValueError(f"`margin` must be a positive fraction (0.01 = 1 point), got {margin}")
+        raise ArgumentError(f"`margin` must be a positive fraction (0.01 = 1 point), got {margin}")
     if margin >= 1:
-        raise ValueError(
+        raise ArgumentError(
             f"`margin` is a fraction of the score scale (0.01 = 1 point), got {margin}; "
             f"for {margin:g} points give {margin / 100:g}"
         )
@@ -207,7 +207,7 @@ def _as_run_scores(out: Any, asked: int, step: int) -> tuple[np.ndarray, tuple[s
     if a.ndim == 1:
         a = a[None, :]
     if a.ndim != 2:
-        raise ValueError(
+        raise ArgumentError(
             f"`produce_runs` must return a ScoreMatrix or an array of run scores of shape (runs,) or "
             f"(models, runs); call {step} returned shape {a.shape}"
         )
@@ -268,9 +268,9 @@ def run_until_enough(
         step += 1
         new, labels = _as_run_scores(produce_runs(ask), ask, step)
         if new.shape[1] != ask:
-            raise ValueError(f"`produce_runs({ask})` returned {new.shape[1]} runs; it must return exactly {ask}")
+            raise ArgumentError(f"`produce_runs({ask})` returned {new.shape[1]} runs; it must return exactly {ask}")
         if collected and new.shape[0] != collected[0].shape[0]:
-            raise ValueError(
+            raise ArgumentError(
                 f"`produce_runs` returned {new.shape[0]} models on call {step} but {collected[0].shape[0]} before"
             )
         if labels is not None:

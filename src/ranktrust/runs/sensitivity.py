@@ -19,7 +19,7 @@ from scipy import special, stats
 from .._kernel import nan_mean, nan_mean_var
 from .. import _validate
 from ..data.matrix import ScoreMatrix
-from ..errors import DataError, SmallSampleWarning
+from ..errors import ArgumentError, DataError, SmallSampleWarning
 from ..results import Result, jsonable
 from .passk import item_mean_ci
 from .variance import check_runs, run_scores
@@ -95,7 +95,7 @@ def expected_best_of(values: np.ndarray, k: int) -> np.ndarray:
     x = np.sort(np.asarray(values, dtype=np.float64), axis=-1)
     C = x.shape[-1]
     if not (1 <= k <= C):
-        raise ValueError(f"`k` must lie in [1, {C}], got {k}")
+        raise ArgumentError(f"`k` must lie in [1, {C}], got {k}")
     j = np.arange(1, C + 1)
     w = np.exp(special.gammaln(j) - special.gammaln(k) - special.gammaln(j - k + 1)
                - (special.gammaln(C + 1) - special.gammaln(k + 1) - special.gammaln(C - k + 1)))
@@ -304,7 +304,7 @@ def _condition_labels(m: ScoreMatrix, by: str) -> tuple[np.ndarray, tuple[str, .
     elif by == "run":
         labels = np.asarray(m.runs, dtype=object)
     else:
-        raise ValueError(f"`by` must be 'condition' or 'run', got {by!r}")
+        raise ArgumentError(f"`by` must be 'condition' or 'run', got {by!r}")
     empty = [str(v) for v in labels if str(v).strip().lower() in ("", "nan", "none", "<na>")]
     if empty:
         slot = next(k for k, v in enumerate(labels) if str(v) in empty)

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import DataError, RanktrustError
+from ..errors import ArgumentError, DataError, RanktrustError
 from .output import _one_line
 from .questions import LETTERS
 
@@ -159,7 +159,7 @@ def _device(device: str | None) -> Any:
     try:
         return torch.device(device)
     except (RuntimeError, TypeError) as exc:
-        raise ValueError(f"`device` {device!r} is not a torch device ({_one_line(exc)})") from None
+        raise ArgumentError(f"`device` {device!r} is not a torch device ({_one_line(exc)})") from None
 
 
 def _empty_cache(device: Any) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import DataError, FormatError
+from ..errors import ArgumentError, DataError, FormatError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -57,7 +57,7 @@ class _Output:
         elif p.endswith((".jsonl", ".ndjson")):
             self.kind = "jsonl"
         else:
-            raise ValueError(f"`out` must end in .parquet, .csv or .jsonl, got {self.path!r}")
+            raise ArgumentError(f"`out` must end in .parquet, .csv or .jsonl, got {self.path!r}")
 
     def read(self) -> "pd.DataFrame | None":
         import pandas as pd

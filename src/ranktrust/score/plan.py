@@ -13,6 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import ArgumentError
 from .prompt import PromptTemplate
 from .questions import Questions
 
@@ -71,7 +72,7 @@ def _shots_for(q: Questions, dev: Questions | None, shots: int, seed: int) -> di
             if len(same) >= shots:
                 idx = same
         if len(idx) < shots:
-            raise ValueError(f"`shots`={shots} but the dev set {dev.source or ''} has only {len(idx)} questions")
+            raise ArgumentError(f"`shots`={shots} but the dev set {dev.source or ''} has only {len(idx)} questions")
         if seed == 0:
             pick = idx[:shots]
         else:

@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from ..errors import ArgumentError
 from .questions import LETTERS
 
 __all__ = ["PromptTemplate", "MMLU_TEMPLATE", "as_template", "format_subject"]
@@ -124,16 +125,16 @@ def as_template(template: Any) -> PromptTemplate:
     allowed = {"header", "question", "choice", "choice_sep", "shot_answer"}
     unknown = set(fields) - allowed
     if unknown:
-        raise ValueError(f"`template` has unknown field(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+        raise ArgumentError(f"`template` has unknown field(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
     t = PromptTemplate(**fields)
     for name, need in (("question", ("{question}", "{choices}")), ("choice", ("{letter}", "{text}"))):
         for n in need:
             if n not in getattr(t, name):
-                raise ValueError(f"`template` {name} block must contain {n}; got {getattr(t, name)!r}")
+                raise ArgumentError(f"`template` {name} block must contain {n}; got {getattr(t, name)!r}")
     try:
         t.render("q", ["a", "b"], "s", [("q", ["a", "b"], 0)])
     except (KeyError, IndexError, ValueError) as exc:
-        raise ValueError(f"`template` is not a valid format string ({exc!r}); allowed fields: "
+        raise ArgumentError(f"`template` is not a valid format string ({exc!r}); allowed fields: "
                          "{question}, {choices}, {subject}, {letters} (question); {letter}, {text} (choice); "
                          "{subject}, {about} (header). Write literal braces as {{ }}") from None
     return t

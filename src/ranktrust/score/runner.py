@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import _validate
 from .._validate import Progress
-from ..errors import DataError
+from ..errors import ArgumentError, DataError
 from ..results import Result
 from .lm import (MissingDependencyError, _device, _forward, _letter_probs, _load, _ModelFailure, _empty_cache,
                  _special_prefix, letter_tokens)
@@ -145,11 +145,11 @@ def _model_specs(models: Any) -> list[tuple[str, str]]:
             raise TypeError("`models` must be a list of model directories or a dict name -> directory") from None
         specs = [(os.path.basename(os.path.normpath(p)) or p, p) for p in paths]
     if not specs:
-        raise ValueError("`models` is empty; give at least one local model directory")
+        raise ArgumentError("`models` is empty; give at least one local model directory")
     names = [n for n, _ in specs]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise ValueError(f"`models`: several directories are named {dup[0]!r}; name them, e.g. "
+        raise ArgumentError(f"`models`: several directories are named {dup[0]!r}; name them, e.g. "
                          "{'a': path1, 'b': path2}")
     return specs
 
@@ -160,16 +160,16 @@ def _iv(batch_size: Any, dtype: Any, shots: Any, permutations: Any, seeds: Any, 
     _validate.count(shots, "shots", minimum=0)
     if permutations != "cyclic" and (isinstance(permutations, bool) or not isinstance(permutations, (int, np.integer))
                                      or permutations < 0):
-        raise ValueError(f"`permutations` must be a non-negative integer or 'cyclic', got {permutations!r}")
+        raise ArgumentError(f"`permutations` must be a non-negative integer or 'cyclic', got {permutations!r}")
     if isinstance(seeds, (int, np.integer)):
         seeds = (int(seeds),)
     seeds = tuple(seeds)
     if not seeds or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0 for s in seeds):
-        raise ValueError(f"`seeds` must be non-negative integers, got {seeds!r}")
+        raise ArgumentError(f"`seeds` must be non-negative integers, got {seeds!r}")
     if len(set(seeds)) != len(seeds):
-        raise ValueError(f"`seeds` has duplicates: {seeds!r}")
+        raise ArgumentError(f"`seeds` has duplicates: {seeds!r}")
     if not isinstance(flush_every, (int, float)) or flush_every < 0:
-        raise ValueError(f"`flush_every` must be a non-negative number of seconds, got {flush_every!r}")
+        raise ArgumentError(f"`flush_every` must be a non-negative number of seconds, got {flush_every!r}")
     return tuple(int(s) for s in seeds)
 
 
@@ -285,7 +285,7 @@ def score_models(
     dev_q = None
     if shots:
         if dev is None:
-            raise ValueError(f"`shots`={shots} needs `dev`: a file of solved questions to take the shots from")
+            raise ArgumentError(f"`shots`={shots} needs `dev`: a file of solved questions to take the shots from")
         dev_q = load_questions(dev)
     elif dev is not None:
         warnings.warn("`dev` is ignored because `shots` is 0", UserWarning, stacklevel=2)

@@ -18,7 +18,7 @@ from scipy import special
 
 from .._kernel import nan_mean, normal_quantile, t_quantile, warn_zero_spread, wilson_bounds
 from .._validate import confidence_level as check_confidence_level
-from ..errors import SmallSampleWarning
+from ..errors import ArgumentError, SmallSampleWarning
 
 __all__ = ["mcnemar_exact", "mcnemar_ci", "pair_stats"]
 
@@ -59,7 +59,7 @@ def mcnemar_exact(b: Any, c: Any) -> np.ndarray:
     cc = np.asarray(c)
     for name, v in (("b", bb), ("c", cc)):
         if v.dtype.kind not in "iuf" or (v.size and (np.any(v < 0) or np.any(v != np.floor(v)))):
-            raise ValueError(f"`{name}` must hold non-negative integer counts, got {v!r}")
+            raise ArgumentError(f"`{name}` must hold non-negative integer counts, got {v!r}")
     bb, cc = np.broadcast_arrays(bb.astype(np.int64), cc.astype(np.int64))
     return _mcnemar_p(np.minimum(bb, cc), bb + cc)
 

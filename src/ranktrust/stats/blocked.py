@@ -25,6 +25,7 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
+from ..errors import ArgumentError
 from .. import _validate
 from .._kernel import is_binary
 from .intervals import _check_correction, check_confidence_level
@@ -50,7 +51,7 @@ def write_parquet(path: str, scores: np.ndarray, *, models: Sequence[str], items
 
     s = np.asarray(scores)
     if s.ndim != 2 or s.shape[0] != len(models):
-        raise ValueError(f"`scores` must have shape (len(models), items); got {s.shape} for {len(models)} models")
+        raise ArgumentError(f"`scores` must have shape (len(models), items); got {s.shape} for {len(models)} models")
     writer = None
     try:
         for r0 in range(0, s.shape[1], block_items):
@@ -235,12 +236,12 @@ def all_pairs_blocked(
         else:
             S = np.asarray(getattr(source, "scores", source), dtype=np.float64)
             if S.ndim != 2:
-                raise ValueError(f"`source` must be (models, items) scores; got shape {S.shape}")
+                raise ArgumentError(f"`source` must be (models, items) scores; got shape {S.shape}")
             models = tuple(models) if models is not None else tuple(
                 getattr(source, "models", [f"model_{k}" for k in range(S.shape[0])]))
             blocks = [S[:, r:r + block_items] for r in range(0, S.shape[1], block_items)]
     if models is None:
-        raise ValueError("`models` is needed with explicit `blocks`")
+        raise ArgumentError("`models` is needed with explicit `blocks`")
     models = tuple(models)
     k = len(models)
     read_models = models if blocks and not isinstance(blocks[0], np.ndarray) else None

@@ -24,7 +24,7 @@ import numpy as np
 from .. import _validate
 from .._validate import SeedLike
 from .._kernel import is_binary, nan_mean, normal_quantile, t_quantile, warn_zero_spread, wilson_bounds, zero_spread
-from ..errors import DataError, SmallSampleWarning
+from ..errors import ArgumentError, DataError, SmallSampleWarning
 from ..results import Result
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -87,7 +87,7 @@ def cluster_sums(values: np.ndarray, group_codes: np.ndarray) -> tuple[np.ndarra
     x = np.asarray(values, dtype=np.float64)
     codes = np.asarray(group_codes)
     if codes.shape != (x.shape[-1],):
-        raise ValueError(
+        raise ArgumentError(
             f"`group_codes` must have one code per item ({x.shape[-1]}), got shape {codes.shape}"
         )
     scored = ~np.isnan(x)
@@ -276,11 +276,11 @@ def score_ci(
     """
     cl = check_confidence_level(confidence_level)
     if method not in ("clt", "t", "wilson", "cluster"):
-        raise ValueError(f"`method` must be 'clt', 't', 'wilson' or 'cluster', got {method!r}")
+        raise ArgumentError(f"`method` must be 'clt', 't', 'wilson' or 'cluster', got {method!r}")
     corr = _check_correction(cluster_correction)
     x = np.asarray(scores, dtype=np.float64)
     if x.ndim == 0:
-        raise ValueError("`scores` must have an item axis (1-D or 2-D), got a scalar")
+        raise ArgumentError("`scores` must have an item axis (1-D or 2-D), got a scalar")
     scored = ~np.isnan(x)
     n = scored.sum(axis=-1)
     mean = nan_mean(x)
@@ -302,7 +302,7 @@ def score_ci(
             low, high = _clip_unit(x, mean - half, mean + half)
         elif method == "cluster":
             if group_codes is None:
-                raise ValueError("`method`='cluster' needs `group_codes` (one cluster code per item)")
+                raise ArgumentError("`method`='cluster' needs `group_codes` (one cluster code per item)")
             _m, sums, counts, _n = cluster_sums(x, group_codes)
             var, df = cluster_variance(sums * sums, counts, n, corr)
             se = np.sqrt(var)
@@ -324,7 +324,7 @@ def score_ci(
         else:  # wilson
             if not is_binary(x):
                 raise DataError(
-                    "Wilson intervals need 0/1 scores; these scores are continuous: use method='clt' or 't'"
+                    "Wilson intervals need 0/1 scores; these scores are continuous: use `method`='clt' or 't'"
                 )
             se = np.sqrt(mean * (1 - mean) / n)
             low, high = wilson_bounds(mean, n, z)
@@ -343,7 +343,7 @@ def score_ci(
             low = np.where(flat, np.nan, low)
             high = np.where(flat, np.nan, high)
             se = np.where(flat, np.nan, se)
-            hint = (". For 0/1 scores a Wilson interval (rt.intervals(m, method='wilson')) gives a "
+            hint = (". For 0/1 scores a Wilson interval (`method`='wilson') gives a "
                     "non-degenerate one" if is_binary(x) else "")
             rows = np.atleast_1d(flat).size
             warn_zero_spread(flat, names=list(names) if names is not None else [f"model_{j}" for j in range(rows)],
@@ -533,8 +533,8 @@ def intervals(
     _validate.choice(method, "method", _METHODS)
     clustered = resolve_cluster(m, cluster, method)
     if clustered and method in ("t", "wilson"):
-        raise ValueError(
-            f"`method`={method!r} cannot be clustered; use method='cluster' (or 'auto'), or cluster=False"
+        raise ArgumentError(
+            f"`method`={method!r} cannot be clustered; use `method`='cluster' (or 'auto'), or `cluster`=False"
         )
     if clustered:
         warn_few_clusters(len(set(m.groups)))  # type: ignore[arg-type]

@@ -14,6 +14,7 @@ from typing import Literal
 
 import numpy as np
 
+from ..errors import ArgumentError
 from .. import _validate
 
 __all__ = ["adjust_pvalues", "ADJUST_METHODS"]
@@ -61,7 +62,7 @@ def adjust_pvalues(p: np.ndarray, method: AdjustMethod = "holm") -> np.ndarray:
     flat = arr.ravel()
     ok = ~np.isnan(flat)
     if np.any((flat[ok] < 0) | (flat[ok] > 1)):
-        raise ValueError("`p` must hold p-values in [0, 1] (or NaN)")
+        raise ArgumentError("`p` must hold p-values in [0, 1] (or NaN)")
     vals = flat[ok]
     m = vals.size
     if method == "none" or m == 0:

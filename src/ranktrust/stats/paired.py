@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import _random, _validate
 from .._validate import SeedLike
-from ..errors import DataError
+from ..errors import ArgumentError, DataError
 from ..results import Result, jsonable
 from .._kernel import is_binary, nan_mean, normal_quantile
 from ._pairs import _finish, _sign_flip_p, mcnemar_ci, mcnemar_exact, pair_stats
@@ -54,13 +54,13 @@ def _resolve(
 ) -> tuple[str, bool]:
     _validate.choice(method, "method", allowed)
     if method in ("mcnemar", "t") and cluster is True:
-        raise ValueError(
+        raise ArgumentError(
             f"`method`={method!r} assumes independent items and cannot be clustered; "
-            "use method='cluster' (or 'auto'), or cluster=False"
+            "use `method`='cluster' (or 'auto'), or `cluster`=False"
         )
     clustered = _validate.cluster(cluster, m.groups, method=method)  # the one rule, as in intervals()
     if method == "mcnemar" and not binary:
-        raise DataError("McNemar's test needs 0/1 scores; these scores are continuous: use method='t'")
+        raise DataError("McNemar's test needs 0/1 scores; these scores are continuous: use `method`='t'", param="method")
     if clustered:
         warn_few_clusters(len(set(m.groups)), stacklevel=4)  # type: ignore[arg-type]
     if method == "auto":
@@ -71,7 +71,7 @@ def _resolve(
 def _check_interval(interval: Any, *, none: bool = False) -> str:
     if interval not in ("auto", "exact", "wald") + (("none",) if none else ()):
         allowed = "'auto', 'exact', 'wald' or 'none'" if none else "'auto', 'exact' or 'wald'"
-        raise ValueError(f"`interval` must be {allowed}, got {interval!r}")
+        raise ArgumentError(f"`interval` must be {allowed}, got {interval!r}")
     return "exact" if interval == "auto" else str(interval)
 
 
@@ -464,7 +464,7 @@ class PairTable(Result):
         from ._pairs import exact_mcnemar_intervals
 
         if self.method != "mcnemar" or self.clustered:
-            raise ValueError("exact_intervals() needs a table of exact McNemar tests (0/1 scores, not clustered); "
+            raise ArgumentError("exact_intervals() needs a table of exact McNemar tests (0/1 scores, not clustered); "
                              f"this one has method={self.method!r}")
         sel = slice(None) if rows is None else np.asarray(rows, dtype=np.intp)
         return exact_mcnemar_intervals(self.only_a[sel], self.only_b[sel],
@@ -487,7 +487,7 @@ class PairTable(Result):
         """
         fields = ("n_items", "only_a", "only_b", "diff", "se", "ci_low", "ci_high", "p_value", "p_adjusted")
         if field not in fields:
-            raise ValueError(f"`field` must be one of {', '.join(repr(f) for f in fields)}, got {field!r}")
+            raise ArgumentError(f"`field` must be one of {', '.join(repr(f) for f in fields)}, got {field!r}")
         k = len(self.models)
         out = np.full((k, k), np.nan)
         v = np.asarray(getattr(self, field), dtype=np.float64)
@@ -504,7 +504,7 @@ class PairTable(Result):
     def significant(self, alpha: float = 0.05) -> np.ndarray:
         """Boolean array per pair: ``p_adjusted < alpha``."""
         if not (0 < float(alpha) < 1):
-            raise ValueError(f"`alpha` must be in the open interval (0, 1), got {alpha!r}")
+            raise ArgumentError(f"`alpha` must be in the open interval (0, 1), got {alpha!r}")
         with np.errstate(invalid="ignore"):
             return np.asarray(self.p_adjusted < alpha)
 
@@ -583,7 +583,7 @@ def all_pairs(
     _validate.choice(pairs, "pairs", ("all", "adjacent"))
     _validate.choice(adjust, "adjust", ADJUST_METHODS)
     if method == "sign-flip":
-        raise ValueError("`method`='sign-flip' is offered for one pair only: use compare(m, a, b, method='sign-flip')")
+        raise ArgumentError("`method`='sign-flip' is offered for one pair only: use `compare` for the pair", param="method")
     S = np.asarray(m.scores)
     binary = is_binary(S)
     meth, clustered = _resolve(m, method, cluster, binary, ("auto", "mcnemar", "t", "cluster"))

@@ -29,6 +29,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence, TypedDict
@@ -38,13 +39,13 @@ from scipy import special
 
 from .._kernel import normal_quantile
 from .. import _validate
-from ..errors import DataError, SolverError
+from ..errors import ArgumentError, DataError, SolverError
 from ..results import Result, jsonable
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.matrix import ScoreMatrix
 
-__all__ = ["PowerResult", "PowerTable", "power", "power_table", "estimate_disagreement", "mcnemar_power"]
+__all__ = ["PowerResult", "PowerTable", "power", "power_table", "estimate_disagreement", "mcnemar_power", "TABLE_GAPS"]
 
 #: consecutive item counts over which the exact power must stay at or above the target
 STAY_WINDOW = 20
@@ -258,6 +259,11 @@ class PowerResult(Result):
     note : str or None
         Why there is no answer, when ``detectable_gap`` is NaN (``"exact"``: even a gap of ``q``
         does not reach the power at this many items).
+    binary : bool
+        Whether ``q`` was read as a share of discordant 0/1 items (see :func:`power`).
+    table : PowerTable
+        The items needed for the gaps :data:`TABLE_GAPS` at this disagreement, level, power and
+        method: the table ``ranktrust power`` prints (computed on first use, then kept).
     """
 
     solved_for: str
@@ -273,8 +279,21 @@ class PowerResult(Result):
     items_needed_normal: int | None = None
     achieved_power: float | None = None
     note: str | None = None
+    binary: bool = True
 
-    # to_dict: the default, every field under its own name whichever was solved for
+    @functools.cached_property
+    def table(self) -> "PowerTable":
+        return power_table(self.disagreement, TABLE_GAPS, alpha=self.alpha, power=self.power, binary=self.binary,
+                           method=self.method)
+
+    def to_dict(self) -> "PowerJSON":
+        """Every field under its own name (whichever was solved for), and the table's rows."""
+        return jsonable({**{f: getattr(self, f) for f in self.__dataclass_fields__},
+                         "table": self.table.to_dict()["table"]})
+
+
+#: the gaps of :attr:`PowerResult.table` and of :func:`power_table` by default (fractions)
+TABLE_GAPS = (0.01, 0.02, 0.03, 0.05, 0.10)
 
 
 def power(
@@ -284,7 +303,7 @@ def power(
     disagreement: float | None = None,
     alpha: float = 0.05,
     power: float = 0.8,
-    binary: bool = False,
+    binary: bool = True,
     method: str = "auto",
 ) -> PowerResult:
     """Items needed to detect a gap, or the gap detectable with a number of items.
@@ -305,14 +324,15 @@ def power(
         Two-sided significance level.
     power : float, default: ``0.8``
         Probability of detecting a true gap of ``gap``.
-    binary : bool, default: False
-        True for 0/1 scores: ``q`` is then the share of discordant items and a gap can be
-        at most ``q``. False (any scores in [0, 1]): ``q = E[d_i^2]`` and a gap can be at
-        most ``sqrt(q)``.
+    binary : bool, default: True
+        True for 0/1 scores (what ``ranktrust power --disagreement Q`` assumes): ``q`` is then the
+        share of discordant items and a gap can be at most ``q``. False (any scores in [0, 1]):
+        ``q = E[d_i^2]`` and a gap can be at most ``sqrt(q)``.
     method : {"auto", "exact", "normal"}, default: ``"auto"``
         ``"exact"``: the exact power of the exact McNemar test (0/1 scores only);
         ``"normal"``: the formula of [A, M] (reproduces [A]'s 21,192 / 5,298 / 2,355 / 848 /
-        212 items); ``"auto"`` = ``"exact"`` with ``binary=True``, else ``"normal"``.
+        212 items); ``"auto"`` = ``"exact"`` with ``binary=True`` (the default), else ``"normal"``.
+        The command line has the same default (``--method auto``) and the same choices.
 
     Returns
     -------
@@ -344,20 +364,22 @@ def power(
 
     Examples
     --------
-    >>> power(gap=0.02, disagreement=0.27).items_needed
+    >>> power(gap=0.02, disagreement=0.27).items_needed                    # the exact test
+    5390
+    >>> power(gap=0.02, disagreement=0.27, method="normal").items_needed   # the formula
     5298
-    >>> power(gap=0.05, disagreement=0.27, binary=True).items_needed    # the exact test
-    881
     >>> round(power(items=500, disagreement=0.20).ci_half_width * 100, 1)
     3.9
+    >>> power(gap=0.02, disagreement=0.27).table.items_needed.tolist()     # what the command prints
+    [21385, 5390, 2413, 881, 223]
     """
     if (gap is None) == (items is None):
-        raise ValueError(
+        raise ArgumentError(
             "give exactly one of `gap` and `items` (the other is solved for); got "
             + ("both" if gap is not None else "neither")
         )
     if disagreement is None:
-        raise ValueError(
+        raise ArgumentError(
             "`disagreement` is required: the share of items on which the two models differ "
             "(estimate it from data with estimate_disagreement(m))"
         )
@@ -365,21 +387,21 @@ def power(
     a = _unit("alpha", alpha)
     pw = _unit("power", power)
     if method not in ("auto", "exact", "normal"):
-        raise ValueError(f"`method` must be 'auto', 'exact' or 'normal', got {method!r}")
+        raise ArgumentError(f"`method` must be 'auto', 'exact' or 'normal', got {method!r}")
     if method == "exact" and not binary:
-        raise ValueError("`method`='exact' is the exact McNemar test for 0/1 scores: pass binary=True, "
-                         "or use method='normal' for continuous scores")
+        raise ArgumentError("`method`='exact' is the exact McNemar test for 0/1 scores: pass `binary`=True, "
+                         "or use `method`='normal' for continuous scores")
     exact = method == "exact" or (method == "auto" and bool(binary))
     z_a, z_b = _z_sum(a, pw)
     if gap is not None:
         d = _unit("gap", gap, hint=" (a fraction: 0.02 = 2 points)")
         if d > _max_gap(q, bool(binary)):
             if binary:
-                raise ValueError(
+                raise ArgumentError(
                     f"`gap` {d:g} is larger than `disagreement` {q:g}: two models with 0/1 scores that differ "
                     "on a share q of items cannot differ in score by more than q"
                 )
-            raise ValueError(
+            raise ArgumentError(
                 f"`gap` {d:g} is larger than sqrt(`disagreement`) = {math.sqrt(q):.4g}: with a mean squared "
                 f"per-item difference q = {q:g} the gap can be at most sqrt(q) (its variance q - gap^2 "
                 "would be negative); give a smaller gap or a larger disagreement"
@@ -395,6 +417,7 @@ def power(
             solved_for="items", disagreement=q, alpha=a, power=pw, gap=d, items=None,
             items_needed=n_need, detectable_gap=None, ci_half_width=z_a * math.sqrt(q / n_need),
             method="exact" if exact else "normal", items_needed_normal=n_norm, achieved_power=achieved,
+            binary=bool(binary),
         )
     n = _validate.count(items, "items")
     if exact:
@@ -409,11 +432,11 @@ def power(
         return PowerResult(
             solved_for="gap", disagreement=q, alpha=a, power=pw, gap=None, items=n, items_needed=None,
             detectable_gap=g, ci_half_width=z_a * math.sqrt(q / n), method="exact", achieved_power=achieved,
-            note=note,
+            note=note, binary=bool(binary),
         )
     return PowerResult(
         solved_for="gap", disagreement=q, alpha=a, power=pw, gap=None, items=n, items_needed=None,
-        detectable_gap=(z_a + z_b) * math.sqrt(q / n), ci_half_width=z_a * math.sqrt(q / n),
+        detectable_gap=(z_a + z_b) * math.sqrt(q / n), ci_half_width=z_a * math.sqrt(q / n), binary=bool(binary),
     )
 
 
@@ -425,6 +448,26 @@ class PowerRow(TypedDict):
 
     gap: float
     items_needed: int
+
+
+class PowerJSON(TypedDict):
+    """Layout of :meth:`PowerResult.to_dict`: the fields, and the table's rows."""
+
+    solved_for: str
+    disagreement: float
+    alpha: float
+    power: float
+    gap: float | None
+    items: int | None
+    items_needed: int | None
+    detectable_gap: float | None
+    ci_half_width: float
+    method: str
+    items_needed_normal: int | None
+    achieved_power: float | None
+    note: str | None
+    binary: bool
+    table: list[PowerRow]
 
 
 class PowerTableJSON(TypedDict):
@@ -467,11 +510,11 @@ class PowerTable(Result):
 
 def power_table(
     disagreement: float,
-    gaps: Sequence[float] = (0.01, 0.02, 0.03, 0.05, 0.10),
+    gaps: Sequence[float] = TABLE_GAPS,
     *,
     alpha: float = 0.05,
     power: float = 0.8,
-    binary: bool = False,
+    binary: bool = True,
     method: str = "auto",
 ) -> PowerTable:
     """Items needed for each gap in ``gaps`` (fractions) at one disagreement.
@@ -482,7 +525,9 @@ def power_table(
 
     Examples
     --------
-    >>> power_table(0.27).items_needed.tolist()
+    >>> power_table(0.27).items_needed.tolist()                     # the exact test
+    [21385, 5390, 2413, 881, 223]
+    >>> power_table(0.27, method="normal").items_needed.tolist()    # the formula
     [21192, 5298, 2355, 848, 212]
     """
     q = _unit("disagreement", disagreement, closed_high=True)
@@ -523,7 +568,7 @@ def estimate_disagreement(m: "ScoreMatrix", *, pair: tuple[str, str] | None = No
     S = np.asarray(m.scores)
     if pair is not None:
         if len(pair) != 2:
-            raise ValueError(f"`pair` must be two model names, got {pair!r}")
+            raise ArgumentError(f"`pair` must be two model names, got {pair!r}")
         ia, ib = m.index_of(pair[0]), m.index_of(pair[1])
         if ia == ib:
             raise DataError(f"`pair` names model {pair[0]!r} twice: give two different models")
