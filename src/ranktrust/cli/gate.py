@@ -100,7 +100,7 @@ def _read_tasks(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
     if col in df.columns and df[col].notna().any():
         suite = {}
         values = df[col].astype(str)
-        for t in dict.fromkeys(values):
+        for t in values.unique():
             part = df[values == t].drop(columns=[col])
             part.attrs = dict(df.attrs)
             suite[t] = read(part, **common)

@@ -1,0 +1,212 @@
+"""`ranktrust gate` through the command line: formats, exit codes, real data, bad input.
+
+Real data: SWE-bench Verified (per repository: its subject column mapped to tasks with --task-col),
+MMLU-Pro (per subject) and lm-evaluation-harness logs with two tasks (../shared/data/harness-logs/
+lm_eval/0.4.13: mcq_tiny_lm and mcq_tiny_lm_gen, three seeds of a tiny model). On each, every task's
+decision is the one `ranktrust compare` gives on that task (p-values Holm-adjusted over the tasks).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import ranktrust as rt
+from conftest import run_cli
+
+OPUS = "Claude 4.5 Opus medium (20251101)"
+GEMINI = "Gemini 3 Pro Preview (2025-11-18)"
+SEED1, SEED2, SEED3 = (f"/opt/models/tinylm/seed{i}" for i in (1, 2, 3))
+
+
+def _suite_csv(path, tasks: dict[str, tuple[int, int, int]], seed: int = 0) -> str:
+    """A long CSV with a task column: per task (n, b, c) = items, only-candidate-right, only-baseline-right."""
+    rng = np.random.default_rng(seed)
+    rows = ["task,model,item,score"]
+    for t, (n, b, c) in tasks.items():
+        base = (rng.random(n) < 0.6).astype(int)
+        cand = base.copy()
+        cand[:b], base[:b] = 1, 0
+        cand[b:b + c], base[b:b + c] = 0, 1
+        for i in range(n):
+            rows += [f"{t},new,{t}-{i},{cand[i]}", f"{t},old,{t}-{i},{base[i]}"]
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+@pytest.fixture
+def suites(tmp_path):
+    return {
+        "pass": _suite_csv(tmp_path / "pass.csv", {"arc": (8000, 360, 352), "gsm": (8000, 280, 288)}),
+        "fail": _suite_csv(tmp_path / "fail.csv", {"arc": (4000, 200, 200), "gsm": (4000, 150, 330)}),
+        "unsure": _suite_csv(tmp_path / "unsure.csv", {"arc": (8000, 360, 352), "tiny": (100, 5, 5)}),
+    }
+
+
+def _gate(capsys, *args):
+    return run_cli(capsys, "gate", *map(str, args))
+
+
+# ------------------------------------------------------------------ verdicts and exit codes
+def test_pass_fail_inconclusive_strict_exit_codes(suites, capsys):
+    code, out, err = _gate(capsys, suites["pass"], "--candidate", "new", "--baseline", "old")
+    assert code == 0 and out.splitlines()[0] == "PASS: 2 tasks non-inferior at 1 point (95%, Holm)" and not err
+    code, out, err = _gate(capsys, suites["fail"], "--candidate", "new", "--baseline", "old")
+    assert code == 3
+    assert out.startswith("FAIL: gsm -4.5 points [") and "new is worse than old on 1 task of 2 (95%, Holm)" in out
+    code, out, err = _gate(capsys, suites["unsure"], "--candidate", "new", "--baseline", "old")
+    assert code == 0 and out.startswith("INCONCLUSIVE: no regression shown, but 1 of 2 tasks cannot rule out")
+    assert err.startswith("warning: the gate is inconclusive: 1 task cannot rule out a drop of 1 point: tiny "
+                          "(needs about ") and err.count("\n") == 1
+    code, _, _ = _gate(capsys, suites["unsure"], "--candidate", "new", "--baseline", "old", "--strict")
+    assert code == 4
+    # a margin of 3 points: the small task's interval still reaches below -3
+    code, out, _ = _gate(capsys, suites["unsure"], "--candidate", "new", "--baseline", "old", "--margin", "30")
+    assert code == 0 and out.startswith("PASS: 2 tasks non-inferior at 30 points")
+    # --require better: nothing is shown better -> inconclusive
+    code, out, err = _gate(capsys, suites["pass"], "--candidate", "new", "--baseline", "old", "--require", "better")
+    assert code == 0 and out.startswith("INCONCLUSIVE: 2 tasks non-inferior at 1 point, but none shown better")
+    # --task keeps some tasks only
+    code, out, _ = _gate(capsys, suites["fail"], "--candidate", "new", "--baseline", "old", "--task", "arc")
+    assert code == 0 and "gsm" not in out
+
+
+def test_every_format_puts_the_verdict_first(suites, capsys, tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    args = [suites["fail"], "--candidate", "new", "--baseline", "old", "--plan"]
+    heads = {}
+    for fmt in ("text", "md", "json", "html", "csv"):
+        code, out, _ = _gate(capsys, *args, "--format", fmt)
+        assert code == 3, fmt
+        heads[fmt] = out
+    line = heads["text"].splitlines()[0]
+    assert line.startswith("FAIL: gsm")
+    md = heads["md"].splitlines()
+    assert md[0] == f"**{line}**"
+    assert md[2] == ("| task | items | baseline | candidate | difference [CI] | CI level | decision | detectable drop "
+                     "| items for margin |")
+    assert md[4].startswith("| gsm | 4,000 |") and md[4].endswith(" |") and "| worse |" in md[4]  # deciding first
+    d = json.loads(heads["json"])
+    assert d["meta"]["kind"] == "gate" and d["headline"] == line and d["verdict"] == "FAIL"
+    assert [t["task"] for t in d["tasks"]] == ["gsm", "arc"] and d["show_plan"] is True
+    jsonschema.validate(d, rt.json_schema("gate"), cls=jsonschema.Draft202012Validator)
+    assert line.replace("-", "-") in heads["html"] and "<table" in heads["html"]
+    csv = heads["csv"].splitlines()
+    assert csv[0] == f"# {line}" and csv[1].startswith("task,n_items,score_baseline,score_candidate,diff,ci_low")
+    assert csv[2].startswith("gsm,4000,") and len(csv) == 4
+    out_file = tmp_path / "gate.md"
+    code, out, _ = _gate(capsys, *args, "--out", out_file)
+    assert code == 3 and out == "" and out_file.read_text().startswith(f"**{line}**")
+
+
+# ------------------------------------------------------------------ bad input: one line, exit 1
+@pytest.mark.parametrize("extra, message", [
+    (["--candidate", "nwe", "--baseline", "old"], "error: unknown candidate model 'nwe' (in no task); did you mean 'new'?"),
+    (["--candidate", "new", "--baseline", "old", "--margin", "-1"],
+     "error: Invalid value for '--margin': must be >= 0 points (the drop the gate tolerates), got -1"),
+    (["--candidate", "new", "--baseline", "old", "--task", "gms"], "error: no task 'gms'; did you mean 'gsm'?"),
+])
+def test_bad_input_is_one_line(suites, capsys, extra, message):
+    code, out, err = _gate(capsys, suites["fail"], *extra)
+    assert code == 1 and out == "" and err.splitlines()[0].startswith(message) and err.count("\n") == 1
+
+
+def test_a_task_the_candidate_lacks_and_no_shared_items(tmp_path, capsys):
+    p = tmp_path / "lacks.csv"
+    p.write_text("task,model,item,score\na,new,1,1\na,new,2,0\na,old,1,1\na,old,2,1\nb,old,1,1\nb,old,2,0\n"
+                 "b,other,1,1\nb,other,2,1\n")
+    code, _, err = _gate(capsys, p, "--candidate", "new", "--baseline", "old")
+    assert code == 1 and err.startswith("error: the candidate 'new' has no results on task 'b'; it has 'a': score "
+                                        "it on that task, or leave the task out with --task") and err.count("\n") == 1
+    q = tmp_path / "disjoint.csv"
+    q.write_text("task,model,item,score\na,new,1,1\na,new,2,0\na,old,3,1\na,old,4,1\n")
+    code, _, err = _gate(capsys, q, "--candidate", "new", "--baseline", "old")
+    assert code == 1 and err == "error: task 'a': models 'new' and 'old' share no scored item: nothing to compare\n"
+
+
+# ------------------------------------------------------------------ real data
+def _compare_p(capsys, path, task_args, a, b):
+    code, out, err = run_cli(capsys, "compare", str(path), *task_args, "--a", a, "--b", b, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def _decisions_match_compare(capsys, gate_json, per_task_args, path, a, b):
+    tasks = gate_json["tasks"]
+    ref = {t["task"]: _compare_p(capsys, path, per_task_args(t["task"]), a, b) for t in tasks}
+    names = list(ref)
+    adj = dict(zip(names, rt.adjust_pvalues(np.array([ref[n]["p_value"] for n in names]), "holm")))
+    for t in tasks:
+        r = ref[t["task"]]
+        assert t["n_items"] == r["n_items"] and t["p_value"] == pytest.approx(r["p_value"], rel=1e-12)
+        assert t["diff"] == pytest.approx(r["diff"], rel=1e-12, abs=1e-15)
+        shown = "worse" if adj[t["task"]] < 0.05 and r["diff"] < 0 else (
+            "better" if adj[t["task"]] < 0.05 and r["diff"] > 0 else "neither")
+        assert (t["decision"] if t["decision"] in ("worse", "better") else "neither") == shown, t["task"]
+        if gate_json["n_tasks"] == 1 or t["ci_level"] == 0.95:
+            assert [t["ci_low"], t["ci_high"]] == pytest.approx([r["ci_low"], r["ci_high"]], rel=1e-12)
+
+
+def test_swebench_per_repository(swebench_path, capsys, tmp_path):
+    """SWE-bench Verified has no task column: --task-col subject makes each of its 12 repositories a task
+    (--cluster-by cannot then name the same column)."""
+    code, out, err = _gate(capsys, swebench_path, "--candidate", OPUS, "--baseline", GEMINI, "--task-col", "subject",
+                           "--format", "json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["n_tasks"] == 12 and d["verdict"] == "INCONCLUSIVE"    # 1-231 items a repository: nothing shown
+    # compare on one repository: the same rows, read with the repository as the only items
+    import pandas as pd
+
+    df = pd.read_csv(swebench_path)
+    paths = {}
+    for repo, part in df.groupby("subject"):
+        p = tmp_path / (repo.replace("/", "__") + ".csv")
+        part.to_csv(p, index=False)
+        paths[repo] = p
+    tasks = d["tasks"]
+    for t in tasks:
+        r = _compare_p(capsys, paths[t["task"]], [], OPUS, GEMINI)
+        assert (t["n_items"], t["p_value"]) == (r["n_items"], pytest.approx(r["p_value"], rel=1e-12))
+        assert t["decision"] not in ("worse", "better") and r["p_value"] * 1 >= 0.05 / 12
+
+
+def test_mmlu_pro_per_subject(mmlupro_path, capsys):
+    code, out, err = _gate(capsys, mmlupro_path, "--candidate", "Meta-Llama-3_1-70B", "--baseline", "Meta-Llama-3-70B",
+                           "--task-col", "subject", "--format", "json")
+    assert code in (0, 3), err
+    d = json.loads(out)
+    assert d["n_tasks"] == 14 and sum(t["n_items"] for t in d["tasks"]) == 12032
+    m = rt.read(mmlupro_path, align="pairwise")
+    groups = np.asarray(m.groups, dtype=object)
+    p = {t["task"]: rt.compare(m.select(items=groups == t["task"]), "Meta-Llama-3_1-70B", "Meta-Llama-3-70B")
+         for t in d["tasks"]}
+    adj = dict(zip(p, rt.adjust_pvalues(np.array([r.p_value for r in p.values()]), "holm")))
+    for t in d["tasks"]:
+        assert t["p_value"] == pytest.approx(p[t["task"]].p_value, rel=1e-12)
+        assert (t["decision"] in ("worse", "better")) == (adj[t["task"]] < 0.05)
+
+
+def test_lm_eval_logs_with_two_tasks(harness_logs, capsys):
+    folder = harness_logs / "lm_eval" / "0.4.13"
+    code, out, err = _gate(capsys, folder, "--candidate", SEED3, "--baseline", SEED1, "--format", "json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert sorted(t["task"] for t in d["tasks"]) == ["mcq_tiny_lm", "mcq_tiny_lm_gen"]
+    assert all(t["n_items"] == 32 for t in d["tasks"])
+    _decisions_match_compare(capsys, d, lambda task: ["--task", task], folder, SEED3, SEED1)
+    # exact_match is 0 on every item for every seed: the two agree everywhere, and the plan has no estimate
+    gen = next(t for t in d["tasks"] if t["task"] == "mcq_tiny_lm_gen")
+    assert gen["diff"] == 0 and gen["disagreement"] == 0 and gen["items_needed"] is None
+    assert "agree on all 32 items" in err
+
+
+def test_a_store_with_several_tasks(suites, tmp_path, capsys):
+    db = tmp_path / "s.duckdb"
+    with rt.Store(db) as st:
+        st.ingest(suites["fail"])
+    code, out, err = _gate(capsys, "--db", db, "--candidate", "new", "--baseline", "old")
+    code2, out2, _ = _gate(capsys, suites["fail"], "--candidate", "new", "--baseline", "old")
+    assert code == code2 == 3 and out.splitlines()[0] == out2.splitlines()[0]
