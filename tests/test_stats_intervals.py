@@ -298,3 +298,21 @@ def test_bootstrap_interval_needs_complete_matrix(mmlupro_path):
     m = rt.read(mmlupro_path, align="pairwise")
     with pytest.raises(rt.DataError, match="same items"):
         rt.intervals(m, method="bca", n_resamples=100)
+
+
+def test_a_wilson_interval_exists_for_one_item():
+    """Issue 21 D22: a model scored on 1 item has a Wilson CI (statsmodels' proportion_confint), not n/a;
+    its SE stays NaN and the CLT and t intervals stay NaN (they need two items)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    m = rt.ScoreMatrix.from_array(np.array([[1.0, np.nan, np.nan], [0.0, np.nan, np.nan], [1.0, 0.0, 1.0]]),
+                                  models=["one right", "one wrong", "three"])
+    with pytest.warns(SmallSampleWarning, match=r"fewer than 2 scored items: SE is NaN \(a Wilson interval"):
+        w = rt.intervals(m, method="wilson")
+    for row, k in ((0, 1), (1, 0)):
+        lo, hi = proportion_confint(k, 1, alpha=0.05, method="wilson")
+        np.testing.assert_allclose([w.ci_low[row], w.ci_high[row]], [lo, hi], rtol=1e-12)  # two formulas
+    assert np.isnan(w.se[:2]).all()
+    with pytest.warns(SmallSampleWarning, match="SE and CI are NaN"):
+        c = rt.intervals(m, method="clt")
+    assert np.isnan(c.ci_low[:2]).all()

@@ -250,7 +250,7 @@ def score_ci(
     Warns
     -----
     SmallSampleWarning
-        A model has fewer than 2 scored items (its SE and CI are NaN).
+        A model has fewer than 2 scored items (its SE and CI are NaN; a Wilson CI exists from 1 item).
     DegenerateDataWarning
         A model has zero spread for a normal-approximation method (its SE is 0, so its CI
         would have zero width; the CI is NaN instead). The warning names the models; for
@@ -328,15 +328,16 @@ def score_ci(
                 )
             se = np.sqrt(mean * (1 - mean) / n)
             low, high = wilson_bounds(mean, n, z)
+    # a Wilson interval exists from one item (issue 21 D22: 1/1 -> [0.21, 1] at 95%); the others need two
+    no_ci = n < 1 if method == "wilson" else small
     se = np.where(small, np.nan, se)
-    low = np.where(small, np.nan, low)
-    high = np.where(small, np.nan, high)
+    low = np.where(no_ci, np.nan, low)
+    high = np.where(no_ci, np.nan, high)
     if np.any(small):
         who = _who(np.atleast_1d(small), names)
-        warnings.warn(
-            f"{who} fewer than 2 scored items: SE and CI are NaN (an interval needs at least 2 items)",
-            SmallSampleWarning, stacklevel=2,
-        )
+        what = ("SE is NaN (a Wilson interval needs 1 item: it is wide; with none it is NaN too)"
+                if method == "wilson" else "SE and CI are NaN (an interval needs at least 2 items)")
+        warnings.warn(f"{who} fewer than 2 scored items: {what}", SmallSampleWarning, stacklevel=2)
     if method != "wilson" and not (method == "cluster" and wilson_like):
         flat = ~small & (zero_spread(x) | (se == 0))  # the kernel's rule; se == 0 also for clusters
         if np.any(flat):
