@@ -1,0 +1,158 @@
+"""The canonical battles table: its columns, the winner labels, the checks every format's rows pass.
+
+One row per battle or judged game: ``model_a, model_b, score, winner, weight`` and, where the source
+has them, ``cluster``, ``judge``, ``user``, ``turn`` and the style counts ``style_a_<feat>`` /
+``style_b_<feat>``. Every format's parser builds these columns and hands them to :func:`finish`, which
+checks them (one :class:`~ranktrust.errors.DataError` naming the file and row) and fixes their types.
+Notes are structured records (``{"code": ..., ...}``) in ``DataFrame.attrs["notes"]``; sentences are
+composed elsewhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ...errors import DataError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+#: the columns, in order (``cluster`` and the optional ones only when the source has them)
+COLUMNS = ("model_a", "model_b", "score", "winner", "weight")
+OPTIONAL = ("cluster", "judge", "user", "turn")
+STYLE_A, STYLE_B = "style_a_", "style_b_"
+#: FastChat / LMArena ``conv_metadata`` keys -> the style feature name (a dict value is summed, as
+#: FastChat's ``preprocess_for_style`` does: h1..h6, ordered + unordered, ** + __)
+CONV_METADATA = (("sum_assistant_{}_tokens", "tokens"), ("header_count_{}", "headers"),
+                 ("list_count_{}", "lists"), ("bold_count_{}", "bold"))
+
+#: battle-table winner labels -> score of model_a (FastChat, arena-rank, Arena-Hard: a tie is half a win;
+#: ``both_bad`` is arena-human-preference-140k's spelling of ``tie (bothbad)``)
+WINNER_SCORES = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5, "both_bad": 0.5}
+
+
+def label_of(score: np.ndarray) -> np.ndarray:
+    """The label a score stands for: 1 'model_a', 0 'model_b', 0.5 'tie', anything else '' (a probability)."""
+    out = np.full(len(score), "", dtype=object)
+    out[score == 1.0] = "model_a"
+    out[score == 0.0] = "model_b"
+    out[score == 0.5] = "tie"
+    return out
+
+
+@dataclass(frozen=True)
+class Where:
+    """How to name row ``i`` of one source in an error: ``<file>: line 12`` / ``record 3`` / ``row 7``."""
+
+    source: str                       # the file path, or "`battles`" for a DataFrame
+    kind: str = "row"                 # "line" (JSONL, CSV with its header), "record" (JSON array), "row"
+    numbers: Any = None               # per-row numbers (JSONL line numbers, DataFrame index labels)
+    offset: int = 1                   # else row i is number i + offset
+
+    def at(self, i: int) -> str:
+        num = self.numbers[i] if self.numbers is not None else int(i) + self.offset
+        return f"{self.source}: {self.kind} {num}"
+
+
+def missing_text(values: "pd.Series") -> np.ndarray:
+    """True where a label cell is missing: None, NaN or empty text."""
+    import pandas as pd
+
+    miss = values.isna().to_numpy(dtype=bool)
+    if values.dtype.kind in "OSU" or isinstance(values.dtype, (pd.StringDtype, pd.CategoricalDtype)):
+        txt = values.astype(object).where(~miss, "").astype(str)
+        miss = miss | (txt.str.strip() == "").to_numpy(dtype=bool)
+    return miss
+
+
+def as_text(values: "pd.Series") -> "pd.Series":
+    """Labels as text exactly as written (numbers in JSON ids become their text); missing stays None."""
+    miss = values.isna()
+    out = values.astype(object).where(miss, values.astype(str))
+    return out.where(~miss, None)
+
+
+def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt: str,
+           records: int | None = None) -> "pd.DataFrame":
+    """Check the canonical columns of one source and return the table with its notes.
+
+    ``df`` holds :data:`COLUMNS` (``score`` and ``weight`` as floats, labels as objects) and any of
+    :data:`OPTIONAL` and the style columns; its rows are positions ``0..n-1`` for ``where``.
+    """
+    import pandas as pd
+
+    n = len(df)
+    if n == 0:
+        raise DataError(f"{where.source}: no battles in this source (the file is empty or every record was "
+                        "left out); give a file with one battle or judged game per row", param="source")
+    for col in ("model_a", "model_b"):
+        miss = missing_text(df[col])
+        if miss.any():
+            i = int(np.flatnonzero(miss)[0])
+            raise DataError(f"{where.at(i)}: {col} is missing ({int(miss.sum())} such rows); every battle names "
+                            "both models: fill it or drop the row", param="source")
+    a = as_text(df["model_a"])
+    b = as_text(df["model_b"])
+    same = (a.to_numpy() == b.to_numpy())
+    if same.any():
+        i = int(np.flatnonzero(same)[0])
+        raise DataError(f"{where.at(i)}: model_a and model_b are both {a.iloc[i]!r}, a model against itself "
+                        f"({int(same.sum())} such rows); a self-battle says nothing about the ranking: drop these "
+                        "rows (Arena-Hard writes the baseline judged against itself this way)", param="source")
+    score = np.asarray(df["score"], dtype=np.float64)
+    bad = ~np.isfinite(score) | (score < 0) | (score > 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(f"{where.at(i)}: score {score[i]:g} is not a number in [0, 1] (1 = model_a wins, 0 = "
+                        f"model_b wins, 0.5 = tie; {int(bad.sum())} such rows); fix or drop the row", param="source")
+    weight = np.asarray(df["weight"], dtype=np.float64)
+    bad = ~np.isfinite(weight) | (weight <= 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(f"{where.at(i)}: weight {weight[i]:g} is not a positive number ({int(bad.sum())} such "
+                        "rows); a battle's weight must be > 0: fix it, or drop the row to leave the battle out",
+                        param="source")
+    out = {"model_a": a.to_numpy(dtype=object), "model_b": b.to_numpy(dtype=object), "score": score,
+           "winner": df["winner"].astype(object).where(df["winner"].notna(), "").astype(str).to_numpy(dtype=object),
+           "weight": weight}
+    if "cluster" in df.columns:
+        miss = missing_text(df["cluster"])
+        if miss.any():
+            i = int(np.flatnonzero(miss)[0])
+            raise DataError(f"{where.at(i)}: the prompt id (cluster) is missing ({int(miss.sum())} such rows); "
+                            "give every battle its prompt id, or read without one (`cluster`='')",
+                            param="cluster")
+        out["cluster"] = as_text(df["cluster"]).to_numpy(dtype=object)
+    for col in ("judge", "user"):
+        if col in df.columns:
+            out[col] = as_text(df[col]).to_numpy(dtype=object)
+    if "turn" in df.columns:
+        t = pd.to_numeric(df["turn"], errors="coerce")
+        bad = t.isna().to_numpy() & df["turn"].notna().to_numpy()
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise DataError(f"{where.at(i)}: turn {df['turn'].iloc[i]!r} is not a number", param="source")
+        out["turn"] = t.to_numpy(dtype=np.int64) if not t.isna().any() else t.to_numpy(dtype=np.float64)
+    for col in df.columns:
+        if str(col).startswith((STYLE_A, STYLE_B)):
+            v = pd.to_numeric(df[col], errors="coerce")
+            bad = v.isna().to_numpy() & df[col].notna().to_numpy()
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise DataError(f"{where.at(i)}: style count {col} = {df[col].iloc[i]!r} is not a number",
+                                param="source")
+            out[str(col)] = v.to_numpy(dtype=np.float64)
+    res = pd.DataFrame(out)
+    read = {"code": "read", "source": where.source, "format": fmt, "battles": int(n),
+            "weight_total": float(weight.sum())}
+    if records is not None:
+        read["records"] = int(records)
+    res.attrs["notes"] = [read, *notes]
+    if "cluster" in res.columns:
+        per = res.groupby(["cluster", "model_a", "model_b"], sort=False).size().value_counts().sort_index()
+        res.attrs["notes"].append({"code": "rows_per_prompt_and_pair", "source": where.source,
+                                   "counts": {int(k): int(v) for k, v in per.items()}})
+    return res

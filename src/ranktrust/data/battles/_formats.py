@@ -1,0 +1,422 @@
+"""The battle formats: a plain battles table, Chatbot Arena ``clean_battle`` JSON, Arena-Hard-Auto
+judgments, AlpacaEval annotations and MT-Bench pairwise judgments, each turned into the canonical
+columns of :mod:`._canon` (sources and conventions: docs/formats/battles.md).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ...errors import DataError, FormatError
+from ..readers._util import iter_jsonl, load_json
+from ._canon import CONV_METADATA, STYLE_A, STYLE_B, WINNER_SCORES, Where, finish, label_of, missing_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+#: columns tried, in order, for the prompt id when `cluster` is not given
+CLUSTER_GUESSES = ("cluster", "question_id", "prompt_id", "uid")
+JUDGE_COLUMNS = ("judge", "annotator")
+USER_COLUMNS = ("user", "user_id")
+#: arena-human-preference-55k (Kaggle): one 0/1 column per outcome
+ONE_HOT = {"winner_model_a": "model_a", "winner_model_b": "model_b", "winner_tie": "tie"}
+
+#: Arena-Hard verdict -> (score of assistant A in that game, strong). v0.1 writes the first five;
+#: v2's show_result also maps the mirrored spellings (``label_to_score`` in show_result.py @196f6b8).
+ARENA_HARD_LABELS = {
+    "A>>B": (1.0, True), "A>B": (1.0, False), "A=B": (0.5, False), "B>A": (0.0, False), "B>>A": (0.0, True),
+    "A<<B": (0.0, True), "A<B": (0.0, False), "B=A": (0.5, False), "B<<A": (1.0, True), "B<A": (1.0, False),
+}
+MT_BENCH_LABELS = ("model_1", "model_2", "tie")
+
+
+def _dropped(source: str, reasons: dict[str, int]) -> dict[str, Any]:
+    return {"code": "dropped", "source": source, "rows": int(sum(reasons.values())),
+            "reasons": {k: int(v) for k, v in reasons.items() if v}}
+
+
+# ------------------------------------------------------------------------------------------- tables
+def from_table(df: "pd.DataFrame", where: Where, *, cluster: str | None, fmt: str = "table") -> "pd.DataFrame":
+    """A battles table (``model_a, model_b, winner`` or ``score``, ...) in the canonical columns."""
+    import pandas as pd
+
+    cols = [str(c) for c in df.columns]
+    df = df.set_axis(cols, axis=1).reset_index(drop=True)
+    for need in ("model_a", "model_b"):
+        if need not in cols:
+            raise DataError(f"{where.source}: no {need!r} column (columns: {', '.join(map(repr, cols[:12]))}); a "
+                            "battles table needs model_a, model_b and winner (or score): rename the columns",
+                            param="source")
+    used = {"model_a", "model_b"}
+    out = pd.DataFrame({"model_a": df["model_a"], "model_b": df["model_b"]})
+    out["score"], out["winner"] = _outcome(df, cols, where, used)
+    if "weight" in cols:
+        w = pd.to_numeric(df["weight"], errors="coerce")
+        bad = w.isna().to_numpy()
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise DataError(f"{where.at(i)}: weight {df['weight'].iloc[i]!r} is not a number; give every battle a "
+                            "positive weight, or leave the column out (weight 1)", param="source")
+        out["weight"] = w.to_numpy(dtype=np.float64)
+        used.add("weight")
+    else:
+        out["weight"] = 1.0
+    name = _cluster_column(cols, cluster, where)
+    if name is not None:
+        out["cluster"] = df[name]
+        used.add(name)
+    for target, names in (("judge", JUDGE_COLUMNS), ("user", USER_COLUMNS)):
+        hit = next((c for c in names if c in cols), None)
+        if hit is not None:
+            out[target] = df[hit]
+            used.add(hit)
+    if "turn" in cols:
+        out["turn"] = df["turn"]
+        used.add("turn")
+    notes: list[dict[str, Any]] = []
+    style = [c for c in cols if c.startswith((STYLE_A, STYLE_B))]
+    for c in style:
+        out[c] = df[c]
+    used.update(style)
+    if "conv_metadata" in cols and not style:
+        feats, missing = _conv_metadata(df["conv_metadata"], where)
+        for k, v in feats.items():
+            out[k] = v
+        used.add("conv_metadata")
+        if missing:
+            notes.append({"code": "style_missing", "source": where.source, "rows": int(missing)})
+    ignored = [c for c in cols if c not in used]
+    if ignored:
+        notes.append({"code": "columns_ignored", "source": where.source, "columns": ignored})
+    notes.append(_dropped(where.source, {}))
+    return finish(out, where, notes, fmt=fmt, records=len(df))
+
+
+def _outcome(df: "pd.DataFrame", cols: list[str], where: Where, used: set[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(score of model_a, winner label) from a ``score`` column, ``winner`` labels or one-hot columns."""
+    import pandas as pd
+
+    if "score" in cols:
+        raw = df["score"]
+        s = pd.to_numeric(raw, errors="coerce")
+        bad = s.isna().to_numpy()
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            what = "is missing" if missing_text(raw)[i] else f"{raw.iloc[i]!r} is not a number"
+            raise DataError(f"{where.at(i)}: score {what} ({int(bad.sum())} such rows); a score is model_a's "
+                            "result in [0, 1] (1 win, 0.5 tie, 0 loss): fix or drop the row", param="source")
+        score = s.to_numpy(dtype=np.float64)
+        used.add("score")
+        if "winner" not in cols:
+            return score, label_of(score)
+        used.add("winner")
+        lab = df["winner"].astype(object).where(~missing_text(df["winner"]), "").astype(str).to_numpy(dtype=object)
+        want = pd.Series(lab).map(WINNER_SCORES).to_numpy(dtype=np.float64)
+        known = ~np.isnan(want)
+        unknown = ~known & (lab != "")
+        if unknown.any():
+            i = int(np.flatnonzero(unknown)[0])
+            raise DataError(f"{where.at(i)}: winner {lab[i]!r} is not a known label ({', '.join(WINNER_SCORES)}, "
+                            "or empty beside a probability score); fix or drop the row", param="source")
+        clash = known & (want != score)
+        if clash.any():
+            i = int(np.flatnonzero(clash)[0])
+            raise DataError(f"{where.at(i)}: winner {lab[i]!r} disagrees with score {score[i]!r} ("
+                            f"{int(clash.sum())} such rows); keep one of the two columns, or fix the row",
+                            param="source")
+        return score, lab
+    if "winner" in cols:
+        used.add("winner")
+        raw = df["winner"]
+        miss = missing_text(raw)
+        if miss.any():
+            i = int(np.flatnonzero(miss)[0])
+            raise DataError(f"{where.at(i)}: winner is missing ({int(miss.sum())} such rows); give each battle's "
+                            "winner (model_a, model_b, tie or tie (bothbad)) or drop the row", param="source")
+        lab = raw.astype(str).to_numpy(dtype=object)
+        score = pd.Series(lab).map(WINNER_SCORES).to_numpy(dtype=np.float64)
+        unknown = np.isnan(score)
+        if unknown.any():
+            i = int(np.flatnonzero(unknown)[0])
+            raise DataError(f"{where.at(i)}: winner {lab[i]!r} is not a known label ({', '.join(WINNER_SCORES)}; "
+                            f"{int(unknown.sum())} such rows); fix or drop the row", param="source")
+        return score, lab
+    if all(c in cols for c in ONE_HOT):
+        used.update(ONE_HOT)
+        hot = np.column_stack([pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=np.float64) for c in ONE_HOT])
+        h = np.nan_to_num(hot, nan=-1.0)
+        bad = ~np.isin(h, (0.0, 1.0)).all(axis=1) | (h.sum(axis=1) != 1)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise DataError(f"{where.at(i)}: winner_model_a, winner_model_b and winner_tie must hold one 1 and two "
+                            f"0s ({int(bad.sum())} such rows); fix or drop the row", param="source")
+        lab = np.array(list(ONE_HOT.values()), dtype=object)[hot.argmax(axis=1)]
+        return pd.Series(lab).map(WINNER_SCORES).to_numpy(dtype=np.float64), lab
+    raise DataError(f"{where.source}: no outcome column: a battles table needs `winner` (model_a, model_b, tie, "
+                    f"tie (bothbad)) or `score` (model_a's result in [0, 1]); columns: "
+                    f"{', '.join(map(repr, cols[:12]))}", param="source")
+
+
+def _cluster_column(cols: list[str], cluster: str | None, where: Where) -> str | None:
+    if cluster is None:
+        return next((c for c in CLUSTER_GUESSES if c in cols), None)
+    if cluster == "":
+        return None
+    if cluster not in cols:
+        raise DataError(f"{where.source}: no prompt-id column {cluster!r} (`cluster`); columns: "
+                        f"{', '.join(map(repr, cols[:12]))}", param="cluster")
+    return cluster
+
+
+def _conv_metadata(meta: "pd.Series", where: Where) -> tuple[dict[str, np.ndarray], int]:
+    """FastChat / LMArena ``conv_metadata`` -> raw per-side style counts (dict values summed, as FastChat)."""
+    n = len(meta)
+    out = {f"{side}{feat}": np.full(n, np.nan) for _, feat in CONV_METADATA for side in (STYLE_A, STYLE_B)}
+    missing = 0
+    for i, m in enumerate(meta.tolist()):
+        if isinstance(m, str):
+            try:
+                m = json.loads(m)
+            except json.JSONDecodeError:
+                raise DataError(f"{where.at(i)}: conv_metadata is not valid JSON", param="source") from None
+        if not isinstance(m, dict):
+            missing += 1
+            continue
+        for key, feat in CONV_METADATA:
+            for side, prefix in (("a", STYLE_A), ("b", STYLE_B)):
+                v = m.get(key.format(side))
+                if isinstance(v, dict):
+                    v = sum(v.values())
+                if v is not None:
+                    out[f"{prefix}{feat}"][i] = v
+    return out, missing
+
+
+def from_clean_battle(path: str, *, cluster: str | None) -> "pd.DataFrame":
+    """Chatbot Arena ``clean_battle_*.json``: a JSON array of battle records (FastChat clean_battle_data.py)."""
+    import pandas as pd
+
+    data = load_json(path, what="clean_battle file")
+    if not isinstance(data, list):
+        raise FormatError(f"{path}: a clean_battle file is a JSON array of battles; this one holds a "
+                          f"{type(data).__name__}", param="format")
+    bad = next((i for i, r in enumerate(data) if not isinstance(r, dict)), None)
+    if bad is not None:
+        raise DataError(f"{path}: record {bad + 1} is not a JSON object (a battle with model_a, model_b, winner)",
+                        param="source")
+    keep = ("model_a", "model_b", "winner", "score", "weight", "turn", "conv_metadata", *CLUSTER_GUESSES,
+            *JUDGE_COLUMNS, *USER_COLUMNS)
+    seen: dict[str, None] = {}
+    for r in data[:1000]:
+        seen.update(dict.fromkeys(r))
+    cols = {k: [r.get(k) for r in data] for k in keep if any(k in r for r in data[:1000]) or k in ("model_a",
+                                                                                                  "model_b")}
+    df = pd.DataFrame(cols)
+    res = from_table(df, Where(path, "record"), cluster=cluster, fmt="clean_battle")
+    ignored = [k for k in seen if k not in cols]
+    if ignored:
+        res.attrs["notes"].insert(1, {"code": "columns_ignored", "source": path, "columns": ignored})
+    return res
+
+
+# ------------------------------------------------------------------------------------ Arena-Hard
+def strong_weight(weight_strong: Any) -> float:
+    """`weight_strong`: False -> 1, True -> 3 (Arena-Hard's default), or a number >= 1 (its ``--weight``)."""
+    if weight_strong is False or weight_strong is None:
+        return 1.0
+    if weight_strong is True:
+        return 3.0
+    try:
+        w = float(weight_strong)
+    except (TypeError, ValueError):
+        w = float("nan")
+    if not math.isfinite(w) or w < 1:
+        raise DataError(f"`weight_strong` must be True (weight 3, as Arena-Hard), False (1) or a number >= 1; "
+                        f"got {weight_strong!r}", param="weight_strong")
+    return w
+
+
+def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> "pd.DataFrame":
+    """Arena-Hard-Auto judgments (``data/<bench>/model_judgment/<judge>/<model>.jsonl``, v0.1 and v2).
+
+    One record per (question, model) with two games: in game 1 the baseline is assistant A, in game 2
+    the positions are swapped (gen_judgment.py). Each game becomes one row with ``model_a`` = the
+    baseline and ``model_b`` = the judged model, as Arena-Hard's own battles files have it; its score
+    is the baseline's (game 1: the verdict's score of A; game 2: one minus it). A strong verdict
+    (``A>>B``, ``B>>A``) is one row of weight 3 when `weight_strong` is true, never three rows.
+    Unjudged games (score null) are left out as Arena-Hard leaves them out: v0.1 records
+    (``question_id``) lose the game, v2 records (``uid``) the whole record.
+    """
+    import pandas as pd
+
+    w_strong = strong_weight(weight_strong)
+    rows: dict[str, list[Any]] = {k: [] for k in ("model_a", "model_b", "score", "winner", "weight", "cluster",
+                                                  "judge", "line")}
+    dropped = {"unjudged_game": 0, "record_with_unjudged_game": 0}
+    strong = 0
+    records = 0
+    for lineno, rec in iter_jsonl(path):
+        records += 1
+        if not isinstance(rec, dict) or "games" not in rec or "model" not in rec:
+            raise DataError(f"{path}: line {lineno}: not an Arena-Hard judgment (a record needs model and games)",
+                            param="source")
+        qid = rec.get("uid", rec.get("question_id"))
+        base = rec.get("baseline")
+        if base is None:
+            base = baseline
+        elif baseline is not None and base != baseline:
+            raise DataError(f"{path}: line {lineno}: the judgment's baseline is {base!r} but `baseline`="
+                            f"{baseline!r}; leave `baseline` out to use the file's", param="baseline")
+        if base is None:
+            raise DataError(f"{path}: line {lineno}: the judgment names no baseline (Arena-Hard v0.1 keeps it in "
+                            "its judge config); pass `baseline`, e.g. `baseline`='gpt-4-0314' (v0.1's default)",
+                            param="baseline")
+        games = rec["games"]
+        if not isinstance(games, list) or len(games) not in (1, 2):
+            raise DataError(f"{path}: line {lineno}: `games` must list the 1 or 2 judged games of the record, "
+                            f"got {type(games).__name__} of length {len(games) if isinstance(games, list) else '-'}",
+                            param="source")
+        labels = [g.get("score") if isinstance(g, dict) else None for g in games]
+        if any(lab is None for lab in labels) and "uid" in rec:
+            dropped["record_with_unjudged_game"] += 1
+            continue
+        for gi, lab in enumerate(labels):
+            if lab is None:
+                dropped["unjudged_game"] += 1
+                continue
+            if lab not in ARENA_HARD_LABELS:
+                raise DataError(f"{path}: line {lineno}: game {gi + 1} has verdict {lab!r}, not one of "
+                                f"{', '.join(ARENA_HARD_LABELS)}; fix the verdict, or set it to null to leave the "
+                                "game out", param="source")
+            s_a, is_strong = ARENA_HARD_LABELS[lab]
+            s = s_a if gi == 0 else 1.0 - s_a          # game 2: the judged model is assistant A
+            strong += is_strong
+            rows["model_a"].append(base)
+            rows["model_b"].append(rec["model"])
+            rows["score"].append(s)
+            rows["winner"].append("model_a" if s == 1.0 else "model_b" if s == 0.0 else "tie")
+            rows["weight"].append(w_strong if is_strong else 1.0)
+            rows["cluster"].append(qid)
+            rows["judge"].append(rec.get("judge"))
+            rows["line"].append(lineno)
+    lines = rows.pop("line")
+    df = pd.DataFrame(rows)
+    if df["judge"].isna().all():
+        df = df.drop(columns="judge")
+    notes = [{"code": "strong_verdicts", "source": path, "games": int(strong), "weight": w_strong},
+             _dropped(path, dropped)]
+    return finish(df, Where(path, "line", np.asarray(lines, dtype=np.int64)), notes, fmt="arena_hard",
+                  records=records)
+
+
+# ------------------------------------------------------------------------------------- AlpacaEval
+def from_alpaca_eval(path: str) -> "pd.DataFrame":
+    """AlpacaEval ``annotations.json``: ``generator_1`` (the baseline) is model_a, ``generator_2`` model_b.
+
+    ``preference`` 1 = output_1 (the baseline) preferred, 2 = output_2 preferred, 1.5 (or 0, AlpacaEval's
+    older spelling) a draw; weighted annotators give a probability in [1, 2]. The score of model_a is
+    ``2 - preference``. Records without a preference are left out, as AlpacaEval leaves them out.
+    """
+    import pandas as pd
+
+    data = load_json(path, what="annotations file")
+    if not isinstance(data, list):
+        raise FormatError(f"{path}: AlpacaEval annotations are a JSON array of records; this one holds a "
+                          f"{type(data).__name__}", param="format")
+    rows: dict[str, list[Any]] = {k: [] for k in ("model_a", "model_b", "score", "winner", "weight", "cluster",
+                                                  "judge", "rec")}
+    dropped = {"no_preference": 0}
+    for k, r in enumerate(data, 1):
+        if not isinstance(r, dict):
+            raise DataError(f"{path}: record {k} is not a JSON object", param="source")
+        p = r.get("preference")
+        if p is None or (isinstance(p, float) and math.isnan(p)):
+            dropped["no_preference"] += 1
+            continue
+        try:
+            p = float(p)
+        except (TypeError, ValueError):
+            raise DataError(f"{path}: record {k}: preference {r.get('preference')!r} is not a number (1 = "
+                            "generator_1 preferred, 2 = generator_2, 1.5 = draw)", param="source") from None
+        if p == 0.0:
+            p = 1.5
+        if not 1.0 <= p <= 2.0:
+            raise DataError(f"{path}: record {k}: preference {p!r} is outside [1, 2] (1 = generator_1 preferred, "
+                            "2 = generator_2, 1.5 or 0 = draw); fix or drop the record", param="source")
+        s = 2.0 - p
+        rows["model_a"].append(r.get("generator_1"))
+        rows["model_b"].append(r.get("generator_2"))
+        rows["score"].append(s)
+        rows["winner"].append("model_a" if p == 1.0 else "model_b" if p == 2.0 else "tie" if p == 1.5 else "")
+        rows["weight"].append(1.0)
+        rows["cluster"].append(r.get("instruction"))
+        rows["judge"].append(r.get("annotator"))
+        rows["rec"].append(k)
+    recs = rows.pop("rec")
+    df = pd.DataFrame(rows)
+    if df["judge"].isna().all():
+        df = df.drop(columns="judge")
+    return finish(df, Where(path, "record", np.asarray(recs, dtype=np.int64)), [_dropped(path, dropped)],
+                  fmt="alpaca_eval", records=len(data))
+
+
+# ------------------------------------------------------------------------------------- MT-Bench
+def from_mt_bench(path: str) -> "pd.DataFrame":
+    """MT-Bench ``model_judgment/gpt-4_pair.jsonl`` (FastChat llm_judge): one row per pairwise judgment.
+
+    ``g1_winner`` and ``g2_winner`` are the two position orders, both already named as ``model_1`` /
+    ``model_2``. As FastChat's show_result.py: a tie in game 1 or two games that disagree is a tie;
+    judgments with an ``error`` verdict are left out.
+    """
+    import pandas as pd
+
+    rows: dict[str, list[Any]] = {k: [] for k in ("model_a", "model_b", "score", "winner", "weight", "cluster",
+                                                  "judge", "turn", "line")}
+    dropped = {"error_verdict": 0}
+    inconsistent = 0
+    records = 0
+    for lineno, rec in iter_jsonl(path):
+        records += 1
+        if not isinstance(rec, dict) or "g1_winner" not in rec:
+            if isinstance(rec, dict) and "score" in rec and "model" in rec:
+                raise FormatError(f"{path}: line {lineno}: this is MT-Bench single-answer grading (one 1-10 score "
+                                  "per answer), not pairwise judgments; read per-item scores with `rt.read`",
+                                  param="format")
+            raise DataError(f"{path}: line {lineno}: not an MT-Bench pairwise judgment (needs model_1, model_2, "
+                            "g1_winner, g2_winner)", param="source")
+        g1, g2 = rec.get("g1_winner"), rec.get("g2_winner")
+        if g1 == "error" or g2 == "error":
+            dropped["error_verdict"] += 1
+            continue
+        for g, name in ((g1, "g1_winner"), (g2, "g2_winner")):
+            if g not in MT_BENCH_LABELS:
+                raise DataError(f"{path}: line {lineno}: {name} {g!r} is not one of model_1, model_2, tie (or "
+                                "error, which is left out); fix or drop the judgment", param="source")
+        if g1 == "tie" or g1 != g2:
+            s = 0.5
+            inconsistent += g1 != g2
+        else:
+            s = 1.0 if g1 == "model_1" else 0.0
+        judge = rec.get("judge")
+        rows["model_a"].append(rec.get("model_1"))
+        rows["model_b"].append(rec.get("model_2"))
+        rows["score"].append(s)
+        rows["winner"].append("model_a" if s == 1.0 else "model_b" if s == 0.0 else "tie")
+        rows["weight"].append(1.0)
+        rows["cluster"].append(rec.get("question_id"))
+        rows["judge"].append("/".join(map(str, judge)) if isinstance(judge, list) else judge)
+        rows["turn"].append(rec.get("turn"))
+        rows["line"].append(lineno)
+    lines = rows.pop("line")
+    df = pd.DataFrame(rows)
+    for c in ("judge", "turn"):
+        if df[c].isna().all():
+            df = df.drop(columns=c)
+    notes = [{"code": "inconsistent_as_tie", "source": path, "judgments": int(inconsistent)},
+             _dropped(path, dropped)]
+    return finish(df, Where(path, "line", np.asarray(lines, dtype=np.int64)), notes, fmt="mt_bench",
+                  records=records)
