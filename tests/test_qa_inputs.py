@@ -303,3 +303,73 @@ def test_qa_l8_every_row_needs_an_item(capsys, tmp_path):
     p.write_text("model,item,score\nA,q1,1\nA,,0\n")
     line = one_error(cli(capsys, "report", p)[2])
     assert "every row needs an item" in line, line
+
+
+# ------------------------------------------------------------------ newcomer QA 2026-12 (issue 21): D14, D15, D20, D21
+def test_qa_d14_header_only_inspect_log_skipped_with_errors_drop(capsys, tmp_path):
+    """A header-only log in a folder blocks the folder by default (the error names the way out); with
+    --errors drop it is skipped with a note naming it, in rt.read and in ingest. Never silently."""
+    import shutil
+
+    real = shared_file("harness-logs/real/inspect/eee/tests/data/inspect")
+    d = tmp_path / "logs"
+    d.mkdir()
+    for f in ("data_arc_qwen.json", "data_arc_sonnet.json", "data_with_llm_scoring.json"):
+        shutil.copy(real / f, d / f)
+    code, _, err = cli(capsys, "report", d, "--align", "pairwise", "--no-stability")
+    line = one_error(err)
+    assert code == 1 and "data_with_llm_scoring.json" in line and "holds only the header" in line, line
+    assert "--errors drop to skip such logs in a folder" in line, line
+    m = rt.read(str(d), errors="drop", align="pairwise")
+    assert m.n_models == 2
+    assert any("data_with_llm_scoring.json holds only the header of an inspect log" in n and "1000 samples" in n
+               and "skipped" in n for n in m.notes), m.notes
+    code, out, err = cli(capsys, "ingest", d, "--db", tmp_path / "s.duckdb", "--errors", "drop")
+    assert code == 0, err
+    assert "1 skipped" in out and "holds only the header" in out + err
+    # a header-only log named on its own is still an error: there is nothing else to read
+    with pytest.raises(rt.DataError, match="holds only the header"):
+        rt.read(str(d / "data_with_llm_scoring.json"), errors="drop")
+
+
+def test_qa_d15_task_with_aggregates_but_no_samples(capsys, tmp_path):
+    real = shared_file("harness-logs/real/lm_eval")
+    for cmd in (["report", real, "--task", "math_rephrased_full"],
+                ["ingest", real, "--task", "math_rephrased_full", "--db", tmp_path / "s.duckdb"]):
+        code, _, err = cli(capsys, *cmd)
+        line = one_error(err)
+        assert code == 1 and "task 'math_rephrased_full' has only aggregate scores (in " in line, line
+        assert "no samples file samples_math_rephrased_full_*.jsonl" in line and "available: math_perturbed_full" in line
+    code, _, err = cli(capsys, "report", real, "--task", "nosuchtask")
+    assert code == 1 and "no task 'nosuchtask'; available: math_perturbed_full" in one_error(err)
+
+
+def test_qa_d20_dataframe_corner_cases():
+    pl = pytest.importorskip("polars")
+    df = pd.DataFrame({"model": ["A", "A", "B", "B"], "item": ["q1", "q2", "q1", "q2"], "score": [1, 0, 0, 1]})
+    long = rt.read_long(df)
+    assert list(long.columns) == ["model", "item", "score"] and len(long) == 4
+    wide = pd.DataFrame({"item": ["q1", "q2"], "A": [1, 0], "B": [0, 1]})
+    assert sorted(map(tuple, rt.read_long(wide)[["model", "item", "score"]].values.tolist())) == \
+        sorted(map(tuple, long.values.tolist()))
+    lazy = pl.from_pandas(df).lazy()
+    assert rt.read_long(lazy).shape == (4, 3)
+    assert rt.read(lazy).models == ("A", "B")
+    with pytest.raises(rt.DataError, match=r"`source` must be a path, a list of paths or a DataFrame, not int"):
+        rt.read_long(3)
+    # a duplicate after pd.concat (index labels 0, 1, 2, 3, 1) is named by position
+    dup = pd.concat([df, df.iloc[[1]]])
+    with pytest.raises(rt.DataError, match=r"DataFrame: row 4: duplicate row for model 'A', item 'q2' \(first at row 1\)"):
+        rt.read(dup)
+
+
+@pytest.mark.parametrize("name", ["new.parquet", "new.csv", "new.jsonl", "new.csv.gz"])
+def test_qa_d21_new_store_named_like_a_data_file_refused(capsys, tmp_path, name):
+    src = table(tmp_path, "in.csv", lambda a, i: (a + i) % 2)
+    db = tmp_path / name
+    code, out, err = cli(capsys, "ingest", src, "--db", db)
+    line = one_error(err)
+    assert code == 1 and "a store path must not end in ." in line and "new.duckdb" in line, line
+    assert not db.exists()
+    with pytest.raises(rt.FormatError, match="a store path must not end in"):
+        rt.Store(str(db))

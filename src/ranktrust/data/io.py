@@ -53,6 +53,12 @@ def read_long(
     import pandas as pd
 
     opts = options or ReadOptions()
+    source = _collect_polars(source)
+    if isinstance(source, pd.DataFrame):
+        return _frame_long(source, opts)
+    if not isinstance(source, (str, os.PathLike, list, tuple)):
+        raise DataError(f"`source` must be a path, a list of paths or a DataFrame, not {type(source).__name__}",
+                        param="source")
     paths = [os.fspath(source)] if isinstance(source, (str, os.PathLike)) else [os.fspath(s) for s in source]
     if not paths:
         raise DataError("no input files given")
@@ -105,6 +111,35 @@ def read_long(
     df.attrs["notes"] = notes
     df.attrs["provenance"] = _merge_provenance(frames)
     df.attrs["readers"] = used
+    return df
+
+
+def _collect_polars(x: Any) -> Any:
+    """A polars DataFrame as pandas; a polars LazyFrame is collected first (the query runs here)."""
+    if type(x).__module__.split(".")[0] == "polars":
+        if hasattr(x, "collect") and not hasattr(x, "to_pandas"):   # a LazyFrame
+            x = x.collect()
+        if hasattr(x, "to_pandas"):
+            return x.to_pandas()
+    return x
+
+
+def _frame_long(df: "pd.DataFrame", opts: ReadOptions) -> "pd.DataFrame":
+    """A DataFrame given to :func:`read_long`: long as it is (a copy), wide melted to long.
+
+    Rows are numbered by position (0, 1, ...), not by index label, so an error after ``pd.concat`` (whose
+    labels repeat) names the row it means.
+    """
+    from .readers.table import _is_long, _wide_to_long
+
+    df = df.reset_index(drop=True)
+    if not _is_long(df, opts):
+        df = _wide_to_long(df, "DataFrame", opts).reset_index(drop=True)
+    else:
+        rename = {have: want for want, have in (("model", opts.model_col), ("item", opts.item_col),
+                                                ("score", opts.score_col)) if have != want and have in df.columns}
+        df = df.rename(columns=rename) if rename else df.copy()
+    df.attrs.update({"line_numbers": False, "notes": [], "provenance": {}, "readers": {}})
     return df
 
 
@@ -257,10 +292,10 @@ def read(
 
     if isinstance(source, ScoreMatrix):
         return source.align(align)
-    if _is_polars(source):
-        source = source.to_pandas()
+    source = _collect_polars(source)
     if isinstance(source, pd.DataFrame):
-        df = source
+        # rows are named by position (0, 1, ...), not by index label (labels repeat after pd.concat)
+        df = source.reset_index(drop=True)
         src = "DataFrame"
         line_offset = None
         from .readers._registry import ReadOptions as _RO
@@ -301,7 +336,8 @@ def read(
 
 
 def _is_polars(x: Any) -> bool:
-    return type(x).__module__.split(".")[0] == "polars" and hasattr(x, "to_pandas")
+    """A polars DataFrame or LazyFrame."""
+    return type(x).__module__.split(".")[0] == "polars" and (hasattr(x, "to_pandas") or hasattr(x, "collect"))
 
 
 def as_matrix(data: Any, *, align: AlignPolicy = "error") -> Any:

@@ -15,6 +15,8 @@ and, optionally:
 * ``skip(unit, opts) -> Skip | None``: why a unit found in a folder holds nothing for
   ``opts.task``/``opts.metric``, decided without reading it all (the unit is then left out and
   said so);
+* ``absent(path, option, chosen) -> str | None``: why ``path`` holds nothing for ``option`` = ``chosen``
+  when the reader can say more than "not there" (lm-eval: a task with aggregates but no samples file);
 * ``companions(unit) -> list[str]``: other files whose content the unit's rows depend on
   (the store fingerprints them with the unit);
 * ``combine(chunks) -> list[DataFrame]``: a step over the chunks of every unit of one path
@@ -216,18 +218,27 @@ def plan_units(rd: "Reader | type", path: str, opts: ReadOptions) -> UnitPlan:
     return UnitPlan(reader, path, [(u, skip(u, opts) if skip is not None else None) for u in units])
 
 
-def nothing_left(path: str, skipped: list[tuple[str, Skip]]) -> DataError:
-    """The error for an input whose every unit was skipped: what was asked for, and what is there."""
+def nothing_left(path: str, skipped: list[tuple[str, Skip]], reader: "Reader | None" = None) -> DataError:
+    """The error for an input whose every unit was skipped: what was asked for, and what is there.
+
+    A reader may say more with an optional ``absent(path, option, chosen) -> str | None`` (lm-eval: the task
+    is in a results file but has no samples file).
+    """
     first = skipped[0][1]
     found = sorted({f for _, s in skipped if s.option == first.option for f in s.found})
-    return DataError(f"{path}: no {first.option} {first.chosen!r}; available: {', '.join(found) or 'none'}")
+    available = f"available: {', '.join(found) or 'none'}"
+    why = getattr(reader, "absent", None)
+    said = why(path, first.option, first.chosen) if why is not None else None
+    if said:
+        return DataError(f"{said}; {available}", param=first.option)
+    return DataError(f"{path}: no {first.option} {first.chosen!r}; {available}")
 
 
 def read(rd: "Reader | type", path: str, opts: ReadOptions) -> "Iterator[pd.DataFrame]":
     """Every row ``rd`` reads from ``path``: units in order, each row tagged with its unit when there are several."""
     plan = plan_units(rd, path, opts)
     if not plan.units:
-        raise nothing_left(path, plan.skipped)
+        raise nothing_left(path, plan.skipped, plan.reader)
     reader, units = plan.reader, plan.units
     if len(units) == 1:
         yield from reader.read(units[0], opts)

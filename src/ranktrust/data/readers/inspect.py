@@ -112,16 +112,31 @@ class _EvalZip:
 
 
 # --------------------------------------------------------------------- parsing
-def _header_only(log: dict, path: str) -> str:
+def _header_only(log: dict, path: str, in_folder: bool = False) -> str:
     """The message for a log saved without its samples (``read_eval_log(header_only=True)``, a header dump)."""
     res = log.get("results") or {}
     n = res.get("completed_samples", res.get("total_samples"))
     held = f" for {n} samples" if isinstance(n, int) else ""
+    skip = "; or pass `errors`='drop' to skip such logs in a folder (a note names each)" if in_folder else ""
     return (
         f"{path}: this inspect log holds only the header (eval, plan, results{held}) and no per-sample scores: "
         "it was saved header-only (inspect's read_eval_log(header_only=True) or a header dump). Use the full "
-        "log that inspect wrote (.eval, or .json from `inspect log convert`)"
+        f"log that inspect wrote (.eval, or .json from `inspect log convert`){skip}"
     )
+
+
+def _skipped_header_only(log: dict, path: str) -> Iterator:
+    """A header-only log in a folder read with ``errors='drop'``: no rows, a note saying it was skipped."""
+    import pandas as pd
+
+    res = log.get("results") or {}
+    n = res.get("total_samples")
+    held = f" (its header reports {n} samples)" if isinstance(n, int) else ""
+    df = pd.DataFrame({c: [] for c in ("item", "run", "score", "model", "task", "metric")})
+    df.attrs["line_numbers"] = False
+    df.attrs["notes"] = [f"{path} holds only the header of an inspect log and no per-sample scores{held}: "
+                         "skipped (`errors`='drop')"]
+    yield df
 
 
 def _check_version(log: dict, path: str) -> None:
@@ -244,7 +259,7 @@ def _samples_of_eval(z: _EvalZip) -> Iterator[dict]:
         yield z.json(n)
 
 
-def _read_one(path: str, opts: ReadOptions) -> Iterator:
+def _read_one(path: str, opts: ReadOptions, in_folder: bool = False) -> Iterator:
     z = None
     if path.endswith(".eval"):
         z = _EvalZip(path)
@@ -261,7 +276,10 @@ def _read_one(path: str, opts: ReadOptions) -> Iterator:
         if not isinstance(log, dict) or "eval" not in log:
             raise FormatError(f"{path}: no 'eval' block; not an inspect log")
         if "samples" not in log and log.get("version") is None:
-            raise DataError(_header_only(log, path))
+            if in_folder and opts.errors == "drop":
+                yield from _skipped_header_only(log, path)
+                return
+            raise DataError(_header_only(log, path, in_folder))
         samples = iter(log.get("samples") or [])
     try:
         _check_version(log, path)
@@ -473,12 +491,17 @@ class InspectReader:
             return True
         return path.endswith(".json") and _looks_json_log(path)
 
+    def __init__(self) -> None:
+        self._in_folder: set[str] = set()   # units found in a folder (a header-only one may be skipped)
+
     def units(self, path: str) -> list[str]:
         cand = walk_files(path, lambda f: f.endswith((".eval", ".json")))
-        return [full for full in cand if _is_log(os.path.basename(full), full)]
+        found = [full for full in cand if _is_log(os.path.basename(full), full)]
+        self._in_folder.update(found)
+        return found
 
     def read(self, unit: str, opts: ReadOptions) -> Iterator:
-        return _read_one(unit, opts)
+        return _read_one(unit, opts, unit in self._in_folder)
 
     def combine(self, chunks: list) -> list:  # noqa: ANN001
         return number_runs(chunks)

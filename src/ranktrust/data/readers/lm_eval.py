@@ -263,6 +263,23 @@ class LmEvalReader:
                 return Skip("metric", opts.metric, tuple(m for m in rec.get("metrics") or [] if m in rec))
         return None
 
+    def absent(self, path: str, option: str, chosen: str) -> str | None:
+        """A task the folder's results files report (aggregates) but no samples file holds."""
+        if option != "task" or not os.path.isdir(path):
+            return None
+        for res in walk_files(path, lambda f: f.startswith("results_") and f.endswith(".json")):
+            try:
+                obj = load_json(res)
+            except DataError:
+                continue
+            tasks = set((obj.get("results") or {}) if isinstance(obj, dict) else ()) | set(
+                (obj.get("n-samples") or {}) if isinstance(obj, dict) else ())
+            if chosen in tasks:
+                return (f"{path}: task {chosen!r} has only aggregate scores (in {res}) and no samples file "
+                        f"samples_{chosen}_*.jsonl, so there are no per-item scores to read (run lm_eval with "
+                        "--log_samples and keep the samples files)")
+        return None
+
     def read(self, unit: str, opts: ReadOptions) -> Iterator:
         if opts.task is not None and _task_of(unit) != opts.task:   # a file given by name
             raise DataError(f"{unit}: no task {opts.task!r}; available: {_task_of(unit)}")

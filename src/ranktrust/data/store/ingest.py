@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
+from ..._validate import Progress
 from ...errors import DataError, FormatError
 from .._canonical import (KEY, REQUIRED, duplicate_key, looks_like_percent, missing_columns, numeric_scores,
                           resolve_group_col, sql_invalid_row, sql_out_of_range)
@@ -137,6 +138,8 @@ class IngestContext:
             n_staged = int(con.execute("SELECT count(*) FROM _stg").fetchone()[0])
         if n_staged == 0:  # nothing for this selection: leave the file's earlier rows alone
             self.drop_stage()
+            if notes:   # the reader said why it gave no rows (a header-only inspect log skipped with errors='drop')
+                return FileOutcome(apath, "skipped", reason=notes[0]), notes
             what = " and ".join(f"{k} {getattr(opts, k)!r}" for k in ("task", "metric") if getattr(opts, k))
             return FileOutcome(apath, "skipped", reason=f"no rows for {what or 'this selection'}"), []
         removed = 0
@@ -504,6 +507,7 @@ class IngestMixin:
         format: str = "auto",
         options: ReadOptions | None = None,
         replace: bool = False,
+        progress: Progress = None,
     ) -> IngestSummary:
         """Add files (or directories of logs) to the store, one transaction per command.
 
@@ -521,6 +525,9 @@ class IngestMixin:
         replace : bool, default: False
             Replace the rows of a file that changed since it was ingested (by path).
             Without it a changed file is an error.
+        progress : callable, optional
+            Called as ``progress(done, total)`` with the files (units) done of all, before the first
+            and after each (the command line shows it on a terminal).
 
         Returns
         -------
@@ -552,7 +559,9 @@ class IngestMixin:
         # before the command, so a retry (with other options, say errors="drop") never meets half of it
         self.con.execute("BEGIN TRANSACTION")
         try:
-            for u, rd, why in entries:
+            for k, (u, rd, why) in enumerate(entries):
+                if progress is not None:
+                    progress(k, len(entries))
                 if why is not None:  # a file of another task / without the metric, found in a folder
                     ctx.seen.setdefault(why.option, set()).update(why.found)
                     outcomes.append(FileOutcome(os.path.abspath(u), "skipped", reason=str(why)))
@@ -570,11 +579,18 @@ class IngestMixin:
             if entries and all(o.action == "skipped" and o.reason.startswith("no rows for") for o in outcomes):
                 what = "task" if opts.task and ctx.seen["task"] else "metric"
                 chosen = opts.task if what == "task" else opts.metric
+                absent = getattr(entries[0][1], "absent", None)   # the reader may know why (lm-eval: no samples)
+                said = absent(plist[0], what, chosen) if absent is not None and len(plist) == 1 else None
+                if said:
+                    raise DataError(f"{said}; available: {', '.join(sorted(ctx.seen[what])[:20]) or 'none'}",
+                                    param=what)
                 raise DataError(
                     f"{plist[0]}: no {what} {chosen!r} in the input; available: "
                     f"{', '.join(sorted(ctx.seen[what])[:20]) or 'none'}"
                 )
             self.con.execute("COMMIT")
+            if progress is not None:
+                progress(len(entries), len(entries))
         except BaseException:
             self.con.execute("ROLLBACK")
             ctx.drop_stage()

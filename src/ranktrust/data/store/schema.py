@@ -26,6 +26,9 @@ CREATE TABLE IF NOT EXISTS notes(path VARCHAR, note VARCHAR);
 CREATE TABLE IF NOT EXISTS meta(key VARCHAR PRIMARY KEY, value VARCHAR);
 """
 _DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of every DuckDB database file
+# the suffixes of the files ranktrust reads: a new store may not be named like one of them
+DATA_SUFFIXES = (".parquet", ".pq", ".csv", ".csv.gz", ".tsv", ".tsv.gz", ".jsonl", ".jsonl.gz", ".ndjson", ".json",
+                 ".eval")
 
 
 def _check_store_path(path: str) -> None:
@@ -46,6 +49,14 @@ def _check_store_path(path: str) -> None:
                 f"{path}: this file exists and is not a DuckDB store (a data file? ingest it into a store "
                 "instead: `Store.ingest`); nothing was written to it"
             )
+        return
+    low = path.lower()
+    bad = next((s for s in DATA_SUFFIXES if low.endswith(s)), None)
+    if bad is not None:   # a new store named like a data file would be a DuckDB file that no reader takes for one
+        raise FormatError(
+            f"{path}: a store path must not end in {bad} (the suffix of a data file); give the store a name such as "
+            f"{os.path.basename(path)[: -len(bad)] or 'results'}.duckdb. Nothing was created"
+        )
 
 
 def connect(path: str, *, read_only: bool) -> Any:
