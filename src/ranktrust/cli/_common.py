@@ -210,18 +210,44 @@ def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix
 
 
 @contextlib.contextmanager
-def progress_bar(total: int | None, description: str) -> Iterator[Callable[[int, int], None] | None]:
-    """A rich progress bar on stderr when stderr is a terminal; else no callback."""
-    if not sys.stderr.isatty():
+def progress_bar(total: int | None, description: str, *, unit: str | None = None, enabled: bool | None = None,
+                 transient: bool = True) -> Iterator[Callable[[int, int], None] | None]:
+    """The one progress display of every long command: a rich bar on stderr, yielded as the API's
+    ``progress(done, total)`` callback; ``None`` (no display at all) unless stderr is a terminal, so logs,
+    pipes, CI and tests never get progress lines.
+
+    ``total``: the work's size when known (None or a callback total <= 0: not known yet; the bar pulses).
+    ``unit``: show the count done and the speed in this unit (``"q"``: 120/500 3.1 q/s).
+    ``enabled``: override the terminal test (``ranktrust score --progress/--no-progress``).
+    ``transient``: clear the bar when the work is done (keep it for work a user watches, such as scoring).
+    """
+    if not (sys.stderr.isatty() if enabled is None else enabled):
         yield None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
 
-    with Progress("[progress.description]{task.description}", BarColumn(), "{task.percentage:>3.0f}%",
-                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as prog:
+    class _Speed(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            v = task.finished_speed or task.speed
+            return Text(f"{v:.1f} {unit}/s" if v else f"- {unit}/s")
+
+    cols: list[Any] = [TextColumn("{task.description}"), BarColumn()]
+    cols += [MofNCompleteColumn(), _Speed()] if unit else [TaskProgressColumn()]
+    cols += [TimeElapsedColumn(), TimeRemainingColumn()]
+    with Progress(*cols, console=Console(stderr=True), transient=transient) as prog:
         task = prog.add_task(description, total=total)
-        yield lambda done, tot: prog.update(task, completed=done, total=tot)
+        yield lambda done, tot: prog.update(task, completed=done, total=tot if tot and tot > 0 else None)
 
 
 def cluster_requested(kw: dict[str, Any]) -> bool:

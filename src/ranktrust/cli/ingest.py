@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..data.readers import BUILTIN_READERS
-from ._common import command_line, output_format_option, render
+from ._common import command_line, output_format_option, progress_bar, render
 
 
 @click.command("ingest")
@@ -52,6 +52,6 @@ def command(paths: tuple[str, ...], db: str, input_format: str, output_format: s
         group_col="" if no_groups else group_col, run_col=run_col, condition_col=condition_col,
         task=task, metric=metric, errors=on_errors, model_name=model_name, split=split, dataset=dataset,
     )
-    with Store(db) as st:
-        summary = st.ingest(list(paths), format=input_format, options=opts, replace=replace)
+    with Store(db) as st, progress_bar(len(paths), f"ingesting into {db}") as cb:
+        summary = st.ingest(list(paths), format=input_format, options=opts, replace=replace, progress=cb)
     render(summary, kind="ingest", fmt=output_format, out=out, command=command_line())

@@ -115,24 +115,6 @@ def command(paths: tuple[str, ...], **kw: Any) -> None:
     render(res, kind="microbench", fmt=fmt, out=out, seed=seed, input_hash=h, command=command_line())
 
 
-def _stage_lines() -> Any:
-    """Progress when stderr is not a terminal: one line per tenth of the work, with the elapsed time."""
-    import sys
-    import time
-
-    t0 = time.perf_counter()
-    shown = [0]
-
-    def cb(done: int, total: int) -> None:
-        tenth = done * 10 // max(total, 1)
-        if tenth > shown[0]:
-            shown[0] = tenth
-            print(f"microbench: {done}/{total} selections ({10 * tenth}%), {time.perf_counter() - t0:.0f} s",
-                  file=sys.stderr, flush=True)
-
-    return cb
-
-
 def _run(rt: Any, m: Any, args: dict[str, Any]) -> Any:
     with progress_bar(None, "microbench") as cb:
-        return rt.mdad(m, **args, progress=cb if cb is not None else _stage_lines())
+        return rt.mdad(m, **args, progress=cb)   # on a terminal only (cli/_common.progress_bar)

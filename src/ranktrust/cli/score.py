@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
-import sys
-from typing import Any, Iterator
+from typing import Any
 
 import click
 
 from ..errors import RanktrustError
-from ._common import command_line, render
+from ._common import command_line, progress_bar, render
 from .main import ApiOption
 
 
@@ -42,34 +40,6 @@ def _parse_seeds(text: str) -> tuple[int, ...]:
     if not out:
         raise click.BadParameter("give at least one seed, e.g. 0 or 0,1,2 or 0-4", param_hint="--seeds")
     return tuple(out)
-
-
-@contextlib.contextmanager
-def _questions_bar(enabled: bool) -> Iterator[Any]:
-    """A rich bar with questions/s on stderr, as a ``progress(done, total)`` callable (None when off)."""
-    if not enabled:
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        ProgressColumn,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-    from rich.text import Text
-
-    class _Speed(ProgressColumn):
-        def render(self, task: Any) -> Text:
-            s = task.finished_speed or task.speed
-            return Text(f"{s:.1f} q/s" if s else "- q/s")
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), _Speed(),
-                  TimeRemainingColumn(), console=Console(stderr=True), transient=False) as prog:
-        task = prog.add_task("scoring", total=None)
-        yield lambda done, total: prog.update(task, completed=done, total=total)
 
 
 def _ingest(db: str, path: str, task: str) -> dict[str, Any]:
@@ -170,7 +140,7 @@ def command(models: tuple[str, ...], questions: str, split: str | None, results_
     def on_error(name: str, msg: str) -> None:
         click.echo(f"error: {msg}", err=True)
 
-    with _questions_bar(sys.stderr.isatty() if progress is None else progress) as bar:
+    with progress_bar(None, "scoring", unit="q", enabled=progress, transient=False) as bar:
         res = score_models(
             spec, questions, out=results_out, batch_size=batch_size, device=device, dtype=dtype,  # type: ignore[arg-type]
             template=template, shots=shots, dev=dev, permutations=perms, seeds=_parse_seeds(seeds),

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
+from ... import _validate
 from ..._validate import Progress
 from ...errors import DataError, FormatError
 from .._canonical import (KEY, REQUIRED, duplicate_key, looks_like_percent, missing_columns, numeric_scores,
@@ -543,6 +544,7 @@ class IngestMixin:
         if self.read_only:
             raise DataError(f"{self.path}: the store is open read-only; open it with read_only=False to ingest")
         opts = options or ReadOptions()
+        progress = _validate.progress(progress)
         plist = [os.fspath(paths)] if isinstance(paths, (str, os.PathLike)) else [os.fspath(p) for p in paths]
         if not plist:
             raise DataError("no input files given")
