@@ -151,6 +151,8 @@ VOCABULARY: dict[str, str] = {
     "battles": "arena: the battles table (DataFrame or paths)", "baseline": "arena: the model win rates are against",
     "ties": "arena: 'half' | 'davidson'", "cluster_by": "arena: the column of clusters ('auto', a name, or None)",
     "style": "arena: style control (True, or the feature names)",
+    "weight_strong": "read_battles: weight of an Arena-Hard strong verdict (True = 3, as Arena-Hard; one row)",
+    "prompt": "read_battles: the column of prompt ids (None = auto-detect, '' = none)",
 }
 
 #: old or foreign spellings -> the vocabulary's name

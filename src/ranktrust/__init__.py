@@ -33,6 +33,7 @@ _LAZY: dict[str, str] = {
     "ScoreMatrix": "ranktrust.data.matrix",   # lazy too: `import ranktrust` loads no numpy, pandas or reporting
     "read": "ranktrust.data.io",
     "read_long": "ranktrust.data.io",
+    "read_battles": "ranktrust.data.battles",
     "write_eee": "ranktrust.data.eee",
     # stats (issue: foundation)
     "intervals": "ranktrust.stats.intervals",
