@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import ranktrust as rt
 from ranktrust.data.battles import ARENA_HARD_LABELS, FORMATS, read_battles, sniff_battles
 
-from conftest import DATA, SHARED
+from conftest import DATA, SHARED, shared_file
 
 ARENA = DATA / "arena"
 OFFICIAL = ARENA / "arenahard_v01_official_battles.jsonl.gz"
@@ -31,7 +31,6 @@ JUDGMENTS = ARENA / "arenahard_v01_judgments"
 JUDGMENTS_BATTLES = ARENA / "arenahard_v01_judgments_battles.jsonl.gz"
 V2_EXCERPT = ARENA / "arenahard_v2format_gpt-4-0613_excerpt.jsonl"
 MTBENCH_SAMPLE = ARENA / "mtbench_gpt-4_pair_phi3_sample.jsonl.gz"
-SHARED_AH = SHARED / "arenahard_battles.csv.gz"
 SHARED_MT = SHARED / "arena" / "mtbench_gpt-4_pair_phi3.jsonl.gz"
 
 # lmarena/arena-hard-auto @ 196f6b8, leaderboard/arena_hard_leaderboard_20240731.csv (judge gpt-4-1106-preview,
@@ -72,9 +71,7 @@ def _judgment(qid, model, s1, s2, *, key="question_id", baseline=None):
 
 # ----------------------------------------------------------------------------------- battles tables
 def test_shared_arenahard_sample_reads_exactly():
-    if not SHARED_AH.exists():
-        pytest.skip("needs ../shared/data/arenahard_battles.csv.gz (the shared data folder beside the repository)")
-    df = read_battles(SHARED_AH)
+    df = read_battles(shared_file("arenahard_battles.csv.gz"))
     assert list(df.columns) == ["model_a", "model_b", "score", "winner", "weight", "cluster"]
     assert len(df) == 600 and df["weight"].sum() == 1348                    # SOURCES.md: 600 battles, weight 1,348
     assert df["winner"].value_counts().to_dict() == {"model_b": 492, "model_a": 85, "tie": 23}
@@ -103,8 +100,8 @@ def test_table_layouts_give_the_same_battles(tmp_path):
     assert s["winner"].tolist() == ["model_a", "tie", "model_b", ""]       # a probability has no label
     renamed = base.rename(columns={"question_id": "prompt"})
     assert "cluster" not in read_battles(renamed).columns
-    assert read_battles(renamed, cluster="prompt")["cluster"].tolist() == ["1", "1", "2", "2"]
-    assert "cluster" not in read_battles(base, cluster="").columns
+    assert read_battles(renamed, prompt="prompt")["cluster"].tolist() == ["1", "1", "2", "2"]
+    assert "cluster" not in read_battles(base, prompt="").columns
 
 
 def test_judge_user_turn_and_style_columns_pass_through():
@@ -263,6 +260,29 @@ def test_alpaca_eval_annotations(tmp_path):
     assert 100 * (1 - df["score"]).mean() == pytest.approx(100 * (np.mean(kept) - 1), rel=1e-14)
 
 
+# tatsu-lab/alpaca_eval @ cd543a1: src/alpaca_eval/leaderboards/data_AlpacaEval_2/
+# weighted_alpaca_eval_gpt4_turbo_leaderboard.csv, model -> (win_rate, standard_error)
+ALPACA_PUBLISHED = {"FuseChat-Llama-3.1-8B-Instruct": (63.33158292362734, 1.4225069834256892),
+                    "alpaca-7b": (2.591450540223603, 0.4870855382635108)}
+
+
+def test_alpaca_eval_published_win_rates_from_genuine_preferences(tmp_path):
+    """annotations.json records rebuilt from the genuine weighted preferences (../shared, CC BY-NC, never
+    copied here; stored there as preference - 1 to 6 decimals): AlpacaEval's win_rate and standard_error."""
+    prefs = pd.read_csv(shared_file("alpacaeval2_weighted.csv.gz"))
+    for model, (win_rate, se) in ALPACA_PUBLISHED.items():
+        rows = prefs[prefs.model == model]
+        recs = [{"instruction": i, "generator_1": "gpt4_1106_preview", "generator_2": model,
+                 "annotator": "weighted_alpaca_eval_gpt4_turbo", "preference": 1 + s}
+                for i, s in zip(rows["item"], rows["score"])]
+        p = tmp_path / f"{model}.json"
+        p.write_text(json.dumps(recs))
+        x = 1 - read_battles(p)["score"].to_numpy()
+        assert len(x) == 805
+        assert abs(100 * x.mean() - win_rate) < 1e-3                          # 6-decimal storage: 1e-4 at most
+        assert abs(100 * x.std(ddof=1) / math.sqrt(len(x)) - se) < 1e-3
+
+
 def test_mt_bench_pairwise_sample():
     df = read_battles(MTBENCH_SAMPLE)
     # lines 7-10, 21, 74, 75 of the genuine file: (model_1, tie), (2, 2), (2, 2), (1, 1), (tie, tie), errors
@@ -275,9 +295,7 @@ def test_mt_bench_pairwise_sample():
 
 
 def test_mt_bench_full_file_matches_fastchat_show_result():
-    if not SHARED_MT.exists():
-        pytest.skip("needs ../shared/data/arena/mtbench_gpt-4_pair_phi3.jsonl.gz")
-    df = read_battles(SHARED_MT)
+    df = read_battles(shared_file("arena/mtbench_gpt-4_pair_phi3.jsonl.gz"))
     # FastChat llm_judge/show_result.py display_result_pairwise, restated: error rows out; a tie in game 1
     # or two games that disagree is a tie; win_rate_adjusted = (win + tie / 2) / n for model_1
     res = collections.Counter()
@@ -364,7 +382,7 @@ BAD_TABLES = {
                     r"b\.csv: line 3: model_a and model_b are both 'A', a model against itself"),
     "missing model": ("model_a,model_b,winner\nA,B,tie\n,B,model_a\n", r"b\.csv: line 3: model_a is missing"),
     "missing prompt id": ("model_a,model_b,winner,question_id\nA,B,tie,q1\nA,B,tie,\n",
-                          r"b\.csv: line 3: the prompt id \(cluster\) is missing.*`cluster`=''"),
+                          r"b\.csv: line 3: the prompt id \(cluster\) is missing.*`prompt`=''"),
     "zero weight": ("model_a,model_b,winner,weight\nA,B,tie,1\nA,B,tie,0\n",
                     r"b\.csv: line 3: weight 0 is not a positive number"),
     "negative weight": ("model_a,model_b,winner,weight\nA,B,tie,-1\n", r"b\.csv: line 2: weight -1 is not a positive"),

@@ -54,7 +54,7 @@ def read_battles(
     format: str = "auto",
     weight_strong: bool | float = False,
     baseline: str | None = None,
-    cluster: str | None = None,
+    prompt: str | None = None,
 ) -> "pd.DataFrame":
     """Battles or judged games from files, a folder or a DataFrame, in one canonical table.
 
@@ -71,9 +71,9 @@ def read_battles(
     baseline : str, optional
         Arena-Hard judgments whose records name no baseline (v0.1): the baseline model
         (``"gpt-4-0314"`` for arena-hard-v0.1).
-    cluster : str, optional
-        Battles tables: the prompt-id column; by default the first of ``cluster``, ``question_id``,
-        ``prompt_id``, ``uid`` present; ``""`` for none.
+    prompt : str, optional
+        Battles tables: the column of prompt (question) ids, written to ``cluster``; by default the first
+        of ``cluster``, ``question_id``, ``prompt_id``, ``uid`` present; ``""`` for none.
 
     Returns
     -------
@@ -93,14 +93,14 @@ def read_battles(
 
     fmt = _check_format(format)
     strong_weight(weight_strong)  # refuse a bad value before reading anything
-    if cluster is not None and not isinstance(cluster, str):
-        raise DataError(f"`cluster` must be a column name, or '' for none; got {cluster!r}", param="cluster")
+    if prompt is not None and not isinstance(prompt, str):
+        raise TypeError(f"`prompt` must be a column name, or '' for none; got {prompt!r}")
     if isinstance(source, pd.DataFrame) or _is_polars(source):
         df = source.to_pandas() if _is_polars(source) else source
         if fmt not in ("auto", "table"):
             raise FormatError(f"`format`={fmt!r}: a DataFrame is read as a battles table (`format`='table')",
                               param="format")
-        return from_table(df, Where("`battles`", "row", df.index.to_numpy()), cluster=cluster)
+        return from_table(df, Where("`battles`", "row", df.index.to_numpy()), cluster=prompt)
     if isinstance(source, (str, os.PathLike)):
         paths = [os.fspath(source)]
     elif isinstance(source, (list, tuple)) and source and all(isinstance(p, (str, os.PathLike)) for p in source):
@@ -119,7 +119,7 @@ def read_battles(
                 if kind is None or (fmt != "auto" and kind != fmt and not (fmt == "table" and kind == "clean_battle")):
                     skipped.append({"code": "skipped", "source": f, "format": kind})
                     continue
-                frames.append(_read_one(f, fmt if fmt != "auto" else kind, weight_strong, baseline, cluster))
+                frames.append(_read_one(f, fmt if fmt != "auto" else kind, weight_strong, baseline, prompt))
                 taken += 1
             if not taken:
                 want = "battle files" if fmt == "auto" else f"{fmt} files"
@@ -132,7 +132,7 @@ def read_battles(
                                   "(model_a, model_b, winner), a clean_battle JSON, Arena-Hard judgments, AlpacaEval "
                                   "annotations or MT-Bench pairwise judgments; or name it with `format`",
                                   param="format")
-            frames.append(_read_one(path, kind, weight_strong, baseline, cluster))
+            frames.append(_read_one(path, kind, weight_strong, baseline, prompt))
         else:
             raise DataError(f"{path}: no such file or folder", param="source")
     return _stack(frames, skipped)
@@ -149,7 +149,7 @@ def _is_polars(obj: Any) -> bool:
     return type(obj).__module__.split(".")[0] == "polars" and hasattr(obj, "to_pandas")
 
 
-def _read_one(path: str, kind: str, weight_strong: Any, baseline: str | None, cluster: str | None
+def _read_one(path: str, kind: str, weight_strong: Any, baseline: str | None, prompt: str | None
               ) -> "pd.DataFrame":
     _check_not_empty(path)
     if kind == "arena_hard":
@@ -159,11 +159,11 @@ def _read_one(path: str, kind: str, weight_strong: Any, baseline: str | None, cl
     if kind == "mt_bench":
         return from_mt_bench(path)
     if kind == "clean_battle" or (kind == "table" and _json_kind(path) == "array"):
-        return from_clean_battle(path, cluster=cluster)
-    return _read_table(path, cluster)
+        return from_clean_battle(path, cluster=prompt)
+    return _read_table(path, prompt)
 
 
-def _read_table(path: str, cluster: str | None) -> "pd.DataFrame":
+def _read_table(path: str, prompt: str | None) -> "pd.DataFrame":
     import numpy as np
     import pandas as pd
 
@@ -174,7 +174,7 @@ def _read_table(path: str, cluster: str | None) -> "pd.DataFrame":
         except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a bad file
             raise FormatError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})",
                               param="format") from None
-        return from_table(df, Where(path, "row"), cluster=cluster)
+        return from_table(df, Where(path, "row"), cluster=prompt)
     if p.endswith(_JSON_SUFFIXES):
         lines, recs = [], []
         for lineno, rec in iter_jsonl(path):
@@ -183,14 +183,14 @@ def _read_table(path: str, cluster: str | None) -> "pd.DataFrame":
             lines.append(lineno)
             recs.append(rec)
         return from_table(pd.DataFrame(recs), Where(path, "line", np.asarray(lines, dtype=np.int64)),
-                          cluster=cluster)
+                          cluster=prompt)
     sep = "\t" if p.endswith((".tsv", ".tsv.gz")) else ","
     try:
         df = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
     except (UnicodeDecodeError, pd.errors.ParserError, EOFError, zlib.error, OSError) as exc:
         raise FormatError(f"{path}: not a readable {'TSV' if sep == chr(9) else 'CSV'} file "
                           f"({str(exc).splitlines()[0]})", param="format") from None
-    return from_table(df, Where(path, "line", offset=2), cluster=cluster)
+    return from_table(df, Where(path, "line", offset=2), cluster=prompt)
 
 
 def _opener(path: str):
@@ -285,7 +285,7 @@ def _stack(frames: "list[pd.DataFrame]", skipped: list[dict[str, Any]]) -> "pd.D
     if any(with_cluster) and not all(with_cluster):
         src = frames[with_cluster.index(False)].attrs["notes"][0]["source"]
         raise DataError(f"{src}: these battles have no prompt id while the other sources have one; give every "
-                        "source its prompt ids, or read all without (`cluster`='')", param="cluster")
+                        "source its prompt ids, or read all without (`prompt`='')", param="prompt")
     notes = [n for f in frames for n in f.attrs["notes"]] + skipped
     out = pd.concat(frames, ignore_index=True, sort=False)
     style = [c for c in out.columns if c.startswith(("style_a_", "style_b_"))]

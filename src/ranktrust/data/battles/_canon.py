@@ -123,8 +123,8 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
         if miss.any():
             i = int(np.flatnonzero(miss)[0])
             raise DataError(f"{where.at(i)}: the prompt id (cluster) is missing ({int(miss.sum())} such rows); "
-                            "give every battle its prompt id, or read without one (`cluster`='')",
-                            param="cluster")
+                            "give every battle its prompt id, or read without one (`prompt`='')",
+                            param="prompt")
         out["cluster"] = as_text(df["cluster"]).to_numpy(dtype=object)
     for col in ("judge", "user"):
         if col in df.columns:

@@ -18,7 +18,7 @@ from ._canon import CONV_METADATA, STYLE_A, STYLE_B, WINNER_SCORES, Where, finis
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-#: columns tried, in order, for the prompt id when `cluster` is not given
+#: columns tried, in order, for the prompt id when `prompt` is not given
 CLUSTER_GUESSES = ("cluster", "question_id", "prompt_id", "uid")
 JUDGE_COLUMNS = ("judge", "annotator")
 USER_COLUMNS = ("user", "user_id")
@@ -167,8 +167,8 @@ def _cluster_column(cols: list[str], cluster: str | None, where: Where) -> str |
     if cluster == "":
         return None
     if cluster not in cols:
-        raise DataError(f"{where.source}: no prompt-id column {cluster!r} (`cluster`); columns: "
-                        f"{', '.join(map(repr, cols[:12]))}", param="cluster")
+        raise DataError(f"{where.source}: no prompt-id column `prompt`={cluster!r}; columns: "
+                        f"{', '.join(map(repr, cols[:12]))}", param="prompt")
     return cluster
 
 
