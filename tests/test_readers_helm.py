@@ -157,3 +157,51 @@ def test_qa_d8_helm_trimmed_run_notes_both_counts(tmp_path):
     assert m.n_items == 3
     assert any("stats.json: HELM reports 9 instances (test) but per_instance_stats.json holds 3; only those 3 are "
                "scored" in n for n in m.notes), m.notes
+
+
+def _per_subject_suite(root: Path, plan: dict) -> Path:
+    """A HELM suite of MMLU stored one run per subject (``mmlu:subject=<s>,method=...,model=<m>``), each run a copy
+    of the genuine gpt2 philosophy run with its run_spec renamed; ``plan`` = {model: [subjects]}."""
+    src = shared_file(MMLU)
+    suite = root / "runs" / "v1"
+    for model, subjects in plan.items():
+        for subj in subjects:
+            name = f"mmlu:subject={subj},method=multiple_choice_joint,model={model}"
+            shutil.copytree(src, suite / name)
+            spec = json.loads((suite / name / "run_spec.json").read_text())
+            spec["name"], spec["adapter_spec"]["model"] = name, model.replace("_", "/", 1)
+            (suite / name / "run_spec.json").write_text(json.dumps(spec))
+    return suite
+
+
+def test_issue21_helm_subjects_pooled_with_task_mmlu(tmp_path):
+    suite = _per_subject_suite(tmp_path, {"openai_gpt2": ["anatomy", "philosophy", "virology"],
+                                          "openai_gpt3": ["anatomy", "philosophy"]})
+    m = rt.read(str(suite), task="mmlu", align="pairwise")
+    assert m.models == ("openai/gpt2", "openai/gpt3") and m.n_items == 27     # 9 test instances x 3 subjects
+    assert m.items[0] == "anatomy/" + m.items[0].split("/", 1)[1] and len(set(m.items)) == 27
+    assert dict(zip(m.items, m.groups))["virology/" + m.items[0].split("/", 1)[1]] == "virology"
+    assert {p["task"] for p in m.provenance.values()} == {"mmlu"} and len(m.provenance["openai/gpt2"]["files"]) == 3
+    assert any("task 'mmlu' is read from HELM runs stored one per subject" in n and "'openai/gpt2' 3 of 3" in n
+               and "'openai/gpt3' 2 of 3" in n and "prefixes its id (subject/id)" in n for n in m.notes), m.notes
+    # one subject by its full name: read alone, ids as HELM wrote them
+    one = rt.read(str(suite), task="mmlu:subject=anatomy,method=multiple_choice_joint", align="pairwise")
+    assert one.n_items == 9 and not one.items[0].startswith("anatomy/")
+    # the same in the store
+    db = str(tmp_path / "s.duckdb")
+    with rt.Store(db) as st:
+        st.ingest(str(suite), options=rt.data.readers.ReadOptions(task="mmlu"))
+    with rt.Store(db, read_only=True) as st:
+        s = st.matrix(task="mmlu", align="pairwise")
+    assert set(s.items) == set(m.items) and s.models == m.models
+
+
+def test_issue21_helm_runs_differing_in_more_than_subject_are_not_pooled(tmp_path):
+    suite = _per_subject_suite(tmp_path, {"openai_gpt2": ["anatomy", "philosophy"]})
+    other = suite / "mmlu:subject=virology,method=multiple_choice_separate_original,model=openai_gpt2"
+    shutil.copytree(suite / "mmlu:subject=anatomy,method=multiple_choice_joint,model=openai_gpt2", other)
+    spec = json.loads((other / "run_spec.json").read_text())
+    spec["name"] = other.name
+    (other / "run_spec.json").write_text(json.dumps(spec))
+    with pytest.raises(DataError, match=r"`task`='mmlu' matches 3 tasks .*; give the full task name"):
+        rt.read(str(suite), task="mmlu")

@@ -6,6 +6,7 @@ import glob
 import json
 import os
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -124,3 +125,57 @@ def test_doc_hash_mismatch_names_item(lm_dir, tmp_path):
     p.write_text("\n".join(lines) + "\n")
     with pytest.raises(DataError, match=r"line 5: item 4 of task 'mcq_tiny_lm' has doc_hash 000000000000.*do not align"):
         rt.read(str(tmp_path), task="mcq_tiny_lm")
+
+
+def _group_output(lm_dir, root, plan: dict):
+    """lm-eval output of a group task stored one samples file per subtask (``mmlu`` -> ``mmlu_stem`` ->
+    ``mmlu_abstract_algebra`` ...), as lm-eval 0.4 writes a group: ``group_subtasks`` in the results file.
+    Each subtask's samples are the genuine mcq_tiny_lm samples of that seed (cut to a different length per
+    subject, so the files differ); ``plan`` = {seed folder: [subjects]}."""
+    tree = {"mmlu": ["mmlu_stem", "mmlu_humanities"], "mmlu_stem": ["mmlu_abstract_algebra", "mmlu_anatomy"],
+            "mmlu_humanities": ["mmlu_philosophy"]}
+    for seed, subjects in plan.items():
+        src = os.path.join(lm_dir, seed)
+        (res,) = glob.glob(os.path.join(src, "results_*.json"))
+        ts = os.path.basename(res)[len("results_"):-len(".json")]
+        (samples,) = glob.glob(os.path.join(src, "samples_mcq_tiny_lm_2*.jsonl"))
+        lines = Path(samples).read_text().splitlines()
+        d = root / seed
+        d.mkdir(parents=True)
+        obj = json.loads(Path(res).read_text())
+        obj["group_subtasks"], obj["n-samples"] = tree, {}
+        for k, subj in enumerate(subjects):
+            keep = lines[: len(lines) - k]
+            (d / f"samples_mmlu_{subj}_{ts}.jsonl").write_text("\n".join(keep) + "\n")
+            obj["n-samples"][f"mmlu_{subj}"] = {"original": len(keep), "effective": len(keep)}
+        (d / f"results_{ts}.json").write_text(json.dumps(obj))
+    return root
+
+
+def test_issue21_lm_eval_subtasks_pooled_with_task_group(lm_dir, tmp_path):
+    seeds = sorted(os.listdir(lm_dir))[:2]
+    out = _group_output(lm_dir, tmp_path / "out", {seeds[0]: ["abstract_algebra", "anatomy", "philosophy"],
+                                                   seeds[1]: ["abstract_algebra", "philosophy"]})
+    m = rt.read(str(out), task="mmlu", align="pairwise")
+    assert m.n_models == 2 and {i.split("/")[0] for i in m.items} == {"abstract_algebra", "anatomy", "philosophy"}
+    n = len(_raw(glob.glob(os.path.join(lm_dir, seeds[0], "samples_mcq_tiny_lm_2*.jsonl"))[0]))
+    assert m.n_items == n + (n - 1) + (n - 1) and len(set(m.items)) == m.n_items   # philosophy: n-2 and n-1 items
+    assert "abstract_algebra/0" in m.items and dict(zip(m.items, m.groups))["anatomy/0"] == "anatomy"
+    assert any("task 'mmlu' is read from lm-eval subtasks stored one per subject" in x and "3 of 3" in x
+               and "2 of 3" in x for x in m.notes), m.notes
+    # the scores are the samples' own
+    raw = {str(r["doc_id"]): float(r["acc"]) for r in _raw(glob.glob(os.path.join(lm_dir, seeds[0],
+                                                                                "samples_mcq_tiny_lm_2*.jsonl"))[0])}
+    row = dict(zip(m.items, m.scores[m.index_of(_model(os.path.join(lm_dir, seeds[0])))]))
+    assert all(row[f"anatomy/{k}"] == v for k, v in raw.items() if f"anatomy/{k}" in row)
+    # a subtask by its own name: unpooled, ids as written
+    one = rt.read(str(out), task="mmlu_anatomy")
+    assert one.n_items == n - 1 and "0" in one.items
+    # ingest pools the same way
+    db = str(tmp_path / "s.duckdb")
+    from ranktrust.data.readers._registry import ReadOptions
+
+    with rt.Store(db) as st:
+        st.ingest(str(out), options=ReadOptions(task="mmlu"))
+    with rt.Store(db, read_only=True) as st:
+        assert set(st.matrix(task="mmlu", align="pairwise").items) == set(m.items)

@@ -240,11 +240,13 @@ def read(rd: "Reader | type", path: str, opts: ReadOptions) -> "Iterator[pd.Data
     if not plan.units:
         raise nothing_left(path, plan.skipped, plan.reader)
     reader, units = plan.reader, plan.units
+    combine = getattr(reader, "combine", None)
     if len(units) == 1:
-        yield from reader.read(units[0], opts)
+        one = reader.read(units[0], opts)
+        # a folder's one unit still goes through combine (a pooled read notes its subjects); a file streams
+        yield from (combine(list(one)) if combine is not None and os.path.isdir(path) else one)
         return
     chunks = (c for u in units for c in tag_source(reader.read(u, opts), u))
-    combine = getattr(reader, "combine", None)
     yield from (combine(list(chunks)) if combine is not None else chunks)
 
 

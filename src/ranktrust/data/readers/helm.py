@@ -178,6 +178,46 @@ def _matches(task: str, chosen: str) -> bool:
     return chosen in (task, task.partition(":")[0])
 
 
+def _subject(task: str) -> str | None:
+    """The ``subject=`` argument of a HELM task name (``mmlu:subject=philosophy,method=...`` -> ``philosophy``)."""
+    for a in task.partition(":")[2].split(","):
+        if a.startswith("subject="):
+            return a[len("subject="):]
+    return None
+
+
+def _without_subject(task: str) -> str:
+    head, _, args = task.partition(":")
+    return head + ":" + ",".join(a for a in args.split(",") if a and not a.startswith("subject="))
+
+
+def poolable(tasks: list[str]) -> bool:
+    """Runs of one benchmark stored one per subject (HELM's MMLU: ``mmlu:subject=<s>,...``): the tasks differ
+    only in their ``subject=`` argument, so ``task``='mmlu' reads them as one leaderboard."""
+    return len(tasks) > 1 and all(_subject(t) is not None for t in tasks) and len(
+        {_without_subject(t) for t in tasks}) == 1
+
+
+def subject_note(chunks: list, task: str, what: str) -> str | None:
+    """One note on a pooled read: how many subjects each model has (shared with the lm-eval reader)."""
+    per_model: dict[str, set[str]] = {}
+    for df in chunks:
+        if len(df) and "group" in df.columns:
+            for model, sub in df.groupby("model", sort=False)["group"]:
+                per_model.setdefault(str(model), set()).update(map(str, sub.unique()))
+    if not per_model:
+        return None
+    total = len(set().union(*per_model.values()))
+    counts = {m: len(v) for m, v in per_model.items()}
+    if len(set(counts.values())) == 1:
+        who = (f"each of the {len(counts)} models has {total}" if len(counts) > 1
+               else f"model {next(iter(counts))!r} has {total}")
+    else:
+        who = "; ".join(f"{m!r} {n} of {total}" for m, n in counts.items())
+    return (f"task {task!r} is read from {what} stored one per subject, pooled into one leaderboard: the subject is "
+            f"each item's group and prefixes its id (subject/id); subjects per model: {who}")
+
+
 @register
 class HelmReader:
     """HELM per_instance_stats.json files (a file or a benchmark_output folder).
@@ -194,6 +234,7 @@ class HelmReader:
     def __init__(self) -> None:
         self._root = ""
         self._tasks: dict[str, str] = {}
+        self._pool = False   # --task names a benchmark stored one run per subject: pool the subjects
 
     def sniff(self, path: str) -> bool:
         if os.path.isdir(path):
@@ -215,7 +256,8 @@ class HelmReader:
         if opts.task is None:
             return None
         matched = sorted({t for t in self._tasks.values() if _matches(t, opts.task)})
-        if len(matched) > 1:
+        self._pool = poolable(matched) and opts.task not in matched
+        if len(matched) > 1 and not self._pool:
             raise DataError(f"{self._root}: `task`={opts.task!r} matches {len(matched)} tasks "
                             f"({', '.join(matched)}); give the full task name", param="task")
         task = self._tasks.get(unit) or _task_of(unit, _run_spec(unit))
@@ -225,11 +267,20 @@ class HelmReader:
         spec = _run_spec(unit)
         task = _task_of(unit, spec)
         kept = [t for t in self._tasks.values() if opts.task is None or _matches(t, opts.task)]
-        yield from _read_one(unit, opts, spec, task, sorted(set(kept)) or [task])
+        yield from _read_one(unit, opts, spec, task, sorted(set(kept)) or [task], self._pool)
+
+    def combine(self, chunks: list) -> list:  # noqa: ANN001
+        """A pooled read (``task``='mmlu' over per-subject runs): a note with each model's subject count."""
+        if self._pool and chunks:
+            note = subject_note(chunks, str(chunks[0]["task"].iloc[0]) if len(chunks[0]) else "", "HELM runs")
+            if note:
+                chunks[-1].attrs["notes"] = list(chunks[-1].attrs.get("notes", ())) + [note]
+        return chunks
 
 
-def _read_one(u: str, opts: ReadOptions, spec: dict, run_task: str, all_tasks: list[str]) -> Iterator:
-    """Rows of one per_instance_stats.json file."""
+def _read_one(u: str, opts: ReadOptions, spec: dict, run_task: str, all_tasks: list[str],
+              pool: bool = False) -> Iterator:
+    """Rows of one per_instance_stats.json file (``pool``: one subject of a pooled benchmark)."""
     import pandas as pd
 
     entries: Any = load_json(u)
@@ -239,6 +290,7 @@ def _read_one(u: str, opts: ReadOptions, spec: dict, run_task: str, all_tasks: l
     if not model:
         raise DataError(f"{u}: no model name (no run_spec.json with adapter_spec.model beside it); pass `model_name`='NAME'")
     task = opts.task or run_task
+    subject = _subject(run_task) if pool else None
     metric = opts.metric or DEFAULT_METRIC
     slots, perturbed = _merge(entries, u)
     if not slots and not perturbed:
@@ -277,8 +329,11 @@ def _read_one(u: str, opts: ReadOptions, spec: dict, run_task: str, all_tasks: l
     df = buf.flush(model=model, task=task, metric=metric)
     if df is None:
         df = pd.DataFrame({c: [] for c in ("item", "run", "score", "model", "task", "metric")})
+    if subject is not None:   # pooled: ids are unique within a run only, so the subject prefixes them
+        df["item"] = subject + "/" + df["item"].astype(str)
+        df["group"] = subject
     df.attrs["line_numbers"] = False
     df.attrs["notes"] = notes
-    df.attrs["provenance"] = {model: {"harness": "helm", "task": run_task, "split": split, "metric": metric,
-                                      "files": [u]}}
+    df.attrs["provenance"] = {model: {"harness": "helm", "task": task if subject is not None else run_task,
+                                      "split": split, "metric": metric, "files": [u]}}
     return iter([df])

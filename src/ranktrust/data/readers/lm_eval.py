@@ -123,10 +123,40 @@ def _group_of(doc: Any) -> str | None:
 
 
 # ------------------------------------------------------------------------ reader
-def read_file(path: str, opts: ReadOptions, *, seen_hashes: dict | None = None) -> Iterator:
-    """Stream one samples file as canonical long chunks."""
+def _subtasks(res: dict, group: str) -> list[str]:
+    """The leaf tasks of ``group`` in a results file's ``group_subtasks`` (nested groups followed), in order."""
+    tree = res.get("group_subtasks") or {}
+    if not isinstance(tree, dict) or group not in tree:
+        return []
+    out: list[str] = []
+    todo, seen = list(tree[group] or []), {group}
+    while todo:
+        t = str(todo.pop(0))
+        if t in seen:
+            continue
+        seen.add(t)
+        if tree.get(t):      # a subgroup (mmlu_stem): its own subtasks
+            todo = list(tree[t]) + todo
+        else:
+            out.append(t)
+    return out
+
+
+def _subject_of(task: str, group: str) -> str:
+    """The subject of a subtask of ``group``: ``mmlu_abstract_algebra`` -> ``abstract_algebra``."""
+    return task[len(group) + 1:] if task.startswith(group + "_") else task
+
+
+def read_file(path: str, opts: ReadOptions, *, seen_hashes: dict | None = None, pool: str | None = None) -> Iterator:
+    """Stream one samples file as canonical long chunks.
+
+    ``pool``: the group this file's task is a subtask of (``--task mmlu`` over ``mmlu_*`` subtasks): the rows
+    get that task, the subject as their group, and item ids prefixed with the subject (``abstract_algebra/0``).
+    """
     model = _header(path, opts)
-    task = _task_of(path)
+    leaf = _task_of(path)
+    task = pool or leaf
+    subject = _subject_of(leaf, pool) if pool else None
     want_metric, want_filter = None, None
     if opts.metric:
         want_metric, _, f = opts.metric.partition(",")
@@ -155,7 +185,7 @@ def read_file(path: str, opts: ReadOptions, *, seen_hashes: dict | None = None) 
                 f"{path}: line {lineno}: the sample has no metric {metric!r}; it has "
                 f"{', '.join(available) or 'none'}; choose one with `metric`"
             )
-        item = str(rec["doc_id"])
+        item = str(rec["doc_id"]) if subject is None else f"{subject}/{rec['doc_id']}"
         if item in seen_items:
             raise DataError(
                 f"{path}: line {lineno}: doc_id {item} appears twice (filters "
@@ -175,10 +205,11 @@ def read_file(path: str, opts: ReadOptions, *, seen_hashes: dict | None = None) 
                     f"{doc_hash[:12]}… but {prev[0][:12]}… in {prev[1]}: the files were made from "
                     "different versions of the dataset, so their items do not align"
                 )
-        buf.add(item, _score(rec[metric], path, lineno, metric), _group_of(rec.get("doc")), doc_hash)
+        buf.add(item, _score(rec[metric], path, lineno, metric),
+                subject if subject is not None else _group_of(rec.get("doc")), doc_hash)
         if buf.full():
             yield _finish(buf, model, task, label or metric)
-    note = _count_note(path, task, len(seen_items))
+    note = _count_note(path, leaf, len(seen_items))
     if len(buf) or note:
         df = _finish(buf, model, task, label or metric) if len(buf) else _empty(model, task, label or metric)
         if note:
@@ -232,6 +263,7 @@ class LmEvalReader:
 
     def __init__(self) -> None:
         self._hashes: dict = {}
+        self._pool: dict[str, str] = {}   # samples file -> the group it is pooled into (--task mmlu)
 
     def sniff(self, path: str) -> bool:
         if os.path.isdir(path):
@@ -250,6 +282,9 @@ class LmEvalReader:
         """A samples file of another task, or (no task chosen) one whose samples lack the chosen metric."""
         task = _task_of(unit)
         if opts.task is not None and task != opts.task:
+            if task in self._group_members(unit, opts.task):   # a subtask of the group asked for: pooled
+                self._pool[unit] = opts.task
+                return None
             return Skip("task", opts.task, (task,))
         if opts.metric is not None and opts.task is None:
             want = opts.metric.partition(",")[0]
@@ -262,6 +297,26 @@ class LmEvalReader:
             if isinstance(rec, dict) and want not in rec:
                 return Skip("metric", opts.metric, tuple(m for m in rec.get("metrics") or [] if m in rec))
         return None
+
+    def _group_members(self, unit: str, group: str) -> list[str]:
+        """The leaf subtasks of ``group`` that the results file beside ``unit`` lists (``group_subtasks``)."""
+        res_path = _results_file(unit)
+        if res_path is None:
+            return []
+        res = load_json(res_path)
+        return _subtasks(res, group) if isinstance(res, dict) else []
+
+    def combine(self, chunks: list) -> list:  # noqa: ANN001
+        """A pooled read (``task``='mmlu' over ``mmlu_*`` subtasks): a note with each model's subject count."""
+        if self._pool and chunks:
+            from .helm import subject_note
+
+            group = next(iter(self._pool.values()))
+            note = subject_note([c for c in chunks if len(c) and str(c["task"].iloc[0]) == group], group,
+                                "lm-eval subtasks")
+            if note:
+                chunks[-1].attrs["notes"] = list(chunks[-1].attrs.get("notes", ())) + [note]
+        return chunks
 
     def absent(self, path: str, option: str, chosen: str) -> str | None:
         """A task the folder's results files report (aggregates) but no samples file holds."""
@@ -281,6 +336,9 @@ class LmEvalReader:
         return None
 
     def read(self, unit: str, opts: ReadOptions) -> Iterator:
-        if opts.task is not None and _task_of(unit) != opts.task:   # a file given by name
-            raise DataError(f"{unit}: no task {opts.task!r}; available: {_task_of(unit)}")
-        yield from read_file(unit, opts, seen_hashes=self._hashes)
+        if opts.task is not None and _task_of(unit) != opts.task and unit not in self._pool:   # a file given by name
+            if _task_of(unit) in self._group_members(unit, opts.task):
+                self._pool[unit] = opts.task
+            else:
+                raise DataError(f"{unit}: no task {opts.task!r}; available: {_task_of(unit)}")
+        yield from read_file(unit, opts, seen_hashes=self._hashes, pool=self._pool.get(unit))
