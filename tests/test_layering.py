@@ -10,7 +10,25 @@ four rules are checked:
     the house's, not a package's, and every package may use them);
 (d) **cli-words** — no string literal below ``cli/`` (docstrings excluded) names a flag of the
     ``ranktrust`` command line (``--align``) or one of its commands (``ranktrust ingest``): the API
-    names the parameter (```align`='intersect'``) and ``cli.main.cli_words`` translates it.
+    names the parameter (```align`='intersect'``) and ``cli.main.cli_words`` translates it;
+(e) **python-words** — no message below ``cli/`` (a ``raise`` or a warning) gives an API value as a bare
+    ``name='value'``: it names the parameter in backticks (```method`='t'``), so the terminal can translate it.
+
+Issue 23 widened what counts as an import or a use, after the review found six ways round the rules:
+
+- **string imports** — a string that is a module path of the package (``"pkg.reporting.text"``,
+  ``"pkg.stats.power:PowerResult"``, as passed to ``importlib.import_module``, ``__import__`` or a lazy
+  table) is an import for rules (a)-(c);
+- **private attributes** — ``from ..stats import intervals as iv; iv._who`` reaches a private name of another
+  package as surely as ``from ..stats.intervals import _who`` (rule c);
+- **monkeypatching** — assigning to an attribute of another package's module or class
+  (``matrix.Matrix.__repr__ = ...``) is refused: a lower layer offers a hook instead (``results.set_html_display``);
+- **the facade** — the package root may import at module level only the bottom layer (errors, results, the
+  house helpers): ``import ranktrust`` loads no analysis and no presentation; the rest is its lazy table;
+- **sentences** — analysis code (everything but ``cli``, ``reporting``, ``plot`` and ``_schema``) does not
+  format numbers into prose (an f-string with a format spec and words), except in the message of an error
+  or a warning: sentences are composed in ``reporting/``. Known cases still being moved are listed in
+  :data:`SENTENCES_TO_MOVE` with their issue, and the list may only shrink.
 
 Each failure says the file, the line and the rule. The checker is a plain function of a source tree,
 so the last tests run it on small synthetic trees to show that it can fail.
@@ -43,7 +61,22 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 HOUSE_HELPERS = frozenset({"_text", "_validate", "_kernel", "_random", "_optim"})
 
 #: documented exceptions to rule (a): (importing unit, imported unit) -> why
-ALLOWED_UP: dict[tuple[str, str], str] = {}
+ALLOWED_UP: dict[tuple[str, str], str] = {
+    ("results", "reporting"): "Jupyter display: Result._repr_html_ loads ranktrust.reporting.notebook by name on the "
+                              "first display, which registers itself with results.set_html_display (inversion)",
+}
+
+#: the layers that present: everything else is analysis, which composes no sentences (rule "sentences")
+PRESENTATION = frozenset({"cli", "reporting", "plot", "_schema"})
+
+#: analysis files that still format numbers into prose, with the issue that moves it to reporting/ (shrink only)
+SENTENCES_TO_MOVE: dict[str, str] = {
+    "ranktrust/quality/__init__.py": "issue 23 §1: DataQuality.notes() become Note(code, data) records (QUALITY)",
+    "ranktrust/data/readers/helm.py": "issue 23 §1: the readers' notes become structured records (READERS)",
+    "ranktrust/runs/__init__.py": "issue 23 §1: Repeats.notes become structured records (report JSON contract)",
+    "ranktrust/runs/variance.py": "issue 23 §1: VarianceComponents.notes become structured records",
+    "ranktrust/stats/power.py": "issue 23 §1: PowerResult.note becomes a code with its numbers",
+}
 
 
 # ---------------------------------------------------------------------------------------- checker
@@ -93,10 +126,98 @@ def _unit(dotted: str, package: str, units: set[str]) -> str | None:
     return parts[1]
 
 
+def _string_imports(tree: ast.AST, docs: set[int], root: Path, package: str) -> Iterable[tuple[int, str, None]]:
+    """(line, module, None) for every string that names a module of the package: "pkg.a.b" or "pkg.a.b:Name"
+    (importlib.import_module, __import__, find_spec, lazy tables, "module:Class" registries). A dotted
+    string that is no module of the package (an entry-point group such as "pkg.readers") is not one."""
+    mod_re = re.compile(r"(" + re.escape(package) + r"(?:\.[A-Za-z_]\w*)+)(?::([A-Za-z_][\w.]*))?")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            mm = mod_re.fullmatch(node.value)
+            if mm:
+                rel = Path(*mm.group(1).split(".")[1:])
+                if (root / rel).with_suffix(".py").exists() or (root / rel / "__init__.py").exists():
+                    yield node.lineno, mm.group(1), None
+
+
+def _function_level(tree: ast.AST) -> set[int]:
+    """ids of the import statements inside a function body (lazy imports)."""
+    out: set[int] = set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.update(id(n) for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom)))
+    return out
+
+
+def _module_aliases(tree: ast.AST, modname: str, is_pkg: bool, root: Path, package: str) -> dict[str, str]:
+    """Local name -> absolute module, for every name bound to a module of the package by an import."""
+    def is_module(dotted: str) -> bool:
+        rel = Path(*dotted.split(".")[1:]) if "." in dotted else Path()
+        return (root / rel).with_suffix(".py").exists() or (root / rel / "__init__.py").exists()
+
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == package:
+                    out[a.asname or a.name.split(".")[0]] = a.name if a.asname else package
+        elif isinstance(node, ast.ImportFrom):
+            for _line, mod, name in _imports(ast.Module(body=[node], type_ignores=[]), modname, is_pkg):
+                if name and mod.split(".")[0] == package and is_module(f"{mod}.{name}"):
+                    asname = next(a.asname for a in node.names if a.name == name) or name
+                    out[asname] = f"{mod}.{name}"
+    return out
+
+
+def _root_name(node: ast.AST) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _message_parts(tree: ast.AST) -> set[int]:
+    """ids of the nodes inside the message of a raise or of a warning / exception constructor call."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        inside = None
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            inside = node.exc
+        elif isinstance(node, ast.Call):
+            f = node.func
+            fname = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if fname.endswith(("Error", "Warning", "Exception")) or fname in ("warn", "warn_zero_spread"):
+                inside = node
+        if inside is not None:
+            out.update(id(n) for n in ast.walk(inside))
+    # a message assembled in a variable first (what = f"..."; raise DataError(f"{where}: {what}"))
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) in out}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id in names for t in targets):
+                out.update(id(n) for n in ast.walk(node.value))
+    return out
+
+
+_WORDS = re.compile(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}")
+_BARE = re.compile(r"(?<![`\w.])([a-z_][a-z0-9_]*)=('[^']*'|\"[^\"]*\"|True|False|None)")
+
+
 def check_tree(root: Path, package: str, *, layers=LAYERS, flags: Iterable[str] = (),
                commands: Iterable[str] = (), allowed_up: dict | None = None,
-               helpers: frozenset = HOUSE_HELPERS) -> list[str]:
-    """Every violation of rules (a)-(d) in the package at ``root``, as ``file:line: [rule] what``."""
+               helpers: frozenset = HOUSE_HELPERS, presentation: frozenset = PRESENTATION,
+               sentences_to_move: dict[str, str] | None = None, api_names: Iterable[str] | None = None) -> list[str]:
+    """Every violation of the rules in the package at ``root``, as ``file:line: [rule] what``.
+
+    ``api_names``: the parameter names of the API (rule python-words looks only at those, so a message may
+    still quote another tool's option, inspect's ``log_samples=False``); default: the vocabulary's."""
+    if api_names is None:
+        from test_vocabulary import VOCABULARY
+
+        api_names = VOCABULARY
+    api_names = set(api_names)
+    sentences_to_move = SENTENCES_TO_MOVE if sentences_to_move is None else sentences_to_move
+    bottom = set(layers[-1])
     allowed_up = ALLOWED_UP if allowed_up is None else allowed_up
     rank = {u: k for k, layer in enumerate(layers) for u in layer}
     units = set(rank)
@@ -114,7 +235,25 @@ def check_tree(root: Path, package: str, *, layers=LAYERS, flags: Iterable[str] 
         if me and me.removesuffix(".py") not in rank:
             problems.append(f"{rel}:1: [layers] package {me!r} is not in the layer order; add it to LAYERS")
             continue
-        for line, mod, name in _imports(tree, modname, path.name == "__init__.py"):
+        docs = _docstring_ids(tree)
+        lazy = _function_level(tree)
+        if me == "":   # the facade: module-level imports of the bottom layer only (the rest is its lazy table)
+            for node in tree.body if isinstance(tree, ast.Module) else ():
+                for sub_node in ast.walk(node):
+                    if isinstance(sub_node, (ast.Import, ast.ImportFrom)) and id(sub_node) not in lazy:
+                        for line, mod, name in _imports(ast.Module(body=[sub_node], type_ignores=[]), modname,
+                                                        path.name == "__init__.py"):
+                            tu = _unit(mod, package, units)
+                            if tu == "" and name is not None:
+                                tu = name
+                            if tu and tu not in bottom:
+                                problems.append(f"{rel}:{line}: [facade] the package root imports {mod}"
+                                                f"{'.' + name if name and tu == name else ''} at module level: "
+                                                f"`import {package}` would load {tu!r}; add it to the lazy table")
+        found = list(_imports(tree, modname, path.name == "__init__.py"))
+        if me:
+            found += list(_string_imports(tree, docs, root, package))
+        for line, mod, name in found:
             target = mod
             tu = _unit(target, package, units)
             if tu is None:
@@ -148,9 +287,44 @@ def check_tree(root: Path, package: str, *, layers=LAYERS, flags: Iterable[str] 
             elif name is not None and name.startswith("_") and not name.startswith("__"):
                 problems.append(f"{rel}:{line}: [private] {modname} imports {name} from {target}, a private "
                                 f"name of {tu}")
+        aliases = _module_aliases(tree, modname, path.name == "__init__.py", root, package)
+        for node in ast.walk(tree):
+            targets: list[ast.AST] = []
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
+                    "setattr", "delattr") and node.args:
+                targets = [ast.Attribute(value=node.args[0], attr="?", ctx=ast.Store(), lineno=node.lineno)]
+            for t in targets:
+                if isinstance(t, ast.Attribute) and (alias := _root_name(t)) in aliases:
+                    tu = _unit(aliases[alias], package, units)
+                    if tu and tu != me:
+                        problems.append(f"{rel}:{node.lineno}: [monkeypatch] {modname} assigns to an attribute of "
+                                        f"{aliases[alias]} ({tu}): give that layer a hook instead")
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases \
+                    and node.attr.startswith("_") and not node.attr.startswith("__"):
+                tu = _unit(aliases[node.value.id], package, units)
+                if tu and tu != me and tu not in helpers:
+                    problems.append(f"{rel}:{node.lineno}: [private] {modname} uses {node.attr} of "
+                                    f"{aliases[node.value.id]}, a private name of {tu}")
         if me in ("cli", ""):
             continue
-        docs = _docstring_ids(tree)
+        messages = _message_parts(tree)
+        relpath = str(path.relative_to(root.parent))
+        if me not in presentation and relpath not in sentences_to_move:
+            for node in ast.walk(tree):
+                if isinstance(node, ast.JoinedStr) and id(node) not in messages:
+                    specs = [v for v in node.values if isinstance(v, ast.FormattedValue) and v.format_spec is not None]
+                    text = " ".join(v.value for v in node.values if isinstance(v, ast.Constant) and
+                                    isinstance(v.value, str))
+                    if specs and _WORDS.search(text):
+                        problems.append(f"{rel}:{node.lineno}: [sentences] analysis code formats a number into a "
+                                        f"sentence ({text.strip()[:60]!r}): return the number, word it in reporting/")
+        for node in ast.walk(tree):
+            if id(node) in messages and isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and (mm := next((x for x in _BARE.finditer(node.value) if x.group(1) in api_names), None)):
+                problems.append(f"{rel}:{node.lineno}: [python-words] a message gives {mm.group(0)!r}: name the "
+                                f"parameter in backticks (`{mm.group(1)}`={mm.group(2)}) so the terminal can translate it")
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
                 s = node.value
@@ -164,7 +338,8 @@ def check_tree(root: Path, package: str, *, layers=LAYERS, flags: Iterable[str] 
     # (b) cycles between packages
     graph: dict[str, set[str]] = {}
     for a, b in edges:
-        graph.setdefault(a, set()).add(b)
+        if (a, b) not in allowed_up:   # a declared inversion is not part of the import graph
+            graph.setdefault(a, set()).add(b)
     for cyc in _cycles(graph):
         where = "; ".join(f"{a} -> {b} at {edges[(a, b)][0]}:{edges[(a, b)][1]}"
                           for a, b in zip(cyc, cyc[1:] + cyc[:1]))
@@ -356,6 +531,63 @@ def test_checker_reads_from_dot_dot_import_module_as_that_module(tmp_path):
     problems = check_tree(root, "pkg", layers=(*LAY[:-1], ("errors", "_helper")), helpers=frozenset({"_helper"}))
     assert [p.split(":")[:2] + [p.split("] ")[0].split("[")[1]] for p in problems] == [["pkg/runs/x.py", "1", "down"]], \
         problems
+
+
+# ------------------------------------- the six ways round the rules that the Dec 2026 review found (issue 23)
+LAY6 = (("cli",), ("reporting",), ("ranking", "runs"), ("stats",), ("data",), ("errors",))
+
+
+@pytest.mark.parametrize("case, files, rule, where", [
+    ("upward via importlib",
+     {"data/io.py": "import importlib\ndef f():\n    return importlib.import_module('pkg.reporting.text')\n",
+      "reporting/text.py": ""}, "down", "pkg/data/io.py:3"),
+    ("upward via a module:Class string",
+     {"data/io.py": "LAZY = {'x': 'pkg.ranking.t:Tiers'}\n", "ranking/t.py": "class Tiers: pass\n"},
+     "down", "pkg/data/io.py:1"),
+    ("private name via module attribute",
+     {"ranking/t.py": "from ..stats import intervals as iv\nx = iv._who\n", "stats/intervals.py": "def _who(): pass\n"},
+     "private", "pkg/ranking/t.py:2"),
+    ("upper layer monkeypatches a lower class",
+     {"reporting/nb.py": "from ..data import matrix\nmatrix.M.__repr__ = lambda s: 'x'\n", "data/matrix.py": "class M: pass\n"},
+     "monkeypatch", "pkg/reporting/nb.py:2"),
+    ("setattr on a lower module",
+     {"reporting/nb.py": "from ..data import matrix\nsetattr(matrix, 'f', 1)\n", "data/matrix.py": ""},
+     "monkeypatch", "pkg/reporting/nb.py:2"),
+    ("root facade imports the top layer",
+     {"__init__.py": "from .reporting import text\n", "reporting/text.py": ""}, "facade", "pkg/__init__.py:1"),
+    ("root facade imports analysis",
+     {"__init__.py": "from .stats.intervals import intervals\n", "stats/intervals.py": "def intervals(): pass\n"},
+     "facade", "pkg/__init__.py:1"),
+    ("analysis composes sentences",
+     {"runs/v.py": "def notes(x):\n    return [f'agree on {100*x:.1f}% of items']\n"}, "sentences", "pkg/runs/v.py:2"),
+    ("upward via __import__",
+     {"stats/a.py": "m = __import__('pkg.cli.main')\n", "cli/main.py": ""}, "down", "pkg/stats/a.py:1"),
+    ("a message in Python words",
+     {"stats/a.py": "def f():\n    raise ValueError(\"use method='t' instead\")\n"}, "python-words", "pkg/stats/a.py:2"),
+])
+def test_checker_finds_what_the_review_found_it_missed(tmp_path, case, files, rule, where):
+    problems = check_tree(_tree(tmp_path, files), "pkg", layers=LAY6, api_names={"method"})
+    assert any(p.startswith(f"{where}: [{rule}]") for p in problems), (case, problems)
+
+
+def test_checker_allows_what_the_rules_allow(tmp_path):
+    """Lazy imports in the facade, downward strings, an error message with numbers, a declared inversion,
+    another tool's option in a message, and dotted strings that name no module (entry-point groups)."""
+    root = _tree(tmp_path, {
+        "__init__.py": "from . import errors\ndef __getattr__(n):\n    from .stats import a\n    return a\n"
+                       "_LAZY = {'a': 'pkg.stats.a'}\n",
+        "errors.py": "",
+        "reporting/text.py": "import importlib\nM = importlib.import_module('pkg.stats.a')\n"
+                             "def line(x):\n    return f'agree on {x:.1f}% of items'\n",
+        "stats/a.py": "import warnings\nGROUP = 'pkg.readers'\n"
+                      "def f(q):\n    msg = f'the gap {q:g} is larger than q'\n    raise ValueError(msg)\n"
+                      "def g(q):\n    warnings.warn(f'only {q:.0%} of items are scored')\n"
+                      "def h():\n    raise ValueError('was it run with log_samples=False?')\n",
+        "data/d.py": "def f():\n    import importlib\n    return importlib.import_module('pkg.reporting.text')\n",
+    })
+    problems = check_tree(root, "pkg", layers=(*LAY6[:-1], ("errors",)), api_names={"method"},
+                          allowed_up={("data", "reporting"): "a declared inversion"})
+    assert problems == [], problems
 
 
 # ------------------------------------------------------- one message, two views (Python and terminal)
