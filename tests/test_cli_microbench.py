@@ -130,3 +130,72 @@ def test_unseen_table_in_text_and_markdown(small_csv, capsys):
     # --seen-items none: one table, no unseen heading
     code, md, _ = _run(args[:-4] + ["--seen-items", "none", "--delta-bin", "2", "-f", "md"], capsys)
     assert "unseen" not in md.lower() and md.count("| random |") == 2
+
+
+# ------------------------------------------------- no recommendation off a sparse gap bin (issue 21, QA D7)
+def _recommendation(out):
+    from ranktrust.reporting.renderers.subsets import recommendation_sentences
+
+    rec = json.loads(out)["recommendation"]
+    return rec, recommendation_sentences(rec)
+
+
+@pytest.mark.slow
+def test_swebench_qa_command_names_no_size_off_an_11_pair_bin(swebench_path, capsys):
+    """The QA's command (D7): SWE-bench Verified mini has 25 models, so 7 targets per trial; the 10-item
+    diversity subset reaches 2 points off a gap bin of 11 pooled pairs. 0.2.0 said "Use diversity with 10 items";
+    now no size is named and the JSON says why."""
+    code, out, err = _run(["microbench", str(swebench_path), "--methods", "random,stratified,anchor,irt,diversity",
+                           "--sizes", "10,25,50,100", "--n-resamples", "50", "-f", "json"], capsys)
+    assert code == 0, err
+    rec, text = _recommendation(out)
+    assert rec["best"] is None and rec["pairs_needed"] == 30
+    ne = rec["not_enough_pairs"]
+    assert (ne["method"], ne["size"], ne["mdad_pairs"]) == ("diversity", 10, 11)
+    assert text[-1].startswith("Not enough target models to recommend a size: diversity with 10 items")
+    assert not any(t.startswith("Use ") for t in text)
+    assert "--min-pairs 30" in err and "min_pairs" not in err           # the warning in command-line words
+
+
+def test_swebench_names_no_size_off_a_sparse_bin(swebench_path, capsys):
+    """The same, quick: 10 trials of random and diversity subsets on SWE-bench's 7 targets per trial."""
+    code, out, err = _run(["microbench", str(swebench_path), "--methods", "random,diversity", "--sizes", "10,25",
+                           "--n-resamples", "10", "-f", "json"], capsys)
+    assert code == 0, err
+    rec, text = _recommendation(out)
+    assert rec["best"] is None
+    ne = rec["not_enough_pairs"]
+    assert ne is None or ne["mdad_pairs"] < ne["pairs_needed"] == 30
+    assert not any(t.startswith("Use ") for t in text)
+
+
+def test_a_recommendation_needs_the_pairs_of_its_deciding_bin(tmp_path, capsys):
+    """Synthetic: 60 models with accuracies spread over 20-80%. With 10 targets per trial the deciding bin is thin
+    and no size is named; with 30 targets (435 pairs per trial) the same data give a recommendation whose bin holds
+    at least 30 pairs; --min-pairs above 30 raises the pairs needed."""
+    rng = np.random.default_rng(5)
+    p = np.linspace(0.2, 0.8, 60)[:, None]
+    y = (rng.random((60, 400)) < p).astype(int)
+    path = tmp_path / "spread.csv"
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["model", "item", "score"])
+        for i in range(60):
+            for j in range(400):
+                w.writerow([f"m{i}", f"q{j}", y[i, j]])
+    base = ["microbench", str(path), "--methods", "random", "--sizes", "100,180", "--n-resamples", "3",
+            "--seen-items", "none", "--target-mdad", "10", "--delta-bin", "2", "-f", "json"]
+    code, out, err = _run([*base, "--source-models", "30", "--target-models", "5"], capsys)
+    assert code == 0, err
+    rec, text = _recommendation(out)
+    assert rec["best"] is None and rec["not_enough_pairs"]["mdad_pairs"] < 30
+    assert text[-1].startswith("Not enough target models to recommend a size")
+    code, out, err = _run([*base, "--source-models", "30"], capsys)
+    assert code == 0, err
+    rec, text = _recommendation(out)
+    assert rec["best"] is not None and rec["best"]["mdad_pairs"] >= 30 and rec["not_enough_pairs"] is None
+    assert any(t.startswith("Use random with") for t in text)
+    code, out, err = _run([*base, "--source-models", "30", "--min-pairs", "100000"], capsys)
+    assert code == 0
+    rec, _ = _recommendation(out)
+    assert rec["pairs_needed"] == 100000 and rec["best"] is None

@@ -6,10 +6,12 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import special, stats
 
 import ranktrust as rt
-from ranktrust.quality import lz_star, row_agreement
+from ranktrust.quality import healthy_row, lz_star, row_agreement
 
 
 def _matrix(y, prefix="m"):
@@ -164,7 +166,7 @@ def test_normal_rows_of_gpqa_and_mmlupro_are_mostly_not_flagged(gpqa, mmlupro_pa
 def test_null_simulation_false_flag_rate_is_near_nominal():
     """4,000 rows that follow a 2PL (10 matrices of 400 models x 448 items): lz* relative to the other rows
     has the nominal N(0, 1) tail at 5% and 1% (binomial test), and the default flag (-4 on both scales,
-    nominal rate Phi(-4) = 3.2e-5, 0.13 flags expected) fires at most once."""
+    nominal rate Phi(-4) = 3.2e-5) fires on none: neither the pattern route nor the score route."""
     g = np.random.default_rng(11)
     z, flags = [], 0
     for rep in range(10):
@@ -172,12 +174,13 @@ def test_null_simulation_false_flag_rate_is_near_nominal():
         q = rt.data_quality(_matrix(y), rng=rep)
         z.append(q.person_fit_z)
         flags += len(q.misfit)
+        assert np.nanmin(q.score_z_rel) > -4.5 and np.nanmin(q.corr_z) > -4.5
         assert q.nominal_rate == pytest.approx(stats.norm.cdf(-4))
     z = np.concatenate(z)
     for level in (0.05, 0.01):
         k = int(np.sum(z < stats.norm.ppf(level)))
         assert stats.binomtest(k, z.size, level).pvalue > 0.01, (level, k / z.size)
-    assert flags <= 1
+    assert flags == 0
 
 
 # ------------------------------------------------------------------ API
@@ -191,7 +194,10 @@ def test_result_json_notes_and_skips():
     assert set(d) >= {"similar_pairs", "similar_groups", "person_fit", "misfit", "lz_threshold", "nominal_rate",
                       "notes", "settings"}
     row = d["person_fit"][2]
-    assert set(row) == {"model", "lz_star", "lz_star_z", "ability", "accuracy", "n_items", "flagged", "difficulty_corr"}
+    assert set(row) == {"model", "lz_star", "lz_star_z", "ability", "accuracy", "n_items", "flagged", "difficulty_corr",
+                        "expected_corr", "corr_z", "expected_accuracy", "score_z", "score_z_rel"}
+    assert [f["model"] for f in d["flags"]] == d["misfit"] == ["m2"] and d["flags"][0]["reason"] == "pattern"
+    assert d["flags"][0]["corr_ratio"] < 0.7 and d["min_corr_ratio"] == 0.7
     assert d["settings"]["folds"] == 5 and d["settings"]["person_fit_skipped"] is None
     assert d["notes"] == q.notes() and not q.ok
     # continuous scores: duplicates still found, person fit skipped with a reason
@@ -210,6 +216,7 @@ def test_result_json_notes_and_skips():
     ({"min_items": 0}, "`min_items` must be an integer >= 1"),
     ({"lz_threshold": 1.0}, "`lz_threshold` must be negative"),
     ({"folds": 1}, "`folds` must be an integer >= 2"),
+    ({"min_corr_ratio": 0}, "`min_corr_ratio` must be in"),
 ])
 def test_bad_arguments_name_the_parameter(kw, msg):
     y = (np.random.default_rng(0).random((25, 40)) < 0.5).astype(float)
@@ -260,3 +267,108 @@ def test_item_fit_subsample_above_the_cap():
     y[top] = g.permutation(y[top])
     q = rt.data_quality(_matrix(y), folds=2)
     assert q.person_fit_z[top] < -4 and np.isfinite(q.person_fit).all()
+
+
+# ------------------------------------------------------------------ broken harness: lost successes (issue 21)
+def _lose_successes(y, i, keep, seed):
+    """Row ``i`` with only a share ``keep`` of its right answers left (the others scored wrong), at random."""
+    y2 = np.array(y, dtype=float)
+    ones = np.flatnonzero(y2[i] == 1)
+    y2[i, np.random.default_rng(seed).choice(ones, int(round((1 - keep) * ones.size)), replace=False)] = 0
+    return y2
+
+
+@pytest.mark.parametrize("model, keep", [(m, k) for m in ("gemini-1.5-pro-002", "Meta-Llama-3_1-70B-Instruct")
+                                         for k in (0.05, 0.2, 0.5)]
+                         + [("Mixtral-8x7B-v0.1", 0.05), ("Mixtral-8x7B-v0.1", 0.2)])
+def test_a_harness_that_lost_answers_is_flagged_on_mmlupro(mmlupro_path, model, keep):
+    """A real MMLU-Pro row with 5%, 20% or 50% of its right answers kept (accuracy 2-36%): its few right answers
+    are scattered over easy and hard items as the full model's were, so it follows item difficulty far less than
+    a healthy row of its (now low) ability: flagged, alone, with the figures behind the flag. The old fixed rule
+    (correlation < 0.2) missed it at 50% (correlation 0.23-0.30) and Mixtral at 20% (0.23)."""
+    m = rt.read(mmlupro_path, align="intersect")
+    i = m.models.index(model)
+    y2 = _lose_successes(m.scores, i, keep, seed=0)
+    q = rt.data_quality(rt.ScoreMatrix.from_array(y2, models=list(m.models), items=list(m.items)))
+    assert q.misfit == (model,), q.misfit
+    f = q.flags[0]
+    assert f.model == model and "pattern" in f.reason
+    assert f.lz_star < -4 and f.lz_star_z < -4 and f.corr_z < -4 and f.corr_ratio < q.min_corr_ratio
+    assert f.accuracy == pytest.approx(y2[i].mean()) and f.expected_corr > f.difficulty_corr
+    assert "a harness that lost answers" in q.notes()[-1] and f"{f.expected_corr:.2f}" in q.notes()[-1]
+
+
+@pytest.mark.parametrize("rank", [0, 1, 3])
+@pytest.mark.parametrize("keep", [0.05, 0.2])
+def test_a_harness_that_lost_answers_is_flagged_on_gpqa(gpqa, rank, keep):
+    """GPQA's models sit near chance (21-45%), so its items barely separate abilities and lz* cannot see the
+    pattern; a row that kept 5% or 20% of its right answers (1-9%) has far fewer than a healthy row of any
+    ability the fitted model allows: flagged by the score route, alone."""
+    y = np.asarray(gpqa.scores, dtype=float)
+    i = int(np.argsort(-y.mean(1), kind="stable")[rank])
+    y2 = _lose_successes(y, i, keep, seed=rank)
+    q = rt.data_quality(rt.ScoreMatrix.from_array(y2, models=list(gpqa.models), items=list(gpqa.items)))
+    assert q.misfit == (gpqa.models[i],), q.misfit
+    f = q.flags[0]
+    assert "score" in f.reason and f.score_z < -4 and f.score_z_rel < -4 and f.expected_accuracy > 2 * f.accuracy
+    assert "far fewer right answers" in q.notes()[-1]
+
+
+def test_the_demo_number_one_is_not_flagged(mmlupro_path):
+    """The bundled MMLU-Pro's #1 (gemini-1.5-pro-002, the demo's #1) solves hard items the others miss: lz* far
+    below -4 and 4.4 robust SDs below the others, but it follows item difficulty at 0.86 of what a healthy row of
+    its ability shows under the fitted model and has more right answers than one (score_z > 0): not flagged."""
+    for align in ("intersect", "pairwise"):
+        m = rt.read(mmlupro_path, align=align)
+        q = rt.data_quality(m)
+        k = m.models.index("gemini-1.5-pro-002")
+        assert q.misfit == () and q.flags == ()
+        assert q.person_fit[k] < -4 and q.person_fit_z[k] < -4
+        assert 0.8 < q.difficulty_corr[k] / q.expected_corr[k] < 0.95 and q.score_z[k] > 0
+        assert int(np.argmax(q.accuracy)) == k
+
+
+def test_healthy_row_figures_match_a_seeded_simulation_of_healthy_rows():
+    """The analytic mean and SD of a healthy row's correlation with the other models' mean (delta method) and the
+    score figures against 20,000 rows drawn from Bernoulli(P_j) (seed 7), at a low, middle and high ability."""
+    g = np.random.default_rng(7)
+    n_items = 400
+    a, b = np.exp(g.normal(0, 0.35, n_items)), g.normal(0, 1.2, n_items)
+    other = special.expit(0.8 * (-b) + g.normal(0, 0.3, n_items))        # an easiness profile
+    for theta in (-2.0, 0.0, 1.5):
+        p = special.expit(a * theta - b)
+        draws = (g.random((20_000, n_items)) < p).astype(float)
+        oc = other - other.mean()
+        dc = draws - draws.mean(1, keepdims=True)
+        r = (dc @ oc) / np.sqrt((dc * dc).sum(1) * (oc @ oc))
+        mask = np.ones((1, n_items), dtype=bool)
+        fig = healthy_row(draws[:1], mask, p[None, :], other[None, :])
+        se = r.std() / np.sqrt(r.size)
+        assert abs(fig["expected_corr"][0] - r.mean()) < 4 * se + 0.005, (theta, fig["expected_corr"], r.mean())
+        assert fig["corr_sd"][0] == pytest.approx(r.std(), rel=0.05), (theta, fig["corr_sd"], r.std())
+        z = (draws.sum(1) - p.sum()) / np.sqrt(np.sum(p * (1 - p)))
+        assert abs(z.mean()) < 0.05 and z.std() == pytest.approx(1, abs=0.03)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(0.1, 10), st.floats(-5, 5))
+def test_healthy_row_expected_corr_ignores_the_scale_of_the_other_models_mean(seed, scale, shift):
+    """A correlation does not depend on the units of ``other``: a positive affine change leaves the expected
+    correlation and its SD unchanged, a sign flip flips the correlation; it lies in [-1, 1] and NaN where fewer
+    than 3 items are usable."""
+    g = np.random.default_rng(seed)
+    n = 30
+    p = g.uniform(0.02, 0.98, (2, n))
+    other = g.random((2, n))
+    other[1, 3:] = np.nan                                        # row 1: 3 usable items only
+    mask = np.ones((2, n), dtype=bool)
+    y = (g.random((2, n)) < p).astype(float)
+    f0 = healthy_row(y, mask, p, other)
+    f1 = healthy_row(y, mask, p, scale * other + shift)
+    f2 = healthy_row(y, mask, p, -other)
+    np.testing.assert_allclose(f1["expected_corr"], f0["expected_corr"], rtol=1e-9, atol=1e-12)  # rounding only
+    np.testing.assert_allclose(f1["corr_sd"], f0["corr_sd"], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(f2["expected_corr"], -f0["expected_corr"], rtol=1e-9, atol=1e-12)
+    assert np.all(np.abs(f0["expected_corr"]) <= 1 + 1e-12) and np.all(f0["corr_sd"] >= 0)
+    other[1, 2] = np.nan
+    assert np.isnan(healthy_row(y, mask, p, other)["expected_corr"][1])

@@ -472,7 +472,7 @@ def test_recommendation_sentences_never_contradict_the_curve(seed):
             b = fr[(mi, si)]
             assert b is not None and m_[3] == pts(b) and b * db <= target + 1e-12
             wider = [j for j in range(b + 1, nb) if pairs[j] >= min_pairs and agree[mi, si, j] < level]
-            assert (m_[5] is not None) == (pairs[b] < 30) and (m_[5] is None or int(m_[5]) == pairs[b])
+            assert m_[5] is None and pairs[b] >= max(30, min_pairs)     # never named off a sparse bin (D7)
             if m_[4] == "every wider gap bin also reaches it":
                 assert not wider
             else:
@@ -492,6 +492,14 @@ def test_recommendation_sentences_never_contradict_the_curve(seed):
             assert int(m_[3]) == sizes[-1] and m_[4] == pts(min(lasts))
         elif line.startswith("No tested size reaches an MDAD of"):
             assert all(b is None or b * db > target + 1e-12 for b in fr.values())
+        elif m_ := re.match(r"Not enough target models to recommend a size: (\w+) with (\d+) items would reach "
+                            r"([\d.]+) points, but that gap bin holds only (\d+) target pairs? \(at least (\d+) "
+                            r"needed\)", line):
+            mi, si = methods.index(m_[1]), list(sizes).index(int(m_[2]))
+            b = fr[(mi, si)]
+            assert b is not None and m_[3] == pts(b) and b * db <= target + 1e-12
+            assert int(m_[4]) == pairs[b] < int(m_[5]) == max(30, min_pairs)
+            assert not any(ln.startswith("Use ") for ln in recommendation_sentences(rec))
         elif line.startswith("Too few target pairs per gap bin"):
             assert not (pairs >= min_pairs).any()
         else:

@@ -39,14 +39,15 @@ from scipy import stats
 from .. import _validate
 from .._kernel import is_binary, nan_mean
 from .._validate import SeedLike
+from ..errors import ArgumentError
 from ..results import Result, jsonable
-from .personfit import _difficulty_corr, _person_fit, _robust_z, lz_star
+from .personfit import _difficulty_corr, _person_fit, _robust_z, healthy_row, lz_star
 from .rows import SimilarPair, _groups, row_agreement
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.matrix import ScoreMatrix
 
-__all__ = ["DataQuality", "SimilarPair", "data_quality", "lz_star", "row_agreement"]
+__all__ = ["DataQuality", "MisfitFlag", "SimilarPair", "data_quality", "healthy_row", "lz_star", "row_agreement"]
 
 
 class PersonFitRow(TypedDict):
@@ -60,6 +61,11 @@ class PersonFitRow(TypedDict):
     n_items: int
     flagged: bool
     difficulty_corr: float | None
+    expected_corr: float | None
+    corr_z: float | None
+    expected_accuracy: float | None
+    score_z: float | None
+    score_z_rel: float | None
 
 
 class DataQualityJSON(TypedDict):
@@ -69,10 +75,52 @@ class DataQualityJSON(TypedDict):
     similar_groups: list[list[str]]
     person_fit: list[PersonFitRow]
     misfit: list[str]
+    flags: list[dict[str, Any]]
     lz_threshold: float
+    min_corr_ratio: float
     nominal_rate: float
     notes: list[str]
     settings: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class MisfitFlag:
+    """One flagged row and the figures behind the flag (see :func:`data_quality`, "Flag rule").
+
+    Attributes
+    ----------
+    model : str
+    reason : {"pattern", "score"}
+        ``"pattern"``: its right and wrong answers do not follow item difficulty as a healthy row of its
+        ability would (``lz_star``, ``lz_star_z``, ``difficulty_corr`` against ``expected_corr``);
+        ``"score"``: it has far fewer right answers than a healthy row of any ability the fitted model
+        allows (``score_z``, ``score_z_rel``); ``"pattern and score"`` when both hold.
+    accuracy, expected_accuracy : float
+        The row's accuracy, and a healthy row's at the ability estimated for it.
+    lz_star, lz_star_z : float
+        ``lz*`` and ``lz*`` relative to the other rows.
+    difficulty_corr, expected_corr, corr_z : float
+        The row's correlation with the other models' per-item mean, a healthy row's at its ability
+        under the fitted model, and ``(difficulty_corr - expected_corr) / SD``.
+    corr_ratio : float
+        ``difficulty_corr / expected_corr``.
+    score_z, score_z_rel : float
+        Right answers against a healthy row's (``(sum y - sum P) / sqrt(sum P Q)``), and relative to the
+        other rows (median and MAD).
+    """
+
+    model: str
+    reason: str
+    accuracy: float
+    expected_accuracy: float
+    lz_star: float
+    lz_star_z: float
+    difficulty_corr: float
+    expected_corr: float
+    corr_z: float
+    corr_ratio: float
+    score_z: float
+    score_z_rel: float
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,15 +151,24 @@ class DataQuality(Result):
         models with an ``lz*``. A 2PL describes LLM results only roughly, and the misfit
         every row shares grows with the number of items; this scale removes it.
     misfit : tuple of str
-        Models with ``lz* < lz_threshold``, ``person_fit_z < lz_threshold`` and
-        ``difficulty_corr < max_difficulty_corr``, worst first.
+        Flagged models, worst first (``flags`` gives the reason and figures of each; the rule is in
+        :func:`data_quality`).
     difficulty_corr : ndarray, shape (n_models,)
         Correlation of each row's per-item results with the other models' mean on those items
-        (how much easier items are for it too). A real model, however unusual, gets the items the
-        others find easy right more often (0.4-0.6 on MMLU-Pro, also for the strongest model);
-        a row joined to the wrong items, graded with a wrong key or random is near 0.
-    max_difficulty_corr : float
-        The third condition for a flag (default 0.2).
+        (how much easier items are for it too).
+    expected_corr : ndarray, shape (n_models,)
+        The same correlation expected of a healthy row of that row's ability under the fitted 2PL
+        (:func:`healthy_row`; NaN where person fit was not computed).
+    corr_z : ndarray, shape (n_models,)
+        ``(difficulty_corr - expected_corr) / SD``, the SD a healthy row's correlation has (delta method).
+    expected_accuracy : ndarray, shape (n_models,)
+        A healthy row's accuracy at the ability estimated for the row (its MAP estimate, N(0, 1) prior).
+    score_z : ndarray, shape (n_models,)
+        The row's right answers against a healthy row's: ``(sum y - sum P) / sqrt(sum P Q)``.
+    score_z_rel : ndarray, shape (n_models,)
+        ``score_z`` relative to the other rows (median and 1.4826 MAD).
+    min_corr_ratio : float
+        A pattern flag needs ``difficulty_corr < min_corr_ratio * expected_corr`` (default 0.7).
     lz_threshold : float
         The flagging threshold for ``lz*``.
     nominal_rate : float
@@ -134,7 +191,34 @@ class DataQuality(Result):
     nominal_rate: float
     settings: dict[str, Any] = field(default_factory=dict)
     difficulty_corr: np.ndarray | None = None
-    max_difficulty_corr: float = 0.2
+    expected_corr: np.ndarray | None = None
+    corr_z: np.ndarray | None = None
+    expected_accuracy: np.ndarray | None = None
+    score_z: np.ndarray | None = None
+    score_z_rel: np.ndarray | None = None
+    min_corr_ratio: float = 0.7
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def flags(self) -> tuple[MisfitFlag, ...]:
+        """The flagged rows (``misfit``, worst first) with the reason and the figures behind each flag."""
+        idx = {m: i for i, m in enumerate(self.models)}
+        nan = np.full(len(self.models), np.nan)
+
+        def at(arr: np.ndarray | None, i: int) -> float:
+            return float((nan if arr is None else arr)[i])
+
+        out = []
+        for name, why in zip(self.misfit, self.reasons):
+            i = idx[name]
+            ec, dc = at(self.expected_corr, i), at(self.difficulty_corr, i)
+            out.append(MisfitFlag(
+                model=name, reason=why, accuracy=float(self.accuracy[i]),
+                expected_accuracy=at(self.expected_accuracy, i), lz_star=float(self.person_fit[i]),
+                lz_star_z=float(self.person_fit_z[i]), difficulty_corr=dc, expected_corr=ec,
+                corr_z=at(self.corr_z, i), corr_ratio=dc / ec if ec > 0 else float("nan"),
+                score_z=at(self.score_z, i), score_z_rel=at(self.score_z_rel, i)))
+        return tuple(out)
 
     @property
     def ok(self) -> bool:
@@ -164,16 +248,19 @@ class DataQuality(Result):
                            "come from duplicate uploads, one run under several names, or models that give the "
                            "same answer to every item (e.g. always the first option); they are not independent "
                            "evidence.")
-        idx = {m: i for i, m in enumerate(self.models)}
-        for name in self.misfit:
-            i = idx[name]
-            dc = "" if self.difficulty_corr is None else (
-                f"; its results correlate only {self.difficulty_corr[i]:.2f} with how the other models do on each "
-                "item")
-            out.append(f"{name}: its per-item pattern does not fit its overall score of {100 * self.accuracy[i]:.1f}% "
-                       f"(lz* = {self.person_fit[i]:.1f}, {abs(self.person_fit_z[i]):.1f} robust SDs below the "
-                       f"other models; flagged below {self.lz_threshold:g} on both{dc}): this row looks like "
-                       "a broken or mislabelled run (answers joined to the wrong items, a wrong answer key, or "
+        for f in self.flags:
+            why = []
+            if "pattern" in f.reason:
+                why.append(f"its per-item pattern does not fit its overall score of {100 * f.accuracy:.1f}% "
+                           f"(lz* = {f.lz_star:.1f}, {abs(f.lz_star_z):.1f} robust SDs below the other models; its "
+                           f"results correlate {f.difficulty_corr:.2f} with how the other models do on each item, "
+                           f"where a healthy row of its ability would show {f.expected_corr:.2f})")
+            if "score" in f.reason:
+                why.append(f"it has far fewer right answers ({100 * f.accuracy:.1f}%) than a healthy row of any "
+                           f"ability the other models' results allow ({100 * f.expected_accuracy:.1f}% at the "
+                           f"ability estimated for it; {abs(f.score_z):.1f} SDs below)")
+            out.append(f"{f.model}: {' and '.join(why)}: this row looks like a broken or mislabelled run "
+                       "(answers joined to the wrong items, a wrong answer key, a harness that lost answers, or "
                        "random output); check it before trusting its rank.")
         return out
 
@@ -185,11 +272,15 @@ class DataQuality(Result):
                 {"model": m, "lz_star": self.person_fit[i], "lz_star_z": self.person_fit_z[i],
                  "ability": self.ability[i],
                  "accuracy": self.accuracy[i], "n_items": int(self.n_items[i]), "flagged": m in self.misfit,
-                 "difficulty_corr": None if self.difficulty_corr is None else self.difficulty_corr[i]}
+                 **{k: None if getattr(self, k) is None else getattr(self, k)[i]
+                    for k in ("difficulty_corr", "expected_corr", "corr_z", "expected_accuracy", "score_z",
+                              "score_z_rel")}}
                 for i, m in enumerate(self.models)
             ],
             "misfit": list(self.misfit),
+            "flags": [dataclasses.asdict(f) for f in self.flags],
             "lz_threshold": self.lz_threshold,
+            "min_corr_ratio": self.min_corr_ratio,
             "nominal_rate": self.nominal_rate,
             "notes": self.notes(),
             "settings": self.settings,
@@ -198,20 +289,26 @@ class DataQuality(Result):
 
 # ------------------------------------------------------------------ main
 def _data_quality_iv(m: Any, near_identical: Any, min_kappa: Any, min_items: Any, lz_threshold: Any,
-                     folds: Any) -> None:
+                     folds: Any, min_corr_ratio: Any = 0.7) -> None:
     from ..data.matrix import ScoreMatrix
 
     if not isinstance(m, ScoreMatrix):
         raise TypeError(f"`m` must be a ScoreMatrix; got {type(m).__name__}")
     if not (isinstance(near_identical, (int, float)) and 0.5 < near_identical <= 1):
-        raise ValueError(f"`near_identical` must be in (0.5, 1] (a share of items); got {near_identical!r}")
+        raise ArgumentError(f"`near_identical` must be in (0.5, 1] (a share of items); got {near_identical!r}",
+                            param="near_identical")
     if not (isinstance(min_kappa, (int, float)) and -1 <= min_kappa <= 1):
-        raise ValueError(f"`min_kappa` must be in [-1, 1]; got {min_kappa!r}")
+        raise ArgumentError(f"`min_kappa` must be in [-1, 1]; got {min_kappa!r}", param="min_kappa")
     _validate.count(min_items, "min_items")
     if not (isinstance(lz_threshold, (int, float)) and lz_threshold < 0):
-        raise ValueError(f"`lz_threshold` must be negative (misfit gives large negative lz*); got {lz_threshold!r}")
+        raise ArgumentError(f"`lz_threshold` must be negative (misfit gives large negative lz*); got {lz_threshold!r}",
+                            param="lz_threshold")
     if folds is not None:
         _validate.count(folds, "folds", minimum=2)   # each model's fit leaves its fold out
+    if not (isinstance(min_corr_ratio, (int, float)) and not isinstance(min_corr_ratio, bool)
+            and 0 < min_corr_ratio <= 1):
+        raise ArgumentError(f"`min_corr_ratio` must be in (0, 1] (a share of the correlation a healthy row shows); "
+                            f"got {min_corr_ratio!r}", param="min_corr_ratio")
 
 
 def data_quality(
@@ -222,7 +319,7 @@ def data_quality(
     min_items: int = 20,
     person_fit: bool = True,
     lz_threshold: float = -4.0,
-    max_difficulty_corr: float = 0.2,
+    min_corr_ratio: float = 0.7,
     pair_table: Any = None,
     folds: int | None = None,
     rng: SeedLike = 0,
@@ -245,17 +342,18 @@ def data_quality(
     person_fit : bool, default: ``True``
         Compute ``lz*`` (0/1 scores only; needs at least 20 models).
     lz_threshold : float, default: ``-4.0``
-        A row is flagged when both its ``lz*`` and its ``lz*`` relative to the other rows
-        (``person_fit_z``, median and MAD) are below this. For rows that follow the model
-        both are about N(0, 1), so the nominal false-flag rate is ``Phi(-4) = 3.2e-5`` per
-        row (about 1 in 30,000 rows): only clear outliers are flagged (see ``docs/quality.md``
-        for the null simulation).
-    max_difficulty_corr : float, default: ``0.2``
-        ... and its results correlate less than this with the other models' per-item mean
-        (``difficulty_corr``): a broken row (wrong items, wrong key, random output) does not
-        follow item difficulty at all, while a real but unusual model does (the strongest
-        model of MMLU-Pro has lz* far below -4 only because it does better than a 2PL expects on
-        the hardest items; its correlation is 0.49).
+        The threshold of every z-like figure of the flag rule (Notes): ``lz*``, ``person_fit_z``,
+        ``corr_z``, ``score_z`` and ``score_z_rel``. For rows that follow the model each is about
+        N(0, 1) or narrower, so the nominal false-flag rate is at most ``Phi(-4) = 3.2e-5`` per row
+        (about 1 in 30,000 rows): only clear outliers are flagged (see ``docs/quality.md`` for the
+        null simulation).
+    min_corr_ratio : float, default: ``0.7``
+        A pattern flag also needs the row to follow item difficulty less than this share of what a
+        healthy row of its ability shows: ``difficulty_corr < min_corr_ratio * expected_corr``. A broken
+        row (wrong items, wrong key, random output, a harness that lost answers) falls far below
+        (0-0.7 in the tests), while a real but unusual model does not (the strongest model of
+        MMLU-Pro has lz* far below -4 only because it does better than a 2PL expects on the hardest
+        items; its ratio is 0.86, and every MMLU-Pro row is 0.74-1.04).
     pair_table : PairTable, optional
         ``all_pairs(m, pairs="all")`` already computed (``rt.report`` passes its own): for complete
         0/1 data the agreement counts are read off it instead of another product over all pairs.
@@ -286,6 +384,25 @@ def data_quality(
     a row whose right answers do not track item difficulty (random answers at the
     model's accuracy, a shuffled item order) has ``lz*`` far below 0.
 
+    **What a healthy row of that ability shows.** With the same item parameters and the row's
+    ability ``theta_hat``, a healthy row's results are independent Bernoulli(``P_j``):
+    :func:`healthy_row` gives the mean and SD of its correlation with the other models' per-item
+    mean (``expected_corr``, ``corr_z``), its accuracy (``expected_accuracy``) and how far the row's
+    right answers are from it (``score_z``).
+
+    **Flag rule** (``t = lz_threshold``). A row is flagged when
+
+    * *pattern*: ``lz* < t``, ``person_fit_z < t``, ``corr_z < t`` and
+      ``difficulty_corr < min_corr_ratio * expected_corr``: its answers do not follow item
+      difficulty as a healthy row of its ability would, or
+    * *score*: ``score_z < t`` and ``score_z_rel < t``: it has far fewer right answers than the
+      fitted model allows a healthy row of any plausible ability (on benchmarks where models sit near
+      chance, such as GPQA, the items barely separate abilities and a harness that lost most of its
+      answers shows this way, not through ``lz*``).
+
+    Each condition is judged on the model's scale and, where the 2PL fits real results only
+    roughly, also against the other rows; ``flags`` gives the figures behind every flag.
+
     References
     ----------
     .. [1] T. A. B. Snijders, "Asymptotic null distribution of person fit statistics with
@@ -307,7 +424,7 @@ def data_quality(
     >>> q.misfit
     ('m2',)
     """
-    _data_quality_iv(m, near_identical, min_kappa, min_items, lz_threshold, folds)
+    _data_quality_iv(m, near_identical, min_kappa, min_items, lz_threshold, folds, min_corr_ratio)
     y = np.asarray(m.scores, dtype=np.float64)
     if folds is None:
         folds = 5 if y.size <= 2_000_000 else 2
@@ -347,8 +464,7 @@ def data_quality(
     groups = _groups(n, [(int(iu[t]), int(ju[t])) for t in order])
 
     # person fit
-    lz = np.full(n, np.nan)
-    theta = np.full(n, np.nan)
+    fit = {k: np.full(n, np.nan) for k in ("lz", "theta", "expected_corr", "corr_sd", "expected_accuracy", "score_z")}
     skipped = None
     binary = is_binary(y)
     if not person_fit:
@@ -358,16 +474,28 @@ def data_quality(
     elif n < 20:
         skipped = f"person fit needs at least 20 models to fit item parameters on the others; there are {n}"
     else:
-        lz, theta = _person_fit(y, mask, folds, _validate.rng(rng), min_items)
+        fit = _person_fit(y, mask, folds, _validate.rng(rng), min_items)
+    lz, theta = fit["lz"], fit["theta"]
     fz = _robust_z(lz)
     dcorr = _difficulty_corr(y, mask)
-    with np.errstate(invalid="ignore"):
-        flagged = np.flatnonzero((lz < lz_threshold) & (fz < lz_threshold) & (dcorr < max_difficulty_corr))
-    flagged = flagged[np.argsort(fz[flagged], kind="stable")]
+    ecorr, score_z = fit["expected_corr"], fit["score_z"]
+    score_rel = _robust_z(score_z)
+    t = lz_threshold
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corr_z = (dcorr - ecorr) / fit["corr_sd"]
+        pattern = (lz < t) & (fz < t) & (corr_z < t) & (dcorr < min_corr_ratio * ecorr)
+        low = (score_z < t) & (score_rel < t)
+    flagged = np.flatnonzero(pattern | low)
+    # worst first: the smaller of the two relative figures
+    flagged = flagged[np.argsort(np.fmin(np.where(pattern, fz, np.inf), np.where(low, score_rel, np.inf))[flagged],
+                                 kind="stable")]
+    reasons = tuple("pattern and score" if pattern[i] and low[i] else "pattern" if pattern[i] else "score"
+                    for i in flagged)
     settings = {
         "near_identical": float(near_identical), "min_kappa": float(min_kappa), "min_items": int(min_items),
         "folds": int(folds),
-        "person_fit_method": "lz* (Snijders 2001) under a 1-dimensional 2PL fitted on the other folds' models",
+        "person_fit_method": "lz* (Snijders 2001) and a healthy row of the same ability, under a 1-dimensional "
+                             "2PL fitted on the other folds' models",
         "person_fit_skipped": skipped,
     }
     return DataQuality(
@@ -375,6 +503,7 @@ def data_quality(
         similar_groups=tuple(tuple(models[i] for i in g) for g in groups), person_fit=lz,
         ability=theta, person_fit_z=fz, misfit=tuple(models[i] for i in flagged), lz_threshold=float(lz_threshold),
         nominal_rate=float(stats.norm.cdf(lz_threshold)), settings=settings, difficulty_corr=dcorr,
-        max_difficulty_corr=float(max_difficulty_corr),
+        expected_corr=ecorr, corr_z=corr_z, expected_accuracy=fit["expected_accuracy"], score_z=score_z,
+        score_z_rel=score_rel, min_corr_ratio=float(min_corr_ratio), reasons=reasons,
     )
 

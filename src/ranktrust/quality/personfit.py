@@ -17,6 +17,7 @@ from scipy import special
 
 _FIT_MAX_MODELS = 500  # item parameters of a fold are fitted on at most this many of the other models
 _ROW_BLOCK = 256       # held-out rows scored at a time (abilities and lz* are row by row)
+_FIG_BLOCK = 64        # rows of the healthy-row figures computed at a time (float64)
 
 
 # ------------------------------------------------------------------ person fit
@@ -180,14 +181,79 @@ def _abilities(y0: np.ndarray, mask: np.ndarray | None, a: np.ndarray, b: np.nda
     return th
 
 
+def healthy_row(y: np.ndarray, mask: np.ndarray, p: np.ndarray, other: np.ndarray) -> dict[str, np.ndarray]:
+    """What a healthy row of the same ability would show, under the fitted model, next to what the row shows.
+
+    Parameters
+    ----------
+    y, mask : ndarray, shape (n_rows, n_items)
+        0/1 scores (any value where not scored) and where they were scored.
+    p : ndarray, shape (n_rows, n_items)
+        ``P_j(theta_hat)`` of each row under the fitted 2PL: a healthy row's item results are
+        independent Bernoulli(``P_j``).
+    other : ndarray, shape (n_rows, n_items)
+        The other models' mean on each item (NaN where no other model scored it).
+
+    Returns
+    -------
+    dict of ndarray, shape (n_rows,)
+        ``expected_corr`` and ``corr_sd``: mean and SD (delta method) of the correlation of a healthy
+        row with ``other`` over the row's items (those of :func:`_difficulty_corr`); ``expected_accuracy``
+        (``mean P_j``) and ``score_z = (sum y_j - sum P_j) / sqrt(sum P_j (1 - P_j))``, the row's number of
+        successes against a healthy row's, over its scored items.
+
+    Notes
+    -----
+    With ``o_j`` the other models' means centred over the row's items (``n`` of them),
+    ``A = sum y_j o_j / n`` and ``B = sum y_j / n``, the correlation of a 0/1 row with ``o`` is
+    ``r = A / sqrt(B (1 - B) V)``, ``V = sum o_j^2 / n``. Under independent Bernoulli(``P_j``):
+    ``E A = sum P_j o_j / n``, ``E B = mean P``, ``Var A = sum P_j Q_j o_j^2 / n^2``,
+    ``Var B = sum P_j Q_j / n^2``, ``Cov(A, B) = sum P_j Q_j o_j / n^2``; ``expected_corr`` is ``r`` at
+    the means and ``corr_sd`` the first-order (delta-method) SD. ``tests/test_quality.py`` checks both
+    against a seeded simulation of healthy rows.
+    """
+    use = mask & np.isfinite(other)
+    w = use.astype(np.float64)
+    n = w.sum(1)
+    p = np.where(use, p, 0.0)
+    q = p * (1 - p)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mo = np.where(use, other, 0.0).sum(1) / n
+        oc = np.where(use, other - mo[:, None], 0.0)
+        v = (oc * oc).sum(1) / n
+        ea = (p * oc).sum(1) / n
+        eb = p.sum(1) / n
+        var_a = (q * oc * oc).sum(1) / n**2
+        var_b = q.sum(1) / n**2
+        cov_ab = (q * oc).sum(1) / n**2
+        s = np.sqrt(eb * (1 - eb) * v)
+        r = ea / s
+        da = 1.0 / s
+        dbb = -ea * (1 - 2 * eb) / (2 * (eb * (1 - eb)) ** 1.5 * np.sqrt(v))
+        sd = np.sqrt(np.maximum(da * da * var_a + 2 * da * dbb * cov_ab + dbb * dbb * var_b, 0.0))
+        ok = n >= 3
+    return {"expected_corr": np.where(ok, r, np.nan), "corr_sd": np.where(ok, sd, np.nan)}
+
+
+def _score_figures(y: np.ndarray, mask: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(expected_accuracy, score_z)`` of each row over its scored items (see :func:`healthy_row`)."""
+    p = np.where(mask, p, 0.0)
+    n = mask.sum(1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return p.sum(1) / n, (np.where(mask, y, 0.0).sum(1) - p.sum(1)) / np.sqrt((p * (1 - p)).sum(1))
+
+
 def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Generator,
-                min_items: int) -> tuple[np.ndarray, np.ndarray]:
-    """``lz*`` and ability of every row, each under 2PL item parameters fitted on the other folds.
+                min_items: int) -> dict[str, np.ndarray]:
+    """``lz*``, ability and the healthy-row figures of every row, each under 2PL item parameters fitted
+    on the other folds.
 
     The item parameters of a fold come from the models outside it, with their abilities
     held at the standardised logit of their accuracy (one pass of joint maximum likelihood:
     under a unidimensional model the raw score orders the abilities); each held-out model's
     ability is then its MAP estimate with those items fixed (N(0, 1) prior, Newton steps).
+    Returns ``lz``, ``theta``, and :func:`healthy_row`'s ``expected_corr``, ``corr_sd``,
+    ``expected_accuracy``, ``score_z`` (NaN for rows with fewer than ``min_items`` scored items).
     """
     n = y.shape[0]
     k = int(min(folds, n))
@@ -199,6 +265,9 @@ def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Gene
     lt = np.log(acc / (1 - acc))
     lz = np.full(n, np.nan)
     theta = np.full(n, np.nan)
+    out_fig = {k: np.full(n, np.nan) for k in ("expected_corr", "corr_sd", "expected_accuracy", "score_z")}
+    tot = y0.sum(0)
+    cnt_item = mask.sum(0)
     for f in range(k):
         out = fold == f
         rest = ~out
@@ -219,7 +288,18 @@ def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Gene
             start = (lt[r] - lt[rest].mean()) / sd
             th = _abilities(y0[r], None if full else mask[r], a, b, start)
             val = lz_star(y[r], th, a, b, prior_sd=1.0)
-            lz[r] = np.where(cnt[r] >= min_items, val, np.nan)
+            enough = cnt[r] >= min_items
+            lz[r] = np.where(enough, val, np.nan)
             theta[r] = th
-    return lz, theta
+            for s1 in range(0, r.size, _FIG_BLOCK):       # float64 figures: a few (64 x N) arrays at a time
+                rr, ok = r[s1:s1 + _FIG_BLOCK], enough[s1:s1 + _FIG_BLOCK]
+                p = special.expit(np.multiply.outer(th[s1:s1 + _FIG_BLOCK], a) - b[None, :])
+                mk = mask[rr]
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    other = (tot[None, :] - y0[rr]) / (cnt_item[None, :] - mk)    # leave-one-out item means
+                fig = healthy_row(y0[rr], mk, p, other)
+                fig["expected_accuracy"], fig["score_z"] = _score_figures(y0[rr], mk, p)
+                for key, v in fig.items():
+                    out_fig[key][rr] = np.where(ok, v, np.nan)
+    return {"lz": lz, "theta": theta, **out_fig}
 

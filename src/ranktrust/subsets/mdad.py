@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import _random, _validate
 from .._validate import Progress, SeedLike
-from ..errors import SmallSampleWarning
+from ..errors import ArgumentError, DataError, SmallSampleWarning
 from ..results import Result, jsonable
 from .agreement import evaluate_curves, pairs_at
 from .recommend import SPARSE_BIN, num, recommend
@@ -281,9 +281,10 @@ def _mdad_iv(m: Any, methods: Any, sizes: Any, n_resamples: Any, source_models: 
         raise TypeError(f"`methods` must be a sequence of method names such as ('random', 'irt'), got {methods!r}")
     methods = tuple(methods)
     if not methods:
-        raise ValueError("`methods` is empty; give at least one of 'random', 'stratified', 'anchor', 'irt', 'diversity'")
+        raise ArgumentError("`methods` is empty; give at least one of 'random', 'stratified', 'anchor', 'irt', "
+                            "'diversity'", param="methods")
     if len(set(methods)) != len(methods):
-        raise ValueError(f"`methods` lists a method twice: {methods}")
+        raise ArgumentError(f"`methods` lists a method twice: {methods}", param="methods")
     for meth in methods:
         get_method(meth)
     sizes = np.unique(np.asarray(_validate.counts(np.atleast_1d(np.asarray(sizes)).tolist(), "sizes"),
@@ -292,7 +293,7 @@ def _mdad_iv(m: Any, methods: Any, sizes: Any, n_resamples: Any, source_models: 
     n = m.n_models
     if source_models is None:
         if n < 5:
-            raise ValueError(
+            raise DataError(
                 f"MDAD needs at least 5 models (2 sources to choose items, 3 targets to order); the matrix has {n}")
         n_src = default_source_models(n)
     elif isinstance(source_models, float) and 0 < source_models < 1:
@@ -300,20 +301,21 @@ def _mdad_iv(m: Any, methods: Any, sizes: Any, n_resamples: Any, source_models: 
     elif isinstance(source_models, (int, np.integer)) and not isinstance(source_models, bool):
         n_src = int(source_models)
     else:
-        raise ValueError(f"`source_models` must be a count or a fraction in (0, 1); got {source_models!r}")
+        raise ArgumentError(f"`source_models` must be a count or a fraction in (0, 1); got {source_models!r}",
+                            param="source_models")
     if not 2 <= n_src <= n - 3:
-        raise ValueError(
+        raise ArgumentError(
             f"`source_models`={source_models} must leave at least 3 target models and use at least 2 sources; "
-            f"the matrix has {n} models (try `source_models`={max(2, int(0.7 * n))})"
-        )
+            f"the matrix has {n} models (try `source_models`={max(2, int(0.7 * n))})", param="source_models")
     if target_models is None:
         n_tgt = n - n_src
     elif (isinstance(target_models, (int, np.integer)) and not isinstance(target_models, bool)
           and 3 <= target_models <= n - n_src):
         n_tgt = int(target_models)
     else:
-        raise ValueError(f"`target_models` must be None (every model that is not a source) or a count in "
-                         f"[3, {n - n_src}] ({n} models, {n_src} sources); got {target_models!r}")
+        raise ArgumentError(f"`target_models` must be None (every model that is not a source) or a count in "
+                            f"[3, {n - n_src}] ({n} models, {n_src} sources); got {target_models!r}",
+                            param="target_models")
     ni = m.n_items
     if seen_items is None:
         n_seen = ni
@@ -322,11 +324,14 @@ def _mdad_iv(m: Any, methods: Any, sizes: Any, n_resamples: Any, source_models: 
     elif isinstance(seen_items, (int, np.integer)) and not isinstance(seen_items, bool) and 2 <= seen_items <= ni:
         n_seen = int(seen_items)
     else:
-        raise ValueError(f"`seen_items` must be None, a count in [2, {ni}] or a fraction in (0, 1]; got {seen_items!r}")
+        raise ArgumentError(f"`seen_items` must be None, a count in [2, {ni}] or a fraction in (0, 1]; "
+                            f"got {seen_items!r}", param="seen_items")
     if not (isinstance(delta_bin, (int, float)) and 0 < delta_bin < 1):
-        raise ValueError(f"`delta_bin` must be in (0, 1) (0.005 = 0.5 points); got {delta_bin!r}")
+        raise ArgumentError(f"`delta_bin` must be in (0, 1) (0.005 = 0.5 points); got {delta_bin!r}",
+                            param="delta_bin")
     if not (isinstance(agreement_level, (int, float)) and 0.5 < agreement_level < 1):
-        raise ValueError(f"`agreement_level` must be in (0.5, 1); got {agreement_level!r}")
+        raise ArgumentError(f"`agreement_level` must be in (0.5, 1); got {agreement_level!r}",
+                            param="agreement_level")
     _validate.confidence_level(confidence_level)
     _validate.choice(ci_method, "ci_method", ("pairs", "trials"))
     _validate.count(min_pairs, "min_pairs")
@@ -480,7 +485,8 @@ def mdad(
             f"than the {n_seen} candidate items and {'were' if many else 'was'} left out", UserWarning, stacklevel=2)
     sizes_arr = sizes_req[keep]
     if sizes_arr.size == 0:
-        raise ValueError(f"every size in `sizes` is at least the number of candidate items ({n_seen})")
+        raise ArgumentError(f"every size in `sizes` is at least the number of candidate items ({n_seen})",
+                            param="sizes")
 
     root = _random.root(rng)  # trial t: stream (t,); method x size: (t, method, k) [ranktrust._random]
     y = np.asarray(m.scores, dtype=np.float64)
@@ -538,7 +544,7 @@ def mdad(
     if sparse:
         warnings.warn(f"{len(sparse)} MDAD value{'s are' if len(sparse) > 1 else ' is'} read off a gap bin with fewer "
                       f"than {SPARSE_BIN} target pairs (as few as {min(sparse)}; [U]'s rule counts every bin): "
-                      f"use more target models or trials, wider bins (`delta_bin`), or `min_pairs={SPARSE_BIN}`",
+                      f"use more target models or trials, wider bins (`delta_bin`), or `min_pairs`={SPARSE_BIN}",
                       SmallSampleWarning, stacklevel=2)
     rec = recommend(methods, sizes_arr, ev, target_mdad, agreement_level, min_pairs, unseen=ev_unseen)
     return MDADResult(

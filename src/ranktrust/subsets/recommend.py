@@ -17,6 +17,9 @@ from .agreement import pairs_at
 __all__ = ["recommend", "SPARSE_BIN"]
 
 
+#: target pairs the gap bin that decides a recommendation must hold (pooled over trials); with fewer, the MDAD
+#: of that bin moves by several points from one seed to the next (newcomer QA D7: SWE-bench's 7 targets gave
+#: "use diversity with 10 items" off an 11-pair bin), so no size is recommended
 SPARSE_BIN = 30
 
 
@@ -48,6 +51,10 @@ def recommend(methods: tuple[str, ...], sizes: np.ndarray, ev: dict[str, np.ndar
     Every field restates what the agreement curves in ``ev`` show (``agreement`` ``(M, S, n_bins)``, ``pairs``
     ``(n_bins,)``), under the same rule as ``mdad``: bins with fewer than ``min_pairs`` pairs are not counted,
     and ``best["wider_below"]`` counts the wider counted bins that fall below ``level``.
+
+    A size is recommended only when the gap bin that decides it holds at least ``pairs_needed =
+    max(min_pairs, SPARSE_BIN)`` target pairs; otherwise ``best`` is None and ``not_enough_pairs`` holds the
+    (method, size) that would have been named, its MDAD, the pairs of its bin and ``pairs_needed``.
     """
     point, lo, hi = ev["mdad"], ev["ci_low"], ev["ci_high"]
     mis, tau, agree, pairs = ev["misordered"], ev["kendall_tau"], ev["agreement"], ev["pairs"]
@@ -57,9 +64,11 @@ def recommend(methods: tuple[str, ...], sizes: np.ndarray, ev: dict[str, np.ndar
     for mi, meth in enumerate(methods):
         ok = np.flatnonzero(point[mi] <= target + 1e-12)
         smallest[meth] = int(sz[ok[0]]) if ok.size else None
+    needed = max(int(min_pairs), SPARSE_BIN)
     rec: dict[str, Any] = {"target_mdad": float(target), "agreement_level": float(level), "min_pairs": int(min_pairs),
-                           "smallest_size": smallest, "best": None, "measurable": not bool(np.isnan(point).all()),
-                           "smallest_tested": None, "methods": [], "largest_tested": None, "fallback": None}
+                           "pairs_needed": needed, "smallest_size": smallest, "best": None,
+                           "measurable": not bool(np.isnan(point).all()), "smallest_tested": None, "methods": [],
+                           "largest_tested": None, "fallback": None, "not_enough_pairs": None}
     if not rec["measurable"]:
         return rec
     # smallest size: what no method resolves
@@ -109,7 +118,11 @@ def recommend(methods: tuple[str, ...], sizes: np.ndarray, ev: dict[str, np.ndar
         if unseen is not None:
             u = float(unseen["mdad"][mi, si])
             best["unseen_mdad"], best["unseen_status"] = num(u), _status(u)
-        rec["best"] = best
+        if n_at < needed:     # the deciding bin is too thin to name a size (D7)
+            rec["not_enough_pairs"] = {"method": methods[mi], "size": int(sz[si]), "mdad": float(point[mi, si]),
+                                       "mdad_pairs": n_at, "pairs_needed": needed}
+        else:
+            rec["best"] = best
     elif np.isfinite(last[bl]):
         rec["fallback"] = {"size": int(sz[-1]), "method": methods[bl], "mdad": float(last[bl])}
     return rec

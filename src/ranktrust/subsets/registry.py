@@ -33,6 +33,8 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
+from ..errors import ArgumentError
+
 __all__ = [
     "SelectionContext", "Selection", "Selector", "Estimator", "SelectionMethod", "Method", "register", "methods", "get_method",
     "get_selector", "weighted_mean",
@@ -183,8 +185,8 @@ def get_method(name: str) -> Method:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise ValueError(
-            f"`method` must be one of {', '.join(repr(m) for m in _REGISTRY)}; got {name!r}"
+        raise ArgumentError(
+            f"`method` must be one of {', '.join(repr(m) for m in _REGISTRY)}; got {name!r}", param="method"
         ) from None
 
 

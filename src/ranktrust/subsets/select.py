@@ -20,6 +20,7 @@ import numpy as np
 from .. import _validate
 from .._kernel import nan_mean
 from .._validate import SeedLike
+from ..errors import ArgumentError
 from ..results import Result, jsonable
 from .registry import Selection, SelectionContext, get_method, get_selector, methods, register
 
@@ -188,12 +189,12 @@ def _resolve_models(m: "ScoreMatrix", source: Sequence[str | int] | None, what: 
         return np.arange(m.n_models)
     sel = list(source)
     if not sel:
-        raise ValueError(f"`{what}` is empty; give model names or positions, or None for all models")
+        raise ArgumentError(f"`{what}` is empty; give model names or positions, or None for all models", param=what)
     out = []
     for s in sel:
         if isinstance(s, (int, np.integer)) and not isinstance(s, bool):
             if not 0 <= int(s) < m.n_models:
-                raise ValueError(f"`{what}` position {s} is out of range for {m.n_models} models")
+                raise ArgumentError(f"`{what}` position {s} is out of range for {m.n_models} models", param=what)
             out.append(int(s))
         else:
             out.append(m.index_of(str(s)))
@@ -204,7 +205,7 @@ def _check_k(k: Any, n: int, name: str = "size") -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise TypeError(f"`{name}` must be an integer number of items; got {k!r}")
     if not 1 <= int(k) <= n:
-        raise ValueError(f"`{name}` must be between 1 and the number of items ({n}); got {k}")
+        raise ArgumentError(f"`{name}` must be between 1 and the number of items ({n}); got {k}", param=name)
     return int(k)
 
 
@@ -372,18 +373,18 @@ def estimate(subset: Subset, scores: Any, *, estimator: str | None = None) -> Su
         if y.ndim == 1:
             y = y[None, :]
         if y.ndim != 2 or y.shape[1] != subset.size:
-            raise ValueError(
-                f"`scores` must have shape (n_models, {subset.size}) in the subset's item order; got {np.shape(scores)}"
-            )
+            raise ArgumentError(
+                f"`scores` must have shape (n_models, {subset.size}) in the subset's item order; got {np.shape(scores)}",
+                param="scores")
         models = tuple(str(i) for i in range(y.shape[0]))
     meth = get_method(subset.method)
     allowed = meth.allowed(subset.method_state)
     if estimator is None:
         estimator = meth.default_for(subset.method_state)
     if estimator not in allowed:
-        raise ValueError(
+        raise ArgumentError(
             f"`estimator` must be one of {', '.join(repr(a) for a in allowed)} for a {subset.method!r} subset; "
-            f"got {estimator!r}"
+            f"got {estimator!r}", param="estimator"
         )
     est = meth.estimate(y, subset.items, subset.weights, subset.method_state)
     return SubsetEstimate(models=tuple(models), estimate=est[estimator], method=subset.method,
