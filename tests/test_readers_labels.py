@@ -137,3 +137,18 @@ def test_eee_output_keeps_ids(tmp_path):
     assert set(rt.read(str(tmp_path / "a")).items) == {"1.1", "1.10"}
     rt.write_eee(lz, tmp_path / "b", task="lz", timestamp=1)
     assert rt.read(str(tmp_path / "b")).items[:3] == ("0000", "0001", "0002")
+
+
+def test_float_ids_in_parquet_read_and_ingested_alike(tmp_path):
+    """A Parquet file whose item column is float (1.1, 10.0) has no text to keep: rt.read and the store write the
+    same labels (Arrow's: 10.0 -> '10')."""
+    p = tmp_path / "f.parquet"
+    pq.write_table(pa.table({"model": ["A", "A", "B", "B"], "item": [1.1, 10.0, 1.1, 10.0],
+                             "score": [1.0, 0.0, 0.0, 1.0]}), p)
+    m = rt.read(p)
+    assert m.items == ("1.1", "10")
+    db = str(tmp_path / "s.duckdb")
+    with rt.Store(db) as st:
+        st.ingest(str(p))
+    with rt.Store(db, read_only=True) as st:
+        assert st.matrix(task="f").items == m.items

@@ -269,6 +269,13 @@ class IngestContext:
         cols = [r[0] for r in desc]
         if opts.wide or not (opts.model_col in cols and opts.item_col in cols and opts.score_col in cols):
             return False
+        types = {r[0]: str(r[1]).upper() for r in desc}
+        labels = {opts.model_col, opts.item_col, opts.run_col or "run", opts.condition_col or "condition", "task",
+                  "metric", resolve_group_col(list(cols), opts.group_col, path)}
+        if any(types.get(c, "").startswith(("FLOAT", "DOUBLE", "REAL", "DECIMAL")) for c in labels if c):
+            # floating-point ids: the table reader writes them as Arrow does (10.0 -> "10"), so rt.read and the
+            # store give the same labels; SQL's CAST would write "10.0"
+            return False
 
         def ident(c: str) -> str:
             return '"' + c.replace('"', '""') + '"'
