@@ -300,19 +300,71 @@ def meat_cells(theta: np.ndarray, c: Cells) -> np.ndarray:
     return _pair_matrix(c.A, c.B, v, c.M)
 
 
+#: clusters up to this many battles enter the meat through their battle pairs; larger ones as dense score rows
+_SMALL_CLUSTER = 16
+
+
+def _theta_meat(a: np.ndarray, b: np.ndarray, r: np.ndarray, cluster: np.ndarray, n_clusters: int,
+                M: int) -> np.ndarray:
+    """sum over clusters of s_c s_c', s_c = sum over its battles of r_i (e_a - e_b), without forming S.
+
+    = sum_i r_i^2 x_i x_i' (one bincount over the cells) + sum over pairs i < j of one cluster of
+    r_i r_j (x_i x_j' + x_j x_i') (four bincounts over the sum of n_c (n_c - 1) / 2 pairs), for clusters up
+    to ``_SMALL_CLUSTER`` battles; larger clusters' score rows are built dense and multiplied."""
+    MM = M * M
+    v = np.bincount(a * M + b, r * r, MM).reshape(M, M)
+    out = -(v + v.T)
+    out[np.diag_indices(M)] += v.sum(axis=1) + v.sum(axis=0)
+    sizes = np.bincount(cluster, minlength=n_clusters)
+    multi = sizes[cluster] > 1
+    if not multi.any():
+        return out
+    sel = np.flatnonzero(multi)
+    order = sel[np.argsort(cluster[sel], kind="stable")]
+    big = sizes[cluster[order]] > _SMALL_CLUSTER
+    idx = order[~big]
+    if len(idx):
+        cl = cluster[idx]
+        first = np.flatnonzero(np.r_[True, cl[1:] != cl[:-1]])
+        k = np.diff(np.r_[first, len(idx)])
+        pos = np.arange(len(idx)) - np.repeat(first, k)        # position inside its cluster
+        after = np.repeat(k, k) - 1 - pos                      # partners after it
+        left = np.repeat(np.arange(len(idx)), after)
+        right = left + 1 + (np.arange(len(left)) - np.repeat(np.cumsum(after) - after, after))
+        ai, bi, ri = a[idx], b[idx], r[idx]
+        w = ri[left] * ri[right]
+        al, bl, ar, br = ai[left], bi[left], ai[right], bi[right]
+        X = (np.bincount(al * M + ar, w, MM) + np.bincount(bl * M + br, w, MM)
+             - np.bincount(al * M + br, w, MM) - np.bincount(bl * M + ar, w, MM)).reshape(M, M)
+        out += X + X.T
+    bidx = order[big]
+    if len(bidx):
+        _, ci = np.unique(cluster[bidx], return_inverse=True)
+        cb = int(ci.max()) + 1
+        # the big clusters' own diagonal terms are already in `out`: add their cross terms only
+        if cb * M <= 50_000_000:
+            S = (np.bincount(ci * M + a[bidx], r[bidx], cb * M) - np.bincount(ci * M + b[bidx], r[bidx], cb * M))
+            S = S.reshape(cb, M)
+            full = S.T @ S
+        else:
+            Ss = sp.csr_matrix((np.concatenate([r[bidx], -r[bidx]]), (np.concatenate([ci, ci]),
+                                np.concatenate([a[bidx], b[bidx]]))), shape=(cb, M))
+            full = (Ss.T @ Ss).toarray()
+        rb, ab, bb = r[bidx], a[bidx], b[bidx]
+        vb = np.bincount(ab * M + bb, rb * rb, MM).reshape(M, M)
+        own = -(vb + vb.T)
+        own[np.diag_indices(M)] += vb.sum(axis=1) + vb.sum(axis=0)
+        out += full - own
+    return out
+
+
 def meat_clusters(a: np.ndarray, b: np.ndarray, r_theta: np.ndarray, cluster: np.ndarray, n_clusters: int,
                   M: int, r_extra: np.ndarray | None = None) -> np.ndarray:
     """sum over clusters of S_c S_c', with S_c = sum over its battles of score_i.
 
     The score of battle i is ``r_theta[i] (e_a - e_b)`` on the strengths and ``r_extra[i, :]`` on the extra
     parameters (Davidson's log nu, style coefficients)."""
-    n = len(a)
-    rows = np.concatenate([cluster, cluster])
-    cols = np.concatenate([a, b])
-    vals = np.concatenate([r_theta, -r_theta])
-    S = sp.csr_matrix((vals, (rows, cols)), shape=(n_clusters, M))
-    S.sum_duplicates()
-    tt = (S.T @ S).toarray()
+    tt = _theta_meat(a, b, r_theta, cluster, n_clusters, M)
     if r_extra is None:
         return tt
     E = r_extra.shape[1]
@@ -321,11 +373,13 @@ def meat_clusters(a: np.ndarray, b: np.ndarray, r_theta: np.ndarray, cluster: np
         Se[:, j] = np.bincount(cluster, weights=r_extra[:, j], minlength=n_clusters)
     out = np.empty((M + E, M + E))
     out[:M, :M] = tt
-    cross = np.asarray(S.T @ Se)
+    cross = np.empty((M, E))
+    for j in range(E):     # sum_c s_c Se[c, j] = sum_i r_i (e_a - e_b) Se[c_i, j]
+        v = r_theta * Se[cluster, j]
+        cross[:, j] = np.bincount(a, v, M) - np.bincount(b, v, M)
     out[:M, M:] = cross
     out[M:, :M] = cross.T
     out[M:, M:] = Se.T @ Se
-    del n
     return out
 
 
