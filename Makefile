@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 RT     := $(VENV)/bin/ranktrust
 DEMO   := src/ranktrust/datasets/mmlupro_outputs.csv.gz
 
-.PHONY: install demo test test-fast bench clean
+.PHONY: install demo test test-fast deadcode bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ test: install
 # of every test module costs about 8 s per process when nothing is cached
 test-fast: install
 	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -p no:cacheprovider -n auto -m "not slow and not browser"
+
+# functions, methods, classes and properties of src/ranktrust that nothing uses (vulture; CI runs it)
+deadcode: install
+	$(PY) .ci/deadcode.py
 
 bench: install
 	for f in bench/bench_*.py; do $(PY) $$f || exit 1; done

@@ -826,7 +826,7 @@ class MatrixInput(NamedTuple):
     dropped: dict[str, int]         # items dropped per model to make the matrix complete
 
 
-def matrix_input(m, *, what: str = "this analysis", keep_integer: bool = False) -> MatrixInput:
+def matrix_input(m, *, keep_integer: bool = False) -> MatrixInput:
     """Scores, labels and group codes from a ScoreMatrix or a ``(M, N)`` array.
 
     A ScoreMatrix with missing scores is reduced to the items every model has

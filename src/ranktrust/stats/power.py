@@ -286,7 +286,7 @@ class PowerResult(Result):
         return power_table(self.disagreement, TABLE_GAPS, alpha=self.alpha, power=self.power, binary=self.binary,
                            method=self.method)
 
-    def to_dict(self) -> "PowerJSON":
+    def to_dict(self) -> PowerJSON:
         """Every field under its own name (whichever was solved for), and the table's rows."""
         return jsonable({**{f: getattr(self, f) for f in self.__dataclass_fields__},
                          "table": self.table.to_dict()["table"]})
