@@ -99,6 +99,11 @@ class Watch:
         Share of alpha the best set holds for its fixed-n test at the last item (a finite-sample
         empirical-Bernstein test), in [0, 1); used only without elimination, at scope population with a declared
         N (``0``, the default: all of alpha on the bets).
+    all_pairs : bool, optional
+        Also run every pair's test at the all-pairs level (``decided``; e-Holm over all K(K - 1) ordered
+        comparisons). Default: only for ``target="ranks"``, where they are the target; for ``best``/``topK`` the
+        status then says what the target's own tests certified and nothing from a second family (and a status
+        costs O(models in the set squared) rather than O(models squared) per item).
     declared : bool, default: ``True``
         ``False``: ``items`` are only the items read so far (a finished file read once, in the seeded order), not
         a declaration of the benchmark; N is then ``n_items`` if given, else not declared.
@@ -123,7 +128,7 @@ class Watch:
                  eliminate: bool = True, best_method: Literal["portfolio", "pairs"] = "portfolio",
                  score_range: tuple[float, float] = (0.0, 1.0), rng: SeedLike = 0, cluster: bool = False,
                  groups: Mapping[str, Any] | Sequence[Any] | None = None, n_runs: int | None = None,
-                 final_look: float = FINAL_LOOK, declared: bool = True) -> None:
+                 final_look: float = FINAL_LOOK, declared: bool = True, all_pairs: bool | None = None) -> None:
         models = tuple(str(m) for m in models)
         if len(models) < 2:
             raise ValueError(f"`models` must name at least two models, got {len(models)}")
@@ -157,6 +162,7 @@ class Watch:
         self.order = order
         self.confidence_level = float(confidence_level)
         self.method, self.rule, self.eliminate, self.best_method = method, rule, bool(eliminate), best_method
+        self.all_pairs = (self.target == "ranks") if all_pairs is None else bool(all_pairs)
         self.final_look = _validate.probability(final_look, "final_look", high_open=True, hint=" (a share of alpha)")
         self.score_range = (float(lo), float(hi))
         self.seed = _validate.seed(rng)
@@ -512,13 +518,13 @@ class Watch:
                             population_size=self.n_total if self.scope == "benchmark" else None,
                             kind=self.method, rule=self.rule, target=self.target, k=self.k,
                             best_method=self.best_method, eliminate=self.eliminate, final_look=self.final_look,
-                            stop_when_done=self.target != "ranks", horizon=self.n_total)
+                            stop_when_done=self.target != "ranks", horizon=self.n_total, pairs=self.all_pairs)
 
     def _run(self) -> tuple[EngineResult, np.ndarray, np.ndarray]:
         """Bring the pairwise tests up to date and take a snapshot: the engine result, the analysed
         models x units scores (analysis order) and the unit indices in that order."""
         eng = self._engine
-        eng.advance(pairs=True)
+        eng.advance(pairs=self.all_pairs)
         t = eng.t
         return eng.result(), eng.scores[:, :t], np.asarray(self._order[:t], dtype=np.int64)
 
@@ -724,8 +730,10 @@ class Watch:
         if open_.size == 0 or self.n_total is None:
             return np.empty(0, dtype=np.int64)
         N = self.n_total
-        st = e.pair_state.take(open_)
-        R = N - st.n
+        if not self.all_pairs:
+            self._set_intervals(e, open_)
+        st = (e.pair_state if self.all_pairs else self._set_wealth).take(open_)
+        R = N - (e.pair_state.n if self.all_pairs else self._ci.n)[open_]
         if self.scope == "benchmark":
             # exact at the last item: only a pair already scored everywhere and tied stays undecided
             return open_[R == 0]
@@ -757,19 +765,55 @@ class Watch:
                 todo = todo[~can[todo] & (R[todo] > done)]
         return open_[~can]
 
+    def _set_intervals(self, e: EngineResult, show: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Without the all-pairs tests: the intervals of the pairs shown (inside the set), kept as running sums
+        here and brought up to the items both models were scored on. A set only shrinks, so a pair shown now was
+        shown (or could have been) at every earlier look: each item is added once per pair."""
+        from ._cs import IntervalState
+
+        from ._stream import StreamState
+
+        P = e.pair_i.size
+        if not hasattr(self, "_ci"):
+            self._ci = IntervalState.zeros(P)
+            self._set_wealth = StreamState.zeros(P)   # the pairwise bets, for the futility check
+        until = np.where(e.in_play, e.t, e.scored_until)
+        target = np.minimum(until[e.pair_i], until[e.pair_j])
+        X = self._engine.scores
+        K = len(self.models)
+        a_side = (1 - self.confidence_level) / (K * (K - 1))
+        N = self.n_total if self.scope == "benchmark" else None
+        todo = show[self._ci.n[show] < target[show]]
+        while todo.size:
+            start = int(self._ci.n[todo].min())
+            act = todo[self._ci.n[todo] == start]
+            end = int(target[act].min())
+            y = (X[e.pair_i[act], start:end] - X[e.pair_j[act], start:end] + 1) / 2
+            self._ci.advance(act, y, a_side, N)
+            if N is None:
+                st, _, _ = advance(self._set_wealth.take(act), y, 0.5, self._engine.thr_pair_lam, rule=self.rule,
+                                   kind=self.method, horizon=self.n_total)
+                self._set_wealth.put(act, st)
+            todo = show[self._ci.n[show] < target[show]]
+        return 2 * self._ci.low - 1, 2 * self._ci.high - 1, self._ci.mean(), self._ci.n
+
     def _pair_intervals(self, e: EngineResult, show: np.ndarray) -> list[dict[str, Any]]:
         """The difference of each pair in ``show`` and its all-pairs confidence-sequence interval (PrPl-EB at
-        alpha / (K (K - 1)) per side, over the items both models were scored on), kept up to date by the engine
-        item by item."""
+        alpha / (K (K - 1)) per side, over the items both models were scored on), kept up to date item by item by
+        the engine (for every pair with ``all_pairs``, else for the pairs inside the set)."""
         f = self.score_range[1] - self.score_range[0]
+        if self.all_pairs:
+            low, high, diff, n_pair = e.pair_ci_low, e.pair_ci_high, e.pair_diff, e.pair_n
+        else:
+            low, high, diff, n_pair = self._set_intervals(e, show)
         out = []
         for p in show:
-            n = int(e.pair_n[p])
+            n = int(n_pair[p])
             a, b = self.models[e.pair_i[p]], self.models[e.pair_j[p]]
             if n == 0:
                 out.append({"a": a, "b": b, "n_items": 0, "diff": None, "low": _f(-f), "high": _f(f)})
                 continue
-            lo, hi = float(e.pair_ci_low[p]), float(e.pair_ci_high[p])
-            out.append({"a": a, "b": b, "n_items": n, "diff": _f(e.pair_diff[p] * f), "low": _f(lo * f),
+            lo, hi = float(low[p]), float(high[p])
+            out.append({"a": a, "b": b, "n_items": n, "diff": _f(diff[p] * f), "low": _f(lo * f),
                         "high": _f(max(hi, lo) * f)})
         return out

@@ -110,8 +110,9 @@ def _status_text(d: dict[str, Any]) -> list[Any]:
     if ranks:
         out.append(Text(f"decided pairs: {len(d['decided'])}; open pairs: {len(d['open_pairs'])}"))
     else:
-        out.append(Text(f"models out of the set: {len(d['excluded'])}; open pairs inside it: {len(d['open_pairs'])}; "
-                        f"pairs also decided at the stricter all-pairs level: {len(d['decided'])}"))
+        extra = (f"; pairs also decided at the stricter all-pairs level: {len(d['decided'])}" if d["decided"] else "")
+        out.append(Text(f"models out of the set: {len(d['excluded'])}; open pairs inside it: {len(d['open_pairs'])}"
+                        f"{extra}"))
     if d["unresolvable_pairs"]:
         names = sorted({m for p in d["unresolvable_pairs"] for m in p})
         out.append(Text(f"cannot be told apart on this benchmark, stop spending on them: {', '.join(names)} "
