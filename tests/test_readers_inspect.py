@@ -357,3 +357,16 @@ def test_qa_d8_cvebench_header_counts_noted(capsys):
     for ok in ("data_arc_qwen.json", "data_pubmedqa_gpt4o_mini.json"):   # complete logs: no such note
         m = rt.read(str(shared_file(f"harness-logs/real/inspect/eee/tests/data/inspect/{ok}")))
         assert not any("log header reports" in n for n in m.notes)
+
+
+def test_issue21_task_picks_logs_by_header_so_other_logs_neither_block_nor_note():
+    """--task reads only the logs of that task (told from each header): a header-only or errored log of another
+    task neither stops the read nor adds its notes."""
+    from conftest import shared_file
+
+    real = shared_file("harness-logs/real/inspect/eee/tests/data/inspect")
+    m = rt.read(str(real), task="inspect_evals/arc_easy", align="pairwise")
+    assert m.n_models == 2 and not m.notes
+    with pytest.raises(DataError, match=r"no task 'nope'; available: cvebench, inspect_evals/arc_easy, "
+                                        r"inspect_evals/pubmedqa, simpleqa_verified"):
+        rt.read(str(real), task="nope")

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 import zipfile
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
-from ._registry import ReadOptions, register
+from ._registry import ReadOptions, Skip, register
 from ._util import RowBuffer, load_json, walk_files
 
 KNOWN_LOG_VERSIONS = (1, 2)
@@ -109,6 +110,30 @@ class _EvalZip:
             return json.loads(self.read(name))
         except json.JSONDecodeError as exc:
             raise DataError(f"{self.path}: member {name} is not valid JSON ({exc.msg}); the log may be truncated") from None
+
+
+_TASK_RE = re.compile(rb'"task"\s*:\s*("(?:[^"\\]|\\.)*")')
+
+
+def _task_of_log(path: str) -> str | None:
+    """The ``eval.task`` of a log from its header alone (None when it cannot be told cheaply: then it is read)."""
+    try:
+        if path.endswith(".eval"):
+            z = _EvalZip(path)
+            try:
+                name = "header.json" if "header.json" in z.names else "_journal/start.json"
+                log = z.json(name) if name in z.names else {}
+            finally:
+                z.close()
+            task = (log.get("eval") or {}).get("task") if isinstance(log, dict) else None
+            return str(task) if task else None
+        with open(path, "rb") as fh:
+            head = fh.read(65536)
+        at = head.find(b'"eval"')
+        m = _TASK_RE.search(head, at) if at >= 0 else None
+        return str(json.loads(m.group(1))) if m else None
+    except (OSError, ValueError, DataError, FormatError):
+        return None
 
 
 # --------------------------------------------------------------------- parsing
@@ -493,6 +518,14 @@ class InspectReader:
 
     def __init__(self) -> None:
         self._in_folder: set[str] = set()   # units found in a folder (a header-only one may be skipped)
+
+    def skip(self, unit: str, opts: ReadOptions) -> Skip | None:
+        """A log of another task than ``opts.task`` (read from its header, not its samples), so that its notes
+        and errors (errored samples, a trimmed or header-only log) do not concern a read of another task."""
+        if opts.task is None:
+            return None
+        task = _task_of_log(unit)
+        return None if task is None or task == opts.task else Skip("task", opts.task, (task,))
 
     def units(self, path: str) -> list[str]:
         cand = walk_files(path, lambda f: f.endswith((".eval", ".json")))
