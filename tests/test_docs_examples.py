@@ -458,7 +458,7 @@ INLINE_SKIP = {
     'rt.bootstrap_ci(..., cluster_correction="cr1")': "placeholder for the arguments",
     "rt.power(..., binary=True)": "placeholder for the arguments",
     "rt.data_quality(m, *, near_identical=0.98, min_kappa=0.9, min_items=20, person_fit=True,\n"
-    "lz_threshold=-4.0, max_difficulty_corr=0.2, folds=None, rng=0)": "a signature with its defaults",
+    "lz_threshold=-4.0, min_corr_ratio=0.7, folds=None, rng=0)": "a signature with its defaults",
     'rt.bootstrap_ci(m, method="percentile" | "bca", n_resamples=9999, confidence_level=0.95,\npair=None, cluster=False, rng=None)':
         "a signature with its defaults; test_inline_signatures compares it with the real one",
 }
