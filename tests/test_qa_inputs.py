@@ -373,3 +373,15 @@ def test_qa_d21_new_store_named_like_a_data_file_refused(capsys, tmp_path, name)
     assert not db.exists()
     with pytest.raises(rt.FormatError, match="a store path must not end in"):
         rt.Store(str(db))
+
+
+def test_qa_d14_the_qa_command(capsys):
+    """`ranktrust report ../shared/data/harness-logs/real/inspect --errors drop`: the header-only log no longer stops
+    it (the folder holds four tasks, so it asks for one); with a task it reads."""
+    real = shared_file("harness-logs/real/inspect")
+    code, _, err = cli(capsys, "report", real, "--errors", "drop", "--no-stability")
+    line = one_error(err)
+    assert code == 1 and "holds only the header" not in line and "pick one with --task" in line, line
+    code, out, err = cli(capsys, "report", real, "--errors", "drop", "--task", "inspect_evals/arc_easy", "--align",
+                         "pairwise", "--no-stability", "-f", "json")
+    assert code == 0, err
