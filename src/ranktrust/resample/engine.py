@@ -90,8 +90,9 @@ B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hal
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from typing import Iterator, NamedTuple
+from typing import Any, Iterator, NamedTuple
 
 import numpy as np
 
@@ -316,6 +317,80 @@ def prepare(scores) -> Prepared:
     return scores if isinstance(scores, Prepared) else Prepared(scores)
 
 
+class _Plan:
+    """The shared inputs of one run's tasks, read by the kernels as keywords: a frozen dataclass that also
+    unpacks as ``**plan`` (``keys`` and ``[]``), so a kernel runs here, on a thread or on a dask worker
+    (which receives the fields as its shared inputs, large arrays scattered once) from the same record."""
+
+    def keys(self) -> list[str]:
+        return [f.name for f in dataclasses.fields(self)]  # type: ignore[arg-type]
+
+    def __getitem__(self, name: str) -> Any:
+        return getattr(self, name)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ProductPlan(_Plan):
+    """The shared inputs of the bootstrap products of :func:`product_tasks`.
+
+    Attributes
+    ----------
+    st : ndarray or None
+        The scores transposed, ``(cells, M)`` (items, or group sums when resampling groups), in ``dtype``;
+        None when the sparse path reads ``packed`` instead.
+    n_resamples : int
+        Resamples of the whole run (the last block may be short).
+    cells : int
+        What is drawn: items, or item groups (clustered).
+    size : int
+        Draws per resample.
+    n_models : int
+    sparse : bool
+        The sparse path (a one-hot matrix of the draws) instead of counting the draws.
+    packed : ndarray or None
+        Integer scores packed into ``uint64`` lanes of ``lane_bits`` bits (sparse path, integer scores).
+    lane_bits : int
+    lo : float
+        The smallest score (packed sums are of the shifted scores).
+    nibble_run : int
+        Items per 4-bit lane run for 0/1-like scores (0: not nibble-packed).
+    gcount : ndarray or None
+        Items per group (clustered: a resample's mean divides by the items drawn).
+    dtype : numpy dtype
+        float32 where the sums are exact in it, else float64.
+    tie_keys : bool
+        Draw uniform tie-break keys with each block.
+    """
+
+    st: np.ndarray | None
+    n_resamples: int
+    cells: int
+    size: int
+    n_models: int
+    sparse: bool
+    packed: np.ndarray | None
+    lane_bits: int
+    lo: float
+    nibble_run: int
+    gcount: np.ndarray | None
+    dtype: Any
+    tie_keys: bool
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class HalfPlan(_Plan):
+    """The shared inputs of the random halves of :func:`half_tasks`: the transposed scores ``st``, each
+    model's ``total``, the number of splits and items, and whether to draw tie keys."""
+
+    st: np.ndarray
+    total: np.ndarray
+    n_splits: int
+    n_items: int
+    n_models: int
+    dtype: Any
+    tie_keys: bool
+
+
 def _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path):
     """Validated tasks and shared work of one run (see :func:`product_tasks`)."""
     prep = prepare(scores)
@@ -341,8 +416,8 @@ def _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path):
     sparse = path == "sparse" and groups is None
     # integer scores: the sparse path adds packed words (exact, so the same numbers as floats)
     # 0/1 (span <= 5): runs of >= 3 items in 4-bit lanes first (half the words per item)
-    run = 15 // max(int(prep.hi - prep.lo), 1) if sparse and bits == 8 and prep.hi - prep.lo <= 5 else 0
-    packed = (prep.nibbles() if run else prep.packed(bits)) if sparse and bits else None
+    nibble_run = 15 // max(int(prep.hi - prep.lo), 1) if sparse and bits == 8 and prep.hi - prep.lo <= 5 else 0
+    packed = (prep.nibbles() if nibble_run else prep.packed(bits)) if sparse and bits else None
     if groups is None:
         dtype = np.float32 if exact else np.float64
         st = None if packed is not None else prep.st(dtype)     # (N, M)
@@ -351,9 +426,9 @@ def _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path):
         st = np.ascontiguousarray(gsum.T)                   # (G, M)
     seeds = _block_seeds(rng, n_resamples)
     per_product = _blocks_per_product(max(cells, size))
-    work = dict(st=st, n_resamples=n_resamples, cells=cells, size=size, n_models=m, sparse=sparse,
-                packed=packed, lane_bits=bits, lo=prep.lo, run=run,
-                gcount=None if groups is None else gcount, dtype=dtype, tie_keys=tie_keys)
+    work = ProductPlan(st=st, n_resamples=n_resamples, cells=cells, size=size, n_models=m, sparse=sparse,
+                       packed=packed, lane_bits=bits, lo=prep.lo, nibble_run=nibble_run,
+                       gcount=None if groups is None else gcount, dtype=dtype, tie_keys=tie_keys)
     tasks = [(seeds[g0:g0 + per_product], g0) for g0 in range(0, len(seeds), per_product)]
     return tasks, work
 
@@ -405,8 +480,8 @@ def iter_resample_means(
         ``(start, means (b, M), keys (b, M) or None)``.
     """
     tasks, work = _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path)
-    n_resamples = work["n_resamples"]
-    per_yield = _batch_blocks(batch, 8 * work["n_models"])
+    n_resamples = work.n_resamples
+    per_yield = _batch_blocks(batch, 8 * work.n_models)
     if backend == "dask" and client is None:
         try:
             import dask
@@ -449,20 +524,20 @@ def product_tasks(
     rng=None,
     tie_keys: bool = False,
     path: str = "auto",
-) -> tuple[list[tuple], dict]:
+) -> tuple[list[tuple], ProductPlan]:
     """The resamples of :func:`iter_resample_means` as independent tasks (the engine's hook).
 
     Returns ``(tasks, work)``: each task ``(seeds, first_block)`` is one matrix product of
     up to 8 blocks of :data:`BLOCK` resamples, computed by
-    ``_product_means(*task, **work) -> (means, keys)``; ``work`` holds the shared inputs
-    (the transposed scores ``st`` and the settings). Run them with :func:`run_products`,
+    ``_product_means(*task, **work) -> (means, keys)``; ``work`` is the :class:`ProductPlan` of the
+    shared inputs (the transposed scores ``st`` and the settings, frozen). Run them with :func:`run_products`,
     in-process or on a ``dask.distributed`` client: each task has its own seeds, so the
     numbers never depend on where or in which order the tasks run.
     """
     return _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path)
 
 
-def run_products(tasks: list[tuple], work: dict, *, kernel=None, post=None, post_kw: dict | None = None,
+def run_products(tasks: list[tuple], work: _Plan, *, kernel=None, post=None, post_kw: dict | None = None,
                  client=None, progress=None) -> Iterator:
     """Results of the product tasks, in task order: ``(means, keys)`` or ``post(means, keys, **post_kw)``.
 
@@ -479,7 +554,7 @@ def run_products(tasks: list[tuple], work: dict, *, kernel=None, post=None, post
         from .distributed import map_tasks
 
         yield from map_tasks(client, _product_task, [(t, kernel, post, post_kw or {}) for t in tasks],
-                             shared=work, progress=progress)
+                             shared=dict(work), progress=progress)
         return
     parts = _counted_products(tasks, work) if kernel is None and _pipelined(work) else \
         ((kernel or _product_means)(*t, **work) for t in tasks)
@@ -493,13 +568,13 @@ def _post(res, post, post_kw):
     return res if post is None else post(*res, **post_kw)
 
 
-def _pipelined(work: dict) -> bool:
+def _pipelined(work: ProductPlan) -> bool:
     """Whether the in-process run counts its draws on :data:`_COUNT_THREADS` helper threads
     (the count path with large draws; see :func:`_counted_products`)."""
-    return not work["sparse"] and work["size"] * BLOCK >= _THREADED_DRAWS
+    return not work.sparse and work.size * BLOCK >= _THREADED_DRAWS
 
 
-def _counted_products(tasks: list[tuple], work: dict) -> Iterator[tuple]:
+def _counted_products(tasks: list[tuple], work: ProductPlan) -> Iterator[tuple]:
     """``_product_means`` of every task, in order, with the draws and counts made on helper
     threads: each block is drawn and counted by one thread (a resample's indices are counted
     while they are in cache), the blocks of the next product while this one is multiplied
@@ -507,10 +582,10 @@ def _counted_products(tasks: list[tuple], work: dict) -> Iterator[tuple]:
     GIL, so the threads' work overlaps. Same numbers as one task at a time:
     a block drawn a row at a time from its generator is the block drawn at once, and
     integer counts do not depend on which thread made them."""
-    cells, size, dtype = work["cells"], work["size"], work["dtype"]
+    cells, size, dtype = work.cells, work.size, work.dtype
     plan = []
     for group, first in tasks:
-        plan.append(([min(BLOCK, work["n_resamples"] - k * BLOCK) for k in range(first, first + len(group))],
+        plan.append(([min(BLOCK, work.n_resamples - k * BLOCK) for k in range(first, first + len(group))],
                      [_children(ss, 2) for ss in group]))
     rows = max(sum(bs) for bs, _ in plan)
     bufs: list = [None, None]
@@ -533,7 +608,7 @@ def _counted_products(tasks: list[tuple], work: dict) -> Iterator[tuple]:
         if g + 1 < len(plan):
             pending = submit(g + 1)            # counted while this product is multiplied
         bs, kids = plan[g]
-        yield _count_means(cnt, **work), _tie_keys(kids, bs, work["n_models"]) if work["tie_keys"] else None
+        yield _count_means(cnt, **work), _tie_keys(kids, bs, work.n_models) if work.tie_keys else None
 
 
 def _count_block(wss: np.random.SeedSequence, b: int, cells: int, size: int, out: np.ndarray) -> None:
@@ -593,8 +668,8 @@ def _children(ss: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence
     return [_random.child(ss, i) for i in range(n)]
 
 
-def _product_means(group, first, *, st, n_resamples, cells, size, n_models, sparse, packed, lane_bits, lo, run,
-                   gcount, dtype, tie_keys):
+def _product_means(group, first, *, st, n_resamples, cells, size, n_models, sparse, packed, lane_bits, lo,
+                   nibble_run, gcount, dtype, tie_keys):
     """Means (and tie keys) of the resamples of one product group of blocks.
 
     The count path counts each block as soon as it is drawn (a block's indices stay in
@@ -608,7 +683,7 @@ def _product_means(group, first, *, st, n_resamples, cells, size, n_models, spar
                      for (wss, _), b in zip(kids, bs)]
         idx = np.concatenate(idx_parts) if len(idx_parts) > 1 else idx_parts[0]
         if packed is not None:
-            means = (_packed.packed_sums(idx, packed, lane_bits, n_models, run).astype(np.float64) + size * lo) / size
+            means = (_packed.packed_sums(idx, packed, lane_bits, n_models, nibble_run).astype(np.float64) + size * lo) / size
         else:
             means = (_sparse_rows(idx, cells, dtype) @ st).astype(np.float64) / size
         return means, keys
@@ -729,20 +804,20 @@ def iter_half_means(
     (``[:, 0]`` for half A, ``[:, 1]`` for half B) from a separate stream per block.
     """
     tasks, work = half_tasks(scores, n_splits=n_splits, rng=rng, tie_keys=tie_keys)
-    per_yield = _batch_blocks(batch, 8 * work["n_models"])
+    per_yield = _batch_blocks(batch, 8 * work.n_models)
     parts: list[tuple] = []
     start = done = 0
     for res in run_products(tasks, work, kernel=half_product):
         parts.append(res)
         done += len(res[0])
-        if sum(len(p[0]) for p in parts) >= per_yield * BLOCK or done == work["n_splits"]:
+        if sum(len(p[0]) for p in parts) >= per_yield * BLOCK or done == work.n_splits:
             out = (start,) + tuple(np.concatenate([p[c] for p in parts]) for c in range(2))
             yield out + (np.concatenate([p[2] for p in parts]),) if tie_keys else out
             start = done
             parts = []
 
 
-def half_tasks(scores: np.ndarray, *, n_splits: int, rng=None, tie_keys: bool = False) -> tuple[list[tuple], dict]:
+def half_tasks(scores: np.ndarray, *, n_splits: int, rng=None, tie_keys: bool = False) -> tuple[list[tuple], HalfPlan]:
     """The splits of :func:`iter_half_means` as independent tasks, for :func:`run_products`
     with ``kernel=half_product`` (each task: ``(means_a, means_b, keys or None)``)."""
     prep = prepare(scores)
@@ -755,8 +830,8 @@ def half_tasks(scores: np.ndarray, *, n_splits: int, rng=None, tie_keys: bool = 
     st = prep.st(dtype)
     seeds = _block_seeds(rng, n_splits)
     per_product = _blocks_per_product(n)
-    work = dict(st=st, total=s.sum(axis=1), n_splits=n_splits, n_items=n, n_models=m, dtype=dtype,
-                tie_keys=tie_keys)
+    work = HalfPlan(st=st, total=s.sum(axis=1), n_splits=n_splits, n_items=n, n_models=m, dtype=dtype,
+                    tie_keys=tie_keys)
     return [(seeds[g0:g0 + per_product], g0) for g0 in range(0, len(seeds), per_product)], work
 
 
