@@ -12,7 +12,7 @@ from ranktrust.sequential._stream import StreamState, advance
 
 def _miss_anytime(cs, mu):
     mu = np.asarray(mu)[..., None] if np.ndim(mu) else mu
-    return ((cs.lower > mu) | (cs.upper < mu)).any(axis=-1)
+    return ((cs.ci_low > mu) | (cs.ci_high < mu)).any(axis=-1)
 
 
 @pytest.mark.slow
@@ -27,9 +27,9 @@ def test_time_uniform_coverage_with_replacement(method, kind):
     cs = confidence_sequence(x, method=method, confidence_level=0.9, grid=201)
     miss = _miss_anytime(cs, true)
     assert stats.binomtest(int(miss.sum()), reps, 0.10, alternative="greater").pvalue > 0.01, miss.mean()
-    assert (cs.lower <= cs.upper).all()
+    assert (cs.ci_low <= cs.ci_high).all()
     # the running intersection only shrinks
-    assert (np.diff(cs.lower, axis=-1) >= 0).all() and (np.diff(cs.upper, axis=-1) <= 0).all()
+    assert (np.diff(cs.ci_low, axis=-1) >= 0).all() and (np.diff(cs.ci_high, axis=-1) <= 0).all()
 
 
 @pytest.mark.slow
@@ -40,13 +40,13 @@ def test_without_replacement_closes_on_exact_mean_and_covers(method):
     pop = rng.binomial(1, 0.62, N).astype(float)
     x = np.stack([pop[rng.permutation(N)] for _ in range(reps)])
     cs = confidence_sequence(x, method=method, population_size=N, confidence_level=0.9, grid=201)
-    np.testing.assert_allclose(cs.lower[:, -1], pop.mean(), atol=1e-12)
-    np.testing.assert_allclose(cs.upper[:, -1], pop.mean(), atol=1e-12)
+    np.testing.assert_allclose(cs.ci_low[:, -1], pop.mean(), atol=1e-12)
+    np.testing.assert_allclose(cs.ci_high[:, -1], pop.mean(), atol=1e-12)
     miss = _miss_anytime(cs, pop.mean())
     assert stats.binomtest(int(miss.sum()), reps, 0.10, alternative="greater").pvalue > 0.01, miss.mean()
     # without replacement is never wider than with replacement at the same t
     wr = confidence_sequence(x[:20], method=method, confidence_level=0.9, grid=201)
-    assert ((cs.upper[:20] - cs.lower[:20]) <= (wr.upper - wr.lower) + 1e-9).all()
+    assert ((cs.ci_high[:20] - cs.ci_low[:20]) <= (wr.ci_high - wr.ci_low) + 1e-9).all()
 
 
 def test_paired_difference_closes_on_benchmark_difference_and_swaps():
@@ -54,13 +54,13 @@ def test_paired_difference_closes_on_benchmark_difference_and_swaps():
     a = rng.binomial(1, 0.75, 1500).astype(float)
     b = np.where(rng.random(1500) < 0.8, a, 1 - a)
     cs = paired_confidence_sequence(a, b, population_size=1500, method="eb")
-    assert cs.lower[-1] == pytest.approx((a - b).mean()) and cs.upper[-1] == pytest.approx((a - b).mean())
+    assert cs.ci_low[-1] == pytest.approx((a - b).mean()) and cs.ci_high[-1] == pytest.approx((a - b).mean())
     sw = paired_confidence_sequence(b, a, method="eb")
     ab = paired_confidence_sequence(a, b, method="eb")
-    np.testing.assert_allclose(sw.lower, -ab.upper, atol=1e-12)
-    np.testing.assert_allclose(sw.upper, -ab.lower, atol=1e-12)
+    np.testing.assert_allclose(sw.ci_low, -ab.ci_high, atol=1e-12)
+    np.testing.assert_allclose(sw.ci_high, -ab.ci_low, atol=1e-12)
     wide = paired_confidence_sequence(a, b, method="eb", confidence_level=0.99)
-    assert (wide.upper - wide.lower >= ab.upper - ab.lower - 1e-12).all()
+    assert (wide.ci_high - wide.ci_low >= ab.ci_high - ab.ci_low - 1e-12).all()
 
 
 def test_block_advance_equals_item_by_item():

@@ -42,7 +42,7 @@ class ConfidenceSequence(Result):
 
     Attributes
     ----------
-    lower, upper : ndarray, shape (..., n)
+    ci_low, ci_high : ndarray, shape (..., n)
         Bounds on the mean after items ``1..t`` (running intersection over time), on the original scale.
     estimate : ndarray, shape (..., n)
         Running mean.
@@ -55,8 +55,8 @@ class ConfidenceSequence(Result):
         The range the values were known to lie in.
     """
 
-    lower: np.ndarray
-    upper: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
     estimate: np.ndarray
     method: str
     confidence_level: float
@@ -69,7 +69,7 @@ class ConfidenceSequence(Result):
 
         return {"method": self.method, "confidence_level": self.confidence_level,
                 "population_size": self.population_size, "alternative": self.alternative,
-                "bounds": list(self.bounds), "lower": jsonable(self.lower), "upper": jsonable(self.upper),
+                "bounds": list(self.bounds), "ci_low": jsonable(self.ci_low), "ci_high": jsonable(self.ci_high),
                 "estimate": jsonable(self.estimate)}
 
 
@@ -290,7 +290,7 @@ def confidence_sequence(x: Any, *, method: Method = "betting", confidence_level:
     >>> from ranktrust.sequential import confidence_sequence
     >>> x = np.random.default_rng(0).binomial(1, 0.7, 2000)
     >>> cs = confidence_sequence(x, method="eb")
-    >>> bool(cs.lower[-1] < 0.7 < cs.upper[-1])
+    >>> bool(cs.ci_low[-1] < 0.7 < cs.ci_high[-1])
     True
     """
     y = _cs_iv(x, method, confidence_level, population_size, bounds, alternative, rule)
@@ -312,7 +312,7 @@ def confidence_sequence(x: Any, *, method: Method = "betting", confidence_level:
     L, H = bounds
     est = np.cumsum(y, axis=-1) / np.arange(1, y.shape[-1] + 1)
     f = H - L
-    return ConfidenceSequence(lower=L + f * lo, upper=L + f * hi, estimate=L + f * est, method=method,
+    return ConfidenceSequence(ci_low=L + f * lo, ci_high=L + f * hi, estimate=L + f * est, method=method,
                               confidence_level=confidence_level, population_size=N, bounds=(float(L), float(H)),
                               alternative=alternative)
 
@@ -330,7 +330,7 @@ def paired_confidence_sequence(a: Any, b: Any, **kw: Any) -> ConfidenceSequence:
     >>> rng = np.random.default_rng(1)
     >>> a = rng.binomial(1, 0.75, 3000); b = np.where(rng.random(3000) < 0.8, a, 1 - a)
     >>> cs = paired_confidence_sequence(a, b, population_size=3000)
-    >>> bool(np.isclose(cs.lower[-1], (a - b).mean()) and np.isclose(cs.upper[-1], (a - b).mean()))
+    >>> bool(np.isclose(cs.ci_low[-1], (a - b).mean()) and np.isclose(cs.ci_high[-1], (a - b).mean()))
     True
     """
     if "bounds" in kw:

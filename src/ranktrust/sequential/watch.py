@@ -711,7 +711,7 @@ class Watch:
                 cs = confidence_sequence(2 * y - 1, bounds=(-1.0, 1.0), method=self.method, rule=self.rule,
                                          alternative="greater", confidence_level=1 - alpha, grid=401,
                                          population_size=N)
-                low, high, level, meth = cs.lower * f, np.full(n, np.nan), 1 - alpha, \
+                low, high, level, meth = cs.ci_low * f, np.full(n, np.nan), 1 - alpha, \
                     f"{self.method}, one-sided, lower bound"
                 high = np.maximum(2 * np.cumsum(y) / np.arange(1, n + 1) - 1, low / f) * f
             else:
