@@ -134,30 +134,51 @@ def run(name: str, kind: str, theta: np.ndarray, tau: float, reps: int, seed: in
     return m
 
 
-def gap3se_theta(g: np.random.Generator, spacing: float = 60.0) -> np.ndarray:
-    """The top model exactly 3 SE (of its difference with #2, from a pilot) above #2, the rest ``spacing`` Elo
-    apart below #2. The claim "#1 is #1" is one of all the pairwise claims, so its power also depends on how many
-    other pairs are still open at its step of the stepdown: with the rest far apart (60 Elo) only the top pair is
-    open and the critical value is about 1.96 (power about 85%); with a crowded field it is the max over every
-    open pair (``gap3se_crowded``: the arena-rank top ten's spacing below #2)."""
-    th = (1000 - spacing * np.arange(M)) / LN
+def half_win_estimand(theta: np.ndarray) -> np.ndarray:
+    """What the half-win fit estimates under Davidson outcomes on a uniform design: the Bradley-Terry strengths
+    of the expected scores ``P(a) + P(tie) / 2`` (attenuated against Davidson's theta)."""
+    from ranktrust.preference import _fit
+
+    J, K = np.triu_indices(M, 1)
+    u = (theta[J] - theta[K]) / 2
+    den = np.exp(u) + np.exp(-u) + NU
+    ey = (np.exp(u) + NU / 2) / den
+    c = _fit.cells(J, K, ey, np.ones(len(J)), M)
+    return _fit.fit_half(c).theta
+
+
+def _gap_theta(th: np.ndarray, g: np.random.Generator) -> np.ndarray:
+    """Move model 0 up until the half-win estimand puts it 3 SE (of its difference with model 1) above model 1."""
+    from scipy.optimize import brentq
+
+    th = th.copy()
     th[0] = th[1]
     pilot = rt.arena(board("iid", th, g, 0.0), rng=0, n_resamples=200)
     k0, k1 = pilot.models.index("m00"), pilot.models.index("m01")
     V = pilot.covariance / LN ** 2
     se = np.sqrt(V[k0, k0] + V[k1, k1] - 2 * V[k0, k1])
-    th[0] = th[1] + 3 * se
+
+    def excess(x: float) -> float:
+        t = th.copy()
+        t[0] = th[1] + x
+        e = half_win_estimand(t)
+        return e[0] - e[1] - 3 * se
+
+    th[0] = th[1] + brentq(excess, 0.0, 2.0)
     return th - th.mean()
+
+
+def gap3se_theta(g: np.random.Generator, spacing: float = 60.0) -> np.ndarray:
+    """The top model 3 SE (of its difference with #2, in the units the fit estimates) above #2, the rest
+    ``spacing`` Elo apart below #2. "#1 is #1" is one of all the pairwise claims, so its power also depends on
+    how many other pairs are still open at its step of the stepdown: with the rest far apart only the top pair
+    is open and the critical value is about 1.96 (power about 85%); in a crowded field it is the max over every
+    open pair (``gap3se_crowded``: the same gap above the arena-rank top ten's spacing)."""
+    return _gap_theta((1000 - spacing * np.arange(M)) / LN, g)
 
 
 def gap3se_crowded(g: np.random.Generator) -> np.ndarray:
-    th = spread().copy()
-    th[0] = th[1]
-    pilot = rt.arena(board("iid", th, g, 0.0), rng=0, n_resamples=200)
-    k0, k1 = pilot.models.index("m00"), pilot.models.index("m01")
-    V = pilot.covariance / LN ** 2
-    th[0] = th[1] + 3 * np.sqrt(V[k0, k0] + V[k1, k1] - 2 * V[k0, k1])
-    return th - th.mean()
+    return _gap_theta(spread(), g)
 
 
 def scenarios() -> list[tuple[str, str, np.ndarray, float, bool]]:
