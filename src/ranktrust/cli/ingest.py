@@ -18,7 +18,7 @@ from ._common import command_line, output_format_option, progress_bar, render
 @click.option("--task", default=None, help="Pick one task from logs that hold several; names the task of a table without a task column (default: the file name).")
 @click.option("--metric", default=None, help="Metric to store (e.g. acc_norm); default: the harness's primary metric.")
 @click.option("--model-name", default=None, help="Override the model name the log reports.")
-@click.option("--errors", "on_errors", type=click.Choice(["error", "wrong", "drop"]), default="error",
+@click.option("--errors", "errors", type=click.Choice(["error", "wrong", "drop"]), default="error",
               show_default=True, help="Samples that errored in the harness: stop, score them 0, or leave them out.")
 @click.option("--replace", is_flag=True, help="Replace the rows of files that changed since they were ingested.")
 @click.option("--model-col", default="model", show_default=True)
@@ -33,7 +33,7 @@ from ._common import command_line, output_format_option, progress_bar, render
 @click.option("--dataset", "dataset", type=click.Choice(["lite", "verified", "full"]), default=None,
               help="SWE-bench: the dataset the run used; its instance list is the denominator.")
 def command(paths: tuple[str, ...], db: str, input_format: str, output_format: str | None, out: str,
-            task: str | None, metric: str | None, model_name: str | None, on_errors: str, replace: bool,
+            task: str | None, metric: str | None, model_name: str | None, errors: str, replace: bool,
             model_col: str, item_col: str, score_col: str, group_col: str | None, no_groups: bool,
             run_col: str | None, condition_col: str | None, split: str | None, dataset: str | None) -> None:
     """Add PATHS (files or log folders) to the store --db: idempotent, one transaction per file.
@@ -50,7 +50,7 @@ def command(paths: tuple[str, ...], db: str, input_format: str, output_format: s
     opts = ReadOptions(
         model_col=model_col, item_col=item_col, score_col=score_col,
         group_col="" if no_groups else group_col, run_col=run_col, condition_col=condition_col,
-        task=task, metric=metric, errors=on_errors, model_name=model_name, split=split, dataset=dataset,
+        task=task, metric=metric, errors=errors, model_name=model_name, split=split, dataset=dataset,
     )
     with Store(db) as st, progress_bar(len(paths), f"ingesting into {db}") as cb:
         summary = st.ingest(list(paths), format=input_format, options=opts, replace=replace, progress=cb)
