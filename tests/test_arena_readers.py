@@ -370,7 +370,7 @@ def test_format_overrides_the_sniffer(tmp_path):
     assert len(read_battles(p, format="table")) == 2658
     with pytest.raises(rt.DataError, match=r"line 1: not an MT-Bench pairwise judgment"):
         read_battles(p, format="mt_bench")
-    with pytest.raises(rt.DataError, match=r"`format` must be one of 'auto', 'table'"):
+    with pytest.raises(rt.ArgumentError, match=r"`format` must be one of 'auto', 'table'"):
         read_battles(p, format="csv")
 
 
@@ -454,7 +454,7 @@ def test_bad_mt_bench_label_and_empty_inputs(tmp_path):
     odd.write_text('{"prompt": "x"}\n')
     with pytest.raises(rt.FormatError, match=r"odd\.jsonl: not a battles file \(its first record has keys 'prompt'\)"):
         read_battles(odd)
-    with pytest.raises(rt.DataError, match=r"`weight_strong` must be True"):
+    with pytest.raises(rt.ArgumentError, match=r"`weight_strong` must be True"):
         read_battles(odd, weight_strong=0.5)
 
 
@@ -537,3 +537,12 @@ def test_fixture_readme_names_every_fixture():
     for p in sorted(ARENA.rglob("*")):
         if p.is_file() and p.name != "README.md":
             assert os.path.relpath(p, ARENA) in text, p
+
+
+def test_the_battles_docs_example_runs(swebench_path, tmp_path, monkeypatch):
+    """docs/formats/battles.md's Python block, run as tests/test_docs_examples.py runs every doc; its documented
+    values (`# [1.0, 0.5, 0.0]`, `# 2`) are checked."""
+    from test_docs_examples import _run_file
+
+    checks = _run_file("docs/formats/battles.md", data=swebench_path, read_kw="", tmp=tmp_path, monkeypatch=monkeypatch)
+    assert len(checks) == 2

@@ -29,7 +29,7 @@ import os
 import zlib
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ...errors import DataError, FormatError
+from ...errors import ArgumentError, DataError, FormatError
 from ..readers._util import iter_jsonl, walk_files
 from ._canon import COLUMNS, OPTIONAL, WINNER_SCORES, Where
 from ._formats import (ARENA_HARD_LABELS, from_alpaca_eval, from_arena_hard, from_clean_battle, from_mt_bench,
@@ -140,8 +140,8 @@ def read_battles(
 
 def _check_format(format: Any) -> str:
     if format not in ("auto", *FORMATS):
-        raise DataError(f"`format` must be one of 'auto', {', '.join(map(repr, FORMATS))}; got {format!r}",
-                        param="format")
+        raise ArgumentError(f"`format` must be one of 'auto', {', '.join(map(repr, FORMATS))}; got {format!r}",
+                            param="format")
     return str(format)
 
 

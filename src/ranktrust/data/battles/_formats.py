@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...errors import DataError, FormatError
+from ...errors import ArgumentError, DataError, FormatError
 from ..readers._util import iter_jsonl, load_json
 from ._canon import CONV_METADATA, STYLE_A, STYLE_B, WINNER_SCORES, Where, finish, label_of, missing_text
 
@@ -235,8 +235,8 @@ def strong_weight(weight_strong: Any) -> float:
     except (TypeError, ValueError):
         w = float("nan")
     if not math.isfinite(w) or w < 1:
-        raise DataError(f"`weight_strong` must be True (weight 3, as Arena-Hard), False (1) or a number >= 1; "
-                        f"got {weight_strong!r}", param="weight_strong")
+        raise ArgumentError(f"`weight_strong` must be True (weight 3, as Arena-Hard), False (1) or a number >= 1; "
+                            f"got {weight_strong!r}", param="weight_strong")
     return w
 
 
