@@ -56,5 +56,26 @@ def write(folder: Path) -> dict[str, Path]:
     return out
 
 
+def reference() -> None:
+    """Re-make tests/data/report_ref/*.json with the current code (after listing the change in the CHANGELOG)."""
+    import json
+    import tempfile
+
+    from conftest import run_cli_completed
+    from test_report_json import REF, as_before
+
+    with tempfile.TemporaryDirectory() as tmp:
+        write(Path(tmp) / "inputs")
+        for name, opts in OPTIONS.items():
+            res = run_cli_completed("report", f"inputs/{name}", *opts, "--format", "json", "--seed", "7", cwd=Path(tmp))
+            assert res.returncode == 0, res.stderr
+            d = as_before(json.loads(res.stdout))
+            (REF / name.replace(".csv", ".json")).write_text(json.dumps(d, separators=(",", ":"), allow_nan=False))
+
+
 if __name__ == "__main__":
-    print(write(Path(sys.argv[1])))
+    if sys.argv[1:] == ["--reference"]:
+        sys.path.insert(0, str(Path(__file__).parent))
+        reference()
+    else:
+        print(write(Path(sys.argv[1])))

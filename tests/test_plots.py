@@ -446,11 +446,16 @@ def test_save_figures_of_one_result(small, tmp_path):
     assert plots.save_figures(rt.compare(small, small.models[0], small.models[1]), tmp_path / "x") == []
 
 
-def test_import_ranktrust_registers_the_display_without_loading_plots():
+def test_import_ranktrust_loads_no_presentation_and_the_first_display_registers_it():
+    """``import ranktrust`` loads no presentation; the first Jupyter display (or ``str(report)``) imports the
+    display module, which registers the HTML display and the report's wording, still without the plots."""
     import subprocess
     import sys
 
-    code = ("import sys, ranktrust, ranktrust.results as r; assert r._html_display is not None; "
+    code = ("import sys, ranktrust, ranktrust.results as r; assert r._html_display is None; "
+            "assert 'ranktrust.reporting' not in sys.modules; "
+            "import ranktrust.leaderboard.result as lr; "
+            "r._load_html_display(); assert r._html_display is not None and lr._presenter is not None; "
             "print(sorted(m for m in ('matplotlib', 'jinja2', 'ranktrust.reporting.plots') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

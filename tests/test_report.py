@@ -10,6 +10,7 @@ from conftest import run_cli_completed
 
 import ranktrust as rt
 from ranktrust.reporting.headline import report_dict
+from ranktrust.reporting.notes import note_text
 
 MODEL_KEYS = {"model", "n_items", "score", "ci_low", "ci_high", "rank", "tier"}
 PAIR_KEYS = {"a", "b", "n_items", "only_a", "only_b", "diff", "ci_low", "ci_high", "p_value", "p_adjusted"}
@@ -115,9 +116,10 @@ def test_report_says_when_ranking_flips_with_condition():
     d = report_dict(rt.report(m, stability_n_resamples=100))
     assert d["sensitivity"]["ranking_flips"] and d["repeats"]["models"]
     assert "changes with the condition" in d["headline"]["text"] and d["headline"]["separable"] is False
-    from ranktrust.reporting.markdown import report_markdown
+    from ranktrust.reporting.renderers import to_string
 
-    assert "The ranking flips with the condition" in report_markdown(d)
+    # the report's sensitivity section is drawn by `ranktrust sensitivity`'s own renderer
+    assert "The ranking flips with the condition" in to_string(rt.report(m, stability_n_resamples=100), "md")
 
 
 def test_result_repr_is_short_for_many_models(gpqa):
@@ -140,4 +142,111 @@ def test_microbench_section_on_a_small_leaderboard(n_models):
         assert mb.n_target_models >= 3 and mb.n_source_models >= 2
     else:
         assert "microbench" not in rep.extra
-        assert any("micro-benchmark section needs at least 5 models" in n for n in rep.notes)
+        (note,) = [n for n in rep.notes if n.code == "microbench_too_few_models"]
+        assert note.data == {"n_models": n_models}
+        assert "micro-benchmark section needs at least 5 models" in note_text(note)
+
+
+# ---- the report as a composition (issue 23 §1; issue 21: print(rt.report(m)), report.verdict) ------------
+@pytest.fixture(scope="module")
+def small_report():
+    rng = np.random.default_rng(3)
+    s = (rng.random((5, 400)) < np.linspace(0.45, 0.75, 5)[:, None]).astype(float)
+    m = rt.ScoreMatrix.from_array(s, models=[f"m{i}" for i in range(5)])
+    return m, rt.report(m, stability_n_resamples=50, rng=1)
+
+
+def test_print_report_is_the_terminal_report_with_the_verdict_first(small_report):
+    from ranktrust.reporting.renderers import to_string
+
+    _m, rep = small_report
+    text = str(rep)
+    assert text == to_string(rep, "text")
+    first = text.splitlines()[1]            # the line under the panel's top border
+    assert "Is #1 really #1?" in text.splitlines()[0] and rep.verdict.split()[0] in first
+    assert rep.verdict == rep.headline["text"] == report_dict(rep)["headline"]["text"]
+    assert rep.verdict.startswith(("Yes:", "No:"))
+    assert "text" not in rep.to_dict()["headline"]          # the JSON's numbers; the payload adds the sentence
+    assert repr(rep).startswith("LeaderboardReport(<5 models x 400 items>") and len(repr(rep)) < 300
+
+
+def test_to_frame_is_the_leaderboard_table(small_report):
+    _m, rep = small_report
+    df = rep.to_frame()
+    rows = rep.to_dict()["models"]
+    assert list(df["model"]) == [r["model"] for r in rows] and list(df["rank"]) == list(range(1, 6))
+    np.testing.assert_array_equal(df["score"].to_numpy(), [r["score"] for r in rows])
+    assert {"ci_low", "ci_high", "tier", "rank_low", "rank_high", "n_items", "se"} <= set(df.columns)
+
+
+def test_sections_are_typed_results(small_report):
+    from ranktrust.leaderboard import Note, PowerSection
+    from ranktrust.stats.power import PowerResult, PowerTable, power_table
+
+    m, rep = small_report
+    names = [k for k, _v in rep.sections]
+    assert names[:4] == ["intervals", "pairs_all", "rank_sets", "pairs"]
+    assert rep.section("intervals") is rep.intervals and rep.microbench is None and rep.repeats is None
+    pw = rep.power
+    assert isinstance(pw, PowerSection) and isinstance(pw.table, PowerTable) and isinstance(pw.at_n, PowerResult)
+    ref = power_table(pw.disagreement, binary=True)       # alpha and power are the table's, not typed in
+    np.testing.assert_array_equal(pw.table.items_needed, ref.items_needed)
+    assert rep.to_dict()["power"]["alpha"] == ref.alpha and rep.to_dict()["power"]["power"] == ref.power
+    assert all(isinstance(n, Note) for n in rep.notes)
+    with pytest.raises(TypeError):
+        rep.settings["confidence_level"] = 0.5            # read-only: the JSON cannot drift from the result
+
+
+def test_option_objects_and_keywords_are_one_call(small_report):
+    from ranktrust.leaderboard import Inference, Resampling, Sections
+
+    m, rep = small_report
+    same = rt.report(m, resampling=Resampling(stability_n_resamples=50), inference=Inference(), sections=Sections(),
+                     rng=1)
+    assert same.to_dict() == rep.to_dict()
+    bh = rt.report(m, inference=Inference(adjust="bh"), stability=False, rng=1)
+    assert bh.settings["adjust"] == "bh" and bh.stability is None
+    with pytest.raises(ValueError, match="`inference` and `adjust` are both given"):
+        rt.report(m, inference=Inference(), adjust="bh")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'stability_draws'"):
+        rt.report(m, stability_draws=10)
+
+
+def test_notes_are_records_worded_in_reporting():
+    """The analysis writes no sentence: each note is (code, data); reporting/notes.py words it, once."""
+    from ranktrust.leaderboard import Note
+    from ranktrust.reporting.notes import NOTE_WORDS
+
+    n = Note("dropped", {"total": 10326, "by_model": {"a": 10000, "b": 326}})
+    assert note_text(n) == "align=intersect dropped 10,326 (model, item) results: a 10,000, b 326"
+    assert note_text(n.to_dict()) == note_text(n) and note_text("an older report's sentence") == "an older report's sentence"
+    assert note_text(Note("new_code", {"x": 1})) == "new_code: x 1"      # a code without words still says its data
+    import inspect
+
+    import ranktrust.leaderboard.pipeline as pipeline
+    import ranktrust.leaderboard.sections as sections
+
+    codes = set()
+    for mod in (pipeline, sections):
+        src = inspect.getsource(mod)
+        codes |= set(__import__("re").findall(r'(?:note|Note)\("([a-z_]+)"', src))
+    assert codes and codes <= set(NOTE_WORDS), codes - set(NOTE_WORDS)
+
+
+def test_quality_notes_are_worded_as_data_quality_words_them(gpqa):
+    """The report words the data-quality findings from their records (reporting/notes.py), with the sentences
+    DataQuality.notes() gives: GPQA's identical rows and one shuffled row (a flagged misfit)."""
+    import warnings
+
+    from ranktrust.leaderboard.sections import quality_notes
+
+    y = np.array(gpqa.scores)
+    top = int(np.argmax(y.mean(axis=1)))
+    y[top] = np.random.default_rng(0).permutation(y[top])
+    m = rt.ScoreMatrix.from_array(y, models=list(gpqa.models), items=list(gpqa.items))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        q = rt.data_quality(m)
+    notes = quality_notes(q)
+    assert {n.code for n in notes} == {"similar_models", "misfit"}
+    assert [note_text(n) for n in notes] == q.notes()

@@ -211,9 +211,17 @@ def test_audit_d9_tiers_do_not_chain():
     assert t["model_0"] < t["model_10"]
     assert rt.compare(m, "model_0", "model_10").p_value < 1e-10
     # the adjacent tiers are still there on request, and labelled as non-transitive
-    adj = rt.report(m, tiers="adjacent", **FAST).to_dict()
+    adj_rep = rt.report(m, tiers="adjacent", **FAST)
+    adj = report_dict(adj_rep)
     assert adj["tiers"]["method"] == "adjacent"
-    assert any("not transitive" in n for n in adj["notes"])
+    assert any("not transitive" in n["text"] and n["code"] == "tiers_adjacent" for n in adj["notes"])
+    # D16: the leaderboard's tier column says which tiers it holds, in every format
+    from ranktrust.reporting.renderers import to_string
+
+    for fmt in ("text", "md"):
+        assert "tier (adjacent)" in to_string(adj_rep, fmt)
+        assert "tier (adjacent)" not in to_string(rep, fmt)
+    assert "not transitive" in to_string(adj_rep, "html")
 
 
 def test_audit_d1_headline_does_not_state_the_resampling_figure():
@@ -227,7 +235,7 @@ def test_audit_d1_headline_does_not_state_the_resampling_figure():
     d = report_dict(rep)
     assert "stay" not in d["headline"]["text"] and "p_top_stays_top" not in d["headline"]
     from ranktrust.reporting.fmt import stability_title
-    from ranktrust.reporting.markdown import report_markdown
+    from ranktrust.reporting.renderers.report import report_markdown
 
     assert "Optimistic for close races" in stability_title(d["stability"])
     assert "Optimistic for close races" in report_markdown(d)
@@ -311,6 +319,7 @@ def test_pairwise_with_no_item_shared_by_all(tmp_path):
     m = rt.ScoreMatrix.from_array(s)
     rep = rt.report(m, quality=False)
     check_consistent(rep)
-    d = rep.to_dict()
+    d = report_dict(rep)
     assert d["stability"] is None
-    assert any("no item is scored by every model" in n for n in d["notes"])
+    assert any("no item is scored by every model" in n["text"] for n in d["notes"])
+    assert {"code": "no_shared_items", "data": {}} in rep.to_dict()["notes"]

@@ -78,6 +78,9 @@ VOCABULARY: dict[str, str] = {
     "stability_n_resamples": "report: n_resamples of the stability section",
     "split_half_n_resamples": "report: n_resamples of the split-half section",
     "microbench_n_resamples": "report: n_resamples (trials) of the MDAD section",
+    "inference": "report: the Inference options (confidence level, adjust, cluster, ci_method, tiers, rank_method)",
+    "resampling": "report: the Resampling options (stability, sizes, split_half and their n_resamples)",
+    "sections": "report: the Sections options (all_pairs, power_gaps, microbench, quality, title)",
     # power: statsmodels' names
     "gap": "power: the gap to detect (fraction)",
     "items": "power: number of items; ScoreMatrix/Watch/select: item names",

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ..leaderboard import DEFAULT_SIZES, report
+from ..leaderboard import DEFAULT_SIZES, Inference, Resampling
 from ._common import (
     api_default,
     cluster_requested,
@@ -31,21 +31,22 @@ from ._common import (
 @confidence_option
 @seed_option
 @click.option("--ci-method", type=click.Choice(["auto", "clt", "t", "wilson", "cluster", "percentile", "bca"]),
-              default=api_default(report, "ci_method"), show_default=True,
+              default=api_default(Inference, "ci_method"), show_default=True,
               help="Per-model interval (auto: Wilson for 0/1 scores, t otherwise), or bootstrap percentile/BCa.")
 @click.option("--all-pairs", is_flag=True, help="Show every pair, not only each model vs the next one down.")
 @click.option("--adjust", type=click.Choice(["holm", "bonferroni", "bh", "none"]),
-              default=api_default(report, "adjust"), show_default=True,
+              default=api_default(Inference, "adjust"), show_default=True,
               help="Multiple-comparison adjustment over all pairs (holm/bonferroni: joint rank ranges).")
 @click.option("--tiers", type=click.Choice(["auto", "rank-sets", "adjacent"]),
-              default=api_default(report, "tiers"), show_default=True,
-              help="How tiers are formed (auto: from the rank ranges; adjacent: not transitive).")
+              default=api_default(Inference, "tiers"), show_default=True,
+              help="How tiers are formed (auto: from the rank ranges; adjacent: a new tier where neighbours differ, "
+                   "not transitive; the tier column then reads 'tier (adjacent)').")
 @click.option("--rank-method", type=click.Choice(["pairs", "bootstrap"]),
-              default=api_default(report, "rank_method"), show_default=True,
+              default=api_default(Inference, "rank_method"), show_default=True,
               help="Rank ranges from the paired tests of all pairs, or from the studentized bootstrap (MRSW).")
 @click.option("--sizes", default=listed(DEFAULT_SIZES), show_default=True,
               help="Benchmark sizes for the rank-stability table.")
-@click.option("--stability-n-resamples", default=api_default(report, "stability_n_resamples"), show_default=True, type=click.IntRange(min=10),
+@click.option("--stability-n-resamples", default=api_default(Resampling, "stability_n_resamples"), show_default=True, type=click.IntRange(min=10),
               help="Redraws per size of the rank-stability section.")
 @click.option("--no-stability", is_flag=True, help="Skip rank stability.")
 @click.option("--split-half", is_flag=True, help="Add the split-half winner check.")

@@ -1,37 +1,36 @@
 """The leaderboard report as a result: :class:`LeaderboardReport` and the types of its JSON.
 
 Built by :func:`ranktrust.leaderboard.report`; ``to_dict()`` is the JSON report (stable keys, see
-docs/report.md). The headline is numbers here (:attr:`LeaderboardReport.headline`); its sentence is
-composed in :mod:`ranktrust.reporting.headline`.
+docs/report.md). The headline and the notes are numbers and records here; their sentences are composed in
+:mod:`ranktrust.reporting` (``headline.py``, ``notes.py``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, TypedDict
 
 import numpy as np
 
 from ..data.matrix import ScoreMatrix
 from ..results import Result, jsonable
 from ..stats.intervals import ScoreIntervalRow
+from .sections import HEATMAP_MAX_MODELS, Note, NoteJSON, PowerSectionJSON
 
-if TYPE_CHECKING:   # the report's parts and their JSON layouts (imported when the report runs)
-    from ..quality import DataQuality, DataQualityJSON
-    from ..ranking.ranksets import RankSets, RankSetsJSON
-    from ..ranking.splithalf import SplitHalf, SplitHalfJSON
-    from ..ranking.stability import Stability, StabilityJSON
-    from ..ranking.tiers import Tiers, TiersJSON
+if TYPE_CHECKING:   # the JSON layouts of the report's parts (imported when the report runs)
+    from ..quality import DataQualityJSON
+    from ..ranking.ranksets import RankSetsJSON
+    from ..ranking.splithalf import SplitHalfJSON
+    from ..ranking.stability import StabilityJSON
+    from ..ranking.tiers import TiersJSON
     from ..runs import RepeatsJSON
     from ..runs.sensitivity import SensitivityJSON
-    from ..stats.intervals import ScoreIntervals
-    from ..stats.paired import PairRow, PairTable
+    from ..stats.paired import PairRow
     from ..subsets.mdad import MDADResultJSON
 
-__all__ = ["LeaderboardReport", "LeaderboardReportJSON", "Headline", "ReportModelRow", "HEATMAP_MAX_MODELS"]
-
-#: the pair heatmap and the rank distributions in the JSON are kept for at most this many models
-HEATMAP_MAX_MODELS = 60
+__all__ = ["LeaderboardReport", "LeaderboardReportJSON", "Headline", "ReportModelRow", "HEATMAP_MAX_MODELS",
+           "set_presenter"]
 
 
 class ReportModelRow(ScoreIntervalRow):
@@ -83,9 +82,9 @@ class _ReportJSON(TypedDict):
     tiers: TiersJSON | None
     rank_sets: RankSetsJSON | None
     split_half: SplitHalfJSON | None
-    power: dict[str, Any] | None
+    power: PowerSectionJSON | None
     stability: StabilityJSON | None
-    notes: list[str]
+    notes: list[NoteJSON]
     dropped: dict[str, int]
     quality: DataQualityJSON | None
     provenance: dict[str, dict[str, Any]] | None
@@ -101,46 +100,131 @@ class LeaderboardReportJSON(_ReportJSON, total=False):
     pairs_truncated: dict[str, Any]
 
 
+#: What words the report (``str(report)``, ``report.verdict``, ``report.headline["text"]``): a function
+#: ``(report, what) -> str`` with ``what`` in ``"text"``, ``"verdict"``. The Jupyter display module
+#: (``results.HTML_DISPLAY``, the one declared inversion of the layers) registers it with
+#: :func:`set_presenter` when imported; this module imports it on first use.
+_presenter: Callable[[Any, str], str] | None = None
+
+
+def set_presenter(fn: Callable[[Any, str], str] | None) -> None:
+    """Set the function that words a report (None: the report prints as its short repr)."""
+    global _presenter
+    _presenter = fn
+
+
+def _present(report: Any, what: str) -> str | None:
+    if _presenter is None:
+        import importlib
+
+        from .. import results
+
+        importlib.import_module(results.HTML_DISPLAY)   # registers the presenter
+    return None if _presenter is None else _presenter(report, what)
+
+
+#: the sections every report has a property for, in build order (``LeaderboardReport.sections``)
+_NAMED = ("intervals", "pairs_all", "rank_sets", "pairs", "stability", "split_half", "tiers", "power", "repeats",
+          "sensitivity", "microbench", "quality", "pair_matrix")
+
+
 @dataclass(frozen=True, eq=False)
 class LeaderboardReport(Result):
-    """Everything the leaderboard report shows, as results of the public API.
+    """Everything the leaderboard report shows: a tuple of typed sections, the headline and the notes.
+
+    ``print(report)`` shows it as ``ranktrust report`` does (the verdict first); ``report.verdict`` is the
+    headline sentence, ``report.headline`` its numbers (and ``"text"``), ``report.to_frame()`` the leaderboard
+    table.
 
     Attributes
     ----------
     matrix : ScoreMatrix
         The data analysed.
+    sections : tuple of (str, result or None)
+        Each section's name and typed result, in the order they were built
+        (:data:`ranktrust.leaderboard.sections.BUILDERS`); every one is also an attribute:
     intervals : ScoreIntervals
         Per-model scores with confidence intervals.
     pairs : PairTable
         The pairs shown: each model vs the next one down (default) or all pairs; p-values
         are adjusted over all ``M (M - 1) / 2`` pairs either way.
+    pairs_all : PairTable
+        Every pair (the tests behind tiers, rank ranges and the headline).
     tiers : Tiers
         Tier 1 = the models that could be #1; no two models of a tier are told apart, and each
         model of tier t + 1 is found worse than some model of tier t.
     rank_sets, stability, split_half : results or None
         Rank confidence sets, rank stability vs benchmark size, split-half check.
-    power : PowerResult table
-        Items needed for a range of gaps at the observed disagreement.
-    settings : dict
-        Confidence level, adjustment, clustering, alignment, seed, draws.
-    notes : tuple of str
-        What the user must know about the input (dropped items, errored samples, ...).
+    power : PowerSection or None
+        Items needed for a range of gaps at the observed disagreement (a ``PowerTable``), and the gap
+        detectable at this size (a ``PowerResult``).
+    repeats, sensitivity, microbench, quality : results or None
+    pair_matrix : PairMatrix or None
+        Differences and adjusted p-values among the top models (the heatmap).
+    settings : mapping
+        Confidence level, adjustment, clustering, alignment, seed, draws (read-only).
+    notes : tuple of Note
+        What the user must know about the input (dropped items, errored samples, ...), as records
+        (``code``, ``data``) worded by :mod:`ranktrust.reporting.notes`.
     """
 
     matrix: ScoreMatrix
-    intervals: ScoreIntervals
-    pairs: PairTable
-    tiers: Tiers | None
-    rank_sets: RankSets | None = None
-    stability: Stability | None = None
-    split_half: SplitHalf | None = None
-    power: dict[str, Any] | None = None     # the power table at the observed disagreement, and at n
-    settings: dict[str, Any] = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
-    pair_matrix: dict[str, Any] | None = None
-    extra: dict[str, Result] = field(default_factory=dict)  # "microbench" / "repeats" / "sensitivity" sections
-    pairs_all: PairTable | None = None   # every pair (the tests behind tiers, rank ranges and the headline)
-    quality: DataQuality | None = None   # data-quality findings (rt.data_quality)
+    sections: tuple[tuple[str, Any], ...]
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[Note, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
+        object.__setattr__(self, "notes", tuple(self.notes))
+        super().__post_init__()
+
+    def section(self, name: str) -> Any:
+        """The result of section ``name`` (None when the report has none)."""
+        for key, value in self.sections:
+            if key == name:
+                return value
+        return None
+
+    def __getattr__(self, name: str) -> Any:
+        # every section is an attribute: report.intervals, report.power, ... (only called for names that
+        # are not fields or properties)
+        if name.startswith("__") or name in ("matrix", "sections", "settings", "notes"):
+            raise AttributeError(name)
+        for key, value in self.__dict__.get("sections", ()):
+            if key == name:
+                return value
+        if name in _NAMED:
+            return None
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The micro-benchmark, repeats and sensitivity sections the report has (by name)."""
+        return {k: v for k in ("microbench", "repeats", "sensitivity") if (v := self.section(k)) is not None}
+
+    def __repr__(self) -> str:
+        m = self.matrix
+        shown = ", ".join(k for k, v in self.sections if v is not None)
+        return (f"LeaderboardReport(<{m.n_models} models x {m.n_items} items>, sections=({shown}), "
+                f"notes={len(self.notes)}, seed={self.settings.get('seed')})")
+
+    def __str__(self) -> str:
+        text = _present(self, "text")
+        return text if text is not None else repr(self)
+
+    @property
+    def verdict(self) -> str | None:
+        """The headline sentence: "Yes: A is #1 ..." or "No: 3 models could be #1 ..." (composed from
+        :attr:`headline`'s numbers by the presentation layer)."""
+        return _present(self, "verdict")
+
+    def to_frame(self) -> Any:
+        """The leaderboard table as a ``pandas.DataFrame``: one row per model in display order (rank, model,
+        score, se, ci_low, ci_high, n_items, tier, rank_low, rank_high); scores are fractions."""
+        import pandas as pd
+
+        cols = ["rank", "model", "score", "se", "ci_low", "ci_high", "n_items", "tier", "rank_low", "rank_high"]
+        return pd.DataFrame(self._model_rows(), columns=cols)
 
     # ------------------------------------------------------------------ views
     def _order(self) -> np.ndarray:
@@ -179,7 +263,7 @@ class LeaderboardReport(Result):
 
     @property
     def headline(self) -> dict[str, Any]:
-        """The verdict on #1 as numbers, from the rank sets and the exact paired test.
+        """The verdict on #1: its numbers, and the sentence under ``"text"`` (the same as :attr:`verdict`).
 
         "Yes" only when #1's joint rank range is exactly 1 (it is found better than every
         other model by the same tests the pair table shows); the lead over #2 is the paired
@@ -187,6 +271,14 @@ class LeaderboardReport(Result):
         The resampling figure "#1 in X% of resamples" is not used here: it is optimistic
         for close races (see the stability section).
         """
+        out = self._headline()
+        text = self.verdict
+        if text is not None:
+            out["text"] = text
+        return out
+
+    def _headline(self) -> dict[str, Any]:
+        """The headline's numbers (the JSON's ``"headline"`` before the presentation layer adds ``"text"``)."""
         rows = self._model_rows()
         top = rows[0]["model"]
         out: dict[str, Any] = {"top": top, "runner_up": None, "separable": None, "diff": None,
@@ -202,7 +294,7 @@ class LeaderboardReport(Result):
             out.update(pair)
         cbf = list(self.rank_sets.could_be_first) if self.rank_sets is not None else None
         out["could_be_first"] = cbf
-        sens = self.extra.get("sensitivity")
+        sens = self.sensitivity
         flips = False
         if sens is not None:
             if hasattr(sens, "rankings"):   # a Sensitivity: read its rankings, not its whole JSON
@@ -220,7 +312,10 @@ class LeaderboardReport(Result):
         """The JSON report. With ``sidecar`` (a ``.parquet`` path) every pair's test and the
         rank distributions go to that file (:func:`write_sidecar`), ``"sidecar"`` names it,
         and the ``"pairs"`` list keeps its first ``max_pairs`` rows (``"pairs_truncated"``
-        says how many there are), so the JSON of a large leaderboard stays small."""
+        says how many there are), so the JSON of a large leaderboard stays small.
+
+        The headline's sentence and each note's ``"text"`` are added by the presentation layer
+        (``ranktrust.reporting.headline.report_dict``, which every output format starts from)."""
         m = self.matrix
         d: dict[str, Any] = {
             "title": self.settings.get("title") or _title(m.source),
@@ -228,8 +323,8 @@ class LeaderboardReport(Result):
             "n_models": m.n_models,
             "n_items": m.n_items,
             "binary": m.is_binary,
-            "settings": jsonable(self.settings),
-            "headline": jsonable(self.headline),
+            "settings": jsonable(dict(self.settings)),
+            "headline": jsonable(self._headline()),
             "models": jsonable(self._model_rows()),
         }
         pt = self.pairs.to_dict()
@@ -242,12 +337,9 @@ class LeaderboardReport(Result):
             if len(d["pairs"]) > max_pairs:
                 d["pairs_truncated"] = {"shown": max_pairs, "total": len(d["pairs"]), "sidecar": str(sidecar)}
                 d["pairs"] = d["pairs"][:max_pairs]
-        d["pair_matrix"] = jsonable(self.pair_matrix)
-        d["tiers"] = self.tiers.to_dict() if self.tiers is not None else None
-        for name in ("rank_sets", "split_half", "power"):
-            r = getattr(self, name)
-            d[name] = r if (r is None or isinstance(r, dict)) else r.to_dict()
-            d[name] = jsonable(d[name])
+        for name in ("pair_matrix", "tiers", "rank_sets", "split_half", "power"):
+            r = self.section(name)
+            d[name] = None if r is None else r.to_dict()
         # M x M rank distributions per size would make the report tens of MB for hundreds of
         # models; `ranktrust stability` keeps them
         big = m.n_models > HEATMAP_MAX_MODELS
@@ -255,18 +347,22 @@ class LeaderboardReport(Result):
             self.stability.to_dict(rank_distribution=not big))
         if d["stability"] is not None and big:
             d["stability"]["rank_distribution_omitted"] = True
-        d["notes"] = list(self.notes)
+        d["notes"] = [n.to_dict() for n in self.notes]
         d["dropped"] = dict(m.dropped)
         q = self.quality
-        d["quality"] = None if q is None else (q.to_dict() if hasattr(q, "to_dict") else jsonable(q))
+        d["quality"] = None if q is None else q.to_dict()
         # where each model's results came from (harness, task, split, metric); a plain table says
         # nothing its file name does not, so it has none
         prov = {k: v for k, v in (getattr(m, "provenance", None) or {}).items()
                 if v and (v.get("harness") not in (None, "table") or v.get("task") or v.get("metric") or v.get("split"))}
         d["provenance"] = jsonable(prov) if prov else None
         for k in ("microbench", "repeats", "sensitivity"):
-            v = self.extra.get(k)
+            v = self.section(k)
             d[k] = None if v is None else (v.to_dict() if hasattr(v, "to_dict") else jsonable(v))
+        # a section with no layout of its own above: its result's JSON under its name
+        for k, v in self.sections:
+            if k not in d and k not in _NAMED:
+                d[k] = None if v is None else v.to_dict()
         return d
 
 

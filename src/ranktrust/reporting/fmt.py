@@ -1,6 +1,9 @@
-"""One formatting rule per kind of number, shared by the terminal, Markdown, HTML and the headline.
+"""One formatting rule per kind of number, shared by the terminal, Markdown, HTML, the figures' tooltips,
+the notebook and the headline.
 
-The JSON keeps full precision; these functions only decide how a number is *shown*.
+The JSON keeps full precision; these functions only decide how a number is *shown*. The digits are chosen
+here, once per kind (:data:`POINTS_DIGITS`, :data:`SHARE_DIGITS`), never by the caller: the same number
+prints as the same string in every format (74.40 in the terminal, in Markdown and in the HTML report).
 """
 
 from __future__ import annotations
@@ -10,6 +13,10 @@ from typing import Any
 
 #: what every formatter prints for a number that is missing (None, NaN): one marker in every format
 MISSING = "n/a"
+#: decimals of a score, difference or interval bound in points (0.744 -> '74.40')
+POINTS_DIGITS = 2
+#: decimals of a resampling share or agreement shown as a percentage (0.5535 -> '55.4%')
+SHARE_DIGITS = 1
 
 
 def _finite(x: Any) -> bool:
@@ -28,10 +35,14 @@ def p_value(p: Any) -> str:
     return f"{p:.3f}" if p < 0.9995 else "1"
 
 
-def points(x: Any, nd: int = 2, signed: bool = False) -> str:
-    """A fraction as points: 0.7183 -> '71.83'; signed: '+1.85'."""
+def points(x: Any, nd: int | None = None, signed: bool = False) -> str:
+    """A fraction as points with :data:`POINTS_DIGITS` decimals: 0.7183 -> '71.83'; signed: '+1.85'.
+
+    ``nd`` is kept for renderers outside the report that still choose their own digits; the report's
+    renderers, templates and figures never pass it."""
     if not _finite(x):
         return MISSING
+    nd = POINTS_DIGITS if nd is None else nd
     return f"{100 * x:+.{nd}f}" if signed else f"{100 * x:.{nd}f}"
 
 
@@ -47,7 +58,8 @@ def share(x: Any) -> str:
     return f"{100 * x:.1f}%" if abs(x) < 0.1 else f"{100 * x:.0f}%"
 
 
-def interval(lo: Any, hi: Any, nd: int = 2, signed: bool = False, *, sep: str = ", ", brackets: bool = True) -> str:
+def interval(lo: Any, hi: Any, nd: int | None = None, signed: bool = False, *, sep: str = ", ",
+             brackets: bool = True) -> str:
     """An interval in points: '[70.57, 78.23]' ('[+0.10, +2.30]' signed; '70.6–78.2' with sep='–',
     brackets=False); 'n/a' when either bound is missing (an undefined interval, never a zero-width one)."""
     if not (_finite(lo) and _finite(hi)):
@@ -56,9 +68,49 @@ def interval(lo: Any, hi: Any, nd: int = 2, signed: bool = False, *, sep: str = 
     return f"[{body}]" if brackets else body
 
 
-def half_width(lo: Any, hi: Any, nd: int = 1) -> str:
+def half_width(lo: Any, hi: Any, nd: int | None = None) -> str:
     """An interval's half-width in points: '±1.3'."""
     return f"±{points((hi - lo) / 2, nd)}" if _finite(lo) and _finite(hi) else MISSING
+
+
+def probability(x: Any, se: Any = None) -> str:
+    """A resampling share or agreement as a percentage with :data:`SHARE_DIGITS` decimals: 0.5535 -> '55.4%';
+    with its Monte Carlo standard error ``se``: '55.4% ±1.1' (percentage points, the same digits)."""
+    out = percent(x, SHARE_DIGITS)
+    if _finite(x) and _finite(se):
+        out += f" ±{100 * se:.{SHARE_DIGITS}f}"
+    return out
+
+
+def plain(x: Any) -> str:
+    """A setting as the user gave it: -4.0 -> '-4', 0.05 -> '0.05'."""
+    return f"{x:g}" if _finite(x) else MISSING
+
+
+def value(key: str, x: Any) -> str:
+    """Any JSON value by its key, for generic tables (the notebook, HTML pages of other results): scores,
+    differences and bounds (``score``, ``ci_low``, ``diff``, ...) in points, p-values as p-values, counts
+    with separators, other numbers with three significant digits."""
+    if isinstance(x, bool) or x is None:
+        return MISSING if x is None else str(x)
+    if isinstance(x, int):
+        return count(x)
+    if isinstance(x, float):
+        if key in POINT_KEYS:
+            return points(x)
+        if key in P_KEYS:
+            return p_value(x)
+        if not math.isfinite(x):
+            return MISSING
+        return f"{x:,.0f}" if x.is_integer() else f"{x:.3g}"
+    return str(x)
+
+
+#: JSON keys that hold a score, a difference or an interval bound (fractions shown in points)
+POINT_KEYS = frozenset({"score", "ci_low", "ci_high", "diff", "estimate", "se", "stable", "spread", "gap",
+                        "mdad", "mean_abs_error", "detectable_gap", "ci_half_width", "score_a", "score_b"})
+#: JSON keys that hold a p-value
+P_KEYS = frozenset({"p_value", "p_adjusted"})
 
 
 def number(x: Any, nd: int = 3) -> str:

@@ -3,25 +3,42 @@
 :class:`~ranktrust.leaderboard.LeaderboardReport` computes the verdict as numbers
 (``report.headline``: top, runner-up, separable, the lead's paired test, rank range, who could
 be #1); this module composes the sentence from those numbers only, so words and numbers cannot
-disagree. :func:`report_dict` is the report's JSON with the sentence in ``headline["text"]``:
-every renderer (text, Markdown, HTML, JSON) starts from it.
+disagree. :func:`report_dict` is the report's JSON with the sentence in ``headline["text"]`` and each
+note's sentence in its ``"text"`` (:mod:`.notes`): every renderer (text, Markdown, HTML, JSON) starts from it.
+:func:`present` is what ``str(report)`` and ``report.verdict`` call (registered by :mod:`.notebook`).
 """
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["headline_text", "headline_sentence", "report_dict"]
+__all__ = ["headline_text", "headline_sentence", "report_dict", "present"]
 
 
 def report_dict(report: Any, **kw: Any) -> dict[str, Any]:
     """``report.to_dict(**kw)`` (or a copy of a report dict) with the headline sentence in
-    ``["headline"]["text"]``."""
+    ``["headline"]["text"]`` and each note's sentence in its ``"text"``."""
+    from .notes import note_text
+
     d = report.to_dict(**kw) if hasattr(report, "to_dict") else dict(report)
     h = d.get("headline")
     if isinstance(h, dict) and "text" not in h:
         d["headline"] = {**h, "text": headline_sentence(d)}
+    if isinstance(d.get("notes"), list):
+        d["notes"] = [n if not isinstance(n, dict) or "text" in n else {**n, "text": note_text(n)}
+                      for n in d["notes"]]
     return d
+
+
+def present(report: Any, what: str) -> str:
+    """``str(report)`` (``what="text"``: the terminal report) and ``report.verdict`` (``"verdict"``)."""
+    if what == "verdict":
+        s = report.settings
+        return headline_text(report._headline(), s.get("confidence_level", 0.95), adjust=s.get("adjust", "holm"),
+                             n_pairs=s.get("n_pairs"))
+    from .renderers import to_string
+
+    return to_string(report, "text", kind="report")
 
 
 def headline_sentence(d: dict[str, Any]) -> str:

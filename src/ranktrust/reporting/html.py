@@ -52,35 +52,18 @@ def _env() -> Any:
         tier_phrase,
     )
 
-    env.filters.update(pts=_pts, spts=_spts, pct=_pct, pval=_pval, js=_js, num=_numfmt, tier_phrase=tier_phrase,
-                       stability_title=stability_title, adjust_phrase=adjust_phrase,
-                       provenance_lines=provenance_lines, rank_range=rank_range)
+    env.filters.update(_filters(), tier_phrase=tier_phrase, stability_title=stability_title,
+                       adjust_phrase=adjust_phrase, provenance_lines=provenance_lines, rank_range=rank_range)
     env.globals.update(tier_colour=plots.tier_colour)
     return env
 
 
 # --------------------------------------------------------------------------- formatting filters
+# every number through reporting/fmt.py with the digits fmt chooses (no filter takes a number of digits): the
+# page prints each number exactly as the terminal and Markdown do
 
 def _finite(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def _pts(x: Any, nd: int = 1) -> str:
-    """A fraction as points: 0.7183 -> '71.8' (fmt.points; missing -> 'n/a')."""
-    return fmt.points(x, nd)
-
-
-def _spts(x: Any, nd: int = 2) -> str:
-    """A difference as signed points: 0.0185 -> '+1.85'."""
-    return fmt.points(x, nd, signed=True)
-
-
-def _pct(x: Any, nd: int = 0) -> str:
-    return fmt.percent(x, nd)
-
-
-def _pval(p: Any) -> str:
-    return fmt.p_value(p)
 
 
 def _js(x: Any) -> str:
@@ -89,14 +72,23 @@ def _js(x: Any) -> str:
         else "null"
 
 
-def _numfmt(x: Any) -> str:
-    if isinstance(x, bool) or x is None:
-        return fmt.MISSING if x is None else str(x)
-    if isinstance(x, int):
-        return f"{x:,}"
-    if isinstance(x, float):
-        return f"{x:,.0f}" if x.is_integer() else f"{x:.3g}"
-    return str(x)
+def _filters() -> dict[str, Any]:
+    from .notes import note_text
+    from .renderers.ranking import lead_phrase
+
+    return {
+        "pts": lambda x: fmt.points(x),                  # a score or bound in points: '74.40'
+        "spts": lambda x: fmt.points(x, signed=True),    # a difference: '+1.85'
+        "pct": lambda x: fmt.percent(x),                 # a setting or share as a whole percentage: '80%'
+        "prob": fmt.probability,                         # a resampling share: '55.4%'
+        "pval": fmt.p_value,
+        "gap": fmt.gap_points,                           # a planned gap as typed: '2'
+        "tau": lambda x: fmt.number(x, 2),
+        "num": lambda x: fmt.value("", x),               # a count or other number: '12,032', '0.123'
+        "js": _js,
+        "note_text": note_text,
+        "lead_phrase": lead_phrase,
+    }
 
 
 # --------------------------------------------------------------------------- view model

@@ -3,9 +3,10 @@
 Every result shows itself as its figure (inline SVG with hover tooltips) when one is registered for its
 type (``reporting/plots/_registry.py``: intervals -> forest plot, stability -> stability curve, ...),
 followed by its numbers as tables. The whole leaderboard report shows as the HTML report in an isolated
-frame. Importing this module registers :func:`result_html` with ``ranktrust.results`` (``import
-ranktrust`` does), so the base result type never imports the presentation layer; matplotlib and jinja
-load on the first display.
+frame. Importing this module registers :func:`result_html` with ``ranktrust.results`` and the report's
+wording (``str(report)``, ``report.verdict``: :func:`~ranktrust.reporting.headline.present`) with
+``ranktrust.leaderboard.result`` (the first display or the first ``str(report)`` imports it), so the base
+result type never imports the presentation layer; matplotlib and jinja load on the first display.
 """
 
 from __future__ import annotations
@@ -14,19 +15,23 @@ import html
 from typing import Any, Callable
 
 from .. import results
+from ..leaderboard import result as _leaderboard_result
 from ._types import LEADERBOARD_REPORT, TypeTable
+from .headline import present
 
 MAX_ROWS = 50
 
 
-def _cell(v: Any) -> str:
-    if isinstance(v, float):
-        v = f"{v:.4g}"
-    elif isinstance(v, dict):
-        v = ", ".join(f"{k}: {_cell(x)}" for k, x in v.items())
-    elif isinstance(v, list):
-        v = ", ".join(_cell(x) for x in v[:10]) + (" …" if len(v) > 10 else "")
-    return html.escape(str(v))
+def _cell(v: Any, key: str = "") -> str:
+    """One value of a table, by its key through the one number rule (fmt.value: a score prints as in the
+    terminal and the HTML report)."""
+    from .fmt import value
+
+    if isinstance(v, dict):
+        return ", ".join(f"{html.escape(str(k))}: {_cell(x, str(k))}" for k, x in v.items())
+    if isinstance(v, list):
+        return ", ".join(_cell(x, key) for x in v[:10]) + (" …" if len(v) > 10 else "")
+    return html.escape(value(key, v))
 
 
 def _table(rows: list[dict[str, Any]], max_rows: int = MAX_ROWS) -> str:
@@ -40,7 +45,7 @@ def _table(rows: list[dict[str, Any]], max_rows: int = MAX_ROWS) -> str:
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
     body = []
     for r in rows[:max_rows]:
-        body.append("<tr>" + "".join(f"<td>{_cell(r.get(c))}</td>" for c in cols) + "</tr>")
+        body.append("<tr>" + "".join(f"<td>{_cell(r.get(c), c)}</td>" for c in cols) + "</tr>")
     more = f"<p><i>{len(rows) - max_rows} more rows in to_dict()</i></p>" if len(rows) > max_rows else ""
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}"
 
@@ -100,3 +105,4 @@ def result_html(result: Any) -> str:
 
 
 results.set_html_display(result_html)
+_leaderboard_result.set_presenter(present)     # str(report), report.verdict

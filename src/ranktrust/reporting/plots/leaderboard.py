@@ -57,8 +57,8 @@ def forest(result: Any, *, max_models: int | None = None, title: str | None = No
     for i, r in enumerate(rows):
         y = n - 1 - i
         tier = r.get("tier")
-        text = (f"{r['model']}: {points(r.get('score'), 1)} "
-                f"[{points(r.get('ci_low'), 1)}, {points(r.get('ci_high'), 1)}]")
+        text = (f"{r['model']}: {points(r.get('score'))} "
+                f"[{points(r.get('ci_low'))}, {points(r.get('ci_high'))}]")
         if r.get("rank") is not None:
             text += f"; rank {r['rank']}"
         if r.get("rank_low") is not None:

@@ -66,8 +66,8 @@ def condition_spread(result: Any, *, max_models: int | None = 60) -> Figure:
             (line,) = ax.plot([pts(v.get("ci_low")), pts(v.get("score")), pts(v.get("ci_high"))],
                               [y + offs[j]] * 3, color=OKABE_ITO[j % 7], marker=MARKERS[j % len(MARKERS)],
                               markevery=[1], ms=4, lw=1.3, zorder=3, label=c if i == 0 else None)
-            tip(fig, line, "cond", f"{r['model']} under {c}: {points(v.get('score'), 1)} "
-                 f"[{points(v.get('ci_low'), 1)}, {points(v.get('ci_high'), 1)}]")
+            tip(fig, line, "cond", f"{r['model']} under {c}: {points(v.get('score'))} "
+                 f"[{points(v.get('ci_low'))}, {points(v.get('ci_high'))}]")
     ax.set_yticks(range(n), [short(r["model"]) for r in reversed(rows)], fontsize=label_size(n))
     ax.set_ylim(-0.7, n - 0.3)
     score_axis_limits(ax, [pts(v.get(k)) for r in rows for v in r["conditions"].values() if v

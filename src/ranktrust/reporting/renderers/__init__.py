@@ -76,6 +76,13 @@ def renderer_for(result: Any, fmt: str) -> Callable[..., Any] | None:
     return None
 
 
+def renderer_named(name: str, fmt: str) -> Callable[..., Any] | None:
+    """The ``fmt`` renderer registered under the type name ``name`` (for a payload that is a JSON dict, such
+    as a section of the leaderboard report), or None."""
+    _load_builtin()
+    return _REGISTRY.get((name, fmt))
+
+
 def formats_for(result: Any) -> tuple[str, ...]:
     """The output formats ``result`` can be written in (json always; csv only for tables)."""
     return ("json", "text", "md", "html") + (("csv",) if renderer_for(result, "csv") else ())
@@ -116,4 +123,4 @@ def render(result: Any, *, fmt: str | None, out: str, kind: str, extra: dict[str
          seed=seed, input_hash=input_hash, command=command, title=title)
 
 
-__all__ = ["FORMATS", "formats_for", "render", "renderer", "renderer_for", "to_string"]
+__all__ = ["FORMATS", "formats_for", "render", "renderer", "renderer_for", "renderer_named", "to_string"]

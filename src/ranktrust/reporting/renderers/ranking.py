@@ -10,12 +10,12 @@ from ..fmt import (
     level,
     percent,
     points,
+    probability,
     rank_range,
     stability_title,
     tier_phrase,
 )
 from ..markdown import _esc
-from ..sections import lead_phrase
 from . import renderer
 from ._csv import table_csv
 
@@ -32,7 +32,7 @@ def _rank_columns(d: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _rank_cells(d: dict[str, Any], row: dict[str, Any]) -> list[str]:
     tier = (d.get("tiers") or {}).get("model_tier", {})
-    out = [str(tier.get(row["model"], "")), row["model"], points(row["score"], 1), str(row["rank"]),
+    out = [str(tier.get(row["model"], "")), row["model"], points(row["score"]), str(row["rank"]),
            rank_range(row["rank_low"], row["rank_high"])]
     if d["simultaneous"]:
         out.append(rank_range(row["marginal_low"], row["marginal_high"]))
@@ -96,7 +96,7 @@ def ranks_csv(d: dict[str, Any]) -> str:
 
 # ---- stability ------------------------------------------------------------------------------------------
 def _pct_se(x: Any, se: Any = None) -> str:
-    return percent(x, 1) + (f" ±{points(se, 1)}" if x is not None and se is not None else "")
+    return probability(x, se)
 
 
 def _familiar(d: dict[str, Any], n: int) -> str:
@@ -108,7 +108,7 @@ def _likely_first(row: dict[str, Any]) -> str:
     if not vals:
         return percent(None)
     name, p = max(vals, key=lambda kv: kv[1])
-    return f"{name} ({percent(p, 1)})"
+    return f"{name} ({probability(p)})"
 
 
 def _size_label(row: dict[str, Any], star: str) -> str:
@@ -129,7 +129,7 @@ def stability_text(d: dict[str, Any]) -> list[Any]:
     t.add_column("like")
     for row in d["by_size"]:
         t.add_row(_size_label(row, "*"), _pct_se(row["p_top_stays_top"], row["p_top_stays_top_se"]),
-                  *[percent(row["p_topk_order"][str(k)], 1) for k in d["top_k"]],
+                  *[probability(row["p_topk_order"][str(k)]) for k in d["top_k"]],
                   _likely_first(row), _familiar(d, row["n"]))
     out: list[Any] = [t, Text("± is the Monte Carlo standard error. Items are drawn with replacement from "
                               "the benchmark; exact ties are broken at random.")]
@@ -149,7 +149,7 @@ def stability_markdown(d: dict[str, Any]) -> str:
     for row in d["by_size"]:
         lines.append(f"| {_size_label(row, chr(92) + '*')} | "
                      f"{_pct_se(row['p_top_stays_top'], row['p_top_stays_top_se'])} | "
-                     + " | ".join(percent(row["p_topk_order"][str(k)], 1) for k in ks)
+                     + " | ".join(probability(row["p_topk_order"][str(k)]) for k in ks)
                      + f" | {_esc(_likely_first(row))} | {_familiar(d, row['n'])} |")
     lines += ["", "± is the Monte Carlo standard error; exact ties are broken at random."]
     if any(r["beyond_data"] for r in d["by_size"]):
@@ -181,11 +181,25 @@ def _winners(d: dict[str, Any], k: int = 3) -> str:
     return f"Who wins a half: {shown}" + (f" (and {len(wins) - k} more)" if len(wins) > k else "") + "."
 
 
+def lead_phrase(sh: dict[str, Any]) -> str:
+    """The winner's-curse sentence of the split-half check."""
+    a, b = sh.get("lead_selecting_half"), sh.get("lead_other_half")
+    if a is None or b is None:
+        return ""
+    if b < 0:
+        return (f"its lead of {points(a)} points in the half that picked it turns into a deficit of {points(-b)} "
+                "points in the other half: the top models are too close for a half to pick a winner.")
+    if a > 0 and b >= 0.9 * a:
+        return f"its lead holds up: {points(a)} points in the half that picked it, {points(b)} in the other."
+    return (f"its lead shrinks from {points(a)} points in the half that picked it to {points(b)} in the other "
+            "(the winner's curse).")
+
+
 def _splithalf_notes(d: dict[str, Any]) -> list[str]:
     out = []
     lead = lead_phrase(d)
     if lead:
-        out.append(f"The winner of one half also wins the other {percent(d['p_same_winner'])} of the time; {lead}")
+        out.append(f"The winner of one half also wins the other {probability(d['p_same_winner'])} of the time; {lead}")
     w = _winners(d)
     if w:
         out.append(w)
@@ -197,7 +211,7 @@ def _splithalf_notes(d: dict[str, Any]) -> list[str]:
 def _splithalf_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     return [
         ("winner of one half also wins the other",
-         f"{percent(d['p_same_winner'], 1)} ±{points(d['p_same_winner_se'], 1)}"),
+         probability(d['p_same_winner'], d['p_same_winner_se'])),
         ("winner's lead in the half that picked it",
          f"{points(d['lead_selecting_half'])} pts ±{points(d['lead_selecting_half_se'])}"),
         ("its lead in the other half", f"{points(d['lead_other_half'])} pts ±{points(d['lead_other_half_se'])}"),

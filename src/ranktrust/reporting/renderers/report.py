@@ -1,22 +1,91 @@
-"""Renderers of the leaderboard report (LeaderboardReport): the terminal, Markdown and HTML pages live in
-:mod:`ranktrust.reporting.text`, :mod:`~ranktrust.reporting.markdown` and :mod:`~ranktrust.reporting.html`;
-this module registers them, and the leaderboard as CSV."""
+"""The leaderboard report (LeaderboardReport) in every format: a loop over its sections.
+
+Each section of :data:`SECTIONS` is drawn by the renderers registered for its type: the micro-benchmark,
+repeats, sensitivity, stability and split-half sections by the very renderers of ``ranktrust microbench``,
+``repeats``, ``sensitivity``, ``stability`` and ``split-half``; the parts only the report has (its headline,
+leaderboard table, pair table, tiers, questions-needed table and notes) by the renderers below. The HTML page
+is :mod:`ranktrust.reporting.html` (one template partial per section). A new section is its builder
+(``leaderboard/sections.py``), its renderers (``@renderer(Type, fmt)``) and one line of :data:`SECTIONS`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from ..headline import report_dict
+from ..fmt import (
+    adjust_phrase,
+    count,
+    gap_points,
+    interval,
+    level,
+    number,
+    p_value,
+    percent,
+    plural,
+    points,
+    provenance_lines,
+    rank_range,
+    tier_phrase,
+)
+from ..headline import headline_sentence, report_dict
 from ..html import render_html
-from ..markdown import report_markdown
-from ..text import report_renderables
-from . import renderer
+from ..markdown import md_escape as _esc
+from ..notes import note_text
+from . import renderer, renderer_named
 from ._csv import table_csv
 
 renderer("LeaderboardReport", "payload")(report_dict)
-renderer("LeaderboardReport", "text")(report_renderables)
-renderer("LeaderboardReport", "md")(report_markdown)
 renderer("LeaderboardReport", "html")(render_html)
+
+
+def _whole(d: dict[str, Any], key: str) -> Any:
+    return d
+
+
+def _own(d: dict[str, Any], key: str) -> Any:
+    return d.get(key)
+
+
+def _power(d: dict[str, Any], key: str) -> Any:
+    return {**d["power"], "binary": d.get("binary", True)} if d.get("power") else None
+
+
+#: The report's sections in page order: (JSON key, the type whose renderers draw it, its payload from the report
+#: dict). A payload that is empty or None leaves the section out.
+SECTIONS: tuple[tuple[str, str, Callable[[dict[str, Any], str], Any]], ...] = (
+    ("headline", "ReportHeadline", _whole),
+    ("models", "ReportLeaderboard", _whole),
+    ("pairs", "ReportPairs", _whole),
+    ("tiers", "ReportTiers", _whole),
+    ("stability", "Stability", _own),
+    ("split_half", "SplitHalf", _own),
+    ("power", "PowerSection", _power),
+    ("microbench", "MDADResult", _own),
+    ("repeats", "Repeats", _own),
+    ("sensitivity", "Sensitivity", _own),
+    ("notes", "ReportNotes", _whole),
+)
+
+
+def _sections(d: dict[str, Any], fmt: str) -> list[Any]:
+    out = []
+    for key, kind, payload in SECTIONS:
+        part = payload(d, key)
+        fn = renderer_named(kind, fmt)
+        if part and fn is not None:
+            out.append(fn(part))
+    return out
+
+
+@renderer("LeaderboardReport", "text")
+def report_text(d: dict[str, Any]) -> list[Any]:
+    """The terminal report: the verdict first, then every section the report has."""
+    return [r for part in _sections(d, "text") for r in part]
+
+
+@renderer("LeaderboardReport", "md")
+def report_markdown(d: dict[str, Any]) -> str:
+    return f"# {_esc(d['title'])}\n\n" + "\n".join(part.rstrip("\n") + "\n" for part in _sections(d, "md"))
 
 
 @renderer("LeaderboardReport", "csv")
@@ -24,3 +93,208 @@ def report_csv(d: dict[str, Any]) -> str:
     """The leaderboard table: one row per model."""
     cols = ["rank", "model", "score", "ci_low", "ci_high", "n_items", "tier", "rank_low", "rank_high"]
     return table_csv(cols, ([r.get(c) for c in cols] for r in d["models"]))
+
+
+# ---- headline ---------------------------------------------------------------------------------------------
+@renderer("ReportHeadline", "text")
+def headline_rich(d: dict[str, Any]) -> list[Any]:
+    from rich.panel import Panel
+    from rich.text import Text
+
+    return [Panel(Text(headline_sentence(d)), title="Is #1 really #1?", expand=False)]
+
+
+@renderer("ReportHeadline", "md")
+def headline_markdown(d: dict[str, Any]) -> str:
+    return f"**Is #1 really #1?** {_esc(headline_sentence(d))}\n"
+
+
+# ---- leaderboard table ------------------------------------------------------------------------------------
+def _lede(d: dict[str, Any]) -> str:
+    lvl = d["settings"]["confidence_level"]
+    return (f"{plural(d['n_models'], 'model')} × {plural(d['n_items'], 'item')}; {level(lvl)} confidence intervals"
+            + (", clustered by item group" if d["settings"].get("clustered") else "") + ".")
+
+
+def _model_cells(r: dict[str, Any]) -> list[str]:
+    return [str(r["rank"]), r["model"], points(r["score"]), interval(r["ci_low"], r["ci_high"]),
+            count(r["n_items"]), str(r.get("tier") or "-"), rank_range(r.get("rank_low"), r.get("rank_high"))]
+
+
+def _tier_header(d: dict[str, Any]) -> str:
+    """The tier column says what its tiers are: 'tier' (of the rank ranges) or 'tier (adjacent)'."""
+    return "tier (adjacent)" if (d.get("tiers") or {}).get("method") == "adjacent" else "tier"
+
+
+def _name_width(names: list[str], cap: int = 48) -> int:
+    """A name column wide enough that no name up to ``cap`` characters is broken inside a word."""
+    return min(max((len(n) for n in names), default=5), cap)
+
+
+@renderer("ReportLeaderboard", "text")
+def leaderboard_rich(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+    from rich.text import Text
+
+    lvl = d["settings"]["confidence_level"]
+    t = Table(title=f"{d['title']} — {plural(d['n_models'], 'model')} × {plural(d['n_items'], 'item')} "
+                    f"({level(lvl)} CI{', clustered by group' if d['settings'].get('clustered') else ''})")
+    width = _name_width([r["model"] for r in d["models"]])
+    for c, j in (("#", "right"), ("model", "left"), ("score", "right"), ("CI", "right"),
+                 ("items", "right"), (_tier_header(d), "right"), ("rank range", "right")):
+        if c == "model":
+            t.add_column(c, justify="left", overflow="fold", min_width=width)
+        else:
+            t.add_column(c, justify=j, no_wrap=True)  # type: ignore[arg-type]
+    for r in d["models"]:
+        t.add_row(*_model_cells(r))
+    out: list[Any] = [t]
+    out += [Text(f"read from {line}", style="dim") for line in provenance_lines(d.get("provenance"))]
+    return out
+
+
+@renderer("ReportLeaderboard", "md")
+def leaderboard_markdown(d: dict[str, Any]) -> str:
+    lines = [_lede(d), "", f"| # | model | score | CI | items | {_tier_header(d)} | rank range |",
+             "|--:|:--|--:|--:|--:|--:|--:|"]
+    for r in d["models"]:
+        cells = _model_cells(r)
+        cells[1] = _esc(cells[1])
+        lines.append("| " + " | ".join(cells) + " |")
+    prov = provenance_lines(d.get("provenance"))
+    if prov:
+        lines += [""] + [f"Read from {_esc(x)}." for x in prov]
+    return "\n".join(lines) + "\n"
+
+
+# ---- pairs ------------------------------------------------------------------------------------------------
+def _pairs_title(d: dict[str, Any]) -> str:
+    return "Each model vs the next one down" if d["pairs_scope"] == "adjacent" else "All pairs"
+
+
+#: the terminal shows at most this many pairs (the JSON has all of them)
+TEXT_MAX_PAIRS = 200
+
+
+@renderer("ReportPairs", "text")
+def pairs_rich(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+    from rich.text import Text
+
+    if not d.get("pairs"):
+        return []
+    pairs = d["pairs"][:TEXT_MAX_PAIRS]
+    pt = Table(title=f"{_pairs_title(d)} (paired on shared items; p adj: {adjust_phrase(d['settings'])}; "
+                     "CI unadjusted)")
+    # the two names stacked in one column: a name breaks only when it alone is wider than the column
+    pt.add_column("A\nB", justify="left", overflow="fold",
+                  min_width=_name_width([p[k] for p in pairs for k in ("a", "b")]))
+    for c in ("A − B (pts)", "CI", "only A", "only B", "p", "p adj"):
+        pt.add_column(c, justify="right", no_wrap=True)
+    alpha = 1 - d["settings"]["confidence_level"]
+    for p in pairs:
+        sig = p["p_adjusted"] is not None and p["p_adjusted"] < alpha
+        pt.add_row(f"{p['a']}\n{p['b']}", points(p["diff"], signed=True),
+                   interval(p["ci_low"], p["ci_high"], signed=True), count(p.get("only_a")), count(p.get("only_b")),
+                   p_value(p["p_value"]), p_value(p["p_adjusted"]), style="bold" if sig else None)
+    out: list[Any] = [pt]
+    if len(d["pairs"]) > TEXT_MAX_PAIRS:
+        out.append(Text(f"... {len(d['pairs']) - TEXT_MAX_PAIRS} more pairs in the JSON output"))
+    return out
+
+
+@renderer("ReportPairs", "md")
+def pairs_markdown(d: dict[str, Any]) -> str:
+    if not d.get("pairs"):
+        return ""
+    lines = [f"## {_pairs_title(d)}", "",
+             f"Paired on shared items; p adj: {adjust_phrase(d['settings'])}; the CI is unadjusted.", "",
+             "| A | B | A − B (pts) | CI | only A | only B | p | p adj |", "|:--|:--|--:|--:|--:|--:|--:|--:|"]
+    for p in d["pairs"]:
+        lines.append(f"| {_esc(p['a'])} | {_esc(p['b'])} | {points(p['diff'], signed=True)} | "
+                     f"{interval(p['ci_low'], p['ci_high'], signed=True)} | {count(p.get('only_a'))} | "
+                     f"{count(p.get('only_b'))} | {p_value(p['p_value'])} | {p_value(p['p_adjusted'])} |")
+    return "\n".join(lines) + "\n"
+
+
+# ---- tiers ------------------------------------------------------------------------------------------------
+@renderer("ReportTiers", "text")
+def tiers_rich(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+    from rich.text import Text
+
+    if not d.get("tiers") or d["n_models"] < 2:
+        return []
+    # the title on its own line: a narrow tier table would wrap it into a column of fragments
+    tt = Table()
+    tt.add_column("tier", justify="right")
+    tt.add_column("models", overflow="fold")
+    for row in d["tiers"]["tiers"]:
+        tt.add_row(str(row["tier"]), ", ".join(row["models"]))
+    return [Text(tier_phrase(d["tiers"]), style="italic"), tt]
+
+
+@renderer("ReportTiers", "md")
+def tiers_markdown(d: dict[str, Any]) -> str:
+    if not d.get("tiers") or d["n_models"] < 2:
+        return ""
+    lines = ["## Tiers", "", tier_phrase(d["tiers"]) + ".", ""]
+    lines += [f"- **Tier {row['tier']}**: " + ", ".join(_esc(m) for m in row["models"]) for row in d["tiers"]["tiers"]]
+    return "\n".join(lines) + "\n"
+
+
+# ---- questions needed (PowerSection) ----------------------------------------------------------------------
+def at_n_sentence(pw: dict[str, Any]) -> str:
+    """'At n = 500 items the detectable gap is ...'; says so when no gap is detectable at that n."""
+    at = pw["at_n"]
+    n = plural(at["n"], "item")
+    g, q = at.get("detectable_gap"), pw.get("disagreement")
+    if g is None:
+        return f"At n = {n} the detectable gap is undefined."
+    if g >= 1 or (q is not None and g > q and pw.get("binary", True)):
+        return (f"At n = {n} no possible gap is detectable with {percent(pw.get('power', 0.8))} power (the formula "
+                f"asks for {points(g)} points, more than two such models can differ by); a paired CI is "
+                f"±{points(at['ci_half_width'])} points.")
+    return (f"At n = {n} the detectable gap is {points(g)} points and a paired CI is "
+            f"±{points(at['ci_half_width'])} points.")
+
+
+def _power_title(pw: dict[str, Any]) -> str:
+    return (f"q = {number(pw['disagreement'], 2)}: {pw.get('q_meaning', 'disagreement')}; "
+            f"α = {pw['alpha']:g}, power {percent(pw['power'])}")
+
+
+@renderer("PowerSection", "text")
+def power_rich(pw: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+    from rich.text import Text
+
+    p = Table()
+    p.add_column("gap (pts)", justify="right")
+    p.add_column("items needed", justify="right")
+    for row in pw["table"]:
+        p.add_row(gap_points(row["gap"]), count(row["items_needed"]))
+    return [Text(f"Questions needed to detect a gap ({_power_title(pw)})", style="italic"), p,
+            Text(at_n_sentence(pw))]
+
+
+@renderer("PowerSection", "md")
+def power_markdown(pw: dict[str, Any]) -> str:
+    lines = [f"## Questions needed ({_power_title(pw)})", "", "| gap (pts) | items needed |", "|--:|--:|"]
+    lines += [f"| {gap_points(row['gap'])} | {count(row['items_needed'])} |" for row in pw["table"]]
+    return "\n".join(lines + ["", at_n_sentence(pw)]) + "\n"
+
+
+# ---- notes ------------------------------------------------------------------------------------------------
+@renderer("ReportNotes", "text")
+def notes_rich(d: dict[str, Any]) -> list[Any]:
+    from rich.text import Text
+
+    return [Text(f"note: {note_text(n)}", style="yellow") for n in d.get("notes") or []]
+
+
+@renderer("ReportNotes", "md")
+def notes_markdown(d: dict[str, Any]) -> str:
+    if not d.get("notes"):
+        return ""
+    return "\n".join(["## Notes", ""] + [f"- {_esc(note_text(n))}" for n in d["notes"]]) + "\n"

@@ -56,15 +56,15 @@ def _repeats_table(d: dict[str, Any], compact: bool = False) -> tuple[list[str],
         head.append("N req")
     rows = []
     for r in d["models"]:
-        row = [r["model"], str(r["runs"]), points(r["score"], 1),
-               interval(r["ci_low"], r["ci_high"], 1, sep="-", brackets=False),
+        row = [r["model"], str(r["runs"]), points(r["score"]),
+               interval(r["ci_low"], r["ci_high"], sep="-", brackets=False),
                points(r["run_sd"]), number(r["between_item_var"]), number(r["within_item_var"])]
         for k in ks:
             p = r["pass_at"][k]
-            row.append(points(p["estimate"], 1) if compact else
-                       f"{points(p['estimate'], 1)} ({points(p['ci_low'], 1)}-{points(p['ci_high'], 1)})")
+            row.append(points(p["estimate"]) if compact else
+                       f"{points(p['estimate'])} ({points(p['ci_low'])}-{points(p['ci_high'])})")
         if has_maj:
-            row.append(points(r["maj_at_n"]["estimate"] if r["maj_at_n"] else None, 1))
+            row.append(points(r["maj_at_n"]["estimate"] if r["maj_at_n"] else None))
         if choose:
             need = r["n_required"]
             row.append(points(None) if need is None else
@@ -200,16 +200,16 @@ def _sensitivity_table(d: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     head = ["model", "stable"] + conds + ["spread", "best+", "p"]
     rows = []
     for r in d["models"]:
-        row = [r["model"], points(r["stable"], 1)]
+        row = [r["model"], points(r["stable"])]
         for c in conds:
             v = r["conditions"].get(c)
             if v is None:
                 row.append(points(None))
             elif v["ci_high"] is None or v["ci_low"] is None:
-                row.append(points(v["score"], 1))
+                row.append(points(v["score"]))
             else:
-                row.append(f"{points(v['score'], 1)} ±{points((v['ci_high'] - v['ci_low']) / 2, 1)}")
-        row += [points(r["spread"], 1), points(r["best_inflation"], 1), _p(r)]
+                row.append(f"{points(v['score'])} ±{points((v['ci_high'] - v['ci_low']) / 2)}")
+        row += [points(r["spread"]), points(r["best_inflation"]), _p(r)]
         rows.append(row)
     return head, rows
 
@@ -223,10 +223,10 @@ def _compact_table(d: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
         got = [(v["score"], c) for c, v in (r["conditions"] or {}).items() if v and v.get("score") is not None]
         lo = min(got) if got else None
         hi = max(got) if got else None
-        rows.append([r["model"], points(r["stable"], 1),
-                     points(None) if lo is None else f"{points(lo[0], 1)} ({lo[1]})",
-                     points(None) if hi is None else f"{points(hi[0], 1)} ({hi[1]})",
-                     points(r["spread"], 1), points(r["best_inflation"], 1), _p(r)])
+        rows.append([r["model"], points(r["stable"]),
+                     points(None) if lo is None else f"{points(lo[0])} ({lo[1]})",
+                     points(None) if hi is None else f"{points(hi[0])} ({hi[1]})",
+                     points(r["spread"]), points(r["best_inflation"]), _p(r)])
     return head, rows
 
 

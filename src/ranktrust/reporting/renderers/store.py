@@ -90,8 +90,8 @@ def score_text(d: dict[str, Any]) -> list[Any]:
     for c in ("model", "rows", "items", "accuracy", "mean p(correct)", "letter token"):
         t.add_column(c, justify="left" if c in ("model", "letter token") else "right")
     for m in d["models"]:
-        t.add_row(m["model"], str(m["rows"]), str(m["items"]), points(m["accuracy"], 1),
-                  points(m["mean_prob"], 1), m["letter_tokens"] or "")
+        t.add_row(m["model"], str(m["rows"]), str(m["items"]), points(m["accuracy"]),
+                  points(m["mean_prob"]), m["letter_tokens"] or "")
     lines: list[Any] = [t]
     where = f" to {d['out']}" if d["out"] else ""
     lines.append(f"{d['n_new']} new rows{where}; {d['n_skipped']} already done and skipped")
@@ -107,8 +107,8 @@ def score_text(d: dict[str, Any]) -> list[Any]:
 def score_markdown(d: dict[str, Any]) -> str:
     rows = ["| model | rows | items | accuracy | mean p(correct) |", "|---|---:|---:|---:|---:|"]
     for m in d["models"]:
-        rows.append(f"| {_esc(m['model'])} | {m['rows']} | {m['items']} | {points(m['accuracy'], 1)} | "
-                    f"{points(m['mean_prob'], 1)} |")
+        rows.append(f"| {_esc(m['model'])} | {m['rows']} | {m['items']} | {points(m['accuracy'])} | "
+                    f"{points(m['mean_prob'])} |")
     rows.append("")
     rows.append(f"{d['n_new']} new rows; {d['n_skipped']} already done.")
     for name, msg in d["failed"].items():

@@ -13,9 +13,9 @@ _COLS = ("method", "items", "MDAD (pts)", "{ci} CI", "Kendall τ", "mean abs err
 
 
 def _row(r: dict[str, Any]) -> list[str]:
-    return [r["method"], str(r["size"]), points(r["mdad"], 1) if r["reached"] else r["status"],
-            interval(r["ci_low"], r["ci_high"], 1, sep="–", brackets=False),
-            number(r["kendall_tau"], 2), points(r["mean_abs_error"], 1), percent(r["misordered"])]
+    return [r["method"], str(r["size"]), points(r["mdad"]) if r["reached"] else r["status"],
+            interval(r["ci_low"], r["ci_high"], sep="–", brackets=False),
+            number(r["kendall_tau"], 2), points(r["mean_abs_error"]), percent(r["misordered"])]
 
 
 def _n_trials(s: dict[str, Any]) -> int:
@@ -30,7 +30,7 @@ def _against(d: dict[str, Any]) -> str:
 def _gap(x: Any, status: str = "ok") -> str:
     """An MDAD in points; says why there is none ('undefined (too few pairs)', 'more than the largest gap')."""
     if x is not None:
-        return points(x, 1)
+        return points(x)
     return "undefined (too few pairs)" if status == "too few pairs" else "more than the largest gap"
 
 
@@ -74,7 +74,7 @@ def recommendation_sentences(rec: dict[str, Any]) -> list[str]:
         elif last["random_mdad"] is not None:
             text.append(f"At {last['size']} items uniform random has MDAD {_gap(last['random_mdad'])} points, the "
                         f"best method ({last['best_method']}) {_gap(last['best_mdad'])}: random is within "
-                        f"{points(last['random_mdad'] - last['best_mdad'], 1)} points of it.")
+                        f"{points(last['random_mdad'] - last['best_mdad'])} points of it.")
         else:
             text.append(f"At {last['size']} items uniform random reaches {lvl} agreement in no gap bin{counted}; "
                         f"the best method ({last['best_method']}) has MDAD {_gap(last['best_mdad'])} points.")
@@ -99,6 +99,12 @@ def recommendation_sentences(rec: dict[str, Any]) -> list[str]:
                 "items " + (f"has MDAD {_gap(best['unseen_mdad'])} points." if st == "ok" else
                             f"reaches {lvl} agreement in no gap bin{counted}." if st == "not reached" else
                             "has too few pairs to measure MDAD."))
+    elif rec.get("not_enough_pairs"):
+        ne = rec["not_enough_pairs"]
+        text.append(f"Not enough target models to recommend a size: {ne['method']} with {ne['size']} items would "
+                    f"reach {_gap(ne['mdad'])} points, but that gap bin holds only {ne['mdad_pairs']} target "
+                    f"pair{'s' if ne['mdad_pairs'] != 1 else ''} (at least {ne['pairs_needed']} needed); use fewer "
+                    "source models (more targets), more trials or wider gap bins.")
     elif rec.get("fallback"):
         fb = rec["fallback"]
         text.append(f"No tested size reaches an MDAD of {target} points (best: {fb['method']} at {fb['size']} "
@@ -168,7 +174,7 @@ def mdad_markdown(d: dict[str, Any]) -> str:
         "## Micro-benchmark reliability" + _against(d), "",
         f"{_n_trials(s)} trials, {s['n_source_models']} source / {s['n_target_models']} target models, "
         f"{s['n_items']} items; MDAD at {percent(s['agreement_level'])} agreement, "
-        f"{points(s['delta_bin'], 1)}-point bins.", "",
+        f"{points(s['delta_bin'])}-point bins.", "",
         *_md_table(d, d["mdad"]),
     ]
     if d.get("unseen") is not None:
