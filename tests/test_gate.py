@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import ranktrust as rt
 from ranktrust.errors import DataError
-from ranktrust.gate import gate, holm_levels
+from ranktrust.gating import gate, holm_levels
 
 ALPHA = 0.05
 
@@ -292,3 +292,11 @@ def test_a_4_point_drop_on_one_4000_item_task_fails_and_is_named():
     sizes = [4000, 500, 1000, 1500, 2000, 3000]
     fail, named, _ = _rates(200, sizes, 0.3, [0.04, 0, 0, 0, 0, 0], seed=7)
     assert fail >= 0.8 and named >= 0.8
+
+
+def test_the_ci_docs_example_runs(swebench_path, tmp_path, monkeypatch):
+    """docs/ci.md's Python block, run as tests/test_docs_examples.py runs every doc (SWE-bench for results.csv,
+    its top two models for Model A / Model B)."""
+    from test_docs_examples import _run_file
+
+    _run_file("docs/ci.md", data=swebench_path, read_kw="", tmp=tmp_path, monkeypatch=monkeypatch)

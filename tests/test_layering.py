@@ -51,7 +51,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
     ("reporting", "plot", "_schema"),                  # _schema: the JSON Schema of the JSON output
     ("leaderboard",),                                   # the report pipeline: rt.report()
-    ("ranking", "subsets", "runs", "quality", "sequential", "score", "preference", "gate"),
+    ("ranking", "subsets", "runs", "quality", "sequential", "score", "preference", "gating"),
     ("stats", "resample"),
     ("data", "datasets"),
     ("errors", "results", "_text", "_validate", "_kernel", "_random", "_optim"),

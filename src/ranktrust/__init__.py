@@ -74,7 +74,7 @@ _LAZY: dict[str, str] = {
     # the JSON contract
     "json_schema": "ranktrust._schema",
     # the release gate (issue 25)
-    "gate": "ranktrust.gate",
+    "gate": "ranktrust.gating",   # the package is not named gate: it would shadow rt.gate
 }
 
 __all__ = [

@@ -75,7 +75,7 @@ COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
     "score": ("ranktrust.score.runner:ScoreResults", {}),
     "watch": ("ranktrust.sequential.watch:WatchStatus", {}),
     "watch-replay": ("ranktrust.sequential.replay:ReplayResult", {}),
-    "gate": ("ranktrust.gate:Gate", {"headline": str, "show_plan": bool}),
+    "gate": ("ranktrust.gating:Gate", {"headline": str, "show_plan": bool}),
     "arena": ("ranktrust.preference.result:ArenaResult", {}),
 }
 

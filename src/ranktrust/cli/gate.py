@@ -13,8 +13,8 @@ from typing import Any
 import click
 
 from ..data.io import input_hash
-from ..gate import GATE_ADJUST
-from ..gate import gate as _gate
+from ..gating import GATE_ADJUST
+from ..gating import gate as _gate
 from ._common import (
     api_default,
     cluster_requested,

@@ -1,4 +1,4 @@
-"""Renderers of the release gate (:class:`ranktrust.gate.Gate`): the verdict in one line, then one row
+"""Renderers of the release gate (:class:`ranktrust.gating.Gate`): the verdict in one line, then one row
 per task (the deciding tasks first), in text, Markdown (a pull-request comment), HTML and CSV.
 
 The payload is ``Gate.to_dict()`` plus ``headline`` (the verdict line) and ``show_plan`` (whether the

@@ -110,7 +110,7 @@ class GateTask(Result):
     ci_low, ci_high : float
         The interval at ``ci_level`` (the task's Holm level): the decision is read from it.
     ci_level : float
-        ``1 - a_k`` (see :mod:`ranktrust.gate.core`): 0.95 / K ... 0.95 with Holm.
+        ``1 - a_k`` (see :mod:`ranktrust.gating.core`): 0.95 / K ... 0.95 with Holm.
     p_value : float
         The two-sided p-value of :func:`ranktrust.compare` on this task.
     p_adjusted : float
