@@ -549,7 +549,7 @@ class IngestMixin:
             as it was before it.
         """
         if self.read_only:
-            raise DataError(f"{self.path}: the store is open read-only; open it with read_only=False to ingest")
+            raise DataError(f"{self.path}: the store is open read-only; open it with `read_only`=False to ingest")
         opts = options or ReadOptions()
         progress = _validate.progress(progress)
         plist = [os.fspath(paths)] if isinstance(paths, (str, os.PathLike)) else [os.fspath(p) for p in paths]
