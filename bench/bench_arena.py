@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
-import tracemalloc
+import resource
 
 # one BLAS thread: on a loaded 2-core machine two OpenBLAS threads spin against each other and a 250 x 250
 # solve costs 70x more (measured: 0.16 s against 0.0024 s); set RT_BENCH_BLAS_THREADS to change it
@@ -120,14 +120,15 @@ def main() -> None:
     print(f"data: {len(df):,} battles, {args.models} models, {df.cluster.nunique():,} prompts "
           f"({time.perf_counter() - t:.1f} s to simulate)")
 
-    tracemalloc.start()
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t = time.perf_counter()
     r = rt.arena(df, rng=0)
     t_rt = time.perf_counter() - t
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
+    peak = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) * 1024   # KiB on Linux
+    load = os.getloadavg()[0]
     s = r.settings
-    print(f"ranktrust arena: {t_rt:.1f} s, peak traced memory {peak / 2**30:.2f} GiB "
+    print(f"ranktrust arena: {t_rt:.1f} s (load average {load:.1f} on {os.cpu_count()} cores), peak RSS growth "
+          f"{peak / 2**30:.2f} GiB above the peak before the call "
           f"({s['iterations']} Newton steps, gradient {s['gradient']:.1e}, {s['n_clusters']:,} clusters, "
           f"{s['n_resamples']:,} max-|t| draws over {len(r.pair_a):,} pairs); could be #1: {len(r.could_be_first)}; "
           f"mean rank-set width {np.mean(r.rank_high - r.rank_low + 1):.2f} "

@@ -26,32 +26,29 @@ from ._common import api_default, command_line, confidence_option, output_option
 @click.option("--n-resamples", default=api_default(_arena, "n_resamples"), show_default=True,
               type=click.IntRange(min=10), help="Max-|t| draws (bootstrap refits with --method bootstrap).")
 @click.option("--input-format", "input_format", default="auto", show_default=True,
-              help="Battles format (see docs/formats/battles.md); auto sniffs the file.")
+              help="Battles format: auto, table, clean_battle, arena_hard, alpaca_eval, mt_bench (docs/formats/battles.md).")
+@click.option("--weight-strong", "weight_strong", type=float, default=None,
+              help="Arena-Hard judgments: the weight of a strong verdict (3 as Arena-Hard); one battle with that weight.")
+@click.option("--prompt-col", "prompt", default=None,
+              help="Battles tables: the column of prompt ids (default: cluster, question_id, prompt_id or uid).")
 @output_options
 @confidence_option
 @seed_option
 def command(paths: tuple[str, ...], baseline: str | None, ties: str, cluster_by: str, style: str | None,
-            method: str, n_resamples: int, input_format: str, output_format: str | None, out: str,
-            confidence: float, seed: int) -> None:
+            method: str, n_resamples: int, input_format: str, weight_strong: float | None, prompt: str | None,
+            output_format: str | None, out: str, confidence: float, seed: int) -> None:
     """Ratings, simultaneous rank sets and "Is #1 really #1?" for battles in PATHS (a battles table,
     Chatbot Arena clean_battle JSON, Arena-Hard judgments, AlpacaEval annotations, MT-Bench pairs)."""
+    from ..data.battles import read_battles
     from ..data.io import input_hash
 
     if not paths:
         raise click.UsageError("give a battles file")
-    source: Any = list(paths) if len(paths) > 1 else paths[0]
-    if input_format != "auto":
-        from ..data.battles import read_battles
-
-        frames = [read_battles(p, format=input_format) for p in paths]
-        if len(frames) > 1:
-            import pandas as pd
-
-            source = pd.concat(frames, ignore_index=True)
-        else:
-            source = frames[0]
+    df = read_battles(list(paths) if len(paths) > 1 else paths[0], format=input_format,
+                      weight_strong=weight_strong if weight_strong is not None else False, prompt=prompt,
+                      baseline=baseline)
     sty: Any = False if style is None else (True if style == "all" else [s.strip() for s in style.split(",") if s.strip()])
-    r = _arena(source, baseline=baseline, ties=ties, cluster_by=None if cluster_by.lower() == "none" else cluster_by,
+    r = _arena(df, baseline=baseline, ties=ties, cluster_by=None if cluster_by.lower() == "none" else cluster_by,
                style=sty, method=method, confidence_level=confidence, n_resamples=n_resamples, rng=seed)
     render(r, kind="arena", fmt=output_format, out=out, seed=seed, input_hash=input_hash(paths),
            command=command_line(), title="ranktrust arena")

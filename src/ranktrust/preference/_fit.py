@@ -70,14 +70,24 @@ def cells(a: np.ndarray, b: np.ndarray, y: np.ndarray, w: np.ndarray, M: int) ->
         uniq = occ
     k = len(uniq)
 
-    def tot(v: np.ndarray) -> np.ndarray:
-        return np.bincount(index, weights=v, minlength=k)
+    def tot(v: np.ndarray | None) -> np.ndarray:
+        return np.bincount(index, weights=v, minlength=k).astype(float)
 
-    wy = w * y
-    w2 = w * w
-    return Cells(A=(uniq // M).astype(np.int64), B=(uniq % M).astype(np.int64), n=tot(w), s=tot(wy),
-                 wins=tot(w * (y == 1.0)), losses=tot(w * (y == 0.0)), ties=tot(w * (y == 0.5)),
-                 n2=tot(w2), s2=tot(w2 * y), q2=tot(w2 * y * y), index=index, M=M)
+    unit = bool(np.all(w == 1.0))
+    n = tot(None) if unit else tot(w)
+    wy = y if unit else w * y
+    s = tot(wy)
+    y2 = y * y
+    q2 = tot(y2)
+    if unit:
+        n2, s2 = n, s
+    else:
+        w2 = w * w
+        n2, s2, q2 = tot(w2), tot(w2 * y), tot(w2 * y2)
+    wins, ties = tot(np.where(y == 1.0, w, 0.0)), tot(np.where(y == 0.5, w, 0.0))
+    losses = n - wins - ties - tot(np.where((y != 0.0) & (y != 0.5) & (y != 1.0), w, 0.0))
+    return Cells(A=(uniq // M).astype(np.int64), B=(uniq % M).astype(np.int64), n=n, s=s, wins=wins, losses=losses,
+                 ties=ties, n2=n2, s2=s2, q2=q2, index=index, M=M)
 
 
 @dataclass

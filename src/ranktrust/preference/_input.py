@@ -76,7 +76,7 @@ def battles_arrays(df: Any, *, cluster_by: str | None) -> Battles:
         if need not in cols:
             raise DataError(f"`battles` has no `{need}` column (columns: {', '.join(cols)}); a battles table needs "
                             "model_a, model_b and score (or winner)", param="battles")
-    n = len(_col(df, "model_a"))
+    n = len(df[next(iter(cols))]) if not hasattr(df, "shape") else int(df.shape[0])
     if n == 0:
         raise DataError("`battles` is empty: there is nothing to rate", param="battles")
     ca, ua = _codes(df, "model_a")

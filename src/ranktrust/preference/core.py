@@ -45,23 +45,14 @@ def _read(battles: Any, cluster_by: Any) -> Battles:
 
     if isinstance(battles, (str, os.PathLike)) or (isinstance(battles, (list, tuple)) and battles
                                                     and all(isinstance(p, (str, os.PathLike)) for p in battles)):
-        from ..data.battles import read_battles  # the data layer reads files (ARENA-INPUTS)
+        from ..data.battles import read_battles  # the data layer reads files
 
-        paths = [battles] if isinstance(battles, (str, os.PathLike)) else list(battles)
-        frames = [read_battles(p) for p in paths]
-        if len(frames) == 1:
-            return battles_arrays(frames[0], cluster_by=cluster_by)
-        return battles_arrays(_stack(frames), cluster_by=cluster_by)
+        return battles_arrays(read_battles(battles), cluster_by=cluster_by)
     return battles_arrays(battles, cluster_by=cluster_by)
 
 
-def _stack(frames: list[Any]) -> dict[str, np.ndarray]:
-    cols = [c for c in frames[0].columns if all(c in f.columns for f in frames)]
-    return {c: np.concatenate([np.asarray(f[c].to_numpy(), dtype=object if f[c].dtype == object else None)
-                               for f in frames]) for c in cols}
-
-
 def _connected(a: np.ndarray, b: np.ndarray, M: int, models: Sequence[str]) -> None:
+    """``a``, ``b``: the pairs that met (the cells)."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
@@ -106,11 +97,13 @@ def _style_features(bt: Battles) -> np.ndarray:
 
 
 def _fit_all(bt: Battles, ties: str, f: np.ndarray | None, cluster: np.ndarray | None, n_clusters: int,
-             y: np.ndarray, w: np.ndarray, theta0: np.ndarray | None = None, want_cov: bool = True):
-    """The fit (and its sandwich covariance over all parameters) on canonical battles."""
+             y: np.ndarray, w: np.ndarray, theta0: np.ndarray | None = None, want_cov: bool = True,
+             c: _fit.Cells | None = None):
+    """The fit (and its sandwich covariance over all parameters) on canonical battles (``c``: their cells)."""
     M = len(bt.models)
     a, b = bt.a, bt.b
-    c = _fit.cells(a, b, y, w, M)
+    if c is None:
+        c = _fit.cells(a, b, y, w, M)
     if f is not None:
         fit = _fit.fit_style(a, b, y, w, f, c, theta0)
     elif ties == "davidson":
@@ -260,11 +253,11 @@ def arena(
         f = _style_features(bt)
     bt.a, bt.b, bt.y = a, b, y
     w = bt.w
-    _connected(a, b, M, models)
     c0 = _fit.cells(a, b, y, w, M)
+    _connected(c0.A, c0.B, M, models)
     _separation(c0, models)
     cluster, G = bt.cluster, bt.n_clusters
-    fit, c, Vfull = _fit_all(bt, ties, f, cluster, G, y, w)
+    fit, c, Vfull = _fit_all(bt, ties, f, cluster, G, y, w, c=c0)
     theta = fit.theta
     draws = None
     if method == "bootstrap":
@@ -334,7 +327,7 @@ def arena(
         gV = Vfull[M:, M:]
         gse = np.sqrt(np.diag(gV))
         g = fit.extra
-        raw_fit, _, raw_V = _fit_all(bt, "half", None, cluster, G, y, w)
+        raw_fit, _, raw_V = _fit_all(bt, "half", None, cluster, G, y, w, c=c0)
         raw_rating = ELO_MEAN + ELO_SCALE * raw_fit.theta
         raw_sd = _maxt.stepdown(raw_fit.theta, raw_V[:M, :M], n_draws=n_resamples,
                                 rng=np.random.default_rng(seed_streams[0]))
@@ -351,7 +344,7 @@ def arena(
     if f is None and bt.discrete and float(c.ties.sum()) > 0 and float((c.wins + c.losses).sum()) > 0:
         other = "davidson" if ties == "half" else "half"
         try:
-            of, _, _ = _fit_all(bt, other, None, None, G, y, w, want_cov=False)
+            of, _, _ = _fit_all(bt, other, None, None, G, y, w, want_cov=False, c=c0)
             top = [models[k] for k in np.argsort(-theta, kind="stable")[:3]]
             otop = [models[k] for k in np.argsort(-of.theta, kind="stable")[:3]]
             ties_check = {"convention": other, "top": otop, "differs": top != otop,
