@@ -3,6 +3,7 @@
     .venv/bin/python bench/bench_microbench.py            # full grid on GPQA, IRT fit 400 x 12,000
     .venv/bin/python bench/bench_microbench.py --quick    # 10 trials, IRT fit 400 x 3,000
     .venv/bin/python bench/bench_microbench.py --mmlupro  # only: the default grid on MMLU-Pro (pairwise)
+    .venv/bin/python bench/bench_microbench.py --command  # only: the CLI command's wall time + Hamming vs products
 
 Goal (issue 4): 5 methods x 6 sizes x 50 trials on GPQA (420 x 448) in under 5 minutes on 2 cores.
 Goal (issue 13): the default ``ranktrust microbench`` on the bundled MMLU-Pro (29 x 12,032,
@@ -103,12 +104,61 @@ def mmlupro(trials: int) -> None:
           f"models, {r.n_seen_items} seen items)")
 
 
+def hamming_vs_products() -> None:
+    """k-medoids and farthest points on MMLU-Pro's item vectors (20 source models x 6,016 seen items, 0/1):
+    distances from the products of float vectors (the reference) against Hamming distances on packed bits;
+    the chosen items must be identical."""
+    from ranktrust.subsets import anchor, diversity
+
+    m = rt.read(MMLUPRO, align="intersect")
+    g = np.random.default_rng(0)
+    y = np.asarray(m.scores, dtype=np.float64)
+    src = np.sort(g.permutation(m.n_models)[:20])
+    seen = np.sort(g.choice(m.n_items, 6016 if m.n_items > 6016 else m.n_items // 2, replace=False))
+    x = anchor.item_vectors(y[np.ix_(src, seen)])
+    times = {}
+    out = {}
+    for name in ("products", "hamming"):
+        if name == "products":
+            saved = anchor.packed_binary
+            anchor.packed_binary = diversity.packed_binary = lambda x: None
+        t0 = time.perf_counter()
+        out[name] = [anchor.kmedoids(x, k, np.random.default_rng(k)) for k in (10, 100, 500)] + \
+                    [diversity.farthest_points(x, k, np.random.default_rng(k)) for k in (10, 100, 500)]
+        times[name] = time.perf_counter() - t0
+        if name == "products":
+            anchor.packed_binary = diversity.packed_binary = saved
+    same = all(np.array_equal(a, b) for p, q in zip(out["products"], out["hamming"]) for a, b in zip(p, q))
+    print(f"k-medoids + farthest points (k = 10, 100, 500) on {x.shape[0]} items x {x.shape[1]} sources: "
+          f"products {times['products']:.2f} s, Hamming {times['hamming']:.2f} s, ratio "
+          f"{times['products'] / times['hamming']:.1f}x (same items: {same})")
+
+
+def command() -> None:
+    """Wall time of the default command on the bundled MMLU-Pro, as a user runs it."""
+    import subprocess
+
+    exe = Path(sys.executable).with_name("ranktrust")
+    cmd = [str(exe), "microbench", str(MMLUPRO), "--align", "pairwise", "-f", "json", "--out", "/dev/null"]
+    t0 = time.perf_counter()
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    load = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
+    print(f"ranktrust microbench mmlupro_outputs.csv.gz --align pairwise: {wall:.1f} s wall "
+          f"(goal < 60 s; exit {res.returncode}; load average {load} at the end)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--mmlupro", action="store_true", help="only the MMLU-Pro grid")
+    ap.add_argument("--command", action="store_true", help="only the CLI command's wall time and Hamming vs products")
     args = ap.parse_args()
     trials = 10 if args.quick else 50
+    if args.command:
+        hamming_vs_products()
+        command()
+        return 0
     if args.mmlupro:
         mmlupro(trials)
         return 0

@@ -244,3 +244,29 @@ def test_a_new_method_declares_its_own_estimators_without_special_cases():
         assert r.methods == ("toy-shift",)
     finally:
         registry._REGISTRY.pop("toy-shift", None)
+
+
+def test_hamming_distances_on_packed_bits_choose_the_same_items():
+    """k-medoids (Anchor) and farthest points (diversity) on 0/1 item vectors of at most 64 source models use
+    Hamming distances on packed bits instead of products of float vectors: the same integers, so the same medoids,
+    clusters and traversal (ties included: many items share a vector)."""
+    from ranktrust.subsets import anchor, diversity
+
+    g = np.random.default_rng(3)
+    for n, d in [(3000, 20), (2700, 64), (600, 7)]:
+        x = (g.random((n, d)) < g.uniform(0.05, 0.95, (n, 1))).astype(float)
+        assert anchor.packed_binary(x) is not None
+        for k in (5, 60, 300):
+            fast = anchor.kmedoids(x, k, np.random.default_rng(k)), diversity.farthest_points(x, k, np.random.default_rng(k))
+            saved = anchor.packed_binary
+            anchor.packed_binary = diversity.packed_binary = lambda v: None
+            try:
+                ref = anchor.kmedoids(x, k, np.random.default_rng(k)), diversity.farthest_points(x, k, np.random.default_rng(k))
+            finally:
+                anchor.packed_binary = diversity.packed_binary = saved
+            for f, r in zip(fast, ref):
+                np.testing.assert_array_equal(f[0], r[0])
+                np.testing.assert_array_equal(f[1], r[1])
+    assert anchor.packed_binary(np.full((4, 65), 1.0)) is None and anchor.packed_binary(np.full((4, 5), 0.5)) is None
+    w = anchor.packed_binary(np.array([[1, 0, 1, 1, 0], [0, 0, 1, 0, 1.0]]))
+    np.testing.assert_array_equal(anchor.hamming_to_one(w, 0), [0.0, 3.0])

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .anchor import item_vectors, sq_distances, sqdist_to_one
+from .anchor import hamming_to_one, item_vectors, packed_binary, sq_distances, sqdist_to_one
 from .registry import Selection, SelectionContext, register
 
 __all__ = ["farthest_points", "select_diversity"]
@@ -38,9 +38,11 @@ def farthest_points(x: np.ndarray, k: int, rng: np.random.Generator, *,
     if sqdist is None:
         xp = x[perm]
         sq = np.einsum("ij,ij->i", xp, xp)
+        bits = packed_binary(xp) if xp.shape[1] > 3 else None
 
         def dist_to(c: int) -> np.ndarray:
-            return sqdist_to_one(xp, sq, c)
+            # 0/1 vectors: Hamming distances on packed bits, the same numbers as sqdist_to_one
+            return hamming_to_one(bits, c) if bits is not None else sqdist_to_one(xp, sq, c)
     else:
         def dist_to(c: int) -> np.ndarray:
             return sqdist[perm, perm[c]]
