@@ -298,6 +298,7 @@ def test_every_python_block_is_run_or_listed():
     """Each ```python block belongs to a file that a test below runs, or is in SKIP."""
     runnable = {"README.md", "docs/statistics.md", "docs/microbench.md", "docs/repeats.md", "docs/report.md",
                 "docs/store.md", "docs/scale.md", "docs/readers.md",
+                "docs/ci.md",   # run by tests/test_gate.py::test_the_ci_docs_example_runs
                 "docs/formats/battles.md"}   # run by tests/test_arena_readers.py::test_the_battles_docs_example_runs
     for f, line, code in PY_BLOCKS:
         assert f in runnable or _skip_reason(f, code), f"{f}:{line}: a python block no test runs"
