@@ -152,3 +152,13 @@ def test_float_ids_in_parquet_read_and_ingested_alike(tmp_path):
         st.ingest(str(p))
     with rt.Store(db, read_only=True) as st:
         assert st.matrix(task="f").items == m.items
+
+
+def test_wide_tables_keep_item_ids(tmp_path):
+    """Wide layout (one row per item, one column per model): the item column (named, or the first) is text."""
+    p = tmp_path / "w.csv"
+    p.write_text("item,A,B\n0010,1,0\n1.10,0,1\n1.1,1,1\n")
+    assert rt.read(p).items == ("0010", "1.10", "1.1")
+    q = tmp_path / "w2.csv"
+    q.write_text("q,A,B\n0010,1,0\n1.10,0,1\n")
+    assert rt.read(q).items == ("0010", "1.10")
