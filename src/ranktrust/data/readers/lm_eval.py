@@ -264,6 +264,7 @@ class LmEvalReader:
     def __init__(self) -> None:
         self._hashes: dict = {}
         self._pool: dict[str, str] = {}   # samples file -> the group it is pooled into (--task mmlu)
+        self._members: dict[tuple[str, str], list[str]] = {}   # (results file, group) -> its leaf subtasks
 
     def sniff(self, path: str) -> bool:
         if os.path.isdir(path):
@@ -303,8 +304,11 @@ class LmEvalReader:
         res_path = _results_file(unit)
         if res_path is None:
             return []
-        res = load_json(res_path)
-        return _subtasks(res, group) if isinstance(res, dict) else []
+        key = (res_path, group)
+        if key not in self._members:   # one results file serves every subtask's samples file of a model
+            res = load_json(res_path)
+            self._members[key] = _subtasks(res, group) if isinstance(res, dict) else []
+        return self._members[key]
 
     def combine(self, chunks: list) -> list:  # noqa: ANN001
         """A pooled read (``task``='mmlu' over ``mmlu_*`` subtasks): a note with each model's subject count."""
