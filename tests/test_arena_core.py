@@ -348,3 +348,66 @@ def test_arena_hard_sample_win_rates():
     ratio = (r.win_rate_ci_high - r.win_rate_ci_low)[k] / (rb.win_rate_ci_high - rb.win_rate_ci_low)[k]
     assert (ratio > 1.0).all()
     assert r.headline["top"] == "gpt-4o" and not r.headline["separable"]
+
+
+# ---------------------------------------------------------------- the stepdown against a plain implementation
+def _block_stepdown(theta, V, Z, alpha):
+    """Romano-Wolf block stepdown over unordered pairs, written plainly: reject every active pair with |t| above
+    the (1 - alpha) quantile of max |T*| over the active pairs; repeat until nothing new is rejected."""
+    M = len(theta)
+    J, K = np.triu_indices(M, 1)
+    se = np.sqrt(V[J, J] + V[K, K] - 2 * V[J, K])
+    t = (theta[J] - theta[K]) / se
+    T = np.abs(Z[:, J] - Z[:, K]) / se
+    active = np.ones(len(J), bool)
+    while active.any():
+        c = np.quantile(T[:, active].max(axis=1), 1 - alpha, method="inverted_cdf")
+        new = active & (np.abs(t) > c)
+        if not new.any():
+            break
+        active &= ~new
+    return ~active
+
+
+def test_stepdown_claims_equal_the_plain_block_stepdown():
+    """Same draws, same claims: the one-pair-at-a-time adjusted p-values (below alpha) reproduce the block
+    stepdown, on boards where many, few and no pairs are separated."""
+    from ranktrust.preference import _maxt
+
+    g = np.random.default_rng(3)
+    for M, spread in ((6, 0.02), (12, 0.3), (25, 2.0)):
+        th = np.sort(g.normal(0, spread, M))
+        A = g.normal(size=(M, 3 * M))
+        V = A @ A.T / (3 * M) / 100
+        C = np.eye(M) - 1.0 / M
+        V = C @ V @ C
+        Z = g.standard_normal((4000, M)) @ np.linalg.cholesky(V + np.mean(np.diag(V))).T
+        sd = _maxt.stepdown(th, V, n_draws=4000, rng=g, draws=Z)
+        ours = sd["p_adjusted"] < 0.05
+        ref = _block_stepdown(th, V, Z, 0.05)
+        # a pair sitting exactly at the critical value can fall either side of the (1 + count) / (1 + B) rule
+        assert (ours != ref).sum() <= 1, (M, (ours != ref).sum())
+        assert ours.sum() > 0 or M == 6
+
+
+# ---------------------------------------------------------------- the command line
+def test_cli_json_matches_the_schema(tmp_path, capsys):
+    require("jsonschema")
+    import jsonschema
+
+    from conftest import run_cli
+
+    p = tmp_path / "battles.csv"
+    board(M=4, n=1500, seed=12).to_csv(p, index=False)
+    out = tmp_path / "a.json"
+    code, _, err = run_cli(capsys, "arena", str(p), "--n-resamples", "100", "--out", str(out))
+    assert code == 0, err
+    d = json.loads(out.read_text())
+    assert d["meta"]["kind"] == "arena" and d["meta"]["seed"] == 0
+    jsonschema.validate(d, rt.json_schema("arena"), cls=jsonschema.Draft202012Validator)
+    assert d["settings"]["cluster_by"] == "cluster"
+    code, text, err = run_cli(capsys, "arena", str(p), "--cluster-by", "none", "--ties", "davidson",
+                              "--n-resamples", "100")
+    assert code == 0 and "Davidson" in text, err
+    code, _, err = run_cli(capsys, "arena", str(p), "--baseline", "nobody")
+    assert code == 1 and err.startswith("error: ") and "is not a model" in err and len(err.strip().splitlines()) == 1
