@@ -111,7 +111,7 @@ VOCABULARY: dict[str, str] = {
     # data quality
     "near_identical": "data_quality threshold", "min_kappa": "data_quality threshold",
     "min_items": "data_quality threshold", "person_fit": "data_quality: person-fit check on/off",
-    "lz_threshold": "data_quality threshold", "max_difficulty_corr": "data_quality threshold",
+    "lz_threshold": "data_quality threshold", "min_corr_ratio": "data_quality threshold",
     "folds": "data_quality: cross-fitting folds",
     # reading and writing
     "format": "file format ('auto' sniffs)", "align": "alignment policy: 'error' | 'intersect' | 'pairwise'",
@@ -238,6 +238,12 @@ def test_every_parameter_is_in_the_vocabulary(qual, fn):
             assert ("power", "power") in SHADOWING
 
 
+#: public functions whose rng default is still None, with the area that moves it to 0 (shrink only)
+RNG_DEFAULT_TO_MOVE = {
+    "watch_replay": "WATCH", "arena": "ARENA-CORE",
+}
+
+
 def _check_default(qual: str, p: inspect.Parameter) -> None:
     d = p.default
     ann = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", str(p.annotation))
@@ -246,8 +252,12 @@ def _check_default(qual: str, p: inspect.Parameter) -> None:
     elif p.name == "confidence_level" or _SECTION_LEVEL.match(p.name):
         assert isinstance(d, float) and 0 < d < 1, f"{qual}: {p.name}={d!r}"
     elif p.name == "rng":
-        assert d is None or (isinstance(d, int) and not isinstance(d, bool)), f"{qual}: rng={d!r}"
+        # one default (issue 23 §2): 0, reproducible unless asked otherwise (rng=None: fresh entropy)
+        assert d == 0 and not isinstance(d, bool) or qual in RNG_DEFAULT_TO_MOVE, \
+            f"{qual}: rng={d!r}; the one default is rng: SeedLike = 0"
         assert ann == "SeedLike", f"{qual}: rng is annotated {ann!r}; use ranktrust._validate.SeedLike"
+    elif p.name == "cluster_correction":
+        assert d == "cr2", f"{qual}: cluster_correction={d!r}; the one default is 'cr2'"
     elif p.name == "progress":
         assert d is None and ann == "Progress", f"{qual}: progress={d!r} ({ann}); use _validate.Progress = None"
     elif p.name == "cluster":

@@ -325,7 +325,7 @@ def rank_sets(
     n_resamples: int = 1000,
     cluster: bool = False,
     studentize: bool | str = "auto",
-    rng: SeedLike = None,
+    rng: SeedLike = 0,
     batch: int | None = None,
     pair_table=None,
     progress: Progress = None,
@@ -367,7 +367,7 @@ def rank_sets(
         tie at 30-100 items (statistics audit, section 3). ``"auto"`` studentizes when the
         ``n_resamples x M x M`` statistics fit in 256 MB and there are at most 2,000 items
         (above that the two agree).
-    rng : None, int or numpy.random.Generator
+    rng : None, int or numpy.random.Generator, default: 0
     batch : int, optional
         Passed to the engine; does not change the result.
     pair_table : PairTable, optional

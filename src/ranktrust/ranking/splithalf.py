@@ -90,7 +90,7 @@ def split_half(
     m,
     *,
     n_resamples: int = 3000,
-    rng: SeedLike = None,
+    rng: SeedLike = 0,
     batch: int | None = None,
     progress: Progress = None,
     client=None,
@@ -108,7 +108,7 @@ def split_half(
         At least 2 models and 2 items.
     n_resamples : int, default: ``3000``
         Random splits (at least 2).
-    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default: 0
     batch : int, optional
         Kept for compatibility: the engine works in products of at most 512 splits
         (which bound the memory), whatever ``batch`` is; it never changed the result.

@@ -192,7 +192,7 @@ def stability(
     sizes: Sequence[int | str] = (30, 100, 200, 500, 1000, "full"),
     n_resamples: int = 2000,
     top_k: Sequence[int] = (2, 3),
-    rng: SeedLike = None,
+    rng: SeedLike = 0,
     batch: int | None = None,
     cluster: bool = False,
     progress: Progress = None,
@@ -216,7 +216,7 @@ def stability(
         Draws per size.
     top_k : sequence of int, default: ``(2, 3)``
         k for "the top k keep their exact order".
-    rng : None, int or numpy.random.Generator
+    rng : None, int or numpy.random.Generator, default: 0
     batch : int, optional
         Kept for compatibility: the engine now works in products of at most 512 draws
         (which bound the memory), whatever ``batch`` is; it never changed the result.

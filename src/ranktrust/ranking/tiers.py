@@ -134,7 +134,7 @@ def tiers_of(rs: "RankSets") -> Tiers:
                  confidence_level=rs.confidence_level, adjust=rs.adjust)
 
 
-def tiers_from_rank_sets(m: Any, *, confidence_level: float = 0.95, rng: Any = None,
+def tiers_from_rank_sets(m: Any, *, confidence_level: float = 0.95, rng: Any = 0,
                          rank_sets: "RankSets | None" = None, **kw: Any) -> Tiers:
     """Tiers from simultaneous rank confidence sets (see :func:`tiers_of`).
 
@@ -142,7 +142,7 @@ def tiers_from_rank_sets(m: Any, *, confidence_level: float = 0.95, rng: Any = N
     ----------
     m : ScoreMatrix or ndarray (M, N)
     confidence_level : float, default: ``0.95``
-    rng : None, int or numpy.random.Generator
+    rng : None, int or numpy.random.Generator, default: 0
     rank_sets : RankSets, optional
         Sets already computed for ``m`` (reused; nothing is resampled).
     **kw
@@ -170,7 +170,7 @@ def tiers(
     cluster: bool = False,
     rank_method: Literal["pairs", "bootstrap"] = "pairs",
     n_resamples: int = 1000,
-    rng: SeedLike = None,
+    rng: SeedLike = 0,
     pair_table: "PairTable | None" = None,
 ) -> Tiers:
     """Group models into tiers the data cannot separate.
@@ -192,7 +192,7 @@ def tiers(
         ``method="rank-sets"`` only: the ``method`` of :func:`ranktrust.rank_sets`.
     n_resamples : int, default: ``1000``
         ``rank_method="bootstrap"`` only: bootstrap resamples.
-    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default: 0
         ``rank_method="bootstrap"`` only.
     pair_table : PairTable, optional
         Reuse paired tests already computed (adjacent or all pairs; its own adjustment is used).

@@ -3,18 +3,18 @@
 API (all keyword options after ``*``; ``scores`` is a complete ``(M, N)`` float array,
 models x items; ``rng`` is None, an int or a ``numpy.random.Generator``)::
 
-    resample_means(scores, *, n_resamples, size=None, groups=None, rng=None, batch=None,
+    resample_means(scores, *, n_resamples, size=None, groups=None, rng=0, batch=None,
                    backend="numpy")   # or "dask": product groups as parallel tasks
         -> ndarray (n_resamples, M)          # each model's mean on each resample
-    iter_resample_means(scores, *, n_resamples, size=None, groups=None, rng=None,
+    iter_resample_means(scores, *, n_resamples, size=None, groups=None, rng=0,
                         batch=None, tie_keys=False) -> Iterator[ResampleBatch]
         # the same resamples in batches: ResampleBatch(start, means, keys); ``keys`` are
         # uniform (b, M) numbers for breaking exact ties at random (when tie_keys=True)
-    weights(n_items, *, n_resamples, size=None, groups=None, rng=None, dtype=float64)
+    weights(n_items, *, n_resamples, size=None, groups=None, rng=0, dtype=float64)
         -> ndarray (n_resamples, N)          # how often each item is in each resample
-    iter_half_means(scores, *, n_splits, rng=None, batch=None)
+    iter_half_means(scores, *, n_splits, rng=0, batch=None)
         -> Iterator[(start, means_a, means_b)]  # random halves: floor(N/2) items vs the rest
-    halves(n_items, *, n_splits, rng=None) -> bool ndarray (n_splits, N)   # True = first half
+    halves(n_items, *, n_splits, rng=0) -> bool ndarray (n_splits, N)   # True = first half
     complete_scores(scores, *, what="scores") -> float64 ndarray (DataError on NaN)
     rank_order(means, keys=None) -> int ndarray (b, M): 1-based ranks, 1 = highest mean
     matrix_input(m) -> MatrixInput(scores, models, group_codes, dropped)
@@ -439,7 +439,7 @@ def iter_resample_means(
     n_resamples: int,
     size: int | None = None,
     groups: np.ndarray | None = None,
-    rng=None,
+    rng=0,
     batch: int | None = None,
     tie_keys: bool = False,
     path: str = "auto",
@@ -521,7 +521,7 @@ def product_tasks(
     n_resamples: int,
     size: int | None = None,
     groups: np.ndarray | None = None,
-    rng=None,
+    rng=0,
     tie_keys: bool = False,
     path: str = "auto",
 ) -> tuple[list[tuple], ProductPlan]:
@@ -711,7 +711,7 @@ def resample_means(
     n_resamples: int,
     size: int | None = None,
     groups: np.ndarray | None = None,
-    rng=None,
+    rng=0,
     batch: int | None = None,
     path: str = "auto",
     backend: str = "numpy",
@@ -749,7 +749,7 @@ def weights(
     n_resamples: int,
     size: int | None = None,
     groups: np.ndarray | None = None,
-    rng=None,
+    rng=0,
     dtype=np.float64,
 ) -> np.ndarray:
     """How many times each item is in each resample: ``(n_resamples, N)``.
@@ -780,7 +780,7 @@ def _half_masks(gen: np.random.Generator, b: int, n: int) -> np.ndarray:
     return perm < n // 2
 
 
-def halves(n_items: int, *, n_splits: int, rng=None) -> np.ndarray:
+def halves(n_items: int, *, n_splits: int, rng=0) -> np.ndarray:
     """Random halves: ``(n_splits, N)`` booleans, True for the ``floor(N/2)`` items of half A.
 
     The same splits as :func:`iter_half_means` with the same ``rng``.
@@ -795,7 +795,7 @@ def halves(n_items: int, *, n_splits: int, rng=None) -> np.ndarray:
 
 
 def iter_half_means(
-    scores: np.ndarray, *, n_splits: int, rng=None, batch: int | None = None, tie_keys: bool = False
+    scores: np.ndarray, *, n_splits: int, rng=0, batch: int | None = None, tie_keys: bool = False
 ) -> Iterator[tuple]:
     """Means of every model on random halves: yields ``(start, means_a, means_b)``.
 
@@ -817,7 +817,7 @@ def iter_half_means(
             parts = []
 
 
-def half_tasks(scores: np.ndarray, *, n_splits: int, rng=None, tie_keys: bool = False) -> tuple[list[tuple], HalfPlan]:
+def half_tasks(scores: np.ndarray, *, n_splits: int, rng=0, tie_keys: bool = False) -> tuple[list[tuple], HalfPlan]:
     """The splits of :func:`iter_half_means` as independent tasks, for :func:`run_products`
     with ``kernel=half_product`` (each task: ``(means_a, means_b, keys or None)``)."""
     prep = prepare(scores)

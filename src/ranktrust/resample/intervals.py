@@ -144,9 +144,9 @@ def bootstrap_ci(
     confidence_level: float = 0.95,
     pair: tuple[str, str] | None = None,
     cluster: bool = False,
-    rng: SeedLike = None,
+    rng: SeedLike = 0,
     batch: int | None = None,
-    cluster_correction: str = "cr1",
+    cluster_correction: str = "cr2",
     progress: Progress = None,
 ) -> BootstrapIntervals:
     """Bootstrap intervals for each model's mean score, or for a paired difference.
@@ -166,11 +166,11 @@ def bootstrap_ci(
         ``mean(a) - mean(b)`` on the same resampled items.
     cluster : bool, default: ``False``
         Resample whole item groups (``m.groups``) instead of items.
-    rng : None, int or numpy.random.Generator
+    rng : None, int or numpy.random.Generator, default: 0
     batch : int, optional
         Passed to the engine; does not change the result.
-    cluster_correction : {"cr1", "cr2", "none"}, default: ``"cr1"``
-        With ``cluster=True`` and ``G`` groups: anything but ``"none"`` widens the interval
+    cluster_correction : {"cr1", "cr2", "none"}, default: ``"cr2"`` (the default of every function)
+        With ``cluster=True`` and ``G`` groups: ``"cr1"`` and ``"cr2"`` both widen the interval
         about the estimate by ``sqrt(G/(G-1)) t_{G-1}/z`` (the small-cluster correction of the
         normal-theory clustered interval, applied to the bootstrap's own, possibly asymmetric,
         bounds). ``"none"`` gives the plain cluster bootstrap, which covers only 0.91-0.93 with

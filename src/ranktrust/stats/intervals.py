@@ -468,7 +468,7 @@ def intervals(
     cluster: bool = False,
     confidence_level: float = 0.95,
     n_resamples: int = 9999,
-    rng: SeedLike = None,
+    rng: SeedLike = 0,
     cluster_correction: ClusterCorrection = "cr2",
 ) -> ScoreIntervals:
     """Score and confidence interval of every model.
@@ -490,7 +490,7 @@ def intervals(
     confidence_level : float, default: ``0.95``
     n_resamples : int, default: ``9999``
         Bootstrap resamples (``"percentile"``/``"bca"`` only).
-    rng : None, int or numpy.random.Generator
+    rng : None, int or numpy.random.Generator, default: 0
         Seed of the bootstrap (``"percentile"``/``"bca"`` only).
     cluster_correction : {"cr2", "cr1", "none"}, default: ``"cr2"``
         Small-cluster correction when clustered (see :func:`score_ci`); for a cluster bootstrap

@@ -209,7 +209,7 @@ def compare(
     cluster: bool = False,
     n_resamples: int = 9999,
     batch: int | None = None,
-    rng: SeedLike = None,
+    rng: SeedLike = 0,
     interval: Literal["auto", "exact", "wald"] = "auto",
     cluster_correction: Literal["cr2", "cr1", "none"] = "cr2",
 ) -> PairedComparison:
@@ -236,7 +236,7 @@ def compare(
         Sign-flip draws.
     batch : int, optional
         Sign-flip draws per array operation; ``None`` (default) picks it (1000).
-    rng : None, int or numpy.random.Generator
+    rng : None, int or numpy.random.Generator, default: 0
         For ``"sign-flip"``.
     interval : {"auto", "exact", "wald"}, default: ``"auto"``
         Interval for 0/1 scores with ``method="mcnemar"``: ``"auto"`` = ``"exact"``
