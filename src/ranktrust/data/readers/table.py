@@ -155,7 +155,7 @@ def _read_frame(path: str, kind: str, opts: ReadOptions | None = None):  # -> pd
         text = label_columns(header, opts)
         # label columns: the text as written, only an empty cell is missing ("NA" is an item id there);
         # every other column keeps pandas' usual missing-value words
-        df = pd.read_csv(path, sep=sep, low_memory=False, dtype={c: str for c in text}, keep_default_na=False,
+        df = pd.read_csv(path, sep=sep, low_memory=False, dtype={c: object for c in text}, keep_default_na=False,
                          na_values={c: ([""] if c in text else list(_NA_WORDS)) for c in header})
         df.index = np.arange(2, len(df) + 2)  # header is line 1
         _check_delimiter(df, path, sep)
