@@ -411,3 +411,18 @@ def test_cli_json_matches_the_schema(tmp_path, capsys):
     assert code == 0 and "Davidson" in text, err
     code, _, err = run_cli(capsys, "arena", str(p), "--baseline", "nobody")
     assert code == 1 and err.startswith("error: ") and "is not a model" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_arena_docs_example_runs(tmp_path, monkeypatch):
+    """docs/arena.md's Python block runs as written (it builds its own battles)."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "arena.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    assert blocks
+    monkeypatch.chdir(tmp_path)
+    ns: dict = {}
+    for code in blocks:
+        exec(compile(code, "docs/arena.md", "exec"), ns)   # noqa: S102 - our own documentation
+    assert ns["r"].headline["top"] == "m4"
