@@ -348,7 +348,7 @@ def mdad(
     source_models: int | float | None = None,
     target_models: int | None = None,
     seen_items: int | float | None = 0.5,
-    rng: SeedLike = None,
+    rng: SeedLike = 0,
     delta_bin: float = 0.005,
     agreement_level: float = 0.8,
     confidence_level: float = 0.95,
@@ -388,8 +388,8 @@ def mdad(
         micro-benchmark generalise to new items? [1]_'s published figures are these).
         ``None`` (or ``1.0``): no split; every item is seen, the reference is the full
         benchmark and ``unseen`` is None. Sizes not smaller than the seen pool are dropped.
-    rng : None, int or numpy.random.Generator
-        Randomness. Every trial's split and every (trial, method, size) selection gets
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default: ``0``
+        Randomness (``None``: fresh entropy). Every trial's split and every (trial, method, size) selection gets
         its own stream (``SeedSequence`` keyed by trial, method name and size), so
         results do not depend on which other methods or sizes are run.
     delta_bin : float, default: ``0.005``

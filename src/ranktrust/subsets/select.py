@@ -215,7 +215,7 @@ def select_subset(
     method: str = "random",
     size: int = 100,
     source: Sequence[str | int] | None = None,
-    rng: SeedLike = None,
+    rng: SeedLike = 0,
 ) -> Subset:
     """Choose ``size`` items of a benchmark, using the results of source models.
 
@@ -229,8 +229,8 @@ def select_subset(
         Number of items to choose (``sizes`` in :func:`ranktrust.mdad`).
     source : sequence of str or int, optional
         Source models (names or positions) whose results guide the choice; default all.
-    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
-        Randomness (passed once through ``numpy.random.default_rng``).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default: ``0``
+        Randomness (passed once through ``numpy.random.default_rng``; ``None``: fresh entropy).
 
     Returns
     -------
