@@ -104,7 +104,7 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'ranktrust' has no attribute {name!r}")
     module = importlib.import_module(mod)
     value = module if name == "plot" else getattr(module, name)
-    if name in _TAKES_DATA:
+    if name in _TAKES_DATA and not getattr(value, "__ranktrust_analysis__", False):   # @analysis reads data itself
         from .data.io import accepts_data
 
         value = accepts_data(value)

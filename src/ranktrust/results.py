@@ -119,7 +119,7 @@ def _check_result_class(cls: type) -> None:
     if params is None or "__dataclass_params__" not in cls.__dict__:
         raise TypeError(f"{cls.__name__} subclasses Result but is not itself a @dataclass")
     if not params.frozen or params.eq:
-        raise TypeError(f"{cls.__name__} must be a frozen dataclass with eq off (`frozen`=True, `eq`=False) like every Result")
+        raise TypeError(f"{cls.__name__} must be @dataclass(frozen=True, eq=False) like every Result")
     _CHECKED.add(cls)
 
 

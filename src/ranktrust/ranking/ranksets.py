@@ -42,6 +42,7 @@ from typing import TypedDict
 
 import numpy as np
 
+from .._analysis import analysis
 from .. import _validate
 from .._validate import Progress, SeedLike
 from ..errors import ArgumentError, SmallSampleWarning
@@ -315,6 +316,7 @@ def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_tabl
     )
 
 
+@analysis
 def rank_sets(
     m,
     *,

@@ -7,6 +7,7 @@ from typing import TypedDict
 
 import numpy as np
 
+from .._analysis import analysis
 from .. import _validate
 from .._validate import Progress, SeedLike
 from ..errors import DataError
@@ -86,6 +87,7 @@ class SplitHalf(Result):
         })
 
 
+@analysis
 def split_half(
     m,
     *,

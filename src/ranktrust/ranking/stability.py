@@ -8,6 +8,7 @@ from typing import Sequence, TypedDict
 
 import numpy as np
 
+from .._analysis import analysis
 from .. import _random, _validate
 from .._validate import Progress, SeedLike
 from ..errors import ArgumentError, SmallSampleWarning
@@ -186,6 +187,7 @@ def _stability_iv(sizes, n_resamples, top_k, n_items):
     return np.asarray(ns, dtype=np.int64), tuple(labels), ks, n_resamples
 
 
+@analysis
 def stability(
     m,
     *,

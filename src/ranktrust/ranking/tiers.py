@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import numpy as np
 
+from .._analysis import analysis
 from ..errors import ArgumentError
 from .._validate import SeedLike
 from ..results import Result, jsonable
@@ -161,6 +162,7 @@ def tiers_from_rank_sets(m: Any, *, confidence_level: float = 0.95, rng: Any = 0
     return tiers_of(rank_sets)
 
 
+@analysis
 def tiers(
     m: "ScoreMatrix",
     *,

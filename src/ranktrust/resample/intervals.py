@@ -13,6 +13,7 @@ from typing import TypedDict
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from .._analysis import analysis
 from .. import _validate
 from .._validate import Progress, SeedLike
 from ..errors import DegenerateDataWarning
@@ -136,6 +137,7 @@ def _bootstrap_ci_iv(method, n_resamples, confidence_level, cluster_correction, 
             _validate.progress(progress))
 
 
+@analysis
 def bootstrap_ci(
     m,
     *,

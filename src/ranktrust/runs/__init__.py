@@ -15,6 +15,7 @@ from typing import Any, Sequence, TypedDict
 
 import numpy as np
 
+from .._analysis import analysis
 from .._kernel import nan_mean_var
 from ..data.matrix import ScoreMatrix
 from ..results import Result, jsonable
@@ -177,6 +178,7 @@ class Repeats(Result):
         })
 
 
+@analysis
 def repeats(
     m: ScoreMatrix,
     *,

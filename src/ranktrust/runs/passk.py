@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .._analysis import analysis
 from .. import _validate
 from ..data.matrix import ScoreMatrix
 from ..errors import ArgumentError, DataError, SmallSampleWarning
@@ -236,6 +237,7 @@ class PassAtK(Result):
         })
 
 
+@analysis
 def pass_at_k_matrix(m: ScoreMatrix, k: Any, *, confidence_level: float = 0.95) -> PassAtK:
     """pass@k per model from 0/1 scores with runs, with a confidence interval over items.
 

@@ -16,6 +16,7 @@ from typing import Any, Literal, TypedDict
 import numpy as np
 from scipy import special, stats
 
+from .._analysis import analysis
 from .._kernel import nan_mean, nan_mean_var
 from .. import _validate
 from ..data.matrix import ScoreMatrix
@@ -318,6 +319,7 @@ def _condition_labels(m: ScoreMatrix, by: str) -> tuple[np.ndarray, tuple[str, .
     return labels, uniq
 
 
+@analysis
 def sensitivity(
     m: ScoreMatrix,
     *,

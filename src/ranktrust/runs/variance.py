@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._analysis import analysis
 from .._kernel import nan_mean, nan_mean_var
 from ..data.matrix import ScoreMatrix
 from ..errors import DataError, SmallSampleWarning
@@ -210,6 +211,7 @@ class VarianceComponents(Result):
         }
 
 
+@analysis
 def variance_components(m: ScoreMatrix) -> VarianceComponents:
     """Split each model's score variance into between-item and within-item parts.
 

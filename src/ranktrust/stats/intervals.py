@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Sequence, TypedDict
 
 import numpy as np
 
+from .._analysis import analysis
 from .. import _validate
 from .._validate import SeedLike
 from .._kernel import is_binary, nan_mean, normal_quantile, t_quantile, warn_zero_spread, wilson_bounds, zero_spread
@@ -461,6 +462,7 @@ def resolve_cluster(m: "ScoreMatrix", cluster: bool, method: str) -> bool:
     return _validate.cluster(cluster, m.groups, method=method)
 
 
+@analysis
 def intervals(
     m: "ScoreMatrix",
     *,

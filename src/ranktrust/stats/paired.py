@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import numpy as np
 
+from .._analysis import analysis
 from .. import _random, _validate
 from .._validate import SeedLike
 from ..errors import ArgumentError, DataError
@@ -198,6 +199,7 @@ class PairedComparison(Result):
 _SIGN_FLIP_BATCH = 1000
 
 
+@analysis
 def compare(
     m: "ScoreMatrix",
     a: str,
@@ -517,6 +519,7 @@ def score_order(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return score, np.argsort(key, kind="stable")
 
 
+@analysis
 def all_pairs(
     m: "ScoreMatrix",
     *,

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Sequence, TypedDict
 import numpy as np
 from scipy import special
 
+from .._analysis import analysis
 from .._kernel import normal_quantile
 from .. import _validate
 from ..errors import ArgumentError, DataError, SolverError
@@ -541,6 +542,7 @@ def power_table(
                       method=used)
 
 
+@analysis
 def estimate_disagreement(m: "ScoreMatrix", *, pair: tuple[str, str] | None = None) -> float:
     """Disagreement ``q`` estimated from data.
 
