@@ -57,22 +57,52 @@ class Where:
         return f"{self.source}: {self.kind} {num}"
 
 
+@dataclass(frozen=True)
+class Labels:
+    """A label column factorised once: ``codes`` into ``text`` (each distinct value as written), -1 where missing.
+
+    Every check and conversion runs on the few distinct values, not on the millions of rows (pandas'
+    Arrow strings are slow to convert element by element)."""
+
+    codes: np.ndarray
+    text: np.ndarray          # object array of str
+    missing: np.ndarray       # per row: None, NaN or blank text
+    source: Any = None        # the column itself, when its values are already these texts (str, none missing)
+
+    @classmethod
+    def of(cls, values: Any) -> "Labels":
+        import pandas as pd
+
+        codes, uniq = pd.factorize(pd.Series(values) if not isinstance(values, pd.Series) else values,
+                                   use_na_sentinel=True)
+        codes = np.asarray(codes, dtype=np.int64)
+        uniq = np.asarray(uniq, dtype=object)          # one conversion, not one per element
+        as_written = all(type(u) is str for u in uniq)
+        text = uniq if as_written else np.array([_text(u) for u in uniq], dtype=object)
+        blank = np.array([not t.strip() for t in text], dtype=bool)
+        missing = codes < 0
+        if blank.any():
+            missing = missing | blank[np.maximum(codes, 0)] & (codes >= 0)
+        keep = as_written and not (codes < 0).any() and isinstance(values, pd.Series)
+        return cls(codes, text, missing, values.reset_index(drop=True) if keep else None)
+
+    def values(self) -> Any:
+        """Per-row text (None where the cell was None or NaN): the column itself when it already is that."""
+        if self.source is not None:
+            return self.source
+        return np.append(self.text, None)[self.codes]   # code -1 picks the appended None
+
+
+def _text(v: Any) -> str:
+    # an integer-valued float from a numeric column (1.0) is the id 1; everything else as written
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v)
+
+
 def missing_text(values: "pd.Series") -> np.ndarray:
     """True where a label cell is missing: None, NaN or empty text."""
-    import pandas as pd
-
-    miss = values.isna().to_numpy(dtype=bool)
-    if values.dtype.kind in "OSU" or isinstance(values.dtype, (pd.StringDtype, pd.CategoricalDtype)):
-        txt = values.astype(object).where(~miss, "").astype(str)
-        miss = miss | (txt.str.strip() == "").to_numpy(dtype=bool)
-    return miss
-
-
-def as_text(values: "pd.Series") -> "pd.Series":
-    """Labels as text exactly as written (numbers in JSON ids become their text); missing stays None."""
-    miss = values.isna()
-    out = values.astype(object).where(miss, values.astype(str))
-    return out.where(~miss, None)
+    return Labels.of(values).missing
 
 
 def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt: str,
@@ -88,20 +118,21 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
     if n == 0:
         raise DataError(f"{where.source}: no battles in this source (the file is empty or every record was "
                         "left out); give a file with one battle or judged game per row", param="source")
-    for col in ("model_a", "model_b"):
-        miss = missing_text(df[col])
-        if miss.any():
-            i = int(np.flatnonzero(miss)[0])
-            raise DataError(f"{where.at(i)}: {col} is missing ({int(miss.sum())} such rows); every battle names "
-                            "both models: fill it or drop the row", param="source")
-    a = as_text(df["model_a"])
-    b = as_text(df["model_b"])
-    same = (a.to_numpy() == b.to_numpy())
+    a, b = Labels.of(df["model_a"]), Labels.of(df["model_b"])
+    for lab, col in ((a, "model_a"), (b, "model_b")):
+        if lab.missing.any():
+            i = int(np.flatnonzero(lab.missing)[0])
+            raise DataError(f"{where.at(i)}: {col} is missing ({int(lab.missing.sum())} such rows); every battle "
+                            "names both models: fill it or drop the row", param="source")
+    joint = {t: k for k, t in enumerate(dict.fromkeys([*a.text, *b.text]))}
+    ja = np.array([joint[t] for t in a.text], dtype=np.int64)[a.codes]
+    jb = np.array([joint[t] for t in b.text], dtype=np.int64)[b.codes]
+    same = ja == jb
     if same.any():
         i = int(np.flatnonzero(same)[0])
-        raise DataError(f"{where.at(i)}: model_a and model_b are both {a.iloc[i]!r}, a model against itself "
-                        f"({int(same.sum())} such rows); a self-battle says nothing about the ranking: drop these "
-                        "rows (Arena-Hard writes the baseline judged against itself this way)", param="source")
+        raise DataError(f"{where.at(i)}: model_a and model_b are both {a.text[a.codes[i]]!r}, a model against "
+                        f"itself ({int(same.sum())} such rows); a self-battle says nothing about the ranking: drop "
+                        "these rows (Arena-Hard writes the baseline judged against itself this way)", param="source")
     score = np.asarray(df["score"], dtype=np.float64)
     bad = ~np.isfinite(score) | (score < 0) | (score > 1)
     if bad.any():
@@ -115,20 +146,22 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
         raise DataError(f"{where.at(i)}: weight {weight[i]:g} is not a positive number ({int(bad.sum())} such "
                         "rows); a battle's weight must be > 0: fix it, or drop the row to leave the battle out",
                         param="source")
-    out = {"model_a": a.to_numpy(dtype=object), "model_b": b.to_numpy(dtype=object), "score": score,
-           "winner": df["winner"].astype(object).where(df["winner"].notna(), "").astype(str).to_numpy(dtype=object),
+    win = Labels.of(df["winner"])
+    out = {"model_a": a.values(), "model_b": b.values(), "score": score,
+           "winner": win.values() if win.source is not None else np.append(win.text, "")[win.codes],
            "weight": weight}
+    cl = None
     if "cluster" in df.columns:
-        miss = missing_text(df["cluster"])
-        if miss.any():
-            i = int(np.flatnonzero(miss)[0])
-            raise DataError(f"{where.at(i)}: the prompt id (cluster) is missing ({int(miss.sum())} such rows); "
+        cl = Labels.of(df["cluster"])
+        if cl.missing.any():
+            i = int(np.flatnonzero(cl.missing)[0])
+            raise DataError(f"{where.at(i)}: the prompt id (cluster) is missing ({int(cl.missing.sum())} such rows); "
                             "give every battle its prompt id, or read without one (`prompt`='')",
                             param="prompt")
-        out["cluster"] = as_text(df["cluster"]).to_numpy(dtype=object)
+        out["cluster"] = cl.values()
     for col in ("judge", "user"):
         if col in df.columns:
-            out[col] = as_text(df[col]).to_numpy(dtype=object)
+            out[col] = Labels.of(df[col]).values()
     if "turn" in df.columns:
         t = pd.to_numeric(df["turn"], errors="coerce")
         bad = t.isna().to_numpy() & df["turn"].notna().to_numpy()
@@ -151,8 +184,12 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
     if records is not None:
         read["records"] = int(records)
     res.attrs["notes"] = [read, *notes]
-    if "cluster" in res.columns:
-        per = res.groupby(["cluster", "model_a", "model_b"], sort=False).size().value_counts().sort_index()
+    if cl is not None:
+        # rows per (prompt, model_a, model_b), counted on integer codes
+        m = len(joint)
+        key = (cl.codes * m + ja) * m + jb
+        _, per = np.unique(key, return_counts=True)
+        size, count = np.unique(per, return_counts=True)
         res.attrs["notes"].append({"code": "rows_per_prompt_and_pair", "source": where.source,
-                                   "counts": {int(k): int(v) for k, v in per.items()}})
+                                   "counts": {int(k): int(v) for k, v in zip(size, count)}})
     return res

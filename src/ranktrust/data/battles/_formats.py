@@ -13,7 +13,7 @@ import numpy as np
 
 from ...errors import ArgumentError, DataError, FormatError
 from ..readers._util import iter_jsonl, load_json
-from ._canon import CONV_METADATA, STYLE_A, STYLE_B, WINNER_SCORES, Where, finish, label_of, missing_text
+from ._canon import CONV_METADATA, STYLE_A, STYLE_B, WINNER_SCORES, Labels, Where, finish, label_of, missing_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -114,37 +114,38 @@ def _outcome(df: "pd.DataFrame", cols: list[str], where: Where, used: set[str]) 
         if "winner" not in cols:
             return score, label_of(score)
         used.add("winner")
-        lab = df["winner"].astype(object).where(~missing_text(df["winner"]), "").astype(str).to_numpy(dtype=object)
-        want = pd.Series(lab).map(WINNER_SCORES).to_numpy(dtype=np.float64)
+        w = Labels.of(df["winner"])
+        text = np.where(w.missing, "", np.append(w.text, None)[w.codes]).astype(object)
+        want = _label_scores(w)
         known = ~np.isnan(want)
-        unknown = ~known & (lab != "")
+        unknown = ~known & (text != "")
         if unknown.any():
             i = int(np.flatnonzero(unknown)[0])
-            raise DataError(f"{where.at(i)}: winner {lab[i]!r} is not a known label ({', '.join(WINNER_SCORES)}, "
+            raise DataError(f"{where.at(i)}: winner {text[i]!r} is not a known label ({', '.join(WINNER_SCORES)}, "
                             "or empty beside a probability score); fix or drop the row", param="source")
         clash = known & (want != score)
         if clash.any():
             i = int(np.flatnonzero(clash)[0])
-            raise DataError(f"{where.at(i)}: winner {lab[i]!r} disagrees with score {score[i]!r} ("
+            raise DataError(f"{where.at(i)}: winner {text[i]!r} disagrees with score {score[i]:g} ("
                             f"{int(clash.sum())} such rows); keep one of the two columns, or fix the row",
                             param="source")
-        return score, lab
+        return score, text
     if "winner" in cols:
         used.add("winner")
-        raw = df["winner"]
-        miss = missing_text(raw)
-        if miss.any():
-            i = int(np.flatnonzero(miss)[0])
-            raise DataError(f"{where.at(i)}: winner is missing ({int(miss.sum())} such rows); give each battle's "
-                            "winner (model_a, model_b, tie or tie (bothbad)) or drop the row", param="source")
-        lab = raw.astype(str).to_numpy(dtype=object)
-        score = pd.Series(lab).map(WINNER_SCORES).to_numpy(dtype=np.float64)
+        w = Labels.of(df["winner"])
+        if w.missing.any():
+            i = int(np.flatnonzero(w.missing)[0])
+            raise DataError(f"{where.at(i)}: winner is missing ({int(w.missing.sum())} such rows); give each "
+                            "battle's winner (model_a, model_b, tie or tie (bothbad)) or drop the row",
+                            param="source")
+        score = _label_scores(w)
         unknown = np.isnan(score)
         if unknown.any():
             i = int(np.flatnonzero(unknown)[0])
-            raise DataError(f"{where.at(i)}: winner {lab[i]!r} is not a known label ({', '.join(WINNER_SCORES)}; "
-                            f"{int(unknown.sum())} such rows); fix or drop the row", param="source")
-        return score, lab
+            raise DataError(f"{where.at(i)}: winner {w.text[w.codes[i]]!r} is not a known label ("
+                            f"{', '.join(WINNER_SCORES)}; {int(unknown.sum())} such rows); fix or drop the row",
+                            param="source")
+        return score, w.values()
     if all(c in cols for c in ONE_HOT):
         used.update(ONE_HOT)
         hot = np.column_stack([pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=np.float64) for c in ONE_HOT])
@@ -155,10 +156,16 @@ def _outcome(df: "pd.DataFrame", cols: list[str], where: Where, used: set[str]) 
             raise DataError(f"{where.at(i)}: winner_model_a, winner_model_b and winner_tie must hold one 1 and two "
                             f"0s ({int(bad.sum())} such rows); fix or drop the row", param="source")
         lab = np.array(list(ONE_HOT.values()), dtype=object)[hot.argmax(axis=1)]
-        return pd.Series(lab).map(WINNER_SCORES).to_numpy(dtype=np.float64), lab
+        return np.array([WINNER_SCORES[x] for x in ONE_HOT.values()])[hot.argmax(axis=1)], lab
     raise DataError(f"{where.source}: no outcome column: a battles table needs `winner` (model_a, model_b, tie, "
                     f"tie (bothbad)) or `score` (model_a's result in [0, 1]); columns: "
                     f"{', '.join(map(repr, cols[:12]))}", param="source")
+
+
+def _label_scores(w: Labels) -> np.ndarray:
+    """model_a's score for each row's winner label (NaN for an unknown or missing label)."""
+    per = np.array([WINNER_SCORES.get(t, np.nan) for t in w.text] + [np.nan], dtype=np.float64)
+    return per[w.codes]
 
 
 def _cluster_column(cols: list[str], cluster: str | None, where: Where) -> str | None:
