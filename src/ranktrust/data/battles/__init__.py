@@ -27,7 +27,7 @@ import gzip
 import json
 import os
 import zlib
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ...errors import ArgumentError, DataError, FormatError
 from ..readers._util import iter_jsonl, walk_files

@@ -20,8 +20,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: columns tried, in order, for the prompt id when `prompt` is not given
 CLUSTER_GUESSES = ("cluster", "question_id", "prompt_id", "uid")
-JUDGE_COLUMNS = ("judge", "annotator")
-USER_COLUMNS = ("user", "user_id")
+JUDGE_COLUMNS = ("judge", "annotator", "judge_hash")
+USER_COLUMNS = ("user", "user_id", "evaluation_session_id")
 #: arena-human-preference-55k (Kaggle): one 0/1 column per outcome
 ONE_HOT = {"winner_model_a": "model_a", "winner_model_b": "model_b", "winner_tie": "tie"}
 
@@ -218,10 +218,9 @@ def from_clean_battle(path: str, *, cluster: str | None) -> "pd.DataFrame":
     keep = ("model_a", "model_b", "winner", "score", "weight", "turn", "conv_metadata", *CLUSTER_GUESSES,
             *JUDGE_COLUMNS, *USER_COLUMNS)
     seen: dict[str, None] = {}
-    for r in data[:1000]:
+    for r in data:
         seen.update(dict.fromkeys(r))
-    cols = {k: [r.get(k) for r in data] for k in keep if any(k in r for r in data[:1000]) or k in ("model_a",
-                                                                                                  "model_b")}
+    cols = {k: [r.get(k) for r in data] for k in keep if k in seen or k in ("model_a", "model_b")}
     df = pd.DataFrame(cols)
     res = from_table(df, Where(path, "record"), cluster=cluster, fmt="clean_battle")
     ignored = [k for k in seen if k not in cols]
