@@ -210,3 +210,21 @@ def test_a_store_with_several_tasks(suites, tmp_path, capsys):
     code, out, err = _gate(capsys, "--db", db, "--candidate", "new", "--baseline", "old")
     code2, out2, _ = _gate(capsys, suites["fail"], "--candidate", "new", "--baseline", "old")
     assert code == code2 == 3 and out.splitlines()[0] == out2.splitlines()[0]
+
+
+def test_cluster_by_inside_each_task_and_warnings_name_the_task(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    rows = ["task,model,item,score,repo"]
+    for t, n in (("a", 400), ("b", 1)):
+        for i in range(n):
+            s = rng.random() < 0.5
+            rows += [f"{t},new,{t}{i},{int(s)},r{i % 25}", f"{t},old,{t}{i},{int(s if rng.random() < 0.8 else not s)},r{i % 25}"]
+    p = tmp_path / "c.csv"
+    p.write_text("\n".join(rows) + "\n")
+    code, out, err = _gate(capsys, p, "--candidate", "new", "--baseline", "old", "--cluster-by", "repo", "--format", "json")
+    d = json.loads(out)
+    a = next(t for t in d["tasks"] if t["task"] == "a")
+    assert a["method"] == "cluster" and a["clustered"] and a["n_clusters"] == 25
+    # the one-item task: compare's small-sample warning, said with the task's name
+    assert "warning: task 'b': " in err
+    assert code == 0

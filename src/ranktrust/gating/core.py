@@ -395,10 +395,14 @@ def gate(
     first = []
     for t in names:
         mt = suite[t]
-        try:
-            first.append(compare(mt, candidate, baseline, method=method, confidence_level=cl, cluster=cluster))
-        except DataError as exc:
-            raise DataError(f"task {t!r}: {exc.message}", param=exc.param) from None
+        with warnings.catch_warnings(record=True) as caught:   # said again below, naming the task
+            warnings.simplefilter("always")
+            try:
+                first.append(compare(mt, candidate, baseline, method=method, confidence_level=cl, cluster=cluster))
+            except DataError as exc:
+                raise DataError(f"task {t!r}: {exc.message}", param=exc.param) from None
+        for w in caught:
+            warnings.warn(f"task {t!r}: {w.message}", w.category, stacklevel=2)
     p = np.array([r.p_value for r in first], dtype=np.float64)
     levels = holm_levels(p, alpha, adj)
     p_adj = adjust_pvalues(np.where(np.isnan(p), 1.0, p), adj)  # type: ignore[arg-type]
