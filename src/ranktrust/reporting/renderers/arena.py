@@ -189,7 +189,7 @@ def arena_html(d: dict[str, Any], meta: dict[str, Any]) -> str:
     except Exception:   # no figure (e.g. matplotlib missing): the page without it
         svg = ""
     page = markdown_page(md + f"\n<sub>ranktrust {meta.get('version')} · seed {meta.get('seed')}</sub>\n",
-                         title="ranktrust arena", payload=d, meta=meta)
+                         title=meta.get("command") or "Preference leaderboard", payload=d, meta=meta)
     if svg:
         page = page.replace("</body>", f"<figure class=\"rt-arena\">{svg}</figure>\n</body>", 1)
     return page
