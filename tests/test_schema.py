@@ -132,11 +132,29 @@ def test_every_result_reached_declares_its_layout():
 
 
 def test_default_to_dict_results_are_described_by_their_fields():
+    import dataclasses
+
+    from ranktrust.results import Result
+    from ranktrust.runs.passk import MajorityAtN
+
+    from conftest import all_result_classes
+
+    defaults = [c for c in all_result_classes() if c.to_dict is Result.to_dict]
+    assert MajorityAtN in defaults
+    for cls in defaults:
+        props = _schema.result_schema(cls)["$defs"][cls.__name__]["properties"]
+        assert list(props) == [f.name for f in dataclasses.fields(cls)], cls.__name__
+
+
+def test_power_result_layout_has_its_fields_and_the_table():
+    """PowerResult.to_dict: every field and the table ``ranktrust power`` prints (issue 21 D9)."""
+    import dataclasses
+
     from ranktrust.stats.power import PowerResult
 
     s = _schema.result_schema(PowerResult)
     props = s["$defs"]["PowerResult"]["properties"]
-    assert list(props) == [f.name for f in __import__("dataclasses").fields(PowerResult)]
+    assert list(props) == [f.name for f in dataclasses.fields(PowerResult)] + ["table"]
     assert props["items_needed"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
     r = rt.power(gap=0.02, disagreement=0.2, binary=True)
     jsonschema.validate(r.to_dict(), s, cls=jsonschema.Draft202012Validator)

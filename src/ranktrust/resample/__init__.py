@@ -12,15 +12,16 @@ from .engine import (
     weights,
 )
 
+#: what users touch: the shared bootstrap resamples (for a statistic of their own) and the bootstrap
+#: intervals; the rest of ``engine`` (tasks, plans, halves, rank order) is the engine's own
 __all__ = [
-    "BLOCK", "ResampleBatch", "complete_scores", "halves", "iter_half_means",
-    "iter_resample_means", "rank_order", "resample_means", "weights", "bootstrap_ci",
+    "resample_means", "iter_resample_means", "weights", "ResampleBatch", "bootstrap_ci", "BootstrapIntervals",
 ]
 
 
 def __getattr__(name: str):
-    if name == "bootstrap_ci":
-        from .intervals import bootstrap_ci
+    if name in ("bootstrap_ci", "BootstrapIntervals"):
+        from . import intervals
 
-        return bootstrap_ci
+        return getattr(intervals, name)
     raise AttributeError(name)
