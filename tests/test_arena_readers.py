@@ -532,6 +532,60 @@ def test_official_arena_hard_intervals_reproduced_with_rt_arena():
         assert c["win_rate_ci_high"] - c["win_rate_ci_low"] > 1.2 * (m["win_rate_ci_high"] - m["win_rate_ci_low"])
 
 
+def test_replicated_strong_verdicts_of_a_battles_file_become_one_weighted_row():
+    """`weight_strong` on Arena-Hard's own battles file: each game once again, a strong one with weight 3. The point
+    estimate is unchanged (an analytic weight is the replication); the per-battle interval widens to what the
+    1,000 games per model support, and the interval clustered by question is the same either way."""
+    rows = read_battles(OFFICIAL)
+    games = read_battles(OFFICIAL, weight_strong=True)
+    note = _code(games, "replicated_rows_collapsed")[0]
+    assert (note["rows"], note["games"], note["strong_games"]) == (2658, 2000, 329)
+    assert _code(games, "rows_per_prompt_and_pair")[0]["counts"] == {2: 1000}      # two games per question
+    for model, (score, _, _) in PUBLISHED.items():
+        g = games[games.model_b == model]
+        assert len(g) == 1000 and abs(100 * np.average(1 - g.score, weights=g.weight) - score) < 0.005
+    def ci(df, cluster_by):
+        return {m["model"]: (m["win_rate_ci_low"], m["win_rate_ci_high"])
+                for m in rt.arena(df, baseline="gpt-4-0314", cluster_by=cluster_by, rng=0).to_dict()["models"]}
+    per_row, per_game = ci(rows, None), ci(games, None)
+    by_q_rows, by_q_games = ci(rows, "auto"), ci(games, "auto")
+    for model in PUBLISHED:
+        assert per_game[model][1] - per_game[model][0] > 1.2 * (per_row[model][1] - per_row[model][0])
+        # the same question clusters hold the same weighted outcomes: equal up to rounding (sums in another order)
+        np.testing.assert_allclose(by_q_games[model], by_q_rows[model], rtol=1e-9)
+
+
+def test_replicated_rows_rebuild_the_shared_sample():
+    """The shared sample's 600 games (weights 1 and 3), written out as show_result.py writes them, read back."""
+    sample = pd.read_csv(shared_file("arenahard_battles.csv.gz"), dtype=str, keep_default_na=False)
+    written = sample.loc[sample.index.repeat(sample.weight.astype(int))].drop(columns=["weight", "game"])
+    back = read_battles(written, weight_strong=True)
+    ref = read_battles(sample)
+    key = lambda t: sorted(zip(t.cluster, t.model_b, t.score, t.weight))  # noqa: E731
+    assert len(back) == 600 and key(back) == key(ref)
+
+
+@pytest.mark.parametrize("text, kw, error, pattern", [
+    ("question_id,model_a,model_b,winner\n1,b,m,model_a\n2,b,m,model_b\n1,b,m,model_a\n", {}, rt.DataError,
+     r"line 4: the rows of question '1', 'b' against 'm' are not together"),
+    ("question_id,model_a,model_b,winner\n" + "1,b,m,model_a\n" * 5, {}, rt.DataError,
+     r"line 2: question '1', 'b' against 'm' has runs of 5 equal rows"),
+    ("question_id,model_a,model_b,winner\n1,b,m,model_a\n1,b,m,tie\n1,b,m,model_b\n", {}, rt.DataError,
+     r"has runs of 1, 1, 1 equal rows"),
+    ("question_id,model_a,model_b,winner,weight\n1,b,m,model_a,1\n", {}, rt.DataError,
+     r"this table has its own `weight` column"),
+    ("model_a,model_b,winner\nb,m,model_a\n", {"prompt": ""}, rt.DataError, r"it needs the question ids"),
+    ("question_id,model_a,model_b,winner\n1,b,m,model_a\n", {"weight_strong": 2.5}, rt.ArgumentError,
+     r"must be a whole number >= 3"),
+])
+def test_replicated_rows_that_are_not_arena_hard_are_refused(text, kw, error, pattern, tmp_path):
+    p = tmp_path / "battles.csv"
+    p.write_text(text)
+    with pytest.raises(error, match=pattern) as e:
+        read_battles(p, **{"weight_strong": True, **kw})
+    _one_line(e.value)
+
+
 def test_fixture_readme_names_every_fixture():
     text = (ARENA / "README.md").read_text()
     for p in sorted(ARENA.rglob("*")):

@@ -68,6 +68,8 @@ def read_battles(
     weight_strong : bool or float, default ``False``
         Arena-Hard judgments: weight of a strong verdict (``A>>B``, ``B>>A``). ``True`` is 3, as
         Arena-Hard's show_result.py; the game stays one row with that weight (never three rows).
+        On a battles table that show_result.py wrote (each strong verdict as 3 identical rows), the
+        copies are made one row of weight 3 again (``replicated_rows_collapsed`` note).
     baseline : str, optional
         Arena-Hard judgments whose records name no baseline (v0.1): the baseline model
         (``"gpt-4-0314"`` for arena-hard-v0.1).
@@ -100,7 +102,8 @@ def read_battles(
         if fmt not in ("auto", "table"):
             raise FormatError(f"`format`={fmt!r}: a DataFrame is read as a battles table (`format`='table')",
                               param="format")
-        return from_table(df, Where("`battles`", "row", df.index.to_numpy()), cluster=prompt)
+        return from_table(df, Where("`battles`", "row", df.index.to_numpy()), cluster=prompt,
+                          strong=strong_weight(weight_strong))
     if isinstance(source, (str, os.PathLike)):
         paths = [os.fspath(source)]
     elif isinstance(source, (list, tuple)) and source and all(isinstance(p, (str, os.PathLike)) for p in source):
@@ -160,10 +163,10 @@ def _read_one(path: str, kind: str, weight_strong: Any, baseline: str | None, pr
         return from_mt_bench(path)
     if kind == "clean_battle" or (kind == "table" and _json_kind(path) == "array"):
         return from_clean_battle(path, cluster=prompt)
-    return _read_table(path, prompt)
+    return _read_table(path, prompt, strong_weight(weight_strong))
 
 
-def _read_table(path: str, prompt: str | None) -> "pd.DataFrame":
+def _read_table(path: str, prompt: str | None, strong: float) -> "pd.DataFrame":
     import numpy as np
     import pandas as pd
 
@@ -174,7 +177,7 @@ def _read_table(path: str, prompt: str | None) -> "pd.DataFrame":
         except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a bad file
             raise FormatError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})",
                               param="format") from None
-        return from_table(df, Where(path, "row"), cluster=prompt)
+        return from_table(df, Where(path, "row"), cluster=prompt, strong=strong)
     if p.endswith(_JSON_SUFFIXES):
         lines, recs = [], []
         for lineno, rec in iter_jsonl(path):
@@ -183,14 +186,14 @@ def _read_table(path: str, prompt: str | None) -> "pd.DataFrame":
             lines.append(lineno)
             recs.append(rec)
         return from_table(pd.DataFrame(recs), Where(path, "line", np.asarray(lines, dtype=np.int64)),
-                          cluster=prompt)
+                          cluster=prompt, strong=strong)
     sep = "\t" if p.endswith((".tsv", ".tsv.gz")) else ","
     try:
         df = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
     except (UnicodeDecodeError, pd.errors.ParserError, EOFError, zlib.error, OSError) as exc:
         raise FormatError(f"{path}: not a readable {'TSV' if sep == chr(9) else 'CSV'} file "
                           f"({str(exc).splitlines()[0]})", param="format") from None
-    return from_table(df, Where(path, "line", offset=2), cluster=prompt)
+    return from_table(df, Where(path, "line", offset=2), cluster=prompt, strong=strong)
 
 
 def _opener(path: str):

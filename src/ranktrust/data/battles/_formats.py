@@ -40,8 +40,12 @@ def _dropped(source: str, reasons: dict[str, int]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------------- tables
-def from_table(df: "pd.DataFrame", where: Where, *, cluster: str | None, fmt: str = "table") -> "pd.DataFrame":
-    """A battles table (``model_a, model_b, winner`` or ``score``, ...) in the canonical columns."""
+def from_table(df: "pd.DataFrame", where: Where, *, cluster: str | None, fmt: str = "table",
+               strong: float = 1.0) -> "pd.DataFrame":
+    """A battles table (``model_a, model_b, winner`` or ``score``, ...) in the canonical columns.
+
+    ``strong`` > 1: the table is an Arena-Hard battles file whose strong verdicts are written ``strong``
+    times; each game becomes one row again, with weight ``strong`` (:func:`_collapse_replicates`)."""
     import pandas as pd
 
     cols = [str(c) for c in df.columns]
@@ -93,7 +97,84 @@ def from_table(df: "pd.DataFrame", where: Where, *, cluster: str | None, fmt: st
     if ignored:
         notes.append({"code": "columns_ignored", "source": where.source, "columns": ignored})
     notes.append(_dropped(where.source, {}))
+    if strong != 1.0:
+        if "weight" in used:
+            raise DataError(f"{where.source}: `weight_strong` rebuilds the weights of an Arena-Hard battles file "
+                            "(strong verdicts written several times); this table has its own `weight` column: "
+                            "read it without `weight_strong`", param="weight_strong")
+        out, where, note = _collapse_replicates(out, where, strong)
+        notes.append(note)
     return finish(out, where, notes, fmt=fmt, records=len(df))
+
+
+def _collapse_replicates(out: "pd.DataFrame", where: Where, strong: float
+                         ) -> "tuple[pd.DataFrame, Where, dict[str, Any]]":
+    """Arena-Hard battles file -> one row per game: undo ``show_result.py``'s ``[output] * weight``.
+
+    ``get_battles_from_judgment`` writes, per (question, model), game 1 then game 2, each once or ``strong``
+    times (a strong verdict). So the rows of one (question, model_a, model_b) are contiguous, and either
+    two runs of equal outcomes (one game each, 1 or ``strong`` rows long) or one run of 1, 2, 1 + strong,
+    strong or 2 * strong rows (one or two games with the same outcome). Anything else is refused: the
+    table was not written that way.
+    """
+    w = float(strong)
+    if not w.is_integer() or w < 3:
+        raise ArgumentError(f"`weight_strong`={strong!r} on a battles table: the rows of a strong verdict are "
+                            "counted, so the weight must be a whole number >= 3 (Arena-Hard writes 3)",
+                            param="weight_strong")
+    k = int(w)
+    if "cluster" not in out.columns:
+        raise DataError(f"{where.source}: `weight_strong` on a battles table rebuilds Arena-Hard's games per "
+                        "question, so it needs the question ids (a question_id column, or `prompt`)",
+                        param="weight_strong")
+    n = len(out)
+    codes = [Labels.of(out[c]).codes for c in ("cluster", "model_a", "model_b")]
+    score = np.asarray(out["score"], dtype=np.float64)
+    change = np.zeros(n, dtype=bool)
+    change[0] = True
+    for c in codes:
+        change[1:] |= c[1:] != c[:-1]
+    starts = np.flatnonzero(change)
+    keys = list(zip(*(c[starts] for c in codes)))
+    if len(set(keys)) != len(keys):
+        seen: set[tuple[int, ...]] = set()
+        for st_, key in zip(starts, keys):
+            if key in seen:
+                raise DataError(f"{where.at(int(st_))}: the rows of question {out['cluster'].iloc[st_]!r}, "
+                                f"{out['model_a'].iloc[st_]!r} against {out['model_b'].iloc[st_]!r} are not "
+                                "together; `weight_strong` rebuilds games only from a battles file in the order "
+                                "Arena-Hard's show_result.py wrote it", param="weight_strong")
+            seen.add(key)
+    ends = np.r_[starts[1:], n]
+    single = {1: [1], 2: [1, 1], k: [k], 1 + k: [1, k], 2 * k: [k, k]}
+    first, weight = [], []
+    order_unknown = 0
+    for b0, b1 in zip(starts, ends):
+        runs = np.flatnonzero(np.r_[True, score[b0 + 1:b1] != score[b0:b1 - 1]]) + b0
+        lengths = np.diff(np.r_[runs, b1])
+        if len(runs) == 1 and int(lengths[0]) in single:
+            games = single[int(lengths[0])]
+            order_unknown += len(games) == 2 and games[0] != games[1]
+            pos = [int(b0), int(b0) + games[0]]
+        elif len(runs) == 2 and all(int(x) in (1, k) for x in lengths):
+            games = [int(x) for x in lengths]
+            pos = [int(r) for r in runs]
+        else:
+            raise DataError(f"{where.at(int(b0))}: question {out['cluster'].iloc[b0]!r}, {out['model_a'].iloc[b0]!r} "
+                            f"against {out['model_b'].iloc[b0]!r} has runs of {', '.join(map(str, lengths))} equal "
+                            f"rows: not two games written once or {k} times each (Arena-Hard's show_result.py); "
+                            "read the file without `weight_strong`", param="weight_strong")
+        for p, g in zip(pos, games):
+            first.append(p)
+            weight.append(float(g))
+    first_arr = np.asarray(first, dtype=np.int64)
+    res = out.iloc[first_arr].reset_index(drop=True)
+    res["weight"] = np.asarray(weight)
+    nums = (np.asarray(where.numbers)[first_arr] if where.numbers is not None else first_arr + where.offset)
+    note = {"code": "replicated_rows_collapsed", "source": where.source, "rows": int(n), "games": len(first),
+            "strong_games": int(sum(g == k for g in weight)), "weight": float(k),
+            "game_order_unknown": int(order_unknown)}
+    return res, Where(where.source, where.kind, nums), note
 
 
 def _outcome(df: "pd.DataFrame", cols: list[str], where: Where, used: set[str]) -> tuple[np.ndarray, np.ndarray]:
