@@ -61,7 +61,7 @@ def verdict_line(d: dict[str, Any]) -> str:
         if d["better"]:
             line += f"; better on {', '.join(d['better'])}"
         return line
-    inc = [rows[t] for t in d["inconclusive"]]
+    inc = [t for t in d["tasks"] if t["decision"] == "inconclusive"]     # in the rows' order: tightest first
     if inc:
         line = (f"INCONCLUSIVE: no regression shown, but {len(inc)} of {plural(n, 'task')} cannot rule out a drop "
                 f"of {margin}: " + _listed(inc, 3) + f" ({fam})")
@@ -90,7 +90,7 @@ def _columns(d: dict[str, Any]) -> list[str]:
 
 def _cells(d: dict[str, Any], t: dict[str, Any]) -> list[str]:
     cells = [t["task"], count(t["n_items"]), points(t["score_baseline"], 1), points(t["score_candidate"], 1),
-             _diff_ci(t), level(t["ci_level"]) if t["ci_level"] is not None else "n/a",
+             _diff_ci(t), level(round(t["ci_level"], 4)) if t["ci_level"] is not None else "n/a",
              _DECISION_WORDS[t["decision"]]]
     if d.get("show_plan"):
         drop = t.get("detectable_drop")
@@ -127,7 +127,8 @@ def gate_text(d: dict[str, Any]) -> list[Any]:
     out: list[Any] = [Text(d.get("headline") or verdict_line(d), style=style)]
     t = Table(title=f"{d['candidate']} (candidate) vs {d['baseline']} (baseline)", title_justify="left")
     for c in _columns(d):
-        t.add_column(c, justify="left" if c in ("task", "decision") else "right", overflow="fold")
+        t.add_column(c, justify="left" if c in ("task", "decision") else "right", overflow="fold",
+                     no_wrap=c in ("difference [CI]", "decision", "CI level"))
     for row in d["tasks"]:
         t.add_row(*_cells(d, row))
     out += [t, Text(_footer(d))]
