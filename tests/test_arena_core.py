@@ -426,3 +426,13 @@ def test_the_arena_docs_example_runs(tmp_path, monkeypatch):
     for code in blocks:
         exec(compile(code, "docs/arena.md", "exec"), ns)   # noqa: S102 - our own documentation
     assert ns["r"].headline["top"] == "m4"
+
+
+def test_too_few_clusters():
+    from ranktrust.errors import SmallSampleWarning
+
+    df = board(M=3, n=400, seed=13)
+    with pytest.raises(DataError, match="every battle is in one cluster"):
+        rt.arena(df.assign(cluster="q"))
+    with pytest.warns(SmallSampleWarning, match="only 5 clusters"):
+        rt.arena(df.assign(cluster=(np.arange(len(df)) % 5).astype(str)), n_resamples=50)

@@ -38,6 +38,8 @@ ELO_SCALE = 400.0 / np.log(10.0)
 ELO_MEAN = 1000.0
 TIES = ("half", "davidson")
 METHODS = ("sandwich", "bootstrap")
+#: below this many clusters the clustered sandwich is warned about (SmallSampleWarning)
+_FEW_CLUSTERS = 20
 
 
 def _read(battles: Any, cluster_by: Any) -> Battles:
@@ -195,6 +197,11 @@ def arena(
     -------
     ArenaResult
 
+    Warns
+    -----
+    SmallSampleWarning
+        Fewer than 20 clusters: the clustered intervals rest on a normal approximation that needs many.
+
     Notes
     -----
     Ratings are ``1000 + 400 / ln(10) * theta`` with ``sum(theta) = 0``: the mean rating is 1000, so a
@@ -257,6 +264,17 @@ def arena(
     _connected(c0.A, c0.B, M, models)
     _separation(c0, models)
     cluster, G = bt.cluster, bt.n_clusters
+    if cluster is not None and G < 2:
+        raise DataError(f"`cluster_by`={bt.cluster_col!r}: every battle is in one cluster, so the clustered variance is "
+                        "zero; cluster by a column with many values, or give `cluster_by`=None", param="cluster_by")
+    if cluster is not None and G < _FEW_CLUSTERS:
+        import warnings
+
+        from ..errors import SmallSampleWarning
+
+        warnings.warn(f"only {G} clusters in `cluster_by`={bt.cluster_col!r}: the clustered intervals and rank sets "
+                      f"rest on a normal approximation that needs many clusters ({_FEW_CLUSTERS} or more)",
+                      SmallSampleWarning, stacklevel=2)
     fit, c, Vfull = _fit_all(bt, ties, f, cluster, G, y, w, c=c0)
     theta = fit.theta
     draws = None
