@@ -26,6 +26,9 @@ from conftest import ROOT, require
 sys.path.insert(0, str(Path(__file__).parent))
 from _reports import real_report  # noqa: E402
 
+import numpy as np  # noqa: E402
+import ranktrust as rt  # noqa: E402
+from ranktrust.reporting.fmt import points  # noqa: E402
 from ranktrust.reporting.headline import report_dict  # noqa: E402
 from ranktrust.reporting.html import render_html  # noqa: E402
 from ranktrust.reporting.render import meta as make_meta  # noqa: E402
@@ -224,7 +227,7 @@ def _check_page(browser: Browser, path: Path, d: dict, meta: dict, shot: Path) -
         assert got["model"] == want["model"] == got["name_cell"]
         for k in ("score", "ci_low", "ci_high", "rank", "tier", "rank_low", "rank_high"):
             assert got[k] == want.get(k), (want["model"], k)
-        assert got["shown"] == f"{100 * want['score']:.1f}"
+        assert got["shown"] == points(want["score"])       # the one digit rule: as the terminal prints it
     h = d["headline"]
     assert dom["headline_text"] == h["text"]
     assert dom["headline"]["top"] == h["top"]
@@ -404,3 +407,40 @@ def test_html_bad_input():
     with pytest.raises(ValueError, match="models"):
         render_html({"title": "x"}, {})
 
+
+
+def test_a_bidi_override_in_a_name_is_shown_escaped_and_kept_exact_in_data():
+    """D18: U+202E in a model name cannot reverse the page: shown escaped (as in the terminal) everywhere the
+    page shows text, exact in data-* attributes and the embedded JSON."""
+    names = ["LTR \u202eedirrevo", "plain", "other"]
+    rng = np.random.default_rng(0)
+    m = rt.ScoreMatrix.from_array((rng.random((3, 400)) < np.array([0.7, 0.5, 0.3])[:, None]).astype(float),
+                                  models=names)
+    d = report_dict(rt.report(m, stability_n_resamples=50))
+    page = render_html(d, _meta("x"))
+    shown = page.split('<script type="application/json"', 1)[0]
+    assert "LTR \\u202eedirrevo" in shown
+    assert 'data-model="LTR \u202eedirrevo"' in shown and 'data-top="LTR \u202eedirrevo"' in shown
+    assert "\u202e" not in re.sub(r'="[^"]*"', "", shown)          # only inside attribute values
+
+
+@pytest.mark.parametrize("fmt", ["text", "md", "html"])
+def test_one_number_one_string_in_every_format(fmt):
+    """issue 23 §3: a score prints the same in the terminal, Markdown, the HTML report and the notebook (the
+    review's 67.70 vs 67.7): fmt chooses the digits, no caller does."""
+    from ranktrust.reporting import fmt as F
+    from ranktrust.reporting.notebook import _cell
+    from ranktrust.reporting.renderers import to_string
+
+    rng = np.random.default_rng(2)
+    m = rt.ScoreMatrix.from_array((rng.random((3, 500)) < np.array([0.744, 0.6, 0.5])[:, None]).astype(float),
+                                  models=["top", "mid", "low"])
+    rep = rt.report(m, stability_n_resamples=50)
+    top = rep.to_dict()["models"][0]
+    want = F.points(top["score"])
+    assert want == f"{100 * top['score']:.{F.POINTS_DIGITS}f}"
+    out = to_string(rep, fmt)
+    assert want in out and F.points(top["ci_low"]) in out
+    if fmt == "html":
+        assert f">{want}</td>" in out                       # the table cell, not only a data-* attribute
+    assert _cell(top["score"], "score") == want             # the notebook's tables

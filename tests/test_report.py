@@ -250,3 +250,37 @@ def test_quality_notes_are_worded_as_data_quality_words_them(gpqa):
     notes = quality_notes(q)
     assert {n.code for n in notes} == {"similar_models", "misfit"}
     assert [note_text(n) for n in notes] == q.notes()
+
+
+def test_a_constant_model_gets_one_note():
+    """D23: a model with the same score on every item is one note (code zero_spread), not one per interval
+    (the intervals' CLT and the repeats' t both warn about it)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    rows = [(m, f"q{i}", float(0 if m == "flat" else rng.random() < 0.6), r)
+            for m in ("flat", "b", "c") for i in range(60) for r in range(3)]
+    m = rt.read(pd.DataFrame(rows, columns=["model", "item", "score", "run"]))
+    rep = rt.report(m, stability_n_resamples=50)
+    assert [n.data for n in rep.notes if n.code == "zero_spread"] == [{"models": ["flat"], "values": [0.0]}]
+    assert not [n for n in rep.notes if n.code == "warning" and "zero spread" in n.data["text"]]
+    assert sum("'flat'" in note_text(n) for n in rep.notes) == 1
+
+
+def test_pair_table_names_never_break_inside_a_word():
+    """D23: the terminal pair table stacks the two names in one column, so names of the demo's length
+    (gemini-1.5-pro-002, Meta-Llama-3_1-70B-Instruct) are never cut in two."""
+    from ranktrust.reporting.renderers import to_string
+
+    names = ["gemini-1.5-pro-002", "gemini-1.5-flash-002", "Meta-Llama-3_1-70B-Instruct", "DeepSeek-Coder-V2-Instruct",
+             "Meta-Llama-3_1-70B"]
+    rng = np.random.default_rng(1)
+    s = (rng.random((5, 500)) < np.linspace(0.7, 0.5, 5)[:, None]).astype(float)
+    rep = rt.report(rt.ScoreMatrix.from_array(s, models=names), stability=False, quality=False)
+    text = to_string(rep, "text")
+    for name in names:
+        assert text.count(name) >= 2, name                 # whole in the leaderboard and in the pair table
+    table = text[text.index("Each model vs the next one down"):]
+    table = table[:table.index("└")]
+    cells = [line.split("│")[1].strip() for line in table.splitlines() if line.startswith("│")]
+    assert set(cells) <= set(names)

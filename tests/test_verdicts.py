@@ -218,7 +218,7 @@ def test_audit_d9_tiers_do_not_chain():
     # D16: the leaderboard's tier column says which tiers it holds, in every format
     from ranktrust.reporting.renderers import to_string
 
-    for fmt in ("text", "md"):
+    for fmt in ("text", "md", "html"):
         assert "tier (adjacent)" in to_string(adj_rep, fmt)
         assert "tier (adjacent)" not in to_string(rep, fmt)
     assert "not transitive" in to_string(adj_rep, "html")

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from .. import _validate
 from .._validate import Progress, SeedLike
 from ..data.matrix import ScoreMatrix
+from ..errors import DegenerateDataWarning
 from .options import DEFAULT_SIZES, Inference, Resampling, Sections, resolve
 from .result import LeaderboardReport
 from .sections import BUILDERS, Build, Note, quality_notes
@@ -21,7 +22,10 @@ __all__ = ["report", "DEFAULT_SIZES", "quality_notes"]
 
 
 def _warnings_to_notes(fn: Callable[..., LeaderboardReport]) -> Callable[..., LeaderboardReport]:
-    """Warnings raised while the report is built become report notes (code ``warning``, each message once)."""
+    """Warnings raised while the report is built become report notes (code ``warning``, each message once).
+
+    A model with zero spread is one fact however many sections meet it (the intervals' CLT, the repeats'
+    t interval): their zero-spread warnings become one ``zero_spread`` note naming the models."""
     import functools
 
     @functools.wraps(fn)
@@ -33,15 +37,43 @@ def _warnings_to_notes(fn: Callable[..., LeaderboardReport]) -> Callable[..., Le
             warnings.simplefilter("always")
             rep = fn(*args, **kw)
         seen = {n.data.get("text") for n in rep.notes if n.code in ("input", "warning")}
-        new = []
+        flat = _zero_spread_models(rep.matrix)
+        new, merged = [], False
         for w in caught:
             msg = str(w.message)
+            if flat and issubclass(w.category, DegenerateDataWarning) and _names_only(msg, flat):
+                merged = True
+                continue
             if msg not in seen:
                 seen.add(msg)
                 new.append(Note("warning", {"text": msg, "category": w.category.__name__}))
+        if merged:
+            new.insert(0, Note("zero_spread", {"models": list(flat), "values": list(flat.values())}))
         return dataclasses.replace(rep, notes=rep.notes + tuple(new)) if new else rep
 
     return wrapper
+
+
+def _zero_spread_models(m: ScoreMatrix) -> dict[str, float]:
+    """The models whose every item has the same score (mean over runs): model -> that score."""
+    import numpy as np
+
+    from .._kernel import zero_spread
+
+    s = np.asarray(m.scores, dtype=float)
+    flat = zero_spread(s)
+    return {m.models[j]: float(np.nanmax(s[j])) for j in np.flatnonzero(flat)}
+
+
+def _names_only(msg: str, flat: dict[str, float]) -> bool:
+    """Whether ``msg`` is a zero-spread warning about models, every model it names among ``flat``."""
+    import re
+
+    if "(zero spread)" not in msg or not re.match(r"models? ", msg):
+        return False
+    head = msg.split(": every ", 1)[0]
+    quoted = re.findall(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", head)
+    return bool(quoted) and all(q in {repr(name) for name in flat} for q in quoted)
 
 
 @_warnings_to_notes

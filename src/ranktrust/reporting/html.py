@@ -9,6 +9,7 @@ in ``data-*`` attributes (``data-score="0.7183..."``) so the page can be checked
 
 from __future__ import annotations
 
+import html as _html
 import json
 import math
 from functools import lru_cache
@@ -43,6 +44,7 @@ def _env() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
+        finalize=_shown,
     )
     from .fmt import (
         adjust_phrase,
@@ -66,10 +68,28 @@ def _finite(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def _js(x: Any) -> str:
-    """The exact JSON text of a value (floats round-trip), for data-* attributes."""
-    return json.dumps(x, allow_nan=False, ensure_ascii=False) if not isinstance(x, float) or math.isfinite(x) \
+def _js(x: Any) -> Markup:
+    """The exact JSON text of a value (floats round-trip), for data-* attributes (escaped here, so the
+    page's display rule for names, :func:`_shown`, leaves it exact)."""
+    text = json.dumps(x, allow_nan=False, ensure_ascii=False) if not isinstance(x, float) or math.isfinite(x) \
         else "null"
+    return Markup(_html.escape(text, quote=True))
+
+
+def _exact(x: Any) -> Markup:
+    """A name exactly as in the JSON, for a data-* attribute (not the displayed form)."""
+    return Markup(_html.escape(str(x), quote=True))
+
+
+def _shown(x: Any) -> Any:
+    """Every value the page shows: a name or sentence with bidirectional or control characters shows them
+    escaped, as the terminal does (``gpt\\u202e4``), so a right-to-left override cannot reverse what
+    follows it; the data-* attributes (:func:`_js`, :func:`_exact`) keep the exact text."""
+    if isinstance(x, str) and not isinstance(x, Markup):
+        from .._text import display_name, needs_escaping
+
+        return display_name(x) if needs_escaping(x) else x
+    return x
 
 
 def _filters() -> dict[str, Any]:
@@ -86,6 +106,7 @@ def _filters() -> dict[str, Any]:
         "tau": lambda x: fmt.number(x, 2),
         "num": lambda x: fmt.value("", x),               # a count or other number: '12,032', '0.123'
         "js": _js,
+        "exact": _exact,
         "note_text": note_text,
         "lead_phrase": lead_phrase,
     }

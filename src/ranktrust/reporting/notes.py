@@ -82,6 +82,12 @@ NOTE_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "microbench_too_few_models": lambda d: (
         f"the micro-benchmark section needs at least 5 models (2 to select items, 3 to check them on); this "
         f"leaderboard has {fmt.count(d['n_models'])}, so it is left out"),
+    "zero_spread": lambda d: (
+        ("model " if len(d["models"]) == 1 else "models ")
+        + ", ".join(f"{name!r} (all {fmt.plain(v)})" for name, v in zip(d["models"], d["values"]))
+        + ": every item has the same score (zero spread), so "
+        + ("its" if len(d["models"]) == 1 else "their") + " SE and CI are NaN in every section (never a zero-width "
+        "interval)"),
     "similar_models": _similar,
     "misfit": _misfit,
 }

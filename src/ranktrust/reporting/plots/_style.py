@@ -69,7 +69,11 @@ def pts(x: Any) -> float:
 
 
 def short(name: Any, n: int = MAX_LABEL) -> str:
-    s = str(name)
+    """A name as a figure shows it: control and bidirectional characters escaped (as in the terminal), cut
+    to ``n`` characters."""
+    from ..._text import display_name
+
+    s = display_name(name)
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
@@ -179,3 +183,106 @@ def by_method(rows: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]
         out.setdefault(str(r.get("method")), []).append(r)
     return out
 
+
+
+# --------------------------------------------------------------------------- fonts for any name
+
+_CHARMAPS: dict[str, frozenset[int]] = {}
+#: names whose characters no installed font has were drawn as boxes: said once per process
+_WARNED_MISSING: set[str] = set()
+
+
+def _charmap(path: str) -> frozenset[int]:
+    if path not in _CHARMAPS:
+        from matplotlib.ft2font import FT2Font
+
+        try:
+            _CHARMAPS[path] = frozenset(FT2Font(path).get_charmap())
+        except (OSError, RuntimeError, ValueError):   # a font FreeType cannot read: it covers nothing
+            _CHARMAPS[path] = frozenset()
+    return _CHARMAPS[path]
+
+
+def _figure_text(fig: Figure) -> str:
+    from matplotlib.text import Text
+
+    parts = [t.get_text() for t in fig.findobj(Text)]
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            parts += [t.get_text() for t in axis.get_ticklabels()]
+    return "".join(parts)
+
+
+def missing_glyphs(fig: Figure) -> set[str]:
+    """The characters of the figure's text that the default font (DejaVu Sans) does not have."""
+    from matplotlib import font_manager
+
+    have = _charmap(font_manager.findfont(font_manager.FontProperties(family="DejaVu Sans")))
+    return {ch for ch in _figure_text(fig) if ord(ch) not in have and not ch.isspace()}
+
+
+def fallback_families(chars: set[str]) -> tuple[list[str], set[str]]:
+    """Installed font families that have ``chars`` (greedy, most characters first), and the characters no
+    installed font has."""
+    from matplotlib import font_manager
+
+    need = {ord(c) for c in chars}
+    by_family: dict[str, frozenset[int]] = {}
+    for f in font_manager.fontManager.ttflist:
+        if need and not f.name.startswith("Last Resort"):   # its "glyphs" are boxes naming the block
+            cover = _charmap(f.fname) & need
+            if cover:
+                by_family[f.name] = by_family.get(f.name, frozenset()) | cover
+    out: list[str] = []
+    while need and by_family:
+        fam, cover = max(by_family.items(), key=lambda kv: len(kv[1] & need))
+        if not cover & need:
+            break
+        out.append(fam)
+        need -= cover
+        del by_family[fam]
+    return out, {chr(c) for c in need}
+
+
+class glyph_fallback:
+    """Draw ``fig`` with fonts that have its characters (CJK, emoji, ... names), without matplotlib's one warning
+    per missing glyph: installed fonts that have them are added after DejaVu Sans; what no font has is kept
+    in ``self.missing`` (drawn as boxes in raster output; the inline SVG keeps text, which the browser draws)."""
+
+    def __init__(self, fig: Figure) -> None:
+        self.fig = fig
+        self.missing: set[str] = set()
+
+    def __enter__(self) -> "glyph_fallback":
+        import warnings
+
+        chars = missing_glyphs(self.fig)
+        fams: list[str] = []
+        if chars:
+            fams, self.missing = fallback_families(chars)
+        self._rc = matplotlib.rc_context(
+            {"font.sans-serif": ["DejaVu Sans", *fams, *matplotlib.rcParams["font.sans-serif"]]} if fams else {})
+        self._rc.__enter__()
+        self._warn = warnings.catch_warnings()
+        self._warn.__enter__()
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from (current )?font", category=UserWarning)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._warn.__exit__(*exc)
+        self._rc.__exit__(*exc)
+
+
+def say_missing_once(missing: set[str]) -> None:
+    """One warning per process for the characters no installed font has (instead of one per glyph)."""
+    import warnings
+
+    new = "".join(sorted(set(missing) - _WARNED_MISSING))
+    if not new:
+        return
+    _WARNED_MISSING.update(new)
+    shown = " ".join(new[:12]) + (" …" if len(new) > 12 else "")
+    warnings.warn(f"no installed font has the characters {shown} (in model names): the PNG/PDF figures draw them "
+                  "as boxes; install a font that has them (e.g. Noto Sans CJK, Noto Emoji), or use the SVG "
+                  "figures or the HTML report, which the browser draws with its own fonts", UserWarning,
+                  stacklevel=3)

@@ -11,8 +11,9 @@ from typing import Any, Iterable
 import matplotlib
 from matplotlib.figure import Figure
 
+from ..._text import display_name
 from ._registry import figures_for, report_figures
-from ._style import NothingToPlot, as_dict
+from ._style import NothingToPlot, as_dict, glyph_fallback, say_missing_once
 
 __all__ = ["figure_svg", "save_figures"]
 
@@ -27,7 +28,7 @@ def figure_svg(fig: Figure, *, salt: str = "fig") -> str:
     figures can share one HTML page. Text stays text (``svg.fonttype = "none"``).
     """
     buf = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"rt-{salt}"}):
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"rt-{salt}"}), glyph_fallback(fig):
         fig.savefig(buf, format="svg", metadata={"Date": None})
     s = buf.getvalue()
     s = s[s.index("<svg"):]
@@ -43,7 +44,8 @@ def figure_svg(fig: Figure, *, salt: str = "fig") -> str:
 
     s = _ID_RE.sub(_keep, s)
     for gid, text in tips.items():
-        s = s.replace(f'<g id="{gid}">', f'<g id="{gid}" class="rt-tip"><title>{html.escape(text)}</title>', 1)
+        s = s.replace(f'<g id="{gid}">', f'<g id="{gid}" class="rt-tip"><title>{html.escape(display_name(text))}</title>',
+                      1)
     mw = re.search(r'width="([\d.]+)pt"', s)
     style = f' style="max-width:{float(mw.group(1)) * 4 / 3:.0f}px"' if mw else ""
     s = re.sub(r'\swidth="[\d.]+pt" height="[\d.]+pt"', f' class="rt-fig" role="img"{style}', s, count=1)
@@ -84,6 +86,7 @@ def save_figures(result: Any, directory: str | Path, formats: Iterable[str] = ("
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
+    missing: set[str] = set()
     for spec in specs:
         try:
             fig = spec(d)
@@ -91,7 +94,11 @@ def save_figures(result: Any, directory: str | Path, formats: Iterable[str] = ("
             continue
         for fmt in formats:
             p = out / f"{spec.name}.{fmt}"
-            with matplotlib.rc_context({"svg.hashsalt": f"rt-{spec.name}"}):
+            with matplotlib.rc_context({"svg.hashsalt": f"rt-{spec.name}"}), glyph_fallback(fig) as fonts:
                 fig.savefig(p, format=fmt, dpi=dpi, metadata={"Date": None} if fmt == "svg" else None)
+            if fonts.missing and fmt != "svg":
+                missing |= fonts.missing
             paths.append(p)
+    if missing:
+        say_missing_once(missing)
     return paths
