@@ -156,7 +156,8 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
         if cl.missing.any():
             i = int(np.flatnonzero(cl.missing)[0])
             raise DataError(f"{where.at(i)}: the prompt id (cluster) is missing ({int(cl.missing.sum())} such rows); "
-                            "give every battle its prompt id, or read without one (`prompt`='')",
+                            "give every battle its prompt id (a table can also be read without one: "
+                            "`prompt`='')",
                             param="prompt")
         out["cluster"] = cl.values()
     for col in ("judge", "user"):
