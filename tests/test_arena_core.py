@@ -6,7 +6,6 @@ and the genuine Arena-Hard sample (../shared)."""
 from __future__ import annotations
 
 import json
-import warnings
 
 import numpy as np
 import pandas as pd

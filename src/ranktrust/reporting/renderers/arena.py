@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..fmt import count, level, number, p_clause, p_value, percent, plural, points, rank_range
+from ..fmt import count, level, number, p_clause, p_value, plural, points, rank_range
 from ..markdown import md_escape as _esc
 from . import renderer
 from ._csv import table_csv
@@ -210,4 +210,4 @@ def arena_csv(d: dict[str, Any]) -> str:
     return table_csv(cols, ([r.get(c) for c in cols] for r in d["models"]))
 
 
-__all__ = ["headline_text", "method_sentence", "arena_payload", "percent"]
+__all__ = ["headline_text", "method_sentence", "arena_payload", "ties_sentence"]
