@@ -467,6 +467,7 @@ def test_names_in_any_script_draw_without_a_warning_per_glyph(tmp_path):
     name is shown escaped in the figure."""
     import warnings
 
+    import ranktrust as rt
     from ranktrust.reporting.plots import _style
     from ranktrust.reporting.plots.svg import figure_svg, save_figures
 
