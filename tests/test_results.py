@@ -194,3 +194,31 @@ def test_one_confidence_interval_type(results):
         assert isinstance(ci, ConfidenceInterval) and ci.low is r.ci_low and ci.high is r.ci_high
     with pytest.raises(AttributeError, match="Tiers has no confidence interval"):
         results["tiers"].ci
+
+
+def test_dict_fields_are_read_only_all_the_way_down():
+    """Issue 23 §2: a result's dict fields (and the dicts inside them) cannot be changed after construction;
+    they stay dicts for JSON, and pickle, copy and deepcopy keep them frozen."""
+    import copy
+    import json
+    import pickle
+
+    from ranktrust.results import FrozenDict
+
+    s = np.random.default_rng(0).integers(0, 2, (3, 40)).astype(float)
+    s[0, 3] = np.nan
+    r = rt.bootstrap_ci(rt.ScoreMatrix.from_array(s), n_resamples=50)
+    assert isinstance(r.dropped, FrozenDict) and isinstance(r.dropped, dict) and r.dropped == {"model_1": 1, "model_2": 1}
+    for change in (lambda d: d.__setitem__("x", 1), lambda d: d.update(x=1), lambda d: d.pop("model_1"),
+                   lambda d: d.clear(), lambda d: d.setdefault("x", 1), lambda d: d.__delitem__("model_1")):
+        with pytest.raises(TypeError, match="a result is frozen"):
+            change(r.dropped)
+    assert r.dropped == {"model_1": 1, "model_2": 1}
+    nested = FrozenDict({"a": {"b": 1}, "c": [{"d": 2}]})
+    from ranktrust.results import _freeze
+
+    frozen = _freeze({"a": {"b": 1}, "c": [{"d": 2}]})
+    assert isinstance(frozen["a"], FrozenDict) and isinstance(frozen["c"][0], FrozenDict) and frozen == nested
+    for c in (pickle.loads(pickle.dumps(r)), copy.deepcopy(r), copy.copy(r)):
+        assert isinstance(c.dropped, FrozenDict) and c.dropped == r.dropped
+    assert json.loads(json.dumps(r.to_dict()))["dropped"] == {"model_1": 1, "model_2": 1}

@@ -100,8 +100,49 @@ def _short(v: Any, limit: int = 6) -> str:
 _CHECKED: set[type] = set()
 
 
+class FrozenDict(dict):
+    """A read-only dict: a dict field of a result (``settings``, ``dropped``, ``power``) as the result holds it.
+    Still a ``dict`` (JSON, ``isinstance``, ``dict(d)``, ``d | other`` all work); changing it raises TypeError.
+    A copy to change is ``dict(d)``."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kw: Any) -> None:
+        raise TypeError("a result is frozen: its dict fields are read-only (copy one with dict(...) to change it)")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> Any:   # pickle and deepcopy rebuild it without __setitem__
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self) -> "FrozenDict":
+        return self
+
+    def __deepcopy__(self, memo: Any) -> "FrozenDict":
+        import copy
+
+        return FrozenDict({k: copy.deepcopy(v, memo) for k, v in self.items()})
+
+
+def _freeze(value: Any) -> Any:
+    """A dict (and the dicts inside it, also inside its lists and tuples) as a :class:`FrozenDict`."""
+    if isinstance(value, dict):
+        if isinstance(value, FrozenDict) and all(not isinstance(v, (dict, list, tuple)) for v in value.values()):
+            return value
+        return FrozenDict({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, list) and any(isinstance(v, dict) for v in value):
+        return [_freeze(v) for v in value]
+    if isinstance(value, tuple) and not hasattr(value, "_fields") and any(isinstance(v, dict) for v in value):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
 def _read_only(value: Any) -> Any:
-    """A non-writeable view of an array (tuples of arrays too); anything else unchanged."""
+    """A non-writeable view of an array (tuples of arrays too); a dict as a :class:`FrozenDict`; anything
+    else unchanged."""
+    if isinstance(value, dict):
+        return _freeze(value)
     if isinstance(value, np.ndarray):
         if not value.flags.writeable:
             return value
@@ -124,7 +165,8 @@ def _check_result_class(cls: type) -> None:
 
 
 class Result:
-    """Base of every result: a ``@dataclass(frozen=True, eq=False)`` with read-only arrays.
+    """Base of every result: a ``@dataclass(frozen=True, eq=False)`` with read-only arrays and read-only dicts
+    (:class:`FrozenDict`, the dicts inside them too).
 
     ``to_dict()`` is derived from the fields; subclasses override it only when the
     JSON layout differs from their fields (keys stay equal to field names where a
