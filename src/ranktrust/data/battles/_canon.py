@@ -169,7 +169,8 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise DataError(f"{where.at(i)}: turn {df['turn'].iloc[i]!r} is not a number", param="source")
-        out["turn"] = t.to_numpy(dtype=np.int64) if not t.isna().any() else t.to_numpy(dtype=np.float64)
+        whole = not t.isna().any() and bool((t % 1 == 0).all())
+        out["turn"] = t.to_numpy(dtype=np.int64) if whole else t.to_numpy(dtype=np.float64)
     for col in df.columns:
         if str(col).startswith((STYLE_A, STYLE_B)):
             v = pd.to_numeric(df[col], errors="coerce")
