@@ -124,6 +124,7 @@ def test_round_trip_through_every_table_kind(kind, tmp_path):
     if kind == "polars":
         pl = pytest.importorskip("polars", reason="needs polars for the polars input")
         got = read_battles(pl.from_pandas(out))
+        pd.testing.assert_frame_equal(read_battles(pl.from_pandas(out).lazy()), got)
     else:
         if kind == "parquet":
             out.to_parquet(path, index=False)
@@ -308,6 +309,7 @@ def test_mt_bench_full_file_matches_fastchat_show_result():
         elif r["g1_winner"] == "model_1":
             res["win"] += 1
     assert len(df) == res["n"] == 73
+    assert _code(df, "inconsistent_as_tie")[0]["judgments"] == 27
     assert df["score"].mean() == pytest.approx((res["win"] + res["tie"] / 2) / res["n"], rel=1e-14)
 
 
@@ -540,6 +542,7 @@ def test_replicated_strong_verdicts_of_a_battles_file_become_one_weighted_row():
     games = read_battles(OFFICIAL, weight_strong=True)
     note = _code(games, "replicated_rows_collapsed")[0]
     assert (note["rows"], note["games"], note["strong_games"]) == (2658, 2000, 329)
+    assert _code(rows, "rows_per_prompt_and_pair")[0]["counts"] == {2: 759, 4: 153, 6: 88}
     assert _code(games, "rows_per_prompt_and_pair")[0]["counts"] == {2: 1000}      # two games per question
     for model, (score, _, _) in PUBLISHED.items():
         g = games[games.model_b == model]

@@ -98,6 +98,8 @@ def read_battles(
     if prompt is not None and not isinstance(prompt, str):
         raise TypeError(f"`prompt` must be a column name, or '' for none; got {prompt!r}")
     if isinstance(source, pd.DataFrame) or _is_polars(source):
+        if _is_polars(source):
+            source = source.collect() if hasattr(source, "collect") else source   # a LazyFrame
         df = source.to_pandas() if _is_polars(source) else source
         if fmt not in ("auto", "table"):
             raise FormatError(f"`format`={fmt!r}: a DataFrame is read as a battles table (`format`='table')",
@@ -149,7 +151,7 @@ def _check_format(format: Any) -> str:
 
 
 def _is_polars(obj: Any) -> bool:
-    return type(obj).__module__.split(".")[0] == "polars" and hasattr(obj, "to_pandas")
+    return type(obj).__module__.split(".")[0] == "polars" and (hasattr(obj, "to_pandas") or hasattr(obj, "collect"))
 
 
 def _read_one(path: str, kind: str, weight_strong: Any, baseline: str | None, prompt: str | None
