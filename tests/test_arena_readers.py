@@ -589,6 +589,29 @@ def test_replicated_rows_that_are_not_arena_hard_are_refused(text, kw, error, pa
     _one_line(e.value)
 
 
+def test_every_format_feeds_rt_arena(tmp_path):
+    """The output contract agreed with rt.arena: each format's table is rated as read (no renaming, no options)."""
+    tables = {"mt_bench": read_battles(MTBENCH_SAMPLE), "arena_hard": read_battles(V2_EXCERPT, weight_strong=True),
+              "table": read_battles(OFFICIAL, weight_strong=True)}
+    p = tmp_path / "annotations.json"
+    p.write_text(json.dumps(_alpaca([1, 2, 1.5, 1.25, 1.75, 1.1])))
+    tables["alpaca_eval"] = read_battles(p)
+    for fmt, df in tables.items():
+        models = {m["model"] for m in rt.arena(df, cluster_by=None, rng=0).to_dict()["models"]}  # few prompts here
+        assert models == set(df.model_a) | set(df.model_b), fmt
+    rng = np.random.default_rng(1)
+    meta = lambda: {f"{k}_{s}": int(rng.integers(0, 9)) for k in ("sum_assistant", "header_count", "list_count",  # noqa: E731
+                                                                    "bold_count") for s in "ab"}
+    recs = [{"question_id": str(i // 2), "model_a": a, "model_b": b, "winner": str(rng.choice(["model_a", "model_b", "tie"])),
+             "conv_metadata": {k.replace("sum_assistant_a", "sum_assistant_a_tokens").replace(
+                 "sum_assistant_b", "sum_assistant_b_tokens"): v for k, v in meta().items()}}
+            for i, (a, b) in enumerate([("x", "y"), ("y", "z"), ("z", "x")] * 200)]
+    p = tmp_path / "clean_battle.json"
+    p.write_text(json.dumps(recs))
+    res = rt.arena(read_battles(p), style=True, rng=0).to_dict()
+    assert [f["feature"] for f in res["style"]["features"]] == ["tokens", "headers", "lists", "bold"]
+
+
 def test_fixture_readme_names_every_fixture():
     text = (ARENA / "README.md").read_text()
     for p in sorted(ARENA.rglob("*")):
