@@ -284,3 +284,47 @@ def test_pair_table_names_never_break_inside_a_word():
     table = table[:table.index("└")]
     cells = [line.split("│")[1].strip() for line in table.splitlines() if line.startswith("│")]
     assert set(cells) <= set(names)
+
+
+def test_a_new_section_is_a_builder_and_its_renderers(small_report):
+    """docs/architecture.md, "a report section": one @section builder and one @renderer per format, nothing
+    else: the section is in the JSON under its name, in the terminal and in Markdown."""
+    from dataclasses import dataclass
+
+    from ranktrust.leaderboard import sections
+    from ranktrust.reporting.renderers import _REGISTRY, renderer, to_string
+    from ranktrust.results import Result
+
+    @dataclass(frozen=True, eq=False)
+    class TopScore(Result):
+        model: str
+        score: float
+
+    @sections.section("top_score")
+    def build_top_score(b):
+        iv = b.done["intervals"]
+        k = int(np.argmax(iv.score))
+        return TopScore(model=iv.models[k], score=float(iv.score[k]))
+
+    @renderer(TopScore, "text")
+    def _text(d):
+        from rich.text import Text
+
+        return [Text(f"top score: {d['model']} {d['score']:.3f}")]
+
+    @renderer(TopScore, "md")
+    def _md(d):
+        return f"## Top score\n\n{d['model']}\n"
+
+    try:
+        m, _rep = small_report
+        rep = rt.report(m, stability=False, rng=1)
+        d = rep.to_dict()
+        assert d["top_score"]["model"] == "m4" and {"name": "top_score", "type": "TopScore"} in d["sections"]
+        assert "top score: m4" in str(rep) and "## Top score" in to_string(rep, "md")
+        assert '<section id="top_score" class="extra">\n<h2>Top score</h2>' in to_string(rep, "html")
+        assert str(rep).rstrip().splitlines()[-1].startswith("note:") or "note:" not in str(rep)  # notes stay last
+    finally:
+        sections.BUILDERS[:] = [(k, f) for k, f in sections.BUILDERS if k != "top_score"]
+        for fmt in ("text", "md"):
+            _REGISTRY.pop(("TopScore", fmt), None)

@@ -73,8 +73,10 @@ def comparable(d: dict[str, Any]) -> dict[str, Any]:
 def as_before(d: dict[str, Any]) -> dict[str, Any]:
     """A new report JSON in the layout of the reference, undoing only the changes listed in the CHANGELOG
     (0.3.0, "The report as a composition"): each note is a record ``{"code", "data", "text"}`` where it was its
-    sentence. The record must be complete (a code, its data, its sentence) for the undo to apply."""
+    sentence; ``"sections"`` lists the sections' names and types. The record must be complete (a code, its data,
+    its sentence) for the undo to apply."""
     d = dict(d)
+    assert all(set(s) == {"name", "type"} for s in d.pop("sections"))
     notes = []
     for n in d["notes"]:
         assert isinstance(n, dict) and set(n) == {"code", "data", "text"} and n["code"] and n["text"], n

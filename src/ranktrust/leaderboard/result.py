@@ -91,6 +91,14 @@ class _ReportJSON(TypedDict):
     microbench: MDADResultJSON | None
     repeats: RepeatsJSON | None
     sensitivity: SensitivityJSON | None
+    sections: list[SectionEntry]
+
+
+class SectionEntry(TypedDict):
+    """One entry of the report's ``"sections"``: a section's name (its JSON key) and its result type."""
+
+    name: str
+    type: str
 
 
 class LeaderboardReportJSON(_ReportJSON, total=False):
@@ -363,6 +371,8 @@ class LeaderboardReport(Result):
         for k, v in self.sections:
             if k not in d and k not in _NAMED:
                 d[k] = None if v is None else v.to_dict()
+        # which sections the report has, as which result type (the renderers draw a section by its type)
+        d["sections"] = [{"name": k, "type": type(v).__name__} for k, v in self.sections if v is not None]
         return d
 
 

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from ..stats.power import PowerResult, PowerRow, PowerTable
     from .options import Inference, Resampling, Sections
 
-__all__ = ["Note", "NoteJSON", "PowerSection", "PowerSectionJSON", "PairMatrix", "Build", "BUILDERS", "HEATMAP_MAX_MODELS"]
+__all__ = ["Note", "NoteJSON", "PowerSection", "PowerSectionJSON", "PairMatrix", "Build", "BUILDERS", "HEATMAP_MAX_MODELS",
+           "section"]
 
 #: the pair heatmap and the rank distributions in the JSON are kept for at most this many models
 HEATMAP_MAX_MODELS = 60
@@ -388,7 +389,7 @@ def build_pair_matrix(b: Build) -> PairMatrix | None:
 
 
 #: the sections in the order they are built (a builder may read what the ones above it made)
-BUILDERS: tuple[tuple[str, Callable[[Build], Any]], ...] = (
+BUILDERS: list[tuple[str, Callable[[Build], Any]]] = [
     ("intervals", build_intervals),
     ("pairs_all", build_pairs_all),
     ("rank_sets", build_rank_sets),
@@ -402,4 +403,20 @@ BUILDERS: tuple[tuple[str, Callable[[Build], Any]], ...] = (
     ("microbench", build_microbench),
     ("quality", build_quality),
     ("pair_matrix", build_pair_matrix),
-)
+]
+
+
+def section(name: str) -> Callable[[Callable[[Build], Any]], Callable[[Build], Any]]:
+    """Register the decorated function as the builder of section ``name`` (built after the ones above; a
+    builder of the same name is replaced). Its result's ``to_dict()`` is the JSON under ``name``, and the
+    text and Markdown report draw it with the renderers registered for its type::
+
+        @section("calibration")
+        def build_calibration(b: Build) -> Calibration | None:
+            return calibration(b.m, confidence_level=b.inference.confidence_level)
+    """
+    def deco(fn: Callable[[Build], Any]) -> Callable[[Build], Any]:
+        BUILDERS[:] = [(k, f) for k, f in BUILDERS if k != name] + [(name, fn)]
+        return fn
+
+    return deco

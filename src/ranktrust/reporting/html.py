@@ -186,6 +186,17 @@ def _context(d: dict[str, Any], meta: dict[str, Any], max_forest: int) -> dict[s
                rep=d.get("repeats"), sens=d.get("sensitivity"), rs=d.get("rank_sets"), sh=d.get("split_half"),
                tiers=d.get("tiers"))
     ctx["sections"] = _sections(ctx)
+    # a section without a partial here (one added by a builder and its renderers only): its Markdown, as HTML
+    from .renderers import renderer_named
+    from .renderers.report import SECTIONS
+
+    known = {key for key, _kind, _p in SECTIONS}
+    for s in d.get("sections") or []:
+        fn = renderer_named(s["type"], "md")
+        if s["name"] not in known and fn is not None and d.get(s["name"]):
+            at = next(i for i, sec in enumerate(ctx["sections"]) if sec["id"] in ("notes", "methods"))
+            ctx["sections"].insert(at, {"id": "extra", "nav": None, "key": s["name"],
+                                        "html": Markup(markdown_html(fn(d[s["name"]])))})
     return ctx
 
 
@@ -303,14 +314,9 @@ def _split_row(line: str) -> list[str]:
     return [c.strip() for c in re.split(r"(?<!\\)\|", row)]
 
 
-def markdown_page(md: str, *, title: str, payload: dict[str, Any] | None = None,
-                  meta: dict[str, Any] | None = None) -> str:
-    """One self-contained HTML page with the content of a command's Markdown output.
-
-    Every command's ``--format html`` (or ``--out FILE.html``) except ``report`` (which has its own
-    page) goes through here, so all of them say the same thing in every format. The JSON payload is
-    embedded (``<script type="application/json" id="ranktrust-data">``) when it is small enough.
-    """
+def markdown_html(md: str) -> str:
+    """The HTML of ranktrust's own Markdown (headings, tables, lists, code blocks, paragraphs): the body of
+    :func:`markdown_page`, and of a report section that has Markdown renderers but no template partial."""
     import html as _html
     import re
 
@@ -370,6 +376,20 @@ def markdown_page(md: str, *, title: str, payload: dict[str, Any] | None = None,
             para.append(line)
         k += 1
     flush()
+    return "\n".join(body)
+
+
+def markdown_page(md: str, *, title: str, payload: dict[str, Any] | None = None,
+                  meta: dict[str, Any] | None = None) -> str:
+    """One self-contained HTML page with the content of a command's Markdown output.
+
+    Every command's ``--format html`` (or ``--out FILE.html``) except ``report`` (which has its own
+    page) goes through here, so all of them say the same thing in every format. The JSON payload is
+    embedded (``<script type="application/json" id="ranktrust-data">``) when it is small enough.
+    """
+    import html as _html
+
+    body = markdown_html(md)
     data = ""
     if payload is not None:
         text = json.dumps({"meta": meta or {}, **payload}, allow_nan=False, ensure_ascii=False)
@@ -384,4 +404,4 @@ def markdown_page(md: str, *, title: str, payload: dict[str, Any] | None = None,
             f'<meta name="viewport" content="width=device-width,initial-scale=1">'
             f'<meta name="generator" content="ranktrust {_html.escape(str((meta or {}).get("version", "")))}">'
             f"<title>{_html.escape(title)}</title><style>{css}</style></head><body>"
-            + "\n".join(body) + data + "</body></html>\n")
+            + body + data + "</body></html>\n")

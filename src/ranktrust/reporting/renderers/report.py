@@ -5,7 +5,8 @@ repeats, sensitivity, stability and split-half sections by the very renderers of
 ``repeats``, ``sensitivity``, ``stability`` and ``split-half``; the parts only the report has (its headline,
 leaderboard table, pair table, tiers, questions-needed table and notes) by the renderers below. The HTML page
 is :mod:`ranktrust.reporting.html` (one template partial per section). A new section is its builder
-(``leaderboard/sections.py``), its renderers (``@renderer(Type, fmt)``) and one line of :data:`SECTIONS`.
+(``@section(name)`` in ``leaderboard/sections.py``) and its renderers (``@renderer(Type, fmt)``); a line in
+:data:`SECTIONS` only to place it before the others or to draw it from more than its own JSON.
 """
 
 from __future__ import annotations
@@ -68,9 +69,14 @@ SECTIONS: tuple[tuple[str, str, Callable[[dict[str, Any], str], Any]], ...] = (
 
 
 def _sections(d: dict[str, Any], fmt: str) -> list[Any]:
+    """Every section the report has, in page order: the ones of :data:`SECTIONS`, then any other section of the
+    report (``d["sections"]``: name and type) drawn from its own JSON by the renderers of its type."""
     out = []
-    for key, kind, payload in SECTIONS:
-        part = payload(d, key)
+    parts = [(kind, payload(d, key)) for key, kind, payload in SECTIONS]
+    known = {key for key, _kind, _p in SECTIONS}
+    notes = parts.pop()                                   # the notes stay last
+    parts += [(s["type"], d.get(s["name"])) for s in d.get("sections") or [] if s["name"] not in known]
+    for kind, part in parts + [notes]:
         fn = renderer_named(kind, fmt)
         if part and fn is not None:
             out.append(fn(part))
