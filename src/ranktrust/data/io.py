@@ -56,7 +56,7 @@ def read_long(
     source = _collect_polars(source)
     if isinstance(source, pd.DataFrame):
         return _frame_long(source, opts)
-    if not isinstance(source, (str, os.PathLike, list, tuple)):
+    if not isinstance(source, (str, os.PathLike)) and not hasattr(source, "__iter__"):
         raise DataError(f"`source` must be a path, a list of paths or a DataFrame, not {type(source).__name__}",
                         param="source")
     paths = [os.fspath(source)] if isinstance(source, (str, os.PathLike)) else [os.fspath(s) for s in source]
