@@ -228,3 +228,27 @@ def test_cluster_by_inside_each_task_and_warnings_name_the_task(tmp_path, capsys
     # the one-item task: compare's small-sample warning, said with the task's name
     assert "warning: task 'b': " in err
     assert code == 0
+
+
+def test_metrics_per_task(tmp_path, capsys):
+    """A suite mixing metrics: each task is gated on its only metric; a task with two needs --metric; in a store,
+    --metric leaves out (and names) the tasks without it."""
+    rows = ["task,model,item,metric,score"]
+    for i in range(40):
+        rows += [f"mc,new,{i},acc,{i % 2}", f"mc,old,{i},acc,{(i // 2) % 2}", f"gen,new,{i},em,{i % 3 == 0:d}",
+                 f"gen,old,{i},em,{i % 3 == 1:d}"]
+    p = tmp_path / "mixed.csv"
+    p.write_text("\n".join(rows) + "\n")
+    code, out, err = _gate(capsys, p, "--candidate", "new", "--baseline", "old", "--format", "json")
+    assert code == 0 and sorted(t["task"] for t in json.loads(out)["tasks"]) == ["gen", "mc"]
+    q = tmp_path / "two.csv"
+    q.write_text("\n".join(rows + [f"mc,new,{i},acc_norm,1" for i in range(40)] + [f"mc,old,{i},acc_norm,1" for i in range(40)]) + "\n")
+    code, _, err = _gate(capsys, q, "--candidate", "new", "--baseline", "old")
+    assert code == 1 and "task 'mc' holds 2 metrics (acc, acc_norm); pick one with --metric NAME" in err
+    db = tmp_path / "m.duckdb"
+    with rt.Store(db) as st:
+        st.ingest(str(p))
+    code, out, err = _gate(capsys, "--db", db, "--candidate", "new", "--baseline", "old", "--metric", "acc",
+                           "--format", "json")
+    assert [t["task"] for t in json.loads(out)["tasks"]] == ["mc"]
+    assert "1 task(s) hold no metric 'acc' and are not gated: gen" in err

@@ -60,9 +60,17 @@ def _read_tasks(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
             raise click.UsageError("--task-col reads files; a store already holds its tasks")
         st = store.Store(kw["db"], read_only=True)
         names = st.tasks()
+        held = st.list().tasks
         suite = {}
+        chosen = kw.get("metric")
+        lacking = [t for t in names if chosen is not None and chosen not in [x.metric for x in held if x.task == t]]
+        if lacking and len(lacking) < len(names):
+            warnings.warn(f"{kw['db']}: {len(lacking)} task(s) hold no metric {chosen!r} and are not gated: "
+                          f"{', '.join(lacking)}", UserWarning, stacklevel=1)
+            names = [t for t in names if t not in lacking]
         for t in names:
-            m = st.matrix(task=t, metric=kw.get("metric"), align="pairwise")
+            metric = _metric_of(t, [x.metric for x in held if x.task == t], chosen, kw["db"])
+            m = st.matrix(task=t, metric=metric, align="pairwise")
             suite[t] = dataclasses.replace(m, groups=None) if group == "" else m
         return suite, input_hash([kw["db"]])
     if not paths:
@@ -91,7 +99,7 @@ def _read_tasks(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
     score = "score" if "score" in df.columns else kw.get("score_col", "score")
     common = dict(model=model, item=item, score=score, run=kw.get("run_col") if kw.get("run_col") in df.columns
                   else ("run" if "run" in df.columns else None),
-                  condition=kw.get("condition_col"), metric=kw.get("metric"), binary=bool(kw.get("binary")),
+                  condition=kw.get("condition_col"), binary=bool(kw.get("binary")),
                   align="pairwise", **({"scale": kw["scale"]} if kw.get("scale") is not None else {}))
     if task_col is None and group is None:
         common["group"] = None       # auto: subject/group column as item groups
@@ -102,11 +110,37 @@ def _read_tasks(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
         values = df[col].astype(str)
         for t in values.unique():
             part = df[values == t].drop(columns=[col])
+            if "metric" in part.columns:
+                held = [str(x) for x in part["metric"].dropna().unique()]
+                metric = _metric_of(t, held, kw.get("metric"), src)
+                if metric is not None:
+                    part = part[part["metric"].astype(str) == metric]
             part.attrs = dict(df.attrs)
             suite[t] = read(part, **common)
         return suite, input_hash(paths)
+    if "metric" in df.columns:
+        held = [str(x) for x in df["metric"].dropna().unique()]
+        metric = _metric_of(None, held, kw.get("metric"), src)
+        if metric is not None:
+            df = df[df["metric"].astype(str) == metric]
     name = os.path.basename(paths[0].rstrip("/")).split(".")[0] if len(paths) == 1 else "all"
     return {name: read(df, **common)}, input_hash(paths)
+
+
+def _metric_of(task: str | None, held: list[str], chosen: str | None, src: str) -> str | None:
+    """The metric a task is gated on: the one chosen (--metric), else its only one."""
+    from ..errors import DataError
+
+    where = f"task {task!r}" if task is not None else "the input"
+    if chosen is not None:
+        if chosen in held or not held:
+            return chosen if held else None
+        raise DataError(f"{src}: {where} has no metric {chosen!r}; it holds {', '.join(sorted(held))}",
+                        param="metric")
+    if len(held) <= 1:
+        return held[0] if held else None
+    raise DataError(f"{src}: {where} holds {len(held)} metrics ({', '.join(sorted(held))}); "
+                    f"pick one with `metric`='NAME'", param="metric")
 
 
 @click.command("gate")
