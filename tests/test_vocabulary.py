@@ -133,6 +133,7 @@ VOCABULARY: dict[str, str] = {
     # Watch / watch_replay
     "target": "what to decide: 'best' | 'topK' | 'ranks'", "scope": "'population' | 'benchmark'",
     "order": "Watch: the order items enter the analysis, 'seeded' (over declared items) | 'arrival'",
+    "n_items": "Watch: the benchmark's number of items when they are not declared (its known size)",
     "rule": "betting rule", "eliminate": "stop scoring models out of the target set",
     "final_look": "share of alpha for a fixed-n test at the last item (no elimination)",
     "best_method": "'portfolio' | 'pairs'", "score_range": "(low, high) of a score", "n_runs": "runs per item",
