@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from ..preference import arena as _arena
-from ._common import api_default, command_line, confidence_option, output_options, render, seed_option
+from ._common import api_default, command_line, confidence_option, output_options, progress_bar, render, seed_option
 
 
 @click.command("arena")
@@ -48,7 +48,9 @@ def command(paths: tuple[str, ...], baseline: str | None, ties: str, cluster_by:
                       weight_strong=weight_strong if weight_strong is not None else False, prompt=prompt,
                       baseline=baseline)
     sty: Any = False if style is None else (True if style == "all" else [s.strip() for s in style.split(",") if s.strip()])
-    r = _arena(df, baseline=baseline, ties=ties, cluster_by=None if cluster_by.lower() == "none" else cluster_by,
-               style=sty, method=method, confidence_level=confidence, n_resamples=n_resamples, rng=seed)
+    with progress_bar(n_resamples if method == "bootstrap" else None, "arena") as progress:
+        r = _arena(df, baseline=baseline, ties=ties, cluster_by=None if cluster_by.lower() == "none" else cluster_by,
+                   style=sty, method=method, confidence_level=confidence, n_resamples=n_resamples, rng=seed,
+                   progress=progress)
     render(r, kind="arena", fmt=output_format, out=out, seed=seed, input_hash=input_hash(paths),
            command=command_line(), title="ranktrust arena")
