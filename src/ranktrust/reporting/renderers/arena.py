@@ -49,7 +49,7 @@ def method_sentence(d: dict[str, Any]) -> str:
     s = d["settings"]
     ties = ("a tie counts as half a win" if s["ties"] == "half"
             else f"Davidson's tie model (nu = {number(s['davidson_nu'], 3)})")
-    clus = (f"clustered by {s['cluster_by']} ({count(s['n_clusters'])} clusters)" if s["cluster_by"]
+    clus = (f"clustered by the column {s['cluster_by']} ({count(s['n_clusters'])} clusters)" if s["cluster_by"]
             else "per battle (no clustering)")
     cov = ("the cluster-robust sandwich" if s["method"] == "sandwich"
            else f"the cluster bootstrap ({count(s['n_resamples'])} refits)")
