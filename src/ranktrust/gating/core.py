@@ -65,6 +65,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import math
 import warnings
@@ -245,7 +246,7 @@ def _as_tasks(m: Any, by: str | None) -> dict[str, ScoreMatrix]:
         groups = np.asarray(m.groups, dtype=object)
         for g in dict.fromkeys(m.groups):
             sub = m.select(items=groups == g)
-            out[str(g)] = sub._replace(groups=None)
+            out[str(g)] = dataclasses.replace(sub, groups=None)   # the groups are the tasks now
         return out
     if isinstance(m, Mapping):
         if not m:
