@@ -341,7 +341,6 @@ def arena(
         wr_lo, wr_hi = np.clip(wr - z * wse, 0, 1), np.clip(wr + z * wse, 0, 1)
     style_res = None
     if f is not None:
-        F = len(feats)
         gV = Vfull[M:, M:]
         gse = np.sqrt(np.diag(gV))
         g = fit.extra
@@ -357,7 +356,6 @@ def arena(
         style_res = StyleControl(features=feats, gamma=g, se=gse, ci_low=g - z * gse, ci_high=g + z * gse,
                                  p_value=2 * special.ndtr(-np.abs(g) / gse), rating_raw=raw_rating,
                                  rank_raw=raw_rank)
-        del F
     ties_check = None
     if f is None and bt.discrete and float(c.ties.sum()) > 0 and float((c.wins + c.losses).sum()) > 0:
         other = "davidson" if ties == "half" else "half"
