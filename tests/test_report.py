@@ -193,6 +193,10 @@ def test_sections_are_typed_results(small_report):
     np.testing.assert_array_equal(pw.table.items_needed, ref.items_needed)
     assert rep.to_dict()["power"]["alpha"] == ref.alpha and rep.to_dict()["power"]["power"] == ref.power
     assert all(isinstance(n, Note) for n in rep.notes)
+    # every built-in section has its place in the page (none is drawn again as an "other" section)
+    from ranktrust.reporting.renderers.report import known_sections
+
+    assert {s["name"] for s in rep.to_dict()["sections"]} <= known_sections()
     with pytest.raises(TypeError):
         rep.settings["confidence_level"] = 0.5            # read-only: the JSON cannot drift from the result
 

@@ -145,19 +145,6 @@ def _adjacent(d: dict[str, Any]) -> list[dict[str, Any]]:
     return [p for p in pairs if nxt.get(p["a"]) == p["b"] or nxt.get(p["b"]) == p["a"]]
 
 
-def _top_pair(d: dict[str, Any]) -> dict[str, Any] | None:
-    h = d.get("headline") or {}
-    top, second = h.get("top"), h.get("runner_up")
-    for p in d.get("pairs") or []:
-        if {p.get("a"), p.get("b")} == {top, second}:
-            sign = 1 if p["a"] == top else -1
-            lo, hi = p.get("ci_low"), p.get("ci_high")
-            if _finite(lo) and _finite(hi):
-                lo, hi = sorted((sign * lo, sign * hi))
-            return {**p, "lead_ci_low": lo, "lead_ci_high": hi}
-    return None
-
-
 #: The report's sections in page order: (id, navigation label or None, shown when). Each is the partial
 #: templates/sections/<id>.html.j2; a new section is one partial and one entry here.
 REPORT_SECTIONS: tuple[tuple[str, str | None, Any], ...] = (
@@ -188,9 +175,9 @@ def _context(d: dict[str, Any], meta: dict[str, Any], max_forest: int) -> dict[s
     ctx["sections"] = _sections(ctx)
     # a section without a partial here (one added by a builder and its renderers only): its Markdown, as HTML
     from .renderers import renderer_named
-    from .renderers.report import SECTIONS
+    from .renderers.report import known_sections
 
-    known = {key for key, _kind, _p in SECTIONS}
+    known = known_sections()
     for s in d.get("sections") or []:
         fn = renderer_named(s["type"], "md")
         if s["name"] not in known and fn is not None and d.get(s["name"]):
@@ -232,7 +219,7 @@ def _base_context(d: dict[str, Any], meta: dict[str, Any], max_forest: int) -> d
         "title": title, "d": d, "meta": meta, "settings": settings, "cl": cl, "alpha": 1 - cl,
         "models": models, "n_models": n_models, "max_forest": max_forest, "figs": figs,
         "adjacent": _adjacent(d), "pairs": pairs, "show_all_pairs": d.get("pairs_scope") == "all"
-        and len(pairs) <= ALL_PAIRS_TABLE_MAX, "top_pair": _top_pair(d), "pass_keys": pass_keys,
+        and len(pairs) <= ALL_PAIRS_TABLE_MAX, "pass_keys": pass_keys,
         "cond_labels": cond_labels, "topk": topk, "embed": embed,
         "recommendation": _recommendation(mb),
         "css": Markup(_read_template_file("report.css")), "js": Markup(_read_template_file("report.js")),

@@ -68,12 +68,22 @@ SECTIONS: tuple[tuple[str, str, Callable[[dict[str, Any], str], Any]], ...] = (
 )
 
 
+#: sections drawn inside the ones above (the leaderboard table shows the intervals and rank ranges, the heatmap the
+#: pair matrix, the notes the data-quality findings; the all-pairs table is behind every verdict)
+DRAWN_WITHIN = frozenset({"intervals", "pairs_all", "rank_sets", "pair_matrix", "quality"})
+
+
+def known_sections() -> frozenset[str]:
+    """The report's sections that have their place in :data:`SECTIONS` (or inside one of them)."""
+    return frozenset(key for key, _kind, _p in SECTIONS) | DRAWN_WITHIN
+
+
 def _sections(d: dict[str, Any], fmt: str) -> list[Any]:
     """Every section the report has, in page order: the ones of :data:`SECTIONS`, then any other section of the
     report (``d["sections"]``: name and type) drawn from its own JSON by the renderers of its type."""
     out = []
     parts = [(kind, payload(d, key)) for key, kind, payload in SECTIONS]
-    known = {key for key, _kind, _p in SECTIONS}
+    known = known_sections()
     notes = parts.pop()                                   # the notes stay last
     parts += [(s["type"], d.get(s["name"])) for s in d.get("sections") or [] if s["name"] not in known]
     for kind, part in parts + [notes]:
