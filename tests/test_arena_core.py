@@ -435,3 +435,23 @@ def test_too_few_clusters():
         rt.arena(df.assign(cluster="q"))
     with pytest.warns(SmallSampleWarning, match="only 5 clusters"):
         rt.arena(df.assign(cluster=(np.arange(len(df)) % 5).astype(str)), n_resamples=50)
+
+
+def test_style_options_and_sentences():
+    from ranktrust.reporting.renderers.arena import headline_text, ties_sentence
+
+    g = np.random.default_rng(14)
+    df = board(M=4, n=3000, seed=14)
+    df["style_a_len"], df["style_b_len"] = g.poisson(300, len(df)), g.poisson(300, len(df))
+    df["style_a_bold"], df["style_b_bold"] = g.poisson(3, len(df)), g.poisson(3, len(df))
+    r = rt.arena(df, style=["len"], rng=0, n_resamples=100)
+    assert r.style.features == ("len",) and r.settings["style_features"] == ["len"]
+    d = r.to_dict()
+    assert d["style"]["rank_changes"] == [c for c in d["style"]["rank_changes"] if c["rank"] != c["rank_raw"]]
+    with pytest.raises(DataError, match="the battles have the style features 'len', 'bold'"):
+        rt.arena(df, style=["tokens"])
+    with pytest.raises(DataError, match="style control needs style counts"):
+        rt.arena(board(M=3, n=300), style=True)
+    d["settings"]["ties_check"] = {"convention": "davidson", "top": ["m1", "m3", "m2"], "differs": True, "nu": 0.5}
+    assert ties_sentence(d).startswith("Note: with Davidson's tie model the top three are m1, m3, m2")
+    assert headline_text(d).startswith(("Yes: ", "Not shown: "))
