@@ -26,7 +26,7 @@ def _similar(d: dict[str, Any]) -> str:
     if len(group) == 2:
         p = pairs[0]
         what = (f"have identical per-item results on all {fmt.count(p['n_items'])} items they share" if p["identical"]
-                else f"agree on {fmt.percent(p['agreement'], 1)} of the {fmt.count(p['n_items'])} items they share "
+                else f"agree on {fmt.probability(p['agreement'])} of the {fmt.count(p['n_items'])} items they share "
                      f"(differ on {fmt.count(p['n_differ'])}; kappa {fmt.number(p['kappa'], 2)})")
         return (f"{group[0]} and {group[1]} {what}: a duplicate upload, one run under two names, or two models that "
                 "give the same answers; they are not independent evidence.")
@@ -34,7 +34,7 @@ def _similar(d: dict[str, Any]) -> str:
     items = sorted({p["n_items"] for p in pairs})
     span = fmt.count(items[0]) if len(items) == 1 else f"{fmt.count(items[0])}-{fmt.count(items[-1])}"
     what = ("identical per-item results" if all(p["identical"] for p in pairs) else
-            f"identical or near-identical per-item results (pairs agree on at least {fmt.percent(lo, 1)} "
+            f"identical or near-identical per-item results (pairs agree on at least {fmt.probability(lo)} "
             "of the items they share)")
     return (f"{len(group)} models have {what} on {span} items: {', '.join(group)}. Rows like these come from "
             "duplicate uploads, one run under several names, or models that give the same answer to every item "
@@ -44,14 +44,14 @@ def _similar(d: dict[str, Any]) -> str:
 def _misfit(d: dict[str, Any]) -> str:
     why = []
     if "pattern" in d["reason"]:
-        why.append(f"its per-item pattern does not fit its overall score of {fmt.percent(d['accuracy'], 1)} "
+        why.append(f"its per-item pattern does not fit its overall score of {fmt.probability(d['accuracy'])} "
                    f"(lz* = {fmt.number(d['lz_star'], 1)}, {fmt.number(abs(d['lz_star_z']), 1)} robust SDs below the "
                    f"other models; its results correlate {fmt.number(d['difficulty_corr'], 2)} with how the other "
                    f"models do on each item, where a healthy row of its ability would show "
                    f"{fmt.number(d['expected_corr'], 2)})")
     if "score" in d["reason"]:
-        why.append(f"it has far fewer right answers ({fmt.percent(d['accuracy'], 1)}) than a healthy row of any "
-                   f"ability the other models' results allow ({fmt.percent(d['expected_accuracy'], 1)} at the "
+        why.append(f"it has far fewer right answers ({fmt.probability(d['accuracy'])}) than a healthy row of any "
+                   f"ability the other models' results allow ({fmt.probability(d['expected_accuracy'])} at the "
                    f"ability estimated for it; {fmt.number(abs(d['score_z']), 1)} SDs below)")
     return (f"{d['model']}: {' and '.join(why)}: this row looks like a broken or mislabelled run (answers joined to "
             "the wrong items, a wrong answer key, a harness that lost answers, or random output); check it before "

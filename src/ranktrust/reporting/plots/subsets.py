@@ -8,7 +8,7 @@ from typing import Any, Iterable
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-from ..fmt import percent
+from ..fmt import gap_points, percent, points
 from ._registry import figure_for
 from ._style import (
     MARKERS,
@@ -57,7 +57,7 @@ def mdad_curve(result: Any) -> Figure:
         cont = ax.errorbar(xs, ys, yerr=[lo, hi], color=OKABE_ITO[idx % 7], marker=MARKERS[idx % len(MARKERS)],
                            ms=5, lw=1.6, capsize=3, label=method)
         tip(fig, cont.lines[0], "method", f"{method}: " + ", ".join(
-            f"{x} items → {y:.1f} pts" for x, y in zip(xs, ys) if math.isfinite(y)))
+            f"{r['size']} items → {points(r.get('mdad'))} pts" for r in rs if r.get("mdad") is not None))
     ax.set_xscale("log")
     plain_log_axis(ax.xaxis, [r["size"] for r in rows])
     ax.set_xlabel("micro-benchmark size (items)")
@@ -124,7 +124,7 @@ def agreement_curve(result: Any, *, sizes: Iterable[int] | None = None, threshol
                               color=OKABE_ITO[idx % 7], marker=MARKERS[idx % len(MARKERS)],
                               ms=3.5 if len(rs) <= 20 else 2.0, lw=1.4, label=method)
             tip(fig, line, "agree", f"{method}, {size} items: " + ", ".join(
-                f"Δ {pts(r['delta_bin']):.1f}: {percent(r.get('agreement'))} of {r.get('pairs')} pairs" for r in rs))
+                f"Δ {gap_points(r['delta_bin'])}: {percent(r.get('agreement'))} of {r.get('pairs')} pairs" for r in rs))
         ax.axhline(threshold, color="#777777", ls="--", lw=1)
         ax.set_title(f"{size} items", fontsize=9, loc="left")
         ax.set_ylim(0, 1.02)

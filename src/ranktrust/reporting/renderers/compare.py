@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..fmt import gap_points, interval, level, p_clause, p_value, plural, points
+from ..fmt import gap_points, interval, level, number, p_clause, p_value, percent, plain, plural, points
 from ..markdown import _esc
 from . import renderer
 
@@ -88,22 +88,22 @@ def compare_markdown(d: dict[str, Any]) -> str:
 def power_headline(d: dict[str, Any]) -> str:
     """'To detect a gap of 2 points (...) you need about 1,234 items.' or the detectable gap at n items."""
     q, a, pw = d["disagreement"], d["alpha"], d["power"]
-    cond = f"disagreement q = {q:.3f}, α = {a:g}, power = {pw:.0%}"
+    cond = f"disagreement q = {number(q)}, α = {plain(a)}, power = {percent(pw)}"
     if d["solved_for"] == "items":
         how = ""
         if d.get("method") == "exact":
             how = " for the exact McNemar test"
             if d.get("items_needed_normal") and d["items_needed_normal"] != d["items_needed"]:
                 how += (f" (the normal-approximation formula n = (z + z)² q / gap² says "
-                        f"{d['items_needed_normal']:,}, which falls short of {pw:.0%} power with that test)")
+                        f"{d['items_needed_normal']:,}, which falls short of {percent(pw)} power with that test)")
         return (f"To detect a gap of {gap_points(d['gap'])} points ({cond}) you need about "
                 f"{d['items_needed']:,} items{how}.")
     n = plural(d["items"], "item")
     g = d["detectable_gap"]
-    ci = f"a paired {1 - a:.0%} CI is about ±{points(d['ci_half_width'])} points"
+    ci = f"a paired {level(1 - a)} CI is about ±{points(d['ci_half_width'])} points"
     if g is None:
         return (f"With {n} ({cond}) no possible gap is detectable: even the largest gap two such models can have "
-                f"does not reach {pw:.0%} power with the exact test; {ci}.")
+                f"does not reach {percent(pw)} power with the exact test; {ci}.")
     if g >= 1 or (d.get("binary", True) and g > q):
         return (f"With {n} ({cond}) no possible gap is detectable: the formula asks for {points(g)} points, more "
                 f"than two such models can differ by; {ci}.")
