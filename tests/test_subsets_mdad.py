@@ -542,3 +542,21 @@ def test_mdad_read_off_a_sparse_bin_is_warned_and_reported():
         safe = rt.mdad(m, methods=["random"], sizes=[25], n_resamples=2, source_models=17, rng=0, min_pairs=30)
     srow = safe.to_dict()["mdad"][0]
     assert srow["mdad_pairs"] is None or srow["mdad_pairs"] >= 30
+
+
+@pytest.mark.parametrize("kw, param", [
+    ({"source_models": 300}, "source_models"), ({"source_models": "x"}, "source_models"),
+    ({"target_models": 1}, "target_models"), ({"seen_items": 7.5}, "seen_items"), ({"delta_bin": 2}, "delta_bin"),
+    ({"agreement_level": 0.3}, "agreement_level"), ({"methods": ()}, "methods"), ({"methods": ["magic"]}, "method"),
+    ({"sizes": [500]}, "sizes"),
+])
+@pytest.mark.filterwarnings("ignore:size 500 is not smaller:UserWarning")   # the warning before the refusal
+def test_argument_errors_carry_the_parameter(kw, param):
+    """Every refused argument is an ArgumentError (a ValueError) naming its parameter in backticks and carrying it
+    as ``param``, so the command line can put its flag in its place (cli_words)."""
+    from ranktrust.errors import ArgumentError
+
+    _, m = _bernoulli_matrix(n_models=25, n_items=60, seed=1)
+    with pytest.raises(ArgumentError) as info:
+        rt.mdad(m, **{"sizes": [5], "n_resamples": 1, **kw})
+    assert info.value.param == param and f"`{param}`" in str(info.value)

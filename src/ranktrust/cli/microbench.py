@@ -75,7 +75,8 @@ def _count_or_fraction(value: str | None, name: str) -> int | float | None:
 @click.option("--delta-bin", default=points_default(mdad, "delta_bin"), show_default=True, type=float, help="Width of the gap bins, in points.")
 @click.option("--agreement-level", default=api_default(mdad, "agreement_level"), show_default=True, type=float, help="Agreement that defines MDAD.")
 @click.option("--min-pairs", default=api_default(mdad, "min_pairs"), show_default=True, type=int,
-              help="Gap bins with fewer target pairs (pooled over trials) are ignored by MDAD; 1 = [U]'s rule.")
+              help="Gap bins with fewer target pairs (pooled over trials) are ignored by MDAD; 1 = [U]'s rule. "
+                   "A size is recommended only off a bin of at least max(N, 30) pairs.")
 @click.option("--ci-method", type=click.Choice(["pairs", "trials"]), default=api_default(mdad, "ci_method"),
               show_default=True,
               help="MDAD interval: [U]'s bootstrap of the pooled bins (pairs) or the percentile of per-trial "
