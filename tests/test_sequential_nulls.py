@@ -15,7 +15,7 @@ _spec = importlib.util.spec_from_file_location("bench_watch_nulls", ROOT / "benc
 nulls = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(nulls)  # type: ignore[union-attr]
 
-CASES = [c for c in nulls.CASES if c not in nulls.FLAGGED and c != "tied-20"]
+CASES = [c for c in nulls.CASES if c not in nulls.FLAGGED]
 
 
 @pytest.mark.slow
