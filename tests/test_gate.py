@@ -37,13 +37,14 @@ def simulate_suite(rng: np.random.Generator, sizes, q: float, drops=None) -> dic
     items; the candidate's true difference on task k is -drops[k] (only-candidate-right has probability
     (q - drop)/2, only-baseline-right (q + drop)/2)."""
     out = {}
+    qs = np.broadcast_to(np.asarray(q, dtype=np.float64), (len(sizes),))   # one q, or one per task
     for k, n in enumerate(sizes):
         d = 0.0 if drops is None else drops[k]
         u = rng.random(n)
         base = (rng.random(n) < 0.6).astype(np.float64)
         cand = base.copy()
-        only_c = u < (q - d) / 2
-        only_b = (u >= (q - d) / 2) & (u < q)
+        only_c = u < (qs[k] - d) / 2
+        only_b = (u >= (qs[k] - d) / 2) & (u < qs[k])
         cand[only_c], base[only_c] = 1.0, 0.0
         cand[only_b], base[only_b] = 0.0, 1.0
         out[f"task{k:02d}"] = _m(np.stack([cand, base]))
@@ -300,3 +301,14 @@ def test_the_ci_docs_example_runs(swebench_path, tmp_path, monkeypatch):
     from test_docs_examples import _run_file
 
     _run_file("docs/ci.md", data=swebench_path, read_kw="", tmp=tmp_path, monkeypatch=monkeypatch)
+
+
+@pytest.mark.slow
+def test_a_drop_of_exactly_the_margin_passes_at_most_2_5_percent_of_runs():
+    """False PASS: the candidate truly 1 point worse (= the margin) on a 2,000-item task (q = 0.1) beside
+    three large tasks it passes: PASS in at most 2.5% of 200 runs. The control: 1 point *better* on that
+    task, the same suite passes often, so the check can fail."""
+    sizes, q = [2000, 20000, 20000, 20000], [0.1, 0.02, 0.02, 0.02]
+    _, _, false_pass = _rates(200, sizes, q, [0.01, 0, 0, 0], seed=11)
+    _, _, control = _rates(100, sizes, q, [-0.01, 0, 0, 0], seed=12)
+    assert false_pass <= 0.025 and control >= 0.3
