@@ -372,3 +372,19 @@ def test_healthy_row_expected_corr_ignores_the_scale_of_the_other_models_mean(se
     assert np.all(np.abs(f0["expected_corr"]) <= 1 + 1e-12) and np.all(f0["corr_sd"] >= 0)
     other[1, 2] = np.nan
     assert np.isnan(healthy_row(y, mask, p, other)["expected_corr"][1])
+
+
+def test_the_broken_swebench_run_in_the_shared_data_is_flagged(swebench):
+    """A genuine broken run: SWE-bench Verified's per-instance record of Claude 3.7 Sonnet (20250219) resolves
+    51 of 500 instances (10.2%) where the leaderboard says 52.8% (../shared/data/SOURCES.md: "evidently
+    broken"), i.e. a harness record that lost most of its successes. The old fixed rule missed it (its
+    correlation with the other models' per-item mean is 0.24 > 0.2); judged against a healthy row of its ability
+    (0.42 expected, 21% right answers expected) it is flagged by both routes, and it is the only row flagged."""
+    q = rt.data_quality(swebench)
+    assert q.misfit == ("Claude 3.7 Sonnet (20250219)",)
+    f = q.flags[0]
+    assert f.reason == "pattern and score" and f.accuracy == pytest.approx(51 / 500)
+    assert f.difficulty_corr > 0.2 and f.corr_ratio < 0.7 and f.expected_accuracy > 0.18
+    # Qwen2.5-Coder 32B, genuinely at 9.0% (45 / 500, as the leaderboard says), follows difficulty as expected
+    k = swebench.models.index("Qwen2.5-Coder 32B Instruct")
+    assert q.difficulty_corr[k] / q.expected_corr[k] > 0.85 and q.person_fit_z[k] > -2
