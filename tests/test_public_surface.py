@@ -30,6 +30,8 @@ MENTIONS_TO_MOVE: dict[str, str] = {
     "ranktrust.data.readers._registry.ReadOptions": "READERS (docs/store.md)",
     "ranktrust.reporting.headline.headline_text": "REPORT (docs/report.md)",
     "ranktrust.reporting.html.render_html": "REPORT (docs/report.md)",
+    "ranktrust.reporting.notes.note_text": "REPORT (docs/report.md)",
+    "ranktrust.leaderboard.sections.section": "REPORT (docs/architecture.md)",
     "ranktrust.reporting.render.meta": "REPORT (docs/report.md)",
     "ranktrust.reporting.fmt": "REPORT (docs/report.md)",
     "ranktrust.stats.blocked.all_pairs_blocked": "LEAD (docs/scale.md)",
@@ -66,6 +68,8 @@ def is_public(dotted: str) -> bool:
     pkg, rest = ".".join(parts[:k]), parts[k:]
     if any(p.startswith("_") for p in parts[1:]):
         return False
+    if k == 1 and len(rest) == 2 and (SRC / f"{rest[0]}.py").exists():   # a public root module: errors, results
+        return rest[1] in getattr(importlib.import_module(f"ranktrust.{rest[0]}"), "__all__", ())
     if not rest:
         return True
     if len(rest) > 1:

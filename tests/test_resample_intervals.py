@@ -10,7 +10,7 @@ from scipy import stats
 from scipy.special import ndtri
 
 from ranktrust.errors import DegenerateDataWarning
-from ranktrust.resample.intervals import bootstrap_ci
+from ranktrust.stats import bootstrap_ci
 
 B = 9999
 

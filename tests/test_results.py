@@ -207,7 +207,7 @@ def test_dict_fields_are_read_only_all_the_way_down():
 
     s = np.random.default_rng(0).integers(0, 2, (3, 40)).astype(float)
     s[0, 3] = np.nan
-    r = rt.bootstrap_ci(rt.ScoreMatrix.from_array(s), n_resamples=50)
+    r = rt.bootstrap_ci(rt.ScoreMatrix.from_array(s), n_resamples=50, pair=("model_0", "model_1"))
     assert isinstance(r.dropped, FrozenDict) and isinstance(r.dropped, dict) and r.dropped == {"model_1": 1, "model_2": 1}
     for change in (lambda d: d.__setitem__("x", 1), lambda d: d.update(x=1), lambda d: d.pop("model_1"),
                    lambda d: d.clear(), lambda d: d.setdefault("x", 1), lambda d: d.__delitem__("model_1")):

@@ -45,7 +45,7 @@ _LAZY: dict[str, str] = {
     "estimate_disagreement": "ranktrust.stats.power",
     "tiers": "ranktrust.ranking.tiers",
     # resampling and ranking
-    "bootstrap_ci": "ranktrust.resample.intervals",
+    "bootstrap_ci": "ranktrust.stats.intervals",
     "stability": "ranktrust.ranking.stability",
     "rank_sets": "ranktrust.ranking.ranksets",
     "split_half": "ranktrust.ranking.splithalf",

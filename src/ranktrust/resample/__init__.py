@@ -12,16 +12,16 @@ from .engine import (
     weights,
 )
 
-#: what users touch: the shared bootstrap resamples (for a statistic of their own) and the bootstrap
-#: intervals; the rest of ``engine`` (tasks, plans, halves, rank order) is the engine's own
+#: what users touch: the shared bootstrap resamples (for a statistic of their own) and the interval of a
+#: difference (``rt.bootstrap_ci`` lives in ``ranktrust.stats``); the rest of ``engine`` (tasks, plans, halves, rank order) is the engine's own
 __all__ = [
-    "resample_means", "iter_resample_means", "weights", "ResampleBatch", "bootstrap_ci", "BootstrapIntervals",
+    "resample_means", "iter_resample_means", "weights", "ResampleBatch", "BootstrapIntervals",
 ]
 
 
 def __getattr__(name: str):
-    if name in ("bootstrap_ci", "BootstrapIntervals"):
+    if name == "BootstrapIntervals":   # rt.bootstrap_ci(m, pair=(a, b)); per-model intervals are ScoreIntervals
         from . import intervals
 
-        return getattr(intervals, name)
+        return intervals.BootstrapIntervals
     raise AttributeError(name)

@@ -1,7 +1,10 @@
 """Bootstrap percentile and BCa intervals for per-model scores and paired differences.
 
 All resamples come from :mod:`ranktrust.resample.engine` (shared across models, so a
-paired difference uses the same items for both models).
+paired difference uses the same items for both models). :func:`bootstrap_intervals` computes them;
+the public ``rt.bootstrap_ci`` (``stats/intervals.py``) returns the per-model ones as the
+:class:`~ranktrust.stats.ScoreIntervals` that ``rt.intervals(method="bca")`` returns too (one result type per
+job), and a paired difference as :class:`BootstrapIntervals`.
 """
 
 from __future__ import annotations
@@ -13,14 +16,13 @@ from typing import TypedDict
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from .._analysis import analysis
 from .. import _validate
 from .._validate import Progress, SeedLike
 from ..errors import DegenerateDataWarning
 from ..results import Result
 from .engine import matrix_input, resample_means
 
-__all__ = ["BootstrapIntervals", "bootstrap_ci"]
+__all__ = ["BootstrapIntervals", "bootstrap_intervals"]
 
 
 class BootstrapIntervalRow(TypedDict):
@@ -46,7 +48,7 @@ class BootstrapIntervalsJSON(TypedDict):
 
 @dataclass(frozen=True, eq=False)
 class BootstrapIntervals(Result):
-    """Bootstrap confidence intervals.
+    """Bootstrap confidence intervals (``rt.bootstrap_ci(m, pair=(a, b))``: the interval of a difference).
 
     Attributes
     ----------
@@ -137,8 +139,7 @@ def _bootstrap_ci_iv(method, n_resamples, confidence_level, cluster_correction, 
             _validate.progress(progress))
 
 
-@analysis
-def bootstrap_ci(
+def bootstrap_intervals(
     m,
     *,
     method: str = "percentile",
@@ -212,7 +213,7 @@ def bootstrap_ci(
     --------
     >>> import numpy as np
     >>> s = np.random.default_rng(0).integers(0, 2, size=(2, 400)).astype(float)
-    >>> res = bootstrap_ci(s, n_resamples=999, rng=0)
+    >>> res = bootstrap_intervals(s, n_resamples=999, rng=0)
     >>> bool(np.all(res.ci_low < res.estimate)) and bool(np.all(res.estimate < res.ci_high))
     True
     """

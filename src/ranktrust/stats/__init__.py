@@ -13,7 +13,7 @@ Modules here use NumPy and SciPy only: they never read files, print, or import p
 
 from __future__ import annotations
 
-from .intervals import ScoreIntervals, intervals, score_ci
+from .intervals import ScoreIntervals, bootstrap_ci, intervals, score_ci
 from .multiplicity import adjust_pvalues
 from .paired import PairedComparison, PairTable, all_pairs, compare, mcnemar_ci, mcnemar_exact
 from .power import PowerResult, PowerTable, estimate_disagreement, mcnemar_power, power, power_table
@@ -21,6 +21,7 @@ from .power import PowerResult, PowerTable, estimate_disagreement, mcnemar_power
 __all__ = [
     "ScoreIntervals",
     "intervals",
+    "bootstrap_ci",
     "score_ci",
     "adjust_pvalues",
     "PairedComparison",

@@ -16,22 +16,23 @@ References
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Sequence, TypedDict
 
 import numpy as np
 
 from .._analysis import analysis
 from .. import _validate
-from .._validate import SeedLike
+from .._validate import Progress, SeedLike
 from .._kernel import is_binary, nan_mean, normal_quantile, t_quantile, warn_zero_spread, wilson_bounds, zero_spread
 from ..errors import ArgumentError, DataError, SmallSampleWarning
 from ..results import Result
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.matrix import ScoreMatrix
+    from ..resample.intervals import BootstrapIntervals
 
-__all__ = ["ScoreIntervals", "ScoreCI", "intervals", "score_ci", "cluster_se"]
+__all__ = ["ScoreIntervals", "ScoreCI", "intervals", "bootstrap_ci", "score_ci", "cluster_se"]
 
 IntervalMethod = Literal["auto", "clt", "t", "wilson", "cluster", "percentile", "bca"]
 _METHODS = ("auto", "clt", "t", "wilson", "cluster", "percentile", "bca")
@@ -418,6 +419,12 @@ class ScoreIntervals(Result):
         None when not clustered.
     df : ndarray or None
         Degrees of freedom of the t quantile per model (``"t"`` and ``"cluster"``), else None.
+    n_resamples : int or None
+        Bootstrap resamples (``"percentile"``/``"bca"``), else None.
+    bootstrap_distribution : ndarray, shape (n_resamples, M), or None
+        The bootstrap means (``"percentile"``/``"bca"``), else None; not in the JSON.
+    dropped : dict
+        Items dropped per model to make the matrix complete (``rt.bootstrap_ci`` on a matrix with gaps).
     """
 
     models: tuple[str, ...]
@@ -432,6 +439,9 @@ class ScoreIntervals(Result):
     n_clusters: int | None = None
     cluster_correction: str | None = None
     df: np.ndarray | None = None
+    n_resamples: int | None = None
+    bootstrap_distribution: np.ndarray | None = field(default=None, repr=False)
+    dropped: dict = field(default_factory=dict)
 
     def to_dict(self) -> ScoreIntervalsJSON:
         from ..results import jsonable
@@ -542,8 +552,6 @@ def intervals(
     if clustered:
         warn_few_clusters(len(set(m.groups)))  # type: ignore[arg-type]
     if method in ("percentile", "bca"):
-        from ..resample.intervals import bootstrap_ci
-
         if not m.is_complete:
             from ..errors import DataError
 
@@ -551,15 +559,8 @@ def intervals(
                 "bootstrap intervals need every model scored on the same items; read the data with "
                 "`align`='intersect' or use a normal-theory `method`", param="align"
             )
-        b = bootstrap_ci(m, method=method, n_resamples=n_resamples, confidence_level=cl, cluster=clustered,
-                         rng=rng, cluster_correction=corr)
-        return ScoreIntervals(
-            models=m.models, n_items=np.full(m.n_models, m.n_items, dtype=np.int64), score=b.estimate,
-            se=b.se, ci_low=b.ci_low, ci_high=b.ci_high, method=method, confidence_level=cl,
-            clustered=clustered,
-            n_clusters=len(set(m.groups)) if clustered and m.groups is not None else None,
-            cluster_correction=corr if clustered else None,
-        )
+        return _bootstrap_scores(m, method=method, n_resamples=n_resamples, confidence_level=cl, cluster=clustered,
+                                 rng=rng, cluster_correction=corr)
     if clustered:
         core = "cluster"
     elif method == "auto":
@@ -583,3 +584,89 @@ def intervals(
         cluster_correction=corr if clustered else None,
         df=r.df,
     )
+
+
+def _bootstrap_scores(m: Any, *, method: str, n_resamples: int, confidence_level: float, cluster: bool, rng: Any,
+                      batch: int | None = None, cluster_correction: str = "cr2", progress: Any = None) -> ScoreIntervals:
+    """Per-model bootstrap intervals as :class:`ScoreIntervals` (the resampling engine's numbers)."""
+    from ..resample.engine import matrix_input
+    from ..resample.intervals import bootstrap_intervals
+
+    b = bootstrap_intervals(m, method=method, n_resamples=n_resamples, confidence_level=confidence_level,
+                            cluster=cluster, rng=rng, batch=batch, cluster_correction=cluster_correction,
+                            progress=progress)
+    inp = matrix_input(m)
+    clustered = bool(cluster) and inp.group_codes is not None
+    return ScoreIntervals(
+        models=tuple(b.labels), n_items=np.full(len(b.labels), inp.scores.shape[1], dtype=np.int64),
+        score=b.estimate, se=b.se, ci_low=b.ci_low, ci_high=b.ci_high, method=b.method,
+        confidence_level=b.confidence_level, clustered=clustered,
+        n_clusters=int(np.unique(inp.group_codes).size) if clustered else None,
+        cluster_correction=cluster_correction if clustered else None, n_resamples=b.n_resamples,
+        bootstrap_distribution=b.bootstrap_distribution, dropped=dict(b.dropped),
+    )
+
+
+@analysis
+def bootstrap_ci(
+    m: Any,
+    *,
+    method: str = "percentile",
+    n_resamples: int = 9999,
+    confidence_level: float = 0.95,
+    pair: tuple[str, str] | None = None,
+    cluster: bool = False,
+    rng: SeedLike = 0,
+    batch: int | None = None,
+    cluster_correction: ClusterCorrection = "cr2",
+    progress: Progress = None,
+) -> "ScoreIntervals | BootstrapIntervals":
+    """Bootstrap intervals for each model's mean score, or for a paired difference.
+
+    Per-model intervals are the :class:`ScoreIntervals` that ``rt.intervals(m, method="percentile" | "bca")``
+    returns (one result type for one job), with the bootstrap distribution on ``bootstrap_distribution``;
+    ``pair=(a, b)`` gives the interval of ``score(a) - score(b)`` as a
+    :class:`~ranktrust.resample.BootstrapIntervals`. Unlike ``rt.intervals``, a matrix with gaps is reduced to
+    the items every model has (recorded in ``dropped``). The parameters, the numbers and the conventions
+    (``scipy.stats.bootstrap``'s percentile and BCa) are those of
+    :func:`ranktrust.resample.intervals.bootstrap_intervals`.
+
+    Parameters
+    ----------
+    m : ScoreMatrix, DataFrame, path or ndarray (M, N)
+    method : {"percentile", "bca"}, default: ``"percentile"``
+    n_resamples : int, default: 9999
+    confidence_level : float, default: 0.95
+    pair : (str, str), optional
+    cluster : bool, default: False
+        Resample whole item groups (``m.groups``) instead of items.
+    rng : None, int or numpy.random.Generator, default: 0
+    batch : int, optional
+        Passed to the engine; does not change the result.
+    cluster_correction : {"cr1", "cr2", "none"}, default: ``"cr2"``
+        With ``cluster=True``: ``"cr1"``/``"cr2"`` widen the interval by ``sqrt(G/(G-1)) t_{G-1}/z``.
+    progress : callable(done, total), optional
+
+    Returns
+    -------
+    ScoreIntervals, or BootstrapIntervals with ``pair``
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = np.random.default_rng(0).integers(0, 2, size=(2, 400)).astype(float)
+    >>> res = bootstrap_ci(s, n_resamples=999, rng=0)
+    >>> bool(np.all(res.ci_low < res.score)) and bool(np.all(res.score < res.ci_high))
+    True
+    >>> res.bootstrap_distribution.shape
+    (999, 2)
+    """
+    if pair is not None:
+        from ..resample.intervals import bootstrap_intervals
+
+        return bootstrap_intervals(m, method=method, n_resamples=n_resamples, confidence_level=confidence_level,
+                                   pair=pair, cluster=cluster, rng=rng, batch=batch,
+                                   cluster_correction=cluster_correction, progress=progress)
+    return _bootstrap_scores(m, method=method, n_resamples=n_resamples, confidence_level=confidence_level,
+                             cluster=cluster, rng=rng, batch=batch, cluster_correction=cluster_correction,
+                             progress=progress)
