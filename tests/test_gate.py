@@ -306,9 +306,9 @@ def test_the_ci_docs_example_runs(swebench_path, tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_a_drop_of_exactly_the_margin_passes_at_most_2_5_percent_of_runs():
     """False PASS: the candidate truly 1 point worse (= the margin) on a 2,000-item task (q = 0.1) beside
-    three large tasks it passes: PASS in at most 2.5% of 200 runs. The control: 1 point *better* on that
+    three large tasks it passes: PASS in at most 2.5% of 150 runs. The control: 1 point *better* on that
     task, the same suite passes often, so the check can fail."""
-    sizes, q = [2000, 20000, 20000, 20000], [0.1, 0.02, 0.02, 0.02]
-    _, _, false_pass = _rates(200, sizes, q, [0.01, 0, 0, 0], seed=11)
-    _, _, control = _rates(100, sizes, q, [-0.01, 0, 0, 0], seed=12)
+    sizes, q = [2000, 10000, 10000, 10000], [0.1, 0.01, 0.01, 0.01]
+    _, _, false_pass = _rates(150, sizes, q, [0.01, 0, 0, 0], seed=11)
+    _, _, control = _rates(60, sizes, q, [-0.01, 0, 0, 0], seed=12)
     assert false_pass <= 0.025 and control >= 0.3
