@@ -312,3 +312,11 @@ def test_a_drop_of_exactly_the_margin_passes_at_most_2_5_percent_of_runs():
     _, _, false_pass = _rates(150, sizes, q, [0.01, 0, 0, 0], seed=11)
     _, _, control = _rates(60, sizes, q, [-0.01, 0, 0, 0], seed=12)
     assert false_pass <= 0.025 and control >= 0.3
+
+
+def test_the_docstring_examples_run():
+    import doctest
+
+    import ranktrust.gating.core as core
+
+    assert doctest.testmod(core).failed == 0

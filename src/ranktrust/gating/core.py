@@ -361,10 +361,12 @@ def gate(
     --------
     >>> import numpy as np, ranktrust as rt
     >>> rng = np.random.default_rng(0)
-    >>> base = (rng.random(2000) < 0.7).astype(float)
-    >>> cand = np.where(rng.random(2000) < 0.1, 1 - base, base)      # differs on 10% of items
-    >>> m = rt.ScoreMatrix.from_array(np.stack([base, cand]), models=["old", "new"])
-    >>> g = rt.gate({"qa": m}, "new", "old", margin=0.03)
+    >>> old = (rng.random(4000) < 0.7).astype(float)
+    >>> new = old.copy()
+    >>> redo = rng.random(4000) < 0.1                     # the new model answers 10% of items afresh,
+    >>> new[redo] = rng.random(int(redo.sum())) < 0.7     # as well as the old one did
+    >>> m = rt.ScoreMatrix.from_array(np.stack([old, new]), models=["old", "new"])
+    >>> g = rt.gate({"qa": m}, "new", "old", margin=0.02)
     >>> g.verdict, g.tasks[0].decision
     ('PASS', 'non-inferior')
     """
