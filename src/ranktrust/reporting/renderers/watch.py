@@ -71,6 +71,18 @@ def _verdict(d: dict[str, Any]) -> str:
     return f"Still open. {label}: {', '.join(d['best_set'])}."
 
 
+def _nothing_next(d: dict[str, Any]) -> str:
+    """Why ``next`` is empty while the target is open."""
+    left = (d["items_total"] - d["items_seen"]) if d.get("items_total") else None
+    if d.get("order") == "arrival":
+        more = f" ({left:,} of the declared items not analysed yet)" if left else ""
+        return f"score next: any item not scored yet, in your own shuffled order{more}; arrival order does not choose items."
+    if not d.get("items_total"):
+        return ("score next: nothing proposed: every item read is analysed and the benchmark size is not declared "
+                "(pass --items FILE to have the next items proposed).")
+    return "score next: nothing proposed (no items left to score)."
+
+
 def _waiting_lines(d: dict[str, Any]) -> list[str]:
     w = d.get("waiting_for") or []
     if not w or not d.get("held_back"):
@@ -123,7 +135,7 @@ def _status_text(d: dict[str, Any]) -> list[Any]:
         more = f" (+{len(d['next']) - 8} more)" if len(d["next"]) > 8 else ""
         out.append(Text(f"score next: {shown}{more}"))
     elif not d["done"]:
-        out.append(Text("score next: nothing proposed (no items left to score)."))
+        out.append(Text(_nothing_next(d)))
     out.append(Text(_guarantee(d)))
     return out
 
