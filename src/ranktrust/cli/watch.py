@@ -151,7 +151,9 @@ def command(paths: tuple[str, ...], target: str, items_file: str | None, order: 
     if order == "arrival":
         state_path = state_file or _default_state(paths, kw, out)
 
-    def once() -> tuple[Any, str, Any]:
+    def once(prev: Any = None) -> tuple[Any, str, Any]:
+        """Read the input; with ``prev`` (a --follow re-read) add to the same Watch, so the sequence continues and
+        a result that would revise an item already analysed is refused."""
         m, ihash = load_matrix(_expand(paths), kw)
         if m.n_models < 2:
             if follow is not None:
@@ -160,6 +162,15 @@ def command(paths: tuple[str, ...], target: str, items_file: str | None, order: 
                             f"({', '.join(m.models)}); watch compares at least two")
         # sorted names: the status must not depend on the order in which files introduced the models
         models = sorted(m.models)
+        if prev is not None:
+            if tuple(models) != prev.models:
+                raise DataError(f"the models changed while following ({', '.join(prev.models)} -> "
+                                f"{', '.join(models)}); the sequence cannot continue: start a new watch")
+            if order == "arrival":
+                _arrive_with_state(prev, m, state_path)
+            else:
+                prev.update_matrix(m)
+            return prev.status(next_budget=budget), ihash, prev
         common = dict(target=target, confidence_level=confidence, scope=scope, method=method, rule=rule,
                       eliminate=not no_eliminate, best_method=best_method, score_range=score_range, rng=seed,
                       final_look=final_look)
@@ -186,7 +197,7 @@ def command(paths: tuple[str, ...], target: str, items_file: str | None, order: 
                 click.echo(f"watch: {st.items_seen:,}{tot} items analysed, {st.cells_scored:,} cells; "
                            f"set: {', '.join(st.best_set)}", err=True)
             time.sleep(follow)
-            st, ihash, w = once()
+            st, ihash, w = once(w)
         if st is None:
             raise DataError("still fewer than two models after --max-wait; nothing to compare")
     if html_out:
