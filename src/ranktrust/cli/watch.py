@@ -276,14 +276,13 @@ def _arrive_with_state(w: Any, m: Any, path: str) -> None:
 
     from ..errors import DataError
 
-    scores = m.data.mean(axis=2) if m.n_runs > 1 else m.data[:, :, 0]
+    scores = m.data[:, :, 0]
     if m.n_runs > 1:
-        with np.errstate(invalid="ignore"):
-            import warnings
+        import warnings
 
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                scores = np.nanmean(m.data, axis=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)    # a cell with no run: NaN, as intended
+            scores = np.nanmean(m.data, axis=2)
     models = sorted(m.models)
     rows = [m.models.index(x) for x in models]
     pos = {it: k for k, it in enumerate(m.items)}
@@ -293,7 +292,7 @@ def _arrive_with_state(w: Any, m: Any, path: str) -> None:
             with open(path, encoding="utf-8") as fh:
                 st = json.load(fh)
             kept, digests = list(st["order"]), dict(st["digests"])
-            old_models, old_seed = list(st["models"]), st.get("seed")
+            old_models = list(st["models"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise DataError(f"{path}: not a watch state file ({exc}); delete it to start a new sequence") from None
         if old_models != models:
@@ -307,7 +306,6 @@ def _arrive_with_state(w: Any, m: Any, path: str) -> None:
             if not _same_item(digests[it], _item_values(scores[rows, pos[it]])):
                 raise DataError(f"{path}: item {it!r} (place {k:,} of the kept order) has changed scores since it was "
                                 "analysed; the sequence cannot continue (delete the state file to start over)")
-        del old_seed
     fresh = [it for it in m.items if it not in set(kept)]
     if kept:
         w.update_matrix(m.select(items=kept))
