@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from ranktrust.cli.main import main
+from ranktrust.reporting.fmt import points
 
 
 def _run(args, capsys):
@@ -118,7 +119,7 @@ def test_unseen_table_in_text_and_markdown(small_csv, capsys):
     # the unseen table shows the unseen rows (its own numbers), after the seen table
     after = text[text.index("Against unseen items"):]
     for r in d["unseen"]["mdad"]:
-        assert f"{100 * r['mean_abs_error']:.1f}" in after
+        assert points(r["mean_abs_error"]) in after
     code, md, err = _run(args + ["-f", "md"], capsys)
     assert code == 0, err
     assert "## Micro-benchmark reliability against the 75 seen items" in md and "### Against unseen items" in md
@@ -126,7 +127,7 @@ def test_unseen_table_in_text_and_markdown(small_csv, capsys):
     assert len(tables) == 8   # 2 methods x 2 sizes, seen and unseen
     unseen_part = md[md.index("### Against unseen items"):]
     for r in d["unseen"]["mdad"]:
-        assert f"| {r['method']} | {r['size']} |" in unseen_part and f"{100 * r['mean_abs_error']:.1f}" in unseen_part
+        assert f"| {r['method']} | {r['size']} |" in unseen_part and points(r["mean_abs_error"]) in unseen_part
     # --seen-items none: one table, no unseen heading
     code, md, _ = _run(args[:-4] + ["--seen-items", "none", "--delta-bin", "2", "-f", "md"], capsys)
     assert "unseen" not in md.lower() and md.count("| random |") == 2

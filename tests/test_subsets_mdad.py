@@ -12,6 +12,7 @@ from scipy import stats
 
 import ranktrust as rt
 from ranktrust.errors import SmallSampleWarning
+from ranktrust.reporting.fmt import points
 from ranktrust.reporting.renderers.subsets import recommendation_sentences
 from ranktrust.subsets.agreement import kendall_tau_b, mdad_from_curve, pair_agreement
 
@@ -441,7 +442,7 @@ def test_recommendation_sentences_never_contradict_the_curve(seed):
     target = float(g.choice([0.01, 0.02, 0.05]))
     rec = _recommend(methods, sizes, ev, target, level, min_pairs)
     fr = {(mi, si): _first_reach(agree[mi, si], pairs, level, min_pairs) for mi in range(M) for si in range(S)}
-    pts = lambda b: f"{100 * b * db:.1f}"                     # noqa: E731
+    pts = lambda b: points(b * db)                             # noqa: E731  (the renderer's one number format)
     lvl = f"{100 * level:.0f}%"
     for line in recommendation_sentences(rec):
         if m_ := re.match(rf"At (\d+) items no method reaches {lvl} agreement for pairs closer than ([\d.]+) points "
@@ -524,7 +525,7 @@ def test_h1_far_bins_reaching_80_percent_are_never_called_unresolved():
         text = " ".join(recommendation_sentences(_recommend(("random",), np.array([100]), ev, 0.02, 0.8, mp)))
         assert "most distant pairs correctly" not in text
         if mp == 1:
-            assert "closer than 1.5 points" in text
+            assert f"closer than {points(0.015)} points" in text
         else:
             assert "no gap bin with at least 500 pairs reaches 80%" in text
 
