@@ -169,6 +169,9 @@ class DataQuality(Result):
         ``score_z`` relative to the other rows (median and 1.4826 MAD).
     min_corr_ratio : float
         A pattern flag needs ``difficulty_corr < min_corr_ratio * expected_corr`` (default 0.7).
+    reasons : tuple of str
+        Why each ``misfit`` model was flagged, in the same order: ``"pattern"``, ``"score"`` or
+        ``"pattern and score"`` (``flags`` pairs them with the figures).
     lz_threshold : float
         The flagging threshold for ``lz*``.
     nominal_rate : float
