@@ -103,7 +103,8 @@ def test_qa_m4a_a_folder_of_several_harnesses_is_read_whole_or_says_what_was_ski
     assert code == 0, err
     d = json.loads(out)
     assert d["n_models"] == 3 and all(p["harness"] == "lm_eval" for p in d["provenance"].values())
-    assert any(n.startswith("lighteval logs skipped: they hold no task 'mcq_tiny_lm'") for n in d["notes"])
+    texts = [n["text"] if isinstance(n, dict) else n for n in d["notes"]]   # notes are records (issue 23 §1)
+    assert any(t.startswith("lighteval logs skipped: they hold no task 'mcq_tiny_lm'") for t in texts)
     # without --task the error lists every harness's tasks, not only lm-eval's
     code, _, err = run(["report", str(harness_logs / "lighteval"), str(harness_logs / "lm_eval"), "--no-stability"],
                        capsys)
