@@ -100,7 +100,7 @@ def evaluate(theta: np.ndarray, better: np.ndarray, low: np.ndarray, high: np.nd
 
 
 def run(name: str, kind: str, theta: np.ndarray, tau: float, reps: int, seed: int = 12345,
-        n_resamples: int = 1000, rows_variant: bool = False) -> dict:
+        n_resamples: int = 1000, rows_variant: bool = False, method: str = "sandwich") -> dict:
     g = np.random.default_rng(seed)
     order = [f"m{i:02d}" for i in range(M)]
     out = {k: [] for k in ("cov", "false", "uniq", "width", "cov_ub", "false_ub", "uniq_ub", "width_ub",
@@ -108,7 +108,7 @@ def run(name: str, kind: str, theta: np.ndarray, tau: float, reps: int, seed: in
     t0 = time.perf_counter()
     for r in range(reps):
         df = board(kind, theta, g, tau)
-        res = rt.arena(df, rng=r, n_resamples=n_resamples)
+        res = rt.arena(df, rng=r, n_resamples=n_resamples, method=method)
         idx = [res.models.index(m) for m in order]
         th_r = theta
         B = res.better[np.ix_(idx, idx)]
@@ -201,17 +201,20 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--only", default=None, help="comma-separated scenario names")
+    ap.add_argument("--method", default="sandwich", choices=["sandwich", "bootstrap"],
+                    help="rt.arena's covariance: the sandwich, or the cluster bootstrap (--n-resamples refits)")
+    ap.add_argument("--n-resamples", type=int, default=1000)
     args = ap.parse_args()
     sc = scenarios() + [("gap3se", "iid", gap3se_theta(np.random.default_rng(7)), 0.0, False),
                         ("gap3se_crowded", "iid", gap3se_crowded(np.random.default_rng(7)), 0.0, False)]
     if args.only:
         keep = set(args.only.split(","))
         sc = [s for s in sc if s[0] in keep]
-    print(f"{args.reps} boards per scenario; MC standard error at 0.95 is {np.sqrt(0.95 * 0.05 / args.reps):.3f}")
+    print(f"method {args.method}, {args.n_resamples} draws; {args.reps} boards per scenario; MC standard error at 0.95 is {np.sqrt(0.95 * 0.05 / args.reps):.3f}")
     print("scenario      | rt.arena: coverage false-claim unique#1 width | overlap rule: coverage false-claim "
           "unique#1 width | width ratio | rows (Arena-Hard): coverage false unique#1 | seconds")
     for name, kind, th, tau, rows in sc:
-        m = run(name, kind, th, tau, args.reps, rows_variant=rows)
+        m = run(name, kind, th, tau, args.reps, rows_variant=rows, method=args.method, n_resamples=args.n_resamples)
         print(f"{name:14s} | {_fmt(m['cov'])} {_fmt(m['false'])} {_fmt(m['uniq'])} {m['width']:6.2f} | "
               f"{_fmt(m['cov_ub'])} {_fmt(m['false_ub'])} {_fmt(m['uniq_ub'])} {m['width_ub']:6.2f} | "
               f"{m['width'] / m['width_ub']:5.2f} | {_fmt(m['cov_rows'])} {_fmt(m['false_rows'])} "
