@@ -72,3 +72,28 @@ def test_a_bad_seed_is_one_line_in_every_command(command, seed, tmp_path, capsys
     err = capsys.readouterr().err
     assert exc.value.code == 1 and err.count("\n") == 1, err
     assert f"--seed': must be a non-negative integer, got {seed}" in err and "Traceback" not in err
+
+
+def test_ctrl_c_prints_aborted_and_what_it_left(tmp_path, capsys, monkeypatch):
+    """Issue 21 D13: Ctrl-C is one line, exit 130, no traceback; an interrupted ingest says the store is unchanged."""
+    import ranktrust.data.store as store_mod
+
+    a = tmp_path / "a.csv"
+    a.write_text("model,item,score\nA,q1,1\nA,q2,0\nB,q1,1\nB,q2,1\n")
+
+    def interrupted(self, *args, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store_mod.Store, "ingest", interrupted)
+    with pytest.raises(SystemExit) as exc:
+        main(["ingest", str(a), "--db", str(tmp_path / "s.duckdb")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 130 and "Traceback" not in err
+    assert err.strip().endswith("aborted: the store is as it was before the command (an ingest is one transaction)")
+    monkeypatch.setattr(rt, "read", interrupted, raising=False)
+    import ranktrust.cli._common as common
+
+    monkeypatch.setattr(common, "read", interrupted)
+    with pytest.raises(SystemExit) as exc:
+        main(["report", str(a)])
+    assert exc.value.code == 130 and capsys.readouterr().err.strip().endswith("aborted")

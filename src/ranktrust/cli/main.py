@@ -77,6 +77,9 @@ def cli() -> None:
 #: the API that a message names -> the command a terminal user runs for it (besides ``rt.<command>``)
 COMMAND_WORDS = {"Store.ingest": "ranktrust ingest FILES --db STORE", "rt.score_models": "ranktrust score"}
 
+#: what an interrupted command leaves behind, said after "aborted" (issue 21 D13: the store is unchanged)
+ABORTED = {"ingest": "the store is as it was before the command (an ingest is one transaction)"}
+
 #: the command whose words translate a message when no command is running (``cli_words`` called alone)
 DEFAULT_COMMAND = "report"
 
@@ -183,10 +186,15 @@ def main(argv: list[str] | None = None) -> Any:
             warnings.showwarning = _one_line_warning
             return _main(argv)
     except KeyboardInterrupt:
-        click.echo("aborted", err=True)
-        sys.exit(130)
+        _aborted()
     finally:
         _running.clear()
+
+
+def _aborted() -> None:
+    said = ABORTED.get(_running[-1].name or "") if _running else None
+    click.echo(f"aborted: {said}" if said else "aborted", err=True)
+    sys.exit(130)
 
 
 def _main(argv: list[str] | None) -> Any:
@@ -196,8 +204,7 @@ def _main(argv: list[str] | None) -> Any:
         click.echo(f"error: {cli_words(exc.message)}", err=True)
         sys.exit(1)
     except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(130)
+        _aborted()
     except click.ClickException as exc:
         if type(exc).__name__ == "NoArgsIsHelpError" and getattr(exc, "ctx", None) is not None:
             click.echo(exc.ctx.get_help())
