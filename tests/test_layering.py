@@ -214,6 +214,9 @@ def _message_parts(tree: ast.AST) -> set[int]:
     return out
 
 
+#: where object.__setattr__ may set the fields of a frozen object: while it is built or unpickled
+_BUILDING = frozenset({"__post_init__", "__init__", "__new__", "__setstate__"})
+
 _WORDS = re.compile(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}")
 _BARE = re.compile(r"(?<![`\w.])([a-z_][a-z0-9_]*)=('[^']*'|\"[^\"]*\"|True|False|None)")
 
@@ -328,6 +331,14 @@ def check_tree(root: Path, package: str, *, layers=LAYERS, flags: Iterable[str] 
             continue
         messages = _message_parts(tree)
         relpath = str(path.relative_to(root.parent))
+        for fn in ast.walk(tree):   # frozen means frozen: object.__setattr__ only while an object is built
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name not in _BUILDING:
+                for node in ast.walk(fn):
+                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                            and node.func.attr == "__setattr__" and isinstance(node.func.value, ast.Name) \
+                            and node.func.value.id == "object":
+                        problems.append(f"{rel}:{node.lineno}: [frozen] object.__setattr__ in {fn.name}(): a frozen "
+                                        "result changes only while it is built (__post_init__); build a new one")
         for node in ast.walk(tree) if relpath not in argument_errors_to_move else ():   # else a CLI traceback
             if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and isinstance(node.exc.func, ast.Name) \
                     and node.exc.func.id == "ValueError" and node.exc.args:
@@ -590,6 +601,8 @@ LAY6 = (("cli",), ("reporting",), ("ranking", "runs"), ("stats",), ("data",), ("
     ("a wrong argument as a plain ValueError",
      {"stats/a.py": "def f(n):\n    raise ValueError(f\"`n` must be >= 1, got {n}\")\n"}, "argument-error",
      "pkg/stats/a.py:2"),
+    ("a frozen result changed after construction",
+     {"stats/a.py": "def finish(r, notes):\n    object.__setattr__(r, 'notes', notes)\n"}, "frozen", "pkg/stats/a.py:2"),
     ("a message in Python words",
      {"stats/a.py": "def f():\n    raise ValueError(\"use method='t' instead\")\n"}, "python-words", "pkg/stats/a.py:2"),
 ])
