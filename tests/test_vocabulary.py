@@ -134,6 +134,8 @@ VOCABULARY: dict[str, str] = {
     "target": "what to decide: 'best' | 'topK' | 'ranks'", "scope": "'population' | 'benchmark'",
     "order": "Watch: the order items enter the analysis, 'seeded' (over declared items) | 'arrival'",
     "n_items": "Watch: the benchmark's number of items when they are not declared (its known size)",
+    "declared": "Watch: whether `items` is the whole benchmark (False: the items read so far; size not declared)",
+    "pair_tests": "Watch: also run every pair's test at the all-pairs level (default: only for target ranks)",
     "rule": "betting rule", "eliminate": "stop scoring models out of the target set",
     "final_look": "share of alpha for a fixed-n test at the last item (no elimination)",
     "best_method": "'portfolio' | 'pairs'", "score_range": "(low, high) of a score", "n_runs": "runs per item",
@@ -242,7 +244,7 @@ def test_every_parameter_is_in_the_vocabulary(qual, fn):
 
 #: public functions whose rng default is still None, with the area that moves it to 0 (shrink only)
 RNG_DEFAULT_TO_MOVE = {
-    "watch_replay": "WATCH", "arena": "ARENA-CORE",
+    "watch_replay": "WATCH",
 }
 
 

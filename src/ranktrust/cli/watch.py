@@ -62,7 +62,7 @@ def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--target", default="best", show_default=True,
               help="best (which models can be #1), topK such as top3, or ranks (every pair).")
-@click.option("--items", "items_file", default=None, type=click.Path(exists=True, dir_okay=False),
+@click.option("--items", "items", default=None, type=click.Path(exists=True, dir_okay=False),
               help="The benchmark's items, one id per line, declared before the data: analysed in a seeded random "
                    "order; their number is the benchmark size N.")
 @click.option("--order", type=click.Choice(["seeded", "arrival"]), default="seeded", show_default=True,
@@ -107,7 +107,7 @@ def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
 @output_options
 @confidence_option
 @seed_option
-def command(paths: tuple[str, ...], target: str, items_file: str | None, order: str, n_items: int | None,
+def command(paths: tuple[str, ...], target: str, items: str | None, order: str, n_items: int | None,
             state_file: str | None, scope: str, method: str, rule: str, best_method: str,
             no_eliminate: bool, final_look: float, replay: int | None, budget: int, score_range: tuple[float, float],
             follow: float | None, html_out: str | None, max_wait: float, output_format: str | None, out: str,
@@ -135,7 +135,7 @@ def command(paths: tuple[str, ...], target: str, items_file: str | None, order: 
                          cluster=cluster_requested(kw), rng=seed, final_look=final_look)
         render(r, kind="watch-replay", fmt=fmt, out=out, seed=seed, input_hash=ihash, command=command_line())
         return
-    declared = _read_items(items_file) if items_file else None
+    declared = _read_items(items) if items else None
     if order == "seeded" and declared is None:
         if follow is not None:
             raise click.UsageError("--follow needs the analysis order fixed before the data: pass --items FILE (the "
@@ -181,9 +181,9 @@ def command(paths: tuple[str, ...], target: str, items_file: str | None, order: 
             w = Watch(models, declared, order="arrival", n_items=n_items, **common)  # type: ignore[arg-type]
             _arrive_with_state(w, m, state_path)
         else:
-            items = declared if declared is not None else list(m.items)
-            w = Watch(models, items, declared=declared is not None, n_items=n_items,  # type: ignore[arg-type]
-                      cluster=cluster_requested(kw), groups=_groups(m, items) if cluster_requested(kw) else None,
+            wanted = declared if declared is not None else list(m.items)
+            w = Watch(models, wanted, declared=declared is not None, n_items=n_items,  # type: ignore[arg-type]
+                      cluster=cluster_requested(kw), groups=_groups(m, wanted) if cluster_requested(kw) else None,
                       **common)
             w.update_matrix(m)
         return w.status(next_budget=budget), ihash, w

@@ -99,7 +99,7 @@ class Watch:
         Share of alpha the best set holds for its fixed-n test at the last item (a finite-sample
         empirical-Bernstein test), in [0, 1); used only without elimination, at scope population with a declared
         N (``0``, the default: all of alpha on the bets).
-    all_pairs : bool, optional
+    pair_tests : bool, optional
         Also run every pair's test at the all-pairs level (``decided``; e-Holm over all K(K - 1) ordered
         comparisons). Default: only for ``target="ranks"``, where they are the target; for ``best``/``topK`` the
         status then says what the target's own tests certified and nothing from a second family (and a status
@@ -128,7 +128,7 @@ class Watch:
                  eliminate: bool = True, best_method: Literal["portfolio", "pairs"] = "portfolio",
                  score_range: tuple[float, float] = (0.0, 1.0), rng: SeedLike = 0, cluster: bool = False,
                  groups: Mapping[str, Any] | Sequence[Any] | None = None, n_runs: int | None = None,
-                 final_look: float = FINAL_LOOK, declared: bool = True, all_pairs: bool | None = None) -> None:
+                 final_look: float = FINAL_LOOK, declared: bool = True, pair_tests: bool | None = None) -> None:
         models = tuple(str(m) for m in models)
         if len(models) < 2:
             raise ValueError(f"`models` must name at least two models, got {len(models)}")
@@ -137,13 +137,13 @@ class Watch:
         if order is None:
             if items is None:
                 raise ArgumentError("Watch needs an analysis order fixed before the data: pass `items` (the benchmark's "
-                                 "items, analysed in a seeded random order) or order='arrival' (analysed as results "
+                                 "items, analysed in a seeded random order) or `order`='arrival' (analysed as results "
                                  "complete; valid when that order does not depend on the results)")
             order = "seeded"
         _validate.choice(order, "order", ("seeded", "arrival"))
         if order == "seeded" and items is None:
-            raise ArgumentError("order='seeded' needs `items` (the declared benchmark items); without them pass "
-                             "order='arrival'")
+            raise ArgumentError("`order`='seeded' needs `items` (the declared benchmark items); without them pass "
+                             "`order`='arrival'")
         self.target, self.k = parse_target(target)
         self.target_label = "best" if self.target == "best" else (f"top{self.k}" if self.target == "top" else "ranks")
         if self.target == "top" and self.k >= len(models):
@@ -162,7 +162,7 @@ class Watch:
         self.order = order
         self.confidence_level = float(confidence_level)
         self.method, self.rule, self.eliminate, self.best_method = method, rule, bool(eliminate), best_method
-        self.all_pairs = (self.target == "ranks") if all_pairs is None else bool(all_pairs)
+        self.pair_tests = (self.target == "ranks") if pair_tests is None else bool(pair_tests)
         self.final_look = _validate.probability(final_look, "final_look", high_open=True, hint=" (a share of alpha)")
         self.score_range = (float(lo), float(hi))
         self.seed = _validate.seed(rng)
@@ -207,7 +207,7 @@ class Watch:
         # the declared benchmark size (units: items, or groups with cluster=True); None: not declared
         self.n_total: int | None = (self._n_units() if items is not None and declared else n_items)
         if scope == "benchmark" and self.n_total is None:
-            raise ArgumentError("scope='benchmark' needs the benchmark's size declared: pass `items` or `n_items` (the "
+            raise ArgumentError("`scope`='benchmark' needs the benchmark's size declared: pass `items` or `n_items` (the "
                              "sequences sample it without replacement and must know N)")
         # the analysis order (unit indices) and the engine that has analysed a prefix of it
         if order == "seeded":
@@ -471,7 +471,7 @@ class Watch:
         """The item's place (0-based) in the analysis order: score items in increasing place (with
         ``cluster=True`` the place of its group, so a group's items come together). Declared items only."""
         if self.order != "seeded":
-            raise ValueError("with order='arrival' an item has no place before it arrives; score in your own "
+            raise ValueError("with `order`='arrival' an item has no place before it arrives; score in your own "
                              "shuffled order")
         i = self._iidx.get(str(item))
         if i is None:
@@ -518,13 +518,13 @@ class Watch:
                             population_size=self.n_total if self.scope == "benchmark" else None,
                             kind=self.method, rule=self.rule, target=self.target, k=self.k,
                             best_method=self.best_method, eliminate=self.eliminate, final_look=self.final_look,
-                            stop_when_done=self.target != "ranks", horizon=self.n_total, pairs=self.all_pairs)
+                            stop_when_done=self.target != "ranks", horizon=self.n_total, pairs=self.pair_tests)
 
     def _run(self) -> tuple[EngineResult, np.ndarray, np.ndarray]:
         """Bring the pairwise tests up to date and take a snapshot: the engine result, the analysed
         models x units scores (analysis order) and the unit indices in that order."""
         eng = self._engine
-        eng.advance(pairs=self.all_pairs)
+        eng.advance(pairs=self.pair_tests)
         t = eng.t
         return eng.result(), eng.scores[:, :t], np.asarray(self._order[:t], dtype=np.int64)
 
@@ -730,10 +730,10 @@ class Watch:
         if open_.size == 0 or self.n_total is None:
             return np.empty(0, dtype=np.int64)
         N = self.n_total
-        if not self.all_pairs:
+        if not self.pair_tests:
             self._set_intervals(e, open_)
-        st = (e.pair_state if self.all_pairs else self._set_wealth).take(open_)
-        R = N - (e.pair_state.n if self.all_pairs else self._ci.n)[open_]
+        st = (e.pair_state if self.pair_tests else self._set_wealth).take(open_)
+        R = N - (e.pair_state.n if self.pair_tests else self._ci.n)[open_]
         if self.scope == "benchmark":
             # exact at the last item: only a pair already scored everywhere and tied stays undecided
             return open_[R == 0]
@@ -800,9 +800,9 @@ class Watch:
     def _pair_intervals(self, e: EngineResult, show: np.ndarray) -> list[dict[str, Any]]:
         """The difference of each pair in ``show`` and its all-pairs confidence-sequence interval (PrPl-EB at
         alpha / (K (K - 1)) per side, over the items both models were scored on), kept up to date item by item by
-        the engine (for every pair with ``all_pairs``, else for the pairs inside the set)."""
+        the engine (for every pair with ``pair_tests``, else for the pairs inside the set)."""
         f = self.score_range[1] - self.score_range[0]
-        if self.all_pairs:
+        if self.pair_tests:
             low, high, diff, n_pair = e.pair_ci_low, e.pair_ci_high, e.pair_diff, e.pair_n
         else:
             low, high, diff, n_pair = self._set_intervals(e, show)
