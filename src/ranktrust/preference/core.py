@@ -151,7 +151,7 @@ def arena(
     method: str = "sandwich",
     confidence_level: float = 0.95,
     n_resamples: int = 2000,
-    rng: SeedLike = None,
+    rng: SeedLike = 0,
     progress: Progress = None,
 ) -> ArenaResult:
     """Ratings of a preference leaderboard (battles or judge verdicts) with simultaneous rank sets.
@@ -189,7 +189,8 @@ def arena(
         Of the intervals, and the joint level of the rank sets and pairwise claims.
     n_resamples : int, default: ``2000``
         Draws of the max-|t| statistic (or bootstrap refits with ``method="bootstrap"``).
-    rng : None, int or numpy.random.Generator
+    rng : None, int or numpy.random.Generator, default: ``0``
+        Seeds the max-|t| draws and the bootstrap (reproducible unless None).
     progress : callable(done, total), optional
         Called after each bootstrap refit (``method="bootstrap"``); once at the end otherwise.
 
