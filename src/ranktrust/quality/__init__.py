@@ -212,7 +212,8 @@ class DataQuality(Result):
             return float((nan if arr is None else arr)[i])
 
         out = []
-        for name, why in zip(self.misfit, self.reasons):
+        reasons = tuple(self.reasons) + ("pattern",) * (len(self.misfit) - len(self.reasons))   # built by hand
+        for name, why in zip(self.misfit, reasons):
             i = idx[name]
             ec, dc = at(self.expected_corr, i), at(self.difficulty_corr, i)
             out.append(MisfitFlag(
