@@ -217,6 +217,8 @@ class Watch:
             self._order = []
         self._pending: dict[int, None] = {}      # arrival: units with a result that have not entered the order
         self._placed_set: set[int] = set()       # arrival: units in the order
+        self._place = np.zeros(0, dtype=np.int64)  # 1-based place of each analysed unit (see _place_of_units)
+        self._placed_upto = 0
         self._fed = 0                            # units of the order handed to the engine
         self._engine = Engine(K, self._config(), capacity=self.n_total or 64)
 
@@ -318,11 +320,17 @@ class Watch:
         return (pos > 0) & (pos <= until[mi])
 
     def _place_of_units(self) -> np.ndarray:
-        place = np.zeros(max(self._n_units(), 1), dtype=np.int64)
+        """1-based place of each unit in the analysed prefix (0 = not analysed); kept as units are fed."""
+        n = max(self._n_units(), 1)
+        if self._place.size < n:
+            self._place = np.concatenate([self._place, np.zeros(max(n, 2 * self._place.size) - self._place.size,
+                                                                dtype=np.int64)])
         t = self._engine.t
-        if t:
-            place[np.asarray(self._order[:t], dtype=np.int64)] = np.arange(1, t + 1)
-        return place
+        if self._placed_upto < t:
+            self._place[np.asarray(self._order[self._placed_upto:t], dtype=np.int64)] = np.arange(
+                self._placed_upto + 1, t + 1)
+            self._placed_upto = t
+        return self._place
 
     def _model_index(self, names: Iterable[str]) -> np.ndarray:
         out = []
