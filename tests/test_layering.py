@@ -71,7 +71,6 @@ ALLOWED_UP: dict[tuple[str, str], str] = {
 #: files that still raise a plain ValueError for a wrong argument, with the area that makes it an ArgumentError
 #: (until then the command line shows a traceback for it); shrink only
 ARGUMENT_ERRORS_TO_MOVE: dict[str, str] = {
-    "ranktrust/leaderboard/pipeline.py": "REPORT (`rank_method`='bootstrap' on a ragged matrix: a traceback today)",
     "ranktrust/leaderboard/options.py": "REPORT",
     "ranktrust/reporting/_types.py": "REPORT", "ranktrust/reporting/html.py": "REPORT",
     "ranktrust/reporting/plots/svg.py": "REPORT", "ranktrust/reporting/renderers/__init__.py": "REPORT",
@@ -801,3 +800,10 @@ def test_the_lists_of_things_to_move_only_shrink():
                  if f"[{rule}]" in p}
         stale = sorted(f for f in table if f not in found)
         assert not stale, f"{name}: these files keep the rule now, remove them: {stale}"
+
+
+def test_the_reviews_half_translated_message_is_in_command_line_words(tmp_path, capsys):
+    """The review's example (issue 23 §3, issue 21 D10): one line, every name a flag of `report`."""
+    err = _cli(capsys, "report", _ragged(tmp_path), "--align", "pairwise", "--rank-method", "bootstrap")
+    assert err == ("error: --rank-method bootstrap needs the items every model shares: align the matrix with "
+                   "--align intersect, or use --rank-method pairs (each pair on its shared items)\n")

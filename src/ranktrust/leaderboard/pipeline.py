@@ -13,7 +13,7 @@ from typing import Any, Callable
 from .. import _validate
 from .._validate import Progress, SeedLike
 from ..data.matrix import ScoreMatrix
-from ..errors import DegenerateDataWarning
+from ..errors import ArgumentError, DegenerateDataWarning
 from .options import DEFAULT_SIZES, Inference, Resampling, Sections, resolve
 from .result import LeaderboardReport
 from .sections import BUILDERS, Build, Note, quality_notes
@@ -212,8 +212,8 @@ def _report_iv(m: Any, inf: Inference, res: Resampling, sec: Sections) -> tuple[
     _validate.choice(inf.tiers, "tiers", ("auto", "rank-sets", "adjacent"))
     _validate.choice(inf.rank_method, "rank_method", ("pairs", "bootstrap"))
     if inf.rank_method == "bootstrap" and not m.is_complete:
-        raise ValueError("`rank_method`='bootstrap' needs the items every model shares: align the matrix with "
-                         "`align`='intersect', or use `rank_method`='pairs' (each pair on its shared items)")
+        raise ArgumentError("`rank_method`='bootstrap' needs the items every model shares: align the matrix with "
+                         "`align`='intersect', or use `rank_method`='pairs' (each pair on its shared items)", param="rank_method")
     inf = dataclasses.replace(inf, confidence_level=_validate.confidence_level(inf.confidence_level),
                               tiers="rank-sets" if inf.tiers == "auto" else inf.tiers)
     res = dataclasses.replace(
