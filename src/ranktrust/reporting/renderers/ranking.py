@@ -121,12 +121,15 @@ def stability_text(d: dict[str, Any]) -> list[Any]:
     from rich.text import Text
 
     t = Table(title=stability_title(d))
-    t.add_column("items", justify="right")
-    t.add_column("P(#1 is #1)", justify="right")
+    t.add_column("items", justify="right", no_wrap=True)
+    t.add_column("P(#1 is #1)", justify="right", no_wrap=True)
     for k in d["top_k"]:
-        t.add_column(f"P(top {k} in order)", justify="right")
-    t.add_column("most often #1", overflow="fold")
-    t.add_column("like")
+        t.add_column(f"P(top {k}\nin order)", justify="right", no_wrap=True)
+    # the name column no narrower than its longest name (up to 40): a name is never cut inside a word; the
+    # other columns give way (their headers wrap between words)
+    longest = max((len(_likely_first(r)) for r in d["by_size"]), default=13)
+    t.add_column("most often #1", overflow="fold", min_width=min(longest, 40))
+    t.add_column("like", max_width=10)
     for row in d["by_size"]:
         t.add_row(_size_label(row, "*"), _pct_se(row["p_top_stays_top"], row["p_top_stays_top_se"]),
                   *[probability(row["p_topk_order"][str(k)]) for k in d["top_k"]],
