@@ -257,11 +257,15 @@ def test_hamming_distances_on_packed_bits_choose_the_same_items():
         x = (g.random((n, d)) < g.uniform(0.05, 0.95, (n, 1))).astype(float)
         assert anchor.packed_binary(x) is not None
         for k in (5, 60, 300):
-            fast = anchor.kmedoids(x, k, np.random.default_rng(k)), diversity.farthest_points(x, k, np.random.default_rng(k))
+            def both(k=k):
+                return (anchor.kmedoids(x, k, np.random.default_rng(k)),
+                        diversity.farthest_points(x, k, np.random.default_rng(k)))
+
+            fast = both()
             saved = anchor.packed_binary
             anchor.packed_binary = diversity.packed_binary = lambda v: None
             try:
-                ref = anchor.kmedoids(x, k, np.random.default_rng(k)), diversity.farthest_points(x, k, np.random.default_rng(k))
+                ref = both()
             finally:
                 anchor.packed_binary = diversity.packed_binary = saved
             for f, r in zip(fast, ref):

@@ -374,8 +374,8 @@ def estimate(subset: Subset, scores: Any, *, estimator: str | None = None) -> Su
             y = y[None, :]
         if y.ndim != 2 or y.shape[1] != subset.size:
             raise ArgumentError(
-                f"`scores` must have shape (n_models, {subset.size}) in the subset's item order; got {np.shape(scores)}",
-                param="scores")
+                f"`scores` must have shape (n_models, {subset.size}) in the subset's item order; "
+                f"got {np.shape(scores)}", param="scores")
         models = tuple(str(i) for i in range(y.shape[0]))
     meth = get_method(subset.method)
     allowed = meth.allowed(subset.method_state)
