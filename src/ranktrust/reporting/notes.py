@@ -85,9 +85,9 @@ NOTE_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "zero_spread": lambda d: (
         ("model " if len(d["models"]) == 1 else "models ")
         + ", ".join(f"{name!r} (all {fmt.plain(v)})" for name, v in zip(d["models"], d["values"]))
-        + ": every item has the same score (zero spread), so "
-        + ("its" if len(d["models"]) == 1 else "their") + " SE and CI are NaN in every section (never a zero-width "
-        "interval)"),
+        + ": every item has the same score (zero spread), so a normal-theory (CLT or t) interval of "
+        + ("it" if len(d["models"]) == 1 else "them") + " would have zero width; where one is used its SE and "
+        "CI are NaN"),
     "similar_models": _similar,
     "misfit": _misfit,
 }

@@ -78,10 +78,14 @@ def known_sections() -> frozenset[str]:
     return frozenset(key for key, _kind, _p in SECTIONS) | DRAWN_WITHIN
 
 
+#: a heading the terminal report puts above a section whose command's own text output has none
+TEXT_HEADINGS = {"MDADResult": "Micro-benchmarks", "Repeats": "Repeats", "Sensitivity": "Conditions"}
+
+
 def _sections(d: dict[str, Any], fmt: str) -> list[Any]:
     """Every section the report has, in page order: the ones of :data:`SECTIONS`, then any other section of the
     report (``d["sections"]``: name and type) drawn from its own JSON by the renderers of its type."""
-    out = []
+    out: list[Any] = []
     parts = [(kind, payload(d, key)) for key, kind, payload in SECTIONS]
     known = known_sections()
     notes = parts.pop()                                   # the notes stay last
@@ -89,7 +93,12 @@ def _sections(d: dict[str, Any], fmt: str) -> list[Any]:
     for kind, part in parts + [notes]:
         fn = renderer_named(kind, fmt)
         if part and fn is not None:
-            out.append(fn(part))
+            drawn = fn(part)
+            if fmt == "text" and kind in TEXT_HEADINGS:
+                from rich.text import Text
+
+                drawn = [Text(TEXT_HEADINGS[kind], style="bold"), *drawn]
+            out.append(drawn)
     return out
 
 
