@@ -234,7 +234,7 @@ def test_audit_w3_rereads_of_a_growing_source_hold_the_level(eliminate):
     and repeated the final look at every read (errors 0.173 and 0.267 at alpha 0.05). With arrival order and the
     size declared, as the CLI's --order arrival --n-items does (the --follow path adds each read to the same Watch),
     the error at some look is at most alpha."""
-    R, N, step = 100, 200, 4
+    R, N, step = 60, 200, 4
     err = 0
     rng = np.random.default_rng(5)
     for _ in range(R):

@@ -1,4 +1,4 @@
-"""The live Watch's error under adversarial nulls (bench/bench_watch_nulls.py's cases, 200 runs at alpha 0.1):
+"""The live Watch's error under adversarial nulls (bench/bench_watch_nulls.py's cases, 150 runs at alpha 0.1):
 the largest per-best-model error over stopping times is at most alpha (one-sided 95% Clopper-Pearson upper
 bound), with elimination on and off."""
 
@@ -22,7 +22,7 @@ CASES = [c for c in nulls.CASES if c not in nulls.FLAGGED]
 @pytest.mark.parametrize("eliminate", [True, False])
 @pytest.mark.parametrize("case", CASES)
 def test_largest_per_best_model_error_at_most_alpha(case, eliminate):
-    r = nulls.run_case(case, 200, 0.1, eliminate)
+    r = nulls.run_case(case, 150, 0.1, eliminate)
     k = round(r["rate"] * r["reps"])
     upper = 1.0 if k == r["reps"] else float(stats.beta.ppf(0.95, k + 1, r["reps"] - k))
     assert upper <= 0.1 or stats.binomtest(k, r["reps"], 0.1, alternative="greater").pvalue > 0.01, r
