@@ -71,9 +71,6 @@ ALLOWED_UP: dict[tuple[str, str], str] = {
 #: files that still raise a plain ValueError for a wrong argument, with the area that makes it an ArgumentError
 #: (until then the command line shows a traceback for it); shrink only
 ARGUMENT_ERRORS_TO_MOVE: dict[str, str] = {
-    "ranktrust/leaderboard/options.py": "REPORT",
-    "ranktrust/reporting/_types.py": "REPORT", "ranktrust/reporting/html.py": "REPORT",
-    "ranktrust/reporting/plots/svg.py": "REPORT", "ranktrust/reporting/renderers/__init__.py": "REPORT",
     "ranktrust/sequential/watch.py": "WATCH", "ranktrust/sequential/_cs.py": "WATCH",
     "ranktrust/sequential/_stream.py": "WATCH", "ranktrust/sequential/replay.py": "WATCH",
     "ranktrust/subsets/irt.py": "QUALITY", "ranktrust/subsets/registry.py": "QUALITY",

@@ -12,6 +12,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from ..errors import ArgumentError
+
 __all__ = ["Inference", "Resampling", "Sections", "DEFAULT_SIZES", "DEFAULT_POWER_GAPS", "resolve"]
 
 DEFAULT_SIZES: tuple[int | str, ...] = (30, 100, 200, 500, 1000, 2000, "full")
@@ -128,7 +130,7 @@ def resolve(inference: Any, resampling: Any, sections: Any,
             if not isinstance(obj, cls):
                 raise TypeError(f"`{g}` must be a {cls.__name__}; got {type(obj).__name__}")
             if mine:
-                raise ValueError(f"`{g}` and `{next(iter(mine))}` are both given: put `{next(iter(mine))}` "
-                                 f"into the {cls.__name__} or leave `{g}` out")
+                raise ArgumentError(f"`{g}` and `{next(iter(mine))}` are both given: put `{next(iter(mine))}` "
+                                 f"into the {cls.__name__} or leave `{g}` out", param=g)
         out.append(obj)
     return out[0], out[1], out[2]

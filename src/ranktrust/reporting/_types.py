@@ -12,6 +12,8 @@ from __future__ import annotations
 import importlib
 from typing import Any, Generic, TypeVar
 
+from ..errors import ArgumentError
+
 __all__ = ["LEADERBOARD_REPORT", "TypeTable", "resolve"]
 
 #: The whole leaderboard report (``rt.report``): every report figure is registered for it.
@@ -46,7 +48,7 @@ class TypeTable(Generic[V]):
         """Register ``value`` for the class ``name`` (``"package.module:Class"``), after any earlier ones."""
         module, sep, qual = name.partition(":")
         if not (module and sep and qual):
-            raise ValueError(f"`name` must read 'package.module:Class', got {name!r}")
+            raise ArgumentError(f"`name` must read 'package.module:Class', got {name!r}", param="name")
         self._entries.append((name, value))
         self._cache.clear()
 

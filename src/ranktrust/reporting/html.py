@@ -18,6 +18,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from ..errors import ArgumentError
 from . import fmt, plots
 
 __all__ = ["render_html", "FOREST_MAX_MODELS"]
@@ -262,13 +263,13 @@ def render_html(report: Any, meta: dict[str, Any] | None = None, *, max_forest: 
     """
     d = _as_dict(report)
     if not isinstance(d.get("models"), list):
-        raise ValueError("`report` has no `models` list: pass rt.report(...) or its to_dict()")
+        raise ArgumentError("`report` has no `models` list: pass rt.report(...) or its to_dict()", param="report")
     if meta is None:
         from .render import meta as make_meta
 
         meta = make_meta("report", seed=(d.get("settings") or {}).get("seed"))
     if max_forest < 1:
-        raise ValueError(f"`max_forest` must be a positive integer, got {max_forest}")
+        raise ArgumentError(f"`max_forest` must be a positive integer, got {max_forest}", param="max_forest")
     return _env().get_template("report.html.j2").render(**_context(d, dict(meta), max_forest))
 
 

@@ -12,6 +12,7 @@ import matplotlib
 from matplotlib.figure import Figure
 
 from ..._text import display_name
+from ...errors import ArgumentError
 from ._registry import figures_for, report_figures
 from ._style import NothingToPlot, as_dict, glyph_fallback, say_missing_once
 
@@ -80,7 +81,7 @@ def save_figures(result: Any, directory: str | Path, formats: Iterable[str] = ("
     formats = tuple(formats)
     bad = [f for f in formats if f not in ("png", "svg", "pdf")]
     if bad:
-        raise ValueError(f"`formats` must be among 'png', 'svg', 'pdf', got {bad!r}")
+        raise ArgumentError(f"`formats` must be among 'png', 'svg', 'pdf', got {bad!r}", param="formats")
     specs = report_figures() if isinstance(result, dict) else figures_for(result)
     d = as_dict(result)
     out = Path(directory)

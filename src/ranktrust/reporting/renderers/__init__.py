@@ -31,6 +31,8 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
+from ...errors import ArgumentError
+
 FORMATS = ("text", "md", "html", "csv")
 _HOOKS = FORMATS + ("payload",)
 
@@ -48,7 +50,7 @@ def _key(result_type: type | str) -> str:
 def renderer(result_type: type | str, fmt: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as the ``fmt`` renderer of ``result_type``."""
     if fmt not in _HOOKS:
-        raise ValueError(f"`fmt` must be one of {', '.join(_HOOKS)}, got {fmt!r}")
+        raise ArgumentError(f"`fmt` must be one of {', '.join(_HOOKS)}, got {fmt!r}", param="fmt")
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         _REGISTRY[(_key(result_type), fmt)] = fn
