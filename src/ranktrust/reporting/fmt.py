@@ -68,11 +68,6 @@ def interval(lo: Any, hi: Any, nd: int | None = None, signed: bool = False, *, s
     return f"[{body}]" if brackets else body
 
 
-def half_width(lo: Any, hi: Any, nd: int | None = None) -> str:
-    """An interval's half-width in points: '±1.3'."""
-    return f"±{points((hi - lo) / 2, nd)}" if _finite(lo) and _finite(hi) else MISSING
-
-
 def probability(x: Any, se: Any = None) -> str:
     """A resampling share or agreement as a percentage with :data:`SHARE_DIGITS` decimals: 0.5535 -> '55.4%';
     with its Monte Carlo standard error ``se``: '55.4% ±1.1' (percentage points, the same digits)."""

@@ -27,10 +27,3 @@ def table_csv(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     for r in rows:
         w.writerow([_cell(x) for x in r])
     return buf.getvalue()
-
-
-def records_csv(rows: list[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
-    """A list of flat JSON records as CSV; nested values (dicts) are left out unless named in ``columns``."""
-    if columns is None:
-        columns = [k for k, v in (rows[0].items() if rows else []) if not isinstance(v, dict)]
-    return table_csv(columns, ([r.get(c) for c in columns] for r in rows))
