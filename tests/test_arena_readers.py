@@ -226,8 +226,23 @@ def test_arena_hard_needs_its_baseline(tmp_path):
         read_battles(files)
     assert e.value.param == "baseline"
     _one_line(e.value)
-    with pytest.raises(rt.DataError, match=r"line 1: the judgment's baseline is 'gpt-4-0314' but `baseline`='x'"):
-        read_battles(V2_EXCERPT, baseline="x")
+    # a record that names its baseline keeps it: `baseline` only fills the records that name none (v0.1)
+    assert set(read_battles(V2_EXCERPT, baseline="x")["model_a"]) == {"gpt-4-0314"}
+
+
+def test_a_v2_folder_with_two_baselines_reads_whole_whatever_baseline_says(tmp_path):
+    """Arena-Hard v2 judges hard prompts against o3-mini and creative writing against gemini-2.0-flash:
+    `baseline` (as `ranktrust arena --baseline` passes it) must not refuse the records of the other one."""
+    d = tmp_path / "model_judgment"
+    d.mkdir()
+    _write_jsonl(d / "m1.jsonl", [_judgment("h1", "m1", "A>B", "B>A", key="uid", baseline="o3-mini"),
+                                  _judgment("c1", "m1", "B>A", "A>B", key="uid", baseline="gemini-flash")])
+    _write_jsonl(d / "m2.jsonl", [_judgment("h1", "m2", "B>>A", "A>>B", key="uid", baseline="o3-mini"),
+                                  _judgment("c1", "m2", "A=B", "B=A", key="uid", baseline="gemini-flash")])
+    for base in (None, "o3-mini", "gemini-flash"):
+        out = read_battles(str(d), baseline=base)
+        assert len(out) == 8
+        assert out.groupby("model_a").size().to_dict() == {"gemini-flash": 4, "o3-mini": 4}
 
 
 def test_the_baseline_judged_against_itself_is_refused():

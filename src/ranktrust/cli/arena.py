@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from ..data.battles import FORMATS
 from ..preference import arena as _arena
 from ._common import api_default, command_line, confidence_option, output_options, progress_bar, render, seed_option
 
@@ -13,7 +14,8 @@ from ._common import api_default, command_line, confidence_option, output_option
 @click.command("arena")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--baseline", default=None, help="Also give each model's win rate against this model (Arena-Hard, "
-                                                "AlpacaEval), with its interval.")
+                                                "AlpacaEval), with its interval; also the baseline of Arena-Hard "
+                                                "v0.1 judgments, which name none (v2 records keep their own).")
 @click.option("--ties", type=click.Choice(["half", "davidson"]), default=api_default(_arena, "ties"),
               show_default=True, help="A tie as half a win, or Davidson's tie model.")
 @click.option("--cluster-by", "cluster_by", default=api_default(_arena, "cluster_by"), show_default=True,
@@ -25,8 +27,8 @@ from ._common import api_default, command_line, confidence_option, output_option
               show_default=True, help="Covariance from the cluster-robust sandwich or the cluster bootstrap.")
 @click.option("--n-resamples", default=api_default(_arena, "n_resamples"), show_default=True,
               type=click.IntRange(min=10), help="Max-|t| draws (bootstrap refits with --method bootstrap).")
-@click.option("--input-format", "input_format", default="auto", show_default=True,
-              help="Battles format: auto, table, clean_battle, arena_hard, alpaca_eval, mt_bench (docs/formats/battles.md).")
+@click.option("--input-format", "input_format", type=click.Choice(["auto", *FORMATS]), default="auto",
+              show_default=True, help="Battles format (docs/formats/battles.md); auto: each file by its content.")
 @click.option("--weight-strong", "weight_strong", type=float, default=None,
               help="Arena-Hard judgments: the weight of a strong verdict (3 as Arena-Hard); one battle with that weight.")
 @click.option("--prompt-col", "prompt", default=None,
@@ -39,17 +41,15 @@ def command(paths: tuple[str, ...], baseline: str | None, ties: str, cluster_by:
             output_format: str | None, out: str, confidence: float, seed: int) -> None:
     """Ratings, simultaneous rank sets and "Is #1 really #1?" for battles in PATHS (a battles table,
     Chatbot Arena clean_battle JSON, Arena-Hard judgments, AlpacaEval annotations, MT-Bench pairs)."""
-    from ..data.battles import read_battles
     from ..data.io import input_hash
 
     if not paths:
         raise click.UsageError("give a battles file")
-    df = read_battles(list(paths) if len(paths) > 1 else paths[0], format=input_format,
-                      weight_strong=weight_strong if weight_strong is not None else False, prompt=prompt,
-                      baseline=baseline)
     sty: Any = False if style is None else (True if style == "all" else [s.strip() for s in style.split(",") if s.strip()])
     with progress_bar(n_resamples if method == "bootstrap" else None, "arena") as progress:
-        r = _arena(df, baseline=baseline, ties=ties, cluster_by=None if cluster_by.lower() == "none" else cluster_by,
+        r = _arena(list(paths) if len(paths) > 1 else paths[0], format=input_format,
+                   weight_strong=weight_strong if weight_strong is not None else False, prompt=prompt,
+                   baseline=baseline, ties=ties, cluster_by=None if cluster_by.lower() == "none" else cluster_by,
                    style=sty, method=method, confidence_level=confidence, n_resamples=n_resamples, rng=seed,
                    progress=progress)
     render(r, kind="arena", fmt=output_format, out=out, seed=seed, input_hash=input_hash(paths),

@@ -12,13 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from ..data.battles import STYLE_A as STYLE_PREFIX_A, STYLE_B as STYLE_PREFIX_B, WINNER_SCORES  # the data layer's
 from ..errors import DataError
 
-__all__ = ["Battles", "battles_arrays", "WINNER_SCORES", "STYLE_PREFIX_A", "STYLE_PREFIX_B"]
-
-#: winner label -> score of model_a (FastChat, arena-rank and Arena-Hard: a tie is half a win)
-WINNER_SCORES = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5, "both_bad": 0.5}
-STYLE_PREFIX_A, STYLE_PREFIX_B = "style_a_", "style_b_"
+__all__ = ["Battles", "battles_arrays", "STYLE_PREFIX_A", "STYLE_PREFIX_B"]
 
 
 @dataclass

@@ -42,14 +42,18 @@ METHODS = ("sandwich", "bootstrap")
 _FEW_CLUSTERS = 20
 
 
-def _read(battles: Any, cluster_by: Any) -> Battles:
+def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
+    """Paths (and a DataFrame given with a reader option) go through the data layer's ``read_battles``
+    with ``reader`` (format, weight_strong, prompt, baseline); a DataFrame alone is taken as it is."""
     import os
 
-    if isinstance(battles, (str, os.PathLike)) or (isinstance(battles, (list, tuple)) and battles
-                                                    and all(isinstance(p, (str, os.PathLike)) for p in battles)):
+    is_path = isinstance(battles, (str, os.PathLike)) or (
+        isinstance(battles, (list, tuple)) and battles and all(isinstance(p, (str, os.PathLike)) for p in battles))
+    asked = reader["format"] != "auto" or reader["weight_strong"] is not False or reader["prompt"] is not None
+    if is_path or asked:
         from ..data.battles import read_battles  # the data layer reads files
 
-        return battles_arrays(read_battles(battles), cluster_by=cluster_by)
+        return battles_arrays(read_battles(battles, **reader), cluster_by=cluster_by)
     return battles_arrays(battles, cluster_by=cluster_by)
 
 
@@ -153,6 +157,9 @@ def arena(
     n_resamples: int = 2000,
     rng: SeedLike = 0,
     progress: Progress = None,
+    format: str = "auto",
+    weight_strong: bool | float = False,
+    prompt: str | None = None,
 ) -> ArenaResult:
     """Ratings of a preference leaderboard (battles or judge verdicts) with simultaneous rank sets.
 
@@ -164,12 +171,16 @@ def arena(
         ``tie``, ``tie (bothbad)``), optional ``weight`` (an analytic weight: Arena-Hard's strong verdict
         is *one* battle of weight 3), optional ``cluster`` (prompt id), ``judge``, and style counts
         ``style_a_<feature>``/``style_b_<feature>``. Paths are read with
-        ``ranktrust.data.battles.read_battles``.
+        ``ranktrust.data.battles.read_battles`` and the reader options below (a DataFrame too when one
+        of them is given).
     baseline : str, optional
         A model to report every model's win rate against (Arena-Hard, AlpacaEval):
         ``expit(theta_m - theta_baseline)`` with a delta-method interval; in a star design (every battle
         against the baseline) this is exactly the weighted share of wins (ties half) and its clustered
-        interval.
+        interval. Otherwise (an Arena-Hard v2 folder mixes two baselines) it is the Bradley-Terry
+        estimate from all battles: ``settings["baseline_star"]`` says which, and each model row's
+        ``n_vs_baseline`` how many of its battles were against the baseline. When reading paths it is
+        also the baseline of Arena-Hard v0.1 judgments, whose records name none.
     ties : {"half", "davidson"}, default: ``"half"``
         A tie as half a win (FastChat, arena-rank, Arena-Hard), or Davidson's (1970) tie model. When the
         scores are win/tie/loss, the other convention is fitted too and ``settings["ties_check"]`` says
@@ -193,6 +204,10 @@ def arena(
         Seeds the max-|t| draws and the bootstrap (reproducible unless None).
     progress : callable(done, total), optional
         Called after each bootstrap refit (``method="bootstrap"``); once at the end otherwise.
+    format, weight_strong, prompt
+        Reader options, passed to ``ranktrust.data.battles.read_battles`` (docs/formats/battles.md):
+        the battles format (``"auto"``), the weight of a strong Arena-Hard verdict (``True`` = 3) and
+        the column of prompt ids of a battles table.
 
     Returns
     -------
@@ -218,7 +233,8 @@ def arena(
     if isinstance(cluster_by, str) and cluster_by.lower() == "none":
         cluster_by = None
     seed_streams = _random.streams(rng, "maxt", "bootstrap")
-    bt = _read(battles, cluster_by)
+    bt = _read(battles, cluster_by, {"format": format, "weight_strong": weight_strong, "prompt": prompt,
+                                     "baseline": baseline})
     models = bt.models
     M = len(models)
     if M < 2:
@@ -332,9 +348,12 @@ def arena(
     ov_low = 1 + (ci_low[:, None] > ci_high[None, :]).sum(axis=0)
     ov_high = M - (ci_high[:, None] < ci_low[None, :]).sum(axis=0)
     n_battles = np.bincount(a, minlength=M) + np.bincount(b, minlength=M)
-    wr = wr_lo = wr_hi = None
+    wr = wr_lo = wr_hi = n_vs = None
     if baseline is not None:
         k0 = models.index(baseline)
+        # which battles involve the baseline: all of them in a star design (the win rate is then the raw share)
+        n_vs = np.bincount(np.where(a == k0, b, a)[(a == k0) | (b == k0)], minlength=M).astype(np.int64)
+        n_vs[k0] = 0
         d = theta - theta[k0]
         vd = np.diag(V) + V[k0, k0] - 2 * V[:, k0]
         wr = special.expit(d)
@@ -393,6 +412,8 @@ def arena(
         "style_features": list(feats), "style_normalisation": NORMALISATION if feats else None,
         "ties_check": ties_check, "n_models": M,
     }
+    if n_vs is not None:
+        settings.update(baseline_battles=int(n_vs.sum()), baseline_star=bool(n_vs.sum() == len(a)))
     if progress is not None and method != "bootstrap":
         progress(1, 1)
     cov = ELO_SCALE ** 2 * V
@@ -400,6 +421,7 @@ def arena(
         models=models, rating=rating, se=se, ci_low=ci_low, ci_high=ci_high, rank=rank, rank_low=rank_low,
         rank_high=rank_high, tier=tier, overlap_rank_low=ov_low, overlap_rank_high=ov_high,
         n_battles=n_battles.astype(np.int64), win_rate=wr, win_rate_ci_low=wr_lo, win_rate_ci_high=wr_hi,
+        n_vs_baseline=n_vs,
         pair_a=pa, pair_b=pb, diff=adif, diff_ci_low=adif - z * dse, diff_ci_high=adif + z * dse, p_value=pval,
         p_adjusted=padj, separated=separated, better=better, covariance=cov, confidence_level=level,
         baseline=baseline, style=style_res, settings=settings, headline=headline,

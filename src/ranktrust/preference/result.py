@@ -32,11 +32,13 @@ class ArenaModelRow(_ModelRow, total=False):
     """One model of ``"models"``, in display order (tier, then rating). ``rating`` is on the Elo scale
     (mean of all models 1000); ``rank_low``-``rank_high`` is the simultaneous rank set; ``overlap_rank_*``
     is LMArena's overlap rule on the same covariance (marginal, not simultaneous). With a baseline:
-    ``win_rate*`` against it; with style control: ``rating_raw``/``rank_raw`` of the fit without it."""
+    ``win_rate*`` against it and ``n_vs_baseline`` (the model's battles against the baseline; all of them in
+    a star design); with style control: ``rating_raw``/``rank_raw`` of the fit without it."""
 
     win_rate: float
     win_rate_ci_low: float
     win_rate_ci_high: float
+    n_vs_baseline: int
     rating_raw: float
     rank_raw: int
 
@@ -146,6 +148,8 @@ class ArenaResult(Result):
     n_battles : ndarray of int (M,)
     win_rate, win_rate_ci_low, win_rate_ci_high : ndarray (M,) or None
         With a baseline: the win rate against it (ties half), ``expit(theta_m - theta_baseline)``.
+    n_vs_baseline : ndarray of int (M,) or None
+        With a baseline: each model's battles against it (0 for the baseline itself).
     pair_a, pair_b : ndarray of int (P,)
         Every unordered pair, ``pair_a`` rated at or above ``pair_b``.
     diff, diff_ci_low, diff_ci_high, p_value, p_adjusted : ndarray (P,)
@@ -172,6 +176,7 @@ class ArenaResult(Result):
     win_rate: np.ndarray | None
     win_rate_ci_low: np.ndarray | None
     win_rate_ci_high: np.ndarray | None
+    n_vs_baseline: np.ndarray | None
     pair_a: np.ndarray
     pair_b: np.ndarray
     diff: np.ndarray
@@ -213,7 +218,8 @@ class ArenaResult(Result):
             }
             if self.win_rate is not None:
                 r.update(win_rate=self.win_rate[k], win_rate_ci_low=self.win_rate_ci_low[k],  # type: ignore[index]
-                         win_rate_ci_high=self.win_rate_ci_high[k])  # type: ignore[index]
+                         win_rate_ci_high=self.win_rate_ci_high[k],  # type: ignore[index]
+                         n_vs_baseline=self.n_vs_baseline[k])  # type: ignore[index]
             if self.style is not None:
                 r.update(rating_raw=self.style.rating_raw[k], rank_raw=self.style.rank_raw[k])
             rows.append(r)

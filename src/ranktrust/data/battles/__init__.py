@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ArgumentError, DataError, FormatError
 from ..readers._util import iter_jsonl, walk_files
-from ._canon import COLUMNS, OPTIONAL, WINNER_SCORES, Where
+from ._canon import COLUMNS, OPTIONAL, STYLE_A, STYLE_B, WINNER_SCORES, Where
 from ._formats import (ARENA_HARD_LABELS, from_alpaca_eval, from_arena_hard, from_clean_battle, from_mt_bench,
                        from_table, strong_weight)
 
@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = ["read_battles", "sniff_battles", "FORMATS", "COLUMNS", "OPTIONAL", "WINNER_SCORES",
-           "ARENA_HARD_LABELS"]
+           "ARENA_HARD_LABELS", "STYLE_A", "STYLE_B"]
 
 #: the formats `format` accepts ("auto" sniffs each file's content)
 FORMATS = ("table", "clean_battle", "arena_hard", "alpaca_eval", "mt_bench")
@@ -72,7 +72,8 @@ def read_battles(
         copies are made one row of weight 3 again (``replicated_rows_collapsed`` note).
     baseline : str, optional
         Arena-Hard judgments whose records name no baseline (v0.1): the baseline model
-        (``"gpt-4-0314"`` for arena-hard-v0.1).
+        (``"gpt-4-0314"`` for arena-hard-v0.1). Records that name their own baseline (v2) keep it, so a
+        v2 folder that mixes two baselines reads whole whatever `baseline` says.
     prompt : str, optional
         Battles tables: the column of prompt (question) ids, written to ``cluster``; by default the first
         of ``cluster``, ``question_id``, ``prompt_id``, ``uid`` present; ``""`` for none.
@@ -293,7 +294,7 @@ def _stack(frames: "list[pd.DataFrame]", skipped: list[dict[str, Any]]) -> "pd.D
                         "source its prompt ids, or read all without (`prompt`='')", param="prompt")
     notes = [n for f in frames for n in f.attrs["notes"]] + skipped
     out = pd.concat(frames, ignore_index=True, sort=False)
-    style = [c for c in out.columns if c.startswith(("style_a_", "style_b_"))]
+    style = [c for c in out.columns if c.startswith((STYLE_A, STYLE_B))]
     if style:
         missing = int(out[style].isna().any(axis=1).sum())
         if missing:

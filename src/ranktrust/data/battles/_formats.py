@@ -353,11 +353,8 @@ def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> "
                             param="source")
         qid = rec.get("uid", rec.get("question_id"))
         base = rec.get("baseline")
-        if base is None:
-            base = baseline
-        elif baseline is not None and base != baseline:
-            raise DataError(f"{path}: line {lineno}: the judgment's baseline is {base!r} but `baseline`="
-                            f"{baseline!r}; leave `baseline` out to use the file's", param="baseline")
+        if base is None:       # v0.1: the baseline is in the judge config; a record that names one keeps it
+            base = baseline    # (v2 folders mix two: o3-mini for hard prompts, gemini-2.0-flash for creative writing)
         if base is None:
             raise DataError(f"{path}: line {lineno}: the judgment names no baseline (Arena-Hard v0.1 keeps it in "
                             "its judge config); pass `baseline`, e.g. `baseline`='gpt-4-0314' (v0.1's default)",

@@ -45,6 +45,10 @@ def headline_text(d: dict[str, Any]) -> str:
     return s
 
 
+def _all_pairs(n: int) -> str:
+    return "the one pair" if n == 1 else f"all {count(n)} pairs"
+
+
 def method_sentence(d: dict[str, Any]) -> str:
     s = d["settings"]
     ties = ("a tie counts as half a win" if s["ties"] == "half"
@@ -56,8 +60,25 @@ def method_sentence(d: dict[str, Any]) -> str:
     w = " Weights are analytic (one weighted battle is one battle)." if s["weighted"] else ""
     return (f"Bradley-Terry on {count(s['n_battles'])} battles ({ties}), Elo scale 400/ln 10 with the mean rating "
             f"at 1000; covariance from {cov}, {clus}. Rank sets and 'separated' come from a stepdown max-|t| over "
-            f"all {count(s['n_models'] * (s['n_models'] - 1) // 2)} pairs ({level(d['confidence_level'])} joint; "
+            f"{_all_pairs(s['n_models'] * (s['n_models'] - 1) // 2)} ({level(d['confidence_level'])} joint; "
             f"Mogstad, Romano, Shaikh & Wilhelm 2024).{w}")
+
+
+def baseline_sentence(d: dict[str, Any]) -> str | None:
+    """Where the battles are not all against the baseline, what the win-rate column then is."""
+    s = d["settings"]
+    if not d.get("baseline") or s.get("baseline_star", True):
+        return None
+    never = [r["model"] for r in d["models"] if r["model"] != d["baseline"] and not r.get("n_vs_baseline")]
+    out = (f"Only {count(s['baseline_battles'])} of the {count(s['n_battles'])} battles are against "
+           f"{d['baseline']}: the win rates against it are Bradley-Terry estimates from all battles, not the "
+           "share of wins in those battles.")
+    if never:
+        out += (f" {plural(len(never), 'model')} never met it ({', '.join(never[:6])}"
+                + (f" and {len(never) - 6} more" if len(never) > 6 else "") + "): "
+                + ("its win rate rests" if len(never) == 1 else "their win rates rest")
+                + " on the model's transitivity alone.")
+    return out
 
 
 def ties_sentence(d: dict[str, Any]) -> str | None:
@@ -141,6 +162,9 @@ def arena_text(d: dict[str, Any]) -> list[Any]:
                       p_value(x["p_adjusted"]), "yes" if x["separated"] else "no")
         out.append(p)
     out.append(Text(f"Overlap column: the {_OVERLAP} on the same intervals, for comparison."))
+    bs = baseline_sentence(d)
+    if bs:
+        out.append(Text(bs))
     out += [Text(s) for s in _style_lines(d)]
     ts = ties_sentence(d)
     if ts:
@@ -167,6 +191,9 @@ def arena_markdown(d: dict[str, Any]) -> str:
             lines.append(f"| {_esc(x['a'])} > {_esc(x['b'])} | {_elo(x['diff'])} | {_ci(x['ci_low'], x['ci_high'])} | "
                          f"{p_value(x['p_value'])} | {p_value(x['p_adjusted'])} | {'yes' if x['separated'] else 'no'} |")
     lines += ["", f"Overlap column: the {_OVERLAP} on the same intervals, for comparison."]
+    bs = baseline_sentence(d)
+    if bs:
+        lines += ["", _esc(bs)]
     lines += ["", *(_esc(s) for s in _style_lines(d))] if d.get("style") else []
     ts = ties_sentence(d)
     if ts:
@@ -204,10 +231,10 @@ CSV_COLUMNS = ("model", "rating", "se", "ci_low", "ci_high", "rank", "rank_low",
 def arena_csv(d: dict[str, Any]) -> str:
     cols = list(CSV_COLUMNS)
     if d.get("baseline"):
-        cols += ["win_rate", "win_rate_ci_low", "win_rate_ci_high"]
+        cols += ["win_rate", "win_rate_ci_low", "win_rate_ci_high", "n_vs_baseline"]
     if d.get("style"):
         cols += ["rating_raw", "rank_raw"]
     return table_csv(cols, ([r.get(c) for c in cols] for r in d["models"]))
 
 
-__all__ = ["headline_text", "method_sentence", "arena_payload", "ties_sentence"]
+__all__ = ["headline_text", "method_sentence", "arena_payload", "ties_sentence", "baseline_sentence"]
