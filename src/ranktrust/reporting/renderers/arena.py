@@ -14,6 +14,8 @@ from . import renderer
 from ._csv import table_csv
 
 _OVERLAP = "overlap rule (LMArena; marginal, not simultaneous)"
+#: where the HTML page puts the figure (a paragraph of the Markdown, replaced)
+_FIGURE = "RANKTRUST-ARENA-FIGURE"
 
 
 def _elo(x: Any, signed: bool = False) -> str:
@@ -30,12 +32,14 @@ def headline_text(d: dict[str, Any]) -> str:
     h = d["headline"]
     cl = level(d["confidence_level"])
     top, ru = h["top"], h["runner_up"]
-    gap = (f"{top} leads {ru} by {_elo(h['diff'])} Elo points {_ci(h['ci_low'], h['ci_high'], True)}, "
-           f"{p_clause(h['p_adjusted'], 'adjusted p')}")
+    gap = (f"{top} leads {ru} by {_elo(h['diff'])} Elo points (marginal {cl} CI "
+           f"{_ci(h['ci_low'], h['ci_high'], True)}), {p_clause(h['p_adjusted'], 'adjusted p')}")
     if h["separable"]:
         s = f"Yes: {top} is #1 with {cl} joint confidence over all pairs: {gap}."
     else:
         could = h["could_be_first"]
+        if h["ci_low"] > 0 or h["ci_high"] < 0:   # the pair's own interval excludes 0; the family does not
+            gap += " (the marginal interval is for this pair alone; tested with all pairs at once, the gap is not shown)"
         s = (f"Not shown: {gap}; {len(could)} models could be #1 ({', '.join(could[:6])}"
              + (f" and {len(could) - 6} more" if len(could) > 6 else "") + f") at {cl} joint confidence.")
     ov = h["overlap_could_be_first"]
@@ -65,12 +69,16 @@ def method_sentence(d: dict[str, Any]) -> str:
 
 
 def baseline_sentence(d: dict[str, Any]) -> str | None:
-    """Where the battles are not all against the baseline, what the win-rate column then is."""
+    """What the win-rate column is: against which model, and (where the battles are not all against it) how
+    it is estimated."""
     s = d["settings"]
-    if not d.get("baseline") or s.get("baseline_star", True):
+    if not d.get("baseline"):
         return None
+    head = f"Win rate: against {d['baseline']}, in percent (a tie counts half)"
+    if s.get("baseline_star", True):
+        return head + ", with its interval clustered as the ratings are." if s["cluster_by"] else head + "."
     never = [r["model"] for r in d["models"] if r["model"] != d["baseline"] and not r.get("n_vs_baseline")]
-    out = (f"Only {count(s['baseline_battles'])} of the {count(s['n_battles'])} battles are against "
+    out = (f"{head}. Only {count(s['baseline_battles'])} of the {count(s['n_battles'])} battles are against "
            f"{d['baseline']}: the win rates against it are Bradley-Terry estimates from all battles, not the "
            "share of wins in those battles.")
     if never:
@@ -95,7 +103,7 @@ def _columns(d: dict[str, Any]) -> list[str]:
     cols = ["tier", "model", "rating", "95% CI" if d["confidence_level"] == 0.95 else "CI", "rank set",
             "overlap rule", "battles"]
     if d.get("baseline"):
-        cols[5:5] = [f"win rate vs {d['baseline']}", "win-rate CI"]
+        cols[5:5] = ["win rate %", "win-rate CI"]
     if d.get("style"):
         cols += ["raw rating", "raw rank"]
     return cols
@@ -155,7 +163,7 @@ def arena_text(d: dict[str, Any]) -> list[Any]:
     nb = _neighbours(d)
     if nb:
         p = Table(title="Neighbours in this order", title_justify="left")
-        for c in ("pair", "diff", "CI", "p", "adjusted p", "separated"):
+        for c in ("pair", "diff", "marginal CI", "p", "adjusted p", "separated"):
             p.add_column(c, justify="left" if c == "pair" else "right", overflow="fold")
         for x in nb:
             p.add_row(f"{x['a']} > {x['b']}", _elo(x["diff"]), _ci(x["ci_low"], x["ci_high"]), p_value(x["p_value"]),
@@ -174,7 +182,7 @@ def arena_text(d: dict[str, Any]) -> list[Any]:
 
 
 @renderer("ArenaResult", "md")
-def arena_markdown(d: dict[str, Any]) -> str:
+def arena_markdown(d: dict[str, Any], figure: bool = False) -> str:
     cols = _columns(d)
     lines = ["## Is #1 really #1?", "", _esc(d["headline"].get("text") or headline_text(d)), "",
              f"### Ratings (Elo) with {level(d['confidence_level'])} simultaneous rank sets", "",
@@ -183,9 +191,11 @@ def arena_markdown(d: dict[str, Any]) -> str:
         cells = _cells(d, r)
         cells[1] = _esc(cells[1])
         lines.append("| " + " | ".join(cells) + " |")
+    if figure:
+        lines += ["", _FIGURE]
     nb = _neighbours(d)
     if nb:
-        lines += ["", "### Neighbours in this order", "", "| pair | diff | CI | p | adjusted p | separated |",
+        lines += ["", "### Neighbours in this order", "", "| pair | diff | marginal CI | p | adjusted p | separated |",
                   "|---|--:|--:|--:|--:|:-:|"]
         for x in nb:
             lines.append(f"| {_esc(x['a'])} > {_esc(x['b'])} | {_elo(x['diff'])} | {_ci(x['ci_low'], x['ci_high'])} | "
@@ -207,7 +217,7 @@ def arena_html(d: dict[str, Any], meta: dict[str, Any]) -> str:
     """One self-contained page: the Markdown content plus the ratings figure as inline SVG."""
     from ..html import markdown_page
 
-    md = arena_markdown(d)
+    md = arena_markdown(d, figure=True)
     try:
         from ..plots.arena import arena_ratings
         from ..plots.svg import figure_svg
@@ -217,9 +227,9 @@ def arena_html(d: dict[str, Any], meta: dict[str, Any]) -> str:
         svg = ""
     page = markdown_page(md + f"\n<sub>ranktrust {meta.get('version')} · seed {meta.get('seed')}</sub>\n",
                          title=meta.get("command") or "Preference leaderboard", payload=d, meta=meta)
-    if svg:
-        page = page.replace("</body>", f"<figure class=\"rt-arena\">{svg}</figure>\n</body>", 1)
-    return page
+    page = page.replace(f"<p>{_FIGURE}</p>", f"<figure class=\"rt-arena\">{svg}</figure>" if svg else "", 1)
+    # an interval or a rank set never breaks inside a cell (the table scrolls sideways instead)
+    return page.replace("</style>", "td{white-space:nowrap}</style>", 1)
 
 
 #: one row per model, full precision
