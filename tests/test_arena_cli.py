@@ -232,3 +232,22 @@ def test_headline_tiers_rank_sets_and_pairs_never_contradict(seed, M, n, spread,
         assert len(h["could_be_first"]) >= 2 and h["text"].startswith("Not shown")
         assert f"{len(h['could_be_first'])} models could be #1" in h["text"]
     _check_markdown_agrees(to_string(r, "md", kind="arena"), d)
+
+
+def test_the_worked_example_in_the_docs_is_the_output(capsys):
+    """docs/arena.md's console block on the shared Arena-Hard sample: its table rows and its win-rate sentence
+    are lines of the command's output as it is now."""
+    path = SHARED / "arenahard_battles.csv.gz"
+    if not path.exists():
+        pytest.skip("needs ../shared/data/arenahard_battles.csv.gz (not bundled: see tests/data/README.md)")
+    text = (Path(__file__).resolve().parents[1] / "docs" / "arena.md").read_text(encoding="utf-8")
+    block = re.search(r"```console\n\$ ranktrust arena \.\./shared/data/arenahard_battles\.csv\.gz (.*?)\n(.*?)```",
+                      text, re.DOTALL)
+    assert block
+    code, out, err = run_cli(capsys, "arena", str(path), *block.group(1).split())
+    assert code == 0, err
+    lines = set(out.splitlines())
+    shown = [ln for ln in block.group(2).splitlines() if ln.startswith(("| ", "|--", "Win rate"))]
+    assert len(shown) >= 7 and all(ln in lines for ln in shown), [ln for ln in shown if ln not in lines]
+    head = " ".join(block.group(2).split("\n\n")[0].split())
+    assert head in " ".join(out.split())
