@@ -73,8 +73,6 @@ ALLOWED_UP: dict[tuple[str, str], str] = {
 ARGUMENT_ERRORS_TO_MOVE: dict[str, str] = {
     "ranktrust/sequential/watch.py": "WATCH", "ranktrust/sequential/_cs.py": "WATCH",
     "ranktrust/sequential/_stream.py": "WATCH", "ranktrust/sequential/replay.py": "WATCH",
-    "ranktrust/subsets/irt.py": "QUALITY", "ranktrust/subsets/registry.py": "QUALITY",
-    "ranktrust/data/matrix.py": "READERS",
 }
 
 #: the layers that present: everything else is analysis, which composes no sentences (rule "sentences")

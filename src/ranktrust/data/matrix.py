@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 import numpy as np
 
 from .._kernel import is_binary, nan_mean
-from ..errors import DataError
+from ..errors import ArgumentError, DataError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -258,8 +258,8 @@ class ScoreMatrix:
         the NaNs (each model's interval uses its own items, each pair its shared items).
         """
         if policy not in ("error", "intersect", "pairwise"):
-            raise ValueError(
-                f"`align` must be 'error', 'intersect' or 'pairwise', got {policy!r}"
+            raise ArgumentError(
+                f"`align` must be 'error', 'intersect' or 'pairwise', got {policy!r}", param="align"
             )
         scored = ~np.isnan(self.scores)
         if scored.all() or policy == "pairwise":
@@ -359,7 +359,7 @@ class ScoreMatrix:
         if layout == "long":
             return self.to_long()
         if layout != "wide":
-            raise ValueError(f"`layout` must be 'long' or 'wide', got {layout!r}")
+            raise ArgumentError(f"`layout` must be 'long' or 'wide', got {layout!r}", param="layout")
         import pandas as pd
 
         df = pd.DataFrame(np.asarray(self.scores).T, columns=list(self.models))

@@ -28,7 +28,7 @@ import numpy as np
 from scipy import special
 
 from .._optim import lbfgs
-from ..errors import DegenerateDataWarning
+from ..errors import ArgumentError, DegenerateDataWarning
 from ..results import Result
 
 __all__ = ["IRTParams", "fit_2pl", "fit_ability", "predict", "irt_estimates", "gp_lambda"]
@@ -142,9 +142,9 @@ def fit_2pl(
     """
     y = np.asarray(y, dtype=np.float64)
     if y.ndim != 2:
-        raise ValueError(f"`y` must be a 2-D (models, items) array; got shape {y.shape}")
+        raise ArgumentError(f"`y` must be a 2-D (models, items) array; got shape {y.shape}", param="y")
     if not isinstance(dim, (int, np.integer)) or dim < 1:
-        raise ValueError(f"`dim` must be a positive integer; got {dim!r}")
+        raise ArgumentError(f"`dim` must be a positive integer; got {dim!r}", param="dim")
     n, j = y.shape
     mask = ~np.isnan(y)
     y0 = np.where(mask, y, 0.0)
@@ -267,7 +267,8 @@ def _check_init(init: tuple, n: int, j: int, dim: int, th0: np.ndarray, a0: np.n
     except TypeError:
         parts = ()
     if len(parts) != 3:
-        raise ValueError("`init` must be a tuple (ability, discrimination, difficulty); None keeps a default")
+        raise ArgumentError("`init` must be a tuple (ability, discrimination, difficulty); None keeps a default",
+                            param="init")
     out = []
     for name, v, default, rows in zip(("ability", "discrimination", "difficulty"), parts, (th0, a0, b0),
                                       (n, j, j)):
@@ -275,7 +276,7 @@ def _check_init(init: tuple, n: int, j: int, dim: int, th0: np.ndarray, a0: np.n
         if v is not None:
             v = np.asarray(v, dtype=np.float64)
             if v.size != default.size:
-                raise ValueError(f"`init` {name} must have shape {default.shape}; got {v.shape}")
+                raise ArgumentError(f"`init` {name} must have shape {default.shape}; got {v.shape}", param="init")
             v = v.reshape(default.shape)
             ok = np.isfinite(v) if v.ndim == 1 else np.isfinite(v).all(axis=1)
             cur[ok] = v[ok]

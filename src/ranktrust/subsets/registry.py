@@ -156,10 +156,12 @@ def register(
     the caller asks for another.
     """
     if estimators is not None and (not estimator_names or estimator_names == ("weighted",)):
-        raise ValueError("a method with its own `estimators` must name them in `estimator_names`")
+        raise ArgumentError("a method with its own `estimators` must name them in `estimator_names`",
+                            param="estimator_names")
     default = default_estimator if default_estimator is not None else estimator_names[-1]
     if default not in estimator_names:
-        raise ValueError(f"`default_estimator` must be one of {estimator_names}, got {default!r}")
+        raise ArgumentError(f"`default_estimator` must be one of {estimator_names}, got {default!r}",
+                            param="default_estimator")
 
     def deco(fn: Callable[..., Selection]) -> Callable[..., Selection]:
         _REGISTRY[name] = Method(name, fn, estimators, tuple(estimator_names), default)  # type: ignore[arg-type]
@@ -180,7 +182,7 @@ def methods() -> tuple[str, ...]:
 
 
 def get_method(name: str) -> Method:
-    """The registered method ``name`` (ValueError naming the choices if unknown)."""
+    """The registered method ``name`` (ArgumentError naming the choices if unknown)."""
     _load_builtin()
     try:
         return _REGISTRY[name]

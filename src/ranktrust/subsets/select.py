@@ -317,13 +317,6 @@ class SubsetEstimate(Result):
         return jsonable({"method": self.method, "estimator": self.estimator, "size": self.size, "estimates": rows})
 
 
-def estimate_arrays(y_sub: np.ndarray, weights: np.ndarray, method: str, *, sub_pos: np.ndarray,
-                    state: Any = None) -> dict[str, np.ndarray]:
-    """Every estimator the method ``method`` offers for a selection with ``state``, from an
-    ``(n_models, k)`` array of subset scores (the weighted mean for a method without its own)."""
-    return get_method(method).estimate(y_sub, sub_pos, weights, state)
-
-
 def estimate(subset: Subset, scores: Any, *, estimator: str | None = None) -> SubsetEstimate:
     """Estimate full-benchmark scores of (target) models from their scores on a subset.
 
