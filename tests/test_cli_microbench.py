@@ -76,8 +76,11 @@ def test_select_writes_items_with_weights(small_csv, tmp_path, capsys):
 
 def test_bad_input_is_one_line_error(small_csv, tmp_path, capsys):
     code, _, err = _run(["microbench", str(small_csv), "--methods", "magic", "--sizes", "10"], capsys)
-    assert code == 1 and err.startswith("error:") and "`method` must be one of" in err
-    assert "Traceback" not in err
+    assert code == 1 and err.startswith("error:") and "--methods lists 'magic'" in err and "`" not in err
+    assert "'random'" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    # the design mode names its own flag: --select, not the API's `method`
+    code, _, err = _run(["microbench", str(small_csv), "--select", "magic"], capsys)
+    assert code == 1 and err.startswith("error: --select must be one of") and "`" not in err
     # an explicit --source-models larger than the leaderboard allows is still a clear one-line error
     code, _, err = _run(["microbench", str(small_csv), "--sizes", "10", "--source-models", "300"], capsys)
     assert code == 1 and err.startswith("error:") and len(err.strip().splitlines()) == 1

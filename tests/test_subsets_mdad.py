@@ -213,8 +213,9 @@ def test_bad_arguments_name_the_parameter():
         rt.mdad(m, sizes=[5], source_models=300)
     with pytest.raises(ValueError, match="MDAD needs at least 5 models"):
         rt.mdad(m.select(models=list(m.models[:4])), sizes=[5])
-    with pytest.raises(ValueError, match="`method` must be one of"):
+    with pytest.raises(rt.errors.ArgumentError, match="`methods` lists 'nope', which is no selection method") as ei:
         rt.mdad(m, methods=["nope"], sizes=[5], source_models=5)
+    assert ei.value.param == "methods"
     with pytest.raises(ValueError, match="`sizes` must be a sequence of integers >= 1"):
         rt.mdad(m, sizes=[0], source_models=5)
     with pytest.raises(ValueError, match="`n_resamples` must be an integer >= 1"):

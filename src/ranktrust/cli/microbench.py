@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from ..subsets.mdad import DEFAULT_METHODS, DEFAULT_SIZES, mdad
+from .main import ApiOption
 from ._common import (
     api_default,
     command_line,
@@ -81,7 +82,7 @@ def _count_or_fraction(value: str | None, name: str) -> int | float | None:
               show_default=True,
               help="MDAD interval: [U]'s bootstrap of the pooled bins (pairs) or the percentile of per-trial "
                    "MDADs (trials).")
-@click.option("--select", "select_method", default=None,
+@click.option("--select", "select_method", default=None, cls=ApiOption, api={"method": "--select"},
               help="Design a subset with this method instead (writes the items and weights).")
 @click.option("--size", default=100, show_default=True, type=int, help="Subset size for --select.")
 @click.option("--source", default=None, help="Source models for --select (comma-separated names); default all.")

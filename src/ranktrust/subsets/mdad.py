@@ -34,6 +34,7 @@ from ..results import Result, jsonable
 from .agreement import evaluate_curves, pairs_at
 from .recommend import SPARSE_BIN, num, recommend
 from .registry import SelectionContext, get_method
+from .registry import methods as registered_methods
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data.matrix import ScoreMatrix
@@ -285,8 +286,11 @@ def _mdad_iv(m: Any, methods: Any, sizes: Any, n_resamples: Any, source_models: 
                             "'diversity'", param="methods")
     if len(set(methods)) != len(methods):
         raise ArgumentError(f"`methods` lists a method twice: {methods}", param="methods")
+    known = registered_methods()
     for meth in methods:
-        get_method(meth)
+        if meth not in known:   # named as `methods` (the argument given), so the CLI says --methods
+            raise ArgumentError(f"`methods` lists {meth!r}, which is no selection method; the methods are "
+                                f"{', '.join(repr(k) for k in known)}", param="methods")
     sizes = np.unique(np.asarray(_validate.counts(np.atleast_1d(np.asarray(sizes)).tolist(), "sizes"),
                                  dtype=np.int64))
     trials = _validate.count(n_resamples, "n_resamples")
