@@ -12,6 +12,7 @@ covariance ``V = (H + J/M)^-1 Meat (H + J/M)^-1`` is that of the centred strengt
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -121,6 +122,38 @@ def _solve(H: np.ndarray, g: np.ndarray, M: int) -> np.ndarray:
                           "comparison graph") from None
 
 
+def _damped_newton(x: np.ndarray, M: int, terms: Any, W: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float,
+                                                                          int, float]:
+    """Newton's method with step halving on a log-likelihood; the first ``M`` coordinates (the strengths)
+    are kept summing to zero. ``terms(x) -> (gradient, Hessian of -ll, ll)``; ``W`` (the total weight)
+    scales the gradient for the stopping rule. Returns ``(x, g, H, ll, iterations, largest gradient / W)``."""
+    g, H, ll = terms(x)
+    it = 0
+    for it in range(1, _MAX_ITER + 1):
+        if float(np.abs(g).max()) / W < GRAD_TOL:
+            it -= 1
+            break
+        step = _solve(H, g, M)
+        t = 1.0
+        while True:
+            new = x + t * step
+            new[:M] -= new[:M].mean()
+            g2, H2, ll2 = terms(new)
+            if ll2 >= ll - 1e-12 * abs(ll) or t < 1e-6:
+                break
+            t /= 2
+        done = float(np.abs(new - x).max()) < 1e-15
+        x, g, H, ll = new, g2, H2, ll2
+        if done:
+            break
+    return x, g, H, ll, it, float(np.abs(g).max()) / W
+
+
+def _start(M: int, theta0: np.ndarray | None, extra: np.ndarray) -> np.ndarray:
+    th = np.zeros(M) if theta0 is None else theta0 - theta0.mean()
+    return np.concatenate([th, extra])
+
+
 def _loglik_half(theta: np.ndarray, c: Cells) -> float:
     d = theta[c.A] - theta[c.B]
     return float(np.sum(c.s * -np.logaddexp(0.0, -d) + (c.n - c.s) * -np.logaddexp(0.0, d)))
@@ -129,38 +162,18 @@ def _loglik_half(theta: np.ndarray, c: Cells) -> float:
 def fit_half(c: Cells, theta0: np.ndarray | None = None) -> Fit:
     """Bradley-Terry with a tie as half a win (a quasi-likelihood), by damped Newton."""
     M = c.M
-    W = float(c.n.sum())
-    th = np.zeros(M) if theta0 is None else theta0 - theta0.mean()
-    ll = _loglik_half(th, c)
-    for it in range(1, _MAX_ITER + 1):
+
+    def terms(th: np.ndarray):
         p = special.expit(th[c.A] - th[c.B])
         r = c.s - c.n * p
         g = np.bincount(c.A, weights=r, minlength=M) - np.bincount(c.B, weights=r, minlength=M)
-        H = _pair_matrix(c.A, c.B, c.n * p * (1 - p), M)
-        gmax = float(np.abs(g).max()) / W
-        if gmax < GRAD_TOL:
-            return Fit(th, H, np.empty(0), it - 1, gmax, ll)
-        step = _solve(H, g, M)
-        t = 1.0
-        while True:
-            new = th + t * step
-            new -= new.mean()
-            ll_new = _loglik_half(new, c)
-            if ll_new >= ll - 1e-12 * abs(ll) or t < 1e-6:
-                break
-            t /= 2
-        if np.abs(new - th).max() < 1e-15:
-            th = new
-            break
-        th, ll = new, ll_new
-    p = special.expit(th[c.A] - th[c.B])
-    r = c.s - c.n * p
-    g = np.bincount(c.A, weights=r, minlength=M) - np.bincount(c.B, weights=r, minlength=M)
-    gmax = float(np.abs(g).max()) / W
+        return g, _pair_matrix(c.A, c.B, c.n * p * (1 - p), M), _loglik_half(th, c)
+
+    th, _, H, ll, it, gmax = _damped_newton(_start(M, theta0, np.empty(0)), M, terms, float(c.n.sum()))
     if gmax > GRAD_FAIL:
         raise SolverError(f"the Bradley-Terry fit did not converge (largest gradient {gmax:.2g} per battle after "
                           f"{it} Newton steps): a model may have won or lost every battle")
-    return Fit(th, _pair_matrix(c.A, c.B, c.n * p * (1 - p), M), np.empty(0), it, gmax, _loglik_half(th, c))
+    return Fit(th, H, np.empty(0), it, gmax, ll)
 
 
 # ---- Davidson (1970): P(a) = e^{d/2}/Z, P(b) = e^{-d/2}/Z, P(tie) = nu/Z, Z = 2 cosh(d/2) + nu ----------
@@ -209,34 +222,15 @@ def fit_davidson(c: Cells, theta0: np.ndarray | None = None) -> Fit:
     tie_share = float(c.ties.sum()) / W
     if tie_share <= 0 or tie_share >= 1:
         raise SolverError("Davidson's tie model needs both ties and decided battles")
-    th = np.zeros(M) if theta0 is None else theta0 - theta0.mean()
-    phi = float(np.log(2 * tie_share / (1 - tie_share)))
-    ll = _loglik_dav(th, phi, c)
-    it = 0
-    for it in range(1, _MAX_ITER + 1):
-        g, H = _dav_grad_hess(th, phi, c)
-        gmax = float(np.abs(g).max()) / W
-        if gmax < GRAD_TOL:
-            break
-        step = _solve(H, g, M)
-        t = 1.0
-        while True:
-            nth = th + t * step[:M]
-            nth -= nth.mean()
-            nphi = phi + t * step[M]
-            ll_new = _loglik_dav(nth, nphi, c)
-            if ll_new >= ll - 1e-12 * abs(ll) or t < 1e-6:
-                break
-            t /= 2
-        done = max(np.abs(nth - th).max(), abs(nphi - phi)) < 1e-15
-        th, phi, ll = nth, nphi, ll_new
-        if done:
-            break
-    g, H = _dav_grad_hess(th, phi, c)
-    gmax = float(np.abs(g).max()) / W
+    phi0 = float(np.log(2 * tie_share / (1 - tie_share)))
+
+    def terms(x: np.ndarray):
+        return (*_dav_grad_hess(x[:M], float(x[M]), c), _loglik_dav(x[:M], float(x[M]), c))
+
+    x, _, H, ll, it, gmax = _damped_newton(_start(M, theta0, np.array([phi0])), M, terms, W)
     if gmax > GRAD_FAIL:
         raise SolverError(f"the Davidson fit did not converge (largest gradient {gmax:.2g} per battle)")
-    return Fit(th, H, np.array([phi]), it, gmax, _loglik_dav(th, phi, c))
+    return Fit(x[:M], H, x[M:], it, gmax, ll)
 
 
 def davidson_scores(theta: np.ndarray, phi: float, a: np.ndarray, b: np.ndarray, y: np.ndarray):
@@ -273,33 +267,15 @@ def fit_style(a, b, y, w, f, c: Cells, theta0: np.ndarray | None = None) -> Fit:
     """Contextual Bradley-Terry (ties as half a win), unpenalised, by damped Newton on battles."""
     M, F = c.M, f.shape[1]
     W = float(w.sum())
-    th = np.zeros(M) if theta0 is None else theta0 - theta0.mean()
-    ga = np.zeros(F)
     key, k = c.index, len(c.A)
-    g, H, ll, _ = _style_terms(th, ga, a, b, y, w, f, key, k, c.A, c.B, M)
-    it = 0
-    for it in range(1, _MAX_ITER + 1):
-        gmax = float(np.abs(g).max()) / W
-        if gmax < GRAD_TOL:
-            break
-        step = _solve(H, g, M)
-        t = 1.0
-        while True:
-            nth = th + t * step[:M]
-            nth -= nth.mean()
-            nga = ga + t * step[M:]
-            g2, H2, ll2, _ = _style_terms(nth, nga, a, b, y, w, f, key, k, c.A, c.B, M)
-            if ll2 >= ll - 1e-12 * abs(ll) or t < 1e-6:
-                break
-            t /= 2
-        done = max(np.abs(nth - th).max(), np.abs(nga - ga).max()) < 1e-15
-        th, ga, g, H, ll = nth, nga, g2, H2, ll2
-        if done:
-            break
-    gmax = float(np.abs(g).max()) / W
+
+    def terms(x: np.ndarray):
+        return _style_terms(x[:M], x[M:], a, b, y, w, f, key, k, c.A, c.B, M)[:3]
+
+    x, _, H, ll, it, gmax = _damped_newton(_start(M, theta0, np.zeros(F)), M, terms, W)
     if gmax > GRAD_FAIL:
         raise SolverError(f"the style-controlled fit did not converge (largest gradient {gmax:.2g} per battle)")
-    return Fit(th, H, ga, it, gmax, ll)
+    return Fit(x[:M], H, x[M:], it, gmax, ll)
 
 
 # ---- the meat of the sandwich ---------------------------------------------------------------------------

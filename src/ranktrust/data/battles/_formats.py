@@ -327,6 +327,34 @@ def strong_weight(weight_strong: Any) -> float:
     return w
 
 
+class _Rows:
+    """The rows a JSON format's parser collects, each with the line or record it came from. :meth:`frame`
+    adds the winner label each score stands for and drops the optional columns the source never fills
+    (``cluster`` stays: a missing prompt id is an error of :func:`finish`)."""
+
+    def __init__(self, *optional: str) -> None:
+        self.cols: dict[str, list[Any]] = {k: [] for k in ("model_a", "model_b", "score", "weight", *optional)}
+        self.optional = optional
+        self.at: list[int] = []
+
+    def add(self, at: int, **values: Any) -> None:
+        if values.keys() != self.cols.keys():
+            raise TypeError(f"a row needs exactly {', '.join(self.cols)}")   # a parser bug, not bad data
+        for k, v in values.items():
+            self.cols[k].append(v)
+        self.at.append(at)
+
+    def frame(self) -> "tuple[pd.DataFrame, np.ndarray]":
+        import pandas as pd
+
+        df = pd.DataFrame(self.cols)
+        df.insert(3, "winner", label_of(np.asarray(df["score"], dtype=np.float64)))
+        for c in self.optional:
+            if c != "cluster" and df[c].isna().all():
+                df = df.drop(columns=c)
+        return df, np.asarray(self.at, dtype=np.int64)
+
+
 def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> "pd.DataFrame":
     """Arena-Hard-Auto judgments (``data/<bench>/model_judgment/<judge>/<model>.jsonl``, v0.1 and v2).
 
@@ -338,11 +366,8 @@ def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> "
     Unjudged games (score null) are left out as Arena-Hard leaves them out: v0.1 records
     (``question_id``) lose the game, v2 records (``uid``) the whole record.
     """
-    import pandas as pd
-
     w_strong = strong_weight(weight_strong)
-    rows: dict[str, list[Any]] = {k: [] for k in ("model_a", "model_b", "score", "winner", "weight", "cluster",
-                                                  "judge", "line")}
+    rows = _Rows("cluster", "judge")
     dropped = {"unjudged_game": 0, "record_with_unjudged_game": 0}
     strong = 0
     records = 0
@@ -379,22 +404,12 @@ def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> "
             s_a, is_strong = ARENA_HARD_LABELS[lab]
             s = s_a if gi == 0 else 1.0 - s_a          # game 2: the judged model is assistant A
             strong += is_strong
-            rows["model_a"].append(base)
-            rows["model_b"].append(rec["model"])
-            rows["score"].append(s)
-            rows["winner"].append("model_a" if s == 1.0 else "model_b" if s == 0.0 else "tie")
-            rows["weight"].append(w_strong if is_strong else 1.0)
-            rows["cluster"].append(qid)
-            rows["judge"].append(rec.get("judge"))
-            rows["line"].append(lineno)
-    lines = rows.pop("line")
-    df = pd.DataFrame(rows)
-    if df["judge"].isna().all():
-        df = df.drop(columns="judge")
+            rows.add(lineno, model_a=base, model_b=rec["model"], score=s, weight=w_strong if is_strong else 1.0,
+                     cluster=qid, judge=rec.get("judge"))
+    df, lines = rows.frame()
     notes = [{"code": "strong_verdicts", "source": path, "games": int(strong), "weight": w_strong},
              _dropped(path, dropped)]
-    return finish(df, Where(path, "line", np.asarray(lines, dtype=np.int64)), notes, fmt="arena_hard",
-                  records=records)
+    return finish(df, Where(path, "line", lines), notes, fmt="arena_hard", records=records)
 
 
 # ------------------------------------------------------------------------------------- AlpacaEval
@@ -405,14 +420,11 @@ def from_alpaca_eval(path: str) -> "pd.DataFrame":
     older spelling) a draw; weighted annotators give a probability in [1, 2]. The score of model_a is
     ``2 - preference``. Records without a preference are left out, as AlpacaEval leaves them out.
     """
-    import pandas as pd
-
     data = load_json(path, what="annotations file")
     if not isinstance(data, list):
         raise FormatError(f"{path}: AlpacaEval annotations are a JSON array of records; this one holds a "
                           f"{type(data).__name__}", param="format")
-    rows: dict[str, list[Any]] = {k: [] for k in ("model_a", "model_b", "score", "winner", "weight", "cluster",
-                                                  "judge", "rec")}
+    rows = _Rows("cluster", "judge")
     dropped = {"no_preference": 0}
     for k, r in enumerate(data, 1):
         if not isinstance(r, dict):
@@ -431,21 +443,10 @@ def from_alpaca_eval(path: str) -> "pd.DataFrame":
         if not 1.0 <= p <= 2.0:
             raise DataError(f"{path}: record {k}: preference {p!r} is outside [1, 2] (1 = generator_1 preferred, "
                             "2 = generator_2, 1.5 or 0 = draw); fix or drop the record", param="source")
-        s = 2.0 - p
-        rows["model_a"].append(r.get("generator_1"))
-        rows["model_b"].append(r.get("generator_2"))
-        rows["score"].append(s)
-        rows["winner"].append("model_a" if p == 1.0 else "model_b" if p == 2.0 else "tie" if p == 1.5 else "")
-        rows["weight"].append(1.0)
-        rows["cluster"].append(r.get("instruction"))
-        rows["judge"].append(r.get("annotator"))
-        rows["rec"].append(k)
-    recs = rows.pop("rec")
-    df = pd.DataFrame(rows)
-    if df["judge"].isna().all():
-        df = df.drop(columns="judge")
-    return finish(df, Where(path, "record", np.asarray(recs, dtype=np.int64)), [_dropped(path, dropped)],
-                  fmt="alpaca_eval", records=len(data))
+        rows.add(k, model_a=r.get("generator_1"), model_b=r.get("generator_2"), score=2.0 - p, weight=1.0,
+                 cluster=r.get("instruction"), judge=r.get("annotator"))
+    df, recs = rows.frame()
+    return finish(df, Where(path, "record", recs), [_dropped(path, dropped)], fmt="alpaca_eval", records=len(data))
 
 
 # ------------------------------------------------------------------------------------- MT-Bench
@@ -456,10 +457,7 @@ def from_mt_bench(path: str) -> "pd.DataFrame":
     ``model_2``. As FastChat's show_result.py: a tie in game 1 or two games that disagree is a tie;
     judgments with an ``error`` verdict are left out.
     """
-    import pandas as pd
-
-    rows: dict[str, list[Any]] = {k: [] for k in ("model_a", "model_b", "score", "winner", "weight", "cluster",
-                                                  "judge", "turn", "line")}
+    rows = _Rows("cluster", "judge", "turn")
     dropped = {"error_verdict": 0}
     inconsistent = 0
     records = 0
@@ -486,21 +484,10 @@ def from_mt_bench(path: str) -> "pd.DataFrame":
         else:
             s = 1.0 if g1 == "model_1" else 0.0
         judge = rec.get("judge")
-        rows["model_a"].append(rec.get("model_1"))
-        rows["model_b"].append(rec.get("model_2"))
-        rows["score"].append(s)
-        rows["winner"].append("model_a" if s == 1.0 else "model_b" if s == 0.0 else "tie")
-        rows["weight"].append(1.0)
-        rows["cluster"].append(rec.get("question_id"))
-        rows["judge"].append("/".join(map(str, judge)) if isinstance(judge, list) else judge)
-        rows["turn"].append(rec.get("turn"))
-        rows["line"].append(lineno)
-    lines = rows.pop("line")
-    df = pd.DataFrame(rows)
-    for c in ("judge", "turn"):
-        if df[c].isna().all():
-            df = df.drop(columns=c)
+        rows.add(lineno, model_a=rec.get("model_1"), model_b=rec.get("model_2"), score=s, weight=1.0,
+                 cluster=rec.get("question_id"), judge="/".join(map(str, judge)) if isinstance(judge, list) else judge,
+                 turn=rec.get("turn"))
+    df, lines = rows.frame()
     notes = [{"code": "inconsistent_as_tie", "source": path, "judgments": int(inconsistent)},
              _dropped(path, dropped)]
-    return finish(df, Where(path, "line", np.asarray(lines, dtype=np.int64)), notes, fmt="mt_bench",
-                  records=records)
+    return finish(df, Where(path, "line", lines), notes, fmt="mt_bench", records=records)
