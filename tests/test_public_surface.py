@@ -27,17 +27,12 @@ MENTIONS_TO_MOVE: dict[str, str] = {
     "ranktrust.reporting.renderers.runs.describe_variance": "REPORT (docs/repeats.md; the review's example)",
     "ranktrust.reporting.renderers.subsets.recommendation_sentences": "QUALITY (docs/microbench.md)",
     "ranktrust.subsets.mdad.default_source_models": "QUALITY (docs/microbench.md)",
-    "ranktrust.data.readers._registry.ReadOptions": "READERS (docs/store.md)",
     "ranktrust.reporting.headline.headline_text": "REPORT (docs/report.md)",
     "ranktrust.reporting.html.render_html": "REPORT (docs/report.md)",
     "ranktrust.reporting.notes.note_text": "REPORT (docs/report.md)",
     "ranktrust.leaderboard.sections.section": "REPORT (docs/architecture.md)",
     "ranktrust.reporting.render.meta": "REPORT (docs/report.md)",
     "ranktrust.reporting.fmt": "REPORT (docs/report.md)",
-    "ranktrust.stats.blocked.all_pairs_blocked": "LEAD (docs/scale.md)",
-    "ranktrust.stats.blocked.write_parquet": "LEAD (docs/scale.md)",
-    "ranktrust.resample.distributed.map_tasks": "LEAD (docs/scale.md)",
-    "ranktrust.gating.core": "GATE (docs/ci.md)",
 }
 
 _MENTION = re.compile(r"(?<![\w.])ranktrust(?:\.[A-Za-z_]\w*)+")

@@ -1,6 +1,7 @@
 """Statistics on a :class:`~ranktrust.ScoreMatrix`: intervals, paired tests, multiplicity, power.
 
-Modules here use NumPy and SciPy only: they never read files, print, or import pandas.
+Modules here use NumPy and SciPy only: they never print or import pandas, and read no files except
+the Parquet score files of :mod:`.blocked` (PyArrow, imported when one is read).
 
 - :mod:`.intervals`: per-model score intervals (Wilson, the default for 0/1 scores; CLT, t;
   clustered SE [M, eq. 4] with a small-cluster correction).
@@ -9,10 +10,13 @@ Modules here use NumPy and SciPy only: they never read files, print, or import p
 - :mod:`.multiplicity`: Holm, Bonferroni and Benjamini-Hochberg adjustment.
 - :mod:`.power`: items needed for a gap (exact McNemar power for 0/1 scores, or the normal
   formula), detectable gap at a number of items.
+- :mod:`.blocked`: every pair of a leaderboard too large for one product (:func:`all_pairs_blocked`),
+  block by block from a Parquet score file (:func:`write_parquet`), in-process or on a dask client.
 """
 
 from __future__ import annotations
 
+from .blocked import all_pairs_blocked, write_parquet
 from .intervals import ScoreIntervals, bootstrap_ci, intervals, score_ci
 from .multiplicity import adjust_pvalues
 from .paired import PairedComparison, PairTable, all_pairs, compare, mcnemar_ci, mcnemar_exact
@@ -36,4 +40,6 @@ __all__ = [
     "power",
     "power_table",
     "mcnemar_power",
+    "all_pairs_blocked",
+    "write_parquet",
 ]
