@@ -251,3 +251,12 @@ def test_the_worked_example_in_the_docs_is_the_output(capsys):
     assert len(shown) >= 7 and all(ln in lines for ln in shown), [ln for ln in shown if ln not in lines]
     head = " ".join(block.group(2).split("\n\n")[0].split())
     assert head in " ".join(out.split())
+
+
+def test_a_shortened_neighbour_table_says_so():
+    from ranktrust.reporting.renderers import to_string
+
+    r = rt.arena(_board(7, 15, 6000, 3.0, 1), rng=0, n_resamples=200)
+    md = to_string(r, "md", kind="arena")
+    assert "### Neighbours in this order (the first 12 of 14; every pair is in the JSON output)" in md
+    assert "the first 12 of 14" in to_string(r, "text", kind="arena")

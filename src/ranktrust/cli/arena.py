@@ -30,9 +30,11 @@ from ._common import api_default, command_line, confidence_option, output_option
 @click.option("--input-format", "input_format", type=click.Choice(["auto", *FORMATS]), default="auto",
               show_default=True, help="Battles format (docs/formats/battles.md); auto: each file by its content.")
 @click.option("--weight-strong", "weight_strong", type=float, default=None,
-              help="Arena-Hard judgments: the weight of a strong verdict (3 as Arena-Hard); one battle with that weight.")
+              help="Arena-Hard: the weight of a strong verdict (3 as Arena-Hard), one battle with that weight; on a "
+                   "battles table that wrote each strong verdict 3 times, the copies become one row again.")
 @click.option("--prompt-col", "prompt", default=None,
-              help="Battles tables: the column of prompt ids (default: cluster, question_id, prompt_id or uid).")
+              help="Battles tables: the column of prompt ids (default: cluster, question_id, prompt_id or uid; "
+                   "'' for none).")
 @output_options
 @confidence_option
 @seed_option

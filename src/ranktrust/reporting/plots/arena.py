@@ -7,7 +7,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from ..fmt import rank_range
+from ..fmt import level, rank_range
 from ._registry import figure_for
 from ._style import as_dict, label_size, model_figure, num, short, tier_colour, tip
 
@@ -46,7 +46,7 @@ def arena_ratings(result: Any, *, max_models: int | None = 40) -> Figure:
                                        f"{rank_range(r['overlap_rank_low'], r['overlap_rank_high'])}")
         ax.text(1.01, y, rank_range(r["rank_low"], r["rank_high"]), transform=ax.get_yaxis_transform(),
                 va="center", fontsize=label_size(n), color=c)
-        ax.text(1.09, y, rank_range(r["overlap_rank_low"], r["overlap_rank_high"]),
+        ax.text(1.14, y, rank_range(r["overlap_rank_low"], r["overlap_rank_high"]),
                 transform=ax.get_yaxis_transform(), va="center", fontsize=label_size(n), color="#888888")
     ax.set_yticks(ys, [short(r["model"]) for r in rows], fontsize=label_size(n))
     pad = 0.05 * (hi - lo or 1.0)
@@ -54,6 +54,7 @@ def arena_ratings(result: Any, *, max_models: int | None = 40) -> Figure:
     ax.set_ylim(-0.7, n - 0.3)
     ax.set_xlabel("rating (Elo scale; board mean 1000)")
     more = f" (top {n} of {total})" if total > n else ""
-    ax.set_title(f"Ratings and rank sets{more}: right, simultaneous set | overlap rule (grey)", fontsize=10)
+    ax.set_title(f"Ratings with {level(d['confidence_level'])} intervals{more}; right: simultaneous rank set, "
+                 "overlap rule (grey)", fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     return fig

@@ -120,11 +120,19 @@ def _cells(d: dict[str, Any], r: dict[str, Any]) -> list[str]:
     return out
 
 
-def _neighbours(d: dict[str, Any], k: int = 12) -> list[dict[str, Any]]:
-    """The pairs of models next to each other in the display order (taken from the all-pairs table)."""
+def _neighbours(d: dict[str, Any], k: int = 12) -> tuple[str, list[list[str]]]:
+    """The title and rows (a, b, then the cells of the other columns) of the pairs of models next to each
+    other in the display order (the first ``k``, taken from the all-pairs table)."""
     names = [r["model"] for r in d["models"]]
     want = {(names[i], names[i + 1]) for i in range(len(names) - 1)}
-    return [p for p in d["pairs"] if (p["a"], p["b"]) in want or (p["b"], p["a"]) in want][:k]
+    nb = [p for p in d["pairs"] if (p["a"], p["b"]) in want or (p["b"], p["a"]) in want]
+    title = "Neighbours in this order" + (f" (the first {k} of {len(nb)}; every pair is in the JSON output)"
+                                          if len(nb) > k else "")
+    return title, [[x["a"], x["b"], _elo(x["diff"]), _ci(x["ci_low"], x["ci_high"]), p_value(x["p_value"]),
+                    p_value(x["p_adjusted"]), "yes" if x["separated"] else "no"] for x in nb[:k]]
+
+
+_NEIGHBOUR_COLUMNS = ("pair", "diff", "marginal CI", "p", "adjusted p", "separated")
 
 
 def _style_lines(d: dict[str, Any]) -> list[str]:
@@ -160,14 +168,13 @@ def arena_text(d: dict[str, Any]) -> list[Any]:
     for r in d["models"]:
         t.add_row(*_cells(d, r))
     out.append(t)
-    nb = _neighbours(d)
+    title, nb = _neighbours(d)
     if nb:
-        p = Table(title="Neighbours in this order", title_justify="left")
-        for c in ("pair", "diff", "marginal CI", "p", "adjusted p", "separated"):
+        p = Table(title=title, title_justify="left")
+        for c in _NEIGHBOUR_COLUMNS:
             p.add_column(c, justify="left" if c == "pair" else "right", overflow="fold")
-        for x in nb:
-            p.add_row(f"{x['a']} > {x['b']}", _elo(x["diff"]), _ci(x["ci_low"], x["ci_high"]), p_value(x["p_value"]),
-                      p_value(x["p_adjusted"]), "yes" if x["separated"] else "no")
+        for cells in nb:
+            p.add_row(f"{cells[0]} > {cells[1]}", *cells[2:])
         out.append(p)
     out.append(Text(f"Overlap column: the {_OVERLAP} on the same intervals, for comparison."))
     bs = baseline_sentence(d)
@@ -193,13 +200,10 @@ def arena_markdown(d: dict[str, Any], figure: bool = False) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     if figure:
         lines += ["", _FIGURE]
-    nb = _neighbours(d)
+    title, nb = _neighbours(d)
     if nb:
-        lines += ["", "### Neighbours in this order", "", "| pair | diff | marginal CI | p | adjusted p | separated |",
-                  "|---|--:|--:|--:|--:|:-:|"]
-        for x in nb:
-            lines.append(f"| {_esc(x['a'])} > {_esc(x['b'])} | {_elo(x['diff'])} | {_ci(x['ci_low'], x['ci_high'])} | "
-                         f"{p_value(x['p_value'])} | {p_value(x['p_adjusted'])} | {'yes' if x['separated'] else 'no'} |")
+        lines += ["", f"### {title}", "", "| " + " | ".join(_NEIGHBOUR_COLUMNS) + " |", "|---|--:|--:|--:|--:|:-:|"]
+        lines += ["| " + " | ".join([f"{_esc(cells[0])} > {_esc(cells[1])}", *cells[2:]]) + " |" for cells in nb]
     lines += ["", f"Overlap column: the {_OVERLAP} on the same intervals, for comparison."]
     bs = baseline_sentence(d)
     if bs:
@@ -228,8 +232,9 @@ def arena_html(d: dict[str, Any], meta: dict[str, Any]) -> str:
     page = markdown_page(md + f"\n<sub>ranktrust {meta.get('version')} · seed {meta.get('seed')}</sub>\n",
                          title=meta.get("command") or "Preference leaderboard", payload=d, meta=meta)
     page = page.replace(f"<p>{_FIGURE}</p>", f"<figure class=\"rt-arena\">{svg}</figure>" if svg else "", 1)
-    # an interval or a rank set never breaks inside a cell (the table scrolls sideways instead)
-    return page.replace("</style>", "td{white-space:nowrap}</style>", 1)
+    # an interval or a rank set never breaks inside a cell; the names (the first two columns: tier and model,
+    # pair and diff) may, so that a table of long names still fits the page
+    return page.replace("</style>", "td{white-space:nowrap}td:nth-child(-n+2){white-space:normal}</style>", 1)
 
 
 #: one row per model, full precision
