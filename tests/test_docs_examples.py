@@ -499,6 +499,8 @@ def test_inline_calls(swebench, runs_csv):
         code = code.replace('("A", "B")', repr((a, b)))
         m = mr if rel == "docs/repeats.md" else swebench
         ns = {"rt": rt, "m": m, "path": str(runs_csv)}
+        if re.search(r"\bdf\b", code):   # `rt.intervals(df)`: the same matrix as a long DataFrame
+            ns["df"] = m.to_frame()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", rt.SmallSampleWarning)
             warnings.simplefilter("ignore", rt.DegenerateDataWarning)
