@@ -25,8 +25,6 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 MENTIONS_TO_MOVE: dict[str, str] = {
     "ranktrust.sequential.inspect_adapter.WatchStopping": "WATCH (docs/watch.md)",
     "ranktrust.reporting.renderers.runs.describe_variance": "REPORT (docs/repeats.md; the review's example)",
-    "ranktrust.reporting.renderers.subsets.recommendation_sentences": "QUALITY (docs/microbench.md)",
-    "ranktrust.subsets.mdad.default_source_models": "QUALITY (docs/microbench.md)",
     "ranktrust.reporting.headline.headline_text": "REPORT (docs/report.md)",
     "ranktrust.reporting.html.render_html": "REPORT (docs/report.md)",
     "ranktrust.reporting.notes.note_text": "REPORT (docs/report.md)",

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from . import anchor, diversity, irt_method  # noqa: F401  (register the built-in methods)
 from .irt import IRTParams, fit_2pl
-from .mdad import MDADResult, mdad
+from .mdad import MDADResult, default_source_models, mdad
 from .registry import methods, register
 from .select import Subset, SubsetEstimate, estimate, select_subset
 
 __all__ = [
-    "select_subset", "estimate", "mdad", "methods", "register", "fit_2pl",
+    "select_subset", "estimate", "mdad", "methods", "register", "fit_2pl", "default_source_models",
     "Subset", "SubsetEstimate", "MDADResult", "IRTParams",
 ]
