@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from .fmt import points
+
 __all__ = ["render_watch_html"]
 
 _W, _H, _PAD = 560, 150, 36
@@ -43,8 +45,8 @@ def _svg(band: dict[str, Any]) -> str:
              f'<polyline points="{mid}" fill="none" stroke="#08519c" stroke-width="1.2"/>',
              f'<line x1="{_PAD}" x2="{_W - _PAD}" y1="{y(0.0):.1f}" y2="{y(0.0):.1f}" stroke="#555" '
              'stroke-dasharray="4 3"/>',
-             f'<text x="2" y="{y(ymax):.1f}" font-size="10">{ymax:+.1f}</text>',
-             f'<text x="2" y="{y(ymin):.1f}" font-size="10">{ymin:+.1f}</text>',
+             f'<text x="2" y="{y(ymax):.1f}" font-size="10">{points(ymax / 100, signed=True)}</text>',
+             f'<text x="2" y="{y(ymin):.1f}" font-size="10">{points(ymin / 100, signed=True)}</text>',
              f'<text x="{_W - _PAD}" y="{_H - 2}" font-size="10" text-anchor="end">{int(tmax):,} items</text>']
     at = band.get("at_item")
     if at:
@@ -67,7 +69,7 @@ def render_watch_html(d: dict[str, Any], bands: list[dict[str, Any]], *, title: 
     ex = {x["model"]: x["at_item"] for x in d["excluded"]}
     best = set(d["best_set"])
     for r in sorted(d["models"], key=lambda r: -(r["score"] if r["score"] is not None else -1)):
-        score = "n/a" if r["score"] is None else f"{r['score'] * 100:.1f}"
+        score = points(r["score"])
         rows.append(f"<tr><td>{e(r['model'])}</td><td>{score}</td><td>{r['n_items']:,}</td>"
                     f"<td>{r['rank_low']}&ndash;{r['rank_high']}</td><td>{'yes' if r['model'] in best else ''}</td>"
                     f"<td>{ex.get(r['model'], '')}</td></tr>")

@@ -7,13 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..fmt import count, level, points
+from ..fmt import count, level, percent, points, probability
 from ..markdown import md_escape as _esc
 from . import renderer
-
-
-def _pct(x: float | None) -> str:
-    return points(x, 1)
 
 
 def _n(x: float | None) -> str:
@@ -21,7 +17,7 @@ def _n(x: float | None) -> str:
 
 
 def _q(d: dict[str, Any], pct: bool = False) -> str:
-    f = (lambda v: f"{_pct(v)}%") if pct else _n
+    f = probability if pct else _n     # a share of cells: a percentage with fmt's share digits
     return f"median {f(d['median'])} (10%-90%: {f(d['p10'])}-{f(d['p90'])}; max {f(d['max'])})"
 
 
@@ -116,7 +112,7 @@ def _status_text(d: dict[str, Any]) -> list[Any]:
     rows = sorted(d["models"], key=lambda r: -(r["score"] if r["score"] is not None else -1))
     for r in rows:
         rs = f"{r['rank_low']}" if r["rank_low"] == r["rank_high"] else f"{r['rank_low']}-{r['rank_high']}"
-        t.add_row(r["model"], _pct(r["score"]), f"{r['n_items']:,}", rs,
+        t.add_row(r["model"], points(r["score"]), f"{r['n_items']:,}", rs,
                   "yes" if r["model"] in best else "", f"{ex[r['model']]:,}" if r["model"] in ex else "")
     out: list[Any] = [t, Text(_verdict(d))]
     if ranks:
@@ -148,7 +144,7 @@ def _status_md(d: dict[str, Any]) -> str:
     best = set(d["best_set"])
     for r in sorted(d["models"], key=lambda r: -(r["score"] if r["score"] is not None else -1)):
         rs = f"{r['rank_low']}" if r["rank_low"] == r["rank_high"] else f"{r['rank_low']}-{r['rank_high']}"
-        lines.append(f"| {_esc(r['model'])} | {_pct(r['score'])} | {rs} | {'yes' if r['model'] in best else ''} | "
+        lines.append(f"| {_esc(r['model'])} | {points(r['score'])} | {rs} | {'yes' if r['model'] in best else ''} | "
                      f"{ex.get(r['model'], '')} |")
     lines += ["", _esc(_verdict(d)), "",
               f"Models out of the set: {len(d['excluded'])}; open pairs: {len(d['open_pairs'])}; "
@@ -174,14 +170,14 @@ def _replay_text(d: dict[str, Any]) -> list[Any]:
     t.add_column("value", overflow="fold")
     if d.get("unit") == "cluster":
         t.add_row("unit", "item groups (clusters), each group's mean score")
-    t.add_row("decided in", f"{d['decided_share'] * 100:.1f}% of orders")
+    t.add_row("decided in", f"{probability(d['decided_share'])} of orders")
     t.add_row("items needed", _q(d["items_needed"]))
     t.add_row("cells needed", _q(d["cells_needed"]) + f" of {d['full_cells']:,}")
     t.add_row("cells share", _q(d["cells_share"], pct=True))
     if d.get("cells_spent"):
         t.add_row("cells spent (decided or not)", _q(d["cells_spent"]) + f" of {d['full_cells']:,}")
     t.add_row("full-data answer", ", ".join(d["full_answer"]) or "(every pair)")
-    t.add_row("error vs full data", f"{d['errors']} of {d['n_resamples']} orders ({d['error_rate'] * 100:.1f}%; "
+    t.add_row("error vs full data", f"{d['errors']} of {d['n_resamples']} orders ({probability(d['error_rate'])}; "
                                     f"nominal at most {(1 - d['confidence_level']) * 100:g}%)")
     t.add_row("time", f"{d['seconds']:.1f} s")
     m = Table(title="when each model left the target set", title_justify="left")
@@ -190,7 +186,7 @@ def _replay_text(d: dict[str, Any]) -> list[Any]:
     m.add_column("at item (median, 10%-90%)", justify="right")
     for r in sorted(d["models"], key=lambda r: (r["excluded_at"]["median"] or 1e18)):
         q = r["excluded_at"]
-        m.add_row(r["model"], f"{r['excluded_share'] * 100:.0f}%",
+        m.add_row(r["model"], percent(r["excluded_share"]),
                   "" if q["median"] is None else f"{_n(q['median'])} ({_n(q['p10'])}-{_n(q['p90'])})")
     return [t, m, Text(_guarantee(d))]
 
@@ -199,12 +195,12 @@ def _replay_text(d: dict[str, Any]) -> list[Any]:
 def _replay_md(d: dict[str, Any]) -> str:
     lines = [f"## watch replay: {d['n_resamples']} item orders ({d['target']}, scope {d['scope']})", "",
              f"{d['n_models']} models x {d['n_items']:,} shared items.", "", "| | value |", "|---|---|",
-             f"| decided in | {d['decided_share'] * 100:.1f}% of orders |",
+             f"| decided in | {probability(d['decided_share'])} of orders |",
              f"| items needed | {_q(d['items_needed'])} |",
              f"| cells needed | {_q(d['cells_needed'])} of {d['full_cells']:,} |",
-             f"| error vs full data | {d['errors']} of {d['n_resamples']} ({d['error_rate'] * 100:.1f}%) |", "",
+             f"| error vs full data | {d['errors']} of {d['n_resamples']} ({probability(d['error_rate'])}) |", "",
              "| model | left in | at item (median) |", "|---|--:|--:|"]
     for r in sorted(d["models"], key=lambda r: (r["excluded_at"]["median"] or 1e18)):
-        lines.append(f"| {_esc(r['model'])} | {r['excluded_share'] * 100:.0f}% | {_n(r['excluded_at']['median'])} |")
+        lines.append(f"| {_esc(r['model'])} | {percent(r['excluded_share'])} | {_n(r['excluded_at']['median'])} |")
     lines += ["", _guarantee(d)]
     return "\n".join(lines) + "\n"
