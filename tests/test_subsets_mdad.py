@@ -549,7 +549,7 @@ def test_mdad_read_off_a_sparse_bin_is_warned_and_reported():
 @pytest.mark.parametrize("kw, param", [
     ({"source_models": 300}, "source_models"), ({"source_models": "x"}, "source_models"),
     ({"target_models": 1}, "target_models"), ({"seen_items": 7.5}, "seen_items"), ({"delta_bin": 2}, "delta_bin"),
-    ({"agreement_level": 0.3}, "agreement_level"), ({"methods": ()}, "methods"), ({"methods": ["magic"]}, "method"),
+    ({"agreement_level": 0.3}, "agreement_level"), ({"methods": ()}, "methods"), ({"methods": ["magic"]}, "methods"),
     ({"sizes": [500]}, "sizes"),
 ])
 @pytest.mark.filterwarnings("ignore:size 500 is not smaller:UserWarning")   # the warning before the refusal
