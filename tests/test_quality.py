@@ -12,6 +12,13 @@ from scipy import special, stats
 
 import ranktrust as rt
 from ranktrust.quality import healthy_row, lz_star, row_agreement
+from ranktrust.reporting.notes import note_text
+from ranktrust.results import Note
+
+
+def _words(q):
+    """The sentences of a data-quality result: its Note records, worded by the presentation layer."""
+    return [note_text(n) for n in q.notes()]
 
 
 def _matrix(y, prefix="m"):
@@ -66,7 +73,9 @@ def test_identical_and_near_identical_rows_are_named_with_missing_cells():
     assert not p.identical and p.n_differ == 3 and p.agreement == pytest.approx(197 / 200) and p.kappa > 0.9
     assert got[("m4", "m5")].n_items == 50 and got[("m4", "m5")].identical
     assert [len(gr) for gr in q.similar_groups] == [2, 2, 2]
-    notes = q.notes()
+    assert [n.code for n in q.notes()].count("similar_models") == 3   # one record per group
+    assert all(isinstance(n, Note) for n in q.notes())
+    notes = _words(q)
     assert any("m0 and m1 have identical per-item results on all 200 items" in n for n in notes)
     assert any("m2 and m3 agree on 98.5% of the 200 items" in n for n in notes)
 
@@ -97,7 +106,7 @@ def test_gpqa_identical_model_pairs_are_named(gpqa):
                  ("google__gemma-2-9b-it", "Qwen__Qwen2.5-Coder-14B-Instruct")]:
         p = next(p for p in q.similar_pairs if {p.model_a, p.model_b} == set(pair))
         assert p.identical and p.agreement == 1.0 and p.n_items == 448 and p.n_differ == 0
-    text = " ".join(q.notes())
+    text = " ".join(_words(q))
     assert "HuggingFaceTB__SmolLM-360M and HuggingFaceTB__SmolLM2-360M have identical per-item results" in text
     d = json.loads(json.dumps(q.to_dict()))
     keys = {"model_a", "model_b", "agreement", "n_items", "n_differ", "kappa", "identical"}
@@ -138,7 +147,8 @@ def test_planted_broken_rows_are_flagged_on_gpqa(gpqa):
             q = rt.data_quality(rt.ScoreMatrix.from_array(y2, models=list(gpqa.models), items=list(gpqa.items)))
             assert q.misfit == (gpqa.models[i],), (kind, acc[i], q.misfit)
             assert q.person_fit[i] < -4 and q.person_fit_z[i] < -4
-            assert "looks like a broken or mislabelled run" in q.notes()[-1]
+            assert q.notes()[-1].code == "misfit" and q.notes()[-1].data["model"] == gpqa.models[i]
+            assert "looks like a broken or mislabelled run" in _words(q)[-1]
 
 
 def test_normal_rows_of_gpqa_and_mmlupro_are_mostly_not_flagged(gpqa, mmlupro_path):
@@ -199,7 +209,16 @@ def test_result_json_notes_and_skips():
     assert [f["model"] for f in d["flags"]] == d["misfit"] == ["m2"] and d["flags"][0]["reason"] == "pattern"
     assert d["flags"][0]["corr_ratio"] < 0.7 and d["min_corr_ratio"] == 0.7
     assert d["settings"]["folds"] == 5 and d["settings"]["person_fit_skipped"] is None
-    assert d["notes"] == q.notes() and not q.ok
+    # the JSON keeps the records (machine-readable): the same codes and figures, no sentences
+    assert d["notes"] == json.loads(json.dumps([n.to_dict() for n in q.notes()])) and not q.ok
+    assert [n["code"] for n in d["notes"]] == ["similar_models", "misfit"] and "text" not in d["notes"][0]
+    assert d["notes"][1]["data"] == d["flags"][0] and d["notes"][0]["data"]["models"] == ["m0", "m1"]
+    assert "m0 and m1 have identical per-item results on all 120 items" in note_text(d["notes"][0])
+    # the report's JSON (reporting.headline.report_dict) adds each record's sentence as its "text"
+    from ranktrust.reporting.headline import report_dict
+
+    shown = report_dict({"quality": d})["quality"]["notes"]
+    assert [n["text"] for n in shown] == _words(q) and [n["code"] for n in shown] == ["similar_models", "misfit"]
     # continuous scores: duplicates still found, person fit skipped with a reason
     c = g.random((30, 80))
     c[4] = c[3]
@@ -295,7 +314,7 @@ def test_a_harness_that_lost_answers_is_flagged_on_mmlupro(mmlupro_path, model, 
     assert f.model == model and "pattern" in f.reason
     assert f.lz_star < -4 and f.lz_star_z < -4 and f.corr_z < -4 and f.corr_ratio < q.min_corr_ratio
     assert f.accuracy == pytest.approx(y2[i].mean()) and f.expected_corr > f.difficulty_corr
-    assert "a harness that lost answers" in q.notes()[-1] and f"{f.expected_corr:.2f}" in q.notes()[-1]
+    assert "a harness that lost answers" in _words(q)[-1] and f"{f.expected_corr:.2f}" in _words(q)[-1]
 
 
 @pytest.mark.parametrize("rank", [0, 1, 3])
@@ -311,7 +330,7 @@ def test_a_harness_that_lost_answers_is_flagged_on_gpqa(gpqa, rank, keep):
     assert q.misfit == (gpqa.models[i],), q.misfit
     f = q.flags[0]
     assert "score" in f.reason and f.score_z < -4 and f.score_z_rel < -4 and f.expected_accuracy > 2 * f.accuracy
-    assert "far fewer right answers" in q.notes()[-1]
+    assert "far fewer right answers" in _words(q)[-1]
 
 
 def test_the_demo_number_one_is_not_flagged(mmlupro_path):

@@ -229,17 +229,18 @@ def test_notes_are_records_worded_in_reporting():
 
     import ranktrust.leaderboard.pipeline as pipeline
     import ranktrust.leaderboard.sections as sections
+    import ranktrust.quality as quality
 
     codes = set()
-    for mod in (pipeline, sections):
+    for mod in (pipeline, sections, quality):
         src = inspect.getsource(mod)
         codes |= set(__import__("re").findall(r'(?:note|Note)\("([a-z_]+)"', src))
     assert codes and codes <= set(NOTE_WORDS), codes - set(NOTE_WORDS)
 
 
 def test_quality_notes_are_worded_as_data_quality_words_them(gpqa):
-    """The report words the data-quality findings from their records (reporting/notes.py), with the sentences
-    DataQuality.notes() gives: GPQA's identical rows and one shuffled row (a flagged misfit)."""
+    """The report's data-quality notes are DataQuality.notes()'s records, worded in reporting/notes.py: GPQA's
+    identical rows and one shuffled row (a flagged misfit)."""
     import warnings
 
     from ranktrust.leaderboard.sections import quality_notes
@@ -253,7 +254,10 @@ def test_quality_notes_are_worded_as_data_quality_words_them(gpqa):
         q = rt.data_quality(m)
     notes = quality_notes(q)
     assert {n.code for n in notes} == {"similar_models", "misfit"}
-    assert [note_text(n) for n in notes] == q.notes()
+    assert notes == q.notes()
+    words = [note_text(n) for n in notes]
+    assert any(f"{gpqa.models[top]}: its per-item pattern does not fit" in w for w in words)
+    assert any("have identical per-item results on all 448 items they share" in w for w in words)
 
 
 def test_a_constant_model_gets_one_note():

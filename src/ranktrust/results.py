@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple, TypedDict
 
 import numpy as np
 
-__all__ = ["ConfidenceInterval", "Result", "jsonable"]
+__all__ = ["ConfidenceInterval", "Note", "NoteJSON", "Result", "jsonable"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -76,6 +76,37 @@ def jsonable(value: Any) -> Any:
         f = float(value)
         return f if math.isfinite(f) else None
     return value
+
+
+@dataclasses.dataclass(frozen=True)
+class Note:
+    """One thing the reader must know, as data: ``code`` says what it is, ``data`` holds its numbers and names.
+
+    Analysis code (the report's builders, :meth:`ranktrust.quality.DataQuality.notes`) builds these records and
+    writes no sentence; the sentence is composed in :mod:`ranktrust.reporting.notes`
+    (``ranktrust.reporting.note_text(note)``; ``NOTE_WORDS`` there lists the codes it words). Codes: ``input``
+    (a note of the reader that made the matrix, ``data["text"]``), ``warning`` (a warning raised while the
+    report was built: ``text``, ``category``), ``dropped``, ``runs``, ``intransitive``, ``adjust_not_joint``,
+    ``resampled_shared_items``, ``no_shared_items``, ``tiers_adjacent``, ``microbench_too_few_models``,
+    ``zero_spread``, ``similar_models``, ``misfit``.
+    """
+
+    code: str
+    data: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "data": jsonable(dict(self.data))}
+
+
+class _NoteJSON(TypedDict):
+    code: str
+    data: dict[str, Any]
+
+
+class NoteJSON(_NoteJSON, total=False):
+    """One note in the JSON: the record, and its sentence (``text``, added by the presentation layer)."""
+
+    text: str
 
 
 def _short(v: Any, limit: int = 6) -> str:

@@ -14,12 +14,12 @@ result's ``to_dict()`` becomes the JSON key of the same name) and its renderers 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, TypedDict
+from typing import TYPE_CHECKING, Any, Callable, TypedDict
 
 import numpy as np
 
 from .. import _random
-from ..results import Result, jsonable
+from ..results import Note, NoteJSON, Result, jsonable   # Note: the plain record, built by analysis code too
 
 if TYPE_CHECKING:
     from ..data.matrix import ScoreMatrix
@@ -35,24 +35,6 @@ HEATMAP_MAX_MODELS = 60
 
 
 # ------------------------------------------------------------------------------------------- results
-@dataclass(frozen=True)
-class Note:
-    """One thing the reader must know, as data: ``code`` says what it is, ``data`` holds its numbers and names.
-
-    The sentence is composed in :mod:`ranktrust.reporting.notes` (``note_text(note)``). Codes: ``input``
-    (a note of the reader that made the matrix, ``data["text"]``), ``warning`` (a warning raised while the
-    report was built: ``text``, ``category``), ``dropped``, ``runs``, ``intransitive``, ``adjust_not_joint``,
-    ``resampled_shared_items``, ``no_shared_items``, ``tiers_adjacent``, ``microbench_too_few_models``,
-    ``similar_models``, ``misfit``.
-    """
-
-    code: str
-    data: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "data": jsonable(dict(self.data))}
-
-
 class _AtN(TypedDict):
     n: int
     detectable_gap: float | None
@@ -68,17 +50,6 @@ class PowerSectionJSON(TypedDict):
     power: float
     table: list[PowerRow]
     at_n: _AtN
-
-
-class _NoteJSON(TypedDict):
-    code: str
-    data: dict[str, Any]
-
-
-class NoteJSON(_NoteJSON, total=False):
-    """One of the report's ``"notes"``: the record, and its sentence (``text``, added by the presentation layer)."""
-
-    text: str
 
 
 @dataclass(frozen=True, eq=False)
@@ -362,18 +333,9 @@ def build_quality(b: Build) -> Any:
 
 
 def quality_notes(q: Any) -> list[Note]:
-    """The notes of a data-quality result: one per group of (nearly) identical rows, one per misfit row."""
-    out = []
-    for group in q.similar_groups:
-        inside = [p for p in q.similar_pairs if p.model_a in group and p.model_b in group]
-        out.append(Note("similar_models", {"models": list(group), "pairs": [
-            {"model_a": p.model_a, "model_b": p.model_b, "agreement": p.agreement, "n_items": p.n_items,
-             "n_differ": p.n_differ, "kappa": p.kappa, "identical": p.identical} for p in inside]}))
-    import dataclasses
-
-    for flag in q.flags:       # MisfitFlag: the reason ("pattern", "score" or both) and the figures behind it
-        out.append(Note("misfit", dataclasses.asdict(flag)))
-    return out
+    """The notes of a data-quality result (:meth:`ranktrust.quality.DataQuality.notes`): one per group of
+    (nearly) identical rows, one per misfit row."""
+    return list(q.notes())
 
 
 def build_pair_matrix(b: Build) -> PairMatrix | None:

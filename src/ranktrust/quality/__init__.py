@@ -40,7 +40,7 @@ from .. import _validate
 from .._kernel import is_binary, nan_mean
 from .._validate import SeedLike
 from ..errors import ArgumentError
-from ..results import Result, jsonable
+from ..results import Note, NoteJSON, Result, jsonable
 from .personfit import _difficulty_corr, _person_fit, _robust_z, healthy_row, lz_star
 from .rows import SimilarPair, _groups, row_agreement
 
@@ -79,7 +79,7 @@ class DataQualityJSON(TypedDict):
     lz_threshold: float
     min_corr_ratio: float
     nominal_rate: float
-    notes: list[str]
+    notes: list[NoteJSON]
     settings: dict[str, Any]
 
 
@@ -229,43 +229,20 @@ class DataQuality(Result):
         """True when nothing was flagged."""
         return not self.similar_pairs and not self.misfit
 
-    def notes(self) -> list[str]:
-        """Plain-words findings, one sentence each, for a report's notes (empty when nothing was flagged)."""
-        out: list[str] = []
+    def notes(self) -> list[Note]:
+        """The findings as :class:`~ranktrust.results.Note` records, for a report's notes (empty when nothing
+        was flagged): one ``similar_models`` record per group of (nearly) identical rows (``models``, and
+        ``pairs``: each pair's agreement, items, items that differ, kappa, identical) and one ``misfit``
+        record per flagged row (the fields of its :class:`MisfitFlag`). Analysis writes no sentence: the
+        words are ``ranktrust.reporting.note_text(note)``, which the report and its renderers use."""
+        out = []
         for group in self.similar_groups:
             inside = [p for p in self.similar_pairs if p.model_a in group and p.model_b in group]
-            lo = min(p.agreement for p in inside)
-            items = sorted({p.n_items for p in inside})
-            span = f"{items[0]}" if len(items) == 1 else f"{items[0]}-{items[-1]}"
-            if len(group) == 2:
-                p = inside[0]
-                what = (f"have identical per-item results on all {p.n_items} items they share" if p.identical else
-                        f"agree on {100 * p.agreement:.1f}% of the {p.n_items} items they share (differ on "
-                        f"{p.n_differ}; kappa {p.kappa:.2f})")
-                out.append(f"{group[0]} and {group[1]} {what}: a duplicate upload, one run under two names, or "
-                           "two models that give the same answers; they are not independent evidence.")
-            else:
-                what = ("identical per-item results" if all(p.identical for p in inside) else
-                        f"identical or near-identical per-item results (pairs agree on at least {100 * lo:.1f}% "
-                        "of the items they share)")
-                out.append(f"{len(group)} models have {what} on {span} items: {', '.join(group)}. Rows like these "
-                           "come from duplicate uploads, one run under several names, or models that give the "
-                           "same answer to every item (e.g. always the first option); they are not independent "
-                           "evidence.")
-        for f in self.flags:
-            why = []
-            if "pattern" in f.reason:
-                why.append(f"its per-item pattern does not fit its overall score of {100 * f.accuracy:.1f}% "
-                           f"(lz* = {f.lz_star:.1f}, {abs(f.lz_star_z):.1f} robust SDs below the other models; its "
-                           f"results correlate {f.difficulty_corr:.2f} with how the other models do on each item, "
-                           f"where a healthy row of its ability would show {f.expected_corr:.2f})")
-            if "score" in f.reason:
-                why.append(f"it has far fewer right answers ({100 * f.accuracy:.1f}%) than a healthy row of any "
-                           f"ability the other models' results allow ({100 * f.expected_accuracy:.1f}% at the "
-                           f"ability estimated for it; {abs(f.score_z):.1f} SDs below)")
-            out.append(f"{f.model}: {' and '.join(why)}: this row looks like a broken or mislabelled run "
-                       "(answers joined to the wrong items, a wrong answer key, a harness that lost answers, or "
-                       "random output); check it before trusting its rank.")
+            out.append(Note("similar_models", {"models": list(group), "pairs": [
+                {"model_a": p.model_a, "model_b": p.model_b, "agreement": p.agreement, "n_items": p.n_items,
+                 "n_differ": p.n_differ, "kappa": p.kappa, "identical": p.identical} for p in inside]}))
+        # MisfitFlag: the reason ("pattern", "score" or both) and the figures behind it
+        out.extend(Note("misfit", dataclasses.asdict(flag)) for flag in self.flags)
         return out
 
     def to_dict(self) -> DataQualityJSON:
@@ -286,7 +263,7 @@ class DataQuality(Result):
             "lz_threshold": self.lz_threshold,
             "min_corr_ratio": self.min_corr_ratio,
             "nominal_rate": self.nominal_rate,
-            "notes": self.notes(),
+            "notes": [n.to_dict() for n in self.notes()],
             "settings": self.settings,
         })
 

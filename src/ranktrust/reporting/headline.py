@@ -17,16 +17,23 @@ __all__ = ["headline_text", "headline_sentence", "report_dict", "present"]
 
 def report_dict(report: Any, **kw: Any) -> dict[str, Any]:
     """``report.to_dict(**kw)`` (or a copy of a report dict) with the headline sentence in
-    ``["headline"]["text"]`` and each note's sentence in its ``"text"``."""
+    ``["headline"]["text"]`` and each note's sentence in its ``"text"`` (the report's notes and the
+    data-quality section's)."""
     from .notes import note_text
 
     d = report.to_dict(**kw) if hasattr(report, "to_dict") else dict(report)
     h = d.get("headline")
     if isinstance(h, dict) and "text" not in h:
         d["headline"] = {**h, "text": headline_sentence(d)}
+
+    def worded(notes: list[Any]) -> list[Any]:
+        return [n if not isinstance(n, dict) or "text" in n else {**n, "text": note_text(n)} for n in notes]
+
     if isinstance(d.get("notes"), list):
-        d["notes"] = [n if not isinstance(n, dict) or "text" in n else {**n, "text": note_text(n)}
-                      for n in d["notes"]]
+        d["notes"] = worded(d["notes"])
+    q = d.get("quality")
+    if isinstance(q, dict) and isinstance(q.get("notes"), list):     # DataQuality's records, worded the same way
+        d["quality"] = {**q, "notes": worded(q["notes"])}
     return d
 
 

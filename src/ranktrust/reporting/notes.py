@@ -1,4 +1,4 @@
-"""The report's notes in words: one sentence per :class:`~ranktrust.leaderboard.Note` record.
+"""The report's notes in words: one sentence per :class:`~ranktrust.results.Note` record.
 
 The analysis records what the reader must know as ``{"code": ..., "data": {...}}`` (the JSON keeps the
 record); this module is the one place that words it, with every number through :mod:`.fmt`.
@@ -94,7 +94,7 @@ NOTE_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
 
 
 def note_text(note: Any) -> str:
-    """The sentence of one note: a :class:`~ranktrust.leaderboard.Note`, its JSON record, or (an older
+    """The sentence of one note: a :class:`~ranktrust.results.Note`, its JSON record, or (an older
     report's JSON) the sentence itself."""
     if isinstance(note, str):
         return note
