@@ -458,11 +458,11 @@ INLINE_SKIP = {
     "rt.read()": "the bare name",
     "rt.write_eee(m, folder)": "writes a folder of files; run in tests/test_eee.py",
     'rt.write_eee(m, "eee_out/")': "writes a folder of files (here: into the repository); run in tests/test_eee.py",
-    'rt.bootstrap_ci(..., cluster_correction="cr1")': "placeholder for the arguments",
+    'rt.bootstrap_ci(..., cluster_correction="cr2")': "placeholder for the arguments",
     "rt.power(..., binary=True)": "placeholder for the arguments",
     "rt.data_quality(m, *, near_identical=0.98, min_kappa=0.9, min_items=20, person_fit=True,\n"
     "lz_threshold=-4.0, min_corr_ratio=0.7, folds=None, rng=0)": "a signature with its defaults",
-    'rt.bootstrap_ci(m, method="percentile" | "bca", n_resamples=9999, confidence_level=0.95,\npair=None, cluster=False, rng=None)':
+    'rt.bootstrap_ci(m, method="percentile" | "bca", n_resamples=9999, confidence_level=0.95,\npair=None, cluster=False, rng=0)':
         "a signature with its defaults; test_inline_signatures compares it with the real one",
 }
 # resampling sizes reduced so the whole file stays fast; the keyword itself is still exercised
