@@ -310,7 +310,22 @@ def test_tier_colours_adjacent_differ_and_no_black():
     cols = [plots.tier_colour(t) for t in range(1, 21)]
     assert all(a != b for a, b in zip(cols, cols[1:]))
     assert "#000000" not in cols and "#F0E442" not in cols
-    assert len(set(cols[:6])) == 6
+    assert cols[:6] == list(plots.TIER_COLOURS)            # tiers 1-6 keep the Okabe-Ito colours
+    assert plots.tier_colour(None) == plots.tier_colour(0) == "#555555"
+
+
+def test_tier_colours_never_repeat():
+    """Distinct tiers never share a colour (tier 7 used to get tier 1's blue), however many there are;
+    each is dark enough for its bold label on white, none is black, yellow or the no-tier grey."""
+    import colorsys
+
+    cols = [plots.tier_colour(t) for t in range(1, 601)]
+    assert len(set(cols)) == len(cols)
+    assert plots.tier_colour(7) != plots.tier_colour(1) and plots.tier_colour(13) != plots.tier_colour(7)
+    assert not {"#000000", "#F0E442", "#555555"} & set(cols)
+    light = [colorsys.rgb_to_hls(*(int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)))[1] for c in cols[6:]]
+    assert 0.15 < min(light) and max(light) < 0.55
+    assert [plots.tier_colour(t) for t in range(1, 601)] == cols          # the same colour on every call
     d = real_report(12)
     for i, r in enumerate(d["models"]):
         r["tier"] = i + 1

@@ -100,15 +100,46 @@ def label_size(n: int) -> float:
 
 
 #: Tier colours: Okabe-Ito without black (unreadable as text on dark backgrounds, and the tier label
-#: is drawn in it) and without the faint yellow. Six colours in a cycle: adjacent tiers always differ;
-#: tiers 1 and 7 share a colour, and the tier labels tell them apart.
+#: is drawn in it) and without the faint yellow: tiers 1-6. Tiers 7 and on get colours of their own
+#: (:func:`tier_colour`), so no two tiers of one figure share a colour however many there are.
 TIER_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7")
+#: colour of a model without a tier
+NO_TIER_COLOUR = "#555555"
+_MORE_TIERS: list[str] = []
+_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+#: lightness of tiers 7, 8, 9, ... in turn: dark enough for a bold label on white, never black
+_TIER_LIGHTNESS = (0.34, 0.46, 0.28, 0.40)
+
+
+def _more_tier_colour(k: int) -> str:
+    """Colour of tier ``7 + k``: hues by the golden-ratio sequence (each new hue falls in the widest gap
+    left, so neighbours differ), lightness cycling through four levels; a colour already taken (by
+    tiers 1-6, the no-tier grey or an earlier tier) is darkened one step until it is new."""
+    import colorsys
+
+    taken = {*TIER_COLOURS, NO_TIER_COLOUR, "#000000", "#F0E442"}
+    while len(_MORE_TIERS) <= k:
+        i = len(_MORE_TIERS)
+        hue = (0.13 + i * _GOLDEN) % 1.0
+        light = _TIER_LIGHTNESS[i % len(_TIER_LIGHTNESS)]
+        while True:
+            r, g, b = colorsys.hls_to_rgb(hue, light, 0.72)
+            c = "#{:02X}{:02X}{:02X}".format(*(round(255 * v) for v in (r, g, b)))
+            if c not in taken and c not in _MORE_TIERS:
+                break
+            light = light - 1 / 255 if light > 0.2 else 0.5   # stays within 0.2-0.5 (readable, not black)
+            hue = (hue + 1e-3) % 1.0 if light == 0.5 else hue
+        _MORE_TIERS.append(c)
+    return _MORE_TIERS[k]
 
 
 def tier_colour(tier: Any) -> str:
-    if tier is None:
-        return "#555555"
-    return TIER_COLOURS[(int(tier) - 1) % len(TIER_COLOURS)]
+    """The colour of a tier (1 = first): the six of :data:`TIER_COLOURS`, then a new colour for each
+    further tier (never one of an earlier tier); grey for no tier (None or below 1)."""
+    if tier is None or int(tier) < 1:
+        return NO_TIER_COLOUR
+    t = int(tier)
+    return TIER_COLOURS[t - 1] if t <= len(TIER_COLOURS) else _more_tier_colour(t - len(TIER_COLOURS) - 1)
 
 
 def score_axis_limits(ax: Any, values: Iterable[Any]) -> None:
