@@ -55,7 +55,7 @@ def test_pass_fail_inconclusive_strict_exit_codes(suites, capsys):
     assert code == 0 and out.splitlines()[0] == "PASS: 2 tasks non-inferior at 1 point (95%, Holm)" and not err
     code, out, err = _gate(capsys, suites["fail"], "--candidate", "new", "--baseline", "old")
     assert code == 3
-    assert out.startswith("FAIL: gsm -4.5 points [") and "new is worse than old on 1 task of 2 (95%, Holm)" in out
+    assert out.startswith("FAIL: gsm -4.50 points [") and "new is worse than old on 1 task of 2 (95%, Holm)" in out
     code, out, err = _gate(capsys, suites["unsure"], "--candidate", "new", "--baseline", "old")
     assert code == 0 and out.startswith("INCONCLUSIVE: no regression shown, but 1 of 2 tasks cannot rule out")
     assert err.startswith("warning: the gate is inconclusive: 1 task cannot rule out a drop of 1 point: tiny "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..fmt import count, level, number, p_clause, p_value, plural, points, rank_range
+from ..fmt import count, interval, level, number, p_clause, p_value, plural, points, rank_range
 from ..markdown import md_escape as _esc
 from . import renderer
 from ._csv import table_csv
@@ -114,7 +114,7 @@ def _cells(d: dict[str, Any], r: dict[str, Any]) -> list[str]:
            rank_range(r["rank_low"], r["rank_high"]), rank_range(r["overlap_rank_low"], r["overlap_rank_high"]),
            count(r["n_battles"])]
     if d.get("baseline"):
-        out[5:5] = [points(r["win_rate"], 1), f"[{points(r['win_rate_ci_low'], 1)}, {points(r['win_rate_ci_high'], 1)}]"]
+        out[5:5] = [points(r["win_rate"]), interval(r["win_rate_ci_low"], r["win_rate_ci_high"])]
     if d.get("style"):
         out += [_elo(r["rating_raw"]), str(r["rank_raw"])]
     return out

@@ -51,8 +51,8 @@ def verdict_line(d: dict[str, Any]) -> str:
     if d["verdict"] == "FAIL":
         worse = [rows[w] for w in d["worse"]]
         worse.sort(key=lambda t: t["diff"])
-        shown = "; ".join(f"{t['task']} {points(t['diff'], 1, signed=True)} points "
-                          f"{interval(t['ci_low'], t['ci_high'], 1, signed=True)}" for t in worse[:3])
+        shown = "; ".join(f"{t['task']} {points(t['diff'], signed=True)} points "
+                          f"{interval(t['ci_low'], t['ci_high'], signed=True)}" for t in worse[:3])
         shown += f"; and {len(worse) - 3} more" if len(worse) > 3 else ""
         return (f"FAIL: {shown}: {d['candidate']} is worse than {d['baseline']} on "
                 f"{plural(len(worse), 'task')} of {n} ({fam})")
@@ -89,7 +89,7 @@ def _columns(d: dict[str, Any]) -> list[str]:
 
 
 def _cells(d: dict[str, Any], t: dict[str, Any]) -> list[str]:
-    cells = [t["task"], count(t["n_items"]), points(t["score_baseline"], 1), points(t["score_candidate"], 1),
+    cells = [t["task"], count(t["n_items"]), points(t["score_baseline"]), points(t["score_candidate"]),
              _diff_ci(t), level(round(t["ci_level"], 4)) if t["ci_level"] is not None else "n/a",
              _DECISION_WORDS[t["decision"]]]
     if d.get("show_plan"):
