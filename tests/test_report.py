@@ -57,6 +57,41 @@ def test_all_pairs_option(swebench):
     assert len(d["pairs"]) == 25 * 24 // 2 and d["pairs_scope"] == "all"
 
 
+def test_pair_table_p_values_say_their_family():
+    """Issue 23 §2 (house review 2026-12 §5.5): the report's table of adjacent pairs keeps the p-values
+    adjusted over all M(M-1)/2 pairs, which are ``rt.all_pairs(m, pairs="all")``'s for those pairs, and says
+    so (``adjust_family="all"``, "all pairs" in every format's column); ``rt.all_pairs(m, pairs="adjacent")``
+    adjusts over the M-1 neighbours, gives other p-values and says ``adjust_family="adjacent"``."""
+    from ranktrust.reporting.renderers import to_string
+
+    # 5 models x 3,000 items, as in the review; close enough that a non-adjacent pair has a larger p than an
+    # adjacent one, so Holm over all 10 pairs and over the 4 neighbours differ (m3 vs m2: 0.46 vs 0.39)
+    rng = np.random.default_rng(11)
+    s = (rng.random((5, 3000)) < np.linspace(0.50, 0.56, 5)[:, None]).astype(float)
+    m = rt.ScoreMatrix.from_array(s, models=[f"m{i}" for i in range(5)])
+    rep = rt.report(m, stability=False, rng=0)
+    full, adj = rt.all_pairs(m, pairs="all"), rt.all_pairs(m, pairs="adjacent")
+    assert (rep.pairs.pairs_scope, rep.pairs.adjust_family) == ("adjacent", "all")
+    assert (full.adjust_family, adj.adjust_family) == ("all", "adjacent")
+    d = rep.to_dict()
+    assert (d["pairs_scope"], d["adjust_family"]) == ("adjacent", "all")
+    assert adj.to_dict()["adjust_family"] == "adjacent" and full.to_dict()["adjust_family"] == "all"
+
+    def by_pair(rows):
+        return {frozenset((r["a"], r["b"])): r["p_adjusted"] for r in rows}
+
+    mine, everything, neighbours = by_pair(d["pairs"]), by_pair(full.to_dict()["pairs"]), by_pair(adj.to_dict()["pairs"])
+    assert len(mine) == 4 and set(mine) == set(neighbours)
+    # the same tests and the same Holm step-down over the same family: equal to a few ulps (one path
+    # selects rows of the other's arrays; the tolerance only guards against a reordering of float sums)
+    np.testing.assert_allclose([mine[k] for k in mine], [everything[k] for k in mine], rtol=1e-12)
+    assert any(abs(mine[k] - neighbours[k]) > 0.05 for k in mine)
+    # every format labels the column with its family
+    assert "p adj (all pairs)" in to_string(rep, "md")
+    assert "adjusted p (all pairs)" in to_string(rep, "html")
+    assert "(all pairs)" in to_string(rep, "text")
+
+
 def test_single_model_is_not_an_error(tmp_path):
     p = tmp_path / "one.csv"
     p.write_text("model,item,score\nA,q1,1\nA,q2,0\nA,q3,1\n")

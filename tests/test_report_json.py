@@ -73,10 +73,12 @@ def comparable(d: dict[str, Any]) -> dict[str, Any]:
 def as_before(d: dict[str, Any]) -> dict[str, Any]:
     """A new report JSON in the layout of the reference, undoing only the changes listed in the CHANGELOG
     (0.3.0, "The report as a composition"): each note is a record ``{"code", "data", "text"}`` where it was its
-    sentence; ``"sections"`` lists the sections' names and types. The record must be complete (a code, its data,
-    its sentence) for the undo to apply."""
+    sentence; ``"sections"`` lists the sections' names and types; and ``"adjust_family"`` says
+    over which pairs the pair table's p-values are adjusted ("all", as they always were). The record must be
+    complete (a code, its data, its sentence) for the undo to apply."""
     d = dict(d)
     assert all(set(s) == {"name", "type"} for s in d.pop("sections"))
+    assert d.pop("adjust_family") == "all"
     notes = []
     for n in d["notes"]:
         assert isinstance(n, dict) and set(n) == {"code", "data", "text"} and n["code"] and n["text"], n

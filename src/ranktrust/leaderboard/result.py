@@ -77,6 +77,7 @@ class _ReportJSON(TypedDict):
     headline: Headline
     models: list[ReportModelRow]
     pairs_scope: Literal["all", "adjacent"]
+    adjust_family: Literal["all", "adjacent"]
     pairs: list[PairRow]
     pair_matrix: dict[str, Any] | None
     tiers: TiersJSON | None
@@ -155,7 +156,8 @@ class LeaderboardReport(Result):
         Per-model scores with confidence intervals.
     pairs : PairTable
         The pairs shown: each model vs the next one down (default) or all pairs; p-values
-        are adjusted over all ``M (M - 1) / 2`` pairs either way.
+        are adjusted over all ``M (M - 1) / 2`` pairs either way (``adjust_family == "all"``;
+        ``rt.all_pairs(m, pairs="adjacent")`` adjusts over the ``M - 1`` adjacent pairs instead).
     pairs_all : PairTable
         Every pair (the tests behind tiers, rank ranges and the headline).
     tiers : Tiers
@@ -337,6 +339,7 @@ class LeaderboardReport(Result):
         }
         pt = self.pairs.to_dict()
         d["pairs_scope"] = pt.get("pairs_scope")
+        d["adjust_family"] = pt.get("adjust_family")   # "all": each pair's p_adjusted is over all M(M-1)/2 pairs
         d["pairs"] = pt["pairs"]
         if sidecar is not None:
             from .sidecar import write_sidecar

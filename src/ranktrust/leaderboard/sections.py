@@ -172,7 +172,8 @@ def build_rank_sets(b: Build) -> Any:
 
 def display_pairs(table: PairTable, order: np.ndarray) -> PairTable:
     """The adjacent pairs of the display order, taken from the all-pairs table (same tests, same
-    adjusted p-values), oriented upper row minus lower row."""
+    adjusted p-values: ``adjust_family`` stays the table's, ``"all"``, while ``pairs_scope`` is
+    ``"adjacent"``), oriented upper row minus lower row."""
     from ..stats.paired import PairTable
 
     k = len(table.models)
@@ -192,7 +193,7 @@ def display_pairs(table: PairTable, order: np.ndarray) -> PairTable:
         n_items=table.n_items[sel], only_a=oa, only_b=ob, diff=table.diff[sel] * sgn, se=table.se[sel],
         ci_low=np.minimum(lo, hi), ci_high=np.maximum(lo, hi), p_value=table.p_value[sel],
         p_adjusted=table.p_adjusted[sel], method=table.method, adjust=table.adjust, pairs_scope="adjacent",
-        confidence_level=table.confidence_level, clustered=table.clustered, binary=table.binary,
+        adjust_family=table.adjust_family, confidence_level=table.confidence_level, clustered=table.clustered, binary=table.binary,
         ci_method="exact-mcnemar" if table.ci_method == "none" else table.ci_method,
     )
 

@@ -137,6 +137,12 @@ def _figures(d: dict[str, Any], max_forest: int) -> dict[str, Markup | None]:
     return figs
 
 
+def _p_adj_family(d: dict[str, Any]) -> str:
+    from .renderers.report import adjust_family_label
+
+    return adjust_family_label(d)
+
+
 def _adjacent(d: dict[str, Any]) -> list[dict[str, Any]]:
     pairs = d.get("pairs") or []
     if d.get("pairs_scope") != "all":
@@ -219,7 +225,7 @@ def _base_context(d: dict[str, Any], meta: dict[str, Any], max_forest: int) -> d
     return {
         "title": title, "d": d, "meta": meta, "settings": settings, "cl": cl, "alpha": 1 - cl,
         "models": models, "n_models": n_models, "max_forest": max_forest, "figs": figs,
-        "adjacent": _adjacent(d), "pairs": pairs, "show_all_pairs": d.get("pairs_scope") == "all"
+        "adjacent": _adjacent(d), "pairs": pairs, "p_adj_family": _p_adj_family(d), "show_all_pairs": d.get("pairs_scope") == "all"
         and len(pairs) <= ALL_PAIRS_TABLE_MAX, "pass_keys": pass_keys,
         "cond_labels": cond_labels, "topk": topk, "embed": embed,
         "recommendation": _recommendation(mb),

@@ -357,6 +357,7 @@ class PairTableJSON(TypedDict):
 
     adjust: str
     pairs_scope: Literal["all", "adjacent"]
+    adjust_family: Literal["all", "adjacent"]
     method: str
     ci_method: str
     ci_adjusted: bool
@@ -391,9 +392,13 @@ class PairTable(Result):
         scores by default). The intervals are unadjusted (per pair, at ``confidence_level``),
         while ``p_adjusted`` is adjusted for multiplicity.
     adjust : str
-        Multiplicity adjustment over the pairs in this table.
+        Multiplicity adjustment, over the family ``adjust_family`` names.
     pairs_scope : str
         ``"all"`` or ``"adjacent"``: which pairs the table holds.
+    adjust_family : str
+        ``"all"`` or ``"adjacent"``: the pairs ``p_adjusted`` is adjusted over (default: the pairs the
+        table holds, as :func:`all_pairs` makes it). The report's table of adjacent pairs keeps the
+        p-values adjusted over all pairs: ``pairs_scope="adjacent"``, ``adjust_family="all"``.
     confidence_level : float
     clustered : bool
     binary : bool
@@ -424,6 +429,12 @@ class PairTable(Result):
     binary: bool
     ci_method: str = "exact-mcnemar"
     alternative: str = "two-sided"
+    adjust_family: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.adjust_family:
+            object.__setattr__(self, "adjust_family", self.pairs_scope)
+        super().__post_init__()
 
     def __len__(self) -> int:
         return int(self.i.size)
@@ -448,6 +459,7 @@ class PairTable(Result):
         return jsonable({
             "adjust": self.adjust,
             "pairs_scope": self.pairs_scope,
+            "adjust_family": self.adjust_family,
             "method": self.method,
             "ci_method": self.ci_method,
             "ci_adjusted": False,

@@ -197,6 +197,14 @@ def _pairs_title(d: dict[str, Any]) -> str:
     return "Each model vs the next one down" if d["pairs_scope"] == "adjacent" else "All pairs"
 
 
+def adjust_family_label(d: dict[str, Any]) -> str:
+    """The pairs the table's adjusted p-values are adjusted over, for its column header: ``"all pairs"``
+    in the report (its adjacent rows keep the all-pairs adjustment), ``"adjacent pairs"`` for a table
+    adjusted over its ``M - 1`` neighbours only (``rt.all_pairs(m, pairs="adjacent")``)."""
+    fam = d.get("adjust_family") or d.get("pairs_scope")
+    return "all pairs" if fam == "all" else "adjacent pairs"
+
+
 #: the terminal shows at most this many pairs (the JSON has all of them)
 TEXT_MAX_PAIRS = 200
 
@@ -214,7 +222,7 @@ def pairs_rich(d: dict[str, Any]) -> list[Any]:
     # the two names stacked in one column: a name breaks only when it alone is wider than the column
     pt.add_column("A\nB", justify="left", overflow="fold",
                   min_width=_name_width([p[k] for p in pairs for k in ("a", "b")]))
-    for c in ("A − B (pts)", "CI", "only A", "only B", "p", "p adj"):
+    for c in ("A − B (pts)", "CI", "only A", "only B", "p", f"p adj\n({adjust_family_label(d)})"):
         pt.add_column(c, justify="right", no_wrap=True)
     alpha = 1 - d["settings"]["confidence_level"]
     for p in pairs:
@@ -234,7 +242,8 @@ def pairs_markdown(d: dict[str, Any]) -> str:
         return ""
     lines = [f"## {_pairs_title(d)}", "",
              f"Paired on shared items; p adj: {adjust_phrase(d['settings'])}; the CI is unadjusted.", "",
-             "| A | B | A − B (pts) | CI | only A | only B | p | p adj |", "|:--|:--|--:|--:|--:|--:|--:|--:|"]
+             f"| A | B | A − B (pts) | CI | only A | only B | p | p adj ({adjust_family_label(d)}) |",
+             "|:--|:--|--:|--:|--:|--:|--:|--:|"]
     for p in d["pairs"]:
         lines.append(f"| {_esc(p['a'])} | {_esc(p['b'])} | {points(p['diff'], signed=True)} | "
                      f"{interval(p['ci_low'], p['ci_high'], signed=True)} | {count(p.get('only_a'))} | "
