@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import ranktrust as rt
@@ -94,8 +95,14 @@ def test_every_format_puts_the_verdict_first(suites, capsys, tmp_path):
     jsonschema.validate(d, rt.json_schema("gate"), cls=jsonschema.Draft202012Validator)
     assert line.replace("-", "-") in heads["html"] and "<table" in heads["html"]
     csv = heads["csv"].splitlines()
-    assert csv[0] == f"# {line}" and csv[1].startswith("task,n_items,score_baseline,score_candidate,diff,ci_low")
-    assert csv[2].startswith("gsm,4000,") and len(csv) == 4
+    assert csv[0].startswith("verdict,task,n_items,score_baseline,score_candidate,diff,ci_low")
+    assert csv[1].startswith("FAIL,gsm,4000,") and len(csv) == 3
+    out_csv = tmp_path / "g.csv"
+    code, _, _ = _gate(capsys, *args, "-o", out_csv)
+    assert code == 3
+    df = pd.read_csv(out_csv)                  # machine-readable as is: header first, the verdict on every row
+    assert list(df["verdict"]) == ["FAIL", "FAIL"] and list(df["task"]) == ["gsm", "arc"]
+    assert list(df["decision"]) == [t["decision"] for t in d["tasks"]] and df["n_items"].tolist() == [4000, 4000]
     out_file = tmp_path / "gate.md"
     code, out, _ = _gate(capsys, *args, "--out", out_file)
     assert code == 3 and out == "" and out_file.read_text().startswith(f"**{line}**")

@@ -153,8 +153,9 @@ def gate_markdown(d: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-#: the CSV columns: one row per task, full precision (the verdict is the first line, '# ' and the line)
-CSV_COLUMNS = ("task", "n_items", "score_baseline", "score_candidate", "diff", "ci_low", "ci_high", "ci_level",
+#: the CSV columns: one row per task, full precision; the first column is the suite's verdict (PASS, FAIL or
+#: INCONCLUSIVE, the same on every row), so the file starts with its header row and ``pandas.read_csv`` reads it
+CSV_COLUMNS = ("verdict", "task", "n_items", "score_baseline", "score_candidate", "diff", "ci_low", "ci_high", "ci_level",
                "p_value", "p_adjusted", "decision", "method", "disagreement", "detectable_drop", "items_needed")
 
 
@@ -162,5 +163,5 @@ CSV_COLUMNS = ("task", "n_items", "score_baseline", "score_candidate", "diff", "
 def gate_csv(d: dict[str, Any]) -> str:
     from ._csv import table_csv
 
-    head = d.get("headline") or verdict_line(d)
-    return f"# {head}\n" + table_csv(list(CSV_COLUMNS), [[t[c] for c in CSV_COLUMNS] for t in d["tasks"]])
+    row = {"verdict": d["verdict"]}
+    return table_csv(list(CSV_COLUMNS), [[{**row, **t}[c] for c in CSV_COLUMNS] for t in d["tasks"]])
