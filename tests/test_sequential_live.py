@@ -212,13 +212,39 @@ def test_w3_rereads_of_a_growing_file_continue_one_sequence(tmp_path, capsys):
     kept = json.loads(state.read_text())["order"]
     assert len(kept) >= e.t > 10
     df.iloc[: 3 * (e.t // 2)].to_csv(f, index=False)        # the source shrank
-    code, out, err = run_cli(capsys, "watch", f, "--order", "arrival", "--state", state)
+    code, out, err = run_cli(capsys, "watch", f, "--order", "arrival", "--n-items", N, "--state", state)
     assert code == 1 and "no longer in the input: the source shrank" in err and err.count("\n") == 1
     df2 = df.copy()
     df2.loc[0, "score"] = 1 - df2.loc[0, "score"]
     df2.to_csv(f, index=False)
-    code, out, err = run_cli(capsys, "watch", f, "--order", "arrival", "--state", state)
+    code, out, err = run_cli(capsys, "watch", f, "--order", "arrival", "--n-items", N, "--state", state)
     assert code == 1 and "has changed scores since it was analysed" in err
+
+
+def test_rereads_refuse_a_changed_setting(tmp_path, capsys):
+    """Verifier, 2026-12: two tied models on 60 items certified "B is #1" with --n-items 60; a re-read of the same
+    state without the size (or another size) said "Still open", withdrawing it. The state file now keeps every
+    setting that changes the sequence, and a changed one is refused in one line naming it."""
+    rows = [(m, f"q{i}", 1.0) for i in range(60) for m in "AB"]
+    f = tmp_path / "tied.csv"
+    pd.DataFrame(rows, columns=["model", "item", "score"]).to_csv(f, index=False)
+    state = tmp_path / "tied.state"
+    code, out, err = run_cli(capsys, "watch", f, "--order", "arrival", "--n-items", 60, "--state", state)
+    assert code == 0, err
+    first = out
+    for extra, was, now in (([], "--n-items 60", "--n-items not given"),
+                            (["--n-items", 100], "--n-items 60", "--n-items 100"),
+                            (["--n-items", 60, "--confidence", 0.9], "--confidence 0.95", "--confidence 0.9"),
+                            (["--n-items", 60, "--method", "eb"], "--method betting", "--method eb"),
+                            (["--n-items", 60, "--no-eliminate"], "no --no-eliminate", "this run has --no-eliminate"),
+                            (["--n-items", 60, "--seed", 3], "--seed 0", "--seed 3")):
+        code, out, err = run_cli(capsys, "watch", f, "--order", "arrival", "--state", state, *extra)
+        assert code == 1 and err.count("\n") == 1 and "Traceback" not in err, err
+        assert f"started with {was}" in err and now in err and "use a new --state file" in err, err
+    code, out, err = run_cli(capsys, "watch", f, "--order", "arrival", "--n-items", 60, "--state", state)
+    assert code == 0 and out == first                          # the same settings continue the sequence
+    kept = json.loads(state.read_text())["settings"]
+    assert kept["--n-items"] == 60 and kept["--confidence"] == 0.95 and kept["--method"] == "betting"
 
 
 def test_cluster_by_help_says_what_watch_does(capsys):

@@ -148,8 +148,14 @@ def command(paths: tuple[str, ...], target: str, items: str | None, order: str, 
     if order == "arrival" and scope == "benchmark" and n_items is None and declared is None:
         raise click.UsageError("--scope benchmark needs the benchmark's size declared: pass --n-items N")
     state_path = None
+    settings: dict[str, Any] = {}
     if order == "arrival":
         state_path = state_file or _default_state(paths, kw, out)
+        # every setting that changes the sequence of looks: a re-read must continue with the same ones
+        settings = {"--target": target, "--confidence": confidence, "--scope": scope, "--method": method,
+                    "--rule": rule, "--best-method": best_method, "--no-eliminate": no_eliminate,
+                    "--final-look": final_look, "--n-items": n_items, "--score-range": list(score_range),
+                    "--seed": seed, "--items": _digest(declared) if declared is not None else None}
 
     def once(prev: Any = None) -> tuple[Any, str, Any]:
         """Read the input; with ``prev`` (a --follow re-read) add to the same Watch, so the sequence continues and
@@ -167,7 +173,7 @@ def command(paths: tuple[str, ...], target: str, items: str | None, order: str, 
                 raise DataError(f"the models changed while following ({', '.join(prev.models)} -> "
                                 f"{', '.join(models)}); the sequence cannot continue: start a new watch")
             if order == "arrival":
-                _arrive_with_state(prev, m, state_path)
+                _arrive_with_state(prev, m, state_path, settings)
             else:
                 prev.update_matrix(m)
             return prev.status(next_budget=budget), ihash, prev
@@ -179,7 +185,7 @@ def command(paths: tuple[str, ...], target: str, items: str | None, order: str, 
                 raise DataError("--cluster-by needs --items (a group enters once all its items are scored, so its "
                                 "items must be declared); --order arrival cannot say when a group is complete")
             w = Watch(models, declared, order="arrival", n_items=n_items, **common)  # type: ignore[arg-type]
-            _arrive_with_state(w, m, state_path)
+            _arrive_with_state(w, m, state_path, settings)
         else:
             wanted = declared if declared is not None else list(m.items)
             w = Watch(models, wanted, declared=declared is not None, n_items=n_items,  # type: ignore[arg-type]
@@ -266,9 +272,44 @@ def _same_item(old: list[float | None], new: list[float | None]) -> bool:
     return all(a is None or (b is not None and abs(a - b) <= 1e-9) for a, b in zip(old, new))
 
 
-def _arrive_with_state(w: Any, m: Any, path: str) -> None:
+def _digest(items: list[str]) -> str:
+    """A short fingerprint of the declared items (their ids in order), kept in the state file."""
+    import hashlib
+
+    return hashlib.sha256("\n".join(items).encode("utf-8")).hexdigest()[:16]
+
+
+def _shown(flag: str, v: Any) -> str:
+    if v is None:
+        return f"{flag} not given"
+    if isinstance(v, bool):
+        return flag if v else f"no {flag}"
+    if isinstance(v, list):
+        return f"{flag} {' '.join(f'{x:g}' for x in v)}"
+    if flag == "--items":
+        return f"--items with fingerprint {v}"
+    return f"{flag} {v:g}" if isinstance(v, float) else f"{flag} {v}"
+
+
+def _check_settings(path: str, kept: Any, now: dict[str, Any]) -> None:
+    """Refuse a re-read whose sequence-changing settings differ from those the state file was started with."""
+    from ..errors import DataError
+
+    if not isinstance(kept, dict):
+        raise DataError(f"{path}: this state file does not record the settings its sequence was started with (an "
+                        "earlier ranktrust); use a new --state file to start a new sequence")
+    for flag, v in now.items():
+        if flag not in kept or kept[flag] != v:
+            was = _shown(flag, kept.get(flag))
+            raise DataError(f"{path}: this sequence was started with {was}, this run has {_shown(flag, v)}; a "
+                            f"setting cannot change within a sequence: rerun with {was}, or use a new --state file "
+                            "to start a new sequence")
+
+
+def _arrive_with_state(w: Any, m: Any, path: str, settings: dict[str, Any]) -> None:
     """Feed ``m`` to an arrival-order Watch: first the items in the order the state file kept (each must still
-    be there with the same scores), then the new ones in the input's order; write the order back."""
+    be there with the same scores, and every setting that changes the sequence the same), then the new ones in
+    the input's order; write the order and the settings back."""
     import json
     import os
 
@@ -295,6 +336,7 @@ def _arrive_with_state(w: Any, m: Any, path: str) -> None:
             old_models = list(st["models"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise DataError(f"{path}: not a watch state file ({exc}); delete it to start a new sequence") from None
+        _check_settings(path, st.get("settings"), settings)
         if old_models != models:
             raise DataError(f"{path}: the state was kept for models {', '.join(old_models)}, the input now has "
                             f"{', '.join(models)}; the sequence cannot continue (delete the state file to start a new "
@@ -312,7 +354,7 @@ def _arrive_with_state(w: Any, m: Any, path: str) -> None:
     if fresh:
         w.update_matrix(m.select(items=fresh))
     order = w.item_order()
-    payload = {"version": 1, "models": models, "seed": w.seed, "order": order,
+    payload = {"version": 2, "models": models, "seed": w.seed, "settings": settings, "order": order,
                "digests": {it: _item_values(scores[rows, pos[it]]) for it in order}}
     tmp = f"{path}.partial"
     with open(tmp, "w", encoding="utf-8") as fh:
