@@ -247,6 +247,24 @@ def test_rereads_refuse_a_changed_setting(tmp_path, capsys):
     assert kept["--n-items"] == 60 and kept["--confidence"] == 0.95 and kept["--method"] == "betting"
 
 
+def test_every_output_says_where_the_arrival_state_is_kept(tmp_path, capsys):
+    """Verifier, 2026-12: --order arrival wrote <input>.watch-state beside the input without a word."""
+    rows = [(m, f"q{i}", float((i * (k + 2)) % 3 == 0)) for i in range(40) for k, m in enumerate("AB")]
+    f = tmp_path / "in.csv"
+    pd.DataFrame(rows, columns=["model", "item", "score"]).to_csv(f, index=False)
+    where = f"{f}.watch-state"
+    for fmt in ("text", "md", "json", "html"):
+        code, out, err = run_cli(capsys, "watch", f, "--order", "arrival", "--format", fmt)
+        assert code == 0, err
+        if fmt == "json":
+            assert json.loads(out)["state_file"] == where
+        else:
+            flat = " ".join(out.split())
+            assert f"kept in {where}" in flat and "re-run with the same settings continues" in flat, (fmt, out)
+    code, out, err = run_cli(capsys, "watch", f, "--format", "json")     # seeded order: no state file
+    assert code == 0 and json.loads(out)["state_file"] is None
+
+
 def test_cluster_by_help_says_what_watch_does(capsys):
     code, out, err = run_cli(capsys, "watch", "--help")
     assert code == 0 and "sampling unit" in out and "CR1" not in out

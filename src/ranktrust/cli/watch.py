@@ -206,6 +206,10 @@ def command(paths: tuple[str, ...], target: str, items: str | None, order: str, 
             st, ihash, w = once(w)
         if st is None:
             raise DataError("still fewer than two models after --max-wait; nothing to compare")
+    if state_path is not None and st is not None:   # every output says where the order is kept
+        import dataclasses
+
+        st = dataclasses.replace(st, state_file=str(state_path))
     if html_out:
         from ..reporting.render import write_output
         from ..reporting.watch_html import render_watch_html

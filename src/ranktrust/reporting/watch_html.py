@@ -62,7 +62,7 @@ def _svg(band: dict[str, Any]) -> str:
 def render_watch_html(d: dict[str, Any], bands: list[dict[str, Any]], *, title: str = "ranktrust Watch") -> str:
     """HTML for a status ``d`` (``WatchStatus.to_dict()``) and its decision bands (``Watch.bands()``); the
     sentences are the text renderer's (one answer in every output)."""
-    from .renderers.watch import _guarantee, _progress, _verdict, _waiting_lines
+    from .renderers.watch import _guarantee, _progress, _state_line, _verdict, _waiting_lines
 
     e = html.escape
     rows = []
@@ -88,7 +88,7 @@ table{{border-collapse:collapse}}td,th{{padding:2px 10px;border-bottom:1px solid
 td:first-child,th:first-child{{text-align:left}}figure{{margin:1em 0}}figcaption{{font-size:90%}}</style></head>
 <body><h1>{e(title)}: {e(d['target'])}</h1>
 <p>{e(_progress(d))}, {d['cells_scored']:,} cells scored. <b>{e(_verdict(d))}</b></p>{wait}
-<p>{e(_guarantee(d))}</p>
+<p>{e(_guarantee(d))}</p>{"".join(f"<p>{e(x)}</p>" for x in _state_line(d))}
 <table><tr><th>model</th><th>score</th><th>items</th><th>rank set</th><th>in set</th><th>left at item</th></tr>
 {''.join(rows)}</table>
 <h2>Decisions against items scored</h2>

@@ -98,6 +98,8 @@ class WatchStatus(Result):
         Items (groups) with a result or declared.
     unit : str
         ``"item"``, or ``"cluster"`` when whole item groups are the sampling unit.
+    state_file : str or None
+        Where the arrival order is kept between reads (``ranktrust watch --order arrival``); None otherwise.
     """
 
     target: str
@@ -128,6 +130,7 @@ class WatchStatus(Result):
     held_back: int = 0
     items_received: int = 0
     final_look: float = 0.0
+    state_file: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -145,4 +148,5 @@ class WatchStatus(Result):
             "pairs": self.pairs, "seed": self.seed, "waiting_for": list(self.waiting_for), "unit": self.unit,
             "order": self.order, "target_decided": self.target_decided, "held_back": self.held_back,
             "items_received": self.items_received, "final_look": self.final_look,
+            "state_file": self.state_file,
         }

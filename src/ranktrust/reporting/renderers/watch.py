@@ -43,6 +43,14 @@ def _order_caveat(d: dict[str, Any]) -> str:
             "results arrive is a new sequence: for a live source declare `items` or use `order`='arrival').")
 
 
+def _state_line(d: dict[str, Any]) -> list[str]:
+    """Where ``--order arrival`` keeps the order between reads (the command wrote it there)."""
+    if not d.get("state_file"):
+        return []
+    return [f"State: the arrival order is kept in {d['state_file']}; a re-run with the same settings continues this "
+            "sequence (a new --state file starts a new one)."]
+
+
 def _progress(d: dict[str, Any]) -> str:
     """'N items declared, t analysed' for a live source; 't items analysed (size not declared)' otherwise."""
     unit = "item groups" if d.get("unit") == "cluster" else "items"
@@ -133,6 +141,7 @@ def _status_text(d: dict[str, Any]) -> list[Any]:
     elif not d["done"]:
         out.append(Text(_nothing_next(d)))
     out.append(Text(_guarantee(d)))
+    out.extend(Text(x) for x in _state_line(d))
     return out
 
 
@@ -154,6 +163,7 @@ def _status_md(d: dict[str, Any]) -> str:
     if d["next"]:
         lines += ["", "Score next: " + ", ".join(f"`{_esc(c['model'])}` @ `{_esc(c['item'])}`" for c in d["next"][:16])]
     lines += ["", _guarantee(d)]
+    lines += ["", *(_esc(x) for x in _state_line(d))] if _state_line(d) else []
     return "\n".join(lines) + "\n"
 
 
