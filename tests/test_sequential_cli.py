@@ -210,3 +210,25 @@ def test_live_watch_with_item_groups_and_format_html(tmp_path, capsys):
     code, out, err = run(["watch", p, "--format", "html"], capsys)
     assert code == 0, err
     assert out.lstrip().lower().startswith("<!doctype html>") and "<svg" in out and "<script" not in out
+
+
+def test_status_sentences_use_the_command_lines_words(tmp_path, capsys):
+    """Verifier, 2026-12: the status said "declare `items` ..." and "use `order`='arrival'" (Python syntax) on
+    the command line. The sentences now name the flags (and the Python parameters, plainly)."""
+    import html
+    import re
+
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    rows = [(m, f"q{i}", float(rng.random() < 0.5)) for i in range(30) for m in "AB"]
+    f = tmp_path / "open.csv"
+    pd.DataFrame(rows, columns=["model", "item", "score"]).to_csv(f, index=False)
+    for fmt in ("text", "md", "html"):
+        code, out, err = run(["watch", f, "--format", fmt], capsys)
+        assert code == 0, err
+        flat = " ".join((html.unescape(out) if fmt == "html" else out).split())
+        assert "Still open" in flat and "--items FILE" in flat and "--order arrival" in flat, (fmt, out)
+        assert "declare the benchmark's items" in flat
+        assert not re.search(r"`\w+`", out), (fmt, out)          # no backticked API names
+        assert "order`=" not in out and "'arrival'" not in out

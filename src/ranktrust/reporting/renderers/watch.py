@@ -40,7 +40,8 @@ def _order_caveat(d: dict[str, Any]) -> str:
     if d.get("items_total"):
         return "Order: a seeded random order over the declared items (trying seeds for a wanted answer voids it)."
     return ("Order: a seeded order over the items read; the benchmark size is not declared (a re-read after more "
-            "results arrive is a new sequence: for a live source declare `items` or use `order`='arrival').")
+            "results arrive is a new sequence: for a live source declare the benchmark's items (--items FILE; "
+            "items= in Python) or analyse them as they complete (--order arrival; order=\"arrival\")).")
 
 
 def _state_line(d: dict[str, Any]) -> list[str]:
@@ -83,7 +84,7 @@ def _nothing_next(d: dict[str, Any]) -> str:
         return f"score next: any item not scored yet, in your own shuffled order{more}; arrival order does not choose items."
     if not d.get("items_total"):
         return ("score next: nothing proposed: every item read is analysed and the benchmark size is not declared "
-                "(declare `items` to have the next items proposed).")
+                "(declare the benchmark's items, --items FILE or items= in Python, to have the next items proposed).")
     return "score next: nothing proposed (no items left to score)."
 
 
