@@ -96,7 +96,7 @@ def test_rt_arena_takes_the_reader_options(tmp_path, capsys):
     # a DataFrame with a reader option goes through the reader: `prompt` names the prompt-id column
     df = pd.read_json(official, lines=True).rename(columns={"question_id": "qid"})
     r = rt.arena(df, prompt="qid", weight_strong=True, n_resamples=200)
-    assert r.settings["cluster_by"] == "cluster" and r.settings["n_clusters"] == 500
+    assert r.settings["cluster_by"] == "qid" and r.settings["n_clusters"] == 500
     np.testing.assert_allclose(r.rating, one.rating, rtol=1e-12)
     with pytest.raises(rt.FormatError, match="a DataFrame is read as a battles table"):
         rt.arena(df, format="arena_hard")
@@ -260,3 +260,36 @@ def test_a_shortened_neighbour_table_says_so():
     md = to_string(r, "md", kind="arena")
     assert "### Neighbours in this order (the first 12 of 14; every pair is in the JSON output)" in md
     assert "the first 12 of 14" in to_string(r, "text", kind="arena")
+
+
+def test_cluster_by_takes_the_files_own_column_names(tmp_path, capsys):
+    """`--cluster-by question_id` names the file's prompt-id column (read as the internal `cluster`); the output
+    names the user's column; any other column of a table clusters too; a wrong name lists the file's columns and
+    suggests `--cluster-by none`, the spelling the help gives."""
+    g = np.random.default_rng(3)
+    n, models = 1200, np.array(["a", "b", "c", "d"])
+    i = g.integers(0, 4, n)
+    j = (i + g.integers(1, 4, n)) % 4
+    df = pd.DataFrame({"model_a": models[i], "model_b": models[j], "winner": g.choice(["model_a", "model_b"], n),
+                       "question_id": g.integers(0, 200, n), "topic": g.integers(0, 30, n)})
+    p = tmp_path / "b.csv"
+    df.to_csv(p, index=False)
+    base = ["arena", p, "--n-resamples", "100", "-f", "json"]
+    code, out, err = run_cli(capsys, *base, "--cluster-by", "question_id")
+    assert code == 0, err
+    s = json.loads(out)["settings"]
+    assert s["cluster_by"] == "question_id" and s["n_clusters"] == df["question_id"].nunique()
+    code, auto, _ = run_cli(capsys, *base)                                   # auto: the same clusters, same name
+    assert code == 0 and json.loads(auto)["settings"] == s
+    code, text, _ = run_cli(capsys, "arena", p, "--n-resamples", "100", "--cluster-by", "question_id")
+    assert code == 0 and "clustered by the column question_id" in " ".join(text.split())
+    code, out, _ = run_cli(capsys, *base, "--cluster-by", "topic")          # a column the reader does not keep
+    assert code == 0 and json.loads(out)["settings"]["cluster_by"] == "topic"
+    assert json.loads(out)["settings"]["n_clusters"] == df["topic"].nunique()
+    code, out, _ = run_cli(capsys, *base, "--cluster-by", "none")
+    assert code == 0 and json.loads(out)["settings"]["cluster_by"] is None
+    code, _, err = run_cli(capsys, *base, "--cluster-by", "question")
+    assert code == 1 and err.count("\n") == 1 and "'question_id'" in err and "--cluster-by none" in err
+    assert "weight" not in err and "None" not in err
+    code, _, err = run_cli(capsys, *base, "--cluster-by", "topic", "--prompt-col", "question_id")
+    assert code == 1 and "--cluster-by question_id" in err

@@ -19,8 +19,9 @@ from ._common import api_default, command_line, confidence_option, output_option
 @click.option("--ties", type=click.Choice(["half", "davidson"]), default=api_default(_arena, "ties"),
               show_default=True, help="A tie as half a win, or Davidson's tie model.")
 @click.option("--cluster-by", "cluster_by", default=api_default(_arena, "cluster_by"), show_default=True,
-              help="Column whose values are clusters (e.g. the prompt id); 'none': each battle on its own; "
-                   "auto: the prompt id when the battles have one.")
+              help="How the intervals are clustered: auto: by the prompt id when the battles have one; a column "
+                   "of the file (its prompt-id column such as question_id, or judge, user, or any column of a "
+                   "battles table); 'none': each battle on its own.")
 @click.option("--style", "style", default=None,
               help="Style control: 'all' for every style feature of the input, or names separated by commas.")
 @click.option("--method", type=click.Choice(["sandwich", "bootstrap"]), default=api_default(_arena, "method"),
@@ -33,8 +34,8 @@ from ._common import api_default, command_line, confidence_option, output_option
               help="Arena-Hard: the weight of a strong verdict (3 as Arena-Hard), one battle with that weight; on a "
                    "battles table that wrote each strong verdict 3 times, the copies become one row again.")
 @click.option("--prompt-col", "prompt", default=None,
-              help="Battles tables: the column of prompt ids (default: cluster, question_id, prompt_id or uid; "
-                   "'' for none).")
+              help="Battles tables: which column holds the prompt ids (default: the first of cluster, question_id, "
+                   "prompt_id, uid; '' for none). It only reads them; --cluster-by chooses the clustering.")
 @output_options
 @confidence_option
 @seed_option

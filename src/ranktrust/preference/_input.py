@@ -123,12 +123,12 @@ def battles_arrays(df: Any, *, cluster_by: str | None) -> Battles:
     if cluster_by is not None:
         if cluster_by not in cols:
             raise DataError(f"`cluster_by`={cluster_by!r}: the battles have no such column (columns: "
-                            f"{', '.join(cols)}); name one, or give `cluster_by`=None for per-battle intervals",
+                            f"{', '.join(cols)}); name one, or give `cluster_by`='none' for per-battle intervals",
                             param="cluster_by")
         cluster, uniq = _codes(df, cluster_by)
         if (cluster < 0).any():
             raise DataError(f"`battles` {_row(np.flatnonzero(cluster < 0)[0])}: `{cluster_by}` is missing; give "
-                            "every battle its cluster, or `cluster_by`=None", param="cluster_by")
+                            "every battle its cluster, or `cluster_by`='none'", param="cluster_by")
         n_clusters = len(uniq)
     feats = tuple(c[len(STYLE_PREFIX_A):] for c in cols if c.startswith(STYLE_PREFIX_A))
     sa = sb = None

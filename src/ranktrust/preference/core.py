@@ -42,19 +42,68 @@ METHODS = ("sandwich", "bootstrap")
 _FEW_CLUSTERS = 20
 
 
+#: the canonical battle columns ``cluster_by`` may name directly (data/battles/_canon.py)
+_CANONICAL = ("model_a", "model_b", "score", "winner", "weight", "cluster", "judge", "user", "turn")
+#: where each structured format reads its prompt ids from (the names `cluster_by` may use for them)
+_FORMAT_PROMPT = {"arena_hard": ("uid", "question_id"), "alpaca_eval": ("instruction",),
+                  "mt_bench": ("question_id",)}
+
+
+def _prompt_names(df: Any) -> list[str]:
+    """The source's own names of the column read as ``cluster`` (the prompt ids), first seen first."""
+    names: list[str] = []
+    for n in df.attrs.get("notes", []):
+        got = [n["column"]] if n["code"] == "prompt_column" else (
+            list(_FORMAT_PROMPT.get(n.get("format"), ())) if n["code"] == "read" else [])
+        names += [g for g in got if g not in names]
+    return names
+
+
 def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
     """Paths (and a DataFrame given with a reader option) go through the data layer's ``read_battles``
-    with ``reader`` (format, weight_strong, prompt, baseline); a DataFrame alone is taken as it is."""
+    with ``reader`` (format, weight_strong, prompt, baseline); a DataFrame alone is taken as it is.
+
+    ``cluster_by`` may name the source's own prompt-id column (``question_id``): the reader writes it to
+    ``cluster``, and the result names it as the user did. A column of a battles table that the reader
+    does not keep is read as the prompt ids (``prompt``), so clustering by it works too."""
     import os
+    from dataclasses import replace
 
     is_path = isinstance(battles, (str, os.PathLike)) or (
         isinstance(battles, (list, tuple)) and battles and all(isinstance(p, (str, os.PathLike)) for p in battles))
     asked = reader["format"] != "auto" or reader["weight_strong"] is not False or reader["prompt"] is not None
-    if is_path or asked:
-        from ..data.battles import read_battles  # the data layer reads files
+    if not (is_path or asked):
+        return battles_arrays(battles, cluster_by=cluster_by)
+    from ..data.battles import read_battles  # the data layer reads files
 
-        return battles_arrays(read_battles(battles, **reader), cluster_by=cluster_by)
-    return battles_arrays(battles, cluster_by=cluster_by)
+    own = cluster_by is not None and cluster_by != "auto" and cluster_by not in _CANONICAL
+    if own:
+        p = reader["prompt"]
+        if p is not None and p != cluster_by:
+            raise DataError(f"`cluster_by`={cluster_by!r} and `prompt`={p!r}: the clusters are the prompt ids "
+                            f"(`prompt`), so name one column: `cluster_by`={p!r}, or drop `prompt`",
+                            param="cluster_by")
+        reader = {**reader, "prompt": cluster_by}
+    try:
+        df = read_battles(battles, **reader)
+    except DataError as e:
+        if own and e.param == "prompt" and "no prompt-id column" in e.message:
+            cols = e.message.split("; columns: ", 1)[-1]
+            raise DataError(f"`cluster_by`={cluster_by!r}: the battles have no such column (columns: {cols}); name "
+                            "one of them, or give `cluster_by`='none' for per-battle intervals",
+                            param="cluster_by") from None
+        raise
+    names = _prompt_names(df)
+    if own and cluster_by not in names:
+        where = f"their prompt ids are {', '.join(names)}" if names else "they have no prompt ids"
+        raise DataError(f"`cluster_by`={cluster_by!r}: the battles have no such column ({where}); name it, or "
+                        "give `cluster_by`='none' for per-battle intervals", param="cluster_by")
+    bt = battles_arrays(df, cluster_by="cluster" if own else cluster_by)
+    if bt.cluster_col == "cluster":
+        label = cluster_by if own else (names[0] if len(names) == 1 else None)
+        if label is not None:
+            bt = replace(bt, cluster_col=label)
+    return bt
 
 
 def _connected(a: np.ndarray, b: np.ndarray, M: int, models: Sequence[str]) -> None:

@@ -96,6 +96,8 @@ def from_table(df: "pd.DataFrame", where: Where, *, cluster: str | None, fmt: st
     ignored = [c for c in cols if c not in used]
     if ignored:
         notes.append({"code": "columns_ignored", "source": where.source, "columns": ignored})
+    if name is not None:      # the source's own name of the prompt ids, which `cluster_by` may use
+        notes.append({"code": "prompt_column", "source": where.source, "column": name})
     notes.append(_dropped(where.source, {}))
     if strong != 1.0:
         if "weight" in used:
