@@ -158,6 +158,11 @@ def test_swebench_qa_command_names_no_size_off_an_11_pair_bin(swebench_path, cap
     assert (ne["method"], ne["size"], ne["mdad_pairs"]) == ("diversity", 10, 11)
     assert text[-1].startswith("Not enough target models to recommend a size: diversity with 10 items")
     assert not any(t.startswith("Use ") for t in text)
+    # every figure off a bin with fewer than 30 pairs says so (D7, verifier re-run): no "diversity: reaches"
+    div = next(t for t in text if t.startswith("diversity:"))
+    assert div.startswith("diversity: would reach") and "only 11 target pairs (30 needed): not a finding" in div
+    for m, t in zip(rec["methods"], text[1:1 + len(rec["methods"])]):
+        assert ("not a finding" in t) == m["sparse"], t
     assert "--min-pairs 30" in err and "min_pairs" not in err           # the warning in command-line words
 
 
@@ -171,6 +176,31 @@ def test_swebench_names_no_size_off_a_sparse_bin(swebench_path, capsys):
     ne = rec["not_enough_pairs"]
     assert ne is None or ne["mdad_pairs"] < ne["pairs_needed"] == 30
     assert not any(t.startswith("Use ") for t in text)
+
+
+def test_figures_off_a_thin_bin_are_marked_not_a_finding():
+    """Synthetic recommendation fields: a method that reaches the target off a 4-pair bin reads 'would reach ...
+    not a finding'; one off a 40-pair bin reads 'reaches'; the same for the smallest and largest sizes."""
+    from ranktrust.reporting.renderers.subsets import recommendation_sentences
+
+    thin, thick = {"mdad_pairs": 4, "sparse": True}, {"mdad_pairs": 40, "sparse": False}
+    # MDADs are fractions (0.01 = 1 point), as in the JSON
+    rec = {"target_mdad": 0.02, "agreement_level": 0.8, "min_pairs": 1, "pairs_needed": 30, "measurable": True,
+           "smallest_tested": {"size": 10, "method": "a", "mdad": 0.01, "misordered": 0.2, **thin},
+           "methods": [{"method": "a", "reaches_target": True, "size": 10, "mdad": 0.01, "ci_low": 0.0,
+                        "ci_high": 0.03, "ci_status": ["ok", "ok"], **thin},
+                       {"method": "random", "reaches_target": True, "size": 20, "mdad": 0.02, "ci_low": 0.01,
+                        "ci_high": 0.03, "ci_status": ["ok", "ok"], **thick},
+                       {"method": "b", "reaches_target": False, "size": 20, "mdad": 0.05, **thin}],
+           "largest_tested": {"size": 20, "random_mdad": 0.02, "best_method": "a", "best_mdad": 0.015,
+                              "random_is_best": False, "random": thick, "best": thin},
+           "best": None, "not_enough_pairs": None, "fallback": None}
+    text = recommendation_sentences(rec)
+    assert "first at 1.00 points; read off a gap bin of only 4 target pairs (30 needed): not a finding" in text[0]
+    assert text[1].startswith("a: would reach an MDAD of 2.00 points at 10 items") and "not a finding" in text[1]
+    assert text[2].startswith("random: reaches an MDAD") and "not a finding" not in text[2]
+    assert "(best MDAD 5.00 points at 20 items; read off a gap bin of only 4" in text[3]
+    assert "uniform random has MDAD 2.00 points, the best method (a) 1.50 (read off a gap bin of only 4" in text[4]
 
 
 def test_a_recommendation_needs_the_pairs_of_its_deciding_bin(tmp_path, capsys):

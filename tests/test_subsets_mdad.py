@@ -445,7 +445,21 @@ def test_recommendation_sentences_never_contradict_the_curve(seed):
     fr = {(mi, si): _first_reach(agree[mi, si], pairs, level, min_pairs) for mi in range(M) for si in range(S)}
     pts = lambda b: points(b * db)                             # noqa: E731  (the renderer's one number format)
     lvl = f"{100 * level:.0f}%"
+    need = max(30, min_pairs)
     for line in recommendation_sentences(rec):
+        # a figure off a bin with fewer than `need` pairs says so and is never a finding (D7); check the note,
+        # then read the sentence without it
+        for k in re.findall(r"read off a gap bin of only (\d+) target pairs? \((\d+) needed\): not a finding", line):
+            assert int(k[0]) < int(k[1]) == need
+        note = r"read off a gap bin of only \d+ target pairs? \(\d+ needed\): not a finding"
+        plain = re.sub(rf" \({note}\)|; {note}", "", line)
+        if m_ := re.match(r"(\w+): (would reach|reaches) an MDAD", line):
+            assert (m_[2] == "would reach") == ("not a finding" in line)
+            if m_[2] == "reaches":
+                mi = methods.index(m_[1])
+                si = list(sizes).index(int(re.search(r"at (\d+) items", line)[1]))
+                assert pairs[fr[(mi, si)]] >= need
+        line = plain.replace(": would reach an MDAD", ": reaches an MDAD")
         if m_ := re.match(rf"At (\d+) items no method reaches {lvl} agreement for pairs closer than ([\d.]+) points "
                           rf"\(best: (\w+), first at ([\d.]+) points\)", line):
             assert int(m_[1]) == sizes[0]

@@ -54,7 +54,10 @@ def recommend(methods: tuple[str, ...], sizes: np.ndarray, ev: dict[str, np.ndar
 
     A size is recommended only when the gap bin that decides it holds at least ``pairs_needed =
     max(min_pairs, SPARSE_BIN)`` target pairs; otherwise ``best`` is None and ``not_enough_pairs`` holds the
-    (method, size) that would have been named, its MDAD, the pairs of its bin and ``pairs_needed``.
+    (method, size) that would have been named, its MDAD, the pairs of its bin and ``pairs_needed``. Every
+    other figure (``smallest_tested``, each ``methods`` entry, ``largest_tested``) carries whether its bin is
+    that thin (``sparse`` and ``mdad_pairs``; in
+    ``largest_tested``, under ``random`` and ``best``), so the sentences can say so.
     """
     point, lo, hi = ev["mdad"], ev["ci_low"], ev["ci_high"]
     mis, tau, agree, pairs = ev["misordered"], ev["kendall_tau"], ev["agreement"], ev["pairs"]
@@ -65,6 +68,12 @@ def recommend(methods: tuple[str, ...], sizes: np.ndarray, ev: dict[str, np.ndar
         ok = np.flatnonzero(point[mi] <= target + 1e-12)
         smallest[meth] = int(sz[ok[0]]) if ok.size else None
     needed = max(int(min_pairs), SPARSE_BIN)
+
+    def thin(mi: int, si: int) -> dict[str, Any]:
+        """Pooled pairs of the bin point[mi, si] is read from, and whether they are fewer than ``needed``."""
+        k = int(pairs_at(point[mi:mi + 1, si:si + 1], pairs, db)[0, 0])
+        return {"mdad_pairs": k, "sparse": bool(np.isfinite(point[mi, si]) and k < needed)}
+
     rec: dict[str, Any] = {"target_mdad": float(target), "agreement_level": float(level), "min_pairs": int(min_pairs),
                            "pairs_needed": needed, "smallest_size": smallest, "best": None,
                            "measurable": not bool(np.isnan(point).all()), "smallest_tested": None, "methods": [],
@@ -75,7 +84,7 @@ def recommend(methods: tuple[str, ...], sizes: np.ndarray, ev: dict[str, np.ndar
     p0 = point[:, 0]
     b0 = int(np.argmin(np.where(np.isnan(p0), np.inf, p0)))
     rec["smallest_tested"] = {
-        "size": int(sz[0]), "method": methods[b0], "mdad": num(p0[b0]),
+        "size": int(sz[0]), "method": methods[b0], "mdad": num(p0[b0]), **thin(b0, 0),
         "misordered": float(np.nanmean(mis[b0, 0]) if np.isfinite(p0[b0]) else
                             np.nanmin(np.nanmean(mis[:, 0], axis=-1))),
     }
@@ -85,11 +94,11 @@ def recommend(methods: tuple[str, ...], sizes: np.ndarray, ev: dict[str, np.ndar
             si = sz.index(k)
             rec["methods"].append({"method": meth, "reaches_target": True, "size": k, "mdad": num(point[mi, si]),
                                    "ci_low": num(lo[mi, si]), "ci_high": num(hi[mi, si]),
-                                   "ci_status": [_status(lo[mi, si]), _status(hi[mi, si])]})
+                                   "ci_status": [_status(lo[mi, si]), _status(hi[mi, si])], **thin(mi, si)})
         elif np.isfinite(point[mi]).any():
             si = int(np.argmin(np.where(np.isfinite(point[mi]), point[mi], np.inf)))
             rec["methods"].append({"method": meth, "reaches_target": False, "size": int(sz[si]),
-                                   "mdad": num(point[mi, si])})
+                                   "mdad": num(point[mi, si]), **thin(mi, si)})
         else:
             rec["methods"].append({"method": meth, "reaches_target": False, "size": None, "mdad": None})
     last = point[:, -1]
@@ -98,7 +107,8 @@ def recommend(methods: tuple[str, ...], sizes: np.ndarray, ev: dict[str, np.ndar
         r = methods.index("random")
         gap = last[r] - last[bl] if np.isfinite(last[r]) else np.nan
         rec["largest_tested"] = {"size": int(sz[-1]), "random_mdad": num(last[r]), "best_method": methods[bl],
-                                 "best_mdad": float(last[bl]), "random_is_best": bool(r == bl or gap == 0)}
+                                 "best_mdad": float(last[bl]), "random_is_best": bool(r == bl or gap == 0),
+                                 "random": thin(r, len(sz) - 1), "best": thin(bl, len(sz) - 1)}
     reach = [(sz.index(k), mi) for mi, k in enumerate(smallest.values()) if k is not None]
     if reach:
         si = min(s for s, _ in reach)

@@ -34,6 +34,15 @@ def _gap(x: Any, status: str = "ok") -> str:
     return "undefined (too few pairs)" if status == "too few pairs" else "more than the largest gap"
 
 
+def _thin(entry: dict[str, Any] | None, need: int) -> str:
+    """'; read off a gap bin of only K target pairs (N needed): not a finding' when the figure's bin is thin
+    (newcomer QA D7: a figure off a sparse bin is never stated as a finding)."""
+    if not entry or not entry.get("sparse"):
+        return ""
+    k = entry["mdad_pairs"]
+    return f"; read off a gap bin of only {k} target pair{'s' if k != 1 else ''} ({need} needed): not a finding"
+
+
 def recommendation_sentences(rec: dict[str, Any]) -> list[str]:
     """``MDADResult.recommendation`` (or its JSON) in plain words, one sentence per finding.
 
@@ -47,37 +56,45 @@ def recommendation_sentences(rec: dict[str, Any]) -> list[str]:
     if not rec.get("measurable", True):
         return [f"Too few target pairs per gap bin to measure MDAD (no bin{counted}): use fewer source models "
                 "(more targets), more trials, wider gap bins or a smaller minimum of pairs per bin."]
+    need = rec.get("pairs_needed", 30)
     text: list[str] = []
     first = rec["smallest_tested"]
     if first["mdad"] is not None:
         text.append(f"At {first['size']} items no method reaches {lvl} agreement for pairs closer than "
-                    f"{_gap(first['mdad'])} points (best: {first['method']}, first at {_gap(first['mdad'])} points); "
-                    f"{percent(first['misordered'])} of target pairs were misordered.")
+                    f"{_gap(first['mdad'])} points (best: {first['method']}, first at {_gap(first['mdad'])} points"
+                    f"{_thin(first, need)}); {percent(first['misordered'])} of target pairs were misordered.")
     else:
         text.append(f"At {first['size']} items no gap bin{counted} reaches {lvl} agreement for any method, not even "
                     f"the most distant pairs; {percent(first['misordered'])} or more of target pairs were misordered.")
     for m in rec["methods"]:
         if m["reaches_target"]:
             lo_s, hi_s = m.get("ci_status") or ("ok", "ok")
-            text.append(f"{m['method']}: reaches an MDAD of {target} points at {m['size']} items "
-                        f"(MDAD {_gap(m['mdad'])}, CI {_gap(m['ci_low'], lo_s)} to {_gap(m['ci_high'], hi_s)}).")
+            if m.get("sparse"):
+                text.append(f"{m['method']}: would reach an MDAD of {target} points at {m['size']} items "
+                            f"(MDAD {_gap(m['mdad'])}, CI {_gap(m['ci_low'], lo_s)} to {_gap(m['ci_high'], hi_s)}"
+                            f"{_thin(m, need)}).")
+            else:
+                text.append(f"{m['method']}: reaches an MDAD of {target} points at {m['size']} items "
+                            f"(MDAD {_gap(m['mdad'])}, CI {_gap(m['ci_low'], lo_s)} to {_gap(m['ci_high'], hi_s)}).")
         elif m["size"] is not None:
             text.append(f"{m['method']}: does not reach {target} points at any tested size "
-                        f"(best MDAD {_gap(m['mdad'])} points at {m['size']} items).")
+                        f"(best MDAD {_gap(m['mdad'])} points at {m['size']} items{_thin(m, need)}).")
         else:
             text.append(f"{m['method']}: no gap bin{counted} reaches {lvl} agreement at any tested size.")
     last = rec.get("largest_tested")
     if last:
+        rs, bs = _thin(last.get("random"), need), _thin(last.get("best"), need)
+        rs, bs = (f" ({rs[2:]})" if rs else ""), (f" ({bs[2:]})" if bs else "")
         if last["random_is_best"]:
             text.append(f"At {last['size']} items uniform random is as good as any method "
-                        f"(MDAD {_gap(last['random_mdad'])} points).")
+                        f"(MDAD {_gap(last['random_mdad'])} points{rs}).")
         elif last["random_mdad"] is not None:
-            text.append(f"At {last['size']} items uniform random has MDAD {_gap(last['random_mdad'])} points, the "
-                        f"best method ({last['best_method']}) {_gap(last['best_mdad'])}: random is within "
+            text.append(f"At {last['size']} items uniform random has MDAD {_gap(last['random_mdad'])} points{rs}, "
+                        f"the best method ({last['best_method']}) {_gap(last['best_mdad'])}{bs}: random is within "
                         f"{points(last['random_mdad'] - last['best_mdad'])} points of it.")
         else:
             text.append(f"At {last['size']} items uniform random reaches {lvl} agreement in no gap bin{counted}; "
-                        f"the best method ({last['best_method']}) has MDAD {_gap(last['best_mdad'])} points.")
+                        f"the best method ({last['best_method']}) has MDAD {_gap(last['best_mdad'])} points{bs}.")
     best = rec.get("best")
     if best:
         wb = best["wider_below"]
