@@ -9,6 +9,7 @@ decision is the one `ranktrust compare` gives on that task (p-values Holm-adjust
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -259,3 +260,18 @@ def test_metrics_per_task(tmp_path, capsys):
                            "--format", "json")
     assert [t["task"] for t in json.loads(out)["tasks"]] == ["mc"]
     assert "1 task(s) hold no metric 'acc' and are not gated: gen" in err
+
+
+def test_piped_text_never_cuts_a_name_or_header_inside_a_word(tmp_path, capsys):
+    """Piped (110 columns): long task and model names, the headers and the plan columns stay whole words;
+    --plan puts its two columns in a second table."""
+    long = {"swebench_verified_mini": (500, 20, 19), "mmlu_pro_engineering_subset": (900, 30, 31)}
+    p = _suite_csv(tmp_path / "long.csv", long)
+    code, out, _ = _gate(capsys, p, "--candidate", "new", "--baseline", "old", "--plan")
+    assert code == 0
+    words = set(re.findall(r"[\w.,%\-\[\]+/]+", out))
+    for w in ("swebench_verified_mini", "mmlu_pro_engineering_subset", "candidate", "baseline", "detectable",
+              "drop", "margin", "decision", "inconclusive"):
+        assert w in words, (w, out)
+    assert max(len(line) for line in out.splitlines()) <= 110
+    assert re.search(r"^Plan \(power 80%\)", out, re.M) and out.count("swebench_verified_mini") == 3  # verdict, 2 tables

@@ -118,22 +118,40 @@ def gate_payload(result: Any) -> dict[str, Any]:
     return {"headline": verdict_line(d), **d}
 
 
+def _name_width(names: list[str], cap: int = 40) -> int:
+    """A task column wide enough that no task name up to ``cap`` characters is broken inside a word."""
+    return min(max((len(n) for n in names), default=4), cap)
+
+
 @renderer("Gate", "text")
 def gate_text(d: dict[str, Any]) -> list[Any]:
+    """The verdict, the table, the footer; with --plan the plan columns come as a second table (task, detectable
+    drop, items for margin), so that neither table is wider than a pipe's 110 columns and no task name or header
+    is cut inside a word: numbers never wrap, and the task column is as wide as its longest name (up to 40)."""
     from rich.table import Table
     from rich.text import Text
 
     style = {"PASS": "bold green", "FAIL": "bold red", "INCONCLUSIVE": "bold yellow"}[d["verdict"]]
     out: list[Any] = [Text(d.get("headline") or verdict_line(d), style=style)]
+    width = _name_width([t["task"] for t in d["tasks"]])
+    cols = _columns({**d, "show_plan": False})
     t = Table(title=f"{d['candidate']} (candidate) vs {d['baseline']} (baseline)", title_justify="left")
-    for c in _columns(d):
-        t.add_column(c, justify="left" if c in ("task", "decision") else "right", overflow="fold",
-                     no_wrap=c in ("difference [CI]", "decision", "CI level"))
+    for c in cols:
+        if c == "task":
+            t.add_column(c, justify="left", overflow="fold", min_width=width)
+        else:
+            t.add_column(c, justify="left" if c == "decision" else "right", no_wrap=True)
     for row in d["tasks"]:
-        t.add_row(*_cells(d, row))
+        t.add_row(*_cells(d, row)[:len(cols)])
     out += [t, Text(_footer(d))]
     if d.get("show_plan"):
-        out.append(Text(_plan_note(d)))
+        p = Table(title=f"Plan (power {d['plan_power']:.0%})", title_justify="left")
+        p.add_column("task", justify="left", overflow="fold", min_width=width)
+        for c in ("detectable drop", "items for margin"):
+            p.add_column(c, justify="right", no_wrap=True)
+        for row in d["tasks"]:
+            p.add_row(row["task"], *_cells(d, row)[len(cols):])
+        out += [p, Text(_plan_note(d))]
     return out
 
 
