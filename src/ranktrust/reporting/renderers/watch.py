@@ -40,8 +40,8 @@ def _order_caveat(d: dict[str, Any]) -> str:
     if d.get("items_total"):
         return "Order: a seeded random order over the declared items (trying seeds for a wanted answer voids it)."
     return ("Order: a seeded order over the items read; the benchmark size is not declared (a re-read after more "
-            "results arrive is a new sequence: for a live source declare the benchmark's items (--items FILE; "
-            "items= in Python) or analyse them as they complete (--order arrival; order=\"arrival\")).")
+            "results arrive is a new sequence: for a live source declare the benchmark's items, or analyse items "
+            "in arrival order).")
 
 
 def _state_line(d: dict[str, Any]) -> list[str]:
@@ -49,7 +49,7 @@ def _state_line(d: dict[str, Any]) -> list[str]:
     if not d.get("state_file"):
         return []
     return [f"State: the arrival order is kept in {d['state_file']}; a re-run with the same settings continues this "
-            "sequence (a new --state file starts a new one)."]
+            "sequence (a new state file starts a new one)."]
 
 
 def _progress(d: dict[str, Any]) -> str:
@@ -84,7 +84,7 @@ def _nothing_next(d: dict[str, Any]) -> str:
         return f"score next: any item not scored yet, in your own shuffled order{more}; arrival order does not choose items."
     if not d.get("items_total"):
         return ("score next: nothing proposed: every item read is analysed and the benchmark size is not declared "
-                "(declare the benchmark's items, --items FILE or items= in Python, to have the next items proposed).")
+                "(declare the benchmark's items to have the next items proposed).")
     return "score next: nothing proposed (no items left to score)."
 
 
