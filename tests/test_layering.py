@@ -70,10 +70,7 @@ ALLOWED_UP: dict[tuple[str, str], str] = {
 
 #: files that still raise a plain ValueError for a wrong argument, with the area that makes it an ArgumentError
 #: (until then the command line shows a traceback for it); shrink only
-ARGUMENT_ERRORS_TO_MOVE: dict[str, str] = {
-    "ranktrust/sequential/watch.py": "WATCH", "ranktrust/sequential/_cs.py": "WATCH",
-    "ranktrust/sequential/_stream.py": "WATCH", "ranktrust/sequential/replay.py": "WATCH",
-}
+ARGUMENT_ERRORS_TO_MOVE: dict[str, str] = {}
 
 #: the layers that present: everything else is analysis, which composes no sentences (rule "sentences")
 PRESENTATION = frozenset({"cli", "reporting", "plot", "_schema"})

@@ -232,3 +232,27 @@ def test_status_sentences_use_the_command_lines_words(tmp_path, capsys):
         assert "Still open" in flat and "declare the benchmark's items" in flat and "arrival order" in flat, (fmt, out)
         assert not re.search(r"`\w+`", out), (fmt, out)          # no backticked API names
         assert "order`=" not in out and "'arrival'" not in out
+
+
+def test_bad_arguments_are_argument_errors_with_their_param(small, capsys):
+    """Verifier, 2026-12: watch, _cs, _stream and replay raised plain ValueError (a traceback on the command line)."""
+    from ranktrust.errors import ArgumentError
+    from ranktrust.sequential import Watch, watch_replay
+
+    for call, param in ((lambda: Watch(["A"], ["q1"]), "models"),
+                        (lambda: Watch(["A", "B"], ["q1"], target="top2"), "target"),
+                        (lambda: Watch(["A", "B"], ["q1"], score_range=(1.0, 0.0)), "score_range"),
+                        (lambda: Watch(["A", "B"], ["q1", "q1"]), "items"),
+                        (lambda: Watch(["A", "B"], ["q1"], rule="kelly"), "rule")):
+        with pytest.raises(ArgumentError) as ei:
+            call()
+        assert ei.value.param == param, (param, ei.value)
+    p, _ = small
+    code, out, err = run(["watch", p, "--target", "top6"], capsys)
+    assert code == 1 and err.count("\n") == 1 and "Traceback" not in err and "--target" in err, err
+    m = rt.read(p).select(items=list(range(200)))
+    a, b = watch_replay(m, 3), watch_replay(m, 3)        # rng defaults to 0, as everywhere: repeatable
+    assert a.to_dict()["items_needed"] == b.to_dict()["items_needed"]
+    import inspect
+
+    assert inspect.signature(watch_replay).parameters["rng"].default == 0

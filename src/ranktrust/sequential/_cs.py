@@ -28,6 +28,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .. import _validate
+from ..errors import ArgumentError
 from ..results import Result
 from ._stream import LAMBDA_RULES, StreamState, advance, running_moments
 
@@ -81,19 +82,20 @@ def _cs_iv(x: Any, method: str, confidence_level: float, population_size: int | 
     _validate.choice(rule, "rule", LAMBDA_RULES)
     lo, hi = bounds
     if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
-        raise ValueError(f"`bounds` must be two finite numbers low < high, got {bounds!r}")
+        raise ArgumentError(f"`bounds` must be two finite numbers low < high, got {bounds!r}", param="bounds")
     a = np.asarray(x, dtype=float)
     if a.ndim == 0 or a.shape[-1] == 0:
-        raise ValueError("`x` must have at least one item on its last axis")
+        raise ArgumentError("`x` must have at least one item on its last axis", param="x")
     if np.isnan(a).any():
-        raise ValueError("`x` has NaN: a confidence sequence needs every item scored (drop unscored items first)")
+        raise ArgumentError("`x` has NaN: a confidence sequence needs every item scored (drop unscored items first)",
+                            param="x")
     if a.min() < lo - 1e-12 or a.max() > hi + 1e-12:
-        raise ValueError(f"values must lie within `bounds` {bounds}, got [{a.min():g}, {a.max():g}]; "
-                         "pass the range the score can take")
+        raise ArgumentError(f"values must lie within `bounds` {bounds}, got [{a.min():g}, {a.max():g}]; "
+                            "pass the range the score can take", param="bounds")
     if population_size is not None:
         if int(population_size) != population_size or population_size < a.shape[-1]:
-            raise ValueError(f"`population_size` must be an integer >= the number of items ({a.shape[-1]}), "
-                             f"got {population_size!r}")
+            raise ArgumentError(f"`population_size` must be an integer >= the number of items ({a.shape[-1]}), "
+                                f"got {population_size!r}", param="population_size")
     return (a - lo) / (hi - lo)
 
 

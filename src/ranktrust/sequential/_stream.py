@@ -40,6 +40,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import ArgumentError
+
 __all__ = ["StreamState", "advance", "log_wealth", "LAMBDA_RULES", "KINDS"]
 
 LAMBDA_RULES = ("agrapa", "prpl")
@@ -143,7 +145,7 @@ def bet_sizes(i: np.ndarray, mu: np.ndarray, var: np.ndarray, m: np.ndarray, log
         raw = ramp * np.sqrt(2.0 * la / (var * n_h))
         up = dn = raw
     else:  # pragma: no cover - validated by callers
-        raise ValueError(f"`rule` must be one of {LAMBDA_RULES}, got {rule!r}")
+        raise ArgumentError(f"`rule` must be one of {LAMBDA_RULES}, got {rule!r}", param="rule")
     if kind == "eb":
         return np.minimum(up, c), np.minimum(dn, c)
     return np.minimum(up, c / mc), np.minimum(dn, c / (1 - mc))

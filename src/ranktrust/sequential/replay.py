@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _validate
 from .._validate import SeedLike
+from ..errors import ArgumentError
 from ..results import Result, jsonable
 from ._engine import EngineConfig, run_engine
 from ._final import FINAL_LOOK
@@ -113,7 +114,7 @@ def watch_replay(m: "ScoreMatrix", n_resamples: int = 200, *, target: str = "bes
                  method: Literal["betting", "eb"] = "betting", rule: Literal["agrapa", "prpl"] = "agrapa",
                  eliminate: bool = True, best_method: Literal["portfolio", "pairs"] = "portfolio",
                  score_range: tuple[float, float] = (0.0, 1.0), cluster: bool = False,
-                 rng: SeedLike = None, final_look: float = FINAL_LOOK) -> ReplayResult:
+                 rng: SeedLike = 0, final_look: float = FINAL_LOOK) -> ReplayResult:
     """Replay a ScoreMatrix in ``n_resamples`` random item orders through the sequential leaderboard.
 
     Parameters
@@ -129,8 +130,8 @@ def watch_replay(m: "ScoreMatrix", n_resamples: int = 200, *, target: str = "bes
         the mean over its items, and the sequences run over groups in random order. The quantity is then the mean
         over groups (each group weighted equally), and correlated items within a group no longer pretend to be
         independent evidence.
-    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
-        Draws the item orders.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default: ``0``
+        Draws the item orders (``None``: fresh, unrepeatable entropy).
 
     Returns
     -------
@@ -150,7 +151,7 @@ def watch_replay(m: "ScoreMatrix", n_resamples: int = 200, *, target: str = "bes
     tgt, k = parse_target(target)
     confidence_level = _validate.confidence_level(confidence_level)
     if scope not in ("population", "benchmark"):
-        raise ValueError(f"`scope` must be 'population' or 'benchmark', got {scope!r}")
+        raise ArgumentError(f"`scope` must be 'population' or 'benchmark', got {scope!r}", param="scope")
     gen = _validate.rng(rng)
     S = m.scores
     keep = ~np.isnan(S).any(axis=0)

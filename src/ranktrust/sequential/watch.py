@@ -131,23 +131,25 @@ class Watch:
                  final_look: float = FINAL_LOOK, declared: bool = True, pair_tests: bool | None = None) -> None:
         models = tuple(str(m) for m in models)
         if len(models) < 2:
-            raise ValueError(f"`models` must name at least two models, got {len(models)}")
+            raise ArgumentError(f"`models` must name at least two models, got {len(models)}", param="models")
         if len(set(models)) != len(models):
-            raise ValueError("`models` has a duplicate name")
+            raise ArgumentError("`models` has a duplicate name", param="models")
         if order is None:
             if items is None:
-                raise ArgumentError("Watch needs an analysis order fixed before the data: pass `items` (the benchmark's "
-                                 "items, analysed in a seeded random order) or `order`='arrival' (analysed as results "
-                                 "complete; valid when that order does not depend on the results)")
+                raise ArgumentError("Watch needs an analysis order fixed before the data: pass `items` (the "
+                                    "benchmark's items, analysed in a seeded random order) or `order`='arrival' "
+                                    "(analysed as results complete; valid when that order does not depend on the "
+                                    "results)")
             order = "seeded"
         _validate.choice(order, "order", ("seeded", "arrival"))
         if order == "seeded" and items is None:
             raise ArgumentError("`order`='seeded' needs `items` (the declared benchmark items); without them pass "
-                             "`order`='arrival'")
+                                "`order`='arrival'")
         self.target, self.k = parse_target(target)
         self.target_label = "best" if self.target == "best" else (f"top{self.k}" if self.target == "top" else "ranks")
         if self.target == "top" and self.k >= len(models):
-            raise ValueError(f"`target` top{self.k} needs more than {self.k} models, got {len(models)}")
+            raise ArgumentError(f"`target` top{self.k} needs more than {self.k} models, got {len(models)}",
+                                param="target")
         confidence_level = _validate.confidence_level(confidence_level)
         _validate.choice(scope, "scope", ("population", "benchmark"))
         _validate.choice(method, "method", ("betting", "eb"))
@@ -155,7 +157,8 @@ class Watch:
         _validate.choice(best_method, "best_method", ("portfolio", "pairs"))
         lo, hi = score_range
         if not hi > lo:
-            raise ValueError(f"`score_range` must be (low, high) with low < high, got {score_range!r}")
+            raise ArgumentError(f"`score_range` must be (low, high) with low < high, got {score_range!r}",
+                                param="score_range")
         self.models = models
         self._midx = {m: i for i, m in enumerate(models)}
         self.scope = scope
@@ -180,26 +183,27 @@ class Watch:
             n_items = _validate.count(n_items, "n_items")
             if items is not None and n_items != len(self._items):
                 raise ArgumentError(f"`n_items`={n_items:,} but {len(self._items):,} `items` were given; give one or "
-                                 "the other")
+                                    "the other")
         self.cluster = _validate.cluster(cluster, groups)
         self._group_of = np.zeros(0, dtype=np.int64)   # item index -> group index
         self._groups: list[str] = []
         if self.cluster:
             if items is None:
-                raise ValueError("`cluster`=True needs `items` (with their `groups`): a group enters the analysis only "
-                                 "once all its items are scored, so its items must be known")
+                raise ArgumentError("`cluster`=True needs `items` (with their `groups`): a group enters the "
+                                    "analysis only once all its items are scored, so its items must be known",
+                                    param="cluster")
             if isinstance(groups, Mapping):
                 gmap = {str(k): str(v) for k, v in groups.items()}
                 missing = [it for it in self._items if it not in gmap]
                 if missing:
-                    raise ValueError(f"`groups` has no group for item {missing[0]!r} "
-                                     f"({len(missing):,} of {len(self._items):,} items have none)")
+                    raise ArgumentError(f"`groups` has no group for item {missing[0]!r} "
+                                        f"({len(missing):,} of {len(self._items):,} items have none)", param="groups")
                 glab = [gmap[it] for it in self._items]
             else:
                 glab = [str(g) for g in groups]  # type: ignore[union-attr]
                 if len(glab) != len(self._items):
-                    raise ValueError(f"`groups` must give one group per item: {len(glab):,} groups for "
-                                     f"{len(self._items):,} items")
+                    raise ArgumentError(f"`groups` must give one group per item: {len(glab):,} groups for "
+                                        f"{len(self._items):,} items", param="groups")
             uniq, inv = np.unique(np.asarray(glab, dtype=object).astype(str), return_inverse=True)
             self._groups = [str(g) for g in uniq]
             self._group_of = inv.astype(np.int64)
@@ -207,8 +211,9 @@ class Watch:
         # the declared benchmark size (units: items, or groups with cluster=True); None: not declared
         self.n_total: int | None = (self._n_units() if items is not None and declared else n_items)
         if scope == "benchmark" and self.n_total is None:
-            raise ArgumentError("`scope`='benchmark' needs the benchmark's size declared: pass `items` or `n_items` (the "
-                             "sequences sample it without replacement and must know N)")
+            raise ArgumentError("`scope`='benchmark' needs the benchmark's size declared: pass `items` or "
+                                "`n_items` (the sequences sample it without replacement and must know N)",
+                                param="scope")
         # the analysis order (unit indices) and the engine that has analysed a prefix of it
         if order == "seeded":
             keys = item_keys(self._groups if self.cluster else self._items, self.seed)
@@ -229,7 +234,7 @@ class Watch:
 
     def _add_items(self, new: list[str], check_unique: bool = False) -> None:
         if check_unique and len(set(new)) != len(new):
-            raise ValueError("`items` has a duplicate label")
+            raise ArgumentError("`items` has a duplicate label", param="items")
         fresh = [i for i in dict.fromkeys(new) if i not in self._iidx]
         if not fresh:
             return
@@ -479,11 +484,11 @@ class Watch:
         """The item's place (0-based) in the analysis order: score items in increasing place (with
         ``cluster=True`` the place of its group, so a group's items come together). Declared items only."""
         if self.order != "seeded":
-            raise ValueError("with `order`='arrival' an item has no place before it arrives; score in your own "
-                             "shuffled order")
+            raise ArgumentError("with `order`='arrival' an item has no place before it arrives; score in your own "
+                                "shuffled order", param="order")
         i = self._iidx.get(str(item))
         if i is None:
-            raise ValueError(f"item {item!r} is not one of the {len(self._items):,} declared items")
+            raise ArgumentError(f"item {item!r} is not one of the {len(self._items):,} declared items", param="item")
         if not hasattr(self, "_rank"):
             self._rank = np.empty(len(self._order), dtype=np.int64)
             self._rank[np.asarray(self._order, dtype=np.int64)] = np.arange(len(self._order))
@@ -516,8 +521,8 @@ class Watch:
         """Declare the runs per item (before any result): an item then waits for all of them."""
         n_runs = _validate.count(n_runs, "n_runs")
         if self._runs and self.n_runs != n_runs:
-            raise ValueError(f"this Watch already has results with n_runs={self.n_runs}; build it with "
-                             f"n_runs={n_runs}")
+            raise ArgumentError(f"this Watch already has results with n_runs={self.n_runs}; build it with "
+                                f"n_runs={n_runs}", param="n_runs")
         self.n_runs = n_runs
 
     # ---- analysis --------------------------------------------------------------------------------------
