@@ -130,6 +130,22 @@ def test_d11_api_messages():
         w.update_many(pd.DataFrame({"model": ["A"], "item": ["q1"], "score": ["1"]}))
 
 
+
+def test_booleans_are_scores_and_no_numpy_repr_is_printed():
+    """Verifier, 2026-12: Watch.update(m, i, np.bool_(True)) said "score np.True_ ... is not a number"."""
+    a, b = Watch(["A", "B"], ["q1", "q2", "q3"]), Watch(["A", "B"], ["q1", "q2", "q3"])
+    for k, (x, y) in enumerate(((True, False), (np.bool_(True), np.bool_(False)), (False, True))):
+        a.update("A", f"q{k + 1}", x).update("B", f"q{k + 1}", y)
+        b.update("A", f"q{k + 1}", float(x)).update("B", f"q{k + 1}", float(y))
+    assert a.status().to_dict() == b.status().to_dict()
+    c = Watch(["A", "B"], ["q1"])
+    c.update_many(pd.DataFrame({"model": ["A", "B"], "item": ["q1", "q1"], "score": np.array([True, False])}))
+    assert c.status().items_seen == 1
+    with pytest.raises(DataError) as ei:
+        c.update("A", "q1", np.str_("1"))
+    assert "np." not in str(ei.value) and "score '1' for model 'A'" in str(ei.value)
+
+
 def test_excluded_models_rank_below_the_set_and_decided_only_when_the_target_is():
     rng = np.random.default_rng(0)
     items = [f"q{i}" for i in range(400)]

@@ -256,12 +256,16 @@ class Watch:
         """Scores as floats; one-line errors that say what is wrong with a value (missing, text, out of range)."""
         out = np.empty(len(vals))
         for k, v in enumerate(vals):
-            if isinstance(v, (str, bytes)) or not isinstance(v, numbers.Real) or isinstance(v, bool):
+            if isinstance(v, (bool, np.bool_)):   # a pass/fail as True/False is 1/0, as in a CSV
+                out[k] = float(v)
+                continue
+            if isinstance(v, (str, bytes)) or not isinstance(v, numbers.Real):
                 if v is None:
                     out[k] = np.nan
                     continue
-                raise DataError(f"score {v!r} for model {self.models[mi[k]]!r}, item {self._items[ii[k]]!r} is not a "
-                                "number; pass numbers (convert text such as '1' first)")
+                shown = v.item() if isinstance(v, np.generic) else v      # never a numpy repr (np.str_('1'))
+                raise DataError(f"score {shown!r} for model {self.models[mi[k]]!r}, item {self._items[ii[k]]!r} is "
+                                "not a number; pass numbers (convert text such as '1' first)")
             out[k] = float(v)
         return out
 
