@@ -14,7 +14,7 @@ import pytest
 from scipy import special
 
 import ranktrust as rt
-from conftest import SHARED, require, run_cli
+from conftest import SHARED, require, run_cli, shared_file
 from ranktrust.data.battles import read_battles
 
 ARENA = Path(__file__).resolve().parent / "data" / "arena"
@@ -293,3 +293,19 @@ def test_cluster_by_takes_the_files_own_column_names(tmp_path, capsys):
     assert "weight" not in err and "None" not in err
     code, _, err = run_cli(capsys, *base, "--cluster-by", "topic", "--prompt-col", "question_id")
     assert code == 1 and "--cluster-by question_id" in err
+
+
+def test_piped_text_never_cuts_a_model_name_inside_a_word(capsys):
+    """Piped (110 columns) with --baseline: every model name and header is whole; the win rates are a table of
+    their own."""
+    path = shared_file("arenahard_battles.csv.gz")
+    code, out, err = run_cli(capsys, "arena", path, "--baseline",
+                             "claude-3-haiku-20240307", "--n-resamples", "200")
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) <= 110
+    rows = [line for line in out.splitlines() if line.startswith("│")]
+    for name in ("gpt-4o", "claude-3-5-sonnet-20240620", "claude-3-opus-20240229", "claude-3-haiku-20240307"):
+        assert sum(f" {name} " in r for r in rows) >= 2, name      # ratings and win-rate tables, whole
+    assert "Win rate against claude-3-haiku-20240307" in out
+    for h in ("rating", "95% CI", "battles", "win rate %", "win-rate CI", "adjusted p", "separated"):
+        assert h in out, h

@@ -132,6 +132,12 @@ def _neighbours(d: dict[str, Any], k: int = 12) -> tuple[str, list[list[str]]]:
                     p_value(x["p_adjusted"]), "yes" if x["separated"] else "no"] for x in nb[:k]]
 
 
+#: the win-rate columns (with a baseline): a table of their own in text
+_WIN_COLUMNS = ("win rate %", "win-rate CI")
+#: text headers stacked on two lines (never cut inside a word)
+_STACKED = {"rank set": "rank\nset", "overlap rule": "overlap\nrule", "raw rating": "raw\nrating",
+            "raw rank": "raw\nrank"}
+
 _NEIGHBOUR_COLUMNS = ("pair", "diff", "marginal CI", "p", "adjusted p", "separated")
 
 
@@ -162,19 +168,41 @@ def arena_text(d: dict[str, Any]) -> list[Any]:
     from rich.text import Text
 
     out: list[Any] = [Text("Is #1 really #1? " + (d["headline"].get("text") or headline_text(d)), style="bold")]
+    # piped text is 110 columns: numbers never wrap, the model column is as wide as its longest name (up to
+    # 40), two-word headers are stacked, and the win rates come as a table of their own, so that no model
+    # name or header is cut inside a word
+    width = min(max((len(r["model"]) for r in d["models"]), default=5), 40)
+    cols = [c for c in _columns(d) if c not in _WIN_COLUMNS]
+    keep = [i for i, c in enumerate(_columns(d)) if c not in _WIN_COLUMNS]
     t = Table(title=f"Ratings (Elo) with {level(d['confidence_level'])} simultaneous rank sets", title_justify="left")
-    for c in _columns(d):
-        t.add_column(c, justify="left" if c == "model" else "right", overflow="fold")
+    for c in cols:
+        if c == "model":
+            t.add_column(c, justify="left", overflow="fold", min_width=width)
+        else:
+            t.add_column(_STACKED.get(c, c), justify="right", no_wrap=True)
     for r in d["models"]:
-        t.add_row(*_cells(d, r))
+        cells = _cells(d, r)
+        t.add_row(*[cells[i] for i in keep])
     out.append(t)
+    if d.get("baseline"):
+        w = Table(title=f"Win rate against {d['baseline']}", title_justify="left")
+        w.add_column("model", justify="left", overflow="fold", min_width=width)
+        for c in _WIN_COLUMNS:
+            w.add_column(c, justify="right", no_wrap=True)
+        for r in d["models"]:
+            w.add_row(r["model"], points(r["win_rate"]), interval(r["win_rate_ci_low"], r["win_rate_ci_high"]))
+        out.append(w)
     title, nb = _neighbours(d)
     if nb:
         p = Table(title=title, title_justify="left")
         for c in _NEIGHBOUR_COLUMNS:
-            p.add_column(c, justify="left" if c == "pair" else "right", overflow="fold")
+            if c == "pair":
+                p.add_column(c, justify="left", overflow="fold", min_width=min(width + 2, 42))
+            else:
+                p.add_column(c, justify="right", no_wrap=True)
         for cells in nb:
-            p.add_row(f"{cells[0]} > {cells[1]}", *cells[2:])
+            p.add_row(f"{cells[0]} >\n{cells[1]}" if len(cells[0]) + len(cells[1]) + 3 > 2 * width
+                      else f"{cells[0]} > {cells[1]}", *cells[2:])
         out.append(p)
     out.append(Text(f"Overlap column: the {_OVERLAP} on the same intervals, for comparison."))
     bs = baseline_sentence(d)
