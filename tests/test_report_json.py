@@ -74,7 +74,8 @@ def as_before(d: dict[str, Any]) -> dict[str, Any]:
     """A new report JSON in the layout of the reference, undoing only the changes listed in the CHANGELOG
     (0.3.0, "The report as a composition"): each note is a record ``{"code", "data", "text"}`` where it was its
     sentence; ``"sections"`` lists the sections' names and types; and ``"adjust_family"`` says
-    over which pairs the pair table's p-values are adjusted ("all", as they always were). The record must be
+    over which pairs the pair table's p-values are adjusted ("all", as they always were); the micro-benchmark
+    recommendation's ``mdad_pairs``/``sparse`` (and ``largest_tested``'s ``random``/``best``). The record must be
     complete (a code, its data, its sentence) for the undo to apply."""
     d = dict(d)
     assert all(set(s) == {"name", "type"} for s in d.pop("sections"))
@@ -84,6 +85,15 @@ def as_before(d: dict[str, Any]) -> dict[str, Any]:
         assert isinstance(n, dict) and set(n) == {"code", "data", "text"} and n["code"] and n["text"], n
         notes.append(n["text"])
     d["notes"] = notes
+    rec = (d.get("microbench") or {}).get("recommendation")
+    if rec:     # 0.3.0 (QA D7): each figure the sentences quote says how many pairs its bin holds
+        rec = dict(rec)
+        for key in ("smallest_tested", "largest_tested"):
+            if rec.get(key):
+                rec[key] = {k: v for k, v in rec[key].items()
+                            if k not in ("mdad_pairs", "sparse", "random", "best")}
+        rec["methods"] = [{k: v for k, v in m.items() if k not in ("mdad_pairs", "sparse")} for m in rec["methods"]]
+        d["microbench"] = {**d["microbench"], "recommendation": rec}
     return d
 
 
