@@ -308,6 +308,20 @@ def test_a_constant_model_gets_one_note():
     assert [n.data for n in rep.notes if n.code == "zero_spread"] == [{"models": ["flat"], "values": [0.0]}]
     assert not [n for n in rep.notes if n.code == "warning" and "zero spread" in n.data["text"]]
     assert sum("'flat'" in note_text(n) for n in rep.notes) == 1
+    # the repeats section's own "CI is not defined" is the same cause: not a second note (verifier re-run)
+    assert not [n for n in rep.repeats.notes if n.startswith("flat:")]
+    text = str(rep)
+    assert text.count("note: ") and sum("flat" in ln for ln in text.splitlines() if ln.startswith("note: ")) == 1
+    assert "CI is not defined" not in text and "zero spread" in text
+
+
+def test_a_constant_model_in_real_logs_gets_one_note(harness_logs):
+    """The verifier's case: `report harness-logs/inspect_ai --errors wrong`, model mockllm/model (all 0)."""
+    r = run_cli_completed("report", str(harness_logs / "inspect_ai"), "--errors", "wrong", "-f", "md")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout + r.stderr
+    assert "CI is not defined" not in out
+    assert out.count("(zero spread)") == 1 and "'mockllm/model' (all 0): every item has the same score" in out
 
 
 def test_pair_table_names_never_break_inside_a_word():

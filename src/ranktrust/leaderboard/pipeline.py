@@ -47,11 +47,35 @@ def _warnings_to_notes(fn: Callable[..., LeaderboardReport]) -> Callable[..., Le
             if msg not in seen:
                 seen.add(msg)
                 new.append(Note("warning", {"text": msg, "category": w.category.__name__}))
-        if merged:
+        sections = rep.sections
+        if flat:      # the repeats' "CI is not defined" for such a model is the same cause: one note (D23)
+            sections, dup = _without_flat_repeats_notes(rep.sections, flat)
+            merged = merged or dup
+        if merged and not any(n.code == "zero_spread" for n in rep.notes):
             new.insert(0, Note("zero_spread", {"models": list(flat), "values": list(flat.values())}))
+        if sections is not rep.sections:
+            rep = dataclasses.replace(rep, sections=sections)
         return dataclasses.replace(rep, notes=rep.notes + tuple(new)) if new else rep
 
     return wrapper
+
+
+def _without_flat_repeats_notes(sections: tuple[tuple[str, Any], ...], flat: dict[str, float],
+                                ) -> tuple[tuple[tuple[str, Any], ...], bool]:
+    """The sections with the repeats' zero-spread notes ("M: every item has the same mean over runs ... CI is not
+    defined") of the models in ``flat`` taken out (the report's ``zero_spread`` note says it), and whether any was."""
+    import dataclasses
+
+    heads = tuple(f"{name}: every item has the same mean over runs" for name in flat)
+    out, dropped = [], False
+    for name, sec in sections:
+        notes = getattr(sec, "notes", None) if name == "repeats" else None
+        if notes:
+            kept = tuple(n for n in notes if not (isinstance(n, str) and n.startswith(heads)))
+            if len(kept) < len(notes):
+                sec, dropped = dataclasses.replace(sec, notes=kept), True
+        out.append((name, sec))
+    return (tuple(out), True) if dropped else (sections, False)
 
 
 def _zero_spread_models(m: ScoreMatrix) -> dict[str, float]:
