@@ -121,3 +121,11 @@ def test_entry_point_subprocess(swebench_path):
     r = subprocess.run([str(exe), "compare", str(swebench_path), "--a", "nope", "--b", OPUS],
                        capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 1 and r.stderr.startswith("error: unknown model 'nope'") and r.stdout == ""
+
+
+def test_power_text_prints_the_formula_with_its_subscripts(capsys):
+    """QA D9: the text printed 'n = (z + z)² q / gap²'; the two quantiles are z₁₋α/₂ and z₁₋β."""
+    code, out, _ = run(["power", "--gap", "2", "--disagreement", "0.27"], capsys)
+    assert code == 0
+    flat = " ".join(out.split())
+    assert "n = (z₁₋α/₂ + z₁₋β)² q / gap² says 5,298" in flat and "(z + z)" not in flat

@@ -94,7 +94,7 @@ def power_headline(d: dict[str, Any]) -> str:
         if d.get("method") == "exact":
             how = " for the exact McNemar test"
             if d.get("items_needed_normal") and d["items_needed_normal"] != d["items_needed"]:
-                how += (f" (the normal-approximation formula n = (z + z)² q / gap² says "
+                how += (f" (the normal-approximation formula n = (z₁₋α/₂ + z₁₋β)² q / gap² says "
                         f"{d['items_needed_normal']:,}, which falls short of {percent(pw)} power with that test)")
         return (f"To detect a gap of {gap_points(d['gap'])} points ({cond}) you need about "
                 f"{d['items_needed']:,} items{how}.")
