@@ -256,3 +256,20 @@ def test_bad_arguments_are_argument_errors_with_their_param(small, capsys):
     import inspect
 
     assert inspect.signature(watch_replay).parameters["rng"].default == 0
+
+
+def test_status_level_says_what_docs_watch_md_guarantees(small, capsys):
+    """Verifier, 2026-12: the status said "95% family-wise" while docs/watch.md promises the best set per model
+    (tied best models each kept with probability 1 - alpha, not all together)."""
+    p, _ = small
+    for target, said in (("best", "95% for each true best model: it stays in the set with at least this "
+                                  "probability (with tied models, each one separately, not all together)"),
+                         ("top2", "95% for each true top2 model"),
+                         ("ranks", "95% simultaneous over every pair")):
+        code, out, err = run(["watch", p, "--target", target, "--format", "md"], capsys)
+        assert code == 0, err
+        assert said in out and "family-wise" not in out, (target, out)
+    code, out, err = run(["watch", p, "--replay", "2", "--format", "md"], capsys)
+    assert code == 0 and "95% for each true best model" in out and "family-wise" not in out
+    doc = (__import__("pathlib").Path(__file__).parents[1] / "docs" / "watch.md").read_text()
+    assert '"95% for each true best model"' in doc and "not all together" in doc

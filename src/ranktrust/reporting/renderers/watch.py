@@ -21,15 +21,26 @@ def _q(d: dict[str, Any], pct: bool = False) -> str:
     return f"median {f(d['median'])} (10%-90%: {f(d['p10'])}-{f(d['p90'])}; max {f(d['max'])})"
 
 
+def _level(d: dict[str, Any]) -> str:
+    """What the confidence level covers, as docs/watch.md states it: the set keeps each true best (top-k) model
+    with at least that probability, each one separately when models tie; rank ranges and decided pairs hold
+    together (closed testing over every ordered pair)."""
+    lv = level(d["confidence_level"])
+    if d["target"] == "ranks":
+        return f"{lv} simultaneous over every pair (rank ranges and decided pairs hold together)"
+    who = "best model" if d["target"] == "best" else f"{d['target']} model"
+    return (f"{lv} for each true {who}: it stays in the set with at least this probability (with tied models, each "
+            "one separately, not all together)")
+
+
 def _guarantee(d: dict[str, Any]) -> str:
     scope = ("items are a sample from a population of questions like these (sequences with replacement)"
              if d["scope"] == "population" else
              "the question is this benchmark (sequences without replacement; exact at the last item)")
     if "order" not in d:      # a replay: every order is a seeded permutation of a finished matrix
-        return (f"{level(d['confidence_level'])} family-wise, valid at every stopping time however often you look; "
-                f"{scope}; {d['method']} e-processes.")
-    return (f"{level(d['confidence_level'])} family-wise, valid at every stopping time however often you look, for "
-            f"one analysis order fixed before the data; {scope}; {d['method']} e-processes. {_order_caveat(d)}")
+        return f"{_level(d)}; valid at every stopping time however often you look; {scope}; {d['method']} e-processes."
+    return (f"{_level(d)}; valid at every stopping time however often you look, for one analysis order fixed before "
+            f"the data; {scope}; {d['method']} e-processes. {_order_caveat(d)}")
 
 
 def _order_caveat(d: dict[str, Any]) -> str:
