@@ -177,7 +177,7 @@ def _check_markdown_agrees(md: str, d: dict) -> None:
     if head.startswith("Yes"):
         assert n_first == 1
     else:
-        assert re.search(rf"; {n_first} models could be #1", head)
+        assert re.search(rf"^No: {n_first} models could be #1 with ", head)
 
 
 def _board(seed: int, M: int, n: int, spread: float, tied_top: int) -> pd.DataFrame:
@@ -229,8 +229,9 @@ def test_headline_tiers_rank_sets_and_pairs_never_contradict(seed, M, n, spread,
     if h["separable"]:
         assert h["could_be_first"] == [h["top"]] and h["text"].startswith("Yes")
     else:
-        assert len(h["could_be_first"]) >= 2 and h["text"].startswith("Not shown")
-        assert f"{len(h['could_be_first'])} models could be #1" in h["text"]
+        assert len(h["could_be_first"]) >= 2 and h["text"].startswith("No: ")
+        assert h["text"].startswith(f"No: {len(h['could_be_first'])} models could be #1 with ")
+        assert f"{h['top']} leads {h['runner_up']} by " in h["text"] and "but is not separated from it" in h["text"]
     _check_markdown_agrees(to_string(r, "md", kind="arena"), d)
 
 

@@ -33,15 +33,20 @@ def headline_text(d: dict[str, Any]) -> str:
     cl = level(d["confidence_level"])
     top, ru = h["top"], h["runner_up"]
     gap = (f"{top} leads {ru} by {_elo(h['diff'])} Elo points (marginal {cl} CI "
-           f"{_ci(h['ci_low'], h['ci_high'], True)}), {p_clause(h['p_adjusted'], 'adjusted p')}")
+           f"{_ci(h['ci_low'], h['ci_high'], True)})")
     if h["separable"]:
-        s = f"Yes: {top} is #1 with {cl} joint confidence over all pairs: {gap}."
+        s = f"Yes: {top} is #1 with {cl} joint confidence over all pairs: {gap}, {p_clause(h['p_adjusted'], 'adjusted p')}."
     else:
+        # the answer first, as the score path's headline (reporting/headline.py): "No: 2 models could be #1 ..."
         could = h["could_be_first"]
+        gap += f" but is not separated from it over all pairs ({p_clause(h['p_adjusted'], 'adjusted p')})"
         if h["ci_low"] > 0 or h["ci_high"] < 0:   # the pair's own interval excludes 0; the family does not
-            gap += " (the marginal interval is for this pair alone; tested with all pairs at once, the gap is not shown)"
-        s = (f"Not shown: {gap}; {len(could)} models could be #1 ({', '.join(could[:6])}"
-             + (f" and {len(could) - 6} more" if len(could) > 6 else "") + f") at {cl} joint confidence.")
+            gap += "; the marginal interval is for this pair alone"
+        if len(could) > 1:
+            s = (f"No: {len(could)} models could be #1 with {cl} joint confidence ({', '.join(could[:6])}"
+                 + (f" and {len(could) - 6} more" if len(could) > 6 else "") + f"); {gap}.")
+        else:
+            s = f"No: {top} is the only model that could be #1, but {gap}."
     ov = h["overlap_could_be_first"]
     if len(ov) != len(h["could_be_first"]):
         s += (f" The overlap rule would name {plural(len(ov), 'model')} as possible #1 "
