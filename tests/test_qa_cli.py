@@ -111,6 +111,24 @@ def test_qa_m4a_a_folder_of_several_harnesses_is_read_whole_or_says_what_was_ski
     assert code == 1 and "mcq_tiny_lm" in err and "mcq_tiny_lighteval" in err
 
 
+def test_qa_d10_reader_notes_name_flags_on_the_command_line(harness_logs, capsys):
+    """D10 leftover: the skipped-harness note said "read them with `task`='NAME'" on the command line; notes go
+    through the same mapping as errors and warnings (text and JSON), and Python keeps the API words."""
+    import re
+
+    import ranktrust as rt
+
+    for fmt in ("text", "json"):
+        code, out, err = run(["report", str(harness_logs), "--task", "mcq_tiny_lm", "--errors", "wrong",
+                              "--no-stability", "-f", fmt], capsys)
+        assert code == 0, err
+        flat = " ".join((out + err).split())
+        assert "read them with --task NAME" in flat
+        assert not re.search(r"`\w+`=", flat), "API syntax on the command line"
+    m = rt.read(str(harness_logs), task="mcq_tiny_lm", errors="wrong")
+    assert any("read them with `task`='NAME'" in n for n in m.notes)
+
+
 def test_qa_m4b_an_unreadable_model_folder_is_an_error(harness_logs, tmp_path, monkeypatch, capsys):
     """M4b: a model folder that could not be listed dropped that model in silence (2 of 3 models, rc 0)."""
     import shutil

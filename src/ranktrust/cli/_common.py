@@ -181,7 +181,7 @@ def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix
             import dataclasses
 
             m = dataclasses.replace(m, groups=None)   # --no-groups (ScoreMatrix is a frozen dataclass)
-        return m, input_hash([kw["db"]])
+        return _notes_in_cli_words(m), input_hash([kw["db"]])
     if not paths:
         raise click.UsageError("give an input file (or --db STORE)")
     ctx = click.get_current_context(silent=True)
@@ -206,7 +206,19 @@ def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix
         dataset=kw.get("dataset"),
         **({"scale": kw["scale"]} if kw.get("scale") is not None else {}),
     )
-    return m, input_hash(paths)
+    return _notes_in_cli_words(m), input_hash(paths)
+
+
+def _notes_in_cli_words(m: ScoreMatrix) -> ScoreMatrix:
+    """The reader's notes in the running command's words ("`task`='NAME'" -> "--task NAME"), as errors and
+    warnings are (issue 21 D10); a note without backticked API names is kept as it is."""
+    if not any("`" in n for n in m.notes):
+        return m
+    import dataclasses
+
+    from .main import cli_words
+
+    return dataclasses.replace(m, notes=tuple(cli_words(n) for n in m.notes))
 
 
 @contextlib.contextmanager
