@@ -310,3 +310,14 @@ def test_piped_text_never_cuts_a_model_name_inside_a_word(capsys):
     assert "Win rate against claude-3-haiku-20240307" in out
     for h in ("rating", "95% CI", "battles", "win rate %", "win-rate CI", "adjusted p", "separated"):
         assert h in out, h
+
+
+def test_a_missing_prompt_id_names_the_empty_prompt_col(tmp_path, capsys):
+    """The way out of a missing prompt id is an empty --prompt-col; the hint shows the '' it needs."""
+    p = tmp_path / "gap.csv"
+    p.write_text("model_a,model_b,winner,question_id\na,b,model_a,1\nb,a,model_b,\na,b,tie,2\n")
+    code, _, err = run_cli(capsys, "arena", p)
+    assert code == 1 and err.count("\n") == 1 and "line 3: " in err and "(1 such row)" in err
+    assert "an empty --prompt-col ('')" in err and "--prompt-col )" not in err
+    with pytest.raises(rt.errors.DataError, match=r"an empty `prompt` \(''\)"):
+        read_battles(str(p))

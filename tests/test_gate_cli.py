@@ -275,3 +275,13 @@ def test_piped_text_never_cuts_a_name_or_header_inside_a_word(tmp_path, capsys):
         assert w in words, (w, out)
     assert max(len(line) for line in out.splitlines()) <= 110
     assert re.search(r"^Plan \(power 80%\)", out, re.M) and out.count("swebench_verified_mini") == 3  # verdict, 2 tables
+
+
+def test_a_one_item_task_is_worded_for_its_one_pair(tmp_path, capsys):
+    """compare's '1 pair(s) share fewer than 2 scored items' is said of the gate's one pair; one item is 'their
+    one item', not 'all 1 item'."""
+    p = _suite_csv(tmp_path / "one.csv", {"arc": (400, 10, 11), "one": (1, 0, 0)})
+    code, _, err = _gate(capsys, p, "--candidate", "new", "--baseline", "old")
+    assert code == 0
+    assert "warning: task 'one': the pair shares fewer than 2 scored items: its interval is not defined" in err
+    assert "pair(s)" not in err and "all 1 item" not in err and "agree on their one item" in err

@@ -201,6 +201,14 @@ class Gate(Result):
     plan_power: float = PLAN_POWER
 
 
+def _one_pair(message: str) -> str:
+    """A gate compares one pair a task: compare's "1 pair(s) share ..." said of that pair."""
+    import re
+
+    return re.sub(r"^1 pair\(s\) share fewer than (\d+) scored items: their CI is NaN",
+                  r"the pair shares fewer than \1 scored items: its interval is not defined", message)
+
+
 def holm_levels(p: Sequence[float], alpha: float, adjust: str = "holm") -> np.ndarray:
     """The test level ``a_k`` of each task (see the module docstring): Holm's step-down in the
     form "with j left, reject every p < alpha / j", the level of the step that decided each task.
@@ -405,7 +413,7 @@ def gate(
             except DataError as exc:
                 raise DataError(f"task {t!r}: {exc.message}", param=exc.param) from None
         for w in caught:
-            warnings.warn(f"task {t!r}: {w.message}", w.category, stacklevel=2)
+            warnings.warn(f"task {t!r}: {_one_pair(str(w.message))}", w.category, stacklevel=2)
     p = np.array([r.p_value for r in first], dtype=np.float64)
     levels = holm_levels(p, alpha, adj)
     p_adj = adjust_pvalues(np.where(np.isnan(p), 1.0, p), adj)  # type: ignore[arg-type]

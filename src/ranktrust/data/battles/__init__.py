@@ -291,7 +291,7 @@ def _stack(frames: "list[pd.DataFrame]", skipped: list[dict[str, Any]]) -> "pd.D
     if any(with_cluster) and not all(with_cluster):
         src = frames[with_cluster.index(False)].attrs["notes"][0]["source"]
         raise DataError(f"{src}: these battles have no prompt id while the other sources have one; give every "
-                        "source its prompt ids, or read all without (`prompt`='')", param="prompt")
+                        "source its prompt ids, or read all without them: an empty `prompt` ('')", param="prompt")
     notes = [n for f in frames for n in f.attrs["notes"]] + skipped
     out = pd.concat(frames, ignore_index=True, sort=False)
     style = [c for c in out.columns if c.startswith((STYLE_A, STYLE_B))]

@@ -155,9 +155,10 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
         cl = Labels.of(df["cluster"])
         if cl.missing.any():
             i = int(np.flatnonzero(cl.missing)[0])
-            raise DataError(f"{where.at(i)}: the prompt id (cluster) is missing ({int(cl.missing.sum())} such rows); "
-                            "give every battle its prompt id (a table can also be read without one: "
-                            "`prompt`='')",
+            raise DataError(f"{where.at(i)}: the prompt id (cluster) is missing ({int(cl.missing.sum())} such "
+                            f"row{'' if int(cl.missing.sum()) == 1 else 's'}); "
+                            "give every battle its prompt id, or read the table without prompt ids: an empty "
+                            "`prompt` ('')",
                             param="prompt")
         out["cluster"] = cl.values()
     for col in ("judge", "user"):

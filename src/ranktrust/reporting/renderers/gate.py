@@ -34,7 +34,8 @@ def _diff_ci(t: dict[str, Any], nd: int = 1) -> str:
 def _needs(t: dict[str, Any]) -> str:
     need, n = t.get("items_needed"), t["n_items"]
     if need is None:
-        return f"{t['task']} (the two models agree on all {plural(n, 'item')}: no estimate of the items needed)"
+        agree = "their one item" if n == 1 else f"all {plural(n, 'item')}"
+        return f"{t['task']} (the two models agree on {agree}: no estimate of the items needed)"
     return f"{t['task']} (needs about {count(need)} items, has {count(n)})"
 
 
