@@ -237,7 +237,7 @@ def test_cluster_bootstrap_correction_widens():
     a = rt.bootstrap_ci(m, cluster=True, n_resamples=2000, rng=0)
     b = rt.bootstrap_ci(m, cluster=True, n_resamples=2000, rng=0, cluster_correction="none")
     f = np.sqrt(14 / 13) * stats.t.ppf(0.975, 13) / stats.norm.ppf(0.975)
-    np.testing.assert_allclose(a.ci_high - a.estimate, f * (b.ci_high - b.estimate), rtol=1e-12)
+    np.testing.assert_allclose(a.ci_high - a.score, f * (b.ci_high - b.score), rtol=1e-12)
 
 
 # ------------------------------------------------------------------ runs-aware score CI (t quantile)
