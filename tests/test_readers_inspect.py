@@ -370,3 +370,31 @@ def test_issue21_task_picks_logs_by_header_so_other_logs_neither_block_nor_note(
     with pytest.raises(DataError, match=r"no task 'nope'; available: cvebench, inspect_evals/arc_easy, "
                                         r"inspect_evals/pubmedqa, simpleqa_verified"):
         rt.read(str(real), task="nope")
+
+
+def test_a_chosen_task_whose_logs_give_no_rows_says_why_and_lists_the_others(tmp_path):
+    """A folder with a full log of task 'pairwise_judge' and a header-only log of task 't2', read with
+    `errors`='drop' and `task`='t2': the header-only log is skipped, so no rows; the error says so and names the
+    other task (was "no task 't2'; available: " with an empty list)."""
+    _write(tmp_path, _dict_log(_vals()), "full.json")
+    log = {"status": "success", "eval": {"model": "m", "task": "t2", "eval_id": "x"}, "plan": {},
+           "results": {"total_samples": 1000, "completed_samples": 1000, "scores": []}, "stats": {}}
+    _write(tmp_path, log, "header.json")
+    with pytest.raises(DataError) as exc:
+        rt.read(str(tmp_path), task="t2", errors="drop")
+    msg = str(exc.value)
+    assert msg.startswith(f"{tmp_path}: no rows of task 't2' were read (") and "holds only the header" in msg
+    assert msg.endswith("the folder's other tasks: pairwise_judge"), msg
+    assert rt.read(str(tmp_path), task="pairwise_judge", errors="drop").n_models == 1    # the other task reads
+
+
+def test_real_header_only_task_in_a_folder_says_it_was_skipped():
+    """The verifier's case: `report harness-logs/real/inspect --errors drop --task simpleqa_verified`."""
+    from conftest import run_cli_completed, shared_file
+
+    real = shared_file("harness-logs/real/inspect")
+    r = run_cli_completed("report", str(real), "--errors", "drop", "--task", "simpleqa_verified")
+    assert r.returncode == 1 and r.stderr.count("\n") == 1
+    assert "no rows of task 'simpleqa_verified' were read" in r.stderr and "holds only the header" in r.stderr
+    assert "(--errors drop)" in r.stderr and "`errors`" not in r.stderr
+    assert r.stderr.rstrip().endswith("other tasks: cvebench, inspect_evals/arc_easy, inspect_evals/pubmedqa")

@@ -239,6 +239,25 @@ def read(rd: "Reader | type", path: str, opts: ReadOptions) -> "Iterator[pd.Data
     plan = plan_units(rd, path, opts)
     if not plan.units:
         raise nothing_left(path, plan.skipped, plan.reader)
+    if opts.task is None or not plan.skipped:
+        yield from _read_plan(plan, path, opts)
+        return
+    # a task chosen in a folder of several tasks: if its logs give no rows (header-only and skipped, or every
+    # sample dropped), say so and list the other tasks, not "no task ...; available: " with nothing after it
+    rows, said = 0, []
+    for chunk in _read_plan(plan, path, opts):
+        rows += len(chunk)
+        if not len(chunk):
+            said += list(chunk.attrs.get("notes", ()))
+        yield chunk
+    if not rows:
+        found = sorted({f for _, sk in plan.skipped if sk.option == "task" for f in sk.found})
+        why = "; ".join(dict.fromkeys(said)) or "every sample of its logs was dropped"
+        raise DataError(f"{path}: no rows of task {opts.task!r} were read ({why}); the folder's other tasks: "
+                        f"{', '.join(found) or 'none'}", param="task")
+
+
+def _read_plan(plan: UnitPlan, path: str, opts: ReadOptions) -> "Iterator[pd.DataFrame]":
     reader, units = plan.reader, plan.units
     combine = getattr(reader, "combine", None)
     if len(units) == 1:
