@@ -399,7 +399,7 @@ BAD_TABLES = {
                     r"b\.csv: line 3: model_a and model_b are both 'A', a model against itself"),
     "missing model": ("model_a,model_b,winner\nA,B,tie\n,B,model_a\n", r"b\.csv: line 3: model_a is missing"),
     "missing prompt id": ("model_a,model_b,winner,question_id\nA,B,tie,q1\nA,B,tie,\n",
-                          r"b\.csv: line 3: the prompt id \(cluster\) is missing.*`prompt`=''"),
+                          r"b\.csv: line 3: the prompt id \(cluster\) is missing.*an empty `prompt` \(''\)"),
     "zero weight": ("model_a,model_b,winner,weight\nA,B,tie,1\nA,B,tie,0\n",
                     r"b\.csv: line 3: weight 0 is not a positive number"),
     "negative weight": ("model_a,model_b,winner,weight\nA,B,tie,-1\n", r"b\.csv: line 2: weight -1 is not a positive"),
