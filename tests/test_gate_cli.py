@@ -274,7 +274,8 @@ def test_piped_text_never_cuts_a_name_or_header_inside_a_word(tmp_path, capsys):
               "drop", "margin", "decision", "inconclusive"):
         assert w in words, (w, out)
     assert max(len(line) for line in out.splitlines()) <= 110
-    assert re.search(r"^Plan \(power 80%\)", out, re.M) and out.count("swebench_verified_mini") == 3  # verdict, 2 tables
+    assert re.search(r"^Plan \(power 80%\)", out, re.M)
+    assert out.count("swebench_verified_mini") == 3                          # the verdict and the two tables
 
 
 def test_a_one_item_task_is_worded_for_its_one_pair(tmp_path, capsys):

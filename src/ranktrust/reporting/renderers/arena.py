@@ -35,7 +35,8 @@ def headline_text(d: dict[str, Any]) -> str:
     gap = (f"{top} leads {ru} by {_elo(h['diff'])} Elo points (marginal {cl} CI "
            f"{_ci(h['ci_low'], h['ci_high'], True)})")
     if h["separable"]:
-        s = f"Yes: {top} is #1 with {cl} joint confidence over all pairs: {gap}, {p_clause(h['p_adjusted'], 'adjusted p')}."
+        s = (f"Yes: {top} is #1 with {cl} joint confidence over all pairs: {gap}, "
+             f"{p_clause(h['p_adjusted'], 'adjusted p')}.")
     else:
         # the answer first, as the score path's headline (reporting/headline.py): "No: 2 models could be #1 ..."
         could = h["could_be_first"]
