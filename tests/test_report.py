@@ -385,3 +385,29 @@ def test_a_new_section_is_a_builder_and_its_renderers(small_report):
         sections.BUILDERS[:] = [(k, f) for k, f in sections.BUILDERS if k != "top_score"]
         for fmt in ("text", "md"):
             _REGISTRY.pop(("TopScore", fmt), None)
+
+
+def test_adjust_phrase_says_the_tables_family():
+    """fmt.adjust_phrase said "over all N pairs" whatever the table: it follows the table's adjust_family."""
+    from ranktrust.reporting.fmt import adjust_phrase
+
+    s = {"adjust": "holm", "n_pairs": 28}
+    assert adjust_phrase({"settings": s, "adjust_family": "all", "n_models": 8}) == "Holm over all 28 pairs"
+    assert adjust_phrase({"settings": s, "adjust_family": "adjacent", "n_models": 8}) == "Holm over the 7 adjacent pairs"
+    assert adjust_phrase(s) == "Holm over all 28 pairs" and adjust_phrase(s, "adjacent") == "Holm over the adjacent pairs"
+    assert adjust_phrase({"settings": s, "adjust_family": "adjacent", "n_models": 2}) == "one pair: nothing to adjust"
+    assert adjust_phrase({"settings": {**s, "adjust": "none"}, "adjust_family": "adjacent"}) != "Holm over all 28 pairs"
+    # the report's table is adjusted over all pairs, and its text, Markdown and HTML say so
+    rng = np.random.default_rng(2)
+    m = rt.read_long(__import__("pandas").DataFrame(
+        [(f"m{j}", f"q{i}", float(rng.random() < 0.3 + 0.1 * j)) for j in range(4) for i in range(200)],
+        columns=["model", "item", "score"]))
+    rep = rt.report(m, stability_n_resamples=20)
+    d = report_dict(rep)
+    assert d["adjust_family"] == "all" and adjust_phrase(d) == f"Holm over all {d['settings']['n_pairs']} pairs"
+    flat = " ".join(str(rep).split())
+    from ranktrust.reporting.html import render_html
+    from ranktrust.reporting.render import meta as make_meta
+
+    page = render_html(rep, make_meta("report", seed=0, input_hash="sha256:0", command="ranktrust report x.csv"))
+    assert "p adj: Holm over all 6 pairs" in flat and page.count("Holm over all 6 pairs") >= 2

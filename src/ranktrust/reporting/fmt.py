@@ -157,11 +157,25 @@ def p_clause(p: Any, name: str = "p") -> str:
     return f"{name} < {v[1:]}" if v.startswith("<") else f"{name} = {v}"
 
 
-def adjust_phrase(settings: dict) -> str:
-    """'Holm over all 406 pairs' (how the p-values of the pair table and the verdicts are adjusted)."""
+def adjust_phrase(d: dict, family: str | None = None) -> str:
+    """How a pair table's p-values are adjusted, over the family the table says (its ``adjust_family``):
+    'Holm over all 406 pairs' (``"all"``: the report's, whose verdicts come from the same tests) or 'Holm over
+    the 28 adjacent pairs' (``"adjacent"``: each model against the next one down only).
+
+    ``d`` is a report's JSON (its ``settings``, ``adjust_family`` and ``n_models``) or a settings dict alone
+    (then ``family`` or ``settings["adjust_family"]``, else ``"all"``)."""
+    settings = d["settings"] if isinstance(d.get("settings"), dict) else d
+    fam = family or d.get("adjust_family") or settings.get("adjust_family") or "all"
     adj = ADJUST_NAMES.get(settings.get("adjust") or "holm", settings.get("adjust"))
+    if settings.get("adjust") == "none":
+        return str(adj)
+    if fam == "adjacent":
+        m = d.get("n_models") or settings.get("n_models")
+        if not m:
+            return f"{adj} over the adjacent pairs"
+        return f"{adj} over the {m - 1:,} adjacent pairs" if m > 2 else "one pair: nothing to adjust"
     n = settings.get("n_pairs")
-    if not n or settings.get("adjust") == "none":
+    if not n:
         return str(adj)
     return f"{adj} over all {n:,} pairs" if n > 1 else "one pair: nothing to adjust"
 

@@ -217,7 +217,7 @@ def pairs_rich(d: dict[str, Any]) -> list[Any]:
     if not d.get("pairs"):
         return []
     pairs = d["pairs"][:TEXT_MAX_PAIRS]
-    pt = Table(title=f"{_pairs_title(d)} (paired on shared items; p adj: {adjust_phrase(d['settings'])}; "
+    pt = Table(title=f"{_pairs_title(d)} (paired on shared items; p adj: {adjust_phrase(d)}; "
                      "CI unadjusted)")
     # the two names stacked in one column: a name breaks only when it alone is wider than the column
     pt.add_column("A\nB", justify="left", overflow="fold",
@@ -241,7 +241,7 @@ def pairs_markdown(d: dict[str, Any]) -> str:
     if not d.get("pairs"):
         return ""
     lines = [f"## {_pairs_title(d)}", "",
-             f"Paired on shared items; p adj: {adjust_phrase(d['settings'])}; the CI is unadjusted.", "",
+             f"Paired on shared items; p adj: {adjust_phrase(d)}; the CI is unadjusted.", "",
              f"| A | B | A − B (pts) | CI | only A | only B | p | p adj ({adjust_family_label(d)}) |",
              "|:--|:--|--:|--:|--:|--:|--:|--:|"]
     for p in d["pairs"]:
