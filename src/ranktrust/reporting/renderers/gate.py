@@ -175,7 +175,8 @@ def gate_markdown(d: dict[str, Any]) -> str:
 #: the CSV columns: one row per task, full precision; the first column is the suite's verdict (PASS, FAIL or
 #: INCONCLUSIVE, the same on every row), so the file starts with its header row and ``pandas.read_csv`` reads it
 CSV_COLUMNS = ("verdict", "task", "n_items", "score_baseline", "score_candidate", "diff", "ci_low", "ci_high",
-               "ci_level", "p_value", "p_adjusted", "decision", "method", "disagreement", "detectable_drop", "items_needed")
+               "ci_level", "p_value", "p_adjusted", "decision", "method", "disagreement", "detectable_drop",
+               "items_needed")
 
 
 @renderer("Gate", "csv")
