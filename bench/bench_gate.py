@@ -29,6 +29,9 @@ SIZES_6 = [4000, 500, 1000, 1500, 2000, 3000]
 
 
 def simulate_suite(rng, sizes, q, drops=None):
+    """0/1 scores of a candidate and a baseline on tasks of the given sizes: they differ on a share q of
+    items; the candidate's true difference on task k is -drops[k] (only-candidate-right has probability
+    (q - drop)/2, only-baseline-right (q + drop)/2). tests/test_gate.py draws its suites with this too."""
     out = {}
     qs = np.broadcast_to(np.asarray(q, dtype=np.float64), (len(sizes),))   # one q, or one per task
     for k, n in enumerate(sizes):

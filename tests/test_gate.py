@@ -32,23 +32,19 @@ def _m(scores: np.ndarray, **kw) -> rt.ScoreMatrix:
     return rt.ScoreMatrix.from_array(scores, models=["cand", "base"], **kw)
 
 
-def simulate_suite(rng: np.random.Generator, sizes, q: float, drops=None) -> dict[str, rt.ScoreMatrix]:
-    """0/1 scores of a candidate and a baseline on tasks of the given sizes: they differ on a share q of
-    items; the candidate's true difference on task k is -drops[k] (only-candidate-right has probability
-    (q - drop)/2, only-baseline-right (q + drop)/2)."""
-    out = {}
-    qs = np.broadcast_to(np.asarray(q, dtype=np.float64), (len(sizes),))   # one q, or one per task
-    for k, n in enumerate(sizes):
-        d = 0.0 if drops is None else drops[k]
-        u = rng.random(n)
-        base = (rng.random(n) < 0.6).astype(np.float64)
-        cand = base.copy()
-        only_c = u < (qs[k] - d) / 2
-        only_b = (u >= (qs[k] - d) / 2) & (u < qs[k])
-        cand[only_c], base[only_c] = 1.0, 0.0
-        cand[only_b], base[only_b] = 0.0, 1.0
-        out[f"task{k:02d}"] = _m(np.stack([cand, base]))
-    return out
+def _load_bench():
+    """bench/bench_gate.py's suite simulator: the slow tests and the bench draw the same suites (one copy)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "bench_gate.py"
+    spec = importlib.util.spec_from_file_location("bench_gate", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+simulate_suite = _load_bench().simulate_suite
 
 
 # ------------------------------------------------------------------ published figure
