@@ -233,3 +233,18 @@ def test_a_recommendation_needs_the_pairs_of_its_deciding_bin(tmp_path, capsys):
     assert code == 0
     rec, _ = _recommendation(out)
     assert rec["pairs_needed"] == 100000 and rec["best"] is None
+
+
+def test_table_marks_each_mdad_off_a_thin_bin(swebench_path, capsys):
+    """D7: a table MDAD read off a bin with fewer than pairs_needed pairs carries †, with its footnote; the marks
+    are exactly the JSON rows with mdad_pairs < 30 (SWE-bench: 7 targets, every bin thin)."""
+    base = ["microbench", str(swebench_path), "--methods", "random,diversity", "--sizes", "10,25", "--n-resamples", "10"]
+    code, out, err = _run([*base, "-f", "json"], capsys)
+    assert code == 0, err
+    d = json.loads(out)
+    rows = d["mdad"] + d["unseen"]["mdad"]
+    thin = sum(r["status"] == "ok" and r["mdad_pairs"] < d["recommendation"]["pairs_needed"] for r in rows)
+    assert thin > 0
+    code, out, err = _run([*base, "-f", "md"], capsys)
+    assert code == 0, err
+    assert out.count("†") == thin + 1 and "† read off a gap bin with fewer than 30 target pairs" in out

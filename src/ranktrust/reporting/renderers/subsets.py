@@ -12,8 +12,17 @@ from ._csv import table_csv
 _COLS = ("method", "items", "MDAD (pts)", "{ci} CI", "Kendall τ", "mean abs err (pts)", "misordered")
 
 
-def _row(r: dict[str, Any]) -> list[str]:
-    return [r["method"], str(r["size"]), points(r["mdad"]) if r["reached"] else r["status"],
+#: the mark of an MDAD read off a gap bin with fewer than the recommendation's ``pairs_needed`` pairs (QA D7)
+THIN = "†"
+
+
+def _thin_cell(r: dict[str, Any], need: int) -> bool:
+    return bool(r["reached"]) and r.get("mdad_pairs") is not None and r["mdad_pairs"] < need
+
+
+def _row(r: dict[str, Any], need: int = 0) -> list[str]:
+    mdad = points(r["mdad"]) + (THIN if _thin_cell(r, need) else "") if r["reached"] else r["status"]
+    return [r["method"], str(r["size"]), mdad,
             interval(r["ci_low"], r["ci_high"], sep="–", brackets=False),
             number(r["kendall_tau"], 2), points(r["mean_abs_error"]), percent(r["misordered"])]
 
@@ -158,13 +167,14 @@ def mdad_text(d: dict[str, Any]) -> list[Any]:
 
     s = d["settings"]
     ci = level(s["confidence_level"])
+    need = _needed(d)
 
     def table(title: str, rows: list[dict[str, Any]]) -> Table:
         t = Table(title=title)
         for col in _COLS:
             t.add_column(col.format(ci=ci), justify="left" if col == "method" else "right")
         for r in rows:
-            t.add_row(*_row(r))
+            t.add_row(*_row(r, need))
         return t
 
     head = (f"({_n_trials(s)} trials, {s['n_source_models']} source / {s['n_target_models']} target models, "
@@ -174,14 +184,29 @@ def mdad_text(d: dict[str, Any]) -> list[Any]:
         out.append(table(f"Against unseen items ({s['n_items'] - s['n_seen_items']} items the source models never saw; "
                          "the figures [U] publish)", d["unseen"]["mdad"]))
     out += [f"• {line}" for line in recommendation_lines(d)]
-    return out + _notes(d)
+    return out + _notes(d) + _thin_note(d)
 
 
 def _md_table(d: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
     ci = level(d["settings"]["confidence_level"])
     lines = ["| " + " | ".join(c.format(ci=ci) for c in _COLS) + " |", "|---|---:|---:|---:|---:|---:|---:|"]
-    lines += ["| " + " | ".join(_esc(c) for c in _row(r)) + " |" for r in rows]
+    lines += ["| " + " | ".join(_esc(c) for c in _row(r, _needed(d))) + " |" for r in rows]
     return lines
+
+
+def _needed(d: dict[str, Any]) -> int:
+    """The pairs a gap bin needs for its MDAD to be a finding (the recommendation's ``pairs_needed``)."""
+    return int((d.get("recommendation") or {}).get("pairs_needed") or 0)
+
+
+def _thin_note(d: dict[str, Any]) -> list[str]:
+    """The footnote of the † mark, when a table has one."""
+    need = _needed(d)
+    rows = list(d["mdad"]) + list((d.get("unseen") or {}).get("mdad") or [])
+    if not any(_thin_cell(r, need) for r in rows):
+        return []
+    return [f"{THIN} read off a gap bin with fewer than {need} target pairs (pooled over trials): not a finding "
+            "(each row's mdad_pairs is in the JSON)."]
 
 
 @renderer("MDADResult", "md")
@@ -200,6 +225,7 @@ def mdad_markdown(d: dict[str, Any]) -> str:
                   f"{s['n_items'] - s['n_seen_items']} items the source models never saw.", "",
                   *_md_table(d, d["unseen"]["mdad"])]
     lines += ["", *[f"- {_esc(line)}" for line in recommendation_lines(d)], ""]
+    lines += [*(_esc(n) for n in _thin_note(d)), *([""] if _thin_note(d) else [])]
     return "\n".join(lines)
 
 
