@@ -444,3 +444,15 @@ def test_one_number_one_string_in_every_format(fmt):
     if fmt == "html":
         assert f">{want}</td>" in out                       # the table cell, not only a data-* attribute
     assert _cell(top["score"], "score") == want             # the notebook's tables
+
+
+def test_microbench_table_marks_thin_bins(swebench):
+    """QA D7: in the HTML micro-benchmark table an MDAD read off a gap bin with fewer than pairs_needed pairs carries
+    †, with the footnote; the marks are exactly the JSON rows with mdad_pairs < pairs_needed (SWE-bench: 7 targets)."""
+    rep = rt.report(swebench, microbench=True, microbench_n_resamples=5, stability_n_resamples=20)
+    page = render_html(rep, _meta("ranktrust report swebench.csv --microbench"))
+    mb = rep.to_dict()["microbench"]
+    need = mb["recommendation"]["pairs_needed"]
+    thin = sum(r["status"] == "ok" and r["mdad_pairs"] < need for r in mb["mdad"])
+    assert thin > 0 and page.count(">†</span>") == thin
+    assert f"† read off a gap bin with fewer than {need} target pairs" in page
