@@ -230,7 +230,7 @@ def test_several_results_per_sample_primary_metric_and_metric_by_part(tmp_path):
 def test_errored_samples_honour_errors(tmp_path):
     recs = [_rec("org/m", "a", 1.0), _rec("org/m", "b", 0.0, error="RuntimeError: timeout"), _rec("org/m", "c", 1.0)]
     p = _write(tmp_path / "x_samples.jsonl", recs)
-    with pytest.raises(DataError, match=r"x_samples.jsonl: 1 samples errored \(b\); choose `errors`='wrong'"):
+    with pytest.raises(DataError, match=r"x_samples.jsonl: 1 sample errored \(b\); choose `errors`='wrong'"):
         rt.read(str(p))
     m = rt.read(str(p), errors="wrong")
     assert m.scores.tolist() == [[1.0, 0.0, 1.0]] and any("scored as wrong" in n for n in m.notes)

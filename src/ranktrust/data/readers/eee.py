@@ -207,11 +207,11 @@ def read_file(path: str, opts: ReadOptions) -> "Iterator":
     if errored:
         if opts.errors not in ("wrong", "drop"):
             raise DataError(
-                f"{path}: {len(errored)} samples errored ({', '.join(errored[:5])}{' ...' if len(errored) > 5 else ''}); "
+                f"{path}: {len(errored)} sample{'' if len(errored) == 1 else 's'} errored ({', '.join(errored[:5])}{' ...' if len(errored) > 5 else ''}); "
                 "choose `errors`='wrong' (score them 0) or `errors`='drop' (leave them out)"
             )
         how = "scored as wrong" if opts.errors == "wrong" else "dropped"
-        notes.append(f"{len(errored)} samples errored in {path} and were {how}: {', '.join(errored[:10])}")
+        notes.append(f"{len(errored)} sample{'' if len(errored) == 1 else 's'} errored in {path} and {'was' if len(errored) == 1 else 'were'} {how}: {', '.join(errored[:10])}")
     total = (agg.get("detailed_evaluation_results") or {}).get("total_rows") if agg else None
     n_lines = sum(1 for _ in recs) if opts.task is None else None
     if isinstance(total, int) and n_lines is not None and total != n_lines:

@@ -376,7 +376,7 @@ def _read_one(path: str, opts: ReadOptions, in_folder: bool = False) -> Iterator
         notes = []
         if errored:
             how = "scored as wrong" if opts.errors == "wrong" else "dropped"
-            notes.append(f"{len(errored)} samples errored in {path} and were {how}: {', '.join(errored[:10])}")
+            notes.append(f"{len(errored)} sample{'' if len(errored) == 1 else 's'} errored in {path} and {'was' if len(errored) == 1 else 'were'} {how}: {', '.join(errored[:10])}")
         if unscored:
             what = f"{scorer}:{key}" if key is not None else str(scorer)
             notes.append(f"{len(unscored)} samples in {path} have no value (NaN) for {what} and were left out, as "
