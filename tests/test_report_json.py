@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,11 @@ from _report_inputs import OPTIONS, write
 from conftest import run_cli_completed
 
 REF = Path(__file__).parent / "data" / "report_ref"
-#: a few ulps: floats that went through the same arithmetic in a different order
-ULPS = 4
+#: a few ulps: floats that went through the same arithmetic in a different order. As tests/conftest.py's
+#: FLOAT_ULPS: relative to the terms (fractions of order 1), not to the result, since a difference of two
+#: close numbers keeps the terms' absolute error (on another CPU's kernels a headline bound of -0.0131 moved
+#: by 1.4e-17, 8 ulps of itself and 0.06 eps of its terms)
+ULPS = 16
 #: keys of ``meta`` that change from run to run
 VOLATILE_META = ("version", "created", "command")
 
@@ -33,7 +37,7 @@ VOLATILE_META = ("version", "created", "command")
 def _same_float(a: float, b: float) -> bool:
     if a == b:
         return True
-    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= ULPS * math.ulp(max(abs(a), abs(b)))
+    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= ULPS * sys.float_info.epsilon * (1 + max(abs(a), abs(b)))
 
 
 def compare_json(got: Any, want: Any, path: str = "$") -> list[str]:
@@ -102,10 +106,34 @@ def test_compare_json_can_fail():
     want = {"a": 0.1, "b": [1, "x"], "c": None}
     assert compare_json({"a": 0.1 + 2 ** -56, "b": [1, "x"], "c": None}, want) == []   # 1 ulp
     assert compare_json({"a": 0.1000001, "b": [1, "x"], "c": None}, want)
+    assert compare_json({"a": 0.1 + 1e-13, "b": [1, "x"], "c": None}, want)         # far beyond a few ulps
     assert compare_json({"a": 0.1, "b": [2, "x"], "c": None}, want)
     assert compare_json({"a": 0.1, "b": [1.0, "x"], "c": None}, want)
     assert compare_json({"a": 0.1, "b": [1, "x"], "c": None, "d": 1}, want)
     assert compare_json({"a": 0.1, "b": [1, "x"], "c": 0}, want)
+
+
+def _split_irt(d: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+    """The report without the micro-benchmark's IRT rows, and those rows. The IRT selection fits a 2PL by
+    L-BFGS that stops at a relative tolerance (ftol), so its estimates follow the optimiser's path, and that
+    path follows the last bits of the BLAS kernels: under NumPy held to x86-64-v2 and OpenBLAS's Prescott
+    kernels (.ci/run step 1c) the continuous reference's irt rows move by up to 3e-4 and one Kendall tau
+    flips (0.367 -> 0.333). Those rows are compared for their shape here; their numbers on this CPU are
+    tests/test_subsets_irt.py's."""
+    mb = d.get("microbench")
+    if not mb:
+        return d, []
+    irt, out = [], {**d, "microbench": {**mb}}
+    for part in (out["microbench"], out["microbench"].get("unseen")):
+        if part is None:
+            continue
+        if part is not out["microbench"]:
+            part = out["microbench"]["unseen"] = {**part}
+        for key in ("mdad", "agreement"):
+            rows = part.get(key) or []
+            irt += [(key, r.get("size"), sorted(r)) for r in rows if r.get("method") == "irt"]
+            part[key] = [r for r in rows if r.get("method") != "irt"]
+    return out, irt
 
 
 @pytest.mark.parametrize("name", sorted(OPTIONS))
@@ -116,6 +144,8 @@ def test_report_json_matches_the_reference(name, tmp_path):
     assert res.returncode == 0, res.stderr
     got = as_before(comparable(json.loads(res.stdout)))
     want = comparable(json.loads((REF / name.replace(".csv", ".json")).read_text()))
+    (got, got_irt), (want, want_irt) = _split_irt(got), _split_irt(want)
+    assert got_irt == want_irt     # the same irt rows (method, size, keys); their numbers: see _split_irt
     diff = compare_json(got, want)
     # a change another area makes to the report JSON (a section's new key, a message) is listed in the CHANGELOG
     # and the reference re-made: `python tests/_report_inputs.py --reference` (with --seed 7, as here)
