@@ -37,7 +37,8 @@ VOLATILE_META = ("version", "created", "command")
 def _same_float(a: float, b: float) -> bool:
     if a == b:
         return True
-    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= ULPS * sys.float_info.epsilon * (1 + max(abs(a), abs(b)))
+    tol = ULPS * sys.float_info.epsilon * (1 + max(abs(a), abs(b)))
+    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= tol
 
 
 def compare_json(got: Any, want: Any, path: str = "$") -> list[str]:
@@ -123,17 +124,18 @@ def _split_irt(d: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
     mb = d.get("microbench")
     if not mb:
         return d, []
-    irt, out = [], {**d, "microbench": {**mb}}
-    for part in (out["microbench"], out["microbench"].get("unseen")):
-        if part is None:
-            continue
-        if part is not out["microbench"]:
-            part = out["microbench"]["unseen"] = {**part}
+    irt: list[Any] = []
+
+    def keep(part: dict[str, Any]) -> dict[str, Any]:
         for key in ("mdad", "agreement"):
-            rows = part.get(key) or []
-            irt += [(key, r.get("size"), sorted(r)) for r in rows if r.get("method") == "irt"]
-            part[key] = [r for r in rows if r.get("method") != "irt"]
-    return out, irt
+            irt.extend((key, r.get("size"), sorted(r)) for r in part.get(key) or [] if r.get("method") == "irt")
+        rest = {k: [r for r in part.get(k) or [] if r.get("method") != "irt"] for k in ("mdad", "agreement")}
+        return {**part, **rest}
+
+    mb = keep(mb)
+    if mb.get("unseen") is not None:
+        mb["unseen"] = keep(mb["unseen"])
+    return {**d, "microbench": mb}, irt
 
 
 @pytest.mark.parametrize("name", sorted(OPTIONS))
