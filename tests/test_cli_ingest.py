@@ -127,7 +127,7 @@ def test_ingest_shows_rows_on_a_terminal_only(tmp_path, capsys, monkeypatch):
 
 
 def test_ingest_prints_and_writes_reader_records(tmp_path, capsys):
-    """A reader's note that is a record (issue 23 §1): `ingest -f json` writes it as {"code", "data"} (it raised
+    """A reader's note that is a record (issue 23 §1): `ingest -f json` writes it as {"code", "data", "text"} (it raised
     'Note is not JSON serializable'), the text and Markdown print its sentence, and `report` from the store too."""
     import shutil
     from pathlib import Path
@@ -141,10 +141,10 @@ def test_ingest_prints_and_writes_reader_records(tmp_path, capsys):
                 f"(e.g. {d / 'notes.json'})")
     code, out, err = run(["ingest", str(d), "--db", str(tmp_path / "a.duckdb"), "-f", "json"], capsys)
     assert code == 0, err
-    rec = json.loads(out)["notes"][0]
+    rec = json.loads(out)["notes"][0]   # the record, and its sentence beside it (as the report's JSON has)
     assert rec == {"code": "swebench_skipped_files", "data": {"path": str(d), "n_files": 1,
-                                                              "example": str(d / "notes.json")}}
-    assert note_text(rec) == sentence
+                                                              "example": str(d / "notes.json")}, "text": sentence}
+    assert note_text({"code": rec["code"], "data": rec["data"]}) == sentence
     code, out, err = run(["ingest", str(d), "--db", str(tmp_path / "b.duckdb"), "-f", "md"], capsys)
     assert code == 0 and f"- note: {sentence}" in out, err
     code, out, err = run(["report", "--db", str(tmp_path / "b.duckdb"), "--no-stability", "-f", "md"], capsys)

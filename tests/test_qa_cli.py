@@ -8,6 +8,7 @@ import os
 import pytest
 
 from ranktrust.cli._main import cli_words, main
+from ranktrust.reporting import note_text
 
 DEMO = os.path.join(os.path.dirname(__file__), "..", "src", "ranktrust", "datasets", "mmlupro_outputs.csv.gz")
 
@@ -126,7 +127,14 @@ def test_qa_d10_reader_notes_name_flags_on_the_command_line(harness_logs, capsys
         assert "read them with --task NAME" in flat
         assert not re.search(r"`\w+`=", flat), "API syntax on the command line"
     m = rt.read(str(harness_logs), task="mcq_tiny_lm", errors="wrong")
-    assert any("read them with `task`='NAME'" in n for n in m.notes)
+    rec = next(n for n in m.notes if n.code == "harness_skipped")   # a record (issue 23 §1), in the API's words
+    assert "read them with `task`='NAME'" in note_text(rec)
+    # the JSON of the command keeps the record beside the sentence in its words
+    code, out, err = run(["report", str(harness_logs), "--task", "mcq_tiny_lm", "--errors", "wrong",
+                          "--no-stability", "-f", "json"], capsys)
+    (cli_rec,) = [n for n in json.loads(out)["notes"] if n["data"].get("record", {}).get("code") == "harness_skipped"]
+    assert cli_rec["code"] == "input" and cli_rec["data"]["record"] == json.loads(json.dumps(rec.to_dict()))
+    assert "read them with --task NAME" in cli_rec["text"]
 
 
 def test_qa_m4b_an_unreadable_model_folder_is_an_error(harness_logs, tmp_path, monkeypatch, capsys):

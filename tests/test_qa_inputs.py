@@ -16,6 +16,7 @@ import pytest
 import ranktrust as rt
 from conftest import run_cli, shared_file
 from ranktrust._text import display_name, needs_escaping
+from ranktrust.reporting import note_text
 
 
 cli = run_cli   # tests/conftest.py
@@ -131,13 +132,13 @@ def test_qa_m10_wide_table_out_of_range_refused(tmp_path):
 def test_qa_bad_input_22_mixed_binary_and_continuous_models_noted(capsys, tmp_path):
     p = table(tmp_path, "mixed.csv", lambda a, i: (a + i) % 2 if a < 2 else 0.25 * (i % 5))
     m = rt.read(p)
-    (note,) = [n for n in m.notes if "mixed scoring" in n]
+    (note,) = [note_text(n) for n in m.notes if n.code == "mixed_scoring"]   # a record (issue 23 §1)
     assert "'m0', 'm1'" in note and "'m2'" in note, note
     code, out, _ = cli(capsys, "report", p, "--no-stability")
     assert code == 0 and "mixed scoring" in out
     # all binary, or all continuous: nothing to say
-    assert not [n for n in rt.read(table(tmp_path, "b.csv", lambda a, i: (a + i) % 2)).notes if "mixed" in n]
-    assert not [n for n in rt.read(table(tmp_path, "c.csv", lambda a, i: 0.5)).notes if "mixed" in n]
+    assert not rt.read(table(tmp_path, "b.csv", lambda a, i: (a + i) % 2)).notes
+    assert not rt.read(table(tmp_path, "c.csv", lambda a, i: 0.5)).notes
 
 
 # ---------------------------------------------------------------------------------------------- L5
@@ -322,11 +323,15 @@ def test_qa_d14_header_only_inspect_log_skipped_with_errors_drop(capsys, tmp_pat
     assert "--errors drop to skip such logs in a folder" in line, line
     m = rt.read(str(d), errors="drop", align="pairwise")
     assert m.n_models == 2
-    assert any("data_with_llm_scoring.json holds only the header of an inspect log" in n and "1000 samples" in n
-               and "skipped" in n for n in m.notes), m.notes
+    (rec,) = [n for n in m.notes if n.code == "inspect_header_only"]   # a record (issue 23 §1)
+    assert dict(rec.data) == {"path": str(d / "data_with_llm_scoring.json"), "n_samples": 1000}
+    assert note_text(rec) == (f"{d / 'data_with_llm_scoring.json'} holds only the header of an inspect log and no "
+                              "per-sample scores (its header reports 1,000 samples): skipped (`errors`='drop')")
     code, out, err = cli(capsys, "ingest", d, "--db", tmp_path / "s.duckdb", "--errors", "drop")
     assert code == 0, err
-    assert "1 skipped" in out and "holds only the header" in out + err
+    flat = " ".join((out + err).split())
+    assert "1 skipped" in out and "holds only the header" in flat
+    assert "(--errors drop)" in flat and "`errors`" not in flat   # the reason and the note in the command's words
     # a header-only log named on its own is still an error: there is nothing else to read
     with pytest.raises(rt.DataError, match="holds only the header"):
         rt.read(str(d / "data_with_llm_scoring.json"), errors="drop")

@@ -86,7 +86,9 @@ def test_helm_split_defaults_to_test_as_stats_json_reports():
     p = shared_file(MMLU) / "per_instance_stats.json"
     m = rt.read(str(p))
     assert m.n_items == 9 and m.scores.mean() == pytest.approx(1 / 9)
-    assert any("1 instance of other splits (1 valid) was left out" in n for n in m.notes)
+    (rec,) = m.notes   # a record (issue 23 §1), worded in the API's words
+    assert rec == Note("helm_other_splits", {"path": str(p), "split": "test", "left_out": [["valid", 1]]})
+    assert note_text(rec) == f"{p}: 1 instance of other splits (1 valid) was left out; test was read (`split` chooses)"
     v = rt.read(str(p), split="valid")
     assert v.items == ("id11",) and v.provenance["openai/gpt2"]["split"] == "valid"
     with pytest.raises(DataError, match=r"per_instance_stats.json: no instances of split 'train'; the file has test, valid"):
@@ -104,7 +106,7 @@ def test_helm_stats_json_disagreement_is_noted(tmp_path):
     (d / "stats.json").write_text(json.dumps(stats))
     m = rt.read(str(d / "per_instance_stats.json"))
     # issue 23 §1: the reader records the numbers (Note "helm_mean"); reporting/ words them as the reader did
-    (rec,) = [n for n in m.notes if isinstance(n, Note)]
+    (rec,) = [n for n in m.notes if n.code != "helm_other_splits"]
     assert rec.code == "helm_mean" and rec.data["reported"] == 0.5 and rec.data["n_values"] == 9
     assert rec.data["mean"] == pytest.approx(1 / 9, rel=1e-12) and (rec.data["metric"], rec.data["split"]) == (
         "exact_match", "test")
@@ -159,7 +161,7 @@ def test_qa_d8_helm_trimmed_run_notes_both_counts(tmp_path):
     """Issue 21 (D8, 'HELM too'): a per_instance_stats.json holding fewer instances than HELM's own num_instances
     in stats.json gets a note with both counts; the genuine runs (counts equal) get none."""
     src = shared_file(MMLU)
-    assert not any(isinstance(n, Note) for n in rt.read(str(src / "per_instance_stats.json")).notes)
+    assert [n.code for n in rt.read(str(src / "per_instance_stats.json")).notes] == ["helm_other_splits"]
     d = tmp_path / "run"
     shutil.copytree(src, d)
     entries = json.loads((d / "per_instance_stats.json").read_text())

@@ -63,7 +63,8 @@ def test_helm_run_scores_match_source_and_stats_json(run):
     (agg,) = [s for s in json.loads((run_dir / "stats.json").read_text())
               if s["name"]["name"] == metric and s["name"]["split"] == split and "perturbation" not in s["name"]]
     assert math.isclose(float(m.scores[0].mean()), agg["mean"], rel_tol=1e-12)
-    assert not [n for n in m.notes if getattr(n, "code", "").startswith("helm_")]  # stats.json agrees
+    # stats.json agrees: no check fires (a note of other splits left out may stand beside that)
+    assert not [n for n in m.notes if getattr(n, "code", "") in ("helm_mean", "helm_instances")]
     spec = json.loads((run_dir / "run_spec.json").read_text())
     (prov,) = m.provenance.values()
     assert m.models == (spec["adapter_spec"]["model"],)

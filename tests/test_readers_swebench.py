@@ -24,7 +24,9 @@ def test_harness_report_uses_submitted_ids():
     assert list(m.items) == raw["submitted_ids"]
     assert dict(zip(m.items, m.scores[0])) == {i: float(i in raw["resolved_ids"]) for i in raw["submitted_ids"]}
     assert m.groups[m.items.index("django__django-11099")] == "django/django"
-    assert "494 of the dataset's 500 instances were not submitted" in m.notes[0]
+    assert m.notes[0] == Note("swebench_not_submitted", {"path": str(p), "n_unsent": 494, "total": 500})
+    assert note_text(m.notes[0]) == (f"{p}: 494 of the dataset's 500 instances were not submitted and are not in "
+                                     "the matrix (`dataset` scores them as unresolved)")
 
 
 def test_experiments_results_json_and_per_instance_reports():
@@ -87,7 +89,8 @@ def test_swebench_partial_lists_never_become_the_denominator(tmp_path):
     m = rt.read(str(p), dataset="verified")
     assert m.n_items == 500 and m.scores.mean() == pytest.approx(90 / 500)
     assert m.provenance["agent"]["task"] == "swebench-verified"
-    assert any("396 of the 500 SWE-bench Verified instances are not in the results" in n for n in m.notes)
+    assert any("396 of the 500 SWE-bench Verified instances are not in the results and were scored unresolved "
+               "(`dataset`)" in n for n in map(note_text, m.notes))
     # a task list beside the run gives the denominator too
     (p.parent.parent / "all_preds.jsonl").write_text("".join(json.dumps({"instance_id": i, "model_patch": "resolved"})
                                                             + "\n" for i in ids[:300]))
@@ -116,7 +119,10 @@ def test_swebench_per_instance_reports_alone_say_how_many_are_missing(tmp_path):
     logs = shared_file(RUN) / "logs"
     m = rt.read(str(logs))
     assert m.n_items == 60
-    (note,) = m.notes
+    (rec,) = m.notes   # a record (issue 23 §1), worded in reporting/
+    assert rec.code == "swebench_missing_instances" and (rec.data["n_scored"], rec.data["n_listed"],
+                                                         rec.data["n_missing"]) == (60, 500, 440)
+    note = note_text(rec)
     assert "MISSING INSTANCES: only the 60 instances with a report.json are scored" in note
     assert "results_summary.json lists 500, so 440 are missing" in note
     # the run folder: the run summary beside them is used (371 / 500 = 74.2%, the published figure)
@@ -125,7 +131,7 @@ def test_swebench_per_instance_reports_alone_say_how_many_are_missing(tmp_path):
     # without a summary the count is unknown, and said so; --dataset scores the rest as unresolved
     shutil.copytree(logs, tmp_path / "20251118_agent" / "logs")
     m = rt.read(str(tmp_path / "20251118_agent"))
-    assert "(how many is unknown)" in m.notes[0] and m.models == ("agent",)
+    assert "(how many is unknown)" in note_text(m.notes[0]) and m.models == ("agent",)
     m = rt.read(str(tmp_path / "20251118_agent"), dataset="verified")
     assert m.n_items == 500 and m.scores.sum() == 42
 
@@ -167,10 +173,14 @@ def test_swebench_errors_option_for_error_ids(tmp_path):
         rt.read(str(p))
     m = rt.read(str(p), errors="wrong")
     assert m.n_items == 6 and m.scores[0, m.items.index(err)] == 0
-    assert any("1 instance errored in the harness (error_ids) and was scored unresolved" in n for n in m.notes)
+    assert any("1 instance errored in the harness (error_ids) and was scored unresolved (`errors`='wrong')" in n
+               for n in map(note_text, m.notes))
+    (rec,) = [n for n in m.notes if n.code == "swebench_errored"]
+    assert dict(rec.data) == {"path": str(p), "n_instances": 1, "how": "error_ids", "errors": "wrong"}
     m = rt.read(str(p), errors="drop")
     assert m.n_items == 5 and err not in m.items
-    assert any("1 instance errored in the harness (error_ids) and was left out" in n for n in m.notes)
+    assert any("1 instance errored in the harness (error_ids) and was left out (`errors`='drop')" in n
+               for n in map(note_text, m.notes))
 
 
 def test_swebench_notes_say_one_instance_and_several_instances(tmp_path):
@@ -183,7 +193,7 @@ def test_swebench_notes_say_one_instance_and_several_instances(tmp_path):
     p.write_text(json.dumps(raw))
     with pytest.raises(DataError, match=r": 2 instances errored in the harness \(error_ids\) .* to score them "):
         rt.read(str(p))
-    (note,) = [n for n in rt.read(str(p), errors="drop").notes if "errored" in n]
+    (note,) = [n for n in map(note_text, rt.read(str(p), errors="drop").notes) if "errored" in n]
     assert "2 instances errored in the harness (error_ids) and were left out" in note
     # one per-instance report left empty by the harness: "has an empty report.json", "it"
     logs = tmp_path / "logs"
@@ -193,7 +203,7 @@ def test_swebench_notes_say_one_instance_and_several_instances(tmp_path):
     with pytest.raises(DataError, match=r"1 instance has an empty report.json \(errored in the harness\) "
                                         r"\(e.g. django__django-11099\); pass `errors`='wrong' to score it unresolved"):
         rt.read(str(logs))
-    notes = rt.read(str(logs), errors="wrong").notes
+    notes = [note_text(n) for n in rt.read(str(logs), errors="wrong").notes]
     assert any("1 instance has an empty report.json (errored in the harness) and was scored unresolved" in n
                for n in notes), notes
     assert not any("1 instances" in n or "1 samples" in n for n in notes)
@@ -255,7 +265,7 @@ def test_swebench_harness_logs_folder_alone_counts_missing_from_the_run_report(t
     shutil.rmtree(logs / "django__django-11099")
     m = rt.read(str(logs))
     assert m.n_items == 5
-    assert "the run report " + str(tmp_path / "gpt-4o-2024-08-06.run_1.json") + " lists 6, so 1 is missing" in m.notes[0]
+    assert "the run report " + str(tmp_path / "gpt-4o-2024-08-06.run_1.json") + " lists 6, so 1 is missing" in note_text(m.notes[0])
 
 
 GOLD = FIX / "swebench_gold"  # genuine run_evaluation reports (see its SOURCE.md)
@@ -397,8 +407,8 @@ def test_swebench_summary_counts_are_records(tmp_path):
         {"instance_id": "django__django-1", "resolved": True},
         {"instance_id": "django__django-2", "resolved": False}]}))
     m = rt.read(str(p), format="swebench")
-    recs = [n for n in m.notes if isinstance(n, Note)]   # beside them: the 3 instances not submitted
-    assert [n.code for n in recs] == ["swebench_total", "swebench_passed"]
+    recs = m.notes[:2]   # then the 3 instances not submitted
+    assert [n.code for n in m.notes] == ["swebench_total", "swebench_passed", "swebench_not_submitted"]
     assert [note_text(n) for n in recs] == [
         f"{p}: the file says total 5 but lists 2 instances; the 2 listed were read",
         f"{p}: the file says 3 passed but lists 1 resolved instance; the listed instances were read"]

@@ -13,6 +13,7 @@ from scipy import stats
 
 import ranktrust as rt
 from ranktrust import DataError, ScoreMatrix
+from ranktrust.reporting import note_text
 from ranktrust.runs import expected_best_of, hotelling_conditions
 
 
@@ -131,7 +132,10 @@ def test_bad_condition_input():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # explicit, reported handling: no warning, a note
         s = rt.sensitivity(part)
-    assert any("m2 has no rows for condition(s) c0" in n for n in s.notes)
+    (rec,) = s.notes   # a record (issue 23 §1), worded in reporting/
+    assert dict(rec.data) == {"model": "m2", "by": "condition", "missing": ["c0"], "n_missing": 1}
+    assert note_text(rec) == ("m2 has no rows for condition(s) c0; those conditions are left out of the rankings, "
+                              "flips and stable scores")
     assert not s.shared[0] and "c0" not in s.to_dict()["rankings"]
     assert np.isnan(s.score[2, 0]) and np.isfinite(s.p_value[2])
 

@@ -85,17 +85,23 @@ class Note:
     Analysis code (the report's builders, :meth:`ranktrust.quality.DataQuality.notes`) builds these records and
     writes no sentence; the sentence is composed in :mod:`ranktrust.reporting._notes`
     (``ranktrust.reporting.note_text(note)``; ``NOTE_WORDS`` there lists the codes it words). Codes: ``input``
-    (a note of the reader that made the matrix, ``data["text"]``), ``warning`` (a warning raised while the
+    (a sentence given as a note, ``data["text"]``: a matrix's string note, or on the command line a record put
+    in the command's words, the record kept in ``data["record"]``), ``warning`` (a warning raised while the
     report was built: ``text``, ``category``), ``dropped``, ``runs``, ``intransitive``, ``adjust_not_joint``,
     ``resampled_shared_items``, ``no_shared_items``, ``tiers_adjacent``, ``microbench_too_few_models``,
     ``zero_spread``, ``similar_models``, ``misfit``; the notes of ``rt.repeats`` / ``rt.variance_components``
     (``ragged_runs``, ``between_var_clipped``, ``single_run``, ``constant_item_means``, ``pooled_conditions``,
-    ``prob_column``), ``rt.power`` (``no_detectable_gap``) and the readers' checks of their input (HELM:
-    ``helm_mean``, ``helm_instances``, ``helm_perturbed``; SWE-bench: ``swebench_not_evaluated``, ``swebench_total``,
+    ``prob_column``), ``rt.sensitivity`` (``conditions_missing``), ``rt.power`` (``no_detectable_gap``), the
+    matrix (``mixed_scoring``) and the readers' checks of their input (a folder of several harnesses:
+    ``harness_skipped``, ``harness_unread``; HELM: ``helm_mean``, ``helm_instances``, ``helm_perturbed``,
+    ``helm_other_splits``, ``helm_split_chosen``; SWE-bench: ``swebench_not_evaluated``, ``swebench_total``,
     ``swebench_passed``, ``swebench_skipped_files``, ``swebench_task_list``, ``swebench_no_report``,
-    ``swebench_reports_checked``; inspect and Every Eval Ever: ``samples_errored``, ``samples_nan``,
-    ``inspect_sample_count``, ``inspect_separate_runs``, ``eee_aggregate_rows``; lm-eval: ``lm_eval_sample_count``;
-    HELM and lm-eval: ``pooled_subjects``; the store: ``inspect_runs_renumbered``).
+    ``swebench_reports_checked``, ``swebench_errored``, ``swebench_unlisted_unresolved``,
+    ``swebench_not_submitted``, ``swebench_missing_instances``; inspect and Every Eval Ever: ``samples_errored``,
+    ``samples_nan``, ``inspect_sample_count``, ``inspect_separate_runs``, ``inspect_header_only``,
+    ``eee_aggregate_rows``, ``eee_metric_chosen``; lm-eval: ``lm_eval_sample_count``; HELM and lm-eval:
+    ``pooled_subjects``; the store: ``inspect_runs_renumbered``). A sentence that names an API option does so
+    in backticks (```split`` chooses``), which the command line turns into its flag (``--split``).
     """
 
     code: str

@@ -210,15 +210,34 @@ def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix
 
 
 def _notes_in_cli_words(m: ScoreMatrix) -> ScoreMatrix:
-    """The reader's notes in the running command's words ("`task`='NAME'" -> "--task NAME"), as errors and
-    warnings are (issue 21 D10); a note without backticked API names is kept as it is."""
-    if not any(isinstance(n, str) and "`" in n for n in m.notes):   # a record (Note) is worded by reporting/
+    """The reader's notes in the running command's words (issue 21 D10; issue 23 §1): see :func:`notes_in_cli_words`."""
+    notes = notes_in_cli_words(m.notes)
+    if notes == tuple(m.notes):
         return m
     import dataclasses
 
+    return dataclasses.replace(m, notes=notes)
+
+
+def notes_in_cli_words(notes: Any) -> tuple:
+    """Notes as the command line prints them: a note whose sentence names an API option ("`task`='NAME'") in
+    the running command's words ("--task NAME"), as errors and warnings are. A record (:class:`Note`) is worded
+    by reporting/ first and becomes an ``input`` note holding that sentence, its record kept in
+    ``data["record"]`` (the JSON keeps it for machines); any other note is kept as it is."""
+    from ..reporting import note_text
+    from ..results import Note
     from ._main import cli_words
 
-    return dataclasses.replace(m, notes=tuple(cli_words(n) if isinstance(n, str) else n for n in m.notes))
+    out = []
+    for n in notes:
+        text = note_text(n)
+        if "`" not in text:
+            out.append(n)
+        elif isinstance(n, Note):
+            out.append(Note("input", {"text": cli_words(text), "record": n.to_dict()}))
+        else:
+            out.append(cli_words(text))
+    return tuple(out)
 
 
 @contextlib.contextmanager

@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from ..errors import DataError, FormatError
+from ..results import Note
 from ._canonical import check_doc_hash
 from ._long import matrix_from_long
 from ._matrix import AlignPolicy, ScoreMatrix
@@ -65,7 +66,7 @@ def read_long(
     frames = []
     line_numbers = len(paths) == 1
     used: dict[str, str] = {}  # path -> reader name
-    skipped: list[str] = []
+    skipped: list[Note] = []
     for path in _expand(paths):
         if format == "auto":
             rds = _folder_readers(path) if os.path.isdir(path) else [sniff(path)]
@@ -84,7 +85,7 @@ def read_long(
                 # a folder holding several harnesses' logs: with --task, a harness without that task is
                 # skipped and said so; any other error stops the read
                 if len(rds) > 1 and opts.task is not None:
-                    skipped.append(f"{rd.name} logs in {path} skipped: {exc}")
+                    skipped.append(Note("harness_unread", {"harness": rd.name, "path": path, "error": str(exc)}))
                     continue
                 raise
             for chunk in part:
@@ -97,7 +98,8 @@ def read_long(
                 got.append(chunk)
         if len(rds) > 1 and not got:
             raise DataError(f"{path}: none of its logs ({used[path]}) could be read with `task`={opts.task!r}: "
-                            + "; ".join(skipped), param="task")
+                            + "; ".join(f"{n.data['harness']} logs in {n.data['path']} skipped: {n.data['error']}"
+                                        for n in skipped), param="task")
         for chunk in got:
             line_numbers = line_numbers and bool(chunk.attrs.get("line_numbers", False))
             frames.append(chunk)
@@ -209,9 +211,9 @@ def _pick(df: "pd.DataFrame", col: str, chosen: str | None, src: str) -> "pd.Dat
         notes = list(df.attrs.get("notes", ()))
         for h, part in df[~keep].groupby("harness", sort=True):
             if str(h) not in kept:
-                have = ", ".join(sorted(map(str, part[col].dropna().unique()))[:10])
-                notes.append(f"{h} logs skipped: they hold no {col} {chosen!r} (they hold {have}); "
-                             f"read them with `{col}`='NAME'")
+                held = sorted(map(str, part[col].dropna().unique()))[:10]
+                notes.append(Note("harness_skipped", {"harness": str(h), "column": col, "value": chosen,
+                                                      "held": held}))   # worded in reporting/
         attrs = dict(df.attrs)
         df = df[keep]
         df.attrs.update(attrs)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import DataError
+from ..results import Note
 from ._canonical import DUPLICATE_ADVICE, missing_columns, numeric_scores, resolve_group_col, row_where
 from ._canonical import check_range as _check_range
 
@@ -175,13 +176,9 @@ def matrix_from_long(
     )
 
 
-def _short_list(names: list[str], k: int = 5) -> str:
-    shown = ", ".join(repr(n) for n in names[:k])
-    return shown + (f" and {len(names) - k} more" if len(names) > k else "")
-
-
-def mixed_scale_notes(data: np.ndarray, models: list[str]) -> tuple[str, ...]:
-    """A note when some models have only 0/1 scores and others fractional ones (two scoring schemes?)."""
+def mixed_scale_notes(data: np.ndarray, models: list[str]) -> tuple[Note, ...]:
+    """A note when some models have only 0/1 scores and others fractional ones (two scoring schemes?): a record
+    (``mixed_scoring``: the models of each kind) worded in reporting/."""
     finite = ~np.isnan(data)
     frac = finite & (data != 0) & (data != 1)
     has_frac = frac.reshape(len(models), -1).any(axis=1)
@@ -193,11 +190,7 @@ def mixed_scale_notes(data: np.ndarray, models: list[str]) -> tuple[str, ...]:
     cont = [m for m, f in zip(models, has_frac) if f]
     if not binary:
         return ()
-    return (
-        f"mixed scoring: {len(binary)} model(s) have only 0/1 scores ({_short_list(binary)}) while "
-        f"{len(cont)} have fractional scores ({_short_list(cont)}); check that all were scored the same way. "
-        "The table is analysed as continuous (paired t tests, no McNemar)",
-    )
+    return (Note("mixed_scoring", {"binary": binary, "continuous": cont}),)
 
 
 def _name_key(name: str) -> str:

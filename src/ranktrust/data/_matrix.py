@@ -23,6 +23,8 @@ from ..errors import ArgumentError, DataError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+    from ..results import Note
+
 __all__ = ["ScoreMatrix", "AlignPolicy"]
 
 AlignPolicy = Literal["error", "intersect", "pairwise"]
@@ -59,12 +61,12 @@ class ScoreMatrix:
         Where the data came from (a file name), used in messages and reports.
     dropped : dict, optional
         What alignment dropped: ``{model: n_items_dropped}``; reported to the user.
-    notes : tuple of str or Note, optional
+    notes : tuple of Note (or str), optional
         Things the reader did that the user must be told (3 samples errored and were scored as wrong);
-        reports print them. Most are :class:`~ranktrust.results.Note` records (``samples_errored``,
+        reports print them. The readers give :class:`~ranktrust.results.Note` records (``samples_errored``,
         ``helm_mean``, ``swebench_total``, ...; the list is in ``Note``'s docstring), worded by
-        ``ranktrust.reporting.note_text``; a note that names an API option (```task`='NAME'``) is still a
-        sentence, which the command line puts in its own words.
+        ``ranktrust.reporting.note_text`` in the API's words (```task`='NAME'``), which the command line
+        turns into its flags (``--task NAME``). A sentence is kept as it is (a store written by 0.2.0).
     provenance : dict, optional
         What was scored for each model when read from files: ``{model: {"harness", "task",
         "split", "metric", "files"}}`` (values ``None`` where the input does not say).
@@ -84,7 +86,7 @@ class ScoreMatrix:
     item_meta: Any = None
     source: str | None = None
     dropped: dict[str, int] = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note | str, ...] = ()
     provenance: dict[str, dict] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -18,7 +18,7 @@ __all__ = ["headline_text", "headline_sentence", "report_dict", "present"]
 def report_dict(report: Any, **kw: Any) -> dict[str, Any]:
     """``report.to_dict(**kw)`` (or a copy of a report dict) with the headline sentence in
     ``["headline"]["text"]`` and each note's sentence in its ``"text"`` (the report's notes and those of
-    its data-quality and repeats sections)."""
+    its data-quality, repeats and sensitivity sections)."""
     from ._notes import worded
 
     d = report.to_dict(**kw) if hasattr(report, "to_dict") else dict(report)
@@ -28,7 +28,7 @@ def report_dict(report: Any, **kw: Any) -> dict[str, Any]:
 
     if isinstance(d.get("notes"), list):
         d["notes"] = worded(d["notes"])
-    for key in ("quality", "repeats"):       # the records of DataQuality and Repeats, worded the same way
+    for key in ("quality", "repeats", "sensitivity"):   # the records of these sections, worded the same way
         sec = d.get(key)
         if isinstance(sec, dict) and isinstance(sec.get("notes"), list):
             d[key] = {**sec, "notes": worded(sec["notes"])}

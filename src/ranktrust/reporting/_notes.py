@@ -168,7 +168,71 @@ _RESULT_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         + " scored (a trimmed or partial samples file?)"),
     "eee_aggregate_rows": lambda d: (f"{d['path']}: the aggregate {d['aggregate']} says {fmt.count(d['total_rows'])} "
                                      f"records but the file holds {fmt.count(d['n_records'])}"),
+    # the notes that name the option to change what was read, in the API's words (```split`` chooses``): the
+    # command line turns those into its flags (``--split``)
+    "harness_skipped": lambda d: (
+        f"{d['harness']} logs skipped: they hold no {d['column']} {d['value']!r} (they hold "
+        f"{', '.join(d['held'])}); read them with `{d['column']}`='NAME'"),
+    "harness_unread": lambda d: f"{d['harness']} logs in {d['path']} skipped: {d['error']}",
+    "helm_other_splits": lambda d: _helm_other_splits(d),
+    "helm_split_chosen": lambda d: (
+        f"{d['path']}: the run has no {d['default']} split; its {fmt.count(d['n_instances'])} {d['split']} "
+        f"{'instance was' if d['n_instances'] == 1 else 'instances were'} read (`split` chooses another)"),
+    "swebench_errored": lambda d: _swebench_errored(d),
+    "swebench_unlisted_unresolved": lambda d: (
+        f"{d['path']}: {fmt.count(d['n_absent'])} of the {fmt.count(d['n_instances'])} {d['dataset']} instances "
+        f"{_is(d['n_absent'])} not in the results and {_was(d['n_absent'])} scored unresolved (`dataset`)"),
+    "swebench_not_submitted": lambda d: (
+        f"{d['path']}: {fmt.count(d['n_unsent'])} of the dataset's {fmt.count(d['total'])} instances "
+        f"{_was(d['n_unsent'])} not submitted and {_is(d['n_unsent'])} not in the matrix (`dataset` scores "
+        f"{'it' if d['n_unsent'] == 1 else 'them'} as unresolved)"),
+    "swebench_missing_instances": lambda d: (
+        f"{d['path']}: MISSING INSTANCES: only "
+        + ("the one instance" if d["n_scored"] == 1 else f"the {fmt.count(d['n_scored'])} instances")
+        + f" with a report.json {_is(d['n_scored'])} scored; instances whose evaluation did not finish have none "
+        "and are not in the matrix ("
+        + ("how many is unknown" if d["run_report"] is None else
+           f"the run report {d['run_report']} lists {fmt.count(d['n_listed'])}, so {fmt.count(d['n_missing'])} "
+           f"{_is(d['n_missing'])} missing")
+        + "); read the run report beside them, or pass `dataset`='lite|verified|full' to score them as "
+        "unresolved"),
+    "inspect_header_only": lambda d: (
+        f"{d['path']} holds only the header of an inspect log and no per-sample scores"
+        + ("" if d["n_samples"] is None else f" (its header reports {fmt.count(d['n_samples'])} samples)")
+        + ": skipped (`errors`='drop')"),
+    "eee_metric_chosen": lambda d: (
+        f"{d['path']}: holds {fmt.count(len(d['results']))} results per sample ({', '.join(d['results'][:8])}"
+        f"{' ...' if len(d['results']) > 8 else ''}); read {d['chosen']!r}, choose another with `metric`"),
+    # the matrix and rt.sensitivity
+    "mixed_scoring": lambda d: (
+        f"mixed scoring: {fmt.count(len(d['binary']))} model(s) have only 0/1 scores ({_names(d['binary'])}) while "
+        f"{fmt.count(len(d['continuous']))} have fractional scores ({_names(d['continuous'])}); check that all were "
+        "scored the same way. The table is analysed as continuous (paired t tests, no McNemar)"),
+    "conditions_missing": lambda d: (
+        f"{d['model']} has no rows for {d['by']}(s) {', '.join(d['missing'])}"
+        + (f" and {fmt.count(d['n_missing'] - len(d['missing']))} more" if d["n_missing"] > len(d["missing"]) else "")
+        + f"; those {d['by']}s are left out of the rankings, flips and stable scores"),
 }
+
+
+def _helm_other_splits(d: dict[str, Any]) -> str:
+    k = sum(int(n) for _, n in d["left_out"])
+    what = ", ".join(f"{fmt.count(int(n))} {sp}" for sp, n in d["left_out"])
+    return (f"{d['path']}: {fmt.plural(k, 'instance')} of other splits ({what}) {_was(k)} left out; {d['split']} was "
+            "read (`split` chooses)")
+
+
+def _swebench_errored(d: dict[str, Any]) -> str:
+    from ..data.readers._swebench import ERRORED_HOW   # how they errored, in the words of the reader's errors
+
+    n = d["n_instances"]
+    return (f"{d['path']}: {fmt.plural(n, 'instance')} {ERRORED_HOW[d['how']][0 if n == 1 else 1]} and {_was(n)} "
+            + ("scored unresolved (`errors`='wrong')" if d["errors"] == "wrong" else "left out (`errors`='drop')"))
+
+
+def _names(names: list[str], k: int = 5) -> str:
+    """Up to ``k`` names quoted, then how many more."""
+    return ", ".join(repr(n) for n in names[:k]) + (f" and {fmt.count(len(names) - k)} more" if len(names) > k else "")
 
 
 def _misfit(d: dict[str, Any]) -> str:

@@ -21,7 +21,7 @@ from .._kernel import nan_mean, nan_mean_var
 from .. import _validate
 from ..data._matrix import ScoreMatrix
 from ..errors import ArgumentError, DataError, SmallSampleWarning
-from ..results import Result, jsonable
+from ..results import Note, NoteJSON, Result, jsonable
 from ._passk import item_mean_ci
 from ._variance import check_runs, run_scores
 
@@ -133,7 +133,7 @@ class SensitivityJSON(TypedDict):
     flips: list[dict[str, Any]]
     gaps: list[dict[str, Any]]
     best_of_k_inflation: dict[str, Any]
-    notes: list[str]
+    notes: list[NoteJSON]
 
 
 @dataclass(frozen=True, eq=False)
@@ -172,7 +172,9 @@ class Sensitivity(Result):
     flips : ndarray of bool, shape (n_models, n_models)
         ``flips[a, b]``: ``a`` is ahead of ``b`` under some shared condition and
         behind under another.
-    notes : tuple of str
+    notes : tuple of Note
+        Records (a model with no rows for some conditions: ``conditions_missing``), worded by
+        ``ranktrust.reporting.note_text``.
     confidence_level : float
     """
 
@@ -195,7 +197,7 @@ class Sensitivity(Result):
     shared: np.ndarray
     rank_by_condition: np.ndarray
     flips: np.ndarray
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
     confidence_level: float = 0.95
 
     @property
@@ -389,15 +391,13 @@ def sensitivity(
     if m.is_binary:
         lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
     have = n_items > 0
-    notes: list[str] = []
+    notes: list[Note] = []
     shared = have.all(axis=0)
     for j in range(M):
         miss = [conds[q] for q in np.flatnonzero(~have[j])]
-        if miss:
-            notes.append(
-                f"{m.models[j]} has no rows for {by}(s) {', '.join(miss[:6])}; those {by}s are left out "
-                "of the rankings, flips and stable scores"
-            )
+        if miss:   # worded in reporting/
+            notes.append(Note("conditions_missing", {"model": m.models[j], "by": by, "missing": miss[:6],
+                                                     "n_missing": len(miss)}))
     if not shared.any():
         raise DataError(
             f"no {by} is shared by all models, so no ranking can be compared across {by}s; "

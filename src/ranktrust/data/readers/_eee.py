@@ -92,14 +92,13 @@ def _task_matches(name: str | None, want: str) -> bool:
     return name is not None and (name == want or name.split("/")[0] == want)
 
 
-def _choose_metric(ids: list[str], want: str | None, primary: list[str], path: str) -> tuple[str, str | None]:
+def _choose_metric(ids: list[str], want: str | None, primary: list[str], path: str) -> tuple[str, Note | None]:
     """(the evaluation_result_id to read, a note when one was picked among several)."""
     if want is None:
         if len(ids) == 1:
             return ids[0], None
         chosen = next((p for p in primary if p in ids), ids[0])
-        return chosen, (f"{path}: holds {len(ids)} results per sample ({', '.join(ids[:8])}"
-                        f"{' ...' if len(ids) > 8 else ''}); read {chosen!r}, choose another with `metric`")
+        return chosen, Note("eee_metric_chosen", {"path": path, "results": list(ids), "chosen": chosen})
     if want in ids:
         return want, None
     cands = [i for i in ids if want in i.split(":")]
@@ -178,7 +177,7 @@ def read_file(path: str, opts: ReadOptions) -> "Iterator":
     primary = [str(e.get("evaluation_result_id")) for e in agg.get("evaluation_results") or []
                if isinstance(e, dict) and e.get("evaluation_result_id")]
     metric, note = _choose_metric(ids, opts.metric, primary, path)
-    notes: list[str | Note] = [note] if note else []
+    notes: list[Note] = [note] if note else []
     rows: dict[str, list] = {k: [] for k in ("line", "model", "item", "score", "task", "run", "condition", "group")}
     errored: list[str] = []
     for lineno, r in recs:

@@ -35,7 +35,7 @@ from typing import Any, Iterator
 from ...errors import DataError, FormatError
 from ...results import Note
 from ._registry import ReadOptions, Skip, register
-from ._util import RowBuffer, load_json, n_of, walk_files
+from ._util import RowBuffer, load_json, walk_files
 
 DEFAULT_METRIC = "exact_match"
 DEFAULT_SPLIT = "test"  # the split HELM's leaderboards report
@@ -128,7 +128,7 @@ def _merge(entries: list, u: str) -> tuple[list[dict], int]:
     return list(merged.values()), len(perturbed)
 
 
-def _choose_split(slots: list[dict], want: str | None, u: str) -> tuple[str | None, str | None]:
+def _choose_split(slots: list[dict], want: str | None, u: str) -> tuple[str | None, Note | None]:
     """(split to read, note) for a file whose instances carry ``slots``' splits."""
     splits = Counter(next(iter({sp for (_, sp) in s["stats"]}), None) for s in slots if s["stats"])
     named = sorted(sp for sp in splits if sp is not None)
@@ -141,9 +141,8 @@ def _choose_split(slots: list[dict], want: str | None, u: str) -> tuple[str | No
     if DEFAULT_SPLIT in splits:
         return DEFAULT_SPLIT, None
     if len(named) == 1:
-        k = splits[named[0]]
-        return named[0], (f"{u}: the run has no {DEFAULT_SPLIT} split; its {k} {named[0]} "
-                          f"{'instance was' if k == 1 else 'instances were'} read (`split` chooses another)")
+        return named[0], Note("helm_split_chosen", {"path": u, "default": DEFAULT_SPLIT, "split": named[0],
+                                                    "n_instances": splits[named[0]]})   # worded in reporting/
     raise DataError(f"{u}: the run has no {DEFAULT_SPLIT} split but {', '.join(named)}; pick one with `split`='NAME'")
 
 
@@ -316,12 +315,10 @@ def _read_one(u: str, opts: ReadOptions, spec: dict, run_task: str, all_tasks: l
         if val is None:
             raise DataError(f"{u}: entry {s['entry']} (instance {s['id']}): stat {metric!r} has no mean")
         buf.add(s["id"], s["trial"], val)
-    notes: list[str | Note] = [split_note] if split_note else []
-    if other:
-        what = ", ".join(f"{n} {sp}" for sp, n in sorted(other.items(), key=lambda kv: str(kv[0])))
-        k = sum(other.values())
-        notes.append(f"{u}: {n_of(k, 'instance')} of other splits ({what}) {'was' if k == 1 else 'were'} left out; "
-                     f"{split} was read (`split` chooses)")
+    notes: list[Note] = [split_note] if split_note else []
+    if other:   # [split, count] of each split left out, worded in reporting/
+        left = [[None if sp is None else str(sp), n] for sp, n in sorted(other.items(), key=lambda kv: str(kv[0]))]
+        notes.append(Note("helm_other_splits", {"path": u, "split": split, "left_out": left}))
     if perturbed:
         notes.append(Note("helm_perturbed", {"path": u, "n_perturbed": perturbed}))   # worded in reporting/
     values = list(buf.cols["score"])

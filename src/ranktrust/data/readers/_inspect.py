@@ -158,11 +158,13 @@ def _skipped_header_only(log: dict, path: str) -> Iterator:
 
     res = log.get("results") or {}
     n = res.get("total_samples")
-    held = f" (its header reports {n} samples)" if isinstance(n, int) else ""
     df = pd.DataFrame({c: [] for c in ("item", "run", "score", "model", "task", "metric")})
     df.attrs["line_numbers"] = False
-    df.attrs["notes"] = [f"{path} holds only the header of an inspect log and no per-sample scores{held}: "
-                         "skipped (`errors`='drop')"]
+    df.attrs["notes"] = [Note("inspect_header_only", {"path": path, "n_samples": n if isinstance(n, int) else None})]
+    # why the reader gave no rows, for an error or an ingest summary that must say it (the note is worded above)
+    held = f" (its header reports {n} samples)" if isinstance(n, int) else ""
+    df.attrs["skipped"] = (f"{path} holds only the header of an inspect log and no per-sample scores{held}: "
+                           "skipped (`errors`='drop')")
     yield df
 
 
@@ -394,7 +396,7 @@ def _read_one(path: str, opts: ReadOptions, in_folder: bool = False) -> Iterator
                     f"{' ...' if len(errored) > 5 else ''}); choose `errors`='wrong' (score them 0) "
                     "or `errors`='drop' (leave them out)"
                 )
-        notes: list[str | Note] = []
+        notes: list[Note] = []
         if errored:   # records (issue 23 §1): reporting/ words them
             notes.append(Note("samples_errored", {"path": path, "n_samples": len(errored), "errors": opts.errors,
                                                   "samples": list(errored[:10])}))
@@ -427,7 +429,7 @@ def _count_note(log: dict, path: str, n: int) -> Note | None:
     return Note("inspect_sample_count", {"path": path, "reported": total, "completed": also, "n_samples": n})
 
 
-def _finish(buf: RowBuffer, model: str, task: str, label: str, notes: list[str | Note], ident: dict):  # noqa: ANN202
+def _finish(buf: RowBuffer, model: str, task: str, label: str, notes: list[Note], ident: dict):  # noqa: ANN202
     import pandas as pd
 
     df = buf.flush(model=model, task=task, metric=label)

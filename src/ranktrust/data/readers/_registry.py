@@ -247,9 +247,9 @@ def read(rd: "Reader | type", path: str, opts: ReadOptions) -> "Iterator[pd.Data
     rows, said = 0, []
     for chunk in _read_plan(plan, path, opts):
         rows += len(chunk)
-        if not len(chunk):
-            # the readers' sentences; a Note record is worded only by reporting/, above this layer
-            said += [n for n in chunk.attrs.get("notes", ()) if isinstance(n, str)]
+        if not len(chunk) and chunk.attrs.get("skipped"):
+            # why the reader skipped the log, said as an error is (its note is a record worded in reporting/)
+            said.append(str(chunk.attrs["skipped"]))
         yield chunk
     if not rows:
         found = sorted({f for _, sk in plan.skipped if sk.option == "task" for f in sk.found})

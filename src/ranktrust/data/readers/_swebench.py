@@ -47,12 +47,10 @@ from ._util import iter_jsonl, load_json, n_of, walk_files
 
 DATASETS = {"lite": ("lite.txt", "SWE-bench Lite", 300), "verified": ("verified.txt", "SWE-bench Verified", 500),
             "full": ("full.txt", "SWE-bench (full test split)", 2294)}
+
+
 def _are(n: int) -> str:
     return "is" if n == 1 else "are"
-
-
-def _were(n: int) -> str:
-    return "was" if n == 1 else "were"
 
 
 TASK_LISTS = ("all_preds.jsonl", "preds.json")  # files beside a run that list the instances it was given
@@ -238,7 +236,7 @@ class Parsed:
     lists: tuple[str, ...] = ()  # the id lists a partial results file has
     total: int | None = None  # the run's total instance count, when the file says
     model: str | None = None
-    notes: list[str | Note] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
 
 def _resolved_flag(v: Any, path: str, iid: str) -> float:
@@ -261,7 +259,7 @@ def parse(obj: Any, path: str) -> Parsed:
             universe = [str(i) for k in ("completed_ids", "empty_patch_ids", "error_ids", "unresolved_ids",
                                          "resolved_ids") for i in obj.get(k) or []]
         universe = list(dict.fromkeys(universe))
-        notes: list[str | Note] = []
+        notes: list[Note] = []
         covered = {str(i) for k in ("completed_ids", "empty_patch_ids", "error_ids") for i in obj.get(k) or []}
         outside = [i for i in universe if i not in covered]
         if "completed_ids" in obj and covered and outside:
@@ -347,12 +345,12 @@ class Unit:
     run: Parsed | None = None  # the run-level file, when there is one
 
 
-def plan(path: str) -> tuple[list[Unit], list[str | Note]]:
+def plan(path: str) -> tuple[list[Unit], list[Note]]:
     """The runs under ``path`` (one per model) and notes about files skipped or only checked."""
     if not os.path.isdir(path):
         p = _load(path)
         return [Unit(p.model or _model_of_run(path), [p], p if p.kind == "run" else None)], []
-    notes: list[str | Note] = []
+    notes: list[Note] = []
     parsed: list[Parsed] = []
     skipped: list[str] = []
     for f in _json_files(path):
@@ -396,36 +394,39 @@ def files(path: str) -> list[str]:
 
 
 # --------------------------------------------------------------------- scoring a unit
-_EMPTY_REPORT = ("has an empty report.json (errored in the harness)",
-                 "have an empty report.json (errored in the harness)")
-_NO_REPORT = ("has no report.json or an empty one (errored in the harness)",
-              "have no report.json or an empty one (errored in the harness)")
+#: how the instances of a run errored in the harness: (said of one, said of several), by the reason a
+#: ``swebench_errored`` note records (its error here, its note in reporting/)
+ERRORED_HOW: dict[str, tuple[str, str]] = {
+    "error_ids": ("errored in the harness (error_ids)", "errored in the harness (error_ids)"),
+    "empty_report": ("has an empty report.json (errored in the harness)",
+                     "have an empty report.json (errored in the harness)"),
+    "no_report": ("has no report.json or an empty one (errored in the harness)",
+                  "have no report.json or an empty one (errored in the harness)"),
+}
 
 
 def _apply_errors(scores: dict[str, float | None], opts: ReadOptions, where: str,
-                  what: str | tuple[str, str]) -> tuple[dict, list[str]]:
-    """``what``: what the errored instances did, or (said of one, said of several) where the verb agrees."""
+                  how: str) -> tuple[dict, list[Note]]:
+    """``how``: how the errored instances errored (a key of :data:`ERRORED_HOW`)."""
     errored = [i for i, s in scores.items() if s is None]
     if not errored:
         return scores, []
     one = len(errored) == 1
-    did = what if isinstance(what, str) else what[0 if one else 1]
-    them = f"{n_of(len(errored), 'instance')} {did}"
+    them = f"{n_of(len(errored), 'instance')} {ERRORED_HOW[how][0 if one else 1]}"
     if opts.errors not in ("wrong", "drop"):
         raise DataError(
             f"{where}: {them} (e.g. {errored[0]}); pass `errors`='wrong' to score {'it' if one else 'them'} "
             "unresolved (as SWE-bench's own rate does) or `errors`='drop' to leave "
             f"{'it' if one else 'them'} out"
         )
-    was = "was" if one else "were"
+    note = Note("swebench_errored", {"path": where, "n_instances": len(errored), "how": how,
+                                     "errors": opts.errors})   # worded in reporting/
     if opts.errors == "wrong":
-        return {i: (0.0 if s is None else s) for i, s in scores.items()}, [
-            f"{where}: {them} and {was} scored unresolved (`errors`='wrong')"]
-    return {i: s for i, s in scores.items() if s is not None}, [
-        f"{where}: {them} and {was} left out (`errors`='drop')"]
+        return {i: (0.0 if s is None else s) for i, s in scores.items()}, [note]
+    return {i: s for i, s in scores.items() if s is not None}, [note]
 
 
-def _with_dataset(scores: dict[str, float | None], opts: ReadOptions, where: str) -> tuple[dict, list[str]]:
+def _with_dataset(scores: dict[str, float | None], opts: ReadOptions, where: str) -> tuple[dict, list[Note]]:
     """Scores over the named dataset's instances (those not in ``scores`` are unresolved)."""
     ids = dataset_ids(opts.dataset)  # type: ignore[arg-type]
     label = DATASETS[opts.dataset][1]  # type: ignore[index]
@@ -436,22 +437,21 @@ def _with_dataset(scores: dict[str, float | None], opts: ReadOptions, where: str
                         f"is `dataset`={opts.dataset!r} the dataset this run used?")
     absent = len(ids) - len(scores)
     out = {i: scores.get(i, 0.0) for i in ids}
-    notes = [f"{where}: {absent} of the {len(ids)} {label} instances {_are(absent)} not in the results and "
-             f"{_were(absent)} scored "
-             "unresolved (`dataset`)"] if absent else []
+    notes = [Note("swebench_unlisted_unresolved", {"path": where, "n_absent": absent, "n_instances": len(ids),
+                                                   "dataset": label})] if absent else []
     return out, notes
 
 
-def _score_unit(u: Unit, opts: ReadOptions, path: str) -> tuple[dict[str, float], list[str | Note], str]:
+def _score_unit(u: Unit, opts: ReadOptions, path: str) -> tuple[dict[str, float], list[Note], str]:
     """(instance -> score, notes, where) for one run."""
-    notes: list[str | Note] = []
+    notes: list[Note] = []
     if u.run is not None:
         p = u.run
         where = p.path
         notes += p.notes
         scores: dict[str, float | None] = dict(p.scores)
         if opts.dataset:
-            scores, n = _apply_errors(scores, opts, where, "errored in the harness (error_ids)")
+            scores, n = _apply_errors(scores, opts, where, "error_ids")
             out, n2 = _with_dataset(scores, opts, where)
             return out, notes + n + n2, where
         if not p.universe_known:
@@ -472,12 +472,11 @@ def _score_unit(u: Unit, opts: ReadOptions, path: str) -> tuple[dict[str, float]
             notes.append(Note("swebench_task_list", {"path": where, "n_instances": len(ids), "task_list": tl_path,
                                                      "n_unlisted": unlisted}))
             scores = {i: scores.get(i, 0.0) for i in ids}
-        scores, n = _apply_errors(scores, opts, where, "errored in the harness (error_ids)")
+        scores, n = _apply_errors(scores, opts, where, "error_ids")
         notes += n
         if p.total is not None and p.total > len(p.scores):
             unsent = p.total - len(p.scores)
-            notes.append(f"{where}: {unsent} of the dataset's {p.total} instances {_were(unsent)} not submitted "
-                         "and are not in the matrix (`dataset` scores them as unresolved)")
+            notes.append(Note("swebench_not_submitted", {"path": where, "n_unsent": unsent, "total": p.total}))
         return scores, notes, where  # type: ignore[return-value]
     # per-instance reports of one model, no run report beside them
     scores = {}
@@ -487,9 +486,9 @@ def _score_unit(u: Unit, opts: ReadOptions, path: str) -> tuple[dict[str, float]
     run_dir = _run_folder(first)
     where = os.path.dirname(os.path.dirname(first)) if len(u.parts) > 1 else first
     if len(u.parts) == 1 and not os.path.isdir(path):
-        return _apply_errors(scores, opts, where, _EMPTY_REPORT)[:2] + (where,)
+        return _apply_errors(scores, opts, where, "empty_report")[:2] + (where,)
     if opts.dataset:
-        scores, n = _apply_errors(scores, opts, where, _EMPTY_REPORT)
+        scores, n = _apply_errors(scores, opts, where, "empty_report")
         out, n2 = _with_dataset(scores, opts, where)
         return out, n + n2, where
     tl = _task_list(run_dir)
@@ -500,26 +499,20 @@ def _score_unit(u: Unit, opts: ReadOptions, path: str) -> tuple[dict[str, float]
             notes.append(Note("swebench_no_report", {"path": where, "n_missing": len(missing), "n_instances": len(ids),
                                                      "task_list": tl_path}))
         scores = {i: scores.get(i) for i in ids}
-        scores, n = _apply_errors(scores, opts, where, _NO_REPORT)
+        scores, n = _apply_errors(scores, opts, where, "no_report")
         return scores, notes + n, where  # type: ignore[return-value]
-    scores, n = _apply_errors(scores, opts, where, _EMPTY_REPORT)
+    scores, n = _apply_errors(scores, opts, where, "empty_report")
     notes += n
-    count = "how many is unknown"
+    # how many are missing, where the run report beside the reports says (else unknown)
+    listed: dict[str, Any] = {"run_report": None, "n_listed": None, "n_missing": None}
     report = _run_report_of(first)
     if report is not None:
         try:
             s = parse(load_json(report), report)
-            gone = len(set(s.scores) - set(scores))
-            count = f"the run report {report} lists {len(s.scores)}, so {gone} {_are(gone)} missing"
+            listed = {"run_report": report, "n_listed": len(s.scores), "n_missing": len(set(s.scores) - set(scores))}
         except (DataError, FormatError):
             pass
-    notes.append(
-        f"{where}: MISSING INSTANCES: only "
-        f"{'the one instance' if len(scores) == 1 else f'the {len(scores)} instances'} "
-        f"with a report.json {_are(len(scores))} scored; instances whose "
-        f"evaluation did not finish have none and are not in the matrix ({count}); read the run report beside "
-        "them, or pass `dataset`='lite|verified|full' to score them as unresolved"
-    )
+    notes.append(Note("swebench_missing_instances", {"path": where, "n_scored": len(scores), **listed}))
     return scores, notes, where  # type: ignore[return-value]
 
 
@@ -543,9 +536,9 @@ class SwebenchReader:
         return _looks(path)
 
     def __init__(self) -> None:
-        self._plans: dict[str, tuple[list[Unit], list[str | Note]]] = {}   # one read plans a folder once
+        self._plans: dict[str, tuple[list[Unit], list[Note]]] = {}   # one read plans a folder once
 
-    def _plan(self, path: str) -> tuple[list[Unit], list[str | Note]]:
+    def _plan(self, path: str) -> tuple[list[Unit], list[Note]]:
         if path not in self._plans:
             self._plans[path] = plan(path)
         return self._plans[path]
@@ -560,7 +553,7 @@ class SwebenchReader:
         return _read(unit, opts, self._plan(unit))
 
 
-def _read(path: str, opts: ReadOptions, planned: tuple[list[Unit], list[str | Note]]) -> Iterator:
+def _read(path: str, opts: ReadOptions, planned: tuple[list[Unit], list[Note]]) -> Iterator:
     """The rows of every run in ``path`` (a file or a folder), one chunk per model's unit."""
     import pandas as pd
 

@@ -98,9 +98,9 @@ class IngestContext:
     """The state of one :meth:`IngestMixin.ingest` call (never kept on the store).
 
     ``seen`` collects the tasks and metrics the input holds, for the error when the chosen one
-    matched nothing; ``stg_kind``/``stg_rows``/``stg_log`` describe the unit being staged
+    matched nothing; ``stg_kind``/``stg_rows``/``stg_log``/``stg_skipped`` describe the unit being staged
     (``_stg`` is a temporary TABLE or a VIEW; its row count when staging counted it; the inspect
-    log it holds).
+    log it holds; why the reader skipped it).
     """
 
     con: Any
@@ -110,6 +110,8 @@ class IngestContext:
     stg_kind: str | None = None
     stg_rows: int | None = None
     stg_log: dict | None = None
+    #: why the reader gave no rows for the unit (a header-only inspect log skipped with ``errors='drop'``)
+    stg_skipped: list[str] = field(default_factory=list)
     #: called with the rows staged so far in this command, as they are staged (``ingest``'s progress)
     on_rows: Callable[[int], None] | None = None
     rows_read: int = 0
@@ -155,7 +157,7 @@ class IngestContext:
             self.drop_stage()
             if notes:   # the reader said why it gave no rows (a header-only inspect log skipped with errors='drop');
                 # a record (every sample errored and dropped) is worded by reporting/ among the notes
-                why = next((n for n in notes if isinstance(n, str)), "the reader gave no rows; its notes say why")
+                why = "; ".join(self.stg_skipped) or "the reader gave no rows; its notes say why"
                 return FileOutcome(apath, "skipped", reason=why), notes
             what = " and ".join(f"{k} {getattr(opts, k)!r}" for k in ("task", "metric") if getattr(opts, k))
             return FileOutcome(apath, "skipped", reason=f"no rows for {what or 'this selection'}"), []
@@ -187,7 +189,7 @@ class IngestContext:
         if self.stg_kind is not None:
             self.con.execute(f"DROP {self.stg_kind} IF EXISTS _stg")
         self.stg_kind = self.stg_rows = None
-    def stage(self, path: str, apath: str, rd: Reader, opts: ReadOptions) -> list[str]:
+    def stage(self, path: str, apath: str, rd: Reader, opts: ReadOptions) -> list[Note]:
         """Read ``path`` into the temporary table ``_stg``; returns the reader's notes."""
         con = self.con
         self.drop_stage()
@@ -199,12 +201,15 @@ class IngestContext:
             "metric VARCHAR, score DOUBLE, grp VARCHAR, doc_hash VARCHAR, _row BIGINT)"
         )
         self.stg_kind = "TABLE"
-        notes: list[str | Note] = []
+        notes: list[Note] = []
         offset = 0
         n_in = 0
         self.stg_log = None
+        self.stg_skipped = []
         for whole in rd.read(path, opts):
             notes += list(whole.attrs.get("notes", ()))
+            if not len(whole) and whole.attrs.get("skipped"):   # why the reader gave no rows (a header-only log)
+                self.stg_skipped.append(str(whole.attrs["skipped"]))
             self.stg_log = whole.attrs.get("inspect_log", self.stg_log)
             n_in += len(whole)
             # a reader may hand over a whole 2M-row file as one chunk: it is checked and staged in slices,
@@ -362,7 +367,7 @@ class IngestContext:
                         f"WHERE {ident(k)} IS NOT NULL").fetchall())
         return True
 
-    def number_inspect_runs(self, afile: str) -> list[str | Note]:
+    def number_inspect_runs(self, afile: str) -> list[Note]:
         """Runs of a model from another inspect log are more runs: shift this log's epochs past them.
 
         inspect numbers each log's epochs from 1. The rows already in the store for a (task, model,
@@ -383,7 +388,7 @@ class IngestContext:
                 "run logged twice (a .eval and its .json copy?); ingest only one of them"
             )
         con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, afile])
-        notes: list[str | Note] = []
+        notes: list[Note] = []
         groups = con.execute("SELECT DISTINCT task, model, metric FROM _stg").fetchall()
         for task, model, metric in groups:
             top = con.execute(

@@ -194,8 +194,16 @@ def sensitivity_summary(d: dict[str, Any]) -> list[str]:
     if b["seeds"]["mean"] is not None:
         lines.append(f"Reporting the best of {b['seeds']['k']} seeds per {by} adds "
                      f"{points(b['seeds']['mean'])} pts on average.")
-    lines += [f"note: {n}" for n in d["notes"]]
+    lines += [f"note: {note_text(n)}" for n in d["notes"]]
     return lines
+
+
+@renderer("Sensitivity", "payload")
+def sensitivity_payload(r: Any) -> dict[str, Any]:
+    """The JSON: ``to_dict()`` with each note's sentence beside its record."""
+    d = dict(r.to_dict())
+    d["notes"] = worded(d["notes"])
+    return d
 
 
 def _p(row: dict[str, Any]) -> str:
