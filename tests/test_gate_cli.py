@@ -262,6 +262,28 @@ def test_metrics_per_task(tmp_path, capsys):
     assert "1 task(s) hold no metric 'acc' and are not gated: gen" in err
 
 
+def test_a_helm_folder_whose_tasks_have_other_metrics(tmp_path, capsys):
+    """HELM's safety suite (real logs): bbq is scored by exact_match, harm_bench by harm_bench_score. Read as one
+    folder the gate cannot take one metric for both; it says so in its own words (it said "pick one with
+    --task-col", the flag of another option) and names the store route, which gates both tasks."""
+    from conftest import shared_file
+
+    runs = shared_file("harness-logs/real/helm/crfm_safety_v3/benchmark_output_TRUE_latest/runs/v3")
+    cand, base = "openai/gpt-4o-2024-05-13", "openai/gpt-4-turbo-2024-04-09"
+    for extra in ((), ("--metric", "harm_bench_score")):
+        code, _, err = _gate(capsys, runs, "--candidate", cand, "--baseline", base, *extra)
+        assert code == 1 and err.count("\n") == 1, err
+        assert "no stat" in err and "the gate reads every task with one metric (--metric NAME)" in err
+        assert "ranktrust ingest PATH --db STORE --task TASK --metric METRIC" in err and "--task-col" not in err
+    db = tmp_path / "h.duckdb"
+    for task, metric in (("harm_bench", ["--metric", "harm_bench_score"]), ("bbq", [])):
+        assert run_cli(capsys, "ingest", runs, "--db", db, "--task", task, *metric)[0] == 0
+    code, out, err = _gate(capsys, "--db", db, "--candidate", cand, "--baseline", base, "--format", "json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert sorted(t["task"] for t in d["tasks"]) == ["bbq", "harm_bench"] and d["verdict"] == "INCONCLUSIVE"
+
+
 def test_piped_text_never_cuts_a_name_or_header_inside_a_word(tmp_path, capsys):
     """Piped (110 columns): long task and model names, the headers and the plan columns stay whole words;
     --plan puts its two columns in a second table."""

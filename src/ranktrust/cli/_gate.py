@@ -26,6 +26,7 @@ from ._common import (
     render,
     seed_option,
 )
+from ._main import ApiOption
 
 #: the exit codes of the verdicts (1 stays "bad input", 2 is never used: click's own usage code)
 EXIT_FAIL = 3
@@ -85,8 +86,19 @@ def _read_tasks(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
         condition_col=kw.get("condition_col"), metric=kw.get("metric"), errors=kw.get("on_errors", "error"),
         model_name=kw.get("model_name"), split=kw.get("split"), dataset=kw.get("dataset"),
     )
-    df = read_long(list(paths), format=fmt, options=opts)
     src = ", ".join(paths)
+    try:
+        df = read_long(list(paths), format=fmt, options=opts)
+    except DataError as exc:
+        if exc.param != "metric":
+            raise
+        # a folder of harness logs whose tasks have other metrics (HELM's harm_bench has no exact_match): the
+        # gate reads every task with one metric; a store holds each task with its own
+        where = exc.message.split("; ")[0]
+        raise DataError(
+            f"{where}; the gate reads every task with one metric (--metric NAME); where the tasks' metrics "
+            "differ, ingest each task with its own (ranktrust ingest PATH --db STORE --task TASK --metric METRIC) "
+            "and gate the store (ranktrust gate --db STORE ...)", param="metric") from None
     col = task_col or "task"
     if task_col and task_col not in df.columns:
         raise DataError(f"{src}: no column {task_col!r} to take the tasks from; columns: "
@@ -149,7 +161,7 @@ def _metric_of(task: str | None, held: list[str], chosen: str | None, src: str) 
 @click.option("--baseline", required=True, help="The current model it must not be worse than.")
 @click.option("--margin", type=float, default=points_default(_gate, "margin"), show_default=True, callback=_margin,
               help="The drop tolerated, in points: PASS needs every task's lower bound above -margin.")
-@click.option("--task-col", default=None,
+@click.option("--task-col", default=None, cls=ApiOption, api={"task_col": None},   # not the reader's `task`
               help="Column whose values are the tasks (default: the input's task column; e.g. --task-col subject "
                    "runs the gate per subject). Without either, the whole input is one task.")
 @click.option("--adjust", type=click.Choice(list(GATE_ADJUST)),

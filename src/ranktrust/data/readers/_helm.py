@@ -309,7 +309,7 @@ def _read_one(u: str, opts: ReadOptions, spec: dict, run_task: str, all_tasks: l
                 "; choose one with `metric`"
             raise DataError(
                 f"{u}: entry {s['entry']} (instance {s['id']}): no stat {metric!r}"
-                f"{f' in split {split}' if split else ''}; it has {', '.join(names[:30])}{more}"
+                f"{f' in split {split}' if split else ''}; it has {', '.join(names[:30])}{more}", param="metric"
             )
         val = _value(hit)
         if val is None:
