@@ -321,3 +321,50 @@ def test_a_missing_prompt_id_names_the_empty_prompt_col(tmp_path, capsys):
     assert "an empty --prompt-col ('')" in err and "--prompt-col )" not in err
     with pytest.raises(rt.errors.DataError, match=r"an empty `prompt` \(''\)"):
         read_battles(str(p))
+
+
+def test_what_the_reader_left_out_is_said_in_every_format(capsys, tmp_path):
+    """Never dropped in silence: the MT-Bench sample has 2 judgments with an error verdict (left out, as FastChat
+    does) and 1 whose two orders disagree (a tie); rt.arena kept neither fact (the reader's notes stopped at the
+    DataFrame). Now the result carries them as records, and every format says them; the command line puts a
+    named option in its flag."""
+    from ranktrust.reporting import note_text
+
+    sample = ARENA / "mtbench_gpt-4_pair_phi3_sample.jsonl.gz"
+    with pytest.warns(rt.SmallSampleWarning):
+        r = rt.arena(sample, n_resamples=50)
+    assert [(n.code, {k: v for k, v in n.data.items() if k != "source"}) for n in r.notes] == [
+        ("battles_inconsistent_as_tie", {"judgments": 1}),
+        ("battles_dropped", {"rows": 2, "reasons": {"error_verdict": 2}})]
+    said = [note_text(n) for n in r.notes]
+    assert said[1] == f"{sample}: left out 2 judgments with an error verdict (as FastChat leaves them out)"
+    # the same notes from the DataFrame read_battles made
+    with pytest.warns(rt.SmallSampleWarning):
+        assert rt.arena(read_battles(sample), n_resamples=50).notes == r.notes
+    for fmt, where in (("text", None), ("md", "### Notes"), ("json", None)):
+        code, out, err = run_cli(capsys, "arena", sample, "--n-resamples", "50", "-f", fmt)
+        assert code == 0, err
+        flat = " ".join(out.split())
+        if fmt == "json":
+            d = json.loads(out)
+            assert [n["text"] for n in d["notes"]] == said and d["notes"][1]["code"] == "battles_dropped"
+        else:
+            assert all(" ".join(s.split()) in flat for s in said) and (where is None or where in out)
+    # a folder of Arena-Hard judgments: one note for all its files, the option in the command's words
+    code, out, err = run_cli(capsys, "arena", ARENA / "arenahard_v01_judgments", "--baseline", "truth_model",
+                             "--n-resamples", "50", "-f", "json")
+    assert code == 0, err
+    (strong,) = [n for n in json.loads(out)["notes"] if n["data"].get("record", {}).get("code") ==
+                 "battles_strong_verdicts"]
+    assert strong["text"].startswith("2 files: 6 strong verdicts (A>>B, B>>A) counted as one win each; "
+                                     "--weight-strong 3 weights them 3")
+    # with --weight-strong 3 the note says the weight, and nothing needs a flag
+    code, out, err = run_cli(capsys, "arena", ARENA / "arenahard_v01_judgments", "--baseline", "truth_model",
+                             "--n-resamples", "50", "--weight-strong", "3", "-f", "json")
+    notes = json.loads(out)["notes"]
+    assert [n["code"] for n in notes] == ["battles_strong_verdicts", "battles_skipped"]
+    assert notes[0]["text"] == "2 files: 6 strong verdicts (A>>B, B>>A) weighted 3"
+    # nothing left out, nothing said
+    code, out, err = run_cli(capsys, "arena", ARENA / "arenahard_v01_official_battles.jsonl.gz", "--n-resamples",
+                             "50", "-f", "json")
+    assert code == 0 and json.loads(out)["notes"] == [], err

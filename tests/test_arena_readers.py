@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import ranktrust as rt
 from ranktrust.data.battles import ARENA_HARD_LABELS, FORMATS, read_battles, sniff_battles
+from ranktrust.reporting import note_text
 
 from conftest import DATA, SHARED, shared_file
 
@@ -245,11 +246,41 @@ def test_a_v2_folder_with_two_baselines_reads_whole_whatever_baseline_says(tmp_p
         assert out.groupby("model_a").size().to_dict() == {"gemini-flash": 4, "o3-mini": 4}
 
 
-def test_the_baseline_judged_against_itself_is_refused():
-    with pytest.raises(rt.DataError, match=r"truth_model\.jsonl\.gz: line 1: model_a and model_b are both "
-                                           r"'truth_model', a model against itself \(20 such rows\)") as e:
-        read_battles(JUDGMENTS, baseline="truth_model")
+def test_the_baseline_judged_against_itself_is_left_out_and_said(tmp_path):
+    """The fork's judge config names baseline truth_model, and its folder holds truth_model.jsonl: the baseline
+    judged against itself, which says nothing about the ranking (its show_result.py wrote those 20 games as
+    self-battles). The folder is read (it was refused whole), that file skipped with a note that rt.arena
+    reports; the file named alone is an error; a self-record among others is left out and counted."""
+    df = read_battles(JUDGMENTS, baseline="truth_model")
+    assert len(df) == 40 and set(df["model_a"]) == {"truth_model"} and "truth_model" not in set(df["model_b"])
+    (sk,) = _code(df, "skipped")
+    assert sk == {"code": "skipped", "source": str(JUDGMENTS / "truth_model.jsonl.gz"), "format": "arena_hard",
+                  "why": "baseline_against_itself"}
+    # the same battles as the fork's own battles file without its self-battles
+    ref = pd.read_json(JUDGMENTS_BATTLES, lines=True)
+    ref = ref[ref["model_b"].isin(["mistral-7b", "dolphin-miner"])]
+    assert len(ref) == 40
+    with pytest.warns(rt.SmallSampleWarning, match="only 10 clusters"):   # 10 questions
+        r = rt.arena(JUDGMENTS, baseline="truth_model", n_resamples=50)
+    (note,) = [n for n in r.notes if n.code == "battles_skipped"]
+    assert note_text(note) == (f"{JUDGMENTS / 'truth_model.jsonl.gz'}: skipped, every record is the baseline judged "
+                               "against itself (its own judgment file; no information on the ranking)")
+    with pytest.raises(rt.DataError, match=r"truth_model\.jsonl\.gz: every judgment is the baseline judged against "
+                                           r"itself .*nothing to rank") as e:
+        read_battles(JUDGMENTS / "truth_model.jsonl.gz", baseline="truth_model")
     _one_line(e.value)
+    # one self-record among others: left out, counted in the dropped note
+    recs = [json.loads(line) for line in gzip.open(JUDGMENTS / "mistral-7b.jsonl.gz", "rt")]
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text("".join(json.dumps(r) + "\n" for r in [*recs, {**recs[0], "model": "truth_model"}]))
+    df = read_battles(mixed, baseline="truth_model")
+    assert len(df) == 20 and _code(df, "dropped")[0]["reasons"] == {"baseline_against_itself": 1}
+    # a battles table is another matter: a model against itself there is an error, as before
+    bad = tmp_path / "self.csv"
+    bad.write_text("model_a,model_b,winner\nx,x,tie\nx,y,model_a\n")
+    with pytest.raises(rt.DataError, match=r"self.csv: line 2: model_a and model_b are both 'x', a model against "
+                                           r"itself \(1 such rows\)"):
+        read_battles(bad)
 
 
 # ------------------------------------------------------------------------ AlpacaEval, MT-Bench, clean_battle

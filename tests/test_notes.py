@@ -156,3 +156,14 @@ def test_no_analysis_or_reader_makes_a_note_a_sentence():
     bad = ('notes.append(f"{n} skipped")\nnotes += [f"{n} left out"]\ndf.attrs["notes"] = ["x"]\n'
            'p.notes.insert(0, "a" + b)\nnotes: list = [x if y else "z"]\nnotes.append(Note("ok"))\n')
     assert _sentence_notes(ast.parse(bad)) == [1, 2, 3, 4, 5]
+
+
+def test_every_battles_reader_note_that_reaches_the_ratings_is_worded():
+    """rt.arena makes ``battles_<code>`` records of the battles reader's notes (an f-string the scan above cannot
+    see): each has a wording, and the reader builds each code it names."""
+    from ranktrust.preference._core import _SAID
+
+    src = "\n".join(p.read_text(encoding="utf-8") for p in (SRC / "data" / "battles").glob("*.py"))
+    for code in _SAID:
+        assert f"battles_{code}" in NOTE_WORDS, code
+        assert f'"code": "{code}"' in src, f"the battles reader builds no {code!r} note"

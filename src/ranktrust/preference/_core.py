@@ -26,6 +26,7 @@ from .._kernel import normal_quantile
 from .._validate import Progress, SeedLike
 from ..errors import DataError
 from ..ranking._ranksets import layers
+from ..results import Note
 from . import _fit, _maxt
 from ._input import Battles, battles_arrays
 from ._result import NORMALISATION, ArenaResult, StyleControl
@@ -59,6 +60,41 @@ def _prompt_names(df: Any) -> list[str]:
     return names
 
 
+#: the reader's notes that say what it left out or changed (its others describe the input: how many battles
+#: each source holds, which column held the prompt ids)
+_SAID = {"dropped": "rows", "inconsistent_as_tie": "judgments", "strong_verdicts": "games", "style_missing": "rows",
+         "replicated_rows_collapsed": "rows", "skipped": None, "columns_ignored": None}
+
+
+def reader_notes(df: Any) -> tuple[Note, ...]:
+    """``read_battles``' notes (``df.attrs["notes"]``) that a reader of the ratings must know, as records
+    ``battles_<code>`` (a count of zero says nothing and is left out), worded in reporting/. The notes of
+    one kind from several files (a folder of 100 judgment files) are one record: ``source`` says how many
+    files, ``sources`` lists them, and the counts are summed."""
+    groups: dict[tuple, list[dict]] = {}
+    for n in getattr(df, "attrs", {}).get("notes", ()) if hasattr(df, "attrs") else ():
+        if not isinstance(n, dict) or n.get("code") not in _SAID:
+            continue
+        count = _SAID[n["code"]]
+        if count is not None and not n.get(count):
+            continue
+        key = (n["code"], n.get("why"), n.get("format"), n.get("weight"), tuple(n.get("columns") or ()))
+        groups.setdefault(key, []).append({k: v for k, v in n.items() if k != "code"})
+    out = []
+    for (code, *_), parts in groups.items():
+        data = parts[0]
+        if len(parts) > 1:
+            data = {**data, "source": f"{len(parts)} files", "sources": [p["source"] for p in parts]}
+            for k, v in parts[0].items():
+                if isinstance(v, int) and not isinstance(v, bool) and k != "weight":
+                    data[k] = sum(int(p[k]) for p in parts)
+                elif isinstance(v, dict):   # the dropped note's reasons: {reason: count}
+                    data[k] = {r: sum(int(p[k].get(r, 0)) for p in parts) for r in dict.fromkeys(
+                        r for p in parts for r in p[k])}
+        out.append(Note(f"battles_{code}", data))
+    return tuple(out)
+
+
 def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
     """Paths (and a DataFrame given with a reader option) go through the data layer's ``read_battles``
     with ``reader`` (format, weight_strong, prompt, baseline); a DataFrame alone is taken as it is.
@@ -72,8 +108,8 @@ def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
     is_path = isinstance(battles, (str, os.PathLike)) or (
         isinstance(battles, (list, tuple)) and battles and all(isinstance(p, (str, os.PathLike)) for p in battles))
     asked = reader["format"] != "auto" or reader["weight_strong"] is not False or reader["prompt"] is not None
-    if not (is_path or asked):
-        return battles_arrays(battles, cluster_by=cluster_by)
+    if not (is_path or asked):   # a DataFrame: read_battles' own notes, when it made it, reach the result too
+        return replace(battles_arrays(battles, cluster_by=cluster_by), notes=reader_notes(battles))
     from ..data.battles import read_battles  # the data layer reads files
 
     own = cluster_by is not None and cluster_by != "auto" and cluster_by not in _CANONICAL
@@ -85,7 +121,7 @@ def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
                             param="cluster_by")
         reader = {**reader, "prompt": cluster_by}
     try:
-        df = read_battles(battles, **reader)
+        df = read_battles(battles, **reader)   # its notes (what it left out or changed) reach the result
     except DataError as e:
         if own and e.param == "prompt" and "no prompt-id column" in e.message:
             cols = e.message.split("; columns: ", 1)[-1]
@@ -98,7 +134,7 @@ def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
         where = f"their prompt ids are {', '.join(names)}" if names else "they have no prompt ids"
         raise DataError(f"`cluster_by`={cluster_by!r}: the battles have no such column ({where}); name it, or "
                         "give `cluster_by`='none' for per-battle intervals", param="cluster_by")
-    bt = battles_arrays(df, cluster_by="cluster" if own else cluster_by)
+    bt = replace(battles_arrays(df, cluster_by="cluster" if own else cluster_by), notes=reader_notes(df))
     if bt.cluster_col == "cluster":
         label = cluster_by if own else (names[0] if len(names) == 1 else None)
         if label is not None:
@@ -474,4 +510,5 @@ def arena(
         pair_a=pa, pair_b=pb, diff=adif, diff_ci_low=adif - z * dse, diff_ci_high=adif + z * dse, p_value=pval,
         p_adjusted=padj, separated=separated, better=better, covariance=cov, confidence_level=level,
         baseline=baseline, style=style_res, settings=settings, headline=headline,
+        notes=tuple(n for n in bt.notes if feats or n.code != "battles_style_missing"),
     )

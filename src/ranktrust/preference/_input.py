@@ -32,6 +32,7 @@ class Battles:
     style_b: np.ndarray | None
     features: tuple[str, ...]
     discrete: bool           # every score is 0, 0.5 or 1
+    notes: tuple = ()        # what the reader left out or changed (results.Note records, see _core.reader_notes)
 
 
 def _columns(df: Any) -> list[str]:

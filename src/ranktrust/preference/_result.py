@@ -8,7 +8,7 @@ from typing import Any, TypedDict
 import numpy as np
 
 from ..ranking._ranksets import layers
-from ..results import HeadlineJSON, Result, jsonable
+from ..results import HeadlineJSON, Note, NoteJSON, Result, jsonable
 
 __all__ = ["ArenaResult", "StyleControl", "ArenaJSON", "ArenaModelRow", "ArenaPairRow", "ArenaHeadline"]
 
@@ -120,6 +120,7 @@ class ArenaJSON(TypedDict):
     style: StyleJSON | None
     confidence_level: float
     baseline: str | None
+    notes: list[NoteJSON]
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,6 +153,11 @@ class ArenaResult(Result):
         ``better[j, k]``: j is found above k (the one relation tiers, rank sets and headline read).
     covariance : ndarray (M, M)
         Covariance of the ratings (Elo points squared).
+    notes : tuple of Note
+        What the reader of the battles left out or changed, per source (``battles_dropped``: unjudged games,
+        error verdicts, the baseline judged against itself; ``battles_inconsistent_as_tie``,
+        ``battles_strong_verdicts``, ``battles_replicated_rows_collapsed``, ``battles_skipped``,
+        ``battles_columns_ignored``, ``battles_style_missing``), worded by ``ranktrust.reporting.note_text``.
     """
 
     _table = "models"
@@ -187,6 +193,11 @@ class ArenaResult(Result):
     style: StyleControl | None
     settings: dict
     headline: dict
+    notes: tuple[Note, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "notes", tuple(self.notes))
+        super().__post_init__()
 
     @property
     def order(self) -> np.ndarray:
@@ -240,4 +251,5 @@ class ArenaResult(Result):
         return jsonable({
             "models": rows, "pairs": pair_rows, "headline": dict(self.headline), "settings": dict(self.settings),
             "style": style, "confidence_level": self.confidence_level, "baseline": self.baseline,
+            "notes": [n.to_dict() for n in self.notes],
         })

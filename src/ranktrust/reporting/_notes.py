@@ -208,10 +208,51 @@ _RESULT_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         f"mixed scoring: {fmt.count(len(d['binary']))} model(s) have only 0/1 scores ({_names(d['binary'])}) while "
         f"{fmt.count(len(d['continuous']))} have fractional scores ({_names(d['continuous'])}); check that all were "
         "scored the same way. The table is analysed as continuous (paired t tests, no McNemar)"),
+    # what the battles reader left out or changed (rt.arena's notes; the reader's own records, per source)
+    "battles_dropped": lambda d: (
+        f"{d['source']}: left out "
+        + ", ".join(fmt.plural(int(n), *_BATTLE_DROPS.get(k, (k.replace('_', ' '), None))) for k, n in
+                    d["reasons"].items())),
+    "battles_inconsistent_as_tie": lambda d: (
+        f"{d['source']}: {fmt.plural(d['judgments'], 'judgment')} whose two position orders disagree "
+        f"{'counts' if d['judgments'] == 1 else 'count'} as a tie (as FastChat's show_result.py)"),
+    "battles_strong_verdicts": lambda d: (
+        f"{d['source']}: {fmt.plural(d['games'], 'strong verdict')} (A>>B, B>>A) "
+        + (f"weighted {fmt.plain(d['weight'])}" if d["weight"] != 1 else
+           "counted as one win each; `weight_strong`=3 weights them 3, as Arena-Hard's show_result.py")),
+    "battles_replicated_rows_collapsed": lambda d: (
+        f"{d['source']}: {fmt.plural(d['rows'], 'row')} are {fmt.plural(d['games'], 'game')} written several times "
+        f"(Arena-Hard's show_result.py writes a strong verdict {fmt.plain(d['weight'])} times): each game is one "
+        f"row, its {fmt.plural(d['strong_games'], 'strong verdict')} weighted {fmt.plain(d['weight'])}"
+        + (f"; the game order of {fmt.plural(d['game_order_unknown'], 'pair')} could not be told"
+           if d.get("game_order_unknown") else "")),
+    "battles_skipped": lambda d: (
+        f"{d['source']}: skipped, "
+        + ("every record is the baseline judged against itself (its own judgment file; no information on the "
+           "ranking)" if d.get("why") == "baseline_against_itself" else
+           "not a battle file" if d.get("format") is None else f"a {d['format']} file, not the format asked")),
+    "battles_columns_ignored": lambda d: f"{d['source']}: columns not read: {', '.join(map(str, d['columns']))}",
+    "battles_style_missing": lambda d: (
+        f"{d['source']}: {fmt.plural(d['rows'], 'battle')} {'has' if d['rows'] == 1 else 'have'} no style "
+        "features (conv_metadata)"),
     "conditions_missing": lambda d: (
         f"{d['model']} has no rows for {d['by']}(s) {', '.join(d['missing'])}"
         + (f" and {fmt.count(d['n_missing'] - len(d['missing']))} more" if d["n_missing"] > len(d["missing"]) else "")
         + f"; those {d['by']}s are left out of the rankings, flips and stable scores"),
+}
+
+
+#: the reasons of the battles reader's ``dropped`` note: (what one is, what several are)
+_BATTLE_DROPS = {
+    "unjudged_game": ("unjudged game (score null, as Arena-Hard leaves it out)",
+                      "unjudged games (score null, as Arena-Hard leaves them out)"),
+    "record_with_unjudged_game": ("record with an unjudged game (v2: the whole record, as Arena-Hard)",
+                                  "records with an unjudged game (v2: the whole records, as Arena-Hard)"),
+    "baseline_against_itself": ("record of the baseline judged against itself (no information on the ranking)",
+                                "records of the baseline judged against itself (no information on the ranking)"),
+    "no_preference": ("annotation with no preference", "annotations with no preference"),
+    "error_verdict": ("judgment with an error verdict (as FastChat leaves it out)",
+                      "judgments with an error verdict (as FastChat leaves them out)"),
 }
 
 

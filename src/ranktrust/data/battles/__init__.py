@@ -125,7 +125,11 @@ def read_battles(
                 if kind is None or (fmt != "auto" and kind != fmt and not (fmt == "table" and kind == "clean_battle")):
                     skipped.append({"code": "skipped", "source": f, "format": kind})
                     continue
-                frames.append(_read_one(f, fmt if fmt != "auto" else kind, weight_strong, baseline, prompt))
+                got = _read_one(f, fmt if fmt != "auto" else kind, weight_strong, baseline, prompt)
+                if got is None:   # the baseline's own Arena-Hard judgment file: itself against itself, nothing else
+                    skipped.append({"code": "skipped", "source": f, "format": kind, "why": "baseline_against_itself"})
+                    continue
+                frames.append(got)
                 taken += 1
             if not taken:
                 want = "battle files" if fmt == "auto" else f"{fmt} files"
@@ -138,7 +142,12 @@ def read_battles(
                                   "(model_a, model_b, winner), a clean_battle JSON, Arena-Hard judgments, AlpacaEval "
                                   "annotations or MT-Bench pairwise judgments; or name it with `format`",
                                   param="format")
-            frames.append(_read_one(path, kind, weight_strong, baseline, prompt))
+            got = _read_one(path, kind, weight_strong, baseline, prompt)
+            if got is None:
+                raise DataError(f"{path}: every judgment is the baseline judged against itself (the baseline's own "
+                                "judgment file): nothing to rank; read the folder of judgments, or the other models' "
+                                "files", param="source")
+            frames.append(got)
         else:
             raise DataError(f"{path}: no such file or folder", param="source")
     return _stack(frames, skipped)
@@ -156,7 +165,8 @@ def _is_polars(obj: Any) -> bool:
 
 
 def _read_one(path: str, kind: str, weight_strong: Any, baseline: str | None, prompt: str | None
-              ) -> "pd.DataFrame":
+              ) -> "pd.DataFrame | None":
+    """One file's battles; None for an Arena-Hard file of the baseline judged against itself only."""
     _check_not_empty(path)
     if kind == "arena_hard":
         return from_arena_hard(path, weight_strong=weight_strong, baseline=baseline)

@@ -357,7 +357,7 @@ class _Rows:
         return df, np.asarray(self.at, dtype=np.int64)
 
 
-def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> "pd.DataFrame":
+def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> "pd.DataFrame | None":
     """Arena-Hard-Auto judgments (``data/<bench>/model_judgment/<judge>/<model>.jsonl``, v0.1 and v2).
 
     One record per (question, model) with two games: in game 1 the baseline is assistant A, in game 2
@@ -366,11 +366,14 @@ def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> "
     is the baseline's (game 1: the verdict's score of A; game 2: one minus it). A strong verdict
     (``A>>B``, ``B>>A``) is one row of weight 3 when `weight_strong` is true, never three rows.
     Unjudged games (score null) are left out as Arena-Hard leaves them out: v0.1 records
-    (``question_id``) lose the game, v2 records (``uid``) the whole record.
+    (``question_id``) lose the game, v2 records (``uid``) the whole record. A record of the baseline judged
+    against itself (the baseline's own file in a judgment folder) says nothing about the ranking and is left
+    out; each kind is counted in the ``dropped`` note. A file that holds nothing else (the baseline's own
+    judgment file) gives None: a folder skips it with a note, a file named alone is an error.
     """
     w_strong = strong_weight(weight_strong)
     rows = _Rows("cluster", "judge")
-    dropped = {"unjudged_game": 0, "record_with_unjudged_game": 0}
+    dropped = {"unjudged_game": 0, "record_with_unjudged_game": 0, "baseline_against_itself": 0}
     strong = 0
     records = 0
     for lineno, rec in iter_jsonl(path):
@@ -386,6 +389,9 @@ def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> "
             raise DataError(f"{path}: line {lineno}: the judgment names no baseline (Arena-Hard v0.1 keeps it in "
                             "its judge config); pass `baseline`, e.g. `baseline`='gpt-4-0314' (v0.1's default)",
                             param="baseline")
+        if rec["model"] == base:   # the baseline's own judgment file (v0.1 folders hold one): no information
+            dropped["baseline_against_itself"] += 1
+            continue
         games = rec["games"]
         if not isinstance(games, list) or len(games) not in (1, 2):
             raise DataError(f"{path}: line {lineno}: `games` must list the 1 or 2 judged games of the record, "
@@ -408,6 +414,8 @@ def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> "
             strong += is_strong
             rows.add(lineno, model_a=base, model_b=rec["model"], score=s, weight=w_strong if is_strong else 1.0,
                      cluster=qid, judge=rec.get("judge"))
+    if records and dropped["baseline_against_itself"] == records:
+        return None
     df, lines = rows.frame()
     notes = [{"code": "strong_verdicts", "source": path, "games": int(strong), "weight": w_strong},
              _dropped(path, dropped)]

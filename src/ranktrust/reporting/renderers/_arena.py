@@ -10,6 +10,7 @@ from typing import Any
 
 from .._fmt import count, interval, level, number, p_clause, p_value, plural, points, rank_range
 from .._markdown import md_escape as _esc
+from .._notes import note_text, worded
 from . import renderer
 from ._csv import table_csv
 
@@ -165,6 +166,7 @@ def _style_lines(d: dict[str, Any]) -> list[str]:
 def arena_payload(result: Any) -> dict[str, Any]:
     d = result.to_dict()
     d["headline"] = {**d["headline"], "text": headline_text(d)}
+    d["notes"] = worded(d.get("notes") or [])   # what the reader left out or changed, in words beside the record
     return d
 
 
@@ -219,6 +221,7 @@ def arena_text(d: dict[str, Any]) -> list[Any]:
     if ts:
         out.append(Text(ts))
     out.append(Text(method_sentence(d)))
+    out += [Text(f"note: {note_text(n)}", style="yellow") for n in d.get("notes") or []]
     return out
 
 
@@ -247,6 +250,8 @@ def arena_markdown(d: dict[str, Any], figure: bool = False) -> str:
     if ts:
         lines += ["", _esc(ts)]
     lines += ["", _esc(method_sentence(d))]
+    if d.get("notes"):
+        lines += ["", "### Notes", ""] + [f"- {_esc(note_text(n))}" for n in d["notes"]]
     return "\n".join(lines) + "\n"
 
 
