@@ -24,7 +24,7 @@ Families (``alpha = 1 - confidence_level``; each one-sided test rejects when its
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -74,7 +74,6 @@ class EngineResult:
     pf_state: StreamState
     in_play: np.ndarray              # (K,) bool
     cells_at_done: int = 0
-    notes: list[str] = field(default_factory=list)
     final_look: float = 0.0                # share of alpha held for the last item (0: the bets had all of it)
     final_look_excluded: int = 0           # models the final look excluded at the last item
     pair_ci_low: np.ndarray | None = None  # (P,) all-pairs interval of each pair's mean difference, on [-1, 1]

@@ -596,7 +596,7 @@ class IngestMixin:
             plan = plan_units(sniff(p) if format == "auto" else open_reader(format), p, opts)
             entries += [(u, plan.reader, why) for u, why in plan.entries]
         outcomes: list[FileOutcome] = []
-        notes: list[str] = []
+        notes: list[Note] = []
         # one transaction for the whole command: a file that fails (or a kill) leaves the store as it was
         # before the command, so a retry (with other options, say errors="drop") never meets half of it
         self.con.execute("BEGIN TRANSACTION")
