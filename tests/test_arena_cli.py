@@ -354,8 +354,7 @@ def test_what_the_reader_left_out_is_said_in_every_format(capsys, tmp_path):
     code, out, err = run_cli(capsys, "arena", ARENA / "arenahard_v01_judgments", "--baseline", "truth_model",
                              "--n-resamples", "50", "-f", "json")
     assert code == 0, err
-    (strong,) = [n for n in json.loads(out)["notes"] if n["data"].get("record", {}).get("code") ==
-                 "battles_strong_verdicts"]
+    (strong,) = [n for n in json.loads(out)["notes"] if n["code"] == "battles_strong_verdicts"]
     assert strong["text"].startswith("2 files: 6 strong verdicts (A>>B, B>>A) counted as one win each; "
                                      "--weight-strong 3 weights them 3")
     # with --weight-strong 3 the note says the weight, and nothing needs a flag

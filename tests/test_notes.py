@@ -167,3 +167,18 @@ def test_every_battles_reader_note_that_reaches_the_ratings_is_worded():
     for code in _SAID:
         assert f"battles_{code}" in NOTE_WORDS, code
         assert f'"code": "{code}"' in src, f"the battles reader builds no {code!r} note"
+
+
+def test_option_words_name_the_flags_only_inside_the_block():
+    """The command line renders inside ``option_words(cli_words)``: a sentence naming an option in backticks
+    reads in its words there, in the API's outside; a record's code and data are the same on both."""
+    from ranktrust.reporting import option_words
+
+    rec = Note("helm_split_chosen", {"path": "p.json", "default": "test", "split": "valid", "n_instances": 2})
+    api = "p.json: the run has no test split; its 2 valid instances were read (`split` chooses another)"
+    with option_words(lambda s: s.replace("`split`", "--split")):
+        assert note_text(rec) == api.replace("`split`", "--split")
+        assert note_text("see `split`") == "see --split"             # a sentence note (an older store's)
+        assert note_text({**rec.to_dict(), "text": "kept"}) == "kept"   # a JSON record keeps its own text
+        assert worded(rec.to_dict())["text"] == api.replace("`split`", "--split")
+    assert note_text(rec) == api

@@ -129,12 +129,13 @@ def test_qa_d10_reader_notes_name_flags_on_the_command_line(harness_logs, capsys
     m = rt.read(str(harness_logs), task="mcq_tiny_lm", errors="wrong")
     rec = next(n for n in m.notes if n.code == "harness_skipped")   # a record (issue 23 §1), in the API's words
     assert "read them with `task`='NAME'" in note_text(rec)
-    # the JSON of the command keeps the record beside the sentence in its words
+    # the command's JSON holds the same record as Python's, its sentence in the command's words
     code, out, err = run(["report", str(harness_logs), "--task", "mcq_tiny_lm", "--errors", "wrong",
                           "--no-stability", "-f", "json"], capsys)
-    (cli_rec,) = [n for n in json.loads(out)["notes"] if n["data"].get("record", {}).get("code") == "harness_skipped"]
-    assert cli_rec["code"] == "input" and cli_rec["data"]["record"] == json.loads(json.dumps(rec.to_dict()))
+    (cli_rec,) = [n for n in json.loads(out)["notes"] if n["code"] == "harness_skipped"]
+    assert {k: cli_rec[k] for k in ("code", "data")} == json.loads(json.dumps(rec.to_dict()))
     assert "read them with --task NAME" in cli_rec["text"]
+    assert "`task`" in note_text(rec)   # outside the command, the API's words again
 
 
 def test_qa_m4b_an_unreadable_model_folder_is_an_error(harness_logs, tmp_path, monkeypatch, capsys):

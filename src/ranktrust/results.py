@@ -85,8 +85,7 @@ class Note:
     Analysis code (the report's builders, :meth:`ranktrust.quality.DataQuality.notes`) builds these records and
     writes no sentence; the sentence is composed in :mod:`ranktrust.reporting._notes`
     (``ranktrust.reporting.note_text(note)``; ``NOTE_WORDS`` there lists the codes it words). Codes: ``input``
-    (a sentence given as a note, ``data["text"]``: a matrix's string note, or on the command line a record put
-    in the command's words, the record kept in ``data["record"]``), ``warning`` (a warning raised while the
+    (a sentence given as a note, ``data["text"]``: a matrix's string note), ``warning`` (a warning raised while the
     report was built: ``text``, ``category``), ``dropped``, ``runs``, ``intransitive``, ``adjust_not_joint``,
     ``resampled_shared_items``, ``no_shared_items``, ``tiers_adjacent``, ``microbench_too_few_models``,
     ``zero_spread``, ``similar_models``, ``misfit``; the notes of ``rt.repeats`` / ``rt.variance_components``
@@ -100,8 +99,10 @@ class Note:
     ``swebench_not_submitted``, ``swebench_missing_instances``; inspect and Every Eval Ever: ``samples_errored``,
     ``samples_nan``, ``inspect_sample_count``, ``inspect_separate_runs``, ``inspect_header_only``,
     ``eee_aggregate_rows``, ``eee_metric_chosen``; lm-eval: ``lm_eval_sample_count``; HELM and lm-eval:
-    ``pooled_subjects``; the store: ``inspect_runs_renumbered``). A sentence that names an API option does so
-    in backticks (```split`` chooses``), which the command line turns into its flag (``--split``).
+    ``pooled_subjects``; the store: ``inspect_runs_renumbered``; ``rt.arena``: ``battles_dropped`` and the other
+    ``battles_*`` records of the battles reader). A sentence that names an API option does so in backticks
+    (```split`` chooses``), which the command line turns into its flag (``--split``) while it renders
+    (``ranktrust.reporting.option_words``); the record is the same on both.
     """
 
     code: str

@@ -12,7 +12,6 @@ from ._common import (
     api_default,
     command_line,
     confidence_option,
-    notes_in_cli_words,
     output_options,
     progress_bar,
     render,
@@ -64,9 +63,5 @@ def command(paths: tuple[str, ...], baseline: str | None, ties: str, cluster_by:
                    baseline=baseline, ties=ties, cluster_by=None if cluster_by.lower() == "none" else cluster_by,
                    style=sty, method=method, confidence_level=confidence, n_resamples=n_resamples, rng=seed,
                    progress=progress)
-    if r.notes:   # the reader's notes in this command's words (`weight_strong`=3 -> --weight-strong 3)
-        import dataclasses
-
-        r = dataclasses.replace(r, notes=notes_in_cli_words(r.notes))
     render(r, kind="arena", fmt=output_format, out=out, seed=seed, input_hash=input_hash(paths),
            command=command_line(), title="ranktrust arena")

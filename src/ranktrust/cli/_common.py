@@ -12,7 +12,7 @@ import click
 from ..data._io import input_hash, read
 from ..data._matrix import ScoreMatrix
 from ..data.readers import BUILTIN_READERS
-from ..reporting.renderers import render
+from ..reporting.renderers import render as _render
 from ._main import ApiOption
 
 DEFAULT_SEED = 0
@@ -181,7 +181,7 @@ def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix
             import dataclasses
 
             m = dataclasses.replace(m, groups=None)   # --no-groups (ScoreMatrix is a frozen dataclass)
-        return _notes_in_cli_words(m), input_hash([kw["db"]])
+        return m, input_hash([kw["db"]])
     if not paths:
         raise click.UsageError("give an input file (or --db STORE)")
     ctx = click.get_current_context(silent=True)
@@ -206,38 +206,18 @@ def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix
         dataset=kw.get("dataset"),
         **({"scale": kw["scale"]} if kw.get("scale") is not None else {}),
     )
-    return _notes_in_cli_words(m), input_hash(paths)
+    return m, input_hash(paths)
 
 
-def _notes_in_cli_words(m: ScoreMatrix) -> ScoreMatrix:
-    """The reader's notes in the running command's words (issue 21 D10; issue 23 §1): see :func:`notes_in_cli_words`."""
-    notes = notes_in_cli_words(m.notes)
-    if notes == tuple(m.notes):
-        return m
-    import dataclasses
-
-    return dataclasses.replace(m, notes=notes)
-
-
-def notes_in_cli_words(notes: Any) -> tuple:
-    """Notes as the command line prints them: a note whose sentence names an API option ("`task`='NAME'") in
-    the running command's words ("--task NAME"), as errors and warnings are. A record (:class:`Note`) is worded
-    by reporting/ first and becomes an ``input`` note holding that sentence, its record kept in
-    ``data["record"]`` (the JSON keeps it for machines); any other note is kept as it is."""
-    from ..reporting import note_text
-    from ..results import Note
+def render(result: Any, **kw: Any) -> None:
+    """``reporting.renderers.render`` with every note that names an API option in this command's words
+    ("`task`='NAME'" -> "--task NAME", issue 21 D10; issue 23 §1): the records stay as they are, their sentences
+    (text, Markdown, HTML and the JSON's ``"text"``) name the flags, as errors and warnings do."""
+    from ..reporting import option_words
     from ._main import cli_words
 
-    out = []
-    for n in notes:
-        text = note_text(n)
-        if "`" not in text:
-            out.append(n)
-        elif isinstance(n, Note):
-            out.append(Note("input", {"text": cli_words(text), "record": n.to_dict()}))
-        else:
-            out.append(cli_words(text))
-    return tuple(out)
+    with option_words(cli_words):
+        _render(result, **kw)
 
 
 @contextlib.contextmanager

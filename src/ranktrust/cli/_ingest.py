@@ -7,7 +7,7 @@ import dataclasses
 import click
 
 from ..data.readers import BUILTIN_READERS
-from ._common import command_line, notes_in_cli_words, output_format_option, progress_bar, render
+from ._common import command_line, output_format_option, progress_bar, render
 from ._main import cli_words
 
 
@@ -58,9 +58,8 @@ def command(paths: tuple[str, ...], db: str, input_format: str, output_format: s
     # on a terminal: the rows read so far and their speed (a single 2M-row file takes tens of seconds)
     with Store(db) as st, progress_bar(None, f"ingesting into {db}", unit="rows") as cb:
         summary = st.ingest(list(paths), format=input_format, options=opts, replace=replace, progress=cb)
-    # the readers' notes and skip reasons in this command's words ("(`errors`='drop')" -> "(--errors drop)")
+    # a skip reason in this command's words ("(`errors`='drop')" -> "(--errors drop)"); render words the notes
     summary = dataclasses.replace(
-        summary, notes=notes_in_cli_words(summary.notes),
-        files=tuple(dataclasses.replace(f, reason=cli_words(f.reason)) if "`" in f.reason else f
-                    for f in summary.files))
+        summary, files=tuple(dataclasses.replace(f, reason=cli_words(f.reason)) if "`" in f.reason else f
+                             for f in summary.files))
     render(summary, kind="ingest", fmt=output_format, out=out, command=command_line())

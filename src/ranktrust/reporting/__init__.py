@@ -3,7 +3,8 @@
 Analysis code builds results and :class:`~ranktrust.results.Note` records; this package writes the sentences and
 the pages. The public names:
 
-- :func:`note_text` words a note record (a report's notes, ``DataQuality.notes()``);
+- :func:`note_text` words a note record (a report's notes, ``DataQuality.notes()``); :func:`option_words` makes it
+  name the options another way within a block (the command line: its flags);
 - :func:`headline_text` writes the leaderboard verdict from the headline's numbers (``report.verdict``);
 - :func:`describe_variance` says, for one model, what more runs or more items would buy (``rt.variance_components``);
 - :func:`render_html` renders a ``LeaderboardReport`` as one self-contained page; :func:`meta` is the ``meta``
@@ -18,9 +19,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ._notes import note_text
+from ._notes import note_text, option_words
 
-__all__ = ["note_text", "headline_text", "describe_variance", "render_html", "meta", "fmt"]
+__all__ = ["note_text", "option_words", "headline_text", "describe_variance", "render_html", "meta", "fmt"]
 
 _LAZY = {"headline_text": "._headline", "describe_variance": ".renderers._runs", "render_html": "._html",
          "meta": "._render"}

@@ -7,11 +7,30 @@ record); this module is the one place that words it, with every number through :
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import contextlib
+import contextvars
+from typing import Any, Callable, Iterator
 
 from . import _fmt as fmt
 
-__all__ = ["note_text", "NOTE_WORDS", "worded"]
+__all__ = ["note_text", "NOTE_WORDS", "worded", "option_words"]
+
+#: how a sentence names an option of the API: None keeps the API's words (```split`` chooses``); the command line
+#: sets its own while it renders (``cli_words``: "--split chooses"), as it does for errors and warnings
+_OPTION_WORDS: contextvars.ContextVar[Callable[[str], str] | None] = contextvars.ContextVar("option_words",
+                                                                                           default=None)
+
+
+@contextlib.contextmanager
+def option_words(words: Callable[[str], str]) -> Iterator[None]:
+    """Within the block, :func:`note_text` passes every sentence that names an API option in backticks through
+    ``words`` (the command line's ``cli_words``), so that the text, Markdown, HTML and JSON ``"text"`` of a note
+    name the running command's flags while the record (``code``, ``data``) stays the same."""
+    token = _OPTION_WORDS.set(words)
+    try:
+        yield
+    finally:
+        _OPTION_WORDS.reset(token)
 
 
 def _dropped(d: dict[str, Any]) -> str:
@@ -337,9 +356,10 @@ NOTE_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
 
 def note_text(note: Any) -> str:
     """The sentence of one note: a :class:`~ranktrust.results.Note`, its JSON record, or (an older
-    report's JSON) the sentence itself."""
+    report's JSON) the sentence itself; an option is named in the API's words unless :func:`option_words`
+    says otherwise (a JSON record's own ``"text"`` is kept as it is)."""
     if isinstance(note, str):
-        return note
+        return _in_option_words(note)
     if isinstance(note, dict):
         if note.get("text"):
             return str(note["text"])
@@ -349,7 +369,12 @@ def note_text(note: Any) -> str:
     word = NOTE_WORDS.get(str(code))
     if word is None:
         return f"{code}: " + ", ".join(f"{k} {v}" for k, v in data.items())
-    return word(data)
+    return _in_option_words(word(data))
+
+
+def _in_option_words(text: str) -> str:
+    words = _OPTION_WORDS.get()
+    return words(text) if words is not None and "`" in text else text
 
 
 def worded(notes: Any) -> Any:
