@@ -367,3 +367,20 @@ def test_what_the_reader_left_out_is_said_in_every_format(capsys, tmp_path):
     code, out, err = run_cli(capsys, "arena", ARENA / "arenahard_v01_official_battles.jsonl.gz", "--n-resamples",
                              "50", "-f", "json")
     assert code == 0 and json.loads(out)["notes"] == [], err
+
+
+def test_arena_hard_judgments_name_their_own_prompt_column(capsys):
+    """The clustering is named as the files name the prompt ids: v0.1 `question_id`, v2 `uid` (it read "clustered
+    by the column cluster", a name of neither); `--cluster-by` takes that name, and refuses the other."""
+    for path, col, other in ((ARENA / "arenahard_v01_judgments", "question_id", "uid"),
+                             (ARENA / "arenahard_v2format_gpt-4-0613_excerpt.jsonl", "uid", "question_id")):
+        args = ["arena", path, "--baseline", "truth_model" if col == "question_id" else "gpt-4-0314",
+                "--n-resamples", "50", "-f", "json"]
+        code, out, err = run_cli(capsys, *args)
+        assert code == 0, err
+        assert json.loads(out)["settings"]["cluster_by"] == col
+        code, out, err = run_cli(capsys, *args, "--cluster-by", col)
+        assert code == 0 and json.loads(out)["settings"]["cluster_by"] == col, err
+        code, _, err = run_cli(capsys, *args, "--cluster-by", other)
+        assert code == 1 and f"--cluster-by {other}: the battles have no such column (their prompt ids are {col})" \
+            in err, err

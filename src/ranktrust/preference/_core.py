@@ -45,9 +45,9 @@ _FEW_CLUSTERS = 20
 
 #: the canonical battle columns ``cluster_by`` may name directly (data/battles/_canon.py)
 _CANONICAL = ("model_a", "model_b", "score", "winner", "weight", "cluster", "judge", "user", "turn")
-#: where each structured format reads its prompt ids from (the names `cluster_by` may use for them)
-_FORMAT_PROMPT = {"arena_hard": ("uid", "question_id"), "alpaca_eval": ("instruction",),
-                  "mt_bench": ("question_id",)}
+#: where each structured format reads its prompt ids from (the names `cluster_by` may use for them); Arena-Hard
+#: says which of its two names (v2 ``uid``, v0.1 ``question_id``) in a ``prompt_column`` note, as tables do
+_FORMAT_PROMPT = {"alpaca_eval": ("instruction",), "mt_bench": ("question_id",)}
 
 
 def _prompt_names(df: Any) -> list[str]:

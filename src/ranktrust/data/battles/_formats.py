@@ -374,6 +374,7 @@ def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> "
     w_strong = strong_weight(weight_strong)
     rows = _Rows("cluster", "judge")
     dropped = {"unjudged_game": 0, "record_with_unjudged_game": 0, "baseline_against_itself": 0}
+    keys: set[str] = set()
     strong = 0
     records = 0
     for lineno, rec in iter_jsonl(path):
@@ -381,7 +382,9 @@ def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> "
         if not isinstance(rec, dict) or "games" not in rec or "model" not in rec:
             raise DataError(f"{path}: line {lineno}: not an Arena-Hard judgment (a record needs model and games)",
                             param="source")
-        qid = rec.get("uid", rec.get("question_id"))
+        key = "uid" if "uid" in rec else "question_id"   # v2 and v0.1's names of the prompt id
+        keys.add(key)
+        qid = rec.get(key)
         base = rec.get("baseline")
         if base is None:       # v0.1: the baseline is in the judge config; a record that names one keeps it
             base = baseline    # (v2 folders mix two: o3-mini for hard prompts, gemini-2.0-flash for creative writing)
@@ -419,6 +422,7 @@ def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> "
     df, lines = rows.frame()
     notes = [{"code": "strong_verdicts", "source": path, "games": int(strong), "weight": w_strong},
              _dropped(path, dropped)]
+    notes += [{"code": "prompt_column", "source": path, "column": k} for k in sorted(keys)]   # cluster_by's name
     return finish(df, Where(path, "line", lines), notes, fmt="arena_hard", records=records)
 
 
