@@ -40,10 +40,17 @@ _HOOK = textwrap.dedent("""
 """)
 
 
+def _terminal_signals() -> None:
+    """In the child before it starts: Ctrl-C as a terminal delivers it. A parent started in the background by a
+    shell without job control (``nohup … &``, some CI runners) ignores SIGINT, and a child inherits that: its
+    Python would never see the signal (the real-SIGINT test then timed out under such a runner)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _child(stop_at: str, action: str, *args: str) -> subprocess.Popen:
     env = {**os.environ, "RT_STOP_AT": stop_at, "RT_ACTION": action}
     return subprocess.Popen([sys.executable, "-c", _HOOK + _SCRIPT, *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_terminal_signals)
 
 
 def test_the_console_script_is_the_entry_point_these_tests_run():
@@ -68,12 +75,13 @@ def test_ctrl_c_while_importing_is_one_line_and_exit_130(stop_at, tmp_path):
 def test_a_real_sigint_while_the_command_line_loads(stop_at, tmp_path):
     """A real SIGINT, sent while the child is inside that import (it said 'ready' from there)."""
     p = _child(stop_at, "block", "report", str(tmp_path / "none.csv"))
-    try:
-        assert p.stdout.readline() == "ready\n"
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=60)
-    finally:
-        p.kill()
+    with p:   # on any failure the child is killed and its pipes closed (no warning leaks into the next test)
+        try:
+            assert p.stdout.readline() == "ready\n"
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=60)
+        finally:
+            p.kill()
     assert "Traceback" not in err
     assert (p.returncode, err, out) == (130, "\naborted\n", "")
 
