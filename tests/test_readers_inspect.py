@@ -462,3 +462,20 @@ def test_a_log_whose_samples_all_errored_is_skipped_by_the_store_with_its_record
     (rec,) = s.notes
     assert rec.code == "samples_errored" and rec.data["n_samples"] == 2
     assert f"- note: 2 samples errored in {p} and were dropped: 1 (epoch 1), 2 (epoch 1)" in to_string(s, "md")
+
+
+def test_a_task_named_without_its_package_is_pointed_at():
+    """inspect names tasks with their package (inspect_evals/pubmedqa): `--task pubmedqa` or a misspelling says
+    which task was meant; a name near nothing lists what is there, as before."""
+    from conftest import run_cli_completed, shared_file
+    from ranktrust.data.readers._util import did_you_mean
+
+    names = ["cvebench", "inspect_evals/arc_easy", "inspect_evals/pubmedqa", "simpleqa_verified"]
+    assert did_you_mean("pubmedqa", names) == " (did you mean 'inspect_evals/pubmedqa'?)"
+    assert did_you_mean("arc_eazy", names) == " (did you mean 'inspect_evals/arc_easy'?)"
+    assert did_you_mean("inspect_evals/pubmedq", names) == " (did you mean 'inspect_evals/pubmedqa'?)"
+    assert did_you_mean("zzz", names) == ""
+    real = shared_file("harness-logs/real/inspect")
+    r = run_cli_completed("report", str(real), "--errors", "drop", "--task", "pubmedqa")
+    assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
+    assert "no task 'pubmedqa' (did you mean 'inspect_evals/pubmedqa'?); available: cvebench, " in r.stderr

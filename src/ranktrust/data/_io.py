@@ -13,6 +13,7 @@ from ._long import matrix_from_long
 from ._matrix import AlignPolicy, ScoreMatrix
 from .readers._registry import ReadOptions, accepting, readers, sniff
 from .readers._registry import read as _read_with
+from .readers._util import did_you_mean
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -203,7 +204,8 @@ def _pick(df: "pd.DataFrame", col: str, chosen: str | None, src: str) -> "pd.Dat
             )
         return df
     if chosen not in values:
-        raise DataError(f"{src}: no {col} {chosen!r}; available: {', '.join(sorted(values)[:20])}")
+        raise DataError(f"{src}: no {col} {chosen!r}{did_you_mean(chosen, values)}; available: "
+                        f"{', '.join(sorted(values)[:20])}", param=col)
     keep = df[col].astype(str) == chosen
     if "harness" in df.columns and not keep.all():
         # a folder of several harnesses' logs: say which harness had none of it (never drop in silence)

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator, Protocol, runtime_checkable
 
 from ...errors import DataError, FormatError
+from ._util import did_you_mean
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -231,7 +232,8 @@ def nothing_left(path: str, skipped: list[tuple[str, Skip]], reader: "Reader | N
     said = why(path, first.option, first.chosen) if why is not None else None
     if said:
         return DataError(f"{said}; {available}", param=first.option)
-    return DataError(f"{path}: no {first.option} {first.chosen!r}; {available}")
+    return DataError(f"{path}: no {first.option} {first.chosen!r}{did_you_mean(str(first.chosen), found)}; "
+                     f"{available}", param=first.option)
 
 
 def read(rd: "Reader | type", path: str, opts: ReadOptions) -> "Iterator[pd.DataFrame]":

@@ -15,7 +15,7 @@ from ...errors import DataError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["CHUNK_ROWS", "SEARCH_DEPTH", "RowBuffer", "iter_jsonl", "load_json", "n_of", "walk_files"]
+__all__ = ["CHUNK_ROWS", "SEARCH_DEPTH", "RowBuffer", "did_you_mean", "iter_jsonl", "load_json", "n_of", "walk_files"]
 
 # How deep a folder is searched for a format's files, by the sniffer and by the reader alike: a
 # harness output folder (``benchmark_output/runs/<suite>/<run>/``,
@@ -28,6 +28,21 @@ def n_of(n: int, word: str, words: str | None = None) -> str:
     """A count and its noun, the plural following the count: '1 instance', '2 instances' (``words``: an
     irregular plural). Readers word their own notes (they sit below reporting/, whose ``fmt.plural`` is the same)."""
     return f"{n} " + (word if n == 1 else (words or word + "s"))
+
+
+def did_you_mean(chosen: str, names: "list[str]") -> str:
+    """`` (did you mean 'x'?)`` for a name that is not there, or ``""``: inspect names its tasks with their
+    package ("inspect_evals/pubmedqa"), so the name after the last "/" points at one; else the closest spellings."""
+    import difflib
+
+    def last(v: str) -> str:
+        return v.rsplit("/", 1)[-1]
+
+    near = [v for v in names if last(v) == chosen]
+    if not near:   # a misspelling: of the name after the package, else of the whole name
+        close_last = set(difflib.get_close_matches(last(chosen), [last(v) for v in names], n=3))
+        near = [v for v in names if last(v) in close_last][:3] or difflib.get_close_matches(chosen, names, n=3)
+    return f" (did you mean {' or '.join(map(repr, sorted(near)))}?)" if near else ""
 
 
 def walk_files(path: str, match: Callable[[str], bool], *, max_depth: int = SEARCH_DEPTH,

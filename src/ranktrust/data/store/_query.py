@@ -10,6 +10,7 @@ import numpy as np
 from ...errors import DataError
 from ...results import Note
 from .._matrix import AlignPolicy, ScoreMatrix
+from ..readers._util import did_you_mean
 from ._results import StoreSummary, TaskSummary
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,7 +28,8 @@ class QueryMixin:
     def _choose(self, what: str, values: list[str], chosen: str | None, flag: str, ctx: str) -> str:
         if chosen is not None:
             if chosen not in values:
-                raise DataError(f"{self.path}: no {what} {chosen!r}{ctx}; available: {', '.join(sorted(values)[:30]) or 'none'}")
+                raise DataError(f"{self.path}: no {what} {chosen!r}{ctx}{did_you_mean(chosen, values)}; available: "
+                                f"{', '.join(sorted(values)[:30]) or 'none'}", param=what)
             return chosen
         if not values:
             raise DataError(f"{self.path}: the store holds no results{ctx}; add some with `Store.ingest`")
@@ -187,7 +189,8 @@ class QueryMixin:
         where, params = [], []
         if task is not None:
             if task not in self.tasks():
-                raise DataError(f"{self.path}: no task {task!r}; available: {', '.join(self.tasks())}")
+                raise DataError(f"{self.path}: no task {task!r}{did_you_mean(task, self.tasks())}; available: "
+                                f"{', '.join(self.tasks())}", param="task")
             where.append("r.task = ?")
             params.append(task)
         if metric is not None:
