@@ -206,3 +206,33 @@ def test_qa_l10_microbench_on_pairwise_data_says_which_items():
         res = rt.mdad(m, methods=["random"], sizes=[10], n_resamples=2, source_models=20, rng=0)
     assert any("use the 190 items every model has (of 200)" in str(w.message) for w in caught)
     assert res.to_dict()["settings"]["n_items"] == 190
+
+
+def test_every_command_says_what_the_reader_left_out(tmp_path, capsys):
+    """"When the user asks to drop, say how much": `report` prints the reader's notes in its output, but `ranks`,
+    `compare`, `splithalf`, `stability` and the others have no place for them and said nothing (1 SWE-bench
+    instance errored and dropped with --errors drop). They go to stderr as `note:` lines, in the command's words and
+    once each; stdout (JSON here) is unchanged."""
+    from pathlib import Path
+
+    fix = Path(__file__).parent / "fixtures" / "swebench" / "report" / "gpt-4o-2024-08-06.run_1.json"
+    raw = json.loads(fix.read_text())
+    err_id = raw["unresolved_ids"][0]
+    raw["unresolved_ids"].remove(err_id)
+    raw["error_ids"] = [err_id]
+    a = tmp_path / "a.run_1.json"
+    a.write_text(json.dumps(raw))
+    b = tmp_path / "b.run_1.json"
+    b.write_text(json.dumps({**json.loads(fix.read_text()), "resolved_ids": raw["submitted_ids"][:3]}))
+    dropped = "1 instance errored in the harness (error_ids) and was left out (--errors drop)"
+    common = [str(a), str(b), "--errors", "drop", "--align", "pairwise"]
+    for cmd in (["ranks"], ["splithalf"], ["stability"], ["compare", "--a", "a", "--b", "b"]):
+        code, out, err = run([*cmd, *common, "-f", "json"], capsys)
+        assert code == 0, (cmd, err)
+        json.loads(out)   # the JSON on stdout as before
+        notes = [ln for ln in err.splitlines() if ln.startswith("note: ")]
+        assert any(dropped in ln for ln in notes), (cmd, err)
+        assert len(notes) == len(set(notes)) and "`" not in err, (cmd, err)
+    # the report says them once, in its own output, not a second time on stderr
+    code, out, err = run(["report", *common, "--no-stability"], capsys)
+    assert code == 0 and dropped in " ".join(out.split()) and "note: " not in err, err

@@ -164,8 +164,35 @@ def seed_option(fn: Callable) -> Callable:
                         api="rng", help="Seed for every random step (written into the output).")(fn)
 
 
-def load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix, str]:
-    """Read the input named on the command line; returns (matrix, input hash)."""
+def load_matrix(paths: tuple[str, ...], kw: dict[str, Any], *, notes: bool = True) -> tuple[ScoreMatrix, str]:
+    """Read the input named on the command line; returns (matrix, input hash). ``notes``: say the reader's notes
+    on stderr (:func:`say_notes`); ``report`` prints them in its own output instead."""
+    m, h = _load_matrix(paths, kw)
+    if notes:
+        say_notes(m.notes)
+    return m, h
+
+
+def say_notes(notes: Any) -> None:
+    """The reader's notes (what it left out or changed: samples errored and dropped, instances never submitted)
+    as ``note: ...`` lines on stderr, in the command's words, each once: a command whose output has no place
+    for them (``compare``, ``ranks``, ``gate``, ...) still never drops data without a word; stdout (JSON, CSV)
+    stays as it is."""
+    from ..reporting import note_text, option_words
+    from ._main import cli_words
+
+    # the notes said by this command so far (``watch --follow`` re-reads its input: each note is said once)
+    ctx = click.get_current_context(silent=True)
+    said: set[str] = ctx.meta.setdefault("ranktrust.notes_said", set()) if ctx is not None else set()
+    with option_words(cli_words):
+        for n in notes:
+            text = note_text(n)
+            if text not in said:
+                said.add(text)
+                click.echo(f"note: {text}", err=True)
+
+
+def _load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatrix, str]:
     group = "" if kw.get("no_groups") else kw.get("group_col")
     if kw.get("no_groups") and kw.get("group_col"):
         raise click.UsageError("--no-groups contradicts --cluster-by/--group-col: give one of them")
@@ -272,6 +299,6 @@ def command_line() -> str:
 
 __all__ = [
     "input_options", "output_options", "output_format_option", "confidence_option", "seed_option", "load_matrix",
-    "command_line", "cluster_requested", "render", "progress_bar", "DEFAULT_SEED",
+    "command_line", "cluster_requested", "render", "progress_bar", "say_notes", "DEFAULT_SEED",
     "api_default", "listed", "parse_sizes", "points_default",
 ]

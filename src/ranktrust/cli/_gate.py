@@ -24,6 +24,7 @@ from ._common import (
     output_options,
     points_default,
     render,
+    say_notes,
     seed_option,
 )
 from ._main import ApiOption
@@ -192,6 +193,7 @@ def command(paths: tuple[str, ...], candidate: str, baseline: str, margin: float
     from ..reporting.renderers._gate import inconclusive_warning
 
     suite, ihash = _read_tasks(paths, kw, task_col)
+    say_notes([n for m in suite.values() for n in m.notes])   # what the readers left out, on stderr
     r = _gate(suite, candidate, baseline, margin=margin / 100.0, tasks=list(tasks) or None, adjust=adjust,  # type: ignore[arg-type]
               require=require, method=method, confidence_level=confidence,  # type: ignore[arg-type]
               cluster=cluster_requested(kw) or method == "cluster", plan=plan)

@@ -64,7 +64,7 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
     fmt = pick_format(output_format, out)   # before the analysis: a bad --format/--out pair fails fast
     if ci_method == "cluster" and not cluster_requested(kw):
         raise click.UsageError("--ci-method cluster needs --cluster-by COLUMN (the item groups to cluster by)")
-    m, ihash = load_matrix(paths, kw)
+    m, ihash = load_matrix(paths, kw, notes=False)   # the report prints them in its notes
     cluster = cluster_requested(kw)
     with progress_bar(1000, "analysing") as cb:
         rep = report(
