@@ -72,7 +72,7 @@ def reader_notes(df: Any) -> tuple[Note, ...]:
     one kind from several files (a folder of 100 judgment files) are one record: ``source`` says how many
     files, ``sources`` lists them, and the counts are summed."""
     groups: dict[tuple, list[dict]] = {}
-    for n in getattr(df, "attrs", {}).get("notes", ()) if hasattr(df, "attrs") else ():
+    for n in getattr(df, "attrs", {}).get("notes", ()):
         if not isinstance(n, dict) or n.get("code") not in _SAID:
             continue
         count = _SAID[n["code"]]

@@ -105,8 +105,14 @@ def to_string(result: Any, fmt: str = "text", *, kind: str | None = None, extra:
 
 
 def _payload(result: Any, extra: dict[str, Any] | None) -> dict[str, Any]:
+    """What every format renders: the ``"payload"`` renderer's dict, else ``to_dict()``; a top-level ``"notes"``
+    list gets each record's sentence beside it (``{"code", "data", "text"}``), for every result alike."""
+    from .._notes import worded
+
     to_payload = renderer_for(result, "payload")
     payload = to_payload(result) if to_payload is not None else result.to_dict()
+    if isinstance(payload.get("notes"), list):
+        payload = {**payload, "notes": worded(payload["notes"])}
     return {**payload, **extra} if extra else payload
 
 

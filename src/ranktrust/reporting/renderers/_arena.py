@@ -10,7 +10,7 @@ from typing import Any
 
 from .._fmt import count, interval, level, number, p_clause, p_value, plural, points, rank_range
 from .._markdown import md_escape as _esc
-from .._notes import note_text, worded
+from .._notes import note_text
 from . import renderer
 from ._csv import table_csv
 
@@ -166,7 +166,6 @@ def _style_lines(d: dict[str, Any]) -> list[str]:
 def arena_payload(result: Any) -> dict[str, Any]:
     d = result.to_dict()
     d["headline"] = {**d["headline"], "text": headline_text(d)}
-    d["notes"] = worded(d.get("notes") or [])   # what the reader left out or changed, in words beside the record
     return d
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from .._fmt import interval, level, number, p_value, points, share
 from .._markdown import _esc
-from .._notes import note_text, worded
+from .._notes import note_text
 from . import renderer
 from ._csv import table_csv
 
@@ -127,14 +127,6 @@ def repeats_markdown(d: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@renderer("Repeats", "payload")
-def repeats_payload(r: Any) -> dict[str, Any]:
-    """The JSON: ``to_dict()`` with each note's sentence beside its record."""
-    d = dict(r.to_dict())
-    d["notes"] = worded(d["notes"])
-    return d
-
-
 @renderer("Repeats", "csv")
 def repeats_csv(d: dict[str, Any]) -> str:
     cols = ["model", "runs", "score", "ci_low", "ci_high", "run_sd", "between_item_var", "within_item_var"]
@@ -196,14 +188,6 @@ def sensitivity_summary(d: dict[str, Any]) -> list[str]:
                      f"{points(b['seeds']['mean'])} pts on average.")
     lines += [f"note: {note_text(n)}" for n in d["notes"]]
     return lines
-
-
-@renderer("Sensitivity", "payload")
-def sensitivity_payload(r: Any) -> dict[str, Any]:
-    """The JSON: ``to_dict()`` with each note's sentence beside its record."""
-    d = dict(r.to_dict())
-    d["notes"] = worded(d["notes"])
-    return d
 
 
 def _p(row: dict[str, Any]) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 from .._fmt import count, points
 from .._markdown import _esc
-from .._notes import note_text, worded
+from .._notes import note_text
 from . import renderer
 from ._csv import table_csv
 
@@ -32,14 +32,6 @@ def ingest_text(d: dict[str, Any]) -> list[Any]:
                f"{count(d['rows_added'])} rows added")
     out += [f"note: {note_text(n)}" for n in d["notes"]]
     return out
-
-
-@renderer("IngestSummary", "payload")
-def ingest_payload(r: Any) -> dict[str, Any]:
-    """The JSON: ``to_dict()`` with each note's sentence beside its record."""
-    d = dict(r.to_dict())
-    d["notes"] = worded(d["notes"])
-    return d
 
 
 @renderer("IngestSummary", "md")
