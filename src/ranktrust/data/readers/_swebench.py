@@ -419,11 +419,10 @@ def _apply_errors(scores: dict[str, float | None], opts: ReadOptions, where: str
             "unresolved (as SWE-bench's own rate does) or `errors`='drop' to leave "
             f"{'it' if one else 'them'} out"
         )
-    note = Note("swebench_errored", {"path": where, "n_instances": len(errored), "how": how,
-                                     "errors": opts.errors})   # worded in reporting/
-    if opts.errors == "wrong":
-        return {i: (0.0 if s is None else s) for i, s in scores.items()}, [note]
-    return {i: s for i, s in scores.items() if s is not None}, [note]
+    kept = ({i: (0.0 if s is None else s) for i, s in scores.items()} if opts.errors == "wrong" else
+            {i: s for i, s in scores.items() if s is not None})
+    return kept, [Note("swebench_errored", {"path": where, "n_instances": len(errored), "how": how,
+                                            "errors": opts.errors})]   # worded in reporting/
 
 
 def _with_dataset(scores: dict[str, float | None], opts: ReadOptions, where: str) -> tuple[dict, list[Note]]:
