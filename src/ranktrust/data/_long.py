@@ -62,8 +62,6 @@ def matrix_from_long(
     line_offset: int | None = None,
     scale: float | None = None,
 ) -> "ScoreMatrix":
-    import pandas as pd
-
     src = f"{source}: " if source else ""
     if len(df) == 0:
         raise DataError(f"{src}the table has no rows; expected one row per (model, item) with a score")
@@ -87,37 +85,37 @@ def matrix_from_long(
             raise DataError(f"{row_where(source, df.index[k], line_offset)}: the {c!r} column is empty; every row needs {'an' if c[:1] in 'aeiou' else 'a'} {c}")
 
     vals = numeric_scores(df, score, source, line_offset, scale, model)
-    models_col = df[model].astype(str).to_numpy()
-    items_col = df[item].astype(str).to_numpy()
+    # integer codes of the labels (one hash pass each, first-seen order), never a string array per row:
+    # a 1,000 x 14,000 long file is 14 million rows (issue 33)
+    m_pos, m_order = _codes(df[model])
+    i_pos, i_order = _codes(df[item])
     if run is not None:
         if df[run].isna().any():
             k = int(np.flatnonzero(df[run].isna().to_numpy())[0])
             raise DataError(f"{row_where(source, df.index[k], line_offset)}: the {run!r} column is empty")
-        runs_col = df[run].astype(str).to_numpy()
+        r_pos, r_order = _codes(df[run])
     else:
-        runs_col = np.zeros(len(df), dtype=object).astype(str)
-    cond_col = df[condition].astype(str).to_numpy() if condition is not None else None
-
-    # run-axis key: (condition, run) when conditions exist, else run
-    if cond_col is not None:
-        key_col = np.char.add(np.char.add(cond_col.astype(str), "\x1f"), runs_col.astype(str))
+        r_pos, r_order = np.zeros(len(df), dtype=np.intp), ["0"]
+    if condition is not None:
+        # run-axis key: (condition, run) pairs, in first-seen order
+        c_pos, c_order = _codes(df[condition])
+        k_pos, k_first = _codes_of_ints(c_pos.astype(np.int64) * len(r_order) + r_pos)
+        k_order = [f"{c_order[int(v) // len(r_order)]}\x1f{r_order[int(v) % len(r_order)]}" for v in k_first]
     else:
-        key_col = runs_col
-
-    # keep first-seen order for models and items (users expect their own order)
-    m_order = pd.unique(models_col)
-    i_order = pd.unique(items_col)
-    k_order = pd.unique(key_col)
-    warn_similar_names([str(x) for x in m_order], "model", source)
-    m_pos = pd.Index(m_order).get_indexer(models_col)
-    i_pos = pd.Index(i_order).get_indexer(items_col)
-    k_pos = pd.Index(k_order).get_indexer(key_col)
+        k_pos, k_order = r_pos, r_order
+    warn_similar_names(list(m_order), "model", source)
 
     n_m, n_i, n_k = len(m_order), len(i_order), len(k_order)
-    flat = (m_pos.astype(np.int64) * n_i + i_pos) * n_k + k_pos
-    order = np.argsort(flat, kind="stable")
-    dup = np.flatnonzero(np.diff(flat[order]) == 0)
-    if dup.size:
+    data = np.full((n_m, n_i, n_k), np.nan)
+    data[m_pos, i_pos, k_pos] = vals
+    # scores are never NaN here (numeric_scores): fewer filled cells than rows means a repeated key
+    if int(np.count_nonzero(~np.isnan(data))) != len(df):
+        models_col = np.asarray(m_order, dtype=object)[m_pos]
+        items_col = np.asarray(i_order, dtype=object)[i_pos]
+        runs_col = np.asarray(r_order, dtype=object)[r_pos]
+        flat = (m_pos.astype(np.int64) * n_i + i_pos) * n_k + k_pos
+        order = np.argsort(flat, kind="stable")
+        dup = np.flatnonzero(np.diff(flat[order]) == 0)
         a, b = order[dup[0]], order[dup[0] + 1]
         first, second = sorted((int(a), int(b)))
         what = f"model {models_col[first]!r}, item {items_col[first]!r}"
@@ -133,28 +131,26 @@ def matrix_from_long(
             f"(first at {row_where(None, df.index[first], line_offset)}){conflict}; {dup.size} duplicate rows in all. "
             "Keep one row per (model, item" + (", run" if run is not None else "") + f"), {DUPLICATE_ADVICE}"
         )
-    data = np.full((n_m, n_i, n_k), np.nan)
-    data[m_pos, i_pos, k_pos] = vals
-    notes = mixed_scale_notes(data, [str(x) for x in m_order])
+    notes = mixed_scale_notes(data, list(m_order))
 
     groups = None
     if group is not None:
-        gcol = df[group].astype(str).to_numpy()
+        g_pos, g_order = _codes(df[group])
         first_pos = np.full(n_i, -1, dtype=np.int64)
         # first row of each item
         rev = np.arange(len(df))[::-1]
         first_pos[i_pos[rev]] = rev
-        groups_arr = gcol[first_pos]
-        conflict = gcol != groups_arr[i_pos]
+        g_item = g_pos[first_pos]
+        conflict = g_pos != g_item[i_pos]
         if conflict.any():
             k = int(np.flatnonzero(conflict)[0])
             raise DataError(
-                f"{row_where(source, df.index[k], line_offset)}: item {items_col[k]!r} is in group "
-                f"{gcol[k]!r} here but {groups_arr[i_pos[k]]!r} elsewhere; each item needs one {group!r}"
+                f"{row_where(source, df.index[k], line_offset)}: item {i_order[i_pos[k]]!r} is in group "
+                f"{g_order[g_pos[k]]!r} here but {g_order[g_item[i_pos[k]]]!r} elsewhere; each item needs one {group!r}"
             )
-        groups = tuple(groups_arr.tolist())
+        groups = tuple(g_order[int(c)] for c in g_item)
 
-    if cond_col is not None:
+    if condition is not None:
         run_labels = [k.split("\x1f", 1)[1] for k in k_order]
         cond_labels = [k.split("\x1f", 1)[0] for k in k_order]
         # run labels need to be unique on the axis: prefix with condition
@@ -166,14 +162,37 @@ def matrix_from_long(
 
     return cls(
         data,
-        tuple(str(m) for m in m_order),
-        tuple(str(i) for i in i_order),
+        tuple(m_order),
+        tuple(i_order),
         runs=tuple(run_axis),
         groups=groups,
         conditions=conditions,
         source=source,
         notes=notes,
     )
+
+
+def _codes(col: "pd.Series") -> tuple[np.ndarray, list[str]]:
+    """Integer codes of a label column and its labels as text, in first-seen order: ``labels[codes[r]]`` is
+    ``str(col[r])``. One hash pass over the rows (``pandas.factorize``); values that read the same as text (``1``
+    and ``"1"``) share a code, as the text labels they become."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(col, sort=False, use_na_sentinel=False)
+    text = [str(u) for u in (uniques.tolist() if hasattr(uniques, "tolist") else list(uniques))]
+    if len(set(text)) < len(text):
+        merged, first = pd.factorize(pd.Index(text, dtype=object), sort=False)
+        codes = merged[codes]
+        text = [str(t) for t in first]
+    return np.asarray(codes, dtype=np.intp), text
+
+
+def _codes_of_ints(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of integer keys in first-seen order, and the keys themselves in that order."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(v, sort=False)
+    return np.asarray(codes, dtype=np.intp), np.asarray(uniques)
 
 
 def mixed_scale_notes(data: np.ndarray, models: list[str]) -> tuple[Note, ...]:
