@@ -88,12 +88,20 @@ def test_every_task_is_compare_at_its_holm_level():
     assert g.worse == ("task03",) and g.verdict == "FAIL"
 
 
-def test_continuous_scores_use_the_paired_t_test_of_scipy():
+def test_continuous_scores_use_the_betting_interval_of_compare_and_t_on_request():
+    """The default for continuous scores is compare's betting interval (the same numbers); method="t" gives
+    scipy's paired t back (asymptotic)."""
     scipy_stats = pytest.importorskip("scipy.stats")
     rng = np.random.default_rng(5)
     base = rng.random(400)
     cand = np.clip(base + rng.normal(0.0, 0.1, 400), 0, 1)
-    g = gate({"judge": _m(np.stack([cand, base]))}, "cand", "base", margin=0.03)
+    m = _m(np.stack([cand, base]))
+    g = gate({"judge": m}, "cand", "base", margin=0.03)
+    ref = rt.compare(m, "cand", "base")
+    t = g.tasks[0]
+    assert t.method == ref.method == "betting" and t.ci_method == "betting"
+    assert (t.ci_low, t.ci_high, t.p_value) == pytest.approx((ref.ci_low, ref.ci_high, ref.p_value), rel=1e-12)
+    g = gate({"judge": m}, "cand", "base", margin=0.03, method="t")
     t = g.tasks[0]
     assert t.method == "t"
     np.testing.assert_allclose(t.p_value, scipy_stats.ttest_rel(cand, base).pvalue, rtol=1e-9)
@@ -245,8 +253,8 @@ def test_every_printed_interval_agrees_with_its_decision(seed, k, binary):
     if binary:
         suite = simulate_suite(rng, rng.integers(30, 400, k), 0.3, drops=rng.choice([0.0, 0.1, -0.1], k))
     else:
-        suite = {f"t{i}": _m(np.stack([rng.random(60) + rng.normal(0, 0.2) * (i % 2), rng.random(60)]))
-                 for i in range(k)}
+        suite = {f"t{i}": _m(np.clip(np.stack([rng.random(60) + rng.normal(0, 0.2) * (i % 2), rng.random(60)]),
+                                     0, 1)) for i in range(k)}
     margin = float(rng.choice([0.0, 0.01, 0.05]))
     g = gate(suite, "cand", "base", margin=margin)
     for t in g.tasks:

@@ -61,7 +61,7 @@ def test_pass_fail_inconclusive_strict_exit_codes(suites, capsys):
     code, out, err = _gate(capsys, suites["unsure"], "--candidate", "new", "--baseline", "old")
     assert code == 0 and out.startswith("INCONCLUSIVE: no regression shown, but 1 of 2 tasks cannot rule out")
     assert err.startswith("warning: the gate is inconclusive: 1 task cannot rule out a drop of 1 point: tiny "
-                          "(needs about ") and err.count("\n") == 1
+                          "(has 100 items; equal models would need about ") and err.count("\n") == 1
     code, _, _ = _gate(capsys, suites["unsure"], "--candidate", "new", "--baseline", "old", "--strict")
     assert code == 4
     # a margin of 3 points: the small task's interval still reaches below -3
@@ -205,10 +205,13 @@ def test_lm_eval_logs_with_two_tasks(harness_logs, capsys):
     assert sorted(t["task"] for t in d["tasks"]) == ["mcq_tiny_lm", "mcq_tiny_lm_gen"]
     assert all(t["n_items"] == 32 for t in d["tasks"])
     _decisions_match_compare(capsys, d, lambda task: ["--task", task], folder, SEED3, SEED1)
-    # exact_match is 0 on every item for every seed: the two agree everywhere, and the plan has no estimate
+    # exact_match is 0 on every item for every seed: the two agree everywhere; the exact McNemar interval
+    # (minus the Wilson bound z^2 / (n + z^2) below) clears -1 point from the items the plan names
     gen = next(t for t in d["tasks"] if t["task"] == "mcq_tiny_lm_gen")
-    assert gen["diff"] == 0 and gen["disagreement"] == 0 and gen["items_needed"] is None
-    assert "agree on all 32 items" in err
+    assert gen["diff"] == 0 and gen["disagreement"] == 0
+    zq = 2.241402727604947                                          # z_{1 - 0.025/2}: Holm's first level of 2 tasks
+    assert gen["items_needed"] == int(np.floor(zq * zq * 0.99 / 0.01)) + 1
+    assert "mcq_tiny_lm_gen (has 32 items; equal models would need about 498)" in err
 
 
 def test_a_store_with_several_tasks(suites, tmp_path, capsys):
@@ -233,8 +236,8 @@ def test_cluster_by_inside_each_task_and_warnings_name_the_task(tmp_path, capsys
     d = json.loads(out)
     a = next(t for t in d["tasks"] if t["task"] == "a")
     assert a["method"] == "cluster" and a["clustered"] and a["n_clusters"] == 25
-    # the one-item task: compare's small-sample warning, said with the task's name
-    assert "warning: task 'b': " in err
+    # the one-item task: one sentence naming the task (compare's small-sample warning is not said again)
+    assert "b (has 1 item: too few for an interval)" in err and "fewer than 2" not in err
     assert code == 0
 
 
@@ -306,5 +309,5 @@ def test_a_one_item_task_is_worded_for_its_one_pair(tmp_path, capsys):
     p = _suite_csv(tmp_path / "one.csv", {"arc": (400, 10, 11), "one": (1, 0, 0)})
     code, _, err = _gate(capsys, p, "--candidate", "new", "--baseline", "old")
     assert code == 0
-    assert "warning: task 'one': the pair shares fewer than 2 scored items: its interval is not defined" in err
-    assert "pair(s)" not in err and "all 1 item" not in err and "agree on their one item" in err
+    assert "fewer than 2" not in err and "pair(s)" not in err and "all 1 item" not in err   # one sentence (m2)
+    assert "one (has 1 item: too few for an interval; equal models would need about 498 items)" in err

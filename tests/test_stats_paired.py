@@ -109,7 +109,7 @@ def test_paired_t_equals_scipy():
     x = rng.random((2, 120))
     x[1] = np.clip(x[0] * 0.7 + rng.random(120) * 0.3, 0, 1)
     m = rt.ScoreMatrix.from_array(x, models=["A", "B"])
-    r = compare(m, "A", "B")
+    r = compare(m, "A", "B", method="t")          # the asymptotic test, on request (default: betting)
     ref = stats.ttest_rel(x[0], x[1])
     assert r.method == "t" and r.only_a is None
     assert r.p_value == pytest.approx(ref.pvalue, rel=1e-10)
@@ -432,7 +432,7 @@ def test_interval_none_is_refused_where_it_means_nothing():
     m = rt.ScoreMatrix.from_array(s)
     with pytest.raises(ValueError, match="`interval` must be 'auto', 'exact' or 'wald', got 'none'"):
         compare(m, m.models[0], m.models[1], interval="none")
-    t = all_pairs(m, interval="none")   # continuous: t intervals, as before
-    assert t.ci_method == "t" and np.isfinite(t.ci_low).all()
+    t = all_pairs(m, interval="none")   # continuous: betting intervals (interval= is for 0/1 scores)
+    assert t.ci_method == "betting" and np.isfinite(t.ci_low).all()
     with pytest.raises(ValueError, match="exact_intervals\\(\\) needs a table of exact McNemar tests"):
         t.exact_intervals()

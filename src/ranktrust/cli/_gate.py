@@ -129,7 +129,7 @@ def _read_tasks(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
                 if metric is not None:
                     part = part[part["metric"].astype(str) == metric]
             part.attrs = dict(df.attrs)
-            suite[t] = read(part, **common)
+            suite[t] = _read_part(read, part, common, src, t, bool(df.attrs.get("line_numbers")))
         return suite, input_hash(paths)
     if "metric" in df.columns:
         held = [str(x) for x in df["metric"].dropna().unique()]
@@ -137,7 +137,30 @@ def _read_tasks(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
         if metric is not None:
             df = df[df["metric"].astype(str) == metric]
     name = os.path.basename(paths[0].rstrip("/")).split(".")[0] if len(paths) == 1 else "all"
-    return {name: read(df, **common)}, input_hash(paths)
+    return {name: _read_part(read, df, common, src, None, bool(df.attrs.get("line_numbers")))}, input_hash(paths)
+
+
+def _read_part(read: Any, part: Any, common: dict[str, Any], src: str, task: str | None, lines: bool) -> Any:
+    """``read(part)``, its errors naming the file and line (the rows of a file read alone keep their line
+    numbers in the index) instead of the DataFrame the part is; rows of several files are named by task."""
+    import re
+
+    from ..errors import DataError
+
+    try:
+        return read(part, **common)
+    except DataError as exc:
+        index = list(part.index)
+
+        def where(mt: "re.Match[str]") -> str:
+            k = int(mt.group(1))
+            if lines and 0 <= k < len(index):
+                return f"line {index[k]}"
+            return f"row {k + 1} of task {task!r}" if task is not None else f"data row {k + 1}"
+
+        msg = re.sub(r"\brow (\d+)", where, exc.message)
+        msg = re.sub(r"^DataFrame: ", f"{src}: " + (f"task {task!r}: " if task is not None and not lines else ""), msg)
+        raise DataError(msg, param=exc.param) from None
 
 
 def _metric_of(task: str | None, held: list[str], chosen: str | None, src: str) -> str | None:
@@ -168,8 +191,10 @@ def _metric_of(task: str | None, held: list[str], chosen: str | None, src: str) 
 @click.option("--adjust", type=click.Choice(list(GATE_ADJUST)),
               default=api_default(_gate, "adjust"), show_default=True,
               help="Multiplicity across tasks (holm: family-wise; none: each task alone, more false FAILs).")
-@click.option("--method", type=click.Choice(["auto", "mcnemar", "t", "cluster"]), default=api_default(_gate, "method"),
-              show_default=True, help="The paired test of `compare` (auto: exact McNemar for 0/1, t otherwise).")
+@click.option("--method", type=click.Choice(["auto", "mcnemar", "betting", "t", "cluster"]),
+              default=api_default(_gate, "method"), show_default=True,
+              help="The paired test of `compare` (auto: exact McNemar for 0/1, the finite-sample betting interval "
+                   "otherwise; t: the paired t, asymptotic).")
 @click.option("--require", type=click.Choice(["better"]), default=None,
               help="better: PASS also needs the candidate found better on at least one task.")
 @click.option("--strict", is_flag=True, help=f"INCONCLUSIVE fails too (exit {EXIT_INCONCLUSIVE_STRICT}).")
@@ -196,7 +221,8 @@ def command(paths: tuple[str, ...], candidate: str, baseline: str, margin: float
     say_notes([n for m in suite.values() for n in m.notes])   # what the readers left out, on stderr
     r = _gate(suite, candidate, baseline, margin=margin / 100.0, tasks=list(tasks) or None, adjust=adjust,  # type: ignore[arg-type]
               require=require, method=method, confidence_level=confidence,  # type: ignore[arg-type]
-              cluster=cluster_requested(kw) or method == "cluster", plan=plan)
+              cluster=cluster_requested(kw) or method == "cluster", plan=plan,
+              align=kw.get("align") or "error", rng=seed)  # type: ignore[arg-type]
     render(r, kind="gate", fmt=output_format, out=out, seed=seed, input_hash=ihash, command=command_line(),
            extra={"show_plan": bool(plan)})
     if r.verdict == "FAIL":

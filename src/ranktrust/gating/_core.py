@@ -1,8 +1,9 @@
 """The release gate: is a candidate model non-inferior to a baseline on every task of an eval suite?
 
 :func:`gate` runs, for every task, the paired test of :func:`ranktrust.compare` (exact McNemar for
-0/1 scores, paired t for continuous ones, clustered on request; repeats averaged per item), and
-decides with one multiplicity procedure across the tasks.
+0/1 scores, the finite-sample betting interval for continuous ones (:mod:`ranktrust.stats._bounded`), the
+asymptotic paired t with ``method="t"``, clustered on request; repeats averaged per item), and decides with
+one multiplicity procedure across the tasks.
 
 The procedure (``adjust="holm"``, the default; ``alpha = 1 - confidence_level``)
 -------------------------------------------------------------------------------
@@ -16,7 +17,7 @@ The procedure (``adjust="holm"``, the default; ``alpha = 1 - confidence_level``)
    (``j_end`` = tasks left). ``adjust="bonferroni"``: ``a_k = alpha / K``; ``"none"``: ``a_k = alpha``.
 2. **One interval per task.** Each task's interval is :func:`~ranktrust.compare`'s interval at the
    level ``1 - a_k``. Its tests and intervals are dual (the exact McNemar interval excludes 0 exactly
-   when the exact test's p is below its alpha; the t intervals likewise), so the interval excludes 0
+   when the exact test's p is below its alpha; the betting and t intervals likewise), so the interval excludes 0
    exactly when Holm rejects: the printed interval and the decision never disagree.
 3. **Decisions, read from that interval.** ``worse``: upper bound < 0 (a regression shown);
    ``better``: lower bound > 0; ``non-inferior``: lower bound > ``-margin``; else ``inconclusive``.
@@ -42,8 +43,13 @@ Why the errors are controlled
   ``adjust="bonferroni"`` makes every printed interval part of a simultaneous ``1 - alpha`` set, so
   every label in every row holds together with probability at least ``1 - alpha``.
 
-For the exact McNemar interval the non-inferiority test is approximate (the interval's coverage was
-audited on a grid, ``bench/bench_coverage.py``, not proved); the regression test is exact.
+Which of these hold in finite samples: for continuous scores in [0, 1] (the default betting interval) both
+error rates hold at every number of items, whatever the shape of the differences (skewed, rare large losses,
+all equal): its one-sided error is at most ``a_k / 2`` by Ville's inequality (``bench/bench_gate_edges.py``
+re-runs the audit's cells). For 0/1 scores the regression test is exact (McNemar) and the non-inferiority
+test is approximate (the exact McNemar interval's coverage was audited on a grid, ``bench/bench_coverage.py``,
+not proved). With ``method="t"`` (and ``"cluster"``) both figures are asymptotic: with few items and skewed
+differences the audit measured a false FAIL of 0.31 and a false PASS of 0.38 at 50 items.
 
 Planning (the suite, not the data)
 ----------------------------------
@@ -52,8 +58,13 @@ items the two models score differently). ``detectable_drop``: the smallest drop 
 that the suite finds with probability ``plan_power`` (0.8) at Holm's first level ``alpha / K``
 (:func:`ranktrust.power`; the exact McNemar power for 0/1 scores). ``items_needed``: the items a task
 needs for its interval at level ``1 - alpha / K`` to clear ``-margin`` with probability ``plan_power``
-when the two models are truly equal, ``ceil((z_{1 - alpha/(2K)} + z_power)^2 q / margin^2)`` (the
-normal formula of :func:`ranktrust.power`).
+*when the two models are truly equal* (so a task observed worse can have them and still be inconclusive):
+``ceil((z + z_power)^2 q / margin^2)`` (the normal formula of :func:`ranktrust.power`) with
+``z = z_{1 - alpha/(2K)}`` for McNemar and t, and ``z = sqrt(2 log(2K / alpha))`` for the betting interval
+(its width; approximate), and never fewer than the items at which the interval can clear ``-margin`` at all
+when the models score every item alike (betting: :func:`ranktrust.stats._bounded.identical_items_needed`,
+502 items for 1 point in one task at 95%; exact McNemar with no discordant item: the Wilson bound, about 380).
+None at ``margin`` 0: no number of items rules out every drop (PASS then needs the candidate shown better).
 
 References
 ----------
@@ -76,10 +87,12 @@ import numpy as np
 
 from .. import _validate
 from .._kernel import normal_quantile
+from .._validate import SeedLike
 from ..data._matrix import ScoreMatrix
-from ..errors import ArgumentError, DataError
+from ..errors import ArgumentError, DataError, SmallSampleWarning
 from ..results import Result
 from ..stats._multiplicity import adjust_pvalues
+from ..stats._bounded import identical_items_needed
 from ..stats._paired import compare
 from ..stats._power import power as _power
 
@@ -132,8 +145,11 @@ class GateTask(Result):
         Smallest drop the suite detects on this task with probability 0.8 (None: none possible, or
         not computed: ``plan=False``).
     items_needed : int or None
-        Items the margin needs on this task (models truly equal, probability 0.8); None when
-        ``q = 0`` (the models never differ here).
+        Items the margin needs on this task if the two models were truly equal (probability 0.8; see the
+        module docstring); None at ``margin`` 0, or for the t test when ``q = 0``.
+    missing_candidate, missing_baseline : int
+        Items of this task the baseline scored and the candidate did not, and the other way round: left out
+        of the comparison (non-zero only with ``align="intersect"``; ``"error"`` refuses them).
     """
 
     task: str
@@ -157,6 +173,8 @@ class GateTask(Result):
     disagreement: float
     detectable_drop: float | None
     items_needed: int | None
+    missing_candidate: int = 0
+    missing_baseline: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -184,6 +202,10 @@ class Gate(Result):
     n_tasks : int
     plan_power : float
         The power of the plan columns (0.8).
+    align : str
+        ``"error"`` (a task where one side lacks items the other scored is refused) or ``"intersect"``
+        (compared on the items both scored; each task's ``missing_candidate`` / ``missing_baseline`` say
+        how many each side lost).
     """
 
     _table = "tasks"
@@ -201,6 +223,7 @@ class Gate(Result):
     inconclusive: tuple[str, ...]
     better: tuple[str, ...]
     plan_power: float = PLAN_POWER
+    align: str = "error"
 
 
 def _one_pair(message: str) -> str:
@@ -291,21 +314,59 @@ def _check_models(tasks: dict[str, ScoreMatrix], candidate: str, baseline: str) 
                 f"score it on that task, or leave the task out with `tasks`", param="tasks")
 
 
-def _plan(q: float, n: int, binary: bool, alpha_plan: float, margin: float,
+def _plan(q: float, n: int, method: str, alpha_plan: float, margin: float,
           drop: bool) -> tuple[float | None, int | None]:
     """detectable_drop (only with ``drop``: the exact power costs ~50 ms a task) and items_needed of one
     task (see the module docstring)."""
-    if not (q > 0) or n < 1:
+    if n < 1 or not (q >= 0) or not margin > 0:
         return None, None
-    zsum = normal_quantile(1.0 - alpha_plan) + normal_quantile(PLAN_POWER, alternative="greater")
-    items = int(math.ceil(round(zsum * zsum * q / (margin * margin), 9))) if margin > 0 else None
-    if not drop:
+    z_pow = normal_quantile(PLAN_POWER, alternative="greater")
+    if method == "betting":
+        z = math.sqrt(2.0 * math.log(2.0 / alpha_plan))
+        floor = identical_items_needed(margin, alpha_plan) or 0
+    else:
+        z = normal_quantile(1.0 - alpha_plan)
+        # exact McNemar with no discordant item: the lower bound is minus the Wilson upper bound z^2 / (n + z^2)
+        floor = int(math.floor(z * z * (1.0 - margin) / margin)) + 1 if method == "mcnemar" else 0
+    if not q > 0 and method not in ("betting", "mcnemar"):
+        return None, None
+    items = max(int(math.ceil(round((z + z_pow) ** 2 * q / (margin * margin), 9))), floor)
+    if not drop or not q > 0:
         return None, items
+    binary = method == "mcnemar"
     r = _power(items=n, disagreement=min(q, 1.0), alpha=alpha_plan, power=PLAN_POWER, binary=binary)
     g = r.detectable_gap
     if g is None or not math.isfinite(g) or g > (q if binary else math.sqrt(q)):
         g = None
     return g, items
+
+
+def _aligned(suite: dict[str, ScoreMatrix], candidate: str, baseline: str,
+             align: str) -> dict[str, tuple[int, int]]:
+    """Per task: (items the candidate lacks that the baseline scored, the other way round); refused with
+    ``align="error"``."""
+    out, scored = {}, {}
+    for t, mt in suite.items():
+        S = np.asarray(mt.scores)[[mt.index_of(candidate), mt.index_of(baseline)]]
+        has = ~np.isnan(S)
+        out[t] = (int(np.sum(has[1] & ~has[0])), int(np.sum(has[0] & ~has[1])))
+        scored[t] = (int(has[0].sum()), int(has[1].sum()))
+    # a task with no shared item at all is refused by compare, in its words
+    bad = {t: v for t, v in out.items() if v != (0, 0) and scored[t][0] > v[1]}
+    if bad and align == "error":
+        def one(t: str) -> str:
+            (mc, mb), (nc, nb) = bad[t], scored[t]
+            parts = []
+            if mc:
+                parts.append(f"{candidate!r} lacks {mc:,} of the {nb:,} items {baseline!r} scored")
+            if mb:
+                parts.append(f"{baseline!r} lacks {mb:,} of the {nc:,} items {candidate!r} scored")
+            return f"task {t!r}: " + " and ".join(parts)
+        shown = "; ".join(one(t) for t in list(bad)[:5]) + (f"; and {len(bad) - 5} more task(s)" if len(bad) > 5 else "")
+        raise DataError(f"the candidate and the baseline are scored on different items: {shown}. A missing item "
+                        "may be one the model failed: score it, or pass `align`='intersect' to compare on the items "
+                        "both scored (the output says how many each side lost)", param="align")
+    return out
 
 
 def gate(
@@ -318,10 +379,12 @@ def gate(
     by: Literal["group"] | None = None,
     adjust: GateAdjust = "holm",
     require: Literal["better"] | None = None,
-    method: Literal["auto", "mcnemar", "t", "cluster"] = "auto",
+    method: Literal["auto", "mcnemar", "betting", "t", "cluster"] = "auto",
     confidence_level: float = 0.95,
     cluster: bool = False,
     plan: bool = False,
+    align: Literal["error", "intersect", "pairwise"] = "error",
+    rng: SeedLike = 0,
 ) -> Gate:
     """Is ``candidate`` non-inferior to ``baseline`` on every task? PASS, FAIL or INCONCLUSIVE.
 
@@ -343,9 +406,10 @@ def gate(
         Multiplicity across tasks (see the module docstring).
     require : {"better"}, optional
         PASS also needs the candidate found better on at least one task.
-    method : {"auto", "mcnemar", "t", "cluster"}, default: ``"auto"``
-        The paired test of :func:`ranktrust.compare` (``"auto"``: exact McNemar for 0/1, t otherwise,
-        clustered with ``cluster=True``).
+    method : {"auto", "mcnemar", "betting", "t", "cluster"}, default: ``"auto"``
+        The paired test of :func:`ranktrust.compare` (``"auto"``: exact McNemar for 0/1, the
+        finite-sample betting interval otherwise, clustered with ``cluster=True``; ``"t"``: the paired t,
+        asymptotic).
     confidence_level : float, default: ``0.95``
         Family-wise: ``1 - confidence_level`` bounds the chance of a false FAIL; a false PASS has
         probability at most half of it.
@@ -354,6 +418,13 @@ def gate(
     plan : bool, default: False
         Also compute each task's ``detectable_drop`` (exact McNemar power for 0/1 scores: about 50 ms
         a task). ``items_needed`` is always computed.
+    align : {"error", "intersect", "pairwise"}, default: ``"error"``
+        When the candidate lacks items of a task the baseline scored (or the other way round):
+        ``"error"`` refuses, with the counts per task (a missing item may be one the model failed);
+        ``"intersect"`` (or ``"pairwise"``: the same for two models) compares on the items both scored
+        and records how many each side lost. Other models never matter.
+    rng : None, int or numpy.random.Generator, default: 0
+        The order the betting interval reads the items in (:func:`ranktrust.compare`'s ``rng``).
 
     Returns
     -------
@@ -385,7 +456,8 @@ def gate(
     adj = _validate.choice(adjust, "adjust", GATE_ADJUST)
     if require is not None:
         _validate.choice(require, "require", ("better",))
-    _validate.choice(method, "method", ("auto", "mcnemar", "t", "cluster"))
+    _validate.choice(method, "method", ("auto", "mcnemar", "betting", "t", "cluster"))
+    al = _validate.choice(align, "align", ("error", "intersect", "pairwise"))
     if by is not None:
         _validate.choice(by, "by", ("group",))
         if not isinstance(m, ScoreMatrix):
@@ -403,6 +475,9 @@ def gate(
             raise ArgumentError("`tasks` is empty: name at least one task", param="tasks")
         suite = {t: suite[t] for t in chosen}
     _check_models(suite, candidate, baseline)
+    lost = _aligned(suite, candidate, baseline, al)
+    if not isinstance(rng, (int, np.integer)) or isinstance(rng, bool):   # one order for both passes
+        rng = int(_validate.rng(rng).integers(0, 2**63 - 1))
     alpha = 1.0 - cl
     names = list(suite)
     first = []
@@ -411,10 +486,13 @@ def gate(
         with warnings.catch_warnings(record=True) as caught:   # said again below, naming the task
             warnings.simplefilter("always")
             try:
-                first.append(compare(mt, candidate, baseline, method=method, confidence_level=cl, cluster=cluster))
+                first.append(compare(mt, candidate, baseline, method=method, confidence_level=cl, cluster=cluster,
+                                     rng=rng))
             except DataError as exc:
                 raise DataError(f"task {t!r}: {exc.message}", param=exc.param) from None
         for w in caught:
+            if issubclass(w.category, SmallSampleWarning) and first[-1].n_items < 2:
+                continue    # one item: the verdict line says it, in one sentence (audit m2)
             warnings.warn(f"task {t!r}: {_one_pair(str(w.message))}", w.category, stacklevel=2)
     p = np.array([r.p_value for r in first], dtype=np.float64)
     levels = holm_levels(p, alpha, adj)
@@ -428,7 +506,7 @@ def gate(
             with warnings.catch_warnings():        # the first pass said every warning once
                 warnings.simplefilter("ignore")
                 r = compare(suite[t], candidate, baseline, method=method, confidence_level=1.0 - levels[i],
-                            cluster=cluster)
+                            cluster=cluster, rng=rng)
         lo, hi = r.ci_low, r.ci_high
         if hi < 0:
             dec: Decision = "worse"
@@ -443,14 +521,14 @@ def gate(
         shared = ~np.isnan(S).any(axis=0)
         dd = S[0, shared] - S[1, shared]
         q = float(np.mean(dd * dd)) if dd.size else float("nan")
-        binary = r.only_a is not None
-        drop, need = _plan(q, r.n_items, binary, alpha / k_tasks if adj != "none" else alpha, mg, bool(plan))
+        drop, need = _plan(q, r.n_items, r.method, alpha / k_tasks if adj != "none" else alpha, mg, bool(plan))
         rows.append(GateTask(
             task=t, n_items=r.n_items, score_baseline=r.score_b, score_candidate=r.score_a, diff=r.diff,
             se=r.se, ci_low=lo, ci_high=hi, ci_level=float(1.0 - levels[i]), p_value=r.p_value,
             p_adjusted=float(p_adj[i]), method=r.method, ci_method=r.ci_method, clustered=r.clustered,
             n_clusters=r.n_clusters, only_candidate=r.only_a, only_baseline=r.only_b, decision=dec,
             disagreement=q, detectable_drop=drop, items_needed=need,
+            missing_candidate=lost[t][0], missing_baseline=lost[t][1],
         ))
     worse = tuple(x.task for x in rows if x.decision == "worse")
     better = tuple(x.task for x in rows if x.decision == "better")
@@ -465,5 +543,5 @@ def gate(
     return Gate(
         verdict=verdict, candidate=candidate, baseline=baseline, margin=mg, adjust=adj, confidence_level=cl,
         require=require, n_tasks=k_tasks, tasks=tuple(rows), worse=worse, inconclusive=inconclusive,
-        better=better,
+        better=better, align="error" if al == "error" else "intersect",
     )

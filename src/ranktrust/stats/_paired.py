@@ -47,14 +47,14 @@ __all__ = [
     "pair_stats",
 ]
 
-PairMethod = Literal["auto", "mcnemar", "t", "sign-flip", "cluster"]
+PairMethod = Literal["auto", "mcnemar", "betting", "t", "sign-flip", "cluster"]
 
 
 def _resolve(
     m: "ScoreMatrix", method: str, cluster: bool, binary: bool, allowed: tuple[str, ...]
 ) -> tuple[str, bool]:
     _validate.choice(method, "method", allowed)
-    if method in ("mcnemar", "t") and cluster is True:
+    if method in ("mcnemar", "t", "betting") and cluster is True:
         raise ArgumentError(
             f"`method`={method!r} assumes independent items and cannot be clustered; "
             "use `method`='cluster' (or 'auto'), or `cluster`=False"
@@ -65,8 +65,38 @@ def _resolve(
     if clustered:
         warn_few_clusters(len(set(m.groups)), stacklevel=4)  # type: ignore[arg-type]
     if method == "auto":
-        method = "cluster" if clustered else ("mcnemar" if binary else "t")
+        method = "cluster" if clustered else ("mcnemar" if binary else "betting")
     return method, clustered
+
+
+def half_range(S: np.ndarray) -> float:
+    """``R``: the paired differences of scores ``S`` lie in ``[-R, R]`` (1 for scores in [0, 1]; the scores'
+    own range, with a warning, for scores outside it: the betting bound then takes that range as given)."""
+    with np.errstate(invalid="ignore"):
+        lo, hi = float(np.nanmin(S, initial=0.0)), float(np.nanmax(S, initial=1.0))
+    if lo < 0.0 or hi > 1.0:
+        import warnings
+
+        from ..errors import DegenerateDataWarning
+
+        warnings.warn(f"scores outside [0, 1] (from {lo:.4g} to {hi:.4g}): the betting interval takes them as bounded "
+                      "by that range, which the data chose, so its level is approximate; rescale the scores to "
+                      "[0, 1] (their true bounds) for an exact one", DegenerateDataWarning, stacklevel=4)
+    return hi - lo
+
+
+def _betting(D: np.ndarray, st: dict[str, np.ndarray], cl: float, alt: str, R: float,
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """diff, se, ci_low, ci_high, p_value of the betting interval (:mod:`._bounded`); ``se`` is the paired t's
+    (description only: the interval does not use it; NaN below 2 items)."""
+    from ._bounded import betting_bounds
+
+    n = st["n"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diff = st["sum_d"] / n
+        se = np.where(n > 1, np.sqrt(st["ss"] / (n - 1)) / np.sqrt(n), np.nan)
+    low, high, p = betting_bounds(D, confidence_level=cl, alternative=alt, half_range=R)
+    return diff, se, low, high, p
 
 
 def _check_interval(interval: Any, *, none: bool = False) -> str:
@@ -84,6 +114,8 @@ def _ci_method(method: str, interval: str, correction: str) -> str:
         return "exact-mcnemar" if interval == "exact" else "wald"
     if method == "cluster":
         return f"cluster-{correction}"
+    if method == "betting":
+        return "betting"
     return "t"
 
 
@@ -134,9 +166,10 @@ class PairedComparison(Result):
     p_value : float
         Two-sided p-value of the method used.
     method : str
-        ``"mcnemar"`` (exact McNemar test), ``"t"`` (paired t), ``"sign-flip"`` (sign-flip
-        permutation p; CI as for ``"t"``) or ``"cluster"`` (clustered paired SE [M, eq. 4]
-        with a small-cluster correction, t p-value).
+        ``"mcnemar"`` (exact McNemar test), ``"betting"`` (the finite-sample hedged-capital
+        interval and p-value for bounded scores, :mod:`ranktrust.stats._bounded`), ``"t"``
+        (paired t, asymptotic), ``"sign-flip"`` (sign-flip permutation p; CI as for ``"t"``) or
+        ``"cluster"`` (clustered paired SE [M, eq. 4] with a small-cluster correction, t p-value).
     confidence_level : float
     clustered : bool
     unpaired_half_width : float
@@ -147,7 +180,7 @@ class PairedComparison(Result):
     ci_method : str
         The interval: ``"exact-mcnemar"`` (:func:`mcnemar_ci`, the default for 0/1 scores; it
         excludes 0 exactly when ``p_value < 1 - confidence_level``), ``"wald"`` (``diff ± z se``
-        of [A], ``interval="wald"``), ``"t"``, or ``"cluster-cr2"`` / ``"cluster-cr1"`` /
+        of [A], ``interval="wald"``), ``"betting"``, ``"t"``, or ``"cluster-cr2"`` / ``"cluster-cr1"`` /
         ``"cluster-none"``. ``se`` is always the SE of the method ([A]'s paired SE for 0/1
         scores), whichever interval is used.
     df : float or None
@@ -222,10 +255,13 @@ def compare(
     m : ScoreMatrix
     a, b : str
         Model names; the difference is ``a - b``.
-    method : {"auto", "mcnemar", "t", "sign-flip", "cluster"}, default: ``"auto"``
+    method : {"auto", "mcnemar", "betting", "t", "sign-flip", "cluster"}, default: ``"auto"``
         ``"auto"``: ``"cluster"`` when item groups apply, else ``"mcnemar"`` for 0/1 scores
-        and ``"t"`` for continuous scores. ``"sign-flip"`` permutes the signs of the paired
-        differences (of whole clusters when clustered).
+        and ``"betting"`` for continuous scores: the hedged-capital interval of Waudby-Smith and
+        Ramdas (:mod:`ranktrust.stats._bounded`), valid at every number of items for scores in
+        [0, 1], skewed or not. ``"t"``: the paired t test, asymptotic (its level is approximate
+        with few items and skewed differences). ``"sign-flip"`` permutes the signs of the paired
+        differences (of whole clusters when clustered; exact only for symmetric differences).
     alternative : {"two-sided", "greater", "less"}, default: ``"two-sided"``
         The alternative hypothesis of the p-value: ``"greater"`` = A scores higher than B,
         ``"less"`` = lower (as in scipy.stats.ttest_rel and binomtest). The interval stays
@@ -239,7 +275,8 @@ def compare(
     batch : int, optional
         Sign-flip draws per array operation; ``None`` (default) picks it (1000).
     rng : None, int or numpy.random.Generator, default: 0
-        For ``"sign-flip"``.
+        For ``"sign-flip"`` (the draws) and ``"betting"`` (the order the items are read in, fixed by
+        the seed and the item names: :func:`ranktrust.stats._bounded.item_order`).
     interval : {"auto", "exact", "wald"}, default: ``"auto"``
         Interval for 0/1 scores with ``method="mcnemar"``: ``"auto"`` = ``"exact"``
         (:func:`mcnemar_ci`: agrees with the exact test, nominal coverage with few discordant
@@ -264,8 +301,9 @@ def compare(
     0/1 scores [A]: ``b`` = items only A got right, ``c`` = only B, ``d = (b - c)/n``,
     ``SE = sqrt((b + c)/n - d^2)/sqrt(n)``; exact McNemar p (:func:`mcnemar_exact`) and the
     interval of :func:`mcnemar_ci` that agrees with it (or ``d ± z SE`` with
-    ``interval="wald"``). Continuous: mean and SE (``ddof=1``) of the per-item differences,
-    t quantile, paired t p. Clustered: ``SE_C`` of [M, eq. 4] applied to the differences with
+    ``interval="wald"``). Continuous (``"betting"``): the hedged-capital interval and p-value of the
+    mean difference (:mod:`ranktrust.stats._bounded`; ``se`` is the paired t's, for description);
+    ``"t"``: mean and SE (``ddof=1``) of the per-item differences, t quantile, paired t p. Clustered: ``SE_C`` of [M, eq. 4] applied to the differences with
     the CR2 (Bell-McCaffrey) correction, t quantile and t p-value with the Bell-McCaffrey df
     (``G - 1`` for equal clusters).
 
@@ -285,19 +323,30 @@ def compare(
         raise DataError(f"cannot compare model {a!r} with itself: give two different models")
     S = np.asarray(m.scores)[[ia, ib]]
     binary = is_binary(S)
-    meth, clustered = _resolve(m, method, cluster, binary, ("auto", "mcnemar", "t", "sign-flip", "cluster"))
+    meth, clustered = _resolve(m, method, cluster, binary,
+                               ("auto", "mcnemar", "betting", "t", "sign-flip", "cluster"))
+    if meth == "betting":   # the items in the order the bound reads them (seed and item names)
+        from ._bounded import item_order
+
+        order = item_order(m.items, rng)
+        S = S[:, order]
     shared = ~np.isnan(S).any(axis=0)
     if not shared.any():
         raise DataError(f"models {a!r} and {b!r} share no scored item: nothing to compare")
     S = S[:, shared]
     codes = m.group_codes[shared] if clustered else None  # type: ignore[index]
+    R = half_range(S) if meth == "betting" else 1.0
     n_resamples = _validate.count(n_resamples, "n_resamples")
     batch = _SIGN_FLIP_BATCH if batch is None else _validate.count(batch, "batch")
     gen = _random.generator(rng, "sign-flip") if meth == "sign-flip" else None  # a named stream
     st = pair_stats(S, np.array([0]), np.array([1]), binary=binary, group_codes=codes)
     stat_method = "cluster" if clustered else meth
-    diff, se, low, high, p = _finish(st, stat_method, cl, interval=iv_kind, cluster_correction=corr,
-                                     alternative=alt)
+    if meth == "betting":
+        diff, se, low, high, p = _betting(S[0] - S[1], st, cl, alt, R)
+        diff, se, low, high, p = (np.atleast_1d(x) for x in (diff, se, low, high, p))
+    else:
+        diff, se, low, high, p = _finish(st, stat_method, cl, interval=iv_kind, cluster_correction=corr,
+                                         alternative=alt)
     p_value = float(p[0])
     if meth == "sign-flip":
         p_value = _sign_flip_p(S[0] - S[1], codes, n_resamples, batch, gen, alt)  # type: ignore[arg-type]
@@ -542,9 +591,10 @@ def all_pairs(
     alternative: Literal["two-sided", "greater", "less"] = "two-sided",
     confidence_level: float = 0.95,
     cluster: bool = False,
-    method: Literal["auto", "mcnemar", "t", "cluster"] = "auto",
+    method: Literal["auto", "mcnemar", "betting", "t", "cluster"] = "auto",
     interval: Literal["auto", "exact", "wald", "none"] = "auto",
     cluster_correction: Literal["cr2", "cr1", "none"] = "cr2",
+    rng: SeedLike = 0,
 ) -> PairTable:
     """Paired comparisons of every pair of models (or of each model with the next one down).
 
@@ -563,8 +613,9 @@ def all_pairs(
         Of the (unadjusted) per-pair CIs.
     cluster : bool, default: ``False``
         As in :func:`compare`.
-    method : {"auto", "mcnemar", "t", "cluster"}, default: ``"auto"``
-        As in :func:`compare` (sign-flip is only offered for a single pair).
+    method : {"auto", "mcnemar", "betting", "t", "cluster"}, default: ``"auto"``
+        As in :func:`compare` (sign-flip is only offered for a single pair): continuous scores get the
+        finite-sample betting interval, the same numbers :func:`compare` gives each pair.
     interval : {"auto", "exact", "wald", "none"}, default: ``"auto"``
         As in :func:`compare`; ``"none"`` (0/1 scores) leaves the intervals out (NaN,
         ``ci_method="none"``): the exact intervals are most of the cost of a large table, and
@@ -572,6 +623,9 @@ def all_pairs(
         as ``"exact"``. The tests and p-values are unchanged.
     cluster_correction : {"cr2", "cr1", "none"}, default: ``"cr2"``
         As in :func:`compare`.
+    rng : None, int or numpy.random.Generator, default: 0
+        ``"betting"``: the order the items are read in, as in :func:`compare` (the same seed gives
+        every pair the numbers :func:`compare` gives it).
 
     Returns
     -------
@@ -603,7 +657,7 @@ def all_pairs(
         raise ArgumentError("`method`='sign-flip' is offered for one pair only: use `compare` for the pair", param="method")
     S = np.asarray(m.scores)
     binary = is_binary(S)
-    meth, clustered = _resolve(m, method, cluster, binary, ("auto", "mcnemar", "t", "cluster"))
+    meth, clustered = _resolve(m, method, cluster, binary, ("auto", "mcnemar", "betting", "t", "cluster"))
     score, order = score_order(S)
     k = S.shape[0]
     if pairs == "all":
@@ -615,8 +669,19 @@ def all_pairs(
     jj = jj.astype(np.intp)
     if ii.size:
         st = pair_stats(S, ii, jj, binary=binary, group_codes=m.group_codes if clustered else None)
-        diff, se, low, high, pv = _finish(st, meth, cl, interval=iv_kind, cluster_correction=corr,
-                                          alternative=alt)
+        if meth == "betting":
+            from ._bounded import item_order
+
+            io = item_order(m.items, rng)
+            R = half_range(S)
+            step = max(1, (1 << 22) // max(S.shape[1], 1))
+            parts = [_betting(S[ii[k:k + step]][:, io] - S[jj[k:k + step]][:, io],
+                              {x: v[k:k + step] for x, v in st.items()}, cl, alt, R)
+                     for k in range(0, ii.size, step)]
+            diff, se, low, high, pv = (np.concatenate([np.atleast_1d(q[x]) for q in parts]) for x in range(5))
+        else:
+            diff, se, low, high, pv = _finish(st, meth, cl, interval=iv_kind, cluster_correction=corr,
+                                              alternative=alt)
     else:
         st = {"n": np.zeros(0)}
         diff = se = low = high = pv = np.zeros(0)

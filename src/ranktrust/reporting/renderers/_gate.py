@@ -31,18 +31,32 @@ def _diff_ci(t: dict[str, Any]) -> str:
     return f"{points(t['diff'], signed=True)} {interval(t['ci_low'], t['ci_high'], signed=True)}"
 
 
-def _needs(t: dict[str, Any]) -> str:
+def _needs(t: dict[str, Any], margin: float) -> str:
+    """Why a task is inconclusive, in words that hold whatever the data: the items named are those equal models
+    would need (issue 30, D3), the observed difference beside them when the task has that many already."""
     need, n = t.get("items_needed"), t["n_items"]
+    if not margin > 0:
+        return (f"{t['task']} ({points(t['diff'], signed=True)} points; at a margin of 0 no number of items rules "
+                "out a drop: the candidate must be shown better)")
+    if n < 2:
+        return (f"{t['task']} (has {plural(n, 'item')}: too few for an interval"
+                + (f"; equal models would need about {count(need)} items)" if need is not None else ")"))
     if need is None:
-        agree = "their one item" if n == 1 else f"all {plural(n, 'item')}"
-        return f"{t['task']} (the two models agree on {agree}: no estimate of the items needed)"
-    return f"{t['task']} (needs about {count(need)} items, has {count(n)})"
+        if t.get("disagreement") == 0:
+            agree = "their one item" if n == 1 else f"all {plural(n, 'item')}"
+            return f"{t['task']} (the two models score {agree} alike; the t interval is not defined there)"
+        return f"{t['task']} (no estimate of the items needed)"
+    if n < need:
+        return f"{t['task']} (has {count(n)} items; equal models would need about {count(need)})"
+    return (f"{t['task']} (observed {points(t['diff'], signed=True)} points, lower bound "
+            f"{points(t['ci_low'], signed=True)}; it has {count(n)} items, more than the {count(need)} equal "
+            "models would need)")
 
 
-def _listed(tasks: list[dict[str, Any]], limit: int | None) -> str:
+def _listed(tasks: list[dict[str, Any]], limit: int | None, margin: float) -> str:
     shown = tasks if limit is None or len(tasks) <= limit else tasks[:limit]
     more = len(tasks) - len(shown)
-    return "; ".join(_needs(t) for t in shown) + (f"; and {more} more" if more else "")
+    return "; ".join(_needs(t, margin) for t in shown) + (f"; and {more} more" if more else "")
 
 
 def verdict_line(d: dict[str, Any]) -> str:
@@ -65,7 +79,7 @@ def verdict_line(d: dict[str, Any]) -> str:
     inc = [t for t in d["tasks"] if t["decision"] == "inconclusive"]     # in the rows' order: tightest first
     if inc:
         line = (f"INCONCLUSIVE: no regression shown, but {len(inc)} of {plural(n, 'task')} cannot rule out a drop "
-                f"of {margin}: " + _listed(inc, 3) + f" ({fam})")
+                f"of {margin}: " + _listed(inc, 3, d["margin"]) + f" ({fam})")
     else:
         line = f"INCONCLUSIVE: {plural(n, 'task')} non-inferior at {margin}, but none shown better ({fam})"
     return line
@@ -78,8 +92,7 @@ def inconclusive_warning(d: dict[str, Any]) -> str:
         return (f"the gate is inconclusive: every task is non-inferior at {_pts(d['margin'])}, "
                 "but the candidate was required to be better on one and is not shown better on any")
     return (f"the gate is inconclusive: {plural(len(inc), 'task')} cannot rule out a drop of "
-            f"{_pts(d['margin'])}: " + _listed(inc, None)
-            + " (the items for the margin assume the two models are truly equal)")
+            f"{_pts(d['margin'])}: " + _listed(inc, None, d["margin"]))
 
 
 def _columns(d: dict[str, Any]) -> list[str]:
@@ -99,12 +112,31 @@ def _cells(d: dict[str, Any], t: dict[str, Any]) -> list[str]:
     return cells
 
 
+_TESTS = {"betting": "continuous scores: betting interval, valid at every number of items",
+          "mcnemar": "0/1 scores: exact McNemar; its interval's coverage audited on a grid"}
+
+
 def _footer(d: dict[str, Any]) -> str:
     alpha = 1 - d["confidence_level"]
-    return (f"Difference = {d['candidate']} - {d['baseline']} in points, on the items both scored. "
+    methods = list(dict.fromkeys(t["method"] for t in d["tasks"]))
+    text = (f"Difference = {d['candidate']} - {d['baseline']} in points, on the items both scored. "
             f"Each interval is at its task's {ADJUST_NAMES.get(d['adjust'], d['adjust'])} level, so it "
             f"excludes 0 exactly when the adjusted test does; a false FAIL has probability at most {alpha:g}, "
-            f"a false PASS at most {alpha / 2:g}.")
+            f"a false PASS at most {alpha / 2:g}")
+    exact = [_TESTS[m] for m in methods if m in _TESTS]
+    text += f" ({'; '.join(exact)})." if exact else "."
+    asym = [t["task"] for t in d["tasks"] if t["method"] not in _TESTS]
+    if asym:
+        text += (f" Approximate on {plural(len(asym), 'task')} ({', '.join(asym[:5])}{' ...' if len(asym) > 5 else ''}): "
+                 "the paired t and the clustered SE are asymptotic, and with few items and skewed scores their "
+                 "error rates can be several times these; the default test (auto) is exact for continuous scores.")
+    if d.get("align") == "intersect":
+        lost = [t for t in d["tasks"] if t.get("missing_candidate") or t.get("missing_baseline")]
+        text += " Compared on the items both scored: " + ("; ".join(
+            f"{t['task']}: {d['candidate']} lacks {count(t.get('missing_candidate') or 0)}, {d['baseline']} lacks "
+            f"{count(t.get('missing_baseline') or 0)} of the items the other scored" for t in lost)
+            if lost else "neither model lacks an item the other scored") + "."
+    return text
 
 
 def _plan_note(d: dict[str, Any]) -> str:
@@ -176,7 +208,7 @@ def gate_markdown(d: dict[str, Any]) -> str:
 #: INCONCLUSIVE, the same on every row), so the file starts with its header row and ``pandas.read_csv`` reads it
 CSV_COLUMNS = ("verdict", "task", "n_items", "score_baseline", "score_candidate", "diff", "ci_low", "ci_high",
                "ci_level", "p_value", "p_adjusted", "decision", "method", "disagreement", "detectable_drop",
-               "items_needed")
+               "items_needed", "missing_candidate", "missing_baseline")
 
 
 @renderer("Gate", "csv")
