@@ -382,7 +382,10 @@ def test_issue21_task_picks_logs_by_header_so_other_logs_neither_block_nor_note(
 
     real = shared_file("harness-logs/real/inspect/eee/tests/data/inspect")
     m = rt.read(str(real), task="inspect_evals/arc_easy", align="pairwise")
-    assert m.n_models == 2 and not m.notes
+    # the only notes: these arc_easy runs were cut with --limit 5 of 2,376 (issue 31), nothing of the other tasks
+    assert m.n_models == 2 and {n.code for n in m.notes} == {"inspect_partial"}
+    assert sorted((n.data["limit"], n.data["n_samples"], n.data["dataset_samples"]) for n in m.notes) == [
+        (3, 3, 2376), (5, 5, 2376)]
     with pytest.raises(DataError, match=r"no task 'nope'; available: cvebench, inspect_evals/arc_easy, "
                                         r"inspect_evals/pubmedqa, simpleqa_verified"):
         rt.read(str(real), task="nope")

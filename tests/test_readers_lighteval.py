@@ -55,5 +55,9 @@ def test_missing_metric_and_model(le_dir, tmp_path):
     q = tmp_path / os.path.basename(f)
     shutil.copyfile(f, q)
     with pytest.raises(DataError, match="no model name.*`model_name`='NAME'"):
-        rt.read(str(q))
-    assert rt.read(str(q), model_name="m").models == ("m",)
+        rt.read(str(q), metric="acc")
+    assert rt.read(str(q), model_name="m", metric="acc").models == ("m",)
+    # no results file beside the details: nothing says which metric is the task's own, so none is guessed
+    with pytest.raises(DataError, match=r"2 metrics \(acc, acc_norm\), stored in alphabetical order.*"
+                                        r"no results file.*choose one with `metric`='acc'"):
+        rt.read(str(q), model_name="m")

@@ -128,11 +128,12 @@ def test_doc_hash_mismatch_names_item(lm_dir, tmp_path):
         rt.read(str(tmp_path), task="mcq_tiny_lm")
 
 
-def _group_output(lm_dir, root, plan: dict):
+def _group_output(lm_dir, root, plan: dict, distinct: bool = True):
     """lm-eval output of a group task stored one samples file per subtask (``mmlu`` -> ``mmlu_stem`` ->
     ``mmlu_abstract_algebra`` ...), as lm-eval 0.4 writes a group: ``group_subtasks`` in the results file.
     Each subtask's samples are the genuine mcq_tiny_lm samples of that seed (cut to a different length per
-    subject, so the files differ); ``plan`` = {seed folder: [subjects]}."""
+    subject, so the files differ); ``plan`` = {seed folder: [subjects]}. ``distinct``: each subject's questions
+    get its name in front (real subtasks hold different questions; pooled copies of one question are refused)."""
     tree = {"mmlu": ["mmlu_stem", "mmlu_humanities"], "mmlu_stem": ["mmlu_abstract_algebra", "mmlu_anatomy"],
             "mmlu_humanities": ["mmlu_philosophy"]}
     for seed, subjects in plan.items():
@@ -147,6 +148,11 @@ def _group_output(lm_dir, root, plan: dict):
         obj["group_subtasks"], obj["n-samples"] = tree, {}
         for k, subj in enumerate(subjects):
             keep = lines[: len(lines) - k]
+            if distinct:
+                recs = [json.loads(x) for x in keep]
+                for r in recs:
+                    r["doc"]["question"] = f"[{subj}] " + r["doc"]["question"]
+                keep = [json.dumps(r) for r in recs]
             (d / f"samples_mmlu_{subj}_{ts}.jsonl").write_text("\n".join(keep) + "\n")
             obj["n-samples"][f"mmlu_{subj}"] = {"original": len(keep), "effective": len(keep)}
         (d / f"results_{ts}.json").write_text(json.dumps(obj))

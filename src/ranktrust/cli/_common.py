@@ -67,8 +67,9 @@ def input_options(fn: Callable) -> Callable:
         click.option("--dataset", "dataset", type=click.Choice(["lite", "verified", "full"]), default=None,
                      help="SWE-bench: the dataset the run used; its instance list is the denominator."),
         click.option("--binary", is_flag=True, help="Require 0/1 scores (an error names any other value)."),
-        click.option("--scale", type=float, default=None,
-                     help="Divide every score by this first: 100 for percentages (scores must be in [0, 1])."),
+        click.option("--scale", default=None, metavar="MAX|MIN,MAX",
+                     help="The scores' range, mapped onto [0, 1]: 100 for percentages, -1,1 for right/abstained/wrong "
+                          "scored +1/0/-1 (scores must end up in [0, 1])."),
         click.option("--db", "db", default=None, help="Read from a ranktrust DuckDB store instead of files."),
     ]
     for o in reversed(opts):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import click
 
@@ -19,7 +20,9 @@ from ._main import cli_words
 @output_format_option(None)
 @click.option("--out", "-o", default="-", show_default=True, help="Write the summary to FILE ('-' = stdout).")
 @click.option("--task", default=None, help="Pick one task from logs that hold several; names the task of a table without a task column (default: the file name).")
-@click.option("--metric", default=None, help="Metric to store (e.g. acc_norm); default: the harness's primary metric.")
+@click.option("--metric", default=None,
+              help="Metric to store (e.g. acc_norm); default: the harness's headline metric (lighteval: the task's "
+                   "first declared metric; never a failure, error or frequency count; docs/readers.md), said in a note.")
 @click.option("--model-name", default=None, help="Override the model name the log reports.")
 @click.option("--errors", "errors", type=click.Choice(["error", "wrong", "drop"]), default="error",
               show_default=True, help="Samples that errored in the harness: stop, score them 0, or leave them out.")
@@ -35,10 +38,14 @@ from ._main import cli_words
               help="HELM: the split to read (default: test, the split HELM reports).")
 @click.option("--dataset", "dataset", type=click.Choice(["lite", "verified", "full"]), default=None,
               help="SWE-bench: the dataset the run used; its instance list is the denominator.")
+@click.option("--scale", default=None, metavar="MAX|MIN,MAX",
+              help="The scores' range, mapped onto [0, 1]: 100 for percentages, -1,1 for right/abstained/wrong "
+                   "scored +1/0/-1.")
 def command(paths: tuple[str, ...], db: str, input_format: str, output_format: str | None, out: str,
             task: str | None, metric: str | None, model_name: str | None, errors: str, replace: bool,
             model_col: str, item_col: str, score_col: str, group_col: str | None, no_groups: bool,
-            run_col: str | None, condition_col: str | None, split: str | None, dataset: str | None) -> None:
+            run_col: str | None, condition_col: str | None, split: str | None, dataset: str | None,
+            scale: str | None) -> None:
     """Add PATHS (files or log folders) to the store --db: idempotent, one transaction per file.
 
     A file ingested before (same content) is skipped; a file that changed since is an
@@ -53,13 +60,32 @@ def command(paths: tuple[str, ...], db: str, input_format: str, output_format: s
     opts = ReadOptions(
         model_col=model_col, item_col=item_col, score_col=score_col,
         group_col="" if no_groups else group_col, run_col=run_col, condition_col=condition_col,
-        task=task, metric=metric, errors=errors, model_name=model_name, split=split, dataset=dataset,
+        task=task, metric=metric, errors=errors, model_name=model_name, split=split, dataset=dataset, scale=scale,
     )
     # on a terminal: the rows read so far and their speed (a single 2M-row file takes tens of seconds)
-    with Store(db) as st, progress_bar(None, f"ingesting into {db}", unit="rows") as cb:
-        summary = st.ingest(list(paths), format=input_format, options=opts, replace=replace, progress=cb)
+    # a store this command creates is removed again when nothing was added to it (a missing input, a refusal):
+    # a failed ingest leaves no empty store behind (issue 31 D6)
+    new = not os.path.exists(db)
+    try:
+        with Store(db) as st, progress_bar(None, f"ingesting into {db}", unit="rows") as cb:
+            summary = st.ingest(list(paths), format=input_format, options=opts, replace=replace, progress=cb)
+    except BaseException:
+        if new:
+            _remove_store(db)
+        raise
+    if new and not any(f.action in ("added", "replaced") for f in summary.files):
+        _remove_store(db)
     # a skip reason in this command's words ("(`errors`='drop')" -> "(--errors drop)"); render words the notes
     summary = dataclasses.replace(
         summary, files=tuple(dataclasses.replace(f, reason=cli_words(f.reason)) if "`" in f.reason else f
                              for f in summary.files))
     render(summary, kind="ingest", fmt=output_format, out=out, command=command_line())
+
+
+def _remove_store(db: str) -> None:
+    """Remove a store file this command created (and DuckDB's write-ahead log beside it)."""
+    for p in (db, db + ".wal"):
+        try:
+            os.remove(p)
+        except FileNotFoundError:
+            pass

@@ -107,59 +107,85 @@ def row_where(source: str | None, row: Any, line_offset: int | None) -> str:
 HUGE = 1e6
 
 
-def check_scale(scale: float | None) -> float | None:
+def check_scale(scale: "float | str | Sequence[float] | None") -> tuple[float, float] | None:
+    """``scale`` as the score range ``(lo, hi)`` that maps onto [0, 1]: a number ``S`` is the range 0..S (100 for
+    percentages), a pair or the text ``'lo,hi'`` any other (``'-1,1'`` for right / abstained / wrong as +1 / 0 / -1)."""
     if scale is None:
         return None
+    bad = DataError(f"`scale` must be the largest possible score (100 for percentages) or the score range "
+                    f"'MIN,MAX' (e.g. '-1,1'), got {scale!r}", param="scale")
+    parts: Any = scale
+    if isinstance(scale, str):
+        parts = [p for p in scale.replace(":", ",").split(",")]
+        if len(parts) == 1:
+            parts = parts[0]
     try:
-        s = float(scale)
+        if isinstance(parts, (list, tuple)):
+            if len(parts) != 2:
+                raise bad
+            lo, hi = float(parts[0]), float(parts[1])
+        else:
+            lo, hi = 0.0, float(parts)
     except (TypeError, ValueError):
-        raise DataError(f"`scale` must be a positive number (100 for percentages), got {scale!r}") from None
-    if not np.isfinite(s) or s <= 0:
-        raise DataError(f"`scale` must be a positive number (100 for percentages), got {scale!r}")
-    return s
+        raise bad from None
+    if not (np.isfinite(lo) and np.isfinite(hi)) or hi <= lo:
+        raise bad
+    return lo, hi
+
+
+def scale_text(rng: "tuple[float, float]") -> str:
+    """The ``scale`` value as a user writes it: ``100`` (a largest score) or ``'-1,1'`` (a range)."""
+    lo, hi = rng
+    return f"{hi:g}" if lo == 0 else f"'{lo:g},{hi:g}'"
 
 
 def check_range(
-    vals: np.ndarray, df: "pd.DataFrame", source: str | None, line_offset: int | None, scale: float | None,
-    model: str = "model",
+    vals: np.ndarray, df: "pd.DataFrame", source: str | None, line_offset: int | None,
+    scale: "tuple[float, float] | float | None", model: str = "model",
 ) -> None:
     """Scores must be fractions in [0, 1]: refuse percentages, judge scales and huge values, naming the row."""
     outside = (vals < 0) | (vals > 1)
     if not outside.any():
         return
+    rng = check_scale(scale)
     n = int(outside.sum())
     huge = np.abs(vals) > HUGE
     k = int(np.flatnonzero(huge)[0]) if huge.any() else int(np.flatnonzero(outside)[0])
     where = row_where(source, df.index[k], line_offset)
     who = f" for model {df.iloc[k].get(model, '?')!r}" if model in df.columns else ""
     lo, hi = float(np.min(vals)), float(np.max(vals))
-    scaled = f" after `scale`={scale:g}" if scale is not None else ""
+    scaled = f" after `scale`={scale_text(rng)}" if rng is not None else ""
     rows = f"{n} such rows; scores range from {lo:g} to {hi:g}"
     if huge.any():
         raise DataError(
             f"{where}: score {vals[k]:g}{who}{scaled} is far outside [0, 1]; it looks like a broken value, "
             f"not a score ({rows}). Scores must be fractions in [0, 1]: fix or drop these rows"
         )
-    if looks_like_percent(lo, hi):
+    if rng is not None:
+        hint = f"check the `scale` value: {scale_text(rng)} does not cover these scores"
+    elif lo < 0:
+        hint = ("scores below 0 need their range declared: `scale`='MIN,MAX' maps MIN..MAX onto 0..1 (right / "
+                "abstained / wrong scored +1 / 0 / -1: `scale`='-1,1')")
+    elif looks_like_percent(lo, hi):
         hint = "these look like percentages: divide by 100 or pass `scale`=100"
-        if scale is not None:
-            hint = f"check the `scale` value ({scale:g} is too small for these scores)"
     else:
-        hint = ("scores must be fractions in [0, 1] (0/1 correct, or a partial credit); rescale them, "
-                "e.g. divide by the largest possible score or pass `scale`=MAX")
+        hint = ("scores must be fractions in [0, 1] (0/1 correct, or a partial credit); declare the range the "
+                "scores are on with `scale`='MIN,MAX' (`scale`='1,10' for a 1-10 grade)")
     raise DataError(f"{where}: score {vals[k]:g}{who}{scaled} is outside [0, 1] ({rows}); {hint}", param="scale")
 
 
 def numeric_scores(
-    df: "pd.DataFrame", score: str, source: str | None, line_offset: int | None, scale: float | None = None,
-    model: str = "model",
+    df: "pd.DataFrame", score: str, source: str | None, line_offset: int | None,
+    scale: "float | str | Sequence[float] | None" = None, model: str = "model",
 ) -> np.ndarray:
-    """The score column as floats, checked: numbers, no NaN, finite, in [0, 1] (after dividing by ``scale``)."""
+    """The score column as floats, checked: numbers, no NaN, finite, in [0, 1] (after mapping the ``scale``
+    range onto [0, 1]: ``(x - lo) / (hi - lo)``)."""
     vals = parse_scores(df, score, source, line_offset)
-    scale = check_scale(scale)
-    if scale is not None:
-        vals = vals / scale
-    check_range(vals, df, source, line_offset, scale, model)
+    rng = check_scale(scale)
+    if rng is not None:
+        lo, hi = rng
+        vals = (vals - lo) / (hi - lo)
+    check_range(vals, df, source, line_offset, rng, model)
     return vals
 
 

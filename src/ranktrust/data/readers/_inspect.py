@@ -54,10 +54,23 @@ def _looks_json_log(path: str) -> bool:
     return s.startswith(b"{") and b'"eval"' in head and (b'"version"' in head or b'"status"' in head)
 
 
+_INDEX_RE = re.compile(rb'^\s*\{\s*"(?:[^"\\]|\\.)*\.(?:eval|json)"\s*:\s*\{')
+
+
+def _is_index(path: str) -> bool:
+    """inspect's log index (``logs.json``, ``write_log_dir_manifest``): log headers keyed by log file name."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return bool(_INDEX_RE.match(head))
+
+
 def _is_log(name: str, full: str) -> bool:
     if name.endswith(".eval"):
         return True
-    return name.endswith(".json") and _looks_json_log(full)
+    return name.endswith(".json") and _looks_json_log(full) and not _is_index(full)
 
 
 def _zstd_decompress(raw: bytes, size: int) -> bytes:
@@ -261,6 +274,15 @@ def _choose_scorer(log: dict, opts: ReadOptions, path: str) -> tuple[str | None,
     return None, want, want
 
 
+def _accepted_keys(log: dict, scorer: str, keys: list[str]) -> list[str]:
+    """The keys of a dict-valued scorer that ``metric`` accepts: those the log lists as scores of their own
+    (``results.scores``), else (a log without them) every key."""
+    if not (log.get("results") or {}).get("scores"):
+        return [str(k) for k in keys]
+    listed = {n for n, sc, _ in _scorers(log) if sc == scorer and n != sc}
+    return [str(k) for k in keys if str(k) in listed]
+
+
 def _value(v: Any, key: str | None) -> float | None:
     if isinstance(v, dict):
         if key is None or key not in v:
@@ -320,6 +342,9 @@ def _read_one(path: str, opts: ReadOptions, in_folder: bool = False) -> Iterator
             raise FormatError(f"{path}: no header.json in the .eval log; not an inspect log")
         samples: Any = _samples_of_eval(z)
     else:
+        if _is_index(path):
+            raise FormatError(f"{path}: this is inspect's log index (logs.json: the headers of the logs in its folder, "
+                              "without per-sample scores), not a log; read the folder or the logs it lists")
         log = load_json(path, what="log")
         if not isinstance(log, dict) or "eval" not in log:
             raise FormatError(f"{path}: no 'eval' block; not an inspect log")
@@ -344,9 +369,11 @@ def _read_one(path: str, opts: ReadOptions, in_folder: bool = False) -> Iterator
         errored: list[str] = []
         unscored: list[str] = []
         n = 0
+        ids: set[str] = set()
         for k, s in enumerate(samples, 1):
             n += 1
             sid = str(s.get("id"))
+            ids.add(sid)
             epoch = str(s.get("epoch", 1))
             err = s.get("error")
             if err:
@@ -355,6 +382,9 @@ def _read_one(path: str, opts: ReadOptions, in_folder: bool = False) -> Iterator
                     buf.add(sid, epoch, 0.0, _group(s.get("metadata")))
                 continue
             scores = s.get("scores") or {}
+            if not scores:
+                raise DataError(f"{path}: sample {sid} (epoch {epoch}) has no scores: the log was not scored (score it "
+                                "with inspect's `inspect score` first); no choice of metric can help")
             if scorer is None:
                 if not scores:
                     raise DataError(f"{path}: sample {sid} (epoch {epoch}) has no scores; the log was not scored")
@@ -378,7 +408,12 @@ def _read_one(path: str, opts: ReadOptions, in_folder: bool = False) -> Iterator
             raw = scores[scorer].get("value") if isinstance(scores[scorer], dict) else scores[scorer]
             val = _value(raw, key if isinstance(raw, dict) else None)
             if val is None:
-                hint = (f"; its keys are {', '.join(raw)}: choose one with `metric`" if isinstance(raw, dict) else "")
+                hint = ""
+                if isinstance(raw, dict):
+                    ok = _accepted_keys(log, str(scorer), list(raw))
+                    hint = (f"; its keys are {', '.join(map(str, raw))}, of which the log reports "
+                            + (f"{', '.join(ok)}: choose one with `metric`='{ok[0]}'" if ok else
+                               "none as a score of its own: convert the log to a long table to read another"))
                 raise DataError(
                     f"{path}: sample {sid} (epoch {epoch}): score value {raw!r} of {scorer!r} is not a number "
                     f"or C/I/P/N{hint}"
@@ -407,6 +442,9 @@ def _read_one(path: str, opts: ReadOptions, in_folder: bool = False) -> Iterator
         held = _count_note(log, path, n)
         if held:
             notes.append(held)
+        cut = _partial_note(log, path, ids)
+        if cut:
+            notes.append(cut)
         if len(buf) or notes:
             out = _finish(buf, model, task, label, notes, ident)
             if out is not None:
@@ -427,6 +465,24 @@ def _count_note(log: dict, path: str, n: int) -> Note | None:
         return None
     also = done if isinstance(done, int) and not isinstance(done, bool) and done != total else None
     return Note("inspect_sample_count", {"path": path, "reported": total, "completed": also, "n_samples": n})
+
+
+def _partial_note(log: dict, path: str, ids: set[str]) -> Note | None:
+    """A note when the run did not cover its dataset: a status other than ``success`` (cancelled, error,
+    started), or fewer distinct samples than the dataset holds (``--limit``, ``sample_ids``): the record
+    ``inspect_partial`` (``path``, ``status``, ``n_samples``, ``dataset_samples``, ``limit``)."""
+    ev = log.get("eval") or {}
+    status = log.get("status")
+    total = (ev.get("dataset") or {}).get("samples")
+    total = total if isinstance(total, int) and not isinstance(total, bool) else None
+    limit = (ev.get("config") or {}).get("limit")
+    limit = limit if isinstance(limit, (int, float)) and not isinstance(limit, bool) else (
+        str(limit) if isinstance(limit, (list, str)) else None)
+    short = total is not None and len(ids) < total
+    if not ids or (status in (None, "success") and not short):
+        return None
+    return Note("inspect_partial", {"path": path, "status": status, "n_samples": len(ids), "dataset_samples": total,
+                                    "limit": limit})
 
 
 def _finish(buf: RowBuffer, model: str, task: str, label: str, notes: list[Note], ident: dict):  # noqa: ANN202
@@ -535,6 +591,7 @@ class InspectReader:
 
     def __init__(self) -> None:
         self._in_folder: set[str] = set()   # units found in a folder (a header-only one may be skipped)
+        self._index: list[Note] = []        # log indexes (logs.json) found in a folder, said once
 
     def skip(self, unit: str, opts: ReadOptions) -> Skip | None:
         """A log of another task than ``opts.task`` (read from its header, not its samples), so that its notes
@@ -548,10 +605,17 @@ class InspectReader:
         cand = walk_files(path, lambda f: f.endswith((".eval", ".json")))
         found = [full for full in cand if _is_log(os.path.basename(full), full)]
         self._in_folder.update(found)
+        # inspect's log index (logs.json) is not a log: left out, and said with the first rows read
+        self._index += [Note("inspect_index_skipped", {"path": full}) for full in cand
+                        if full.endswith(".json") and full not in found and _is_index(full)]
         return found
 
     def read(self, unit: str, opts: ReadOptions) -> Iterator:
-        return _read_one(unit, opts, unit in self._in_folder)
+        said, self._index = self._index, []
+        for k, df in enumerate(_read_one(unit, opts, unit in self._in_folder)):
+            if k == 0 and said:
+                df.attrs["notes"] = said + list(df.attrs.get("notes", ()))
+            yield df
 
     def combine(self, chunks: list) -> list:  # noqa: ANN001
         return number_runs(chunks)

@@ -30,7 +30,7 @@ from typing import Any, Iterator
 from ...errors import DataError, FormatError
 from ...results import Note
 from ._registry import ReadOptions, Skip, register
-from ._util import RowBuffer, iter_jsonl, load_json, walk_files
+from ._util import RowBuffer, is_failure_metric, iter_jsonl, load_json, walk_files
 
 KNOWN_VERSIONS = ("0.4",)  # lm_eval_version prefixes whose samples layout this reader knows
 
@@ -148,13 +148,74 @@ def _subject_of(task: str, group: str) -> str:
     return task[len(group) + 1:] if task.startswith(group + "_") else task
 
 
-def read_file(path: str, opts: ReadOptions, *, seen_hashes: dict | None = None, pool: str | None = None) -> Iterator:
+def _results_of(samples_path: str) -> dict:
+    """The results file beside a samples file (``{}`` when there is none)."""
+    res_path = _results_file(samples_path)
+    res = load_json(res_path) if res_path is not None else {}
+    return res if isinstance(res, dict) else {}
+
+
+def _task_config(res: dict, task: str) -> dict:
+    cfg = (res.get("configs") or {}).get(task)
+    return cfg if isinstance(cfg, dict) else {}
+
+
+def _filter_names(res: dict, task: str) -> list[str]:
+    """The names of the task's filters, in ``configs[task].filter_list`` order (lm-eval writes one block of
+    samples lines per filter in this order)."""
+    out = []
+    for f in _task_config(res, task).get("filter_list") or []:
+        if isinstance(f, dict) and f.get("name") is not None:
+            out.append(str(f["name"]))
+    return out
+
+
+def _declared_metrics(res: dict, task: str) -> list[str]:
+    """The task's metrics in its config's ``metric_list`` order (the order of lm-eval's results table)."""
+    return [str(m["metric"]) for m in _task_config(res, task).get("metric_list") or []
+            if isinstance(m, dict) and isinstance(m.get("metric"), str)]
+
+
+def _headline(available: list[str], declared: list[str], path: str, lineno: int) -> str:
+    """The default metric: the first of the line's ``metrics`` (lm-eval's order; else the config's
+    ``metric_list``), never one whose name says failure, error or frequency."""
+    order = [m for m in declared if m in available] + [m for m in available if m not in declared]
+    fit = [m for m in order if not is_failure_metric(m)]
+    if not fit:
+        raise DataError(f"{path}: line {lineno}: every metric of the sample ({', '.join(available) or 'none'}) counts "
+                        "failures, errors or a frequency, not a score; choose one with `metric` if that is what you "
+                        "mean to rank", param="metric")
+    return fit[0]
+
+
+_QUESTION_KEYS = ("Question", "question", "query", "problem", "input", "prompt", "sentence", "text")
+
+
+def _question_of(doc: Any) -> str | None:
+    """The question text of a sample's ``doc`` (for the check that pooled subtasks do not share questions)."""
+    if isinstance(doc, dict):
+        for k in _QUESTION_KEYS:
+            v = doc.get(k)
+            if isinstance(v, str) and v.strip():
+                return " ".join(v.split())
+    return None
+
+
+def read_file(path: str, opts: ReadOptions, *, seen_hashes: dict | None = None, pool: str | None = None,
+              questions: dict | None = None) -> Iterator:
     """Stream one samples file as canonical long chunks.
 
     ``pool``: the group this file's task is a subtask of (``--task mmlu`` over ``mmlu_*`` subtasks): the rows
     get that task, the subject as their group, and item ids prefixed with the subject (``abstract_algebra/0``).
+    ``questions``: the question texts of the pooled subtasks read so far (``(model, text) -> item``); a subtask
+    that repeats one is refused (``leaderboard_gpqa``'s diamond, main and extended share questions).
+
+    Samples written before lm-eval 0.4.7 have no ``filter`` field: a task with several filters writes one block
+    of lines per filter, each ``doc_id`` once per block, in the order of ``configs[task].filter_list`` in the
+    results file; the block is named from there.
     """
     model = _header(path, opts)
+    res = _results_of(path)
     leaf = _task_of(path)
     task = pool or leaf
     subject = _subject_of(leaf, pool) if pool else None
@@ -162,40 +223,66 @@ def read_file(path: str, opts: ReadOptions, *, seen_hashes: dict | None = None, 
     if opts.metric:
         want_metric, _, f = opts.metric.partition(",")
         want_filter = f or None
+    by_content = opts.item_col == "doc_hash"
     label = opts.metric
     buf = RowBuffer(("item", "score", "group", "doc_hash"))
-    seen_items: dict[str, str] = {}
+    seen_items: dict[str, str | None] = {}
+    block: dict[str, int] = {}     # doc_id -> how many times it was seen (the filter block of a pre-0.4.7 file)
+    filters = _filter_names(res, leaf)
+    unnamed = False                # lines without a ``filter`` field (lm-eval before 0.4.7)
     metric = want_metric
+    repeated: list[tuple[str, str]] = []
+    n_lines = 0
     for lineno, rec in iter_jsonl(path):
         if not isinstance(rec, dict) or "doc_id" not in rec:
             raise FormatError(
                 f"{path}: line {lineno} has no 'doc_id'; not an lm-evaluation-harness samples line"
             )
-        if want_filter is not None and rec.get("filter") != want_filter:
+        n_lines += 1
+        doc_id = str(rec["doc_id"])
+        k = block.get(doc_id, 0)
+        block[doc_id] = k + 1
+        if "filter" in rec:
+            line_filter = rec.get("filter")
+        else:
+            unnamed = True
+            if k >= max(len(filters), 1) and len(filters) > 0:
+                raise DataError(f"{path}: line {lineno}: doc_id {doc_id} appears {k + 1} times but the results file "
+                                f"names {len(filters)} filters ({', '.join(filters)}) for task {leaf!r}; the file "
+                                "does not match its results file")
+            line_filter = filters[k] if filters else None
+            if k and not filters:
+                raise DataError(
+                    f"{path}: line {lineno}: doc_id {doc_id} appears again and the lines name no filter (lm-eval "
+                    "before 0.4.7 writes one block of lines per filter) and no results file beside the samples names "
+                    "the task's filters (configs.filter_list); keep the results_*.json lm-eval wrote beside it")
+        if want_filter is not None and line_filter != want_filter:
             continue
         available = [m for m in (rec.get("metrics") or []) if m in rec] or [
-            k for k, v in rec.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
-            and k not in ("doc_id",)
+            k_ for k_, v in rec.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+            and k_ not in ("doc_id",)
         ]
         if metric is None:
             if not available:
                 raise DataError(f"{path}: line {lineno}: no metric values in this sample")
-            metric = available[0]
+            metric = _headline(available, _declared_metrics(res, leaf), path, lineno)
         if metric not in rec:
             raise DataError(
                 f"{path}: line {lineno}: the sample has no metric {metric!r}; it has "
                 f"{', '.join(available) or 'none'}; choose one with `metric`"
             )
-        item = str(rec["doc_id"]) if subject is None else f"{subject}/{rec['doc_id']}"
+        item = doc_id if subject is None else f"{subject}/{doc_id}"
         if item in seen_items:
+            a, b = seen_items[item], line_filter
+            both = f"filters {a!r} and {b!r}" if a != b else "the same filter"
+            named = (f"filters {', '.join(filters)}" if filters else "no filter names")
             raise DataError(
-                f"{path}: line {lineno}: doc_id {item} appears twice (filters "
-                f"{seen_items[item]!r} and {rec.get('filter')!r}); choose the filter with "
-                f"`metric`='{metric},<filter>'"
+                f"{path}: line {lineno}: doc_id {item} appears twice ({both}; the results file gives {named}); "
+                f"choose the filter with `metric`='{metric},{(filters or ['<filter>'])[0]}'"
             )
-        seen_items[item] = str(rec.get("filter"))
+        seen_items[item] = line_filter
         doc_hash = rec.get("doc_hash")
-        if seen_hashes is not None and doc_hash is not None:
+        if seen_hashes is not None and doc_hash is not None and not by_content:
             key = (task, item)
             prev = seen_hashes.get(key)
             if prev is None:
@@ -204,18 +291,83 @@ def read_file(path: str, opts: ReadOptions, *, seen_hashes: dict | None = None, 
                 raise DataError(
                     f"{path}: line {lineno}: item {item} of task {task!r} has doc_hash "
                     f"{doc_hash[:12]}… but {prev[0][:12]}… in {prev[1]}: the files were made from "
-                    "different versions of the dataset, so their items do not align"
+                    "different versions of the dataset, so their items do not align; pair them by content with "
+                    "`item`='doc_hash'", param="item"
                 )
+        if by_content:
+            if not isinstance(doc_hash, str):
+                raise DataError(f"{path}: line {lineno} has no doc_hash (lm-eval before 0.4.3?), so `item`='doc_hash' "
+                                "cannot pair it by content", param="item")
+            item = doc_hash[:16]
+        if questions is not None and pool is not None:
+            q = _question_of(rec.get("doc"))
+            if q is not None:
+                prev_item = questions.setdefault((model, q), item)
+                if prev_item != item:
+                    repeated.append((item, prev_item))
         buf.add(item, _score(rec[metric], path, lineno, metric),
                 subject if subject is not None else _group_of(rec.get("doc")), doc_hash)
         if buf.full():
             yield _finish(buf, model, task, label or metric)
-    note = _count_note(path, leaf, len(seen_items))
-    if len(buf) or note:
+    if repeated:
+        raise _pooled_twice(path, pool or task, res, repeated, len(seen_items))
+    if unnamed and len(filters) > 1 and want_filter is None and seen_items:
+        raise DataError(f"{path}: the lines name no filter (lm-eval before 0.4.7) and task {leaf!r} has "
+                        f"{len(filters)} filters ({', '.join(filters)}), one block of lines each; choose one with "
+                        f"`metric`='{metric},{filters[0]}'", param="metric")
+    if want_filter is not None and not seen_items and n_lines:
+        raise DataError(f"{path}: no line has filter {want_filter!r}; the task's filters: "
+                        f"{', '.join(filters) if filters else 'none named'}; choose one with `metric`", param="metric")
+    notes = [n for n in (_count_note(path, leaf, len(seen_items)), _limit_note(path, res, leaf, len(seen_items)))
+             if n is not None]
+    if unnamed and len(filters) > 1 and want_filter is not None:
+        notes.append(Note("lm_eval_filter_blocks", {"path": path, "task": leaf, "filter": want_filter,
+                                                    "filters": filters, "block": filters.index(want_filter) + 1}))
+    if len(buf) or notes:
         df = _finish(buf, model, task, label or metric) if len(buf) else _empty(model, task, label or metric)
-        if note:
-            df.attrs["notes"] = [note]
+        if notes:
+            df.attrs["notes"] = notes
         yield df
+
+
+def _pooled_twice(path: str, group: str, res: dict, repeated: list[tuple[str, str]], n: int) -> DataError:
+    """The refusal for a group whose subtasks share questions (one question counted once per subtask)."""
+    agg = (res.get("results") or {}).get(group) or {}
+    has_agg = isinstance(agg, dict) and any(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                            for v in agg.values())
+    reported = ("lm-eval's own aggregate for it is not a pooled mean of these items" if has_agg
+                else "lm-eval reports no aggregate for it")
+    members = _subtasks(res, group)
+    first = members[0] if members else group + "_<subtask>"
+    ex = ", ".join(f"{a} = {b}" for a, b in repeated[:2])
+    return DataError(
+        f"{path}: task {group!r} pools subtasks that share questions: {len(repeated)} of this file's {n} items "
+        f"repeat a question of another subtask ({ex}), so one question would count up to once per subtask; "
+        f"{reported}. Read one subtask, e.g. `task`='{first}'", param="task")
+
+
+def _limit_note(path: str, res: dict, task: str, n_read: int) -> Note | None:
+    """A note when the run was cut with ``--limit`` (``config.limit``) or scored fewer documents than the task
+    has (``n-samples``: ``effective`` < ``original``): the record ``lm_eval_limited``."""
+    if not n_read:
+        return None
+    limit = (res.get("config") or {}).get("limit") if isinstance(res.get("config"), dict) else None
+    ns = (res.get("n-samples") or {}).get(task)
+
+    def count(k: str) -> int | None:
+        v = ns.get(k) if isinstance(ns, dict) else None
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+    original, effective = count("original"), count("effective")
+    if original is not None and original <= n_read:
+        return None
+    # without --limit: a run that scored fewer documents than the task has (a samples file trimmed after the run
+    # is the sample-count note's)
+    if limit is None and not (original is not None and effective is not None and effective == n_read):
+        return None
+    lim = limit if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None
+    return Note("lm_eval_limited", {"path": path, "task": task, "n_samples": n_read, "original": original,
+                                    "limit": None if lim is None else (int(lim) if float(lim).is_integer() else lim)})
 
 
 def _count_note(path: str, task: str, n_read: int) -> Note | None:
@@ -262,11 +414,13 @@ class LmEvalReader:
     priority = 20
     description = "lm-evaluation-harness --log_samples output (samples_*.jsonl + results_*.json)"
     looks_for = "samples_*.jsonl files (run lm_eval with --log_samples)"
+    content_key = True   # samples carry doc_hash: `item`='doc_hash' pairs them by content
 
     def __init__(self) -> None:
         self._hashes: dict = {}
         self._pool: dict[str, str] = {}   # samples file -> the group it is pooled into (--task mmlu)
         self._members: dict[tuple[str, str], list[str]] = {}   # (results file, group) -> its leaf subtasks
+        self._questions: dict[tuple[str, str], str] = {}   # pooled subtasks: (model, question text) -> item
 
     def sniff(self, path: str) -> bool:
         if os.path.isdir(path):
@@ -347,4 +501,4 @@ class LmEvalReader:
                 self._pool[unit] = opts.task
             else:
                 raise DataError(f"{unit}: no task {opts.task!r}; available: {_task_of(unit)}")
-        yield from read_file(unit, opts, seen_hashes=self._hashes, pool=self._pool.get(unit))
+        yield from read_file(unit, opts, seen_hashes=self._hashes, pool=self._pool.get(unit), questions=self._questions)

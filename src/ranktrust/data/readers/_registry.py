@@ -53,7 +53,8 @@ __all__ = ["BUILTIN_READERS", "ENTRY_POINT_GROUP", "ReadOptions", "Reader", "Ski
 
 ENTRY_POINT_GROUP = "ranktrust.readers"
 #: the readers that ship with ranktrust (each the name of its module here, imported by ``_builtin``)
-BUILTIN_READERS = ("table", "lm_eval", "inspect", "helm", "lighteval", "swebench", "eee")
+BUILTIN_READERS = ("table", "lm_eval", "inspect", "helm", "lighteval", "swebench", "eee",
+                   "mtbench", "single_grade", "evalplus", "promptfoo")
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,9 @@ class ReadOptions:
     wide: bool | None = None  # None = auto-detect
     split: str | None = None  # HELM: the split to read (None = the one HELM reports, test)
     dataset: str | None = None  # SWE-bench: the dataset whose instance list is the denominator (lite, verified, full)
+    # the scores' range mapped onto [0, 1] (a largest score, or 'MIN,MAX'): applied where rows become results
+    # (the store's ingest; rt.read takes its own `scale`); readers yield the scores as the harness wrote them
+    scale: "float | str | tuple[float, float] | None" = None
 
 
 @dataclass(frozen=True)
@@ -170,10 +174,19 @@ def accepting(path: str) -> "Iterator[type]":
 
 
 def sniff(path: str) -> type:
-    """The reader class whose sniffer accepts ``path`` (highest priority first)."""
+    """The reader class whose sniffer accepts ``path`` (highest priority first).
+
+    A file that two harness readers accept is refused with both names (the table reader, which takes any
+    CSV/JSONL, is the fallback and never counts): the format is never guessed between two harnesses.
+    """
     if not os.path.exists(path):
         raise FormatError(f"{path}: no such file or directory")
-    for r in accepting(path):
+    found = list(accepting(path))
+    harness = [r.name for r in found if r.name != "table"]
+    if len(harness) > 1 and not os.path.isdir(path):
+        raise FormatError(f"{path}: the file looks like {' and '.join(harness)} logs at once; name its format with "
+                          "`format`", param="format")
+    for r in found:
         return r
     raise FormatError(
         f"{path}: could not tell the format; name it with `format` (one of "
@@ -206,6 +219,9 @@ def plan_units(rd: "Reader | type", path: str, opts: ReadOptions) -> UnitPlan:
     Raises DataError when a folder holds none of the reader's units.
     """
     reader: Reader = rd() if isinstance(rd, type) else rd
+    if opts.item_col == "doc_hash" and reader.name != "table" and not getattr(reader, "content_key", False):
+        raise DataError(f"{path}: {reader.name} logs carry no question content to pair items by; `item`='doc_hash' "
+                        "pairs lighteval and lm_eval items by content", param="item")
     if os.path.isdir(path):
         units = reader.units(path)
         if not units:

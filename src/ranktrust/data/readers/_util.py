@@ -15,7 +15,8 @@ from ...errors import DataError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["CHUNK_ROWS", "SEARCH_DEPTH", "RowBuffer", "did_you_mean", "iter_jsonl", "load_json", "n_of", "walk_files"]
+__all__ = ["CHUNK_ROWS", "SEARCH_DEPTH", "RowBuffer", "content_hash", "did_you_mean", "is_failure_metric", "iter_jsonl",
+           "load_json", "n_of", "user_path", "walk_files"]
 
 # How deep a folder is searched for a format's files, by the sniffer and by the reader alike: a
 # harness output folder (``benchmark_output/runs/<suite>/<run>/``,
@@ -158,3 +159,38 @@ class RowBuffer:
             df[k] = v
         self.cols = {c: [] for c in self.columns}
         return df
+
+
+# a metric whose name says it counts failures, errors or how often something happened (extract_fail,
+# idk_freq, parse_error_rate): never a default, whatever its place in the harness's list (issue 31)
+_FAILURE_WORDS = ("fail", "failed", "failure", "failures", "fails", "error", "errors", "err", "freq", "frequency",
+                  "invalid", "refusal", "refusals")
+
+
+def is_failure_metric(name: str) -> bool:
+    """Does the metric's name say failure, error or frequency (``extract_fail``, ``idk_freq``, ``error_rate``)?"""
+    import re
+
+    parts = [p for p in re.split(r"[^a-z0-9]+", str(name).lower()) if p]
+    return any(p in _FAILURE_WORDS for p in parts)
+
+
+def content_hash(*parts: Any) -> str:
+    """SHA-256 (hex) of ``parts`` as canonical JSON: the key that names a question by its content (its text, its
+    choices, its gold answer), as lm-eval's ``doc_hash`` does, so two runs' "same" item can be checked."""
+    import hashlib
+
+    text = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def user_path(path: str, given: str) -> str:
+    """``path`` (made absolute somewhere) as the user would write it: relative to the working folder when
+    ``given`` (what the user typed) was relative, else as it is."""
+    if os.path.isabs(given) or not os.path.isabs(path):
+        return path
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:   # another drive (Windows)
+        return path
+    return path if rel.startswith(".." + os.sep + ".." + os.sep) else rel

@@ -24,7 +24,9 @@ from ...errors import DataError, FormatError
 from ...results import Note, jsonable
 from .._canonical import (KEY, REQUIRED, duplicate_key, looks_like_percent, missing_columns, numeric_scores,
                           resolve_group_col, sql_invalid_row, sql_out_of_range)
+from .._canonical import check_scale
 from ..readers._registry import ReadOptions, Reader, open_reader, plan_units, sniff
+from ..readers._util import user_path
 from ._results import FileOutcome, IngestSummary
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -63,7 +65,7 @@ def _options_signature(opts: ReadOptions, reader_name: str) -> str:
     default = ReadOptions()
     parts = []
     for k in ("task", "metric", "model_name", "errors", "model_col", "item_col", "score_col", "group_col",
-              "run_col", "condition_col", "wide", "split", "dataset"):
+              "run_col", "condition_col", "wide", "split", "dataset", "scale"):
         v = getattr(opts, k)
         if v != getattr(default, k):
             parts.append(f"{k}={v}")
@@ -137,13 +139,15 @@ class IngestContext:
         sha, size = _fingerprint(deps)
         same = self.con.execute("SELECT path FROM files WHERE sha256 = ? AND options = ?", [sha, sig]).fetchall()
         prev = self.con.execute("SELECT sha256, rows, ingested_at FROM files WHERE path = ?", [apath]).fetchone()
+        shown = path + (f" [{sig}]" if sig else "")   # the path as the user gave it (relative stays relative)
         if prev is not None and prev[0] == sha:
-            return FileOutcome(apath, "skipped", reason="already ingested (same content)"), []
+            return FileOutcome(shown, "skipped", reason="already ingested (same content)"), []
         if prev is None and same:
-            return FileOutcome(apath, "skipped", reason=f"same content already ingested as {same[0][0]}"), []
+            return FileOutcome(shown, "skipped", reason=f"same content already ingested as "
+                                                        f"{user_path(same[0][0], path)}"), []
         if prev is not None and not replace:
             raise DataError(
-                f"{apath} changed since it was ingested on {prev[2]:%Y-%m-%d %H:%M} (SHA-256 {prev[0][:12]}… now "
+                f"{path} changed since it was ingested on {prev[2]:%Y-%m-%d %H:%M} (SHA-256 {prev[0][:12]}… now "
                 f"{sha[:12]}…); pass `replace`=True to replace its {prev[1]} rows, or ingest it under another path"
             )
         now = _now()
@@ -158,9 +162,9 @@ class IngestContext:
             if notes:   # the reader said why it gave no rows (a header-only inspect log skipped with errors='drop');
                 # a record (every sample errored and dropped) is worded by reporting/ among the notes
                 why = "; ".join(self.stg_skipped) or "the reader gave no rows; its notes say why"
-                return FileOutcome(apath, "skipped", reason=why), notes
+                return FileOutcome(shown, "skipped", reason=why), notes
             what = " and ".join(f"{k} {getattr(opts, k)!r}" for k in ("task", "metric") if getattr(opts, k))
-            return FileOutcome(apath, "skipped", reason=f"no rows for {what or 'this selection'}"), []
+            return FileOutcome(shown, "skipped", reason=f"no rows for {what or 'this selection'}"), []
         removed = 0
         if prev is not None:
             removed = int(con.execute("SELECT count(*) FROM results WHERE source_file = ?", [apath]).fetchone()[0])
@@ -171,19 +175,19 @@ class IngestContext:
                         "WHERE r.task = items.task AND r.item = items.item)", [apath])
             con.execute("DELETE FROM models WHERE NOT EXISTS (SELECT 1 FROM results r "
                         "WHERE r.task = models.task AND r.model = models.model)")
-        notes += self.number_inspect_runs(afile)   # nothing unless the chunks named their inspect log
-        rows = self.commit_stage(apath, now)
+        notes += self.number_inspect_runs(afile, path)   # nothing unless the chunks named their inspect log
+        rows = self.commit_stage(apath, now, path)
         if _stat(deps) != stat0:
-            raise DataError(f"{afile}: the file changed while it was being ingested; nothing was added, try again")
+            raise DataError(f"{path}: the file changed while it was being ingested; nothing was added, try again")
         con.execute("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [apath, afile, sig, sha, size, rows, rd.name, now])
         for n in notes:   # a sentence, or a record (results.Note) as its JSON: reporting/ words it when read back
             con.execute("INSERT INTO notes VALUES (?, ?)", [apath, n if isinstance(n, str) else json.dumps(
                 jsonable(n.to_dict()), sort_keys=True)])
         self.drop_stage()
         if prev is not None:
-            return FileOutcome(apath, "replaced", rows=rows, removed=removed,
+            return FileOutcome(shown, "replaced", rows=rows, removed=removed,
                                reason=f"content changed (SHA-256 {prev[0][:12]}… -> {sha[:12]}…)"), notes
-        return FileOutcome(apath, "added", rows=rows), notes
+        return FileOutcome(shown, "added", rows=rows), notes
 
     def drop_stage(self) -> None:
         if self.stg_kind is not None:
@@ -254,7 +258,7 @@ class IngestContext:
                 k = int(np.flatnonzero(nulls)[0])
                 where = f"line {chunk.index[k]}" if line_offset is not None else f"row {offset + k + 1}"
                 raise DataError(f"{path}: {where}: the {c!r} column is empty; every row needs a {c}")
-        score = numeric_scores(chunk, "score", path, line_offset) if n else np.zeros(0)
+        score = numeric_scores(chunk, "score", path, line_offset, opts.scale) if n else np.zeros(0)
         out = pd.DataFrame({
             "task": chunk["task"].astype(str).to_numpy() if "task" in cols else np.full(n, default_task, dtype=object),
             "model": chunk["model"].astype(str).to_numpy(),
@@ -296,8 +300,9 @@ class IngestContext:
         except Exception as exc:  # duckdb raises several types for a bad file
             raise FormatError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
         cols = [r[0] for r in desc]
-        if opts.wide or not (opts.model_col in cols and opts.item_col in cols and opts.score_col in cols):
-            return False
+        if opts.wide or opts.scale is not None or not (opts.model_col in cols and opts.item_col in cols
+                                                       and opts.score_col in cols):
+            return False   # a declared score range is mapped by the pandas path (numeric_scores)
         types = {r[0]: str(r[1]).upper() for r in desc}
         labels = {opts.model_col, opts.item_col, opts.run_col or "run", opts.condition_col or "condition", "task",
                   "metric", resolve_group_col(list(cols), opts.group_col, path)}
@@ -367,7 +372,7 @@ class IngestContext:
                         f"WHERE {ident(k)} IS NOT NULL").fetchall())
         return True
 
-    def number_inspect_runs(self, afile: str) -> list[Note]:
+    def number_inspect_runs(self, afile: str, shown: str | None = None) -> list[Note]:
         """Runs of a model from another inspect log are more runs: shift this log's epochs past them.
 
         inspect numbers each log's epochs from 1. The rows already in the store for a (task, model,
@@ -384,7 +389,8 @@ class IngestContext:
         if have is not None and have[0] != afile and con.execute(
                 "SELECT 1 FROM files WHERE file = ? LIMIT 1", [have[0]]).fetchone() is not None:
             raise DataError(
-                f"{afile}: this inspect log (eval_id {ident['id']}) is already in the store from {have[0]}: the same "
+                f"{shown or afile}: this inspect log (eval_id {ident['id']}) is already in the store from "
+                f"{user_path(have[0], shown or afile)}: the same "
                 "run logged twice (a .eval and its .json copy?); ingest only one of them"
             )
         con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, afile])
@@ -412,7 +418,7 @@ class IngestContext:
                                                           "last_run": int(hi)}))   # worded in reporting/
         return notes
 
-    def commit_stage(self, apath: str, now: _dt.datetime) -> int:
+    def commit_stage(self, apath: str, now: _dt.datetime, shown: str | None = None) -> int:
         """Validate ``_stg`` against itself and the store, then insert; returns rows added.
 
         ``_stg`` is a temporary table (readers that yield DataFrames) or a view over
@@ -420,6 +426,7 @@ class IngestContext:
         rows go into ``results`` with one ``INSERT ... SELECT`` at the end.
         """
         con = self.con
+        where = shown or apath   # messages name the file as the user gave it
         n = self.stg_rows
         if n is None:
             n = int(con.execute("SELECT count(*) FROM _stg").fetchone()[0])
@@ -463,7 +470,7 @@ class IngestContext:
             ).fetchone()
             if dup is not None:
                 rows = dup[6]
-                raise DataError(f"{apath}: " + duplicate_key((rows[0] + 1, rows[1] + 1), dict(zip(KEY, dup))))
+                raise DataError(f"{where}: " + duplicate_key((rows[0] + 1, rows[1] + 1), dict(zip(KEY, dup))))
         # rows that would duplicate rows already in the store: only possible for a (task, model)
         # the store already holds (the small ``models`` table); only then are rows joined
         if con.execute("SELECT 1 FROM _groups g JOIN models m USING (task, model) LIMIT 1").fetchone() is not None:
@@ -474,26 +481,26 @@ class IngestContext:
             ).fetchone()
             if clash is not None:
                 raise DataError(
-                    f"{apath}: model {clash[1]!r}, item {clash[2]!r}, run {clash[3]!r} (task {clash[0]!r}, metric "
-                    f"{clash[4]!r}) is already in the store from {clash[5]}; nothing was overwritten. Use "
+                    f"{where}: model {clash[1]!r}, item {clash[2]!r}, run {clash[3]!r} (task {clash[0]!r}, metric "
+                    f"{clash[4]!r}) is already in the store from {user_path(clash[5], where)}; nothing was overwritten. Use "
                     "`model_name` or `task` to store it under another name, or re-ingest that file with `replace`=True"
                 )
         # item metadata: one group and one doc_hash per item, consistent with the store
         bad = con.execute("SELECT task, item, grp, grp2 FROM _items WHERE grp <> grp2 LIMIT 1").fetchone()
         if bad is not None:
-            raise DataError(f"{apath}: item {bad[1]!r} (task {bad[0]!r}) is in group {bad[2]!r} and {bad[3]!r}; "
+            raise DataError(f"{where}: item {bad[1]!r} (task {bad[0]!r}) is in group {bad[2]!r} and {bad[3]!r}; "
                             "each item needs one group")
         bad = con.execute("SELECT task, item FROM _items WHERE doc_hash <> doc_hash2 LIMIT 1").fetchone()
         if bad is not None:
-            raise DataError(f"{apath}: item {bad[1]!r} (task {bad[0]!r}) has two different doc_hash values in this file")
+            raise DataError(f"{where}: item {bad[1]!r} (task {bad[0]!r}) has two different doc_hash values in this file")
         bad = con.execute(
             "SELECT n.task, n.item, n.doc_hash, i.doc_hash, i.source_file FROM _items n JOIN items i USING (task, item) "
             "WHERE n.doc_hash IS NOT NULL AND i.doc_hash IS NOT NULL AND n.doc_hash <> i.doc_hash LIMIT 1"
         ).fetchone()
         if bad is not None:
             raise DataError(
-                f"{apath}: item {bad[1]!r} of task {bad[0]!r} has doc_hash {bad[2][:12]}… but {bad[3][:12]}… in "
-                f"{bad[4]}: the logs were made from different versions of the dataset, so their items do not align"
+                f"{where}: item {bad[1]!r} of task {bad[0]!r} has doc_hash {bad[2][:12]}… but {bad[3][:12]}… in "
+                f"{user_path(bad[4], where)}: the logs were made from different versions of the dataset, so their items do not align"
             )
         bad = con.execute(
             "SELECT n.task, n.item, n.grp, i.\"group\", i.source_file FROM _items n JOIN items i USING (task, item) "
@@ -501,7 +508,7 @@ class IngestContext:
         ).fetchone()
         if bad is not None:
             raise DataError(
-                f"{apath}: item {bad[1]!r} of task {bad[0]!r} is in group {bad[2]!r} here but {bad[3]!r} in {bad[4]}; "
+                f"{where}: item {bad[1]!r} of task {bad[0]!r} is in group {bad[2]!r} here but {bad[3]!r} in {user_path(bad[4], where)}; "
                 "each item needs one group (name the group column with `group_col`, or `group_col`='' for none)"
             )
         con.execute(
@@ -582,6 +589,7 @@ class IngestMixin:
         if self.read_only:
             raise DataError(f"{self.path}: the store is open read-only; open it with `read_only`=False to ingest")
         opts = options or ReadOptions()
+        check_scale(opts.scale)   # a bad range is refused before anything is read
         progress = _validate.progress(progress)
         plist = [os.fspath(paths)] if isinstance(paths, (str, os.PathLike)) else [os.fspath(p) for p in paths]
         if not plist:
@@ -606,7 +614,7 @@ class IngestMixin:
             for u, rd, why in entries:
                 if why is not None:  # a file of another task / without the metric, found in a folder
                     ctx.seen.setdefault(why.option, set()).update(why.found)
-                    outcomes.append(FileOutcome(os.path.abspath(u), "skipped", reason=str(why)))
+                    outcomes.append(FileOutcome(u, "skipped", reason=str(why)))
                     continue
                 try:
                     out, file_notes = ctx.ingest_file(u, rd)

@@ -41,8 +41,11 @@ class QueryMixin:
         return values[0]
 
     def tasks(self) -> list[str]:
-        """Task names in the store."""
-        return [r[0] for r in self.con.execute("SELECT DISTINCT task FROM results ORDER BY task").fetchall()]
+        """Task names in the store; an empty store is a DataError (it holds nothing to analyse)."""
+        names = [r[0] for r in self.con.execute("SELECT DISTINCT task FROM results ORDER BY task").fetchall()]
+        if not names:
+            raise DataError(f"{self.path}: the store holds no results; add some with `Store.ingest`")
+        return names
 
     def matrix(
         self,
