@@ -316,3 +316,148 @@ def test_a_wilson_interval_exists_for_one_item():
     with pytest.warns(SmallSampleWarning, match="SE and CI are NaN"):
         c = rt.intervals(m, method="clt")
     assert np.isnan(c.ci_low[:2]).all()
+
+
+# ------------------------------------------------------------ clustered 0/1 intervals near 0 and 1 (issue 30 §4)
+def _beta_binomial(rng, R, G, per, p, rho):
+    codes = np.repeat(np.arange(G), per)
+    a, b = p * (1 - rho) / rho, (1 - p) * (1 - rho) / rho
+    return (rng.random((R, codes.size)) < rng.beta(a, b, (R, G))[:, codes]).astype(float), codes
+
+
+def test_clustered_binary_is_the_logit_interval_with_statsmodels_se():
+    # fewer than 10 clusters: expit(logit p -/+ t(G-1) SE / (p (1 - p))), the SE being statsmodels' cluster-robust
+    # SE with the small-sample factor (equal clusters: CR2 = CR1), as Stata's svy: proportion
+    import statsmodels.api as sm
+    from scipy.special import expit, logit
+
+    rng = np.random.default_rng(3)
+    x, codes = _beta_binomial(rng, 4, 6, 40, 0.15, 0.2)
+    r = score_ci(x, method="cluster", group_codes=codes)
+    for j in range(4):
+        fit = sm.OLS(x[j], np.ones((x.shape[1], 1))).fit(cov_type="cluster", cov_kwds={"groups": codes},
+                                                         use_correction=True, use_t=True)
+        p, se = float(fit.params[0]), float(fit.bse[0])
+        assert float(r.se[j]) == pytest.approx(se, rel=1e-10) and float(r.df[j]) == pytest.approx(5)
+        half = stats.t.ppf(0.975, 5) * se / (p * (1 - p))
+        assert (float(r.low[j]), float(r.high[j])) == pytest.approx((expit(logit(p) - half), expit(logit(p) + half)),
+                                                                    rel=1e-10)
+
+
+def test_clustered_binary_from_10_clusters_adds_halls_skewness_corrected_arm():
+    # 12 equal clusters: the hull of the logit interval and Hall's (1992) skewness-corrected t interval, here
+    # computed from its definition: g(T) = T + a T^2 + a^2 T^3 / 3 + b, a = gamma / (3 sqrt(G)), b = gamma / (6 sqrt(G)),
+    # gamma the (population) skewness of the cluster means (scipy), g^-1 by root finding (scipy)
+    from scipy.optimize import brentq
+    from scipy.special import expit, logit
+
+    x = np.zeros(12 * 20)
+    x[:9] = 1          # cluster 0: 9 of 20; clusters 1-3: 1 of 20; the rest 0 (skewed, as near 0)
+    x[[20, 40, 60]] = 1
+    codes = np.repeat(np.arange(12), 20)
+    r = score_ci(x, method="cluster", group_codes=codes)
+    p, se, t = x.mean(), float(r.se), stats.t.ppf(0.975, 11)
+    gam = stats.skew(x.reshape(12, 20).mean(1), bias=True)
+    a, b = gam / (3 * np.sqrt(12)), gam / (6 * np.sqrt(12))
+
+    def g_inv(c):
+        return brentq(lambda T: T + a * T**2 + a**2 * T**3 / 3 + b - c, -1e3, 1e3, xtol=1e-14)
+
+    hall = (p - g_inv(t) * se, p - g_inv(-t) * se)
+    half = t * se / (p * (1 - p))
+    lg = (expit(logit(p) - half), expit(logit(p) + half))
+    want = (min(lg[0], max(hall[0], 0.0)), max(lg[1], min(hall[1], 1.0)))
+    assert (float(r.low), float(r.high)) == pytest.approx(want, rel=1e-9)
+    assert hall[1] > lg[1]          # right skew near 0: the far arm is Hall's, longer than the logit one
+
+
+def test_clustered_binary_at_0_and_without_spread_counts_each_cluster_once():
+    codes = np.repeat(np.arange(4), 10)
+    t3 = stats.t.ppf(0.975, 3)
+    one = np.tile(np.r_[1.0, np.zeros(9)], 4)    # 10% in every cluster: clustered SE 0, Wilson with n_eff = G
+    r = score_ci(np.vstack([np.zeros(40), np.ones(40), one]), method="cluster", group_codes=codes)
+    w_lo, w_hi = (float(v) for v in _wilson(0.1, 4, t3))
+    assert r.low[0] == 0 and r.high[0] == pytest.approx(t3**2 / (4 + t3**2), rel=1e-12)
+    assert r.high[1] == 1 and r.low[1] == pytest.approx(4 / (4 + t3**2), rel=1e-12)
+    assert (r.low[2], r.high[2]) == pytest.approx((w_lo, w_hi), rel=1e-12)
+    # a design effect below 1 (clusters more alike than chance) is taken as 1: never narrower than iid Wilson-width
+    even = np.tile(np.r_[np.ones(3), np.zeros(7)], 4) + 0.0
+    even[:10] = np.r_[np.ones(4), np.zeros(6)]
+    even[10:20] = np.r_[np.ones(2), np.zeros(8)]
+    e = score_ci(even, method='cluster', group_codes=codes)
+    p = even.mean()
+    assert e.se < np.sqrt(p * (1 - p) / 40)
+    half = t3 * np.sqrt(p * (1 - p) / 40) / (p * (1 - p))
+    assert (float(e.low), float(e.high)) == pytest.approx((1 / (1 + np.exp(-(np.log(p / (1 - p)) - half))),
+                                                          1 / (1 + np.exp(-(np.log(p / (1 - p)) + half)))), rel=1e-12)
+
+
+def _wilson(p, n, z):
+    from statsmodels.stats.proportion import proportion_confint
+
+    # statsmodels' Wilson at level 1 - alpha with z = the t quantile: alpha = 2 (1 - Phi(z))
+    return proportion_confint(p * n, n, alpha=2 * stats.norm.sf(z), method="wilson")
+
+
+@st.composite
+def _clustered_binary(draw):
+    G = draw(st.integers(2, 14))
+    sizes = draw(st.lists(st.integers(1, 12), min_size=G, max_size=G))
+    codes = np.repeat(np.arange(G), sizes)
+    p = draw(st.sampled_from([0.01, 0.05, 0.3, 0.5, 0.9, 0.99]))
+    seed = draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    x = (rng.random(codes.size) < rng.beta(p * 3, (1 - p) * 3, G)[codes]).astype(float)
+    return x, codes
+
+
+@settings(max_examples=60, deadline=None)
+@given(_clustered_binary(), st.floats(0.5, 0.98))
+def test_clustered_binary_interval_properties(data, cl):
+    # inside [0, 1], contains the estimate, nested in the level, item order irrelevant
+    x, codes = data
+    a = score_ci(x, method="cluster", group_codes=codes, confidence_level=cl)
+    b = score_ci(x, method="cluster", group_codes=codes, confidence_level=min(cl + 0.01, 0.999))
+    assert 0 <= a.low <= a.score <= a.high <= 1
+    assert b.low <= a.low + 1e-12 and a.high <= b.high + 1e-12
+    perm = np.random.default_rng(0).permutation(x.size)
+    c = score_ci(x[perm], method="cluster", group_codes=codes[perm], confidence_level=cl)
+    np.testing.assert_allclose([c.low, c.high], [a.low, a.high], rtol=1e-9, atol=1e-12)
+
+
+def test_cluster_edge_note_and_warning():
+    from ranktrust.reporting import note_text
+    from ranktrust.stats._intervals import EDGE_MIN_CLUSTERS
+
+    rng = np.random.default_rng(5)
+    x, codes = _beta_binomial(rng, 1, 8, 50, 0.5, 0.1)
+    x = np.vstack([x, np.r_[np.ones(12), np.zeros(388)], np.r_[np.ones(390), np.zeros(10)]])
+    m = rt.ScoreMatrix.from_array(x, models=["mid", "low", "high"], groups=[f"g{c}" for c in codes])
+    with pytest.warns(SmallSampleWarning) as rec:
+        iv = rt.intervals(m, cluster=True)
+    edge = [str(w.message) for w in rec if "approximate" in str(w.message)]
+    assert len(edge) == 1 and edge[0].startswith("clustered SE from only 8 item groups, and models 'low', 'high' have")
+    (note,) = iv.notes
+    assert note.code == "cluster_edge" and note.data["models"] == ["low", "high"] and note.data["n_clusters"] == 8
+    assert iv.to_dict()["notes"] == [note.to_dict()]
+    text = note_text(note)
+    assert text.startswith("models 'low', 'high': the clustered 95% interval is approximate, a score of at most 10% "
+                           "or at least 90% from only 8 item groups (fewer than 40)")
+    assert "`cluster`=False" in text and "0.84" in text
+    # the cluster bootstrap says the same
+    with pytest.warns(SmallSampleWarning, match="approximate"):
+        b = rt.intervals(m, cluster=True, method="percentile", n_resamples=200)
+    assert [n.code for n in b.notes] == ["cluster_edge"]
+    # no note: mid-range only, unclustered, continuous scores, or enough groups
+    with pytest.warns(SmallSampleWarning, match="clustered SE from only 8") as rec:
+        assert rt.intervals(m.select(models=["mid"]), cluster=True).notes == ()
+    assert not any("approximate" in str(w.message) for w in rec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert rt.intervals(m).notes == ()
+        many = rt.ScoreMatrix.from_array(x, models=["mid", "low", "high"],
+                                         groups=[f"g{k % EDGE_MIN_CLUSTERS}" for k in range(400)])
+        assert rt.intervals(many, cluster=True).notes == ()
+    cont = rt.ScoreMatrix.from_array(np.clip(x * 0.9 + 0.05, 0, 1), groups=[f"g{c}" for c in codes])
+    with pytest.warns(SmallSampleWarning, match="clustered SE from only 8") as rec:
+        assert rt.intervals(cont, cluster=True).notes == ()

@@ -1,0 +1,116 @@
+"""Coverage of the clustered 0/1 interval near 0 and 1 with few clusters (issue 30 §4; audit 2026-12b defect 8).
+
+    .venv/bin/python bench/bench_cluster_edges.py                 # R = 1,000 per cell, about 1 minute
+    .venv/bin/python bench/bench_cluster_edges.py --R 1500        # the audit's size (c4_cr2.py)
+    .venv/bin/python bench/bench_cluster_edges.py --G 5,12 --p 0.02,0.5
+
+The audit's design (``c4_cr2.py``): n = 1,000 items in G equal clusters, each cluster's accuracy drawn from a
+Beta with mean p and intra-cluster correlation rho (beta-binomial), R data sets per cell, all R scored in one
+call as R "models" of one matrix. Each cell prints, beside the nominal 0.95, the coverage ± its Monte Carlo SE
+and the mean width of
+
+* ``before``: the 0.2 interval (Wilson with the effective sample size p(1-p)/SE_CR2^2 and the t quantile of the
+  CR2 df), re-implemented here from that release's formula;
+* ``now``: ``rt.intervals(m, method="cluster")`` (default ``cluster_correction="cr2"``): the logit-scale CR2
+  interval with the t quantile, joined from 10 clusters by Hall's skewness-corrected t;
+* ``KG``: the Korn-Graubard interval (Clopper-Pearson with n_eff = p(1-p)/SE^2 shrunk by (z/t_df)^2), a
+  reference that was not chosen (wider in the middle, no better at the edges).
+
+``!`` marks a cell more than 2 Monte Carlo SE below 0.93; ``warned`` is the share of data sets whose model gets
+the ``cluster_edge`` note (score at most 10% or at least 90% from fewer than 30 groups).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+import warnings
+
+import numpy as np
+from scipy import stats
+
+import ranktrust as rt
+from ranktrust._kernel import t_quantile, wilson_bounds
+from ranktrust.stats._intervals import EDGE_BAND, EDGE_MIN_CLUSTERS, cluster_sums, cluster_variance
+
+
+def before(x: np.ndarray, groups: np.ndarray, cl: float) -> tuple[np.ndarray, np.ndarray]:
+    """The previous default for 0/1 scores: Wilson with n_eff and t(df_CR2) (each cluster once at 0% / 100%)."""
+    mean, sums, counts, n = cluster_sums(x, groups)
+    var, df = cluster_variance(sums * sums, counts, n, "cr2")
+    n_cl = np.sum(counts > 0, axis=-1)
+    pq = mean * (1 - mean)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        neff = np.where((pq > 0) & (var > 0), pq / np.where(var > 0, var, 1.0), n_cl.astype(float))
+    return wilson_bounds(mean, np.minimum(neff, n), t_quantile(cl, df))
+
+
+def korn_graubard(x: np.ndarray, groups: np.ndarray, cl: float) -> tuple[np.ndarray, np.ndarray]:
+    """Korn and Graubard (1998): Clopper-Pearson at n* = n_eff (z/t_df)^2, x* = p n*."""
+    mean, sums, counts, n = cluster_sums(x, groups)
+    var, df = cluster_variance(sums * sums, counts, n, "cr2")
+    n_cl = np.sum(counts > 0, axis=-1)
+    pq = mean * (1 - mean)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        neff = np.where((pq > 0) & (var > 0), pq / np.where(var > 0, var, 1.0), n_cl.astype(float))
+    a = (1 - cl) / 2
+    ns = np.minimum(neff, n) * (stats.norm.ppf(1 - a) / t_quantile(cl, df)) ** 2
+    xs = mean * ns
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo = np.where(xs > 0, stats.beta.ppf(a, xs, ns - xs + 1), 0.0)
+        hi = np.where(ns - xs > 0, stats.beta.ppf(1 - a, xs + 1, ns - xs), 1.0)
+    return lo, hi
+
+
+def cell(G: int, rho: float, p: float, R: int, n: int, rng: np.random.Generator, cl: float) -> dict[str, float]:
+    groups = np.arange(n) % G
+    a, b = p * (1 - rho) / rho, (1 - p) * (1 - rho) / rho
+    x = (rng.random((R, n)) < rng.beta(a, b, (R, G))[:, groups]).astype(float)
+    m = rt.ScoreMatrix.from_array(x, groups=[str(g) for g in groups])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        iv = rt.intervals(m, method="cluster", confidence_level=cl)
+    out = {"none": float(np.mean((x.sum(1) == 0) | (x.sum(1) == n))),
+           "warned": float(np.mean((G < EDGE_MIN_CLUSTERS) & ((iv.score <= EDGE_BAND) | (iv.score >= 1 - EDGE_BAND))))}
+    for name, (lo, hi) in (("before", before(x, m.group_codes, cl)), ("now", (iv.ci_low, iv.ci_high)),
+                           ("KG", korn_graubard(x, m.group_codes, cl))):
+        out[name] = float(np.mean((lo <= p) & (p <= hi)))
+        out[name + "_w"] = float(np.nanmean(hi - lo))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--R", type=int, default=1000, help="data sets per cell (default 1,000)")
+    ap.add_argument("--n", type=int, default=1000, help="items per data set (default 1,000)")
+    ap.add_argument("--G", default="3,5,8,12,20,30", help="cluster counts")
+    ap.add_argument("--rho", default="0.1,0.3", help="intra-cluster correlations")
+    ap.add_argument("--p", default="0.02,0.05,0.5,0.95", help="true accuracies")
+    ap.add_argument("--seed", type=int, default=404)
+    args = ap.parse_args()
+    cl = 0.95
+    rng = np.random.default_rng(args.seed)
+    R = args.R
+    print(f"clustered 0/1 interval, n = {args.n}, R = {R} per cell, nominal {cl}; coverage ± MC SE (mean width)\n")
+    print("| G | rho | p | no success (or failure) | warned | before (0.2) | now (default) | KG (reference) |")
+    print("|--:|--:|--:|--:|--:|--:|--:|--:|")
+    t0 = time.perf_counter()
+    for G in (int(v) for v in args.G.split(",")):
+        for rho in (float(v) for v in args.rho.split(",")):
+            for p in (float(v) for v in args.p.split(",")):
+                c = cell(G, rho, p, R, args.n, rng, cl)
+
+                def show(k: str) -> str:
+                    q = c[k]
+                    se = math.sqrt(q * (1 - q) / R)
+                    flag = " !" if q < 0.93 - 2 * se else ""
+                    return f"{q:.3f} ± {se:.3f} ({c[k + '_w']:.3f}){flag}"
+
+                print(f"| {G} | {rho:g} | {p:g} | {c['none']:.2f} | {c['warned']:.2f} | {show('before')} | "
+                      f"{show('now')} | {show('KG')} |", flush=True)
+    print(f"\n{time.perf_counter() - t0:.0f} s; '!' = more than 2 MC SE below 0.93")
+
+
+if __name__ == "__main__":
+    main()
