@@ -397,11 +397,6 @@ NOTE_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
 
 
 def note_text(note: Any) -> str:
-    **_RESULT_WORDS,
-}
-
-
-def note_text(note: Any) -> str:
     """The sentence of one note: a :class:`~ranktrust.results.Note`, its JSON record, or (an older
     report's JSON) the sentence itself; an option is named in the API's words unless :func:`option_words`
     says otherwise (a JSON record's own ``"text"`` is kept as it is)."""
