@@ -1,10 +1,13 @@
 """``ranktrust watch``: what is decided now, what is still open, what to score next (anytime-valid).
 
-The analysis order is fixed before the data: ``--items FILE`` (declared items, a seeded order; N = their number)
-or ``--order arrival`` (append-only in the order items complete, persisted in a small state file so a re-read
-continues the same sequence; ``--n-items N`` declares the size). Without either the input is read once as it
-is: its items in the seeded order, the benchmark size not declared (``--follow`` and ``--scope benchmark`` are
-then refused).
+The analysis order is fixed before the data: ``--items FILE`` (declared items, a seeded order; N = their number),
+``--order dispatch --items FILE`` (the items in the order the harness sent them, each result held back until every
+item sent before it is complete) or ``--order arrival`` (append-only in the order items complete; valid only when
+completion order does not depend on the results). With ``--items`` or ``--order arrival`` the analysed items are
+kept in a small state file, so a re-read continues the same sequence and never analyses an item again with other
+scores (a later run of an analysed item is refused unless ``--n-runs`` declared it). Without either the input is
+read once as it is: its items in the seeded order, the benchmark size not declared (``--follow`` and ``--scope
+benchmark`` are then refused).
 
 With ``--replay N`` the input (a finished matrix) is replayed in N random item orders instead: how many items
 and cells each decision needed, and how often it contradicted the full-data answer."""
@@ -64,17 +67,24 @@ def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
               help="best (which models can be #1), topK such as top3, or ranks (every pair).")
 @click.option("--items", "items", default=None, type=click.Path(exists=True, dir_okay=False),
               help="The benchmark's items, one id per line, declared before the data: analysed in a seeded random "
-                   "order; their number is the benchmark size N.")
-@click.option("--order", type=click.Choice(["seeded", "arrival"]), default="seeded", show_default=True,
+                   "order (with --order dispatch: in the file's order, the order the harness sent them); their number "
+                   "is the benchmark size N.")
+@click.option("--order", type=click.Choice(["seeded", "dispatch", "arrival"]), default="seeded", show_default=True,
               help="seeded: the seeded order over --items (or, without --items, over the items read, size not "
-                   "declared); arrival: append-only in the order items complete in the input, kept in a state file "
-                   "(--state) so re-reads continue the sequence. Valid when that order does not depend on the results.")
+                   "declared); dispatch: the order of --items is the order the harness sent them, and each result "
+                   "waits until every item sent before it is complete (latency cannot change the order); arrival: "
+                   "in the order items complete, valid only when that order does not depend on the results (it does "
+                   "when wrong answers take longer: use dispatch).")
 @click.option("--n-items", type=click.IntRange(min=1), default=None,
-              help="The benchmark size N, declared (with --order arrival). Without a declared N the end-tuned bets and "
-                   "the final look are off and --scope benchmark is refused.")
+              help="The benchmark size N, declared (with --order arrival, or --order dispatch while the --items file "
+                   "is still growing). Without a declared N the end-tuned bets and the final look are off and --scope "
+                   "benchmark is refused.")
+@click.option("--n-runs", type=click.IntRange(min=1), default=None,
+              help="Runs (epochs) each item gets per model: an item enters the analysis once all its runs are in. "
+                   "Without it an item enters with the runs it has, and a later run of an analysed item is refused.")
 @click.option("--state", "state_file", default=None, type=click.Path(dir_okay=False),
-              help="With --order arrival: the state file holding the order (default: beside --out, else beside the "
-                   "first input or the store).")
+              help="With --items or --order arrival: the state file keeping the analysed items between reads "
+                   "(default: beside --out, else beside the --items file, else beside the first input or the store).")
 @click.option("--scope", type=click.Choice(["population", "benchmark"]), default="population", show_default=True,
               help="population: items are a sample (with replacement); benchmark: this finite benchmark of declared "
                    "size (without replacement, exact at the last item).")
@@ -108,7 +118,7 @@ def _expand(paths: tuple[str, ...]) -> tuple[str, ...]:
 @confidence_option
 @seed_option
 def command(paths: tuple[str, ...], target: str, items: str | None, order: str, n_items: int | None,
-            state_file: str | None, scope: str, method: str, rule: str, best_method: str,
+            n_runs: int | None, state_file: str | None, scope: str, method: str, rule: str, best_method: str,
             no_eliminate: bool, final_look: float, replay: int | None, budget: int, score_range: tuple[float, float],
             follow: float | None, html_out: str | None, max_wait: float, output_format: str | None, out: str,
             confidence: float,
@@ -135,6 +145,8 @@ def command(paths: tuple[str, ...], target: str, items: str | None, order: str, 
                          cluster=cluster_requested(kw), rng=seed, final_look=final_look)
         render(r, kind="watch-replay", fmt=fmt, out=out, seed=seed, input_hash=ihash, command=command_line())
         return
+    if order == "dispatch" and not items:
+        raise click.UsageError("--order dispatch needs --items FILE: the items in the order the harness sent them")
     declared = _read_items(items) if items else None
     if order == "seeded" and declared is None:
         if follow is not None:
@@ -149,18 +161,25 @@ def command(paths: tuple[str, ...], target: str, items: str | None, order: str, 
         raise click.UsageError("--scope benchmark needs the benchmark's size declared: pass --n-items N")
     state_path = None
     settings: dict[str, Any] = {}
-    if order == "arrival":
-        state_path = state_file or _default_state(paths, kw, out)
-        # every setting that changes the sequence of looks: a re-read must continue with the same ones
-        settings = {"--target": target, "--confidence": confidence, "--scope": scope, "--method": method,
-                    "--rule": rule, "--best-method": best_method, "--no-eliminate": no_eliminate,
-                    "--final-look": final_look, "--n-items": n_items, "--score-range": list(score_range),
-                    "--seed": seed, "--items": _digest(declared) if declared is not None else None}
+    if order == "arrival" or declared is not None:
+        state_path = state_file or _default_state(paths, kw, out, items)
+        _check_state_folder(state_path, given=state_file is not None)
+        # every setting that changes the sequence of looks: a re-read must continue with the same ones (the
+        # dispatch list may grow: the state keeps it and a re-read must extend it)
+        settings = {"--order": order, "--target": target, "--confidence": confidence, "--scope": scope,
+                    "--method": method, "--rule": rule, "--best-method": best_method, "--no-eliminate": no_eliminate,
+                    "--final-look": final_look, "--n-items": n_items, "--n-runs": n_runs,
+                    "--score-range": list(score_range), "--seed": seed,
+                    "--items": _digest(declared) if declared is not None and order != "dispatch" else None}
 
     def once(prev: Any = None) -> tuple[Any, str, Any]:
         """Read the input; with ``prev`` (a --follow re-read) add to the same Watch, so the sequence continues and
         a result that would revise an item already analysed is refused."""
         m, ihash = load_matrix(_expand(paths), kw)
+        # the dispatch list is read after the results: every item with a result was sent before this read
+        sent = _read_items(items) if order == "dispatch" and items else None
+        if sent is not None:
+            _check_sent(m, sent, items, n_items)
         if m.n_models < 2:
             if follow is not None:
                 return None, ihash, None   # a growing folder with one model so far: wait for more
@@ -172,36 +191,41 @@ def command(paths: tuple[str, ...], target: str, items: str | None, order: str, 
             if tuple(models) != prev.models:
                 raise DataError(f"the models changed while following ({', '.join(prev.models)} -> "
                                 f"{', '.join(models)}); the sequence cannot continue: start a new watch")
-            if order == "arrival":
-                _arrive_with_state(prev, m, state_path, settings)
+            if state_path is not None:
+                _continue_with_state(prev, m, state_path, settings, sent)
             else:
                 prev.update_matrix(m)
             return prev.status(next_budget=budget), ihash, prev
         common = dict(target=target, confidence_level=confidence, scope=scope, method=method, rule=rule,
                       eliminate=not no_eliminate, best_method=best_method, score_range=score_range, rng=seed,
-                      final_look=final_look)
+                      final_look=final_look, n_runs=n_runs)
+        if order in ("arrival", "dispatch") and cluster_requested(kw):
+            raise DataError(f"--cluster-by needs --items in the seeded order (a group enters once all its items are "
+                            f"scored, so its items must be declared); --order {order} analyses single items")
         if order == "arrival":
-            if cluster_requested(kw):
-                raise DataError("--cluster-by needs --items (a group enters once all its items are scored, so its "
-                                "items must be declared); --order arrival cannot say when a group is complete")
             w = Watch(models, declared, order="arrival", n_items=n_items, **common)  # type: ignore[arg-type]
-            _arrive_with_state(w, m, state_path, settings)
+        elif order == "dispatch":
+            w = Watch(models, sent, order="dispatch", n_items=n_items, **common)  # type: ignore[arg-type]
         else:
             wanted = declared if declared is not None else list(m.items)
             w = Watch(models, wanted, declared=declared is not None, n_items=n_items,  # type: ignore[arg-type]
                       cluster=cluster_requested(kw), groups=_groups(m, wanted) if cluster_requested(kw) else None,
                       **common)
+        if state_path is not None:
+            _continue_with_state(w, m, state_path, settings, sent)
+        else:
             w.update_matrix(m)
         return w.status(next_budget=budget), ihash, w
+
+    from ..reporting.renderers._watch import follow_line
+    from ._main import cli_words
 
     st, ihash, w = once()
     if follow is not None:
         t0 = time.monotonic()
         while (st is None or not st.done) and time.monotonic() - t0 < max_wait:
             if st is not None:
-                tot = f" of {st.items_total:,} declared" if st.items_total else ""
-                click.echo(f"watch: {st.items_seen:,}{tot} items analysed, {st.cells_scored:,} cells; "
-                           f"set: {', '.join(st.best_set)}", err=True)
+                click.echo(cli_words(follow_line(st.to_dict())), err=True)
             time.sleep(follow)
             st, ihash, w = once(w)
         if st is None:
@@ -251,17 +275,48 @@ def _groups(m: Any, items: list[str]) -> dict[str, str]:
     return g
 
 
-def _default_state(paths: tuple[str, ...], kw: dict[str, Any], out: str | None) -> str:
+def _default_state(paths: tuple[str, ...], kw: dict[str, Any], out: str | None, items: str | None = None) -> str:
+    """``--out``'s name + .watch-state; else the --items file's (the declared list names the sequence, so a re-read
+    of a renamed or re-exported source continues it); else the first input's or the store's."""
     import os
 
     if out and out != "-":
         return f"{out}.watch-state"
+    if items:
+        return f"{items}.watch-state"
     if kw.get("db"):
         return f"{kw['db']}.watch-state"
     if not paths:
         raise click.UsageError("--order arrival needs --state FILE here (no input path to put it beside)")
     p = paths[0]
     return os.path.join(p, ".watch-state") if os.path.isdir(p) else f"{p}.watch-state"
+
+
+def _check_state_folder(path: str, given: bool) -> None:
+    """QA D2: a state file in a folder that does not exist was a traceback; one line instead."""
+    import os
+
+    from ..errors import DataError
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        how = "create it first" + ("" if given else ", or pass --state FILE in a folder that exists")
+        raise DataError(f"--state {path}: the folder {folder} does not exist; {how}")
+
+
+def _check_sent(m: Any, sent: list[str], items: str, n_items: int | None) -> None:
+    """With --order dispatch every item with a result must have been sent (listed in the --items file), unless the
+    list is still growing (--n-items declared): then its results wait until it is listed."""
+    from ..errors import DataError
+
+    if n_items is not None:
+        return
+    listed = set(sent)
+    missing = [it for it in m.items if it not in listed]
+    if missing:
+        raise DataError(f"{items}: item {missing[0]!r} has results but is not in the dispatch list "
+                        f"({len(missing):,} such items); list every item when it is sent, or declare --n-items N if "
+                        "the list is still growing")
 
 
 def _item_values(col: Any) -> list[float | None]:
@@ -295,6 +350,10 @@ def _shown(flag: str, v: Any) -> str:
     return f"{flag} {v:g}" if isinstance(v, float) else f"{flag} {v}"
 
 
+#: settings a state file records since 0.3 (issue 30), and their value in the arrival-order files written before
+_ADDED_SETTINGS: dict[str, Any] = {"--order": "arrival", "--n-runs": None}
+
+
 def _check_settings(path: str, kept: Any, now: dict[str, Any]) -> None:
     """Refuse a re-read whose sequence-changing settings differ from those the state file was started with."""
     from ..errors import DataError
@@ -303,6 +362,8 @@ def _check_settings(path: str, kept: Any, now: dict[str, Any]) -> None:
         raise DataError(f"{path}: this state file does not record the settings its sequence was started with (an "
                         "earlier ranktrust); use a new --state file to start a new sequence")
     for flag, v in now.items():
+        if flag not in kept and flag in _ADDED_SETTINGS:    # a state file from before the flag was kept
+            kept = {**kept, flag: _ADDED_SETTINGS[flag]}
         if flag not in kept or kept[flag] != v:
             was = _shown(flag, kept.get(flag))
             raise DataError(f"{path}: this sequence was started with {was}, this run has {_shown(flag, v)}; a "
@@ -310,10 +371,15 @@ def _check_settings(path: str, kept: Any, now: dict[str, Any]) -> None:
                             "to start a new sequence")
 
 
-def _arrive_with_state(w: Any, m: Any, path: str, settings: dict[str, Any]) -> None:
-    """Feed ``m`` to an arrival-order Watch: first the items in the order the state file kept (each must still
-    be there with the same scores, and every setting that changes the sequence the same), then the new ones in
-    the input's order; write the order and the settings back."""
+def _continue_with_state(w: Any, m: Any, path: str, settings: dict[str, Any], sent: list[str] | None) -> None:
+    """Feed ``m`` to ``w`` as the continuation of the sequence the state file keeps, then write the state back.
+
+    Every item the state file says was analysed must still be in the input with the same scores and the same
+    number of runs per model (a second run, an epoch appended with another run id, is refused: it would analyse
+    the item again with another mean), and every setting that changes the sequence must be the same. With
+    ``--order dispatch`` the kept sending order must be the start of the --items file. Arrival order feeds the kept
+    items first, then the new ones in the input's order; a seeded or dispatch order is fixed, so the whole input
+    is fed and the kept items are analysed first, as before."""
     import json
     import os
 
@@ -328,15 +394,19 @@ def _arrive_with_state(w: Any, m: Any, path: str, settings: dict[str, Any]) -> N
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)    # a cell with no run: NaN, as intended
             scores = np.nanmean(m.data, axis=2)
+    runs = (~np.isnan(m.data)).sum(axis=2)
     models = sorted(m.models)
     rows = [m.models.index(x) for x in models]
     pos = {it: k for k, it in enumerate(m.items)}
     kept: list[str] = []
+    kept_sent: list[str] = []
     if os.path.exists(path):
         try:
             with open(path, encoding="utf-8") as fh:
                 st = json.load(fh)
             kept, digests = list(st["order"]), dict(st["digests"])
+            kept_runs = dict(st.get("runs") or {})
+            kept_sent = list(st.get("sent") or [])
             old_models = list(st["models"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise DataError(f"{path}: not a watch state file ({exc}); delete it to start a new sequence") from None
@@ -345,25 +415,64 @@ def _arrive_with_state(w: Any, m: Any, path: str, settings: dict[str, Any]) -> N
             raise DataError(f"{path}: the state was kept for models {', '.join(old_models)}, the input now has "
                             f"{', '.join(models)}; the sequence cannot continue (delete the state file to start a new "
                             "one)")
+        if sent is not None:
+            if sent[:len(kept_sent)] != kept_sent:
+                k = next(k for k, (a, b) in enumerate(zip(kept_sent, sent + [None] * len(kept_sent))) if a != b)
+                now = repr(sent[k]) if k < len(sent) else "nothing"
+                raise DataError(f"{path}: the dispatch list changed: place {k + 1:,} was {kept_sent[k]!r}, the --items "
+                                f"file now has {now} there; the sending order is append-only (delete the state file "
+                                "to start over)")
+            if settings.get("--n-items") is None and len(sent) != len(kept_sent):
+                raise DataError(f"{path}: the dispatch list grew from {len(kept_sent):,} to {len(sent):,} items; "
+                                "without --n-items the first list is the whole benchmark: declare --n-items N when "
+                                "the list grows as items are sent (and use a new --state file)")
         for k, it in enumerate(kept, 1):
             if it not in pos:
                 raise DataError(f"{path}: item {it!r} (place {k:,} of the kept order) is no longer in the input: the "
                                 "source shrank; the sequence cannot continue (delete the state file to start over)")
+            had = kept_runs.get(it)
+            now_runs = [int(x) for x in runs[rows, pos[it]]]
+            if had is not None:
+                grew = [j for j, (a, b) in enumerate(zip(had, now_runs)) if a is not None and a and b != a]
+                if grew:
+                    j = grew[0]
+                    raise DataError(f"{path}: item {it!r} (place {k:,} of the analysed order) was analysed with "
+                                    f"{had[j]} run(s) of {models[j]} and the input now has {now_runs[j]}: a later run "
+                                    "(epoch) cannot revise an analysed item. Declare the runs per item with --n-runs "
+                                    "(each item then waits for all its runs) and a new --state file, or leave the new "
+                                    "runs out")
             if not _same_item(digests[it], _item_values(scores[rows, pos[it]])):
                 raise DataError(f"{path}: item {it!r} (place {k:,} of the kept order) has changed scores since it was "
                                 "analysed; the sequence cannot continue (delete the state file to start over)")
-    fresh = [it for it in m.items if it not in set(kept)]
-    if kept:
-        w.update_matrix(m.select(items=kept))
-    if fresh:
-        w.update_matrix(m.select(items=fresh))
-    order = w.item_order()
-    payload = {"version": 2, "models": models, "seed": w.seed, "settings": settings, "order": order,
-               "digests": {it: _item_values(scores[rows, pos[it]]) for it in order}}
+    if sent is not None:
+        w.dispatch(sent)
+    if w.order == "arrival":
+        fresh = [it for it in m.items if it not in set(kept)]
+        if kept:
+            w.update_matrix(m.select(items=kept))
+        if fresh:
+            w.update_matrix(m.select(items=fresh))
+        order = w.item_order()
+    else:
+        w.update_matrix(m)
+        order = w.analysed_items()
+        if order[:len(kept)] != kept:     # cannot happen with unchanged scores and settings; never in silence
+            raise DataError(f"{path}: the analysed items no longer start with the kept ones; the sequence cannot "
+                            "continue (delete the state file to start over)")
+        order = order if len(order) >= len(kept) else kept
+    payload = {"version": 3, "models": models, "seed": w.seed, "settings": settings, "order": order,
+               "digests": {it: _item_values(scores[rows, pos[it]]) for it in order},
+               "runs": {it: [int(x) for x in runs[rows, pos[it]]] for it in order}}
+    if sent is not None:
+        payload["sent"] = list(sent)
     tmp = f"{path}.partial"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(payload, fh)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(payload, fh)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise DataError(f"{path}: cannot write the watch state ({exc.strerror}); pass --state FILE in a folder "
+                        "you can write to") from None
 
 
 for _p in command.params:   # the shared option's help describes report's clustering; say what it does here

@@ -187,6 +187,42 @@ _RESULT_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         + " scored (a trimmed or partial samples file?)"),
     "eee_aggregate_rows": lambda d: (f"{d['path']}: the aggregate {d['aggregate']} says {fmt.count(d['total_rows'])} "
                                      f"records but the file holds {fmt.count(d['n_records'])}"),
+    # MT-Bench single grading, single-grade judgment files and promptfoo results (data/readers/_mtbench.py, ...)
+    "mtbench_no_rating": lambda d: (
+        f"{d['path']}: {fmt.plural(d['n_lines'], 'judgment')} with no rating (score -1, FastChat's 'no rating': the "
+        f"judge wrote no [[rating]]) {_was(d['n_lines'])} left out, as FastChat's show_result leaves "
+        f"{'it' if d['n_lines'] == 1 else 'them'} out (" + ", ".join(f"{m} {fmt.count(n)}" for m, n in d["per_model"])
+        + "; line" + ("" if len(d["lines"]) == 1 else "s") + " " + ", ".join(map(fmt.count, d["lines"]))
+        + (" ..." if d["n_lines"] > len(d["lines"]) else "") + ")"
+        + (f"; {fmt.plural(d['n_items_left_out'], '(question, turn) item')} had no other judgment and "
+           f"{_is(d['n_items_left_out'])} missing" if d["n_items_left_out"] else "")),
+    "mtbench_judged_twice": lambda d: (
+        f"{d['path']}: model {d['model']!r} has {fmt.plural(d['n_items'], '(question, turn) item')} judged more than "
+        f"once ({fmt.count(d['n_judgments'])} judgments, e.g. {d['example']}); each item's score is the mean of its "
+        f"judgments, so {d['model']!r} scores {fmt.number(d['item_mean'], 4)} on the 1-10 scale over "
+        f"{fmt.count(d['n_items_total'])} items, where FastChat's show_result averages rows: "
+        f"{fmt.number(d['fastchat_mean'], 6)} over {fmt.count(d['fastchat_rows'])} rows ("
+        + "; ".join(f"turn {t}: {fmt.number(m, 6)} over {fmt.count(n)}" for t, m, n in d["fastchat_turns"]) + ")"),
+    "judge_no_score": lambda d: (
+        f"{d['path']}: {fmt.plural(d['n_lines'], 'judgment')} with no score (null: the judge wrote no [[rating]]) "
+        f"{_was(d['n_lines'])} left out (`errors`='drop'), as the bench's show_result.py leaves "
+        f"{'it' if d['n_lines'] == 1 else 'them'} out (" + ", ".join(f"{m} {fmt.count(n)}" for m, n in d["per_model"])
+        + "; line" + ("" if len(d["lines"]) == 1 else "s") + " " + ", ".join(map(fmt.count, d["lines"]))
+        + (" ..." if d["n_lines"] > len(d["lines"]) else "") + f"); {fmt.count(d['n_scored'])} scored lines read"),
+    "promptfoo_prompts": lambda d: (
+        f"{d['path']}: the file has {fmt.count(len(d['prompts']))} prompts, so each provider-and-prompt column is a "
+        "model '<provider> [prompt N]': " + "; ".join(f"prompt {k} = {lab!r}" for k, lab in d["prompts"])),
+    "promptfoo_errored": lambda d: (
+        f"{d['path']}: {fmt.plural(sum(n for _, n in d['per_model']), 'result')} errored in promptfoo and "
+        f"{_was(sum(n for _, n in d['per_model']))} "
+        + ("counted as failed (`errors`='wrong'), as promptfoo's pass rate counts them" if d["errors"] == "wrong"
+           else "left out (`errors`='drop')") + ": " + ", ".join(f"{m} {fmt.count(n)}" for m, n in d["per_model"])),
+    "promptfoo_count": lambda d: (
+        f"{d['path']}: promptfoo reports {fmt.count(d['reported'])} tests for {d['model']!r} but the file holds "
+        f"{fmt.count(d['n_results'])} results for it (a trimmed file?)"),
+    "promptfoo_tests_missing": lambda d: (
+        f"{d['path']}: the config lists {fmt.count(d['n_config'])} tests but the file holds results for "
+        f"{fmt.count(d['n_read'])} (a run cut short or filtered?); the scores are over the tests that ran"),
     # the notes that name the option to change what was read, in the API's words (```split`` chooses``): the
     # command line turns those into its flags (``--split``)
     "harness_skipped": lambda d: (
@@ -281,11 +317,39 @@ _RESULT_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         f"{d['source']}: skipped, "
         + ("every record is the baseline judged against itself (its own judgment file; no information on the "
            "ranking)" if d.get("why") == "baseline_against_itself" else
+           "a per-item score table (model, item, score), not battles: rank it with `rt.report`"
+           if d.get("why") == "per_item" else
            "not a battle file" if d.get("format") is None else f"a {d['format']} file, not the format asked")),
     "battles_columns_ignored": lambda d: f"{d['source']}: columns not read: {', '.join(map(str, d['columns']))}",
     "battles_style_missing": lambda d: (
         f"{d['source']}: {fmt.plural(d['rows'], 'battle')} {'has' if d['rows'] == 1 else 'have'} no style "
         "features (conv_metadata)"),
+    # rt.arena's own notes: what its intervals rest on
+    "arena_per_battle": lambda d: (
+        ("`cluster_by`=None: " if d["asked"] else "the battles have no prompt ids (no cluster, question_id, "
+                                                  "prompt_id or uid column): ")
+        + "each battle is taken as independent. If a prompt was judged more than once, or battles share prompts, "
+        "the intervals are too narrow and pairs are claimed too often (one verdict judged 3 times: a quarter of "
+        "boards with a false claim in docs/arena.md's test); give the prompt ids"
+        + ("" if d.get("duplicates") is None else
+           f". {fmt.count(d['duplicates'])} of the {fmt.count(d['battles'])} rows repeat an earlier row in every "
+           "column" + (" (with so few columns, identical battles cannot be told from copies)" if d["duplicates"]
+                       else ""))),
+    "arena_not_estimable": lambda d: (
+        ("model " if len(d["models"]) == 1 else "models ") + _names(d["models"])
+        + f": every {'battle' if d['unit'] == 'battles' else 'battle of the model'} is in one "
+        + ("prompt" if d["unit"] == "prompts" else "cluster")
+        + ", so the variance of the rating is not estimable: its interval is n/a and none of its pairs is claimed; "
+        "add battles on other prompts"),
+    "arena_few_clusters_model": lambda d: (
+        ("model " if len(d["models"]) == 1 else "models ")
+        + ", ".join(f"{m!r} ({fmt.count(n)} {d['unit']})" for m, n in zip(d["models"][:6], d["clusters"][:6]))
+        + (f" and {fmt.count(len(d['models']) - 6)} more" if len(d["models"]) > 6 else "")
+        + ": the interval rests on few "
+        + d["unit"]
+        + (" and uses a t reference with their effective number minus 1 degrees of freedom (small-cluster "
+           "correction, docs/arena.md); it is approximate there and wide by design" if d.get("df") is not None else
+           " and is approximate (no small-cluster correction: `cluster_correction`='cr2' gives one)")),
     "conditions_missing": lambda d: (
         f"{d['model']} has no rows for {d['by']}(s) {', '.join(d['missing'])}"
         + (f" and {fmt.count(d['n_missing'] - len(d['missing']))} more" if d["n_missing"] > len(d["missing"]) else "")
@@ -382,6 +446,12 @@ NOTE_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         "CI are NaN"),
     "similar_models": _similar,
     "misfit": _misfit,
+    "person_fit_sampled": lambda d: (
+        f"the person fit (lz*, ceilings, score z) used {fmt.count(d['items'])} of the {fmt.count(d['n_items'])} "
+        f"items, drawn at random (the matrix has {fmt.count(d['cells'])} cells, above "
+        f"{fmt.count(d['above_cells'])}): a healthy row's figures keep their distribution, a broken row's are about "
+        f"{fmt.number(d['factor'], 1)} times nearer 0 than on every item, so a subtle misfit can go unflagged. "
+        "`person_fit`='all' (in a report `quality`='all') uses every item, slower"),
     "cluster_edge": lambda d: (
         ("model " if len(d["models"]) == 1 else "models ") + ", ".join(map(repr, d["models"][:6]))
         + (f" and {fmt.count(len(d['models']) - 6)} more" if len(d["models"]) > 6 else "")
@@ -392,6 +462,37 @@ NOTE_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         f"no failure), so their spread and skew are poorly estimated and the interval can cover less than "
         f"stated (a 95% interval covered as little as {fmt.plain(d['coverage_low'])} in simulations, "
         "docs/statistics.md). More groups give a firm interval; `cluster`=False describes these groups only"),
+    "watch_arrival_latency": lambda d: (
+        "`order`='arrival' analyses items in the order their results complete: valid only when that order does not "
+        "depend on the results. It does when latency depends on correctness (a wrong answer that takes longer: "
+        "reasoning, retries, timeouts), and a true best model is then excluded far more often than the level says "
+        "(docs/watch.md). Use `order`='dispatch' with `items` listing the items in the order the harness sent them"),
+    # rt.suite (issue 34)
+    "suite_dropped_models": lambda d: (
+        f"{fmt.plural(d['n_models'], 'model')} without results on every task left out (`missing`='drop-model'): "
+        f"{_names(d['models'])}; {fmt.plural(d['n_kept'], 'model')} ranked"),
+    "suite_dropped_tasks": lambda d: (
+        f"{fmt.plural(d['n_tasks'], 'task')} without results for every model left out (`missing`='drop-task'): "
+        f"{_names(d['tasks'])}; {fmt.plural(d['n_kept'], 'task')} kept"),
+    "suite_missing_pairwise": lambda d: (
+        f"{fmt.count(d['n_missing'])} of {fmt.count(d['n_cells'])} (task, model) cells are missing; each model is "
+        "aggregated over its own tasks and the rank rules rank the models present on each task (`missing`="
+        "'pairwise'), so two models' aggregates may rest on different tasks"),
+    "suite_task_intersect": lambda d: (
+        f"task {d['task']!r}: `align`='intersect' dropped {fmt.count(d['total'])} (model, item) results; "
+        f"{fmt.plural(d['n_items'], 'item')} kept"),
+    "suite_one_task": lambda d: (
+        f"the suite has one task ({d['task']!r}): there is nothing to aggregate, and a new task's rank cannot be "
+        "predicted from one task (name the tasks with `task_col`)"),
+    "suite_unclustered_tasks": lambda d: (
+        f"{fmt.plural(d['n_tasks'], 'task')} without item groups resampled by item: {_names(d['tasks'])}"),
+    "suite_rank_rule_approximate": lambda d: (
+        f"the {d['rule']} rule is a step function of the task scores: its bootstrap is approximate where models "
+        "tie on a task, so its rank sets and separations are approximate; `rule`='mean' is a smooth aggregate "
+        "whose intervals the coverage simulation (bench/bench_suite_coverage.py) checks"),
+    "suite_rules_point_only": lambda d: (
+        f"with {fmt.count(d['n_models'])} models (over {fmt.count(d['limit'])}) the other rules are shown by their "
+        "top model only, not resampled (Copeland's resampling grows with the square of the models)"),
     **_RESULT_WORDS,
 }
 

@@ -27,7 +27,17 @@ inspect's protocol does not say which task a sample belongs to, so every task ne
 it first starts (its ``EvalSpec.model``, else its task name) and refuses a second, different one.
 
 Score the samples in ``w.position`` order (as above): the analysis reads items in that seeded random order,
-and results for later items wait until the earlier ones are in. Samples already running when a decision
+and results for later items wait until the earlier ones are in.
+
+The manager records the dispatch order: the order in which inspect admits samples (``schedule_sample`` is called
+when a sample gets its concurrency slot, before it runs; a sample's first admission by any task counts, so epochs
+and the other models' tasks keep its place). It is ``mgr.dispatch_order`` and the ``dispatch_order`` of each
+task's summary in the log. With ``Watch(models, order="dispatch", n_items=len(samples))`` the Watch analyses the
+items in that order, each result held back until every sample admitted before it is complete: a shuffled dataset
+(``shuffle=True``) then needs no ``w.position`` sort, and latency (a wrong answer that takes longer) cannot
+reorder the analysis, as it would with ``order="arrival"``. Every task must admit the samples in the same order
+(one dataset order for all tasks), so that the first admission of an item does not depend on any model's
+latency. Samples already running when a decision
 arrives still finish, so each task overshoots by about its sample concurrency: keep ``max_samples`` low
 (inspect's default adaptive concurrency grows large with a fast model). Each epoch is a run and an item's score
 is the mean of its runs. With ``epochs > 1`` the Watch's ``n_runs`` is set to the number of epochs, so an item
@@ -88,6 +98,7 @@ class _Shared:
         self.out: set[str] = set()
         self.done = False
         self.stopped: list[tuple[str, str, int]] = []
+        self.sent: dict[str, None] = {}    # sample ids in the order first admitted (the dispatch order)
 
     def refresh(self) -> None:
         self.done = self.watch.decided
@@ -114,6 +125,8 @@ class WatchStopping:
     ----------
     stopped : list of (model, sample id, epoch)
         Every sample this manager (all its views) stopped.
+    dispatch_order : list of str
+        Sample ids in the order inspect first admitted them (the order they were sent; see the module notes).
     """
 
     def __init__(self, watch: Watch, *, scorer: str | None = None, every: int = 1) -> None:
@@ -130,6 +143,11 @@ class WatchStopping:
     @property
     def stopped(self) -> list[tuple[str, str, int]]:
         return self._s.stopped
+
+    @property
+    def dispatch_order(self) -> list[str]:
+        """Sample ids in the order inspect first admitted them (any task, any epoch): the dispatch order."""
+        return list(self._s.sent)
 
     def for_model(self, model: str) -> "WatchStopping":
         """A manager for one task, bound to the Watch model ``model``, sharing this one's state."""
@@ -182,6 +200,11 @@ class WatchStopping:
             why = "decision certified" if s.done else "model left the target set"
             s.stopped.append((model, str(id), int(epoch)))
             return _early_stop(id, epoch, f"ranktrust Watch: {why}", {"model": model})
+        key = str(id)
+        if key not in s.sent:          # sent now, before its result exists: its place in the dispatch order
+            s.sent[key] = None
+            if s.watch.order == "dispatch":
+                s.watch.dispatch([key])
         return None
 
     async def complete_sample(self, id: str | int, epoch: int, scores: dict[str, Any]) -> None:
@@ -206,4 +229,5 @@ class WatchStopping:
         return {"model": self._model, "best_set": [str(m) for m in st.best_set],
                 "excluded": [{"model": str(d["model"]), "at_item": int(d["at_item"])} for d in st.excluded],
                 "items_seen": int(st.items_seen), "cells_scored": int(st.cells_scored), "done": bool(st.done),
-                "stopped_samples": mine, "stopped_samples_all_models": len(s.stopped)}
+                "stopped_samples": mine, "stopped_samples_all_models": len(s.stopped),
+                "order": st.order, "dispatch_order": list(s.sent)}

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..results import Result
+from ..results import Note, Result
 
 __all__ = ["WatchStatus", "item_keys", "parse_target"]
 
@@ -87,8 +87,10 @@ class WatchStatus(Result):
     target_decided : bool
         The target is certified (``done`` without it: the models left cannot be told apart).
     order : str
-        ``"seeded"`` (declared items in a seeded order) or ``"arrival"`` (append-only in the order items complete;
-        the guarantee rests on that order not depending on the results).
+        ``"seeded"`` (declared items in a seeded order), ``"dispatch"`` (items in the order the harness sent them,
+        each waiting for every item sent before it) or ``"arrival"`` (append-only in the order items complete;
+        the guarantee rests on that order not depending on the results, which latency that depends on
+        correctness breaks: see ``notes``).
     waiting_for : tuple of dict
         ``{"item", "position", "missing"}``: the next items of the order that block the analysis (position in the
         seeded order, None with arrival order) and the models in play they lack.
@@ -99,7 +101,11 @@ class WatchStatus(Result):
     unit : str
         ``"item"``, or ``"cluster"`` when whole item groups are the sampling unit.
     state_file : str or None
-        Where the arrival order is kept between reads (``ranktrust watch --order arrival``); None otherwise.
+        Where the analysed order is kept between reads (``ranktrust watch --order arrival`` or ``--items``); None
+        otherwise.
+    notes : tuple of Note
+        What the reader must know about the guarantee: ``watch_arrival_latency`` with ``order="arrival"``
+        (valid only when completion order does not depend on the results; ``order="dispatch"`` is the remedy).
     """
 
     target: str
@@ -131,6 +137,7 @@ class WatchStatus(Result):
     items_received: int = 0
     final_look: float = 0.0
     state_file: str | None = None
+    notes: tuple[Note, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -148,5 +155,5 @@ class WatchStatus(Result):
             "pairs": self.pairs, "seed": self.seed, "waiting_for": list(self.waiting_for), "unit": self.unit,
             "order": self.order, "target_decided": self.target_decided, "held_back": self.held_back,
             "items_received": self.items_received, "final_look": self.final_look,
-            "state_file": self.state_file,
+            "state_file": self.state_file, "notes": [n.to_dict() for n in self.notes],
         }

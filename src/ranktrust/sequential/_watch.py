@@ -7,9 +7,14 @@ the sequence to be append-only. Two ways, and only these:
   (each item's place comes from a hash of the seed and its label). ``next()`` proposes items in that order; a
   result that arrives out of it waits until the items before it are complete (``status().waiting_for`` says
   which), then enters.
+- *dispatch order* (``order="dispatch"``): ``items`` lists the items in the order the harness sent them (more can
+  be added with :meth:`Watch.dispatch`), and they are analysed in that order, each held back until every item sent
+  before it is complete. Completion times (latency) cannot change the order; the guarantee rests on the order the
+  harness sent the items in not depending on the results (a shuffled list is fine).
 - *arrival order* (``order="arrival"``): an item enters when it becomes complete (every model in play has its
   result, and all its runs with ``n_runs``), after every item that completed before it. The guarantee then rests
-  on that order not depending on the results.
+  on that order not depending on the results, and completion order does when latency depends on correctness
+  (every status carries the note ``watch_arrival_latency``; use ``order="dispatch"``).
 
 Each new complete item updates the e-processes in place (:class:`~ranktrust.sequential._engine.Engine`): nothing
 is re-run from the first item, and a certified statement is never withdrawn.
@@ -25,6 +30,7 @@ import numpy as np
 from .. import _validate
 from .._validate import SeedLike
 from ..errors import ArgumentError, DataError
+from ..results import Note
 from ._engine import Engine, EngineConfig, EngineResult
 from ._final import FINAL_LOOK
 from ._status import WatchStatus, _f, item_keys, parse_target
@@ -52,15 +58,20 @@ class Watch:
         The benchmark's items, declared before the data: they are analysed in a random order fixed by the seed
         (``next()`` proposes it), and their number is the benchmark size N. Either ``items`` or
         ``order="arrival"`` is required.
-    order : {"seeded", "arrival"}, optional
+    order : {"seeded", "dispatch", "arrival"}, optional
         ``"seeded"`` (the default with ``items``): the seeded random order over the declared items.
-        ``"arrival"``: items are analysed in the order they become complete, append-only; for harnesses that
-        shuffle their own items. The guarantee then rests on that order not depending on the results (a
-        harness running items sorted by subject or length voids it).
+        ``"dispatch"``: ``items`` are the items in the order the harness sent them (:meth:`dispatch` adds later
+        ones); they are analysed in that order, each result held back until every item sent before it is
+        complete, so completion times cannot change the order. Valid when the harness's sending order does not
+        depend on the results (a shuffled list is; one sorted by subject or length is not).
+        ``"arrival"``: items are analysed in the order they become complete, append-only. Valid only when that
+        completion order does not depend on the results: when a wrong answer takes longer (reasoning, retries,
+        timeouts) it does, and a true best model is excluded far more often than the level says (every status
+        says so); use ``"dispatch"``.
     n_items : int, optional
-        The benchmark size N, declared (with ``order="arrival"``; with ``items`` it is their number). Without a
-        declared N the end-tuned bets, the final look and unresolvable pairs are off, and ``scope="benchmark"``
-        is refused.
+        The benchmark size N, declared (with ``order="arrival"``, or ``"dispatch"`` when ``items`` is only the
+        start of the sending order; with ``items`` alone it is their number). Without a declared N the
+        end-tuned bets, the final look and unresolvable pairs are off, and ``scope="benchmark"`` is refused.
     target : str, default: ``"best"``
         ``"best"`` (which models can be #1), ``"topK"`` such as ``"top3"``, or ``"ranks"`` (every pair).
     confidence_level : float, default: ``0.95``
@@ -122,7 +133,7 @@ class Watch:
     """
 
     def __init__(self, models: Sequence[str], items: Sequence[str] | None = None, *,
-                 order: Literal["seeded", "arrival"] | None = None, n_items: int | None = None,
+                 order: Literal["seeded", "dispatch", "arrival"] | None = None, n_items: int | None = None,
                  target: str = "best", confidence_level: float = 0.95, scope: Scope = "population",
                  method: Literal["betting", "eb"] = "betting", rule: Literal["agrapa", "prpl"] = "agrapa",
                  eliminate: bool = True, best_method: Literal["portfolio", "pairs"] = "portfolio",
@@ -141,10 +152,13 @@ class Watch:
                                     "(analysed as results complete; valid when that order does not depend on the "
                                     "results)")
             order = "seeded"
-        _validate.choice(order, "order", ("seeded", "arrival"))
+        _validate.choice(order, "order", ("seeded", "dispatch", "arrival"))
         if order == "seeded" and items is None:
             raise ArgumentError("`order`='seeded' needs `items` (the declared benchmark items); without them pass "
-                                "`order`='arrival'")
+                                "`order`='dispatch' (items in the order the harness sent them) or `order`='arrival'")
+        if order == "dispatch" and cluster:
+            raise ArgumentError("`cluster`=True goes with declared `items` in the seeded order (a group enters once "
+                                "all its items are scored); `order`='dispatch' analyses single items", param="cluster")
         self.target, self.k = parse_target(target)
         self.target_label = "best" if self.target == "best" else (f"top{self.k}" if self.target == "top" else "ranks")
         if self.target == "top" and self.k >= len(models):
@@ -169,7 +183,7 @@ class Watch:
         self.final_look = _validate.probability(final_look, "final_look", high_open=True, hint=" (a share of alpha)")
         self.score_range = (float(lo), float(hi))
         self.seed = _validate.seed(rng)
-        self.fixed_items = items is not None
+        self.fixed_items = items is not None and (order != "dispatch" or n_items is None)
         self.n_runs = None if n_runs is None else _validate.count(n_runs, "n_runs")
         K = len(models)
         self._items: list[str] = []
@@ -181,7 +195,10 @@ class Watch:
             self._add_items([str(i) for i in items], check_unique=True)
         if n_items is not None:
             n_items = _validate.count(n_items, "n_items")
-            if items is not None and n_items != len(self._items):
+            if items is not None and order == "dispatch" and n_items < len(self._items):
+                raise ArgumentError(f"`n_items`={n_items:,} but {len(self._items):,} `items` were already sent; "
+                                    "declare the benchmark's size", param="n_items")
+            if items is not None and order != "dispatch" and n_items != len(self._items):
                 raise ArgumentError(f"`n_items`={n_items:,} but {len(self._items):,} `items` were given; give one or "
                                     "the other")
         self.cluster = _validate.cluster(cluster, groups)
@@ -209,7 +226,10 @@ class Watch:
             self._group_of = inv.astype(np.int64)
             self._members = [np.flatnonzero(self._group_of == g) for g in range(len(self._groups))]
         # the declared benchmark size (units: items, or groups with cluster=True); None: not declared
-        self.n_total: int | None = (self._n_units() if items is not None and declared else n_items)
+        if order == "dispatch":   # the sending order may be a prefix of the benchmark: its size is n_items
+            self.n_total: int | None = n_items if n_items is not None or items is None else len(self._items)
+        else:
+            self.n_total = self._n_units() if items is not None and declared else n_items
         if scope == "benchmark" and self.n_total is None:
             raise ArgumentError("`scope`='benchmark' needs the benchmark's size declared: pass `items` or "
                                 "`n_items` (the sequences sample it without replacement and must know N)",
@@ -218,8 +238,12 @@ class Watch:
         if order == "seeded":
             keys = item_keys(self._groups if self.cluster else self._items, self.seed)
             self._order: list[int] = [int(u) for u in np.argsort(keys, kind="stable")]
+        elif order == "dispatch":
+            self._order = list(range(len(self._items)))      # the items as the harness sent them
         else:
             self._order = []
+        # dispatch: each sent item's 0-based place in the sending order
+        self._sent: dict[int, int] = {u: k for k, u in enumerate(self._order)} if order == "dispatch" else {}
         self._pending: dict[int, None] = {}      # arrival: units with a result that have not entered the order
         self._placed_set: set[int] = set()       # arrival: units in the order
         self._place = np.zeros(0, dtype=np.int64)  # 1-based place of each analysed unit (see _place_of_units)
@@ -312,7 +336,8 @@ class Watch:
             k = int(np.argmax(late))
             raise DataError(f"model {self.models[mi[k]]!r}, item {self._items[ii[k]]!r} was already analysed with "
                             f"{int(self._cnt[mi[k], ii[k]])} run(s); run {run!r} cannot revise it (the sequence is "
-                            "append-only): give n_runs so an item waits for all its runs")
+                            "append-only): declare the runs per item (`n_runs`) so an item waits for all its runs",
+                            param="n_runs")
         a[mi, ii] = y
         self._sum[mi, ii] += y
         self._cnt[mi, ii] += 1
@@ -357,8 +382,12 @@ class Watch:
                 raise DataError(f"item {unknown[0]!r} is not one of the {len(self._items):,} items this Watch "
                                 "was given")
             if self.n_total is not None and len(self._items) + len(unknown) > self.n_total:
-                raise DataError(f"item {unknown[0]!r} would be item {len(self._items) + 1:,} of a benchmark declared "
-                                f"with n_items={self.n_total:,}; declare the right size")
+                # the first item that does not fit: the one after the declared size (QA D7 named the first new one)
+                first = unknown[self.n_total - len(self._items)]
+                total = len(self._items) + len(unknown)
+                raise DataError(f"item {first!r} would be item {self.n_total + 1:,} of a benchmark declared with "
+                                f"`n_items`={self.n_total}: {total:,} items have results, {total - self.n_total:,} "
+                                "more than declared; declare the right size", param="n_items")
             self._add_items(unknown)
         return np.fromiter((self._iidx[n] for n in names), dtype=np.int64, count=len(names))
 
@@ -484,12 +513,35 @@ class Watch:
             if (eng.in_play == ip).all():
                 return      # nothing left play, so nothing new became complete
 
+    def dispatch(self, items: Iterable[str]) -> "Watch":
+        """Record that the harness sent ``items``, in this order (``order="dispatch"``): each joins the analysis
+        order after every item sent before it, and its results wait until those are complete. An item sent again
+        (another epoch, a retry) keeps its first place. Call it when a sample is sent, before its result can be
+        known (an order chosen after seeing results voids the guarantee)."""
+        if self.order != "dispatch":
+            raise ArgumentError(f"`Watch.dispatch` records the sending order of `order`='dispatch'; this Watch has "
+                                f"`order`='{self.order}'", param="order")
+        names = [str(i) for i in items]
+        for i in self._item_index(names).tolist():
+            if i not in self._sent:
+                self._sent[i] = len(self._order)
+                self._order.append(i)
+        self._sync()
+        return self
+
     def position(self, item: str) -> int:
         """The item's place (0-based) in the analysis order: score items in increasing place (with
-        ``cluster=True`` the place of its group, so a group's items come together). Declared items only."""
+        ``cluster=True`` the place of its group, so a group's items come together). Declared items, or items
+        already sent with ``order="dispatch"``."""
+        if self.order == "dispatch":
+            i = self._iidx.get(str(item))
+            if i is None or i not in self._sent:
+                raise ArgumentError(f"item {item!r} has not been sent (`Watch.dispatch`); its place is the order in "
+                                    "which it is sent", param="item")
+            return self._sent[i]
         if self.order != "seeded":
-            raise ArgumentError("with `order`='arrival' an item has no place before it arrives; score in your own "
-                                "shuffled order", param="order")
+            raise ArgumentError("with `order`='arrival' an item has no place before it arrives; send items in a "
+                                "shuffled order and use `order`='dispatch'", param="order")
         i = self._iidx.get(str(item))
         if i is None:
             raise ArgumentError(f"item {item!r} is not one of the {len(self._items):,} declared items", param="item")
@@ -498,9 +550,17 @@ class Watch:
             self._rank[np.asarray(self._order, dtype=np.int64)] = np.arange(len(self._order))
         return int(self._rank[self._group_of[i] if self.cluster else i])
 
+    def analysed_items(self) -> list[str]:
+        """The items analysed so far, in the analysis order (with ``cluster=True`` each analysed group's items)."""
+        t = self._engine.t
+        if self.cluster:
+            return [self._items[i] for g in self._order[:t] for i in self._members[g]]
+        return [self._items[i] for i in self._order[:t]]
+
     def item_order(self) -> list[str]:
-        """The items in the analysis order (declared: the seeded order of all of them; arrival: those that have
-        entered so far). With ``cluster=True`` the groups in order, each group's items together."""
+        """The items in the analysis order (declared: the seeded order of all of them; dispatch: those sent so far,
+        in the order sent; arrival: those that have entered so far). With ``cluster=True`` the groups in order, each
+        group's items together."""
         if self.cluster:
             return [self._items[i] for g in self._order for i in self._members[g]]
         return [self._items[i] for i in self._order]
@@ -547,8 +607,8 @@ class Watch:
 
     def next(self, budget: int = 64) -> list[tuple[str, str]]:
         """Up to ``budget`` (model, item) cells to score next: with declared items the next items of the seeded
-        order, only for models still in play; with arrival order the missing cells of items already started;
-        nothing once the target is decided."""
+        order (dispatch: of the items sent), only for models still in play; with arrival order the missing cells of
+        items already started; nothing once the target is decided."""
         budget = _validate.count(budget, "budget", minimum=0)
         return self._next(budget)
 
@@ -591,22 +651,31 @@ class Watch:
             units = list(self._pending)
         else:
             units = self._order[eng.t:]
+        unsent: list[int] = []
+        if self.order == "dispatch":   # results for items not sent yet wait too (after everything sent)
+            unsent = [u for u in range(len(self._items)) if u not in self._sent]
         held = 0
         blocking: list[dict[str, Any]] = []
         if units:
             idx = np.asarray(units, dtype=np.int64)
             items = np.concatenate([self._members[u] for u in units]) if self.cluster else idx
             held = int((self._cnt[:, items] > 0).sum())
+        if unsent:
+            held += int((self._cnt[:, np.asarray(unsent, dtype=np.int64)] > 0).sum())
         if held == 0:
             return [], 0
         for k, u in enumerate(units):
             miss = self._missing([u], ip)
             if miss:
                 label = self._groups[u] if self.cluster else self._items[u]
-                blocking.append({"item": label, "position": (eng.t + k + 1) if self.order == "seeded" else None,
+                blocking.append({"item": label, "position": (eng.t + k + 1) if self.order != "arrival" else None,
                                  "missing": sorted({self.models[j] for j, _ in miss}, key=self._midx.get)})
             if len(blocking) >= limit:
                 break
+        if not blocking and unsent:
+            first = next((u for u in unsent if (self._cnt[:, u] > 0).any()), None)
+            if first is not None:
+                blocking.append({"item": self._items[first], "position": None, "missing": [], "sent": False})
         return blocking, held
 
     def status(self, *, next_budget: int = 64) -> WatchStatus:
@@ -669,6 +738,7 @@ class Watch:
             n_items=n_seen, waiting_for=tuple(waiting), unit="cluster" if self.cluster else "item",
             order=self.order, target_decided=target_decided, held_back=held,
             items_received=self._n_units(), final_look=float(e.final_look),
+            notes=(Note("watch_arrival_latency", {}),) if self.order == "arrival" else (),
         )
 
     def _cells(self, e: EngineResult, order: np.ndarray) -> int:

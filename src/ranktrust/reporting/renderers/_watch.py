@@ -48,7 +48,11 @@ def _order_caveat(d: dict[str, Any]) -> str:
     """What the guarantee rests on, from the status's order and declared size."""
     if d.get("order") == "arrival":
         return ("Order: as results completed (arrival); the guarantee rests on that order not depending on the "
-                "results (a harness running items sorted by subject or length voids it).")
+                "results (latency that depends on correctness, or items sorted by subject or length, void it).")
+    if d.get("order") == "dispatch":
+        return ("Order: as the harness sent the items (dispatch), each held back until every item sent before it is "
+                "complete, so latency cannot change it; the guarantee rests on the sending order not depending on "
+                "the results (a shuffled list is fine; one sorted by subject or length voids it).")
     if d.get("items_total"):
         return "Order: a seeded random order over the declared items (trying seeds for a wanted answer voids it)."
     return ("Order: a seeded order over the items read; the benchmark size is not declared (a re-read after more "
@@ -57,11 +61,42 @@ def _order_caveat(d: dict[str, Any]) -> str:
 
 
 def _state_line(d: dict[str, Any]) -> list[str]:
-    """Where ``--order arrival`` keeps the order between reads (the command wrote it there)."""
+    """Where the command keeps the analysed order between reads (it wrote it there)."""
     if not d.get("state_file"):
         return []
-    return [f"State: the arrival order is kept in {d['state_file']}; a re-run with the same settings continues this "
+    what = "arrival order is" if d.get("order") == "arrival" else "analysed items are"
+    return [f"State: the {what} kept in {d['state_file']}; a re-run with the same settings continues this "
             "sequence (a new state file starts a new one)."]
+
+
+def _note_lines(d: dict[str, Any]) -> list[str]:
+    """The status's notes (``watch_arrival_latency``), each as a warning line, in the reader's option words."""
+    from .._notes import note_text
+
+    return [f"Warning: {note_text(n)}." for n in d.get("notes") or []]
+
+
+def follow_line(d: dict[str, Any]) -> str:
+    """The one line ``--follow`` prints after each read: how far the analysis got and, when results wait, why
+    (QA D13: "0 of 600 declared items analysed" while 300 items had arrived, with no reason)."""
+    tot = f" of {d['items_total']:,} declared" if d.get("items_total") else ""
+    line = (f"watch: {d['items_seen']:,}{tot} items analysed, {d['cells_scored']:,} cells; "
+            f"set: {', '.join(d['best_set'])}")
+    w = d.get("waiting_for") or []
+    if w and d.get("held_back"):
+        first = w[0]
+        if first.get("position"):
+            where = f" (place {first['position']:,} in the {_ORDER_NAME.get(d.get('order'), 'seeded')} order)"
+        else:
+            where = ""
+        lacks = f", which lacks {', '.join(first['missing'])}" if first.get("missing") else ""
+        if first.get("sent") is False:
+            lacks = ", which has not been sent"
+        line += f"; {d['held_back']:,} results wait for item {first['item']}{where}{lacks}"
+    return line
+
+
+_ORDER_NAME = {"seeded": "seeded", "dispatch": "dispatch"}
 
 
 def _progress(d: dict[str, Any]) -> str:
@@ -99,6 +134,10 @@ def _nothing_next(d: dict[str, Any]) -> str:
     if d.get("order") == "arrival":
         more = f" ({left:,} of the declared items not analysed yet)" if left else ""
         return f"score next: any item not scored yet, in your own shuffled order{more}; arrival order does not choose items."
+    if d.get("order") == "dispatch":
+        more = f" ({left:,} of the declared items not sent yet)" if left else ""
+        return (f"score next: every item sent so far is analysed{more}; send more, in your own shuffled order, and "
+                "record them as sent.")
     if not d.get("items_total"):
         return ("score next: nothing proposed: every item read is analysed and the benchmark size is not declared "
                 "(declare the benchmark's items to have the next items proposed).")
@@ -112,12 +151,18 @@ def _waiting_lines(d: dict[str, Any], cli: bool = False) -> list[str]:
     if not w or not d.get("held_back"):
         return []
     first = w[0]
-    where = f" (place {first['position']:,} in the seeded order)" if first.get("position") else ""
+    name = _ORDER_NAME.get(d.get("order"), "seeded")
+    where = f" (place {first['position']:,} in the {name} order)" if first.get("position") else ""
     more = f"; then {', '.join(x['item'] for x in w[1:])}" if len(w) > 1 else ""
-    tail = (f"score in {_NEXT_ORDER[cli]} (the seeded order) to be analysed without waiting"
-            if d.get("order") == "seeded" else "an item enters once every model in play has it")
-    return [f"{d['held_back']:,} results wait for item {first['item']}{where}, which lacks "
-            f"{', '.join(first['missing'])}{more}; {tail}."]
+    if d.get("order") == "seeded":
+        tail = f"score in {_NEXT_ORDER[cli]} (the seeded order) to be analysed without waiting"
+    elif d.get("order") == "dispatch":
+        tail = "an item enters once every item sent before it is complete for every model in play"
+    else:
+        tail = "an item enters once every model in play has it"
+    lacks = ("which has not been recorded as sent" if first.get("sent") is False
+             else f"which lacks {', '.join(first['missing'])}")
+    return [f"{d['held_back']:,} results wait for item {first['item']}{where}, {lacks}{more}; {tail}."]
 
 
 # ---- status --------------------------------------------------------------------------------------------
@@ -160,6 +205,7 @@ def _status_text(d: dict[str, Any], cli: bool = False) -> list[Any]:
         out.append(Text(f"score next: {shown}{more}"))
     elif not d["done"]:
         out.append(Text(_nothing_next(d)))
+    out.extend(Text(x) for x in _note_lines(d))
     out.append(Text(_guarantee(d)))
     out.extend(Text(x) for x in _state_line(d))
     return out
@@ -182,6 +228,7 @@ def _status_md(d: dict[str, Any], cli: bool = False) -> str:
     lines += ["", *(_esc(x) for x in _waiting_lines(d, cli))] if _waiting_lines(d, cli) else []
     if d["next"]:
         lines += ["", "Score next: " + ", ".join(f"`{_esc(c['model'])}` @ `{_esc(c['item'])}`" for c in d["next"][:16])]
+    lines += [x for n in _note_lines(d) for x in ("", f"**{n}**")]    # our own words: its `code` stays code
     lines += ["", _guarantee(d)]
     lines += ["", *(_esc(x) for x in _state_line(d))] if _state_line(d) else []
     return "\n".join(lines) + "\n"
