@@ -49,3 +49,37 @@ def test_adapter_validation():
         ia.WatchStopping(w, every=0)
     with pytest.raises(ValueError, match="is not one of the Watch's models"):
         asyncio.run(ia.WatchStopping(w).start_task(SimpleNamespace(model="c"), [], 1))
+
+
+def test_the_manager_records_the_dispatch_order_and_feeds_a_dispatch_watch(monkeypatch):
+    """schedule_sample is inspect's admission of a sample (its concurrency slot, before it runs): the manager
+    records the first admission of each sample as the dispatch order, and a Watch(order='dispatch') analyses the
+    results in that order whatever order they complete in (here: reversed within blocks of 16 in flight)."""
+    monkeypatch.setattr(ia, "_early_stop", lambda id, epoch, reason, metadata: ("stop", id, reason))
+    rng = np.random.default_rng(5)
+    N = 600
+    sent = [f"s{i}" for i in rng.permutation(N)]              # a shuffled dataset: the order inspect admits
+    p = {"m/strong": 0.85, "m/weak": 0.45}
+    X = {m: (rng.random(N) < q).astype(float) for m, q in p.items()}
+    w = Watch(list(p), order="dispatch", n_items=N)
+    mgr = ia.WatchStopping(w)
+    views = {m: mgr.for_model(m) for m in p}
+
+    async def drive():
+        for m, v in views.items():
+            await v.start_task(SimpleNamespace(model=m), [], 1)
+        for b in range(0, N, 16):
+            block = sent[b:b + 16]
+            running = {m: [s for s in block if await views[m].schedule_sample(s, 1) is None] for m in p}
+            for m in p:
+                for s in reversed(running[m]):                # completes out of the sending order
+                    await views[m].complete_sample(s, 1, {"x": X[m][int(s[1:])]})
+        return await mgr.complete_task()
+
+    summary = asyncio.run(drive())
+    assert mgr.dispatch_order == summary["dispatch_order"] == sent[:len(mgr.dispatch_order)]
+    assert summary["order"] == "dispatch" and summary["best_set"] == ["m/strong"]
+    ref = Watch(list(p), sent, order="dispatch")               # the same results, completed in the sending order
+    for s in sent:
+        ref.update_many([(m, s, X[m][int(s[1:])]) for m in p])
+    assert w.status().excluded == ref.status().excluded and w.status().items_seen == ref.status().items_seen

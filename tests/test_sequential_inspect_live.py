@@ -57,7 +57,7 @@ def _tag_epoch():
     return tag_epoch()
 
 
-def _run(tmp_path, n: int, epochs: int, p: dict[str, float]):
+def _run(tmp_path, n: int, epochs: int, p: dict[str, float], dispatch: bool = False):
     from inspect_ai import Task, eval
     from inspect_ai.dataset import MemoryDataset, Sample
     from inspect_ai.model import get_model
@@ -65,8 +65,14 @@ def _run(tmp_path, n: int, epochs: int, p: dict[str, float]):
     from inspect_ai.solver import generate
 
     ids = [f"q{i:03d}" for i in range(n)]
-    w = Watch(list(p), ids, rng=0)
-    samples = sorted((Sample(id=i, input=f"question {i}", target="A") for i in ids), key=lambda s: w.position(s.id))
+    if dispatch:    # a dataset shuffled once, in its own order; the Watch analyses the order inspect admits samples
+        w = Watch(list(p), order="dispatch", n_items=n)
+        samples = [Sample(id=ids[i], input=f"question {ids[i]}", target="A")
+                   for i in np.random.default_rng(7).permutation(n)]
+    else:
+        w = Watch(list(p), ids, rng=0)
+        samples = sorted((Sample(id=i, input=f"question {i}", target="A") for i in ids),
+                         key=lambda s: w.position(s.id))
     mgr = WatchStopping(w)
     tasks = [Task(name=m.split("/")[1], dataset=MemoryDataset(samples), solver=[_tag_epoch(), generate()],
                   scorer=match(), model=get_model(m, custom_outputs=_answers(m, q)),
@@ -88,6 +94,9 @@ def _run(tmp_path, n: int, epochs: int, p: dict[str, float]):
         # every scored sample reached the Watch, as run = epoch
         fed = sum(int(np.isfinite(a[w.models.index(m)]).sum()) for a in w._runs.values())
         assert fed == len(lg.samples)
+        assert es.metadata["dispatch_order"] == mgr.dispatch_order[:len(es.metadata["dispatch_order"])]
+    if dispatch:    # every task admits in the dataset's order, so the first admissions are that order
+        assert mgr.dispatch_order == [s.id for s in samples][:len(mgr.dispatch_order)]
     return by, w
 
 
@@ -122,3 +131,14 @@ def test_live_eval_with_epochs_averages_runs(tmp_path):
     s_i = w.models.index(STRONG)
     both = np.isfinite(w._runs["1"][s_i]) & np.isfinite(w._runs["2"][s_i])
     assert both.sum() == ep[STRONG].count(2) and st.items_seen <= both.sum()
+
+
+def test_live_eval_in_dispatch_order(tmp_path):
+    """order='dispatch': the manager records the order inspect admits the samples of a shuffled dataset (the same
+    in every task), and the Watch analyses the results in that order, each waiting for the samples admitted
+    before it, however the four in flight complete."""
+    by, w = _run(tmp_path, 150, 1, {STRONG: 0.9, WEAK: 0.2}, dispatch=True)
+    st = w.status()
+    assert st.order == "dispatch" and st.done and st.best_set == (STRONG,)
+    assert w.analysed_items() == w.item_order()[:st.items_seen]
+    assert all(len(lg.samples) < 150 for lg in by.values())
