@@ -160,6 +160,11 @@ VOCABULARY: dict[str, str] = {
     "style": "arena: style control (True, or the feature names)",
     "weight_strong": "read_battles: weight of an Arena-Hard strong verdict (True = 3, as Arena-Hard; one row)",
     "prompt": "read_battles: the column of prompt ids (None = auto-detect, '' = none)",
+    # suite (issue 34)
+    "weights": "suite: task weights of the mean-based rules ({task: w} or a sequence)",
+    "normalise": "suite: 'random-baseline' rescales task scores above chance (Open LLM Leaderboard)",
+    "chance": "suite: each task's chance level (for normalise)",
+    "missing": "suite: a model without a task: 'error' | 'drop-model' | 'drop-task' | 'pairwise'",
 }
 
 #: old or foreign spellings -> the vocabulary's name

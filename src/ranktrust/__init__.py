@@ -79,6 +79,8 @@ _LAZY: dict[str, str] = {
     "json_schema": "ranktrust._schema",
     # the release gate (issue 25)
     "gate": "ranktrust.gating",   # the package is not named gate: it would shadow rt.gate
+    # suites (issue 34): ranking over many tasks; in ranking/ (no package named suite: it would shadow rt.suite)
+    "suite": "ranktrust.ranking._suite",
 }
 
 __all__ = [

@@ -77,6 +77,7 @@ COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
     "watch-replay": ("ranktrust.sequential._replay:ReplayResult", {}),
     "gate": ("ranktrust.gating:Gate", {"headline": str, "show_plan": bool}),
     "arena": ("ranktrust.preference._result:ArenaResult", {}),
+    "suite": ("ranktrust.ranking._suite:SuiteResult", {}),
 }
 
 #: modules whose layouts the report's layout names (its sections) beyond those of COMMANDS

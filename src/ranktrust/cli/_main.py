@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "watch": "watch",
     "gate": "gate",
     "arena": "arena",
+    "suite": "suite",
 }
 
 
