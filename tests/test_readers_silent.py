@@ -300,3 +300,34 @@ def test_cli_scale_range_and_ingest_creates_no_store_on_failure(tmp_path, capsys
     rt.Store("empty.duckdb").close()
     code, out, err = run_cli(capsys, "report", "--db", "empty.duckdb")
     assert code == 1 and "the store holds no results; add some with `ranktrust ingest FILES --db STORE`" in err
+
+
+def test_inspect_two_revisions_same_sample_ids_other_questions_are_refused(harness_logs, tmp_path):
+    """Two models' logs of one task whose sample ids match but whose inputs do not (a revised dataset)."""
+    new = harness_logs / "inspect_ai" / "0.3.285"
+    a = new / "2026-11-29T09-10-20-00-00_mcq-tiny_nVEZESByN9sM7H2pRSRG7z.json"      # mockllm/model
+    b = new / "2026-11-29T09-10-28-00-00_mcq-tiny_3gXNZS8ZBjdB8A8GKRtooo.json"      # mockllm/oracle-75
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(a, folder)
+    log = json.loads(b.read_text())
+    inputs = [s["input"] for s in log["samples"]]
+    for s, text in zip(log["samples"], inputs[1:] + inputs[:1]):   # each id now holds the next question
+        s["input"] = text
+    (folder / b.name).write_text(json.dumps(log))
+    with pytest.raises(DataError, match=r"oracle-75'\): 32 of its 32 samples of task 'mcq_tiny' hold another input"
+                                        r".*mockllm/model") as exc:
+        rt.read(str(folder))
+    assert exc.value.param == "item"
+    # the genuine pair (and the .eval and .json of every model, written by two inspect versions) is read as it was
+    m = rt.read(str(new), errors="drop", align="pairwise")
+    assert m.n_models == 4
+
+
+def test_eee_never_defaults_to_a_failure_metric():
+    from ranktrust.data.readers._eee import _choose_metric
+
+    assert _choose_metric(["parse_error_rate", "accuracy"], None, [], "f")[0] == "accuracy"
+    assert _choose_metric(["extract_fail", "acc"], None, ["extract_fail"], "f")[0] == "acc"
+    with pytest.raises(DataError, match="counts failures, errors or a frequency"):
+        _choose_metric(["extract_fail", "idk_freq"], None, [], "f")

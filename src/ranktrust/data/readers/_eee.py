@@ -30,7 +30,7 @@ from typing import Any, Iterator
 from ...errors import DataError
 from ...results import Note
 from ._registry import ReadOptions, Skip, register
-from ._util import iter_jsonl, walk_files
+from ._util import is_failure_metric, iter_jsonl, walk_files
 
 SAMPLES_SUFFIX = "_samples.jsonl"
 _KEYS = ("schema_version", "evaluation_id", "model_id", "sample_id", "evaluation")
@@ -97,7 +97,13 @@ def _choose_metric(ids: list[str], want: str | None, primary: list[str], path: s
     if want is None:
         if len(ids) == 1:
             return ids[0], None
-        chosen = next((p for p in primary if p in ids), ids[0])
+        # the aggregate's primary metric, else the file's first; never a failure, error or frequency count
+        ok = [i for i in ids if not is_failure_metric(i)]
+        if not ok:
+            raise DataError(f"{path}: every result of the file ({', '.join(ids)}) counts failures, errors or a "
+                            "frequency, not a score; choose one with `metric` if that is what you mean to rank",
+                            param="metric")
+        chosen = next((p for p in primary if p in ok), ok[0])
         return chosen, Note("eee_metric_chosen", {"path": path, "results": list(ids), "chosen": chosen})
     if want in ids:
         return want, None

@@ -37,7 +37,7 @@ from typing import Any, Iterator
 from ...errors import DataError, FormatError
 from ...results import Note
 from ._registry import ReadOptions, Skip, register
-from ._util import RowBuffer, load_json, walk_files
+from ._util import RowBuffer, content_hash, load_json, walk_files
 
 KNOWN_LOG_VERSIONS = (1, 2)
 _VALUE = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0, "yes": 1.0, "no": 0.0, "true": 1.0, "false": 0.0}
@@ -305,6 +305,54 @@ def _value(v: Any, key: str | None) -> float | None:
     return None
 
 
+_KEY_TEXT = 4096   # inspect's summaries cut texts at 5,120 characters: the content key reads the first 4,096
+
+
+def _key_text(v: Any, attachments: dict) -> Any:
+    if not isinstance(v, str):
+        return v
+    if v.startswith("attachment://"):
+        got = attachments.get(v[len("attachment://"):])
+        if not isinstance(got, str):
+            raise KeyError(v)
+        v = got
+    return v[:_KEY_TEXT]
+
+
+def content_key(s: dict) -> str | None:
+    """A sample's content key: its input (message roles and texts; other parts as inspect's summaries write them,
+    ``(Image)``) and target, each text cut to 4,096 characters, so a ``.eval`` log's summary and a full
+    sample give the same key. None when the sample holds no input (or one that cannot be resolved)."""
+    att = s.get("attachments") if isinstance(s.get("attachments"), dict) else {}
+    inp = s.get("input")
+    if inp is None:
+        return None
+    try:
+        if isinstance(inp, list):
+            msgs = []
+            for m in inp:
+                if not isinstance(m, dict):
+                    msgs.append(_key_text(str(m), att))
+                    continue
+                c = m.get("content")
+                if isinstance(c, list):
+                    c = [_key_text(p.get("text", ""), att) if isinstance(p, dict) and p.get("type") == "text" else
+                         f"({str(p.get('type', '')).capitalize()})" if isinstance(p, dict) else str(p) for p in c]
+                else:
+                    c = _key_text(c, att)
+                msgs.append([m.get("role"), c])
+            inp = msgs
+        else:
+            inp = _key_text(inp, att)
+        target = s.get("target")
+        target = [_key_text(t, att) for t in target] if isinstance(target, list) else _key_text(target, att)
+    except KeyError:
+        return None
+    # not the choices: inspect's summaries before 0.3.1xx leave them out, so they would tell one question apart
+    # from itself across versions
+    return content_hash(inp, target)
+
+
 def _group(meta: Any) -> str | None:
     if isinstance(meta, dict):
         for k in ("subject", "category", "group"):
@@ -329,7 +377,7 @@ def _samples_of_eval(z: _EvalZip) -> Iterator[dict]:
         yield z.json(n)
 
 
-def _read_one(path: str, opts: ReadOptions, in_folder: bool = False) -> Iterator:
+def _read_one(path: str, opts: ReadOptions, in_folder: bool = False, seen: dict | None = None) -> Iterator:
     z = None
     if path.endswith(".eval"):
         z = _EvalZip(path)
@@ -365,7 +413,9 @@ def _read_one(path: str, opts: ReadOptions, in_folder: bool = False) -> Iterator
         log_id = str(ev.get("eval_id") or ev.get("run_id") or os.path.abspath(path))
         ident = {"id": log_id, "path": path}
         scorer, key, label = _choose_scorer(log, opts, path)
-        buf = RowBuffer(("item", "run", "score", "group"))
+        buf = RowBuffer(("item", "run", "score", "group", "doc_hash"))
+        differ: list[tuple[str, str, str]] = []   # (sample, other file, other model): same id, another question
+        keyed: dict[str, str | None] = {}
         errored: list[str] = []
         unscored: list[str] = []
         n = 0
@@ -374,12 +424,19 @@ def _read_one(path: str, opts: ReadOptions, in_folder: bool = False) -> Iterator
             n += 1
             sid = str(s.get("id"))
             ids.add(sid)
+            if sid not in keyed:
+                h = keyed[sid] = content_key(s)
+                if h is not None and seen is not None:
+                    prev = seen.setdefault((task, sid), (h, path, str(model)))
+                    if prev[0] != h and prev[1] != path:
+                        differ.append((sid, prev[1], prev[2]))
+            dh = keyed[sid]
             epoch = str(s.get("epoch", 1))
             err = s.get("error")
             if err:
                 errored.append(f"{sid} (epoch {epoch})")
                 if opts.errors == "wrong":
-                    buf.add(sid, epoch, 0.0, _group(s.get("metadata")))
+                    buf.add(sid, epoch, 0.0, _group(s.get("metadata")), dh)
                 continue
             scores = s.get("scores") or {}
             if not scores:
@@ -421,9 +478,17 @@ def _read_one(path: str, opts: ReadOptions, in_folder: bool = False) -> Iterator
             if val != val:   # NaN: inspect's "unscored" value, left out of its metrics too
                 unscored.append(f"{sid} (epoch {epoch})")
                 continue
-            buf.add(sid, epoch, val, _group(s.get("metadata")))
+            buf.add(sid, epoch, val, _group(s.get("metadata")), dh)
             if buf.full():
                 yield _finish(buf, model, task, label, [], ident)
+        if differ:
+            other, other_model = differ[0][1], differ[0][2]
+            n_other = sum(1 for d in differ if d[1] == other)
+            raise DataError(
+                f"{path} (model {model!r}): {n_other} of its {len(ids)} samples of task {task!r} hold another input, "
+                f"target or choices than the same sample id in {other} (model {other_model!r}), e.g. sample "
+                f"{', '.join(d[0] for d in differ[:3])}: the logs ran different versions of the dataset, so pairing "
+                "them by id would compare different questions; read them separately", param="item")
         if errored:
             if opts.errors not in ("wrong", "drop"):
                 raise DataError(
@@ -493,6 +558,8 @@ def _finish(buf: RowBuffer, model: str, task: str, label: str, notes: list[Note]
         df = pd.DataFrame({c: [] for c in ("item", "run", "score", "model", "task", "metric")})
     if "group" in df.columns and df["group"].isna().all():
         df = df.drop(columns=["group"])
+    if "doc_hash" in df.columns and df["doc_hash"].isna().all():
+        df = df.drop(columns=["doc_hash"])
     df.attrs["line_numbers"] = False
     df.attrs["notes"] = notes
     df.attrs["inspect_log"] = dict(ident)  # the store numbers runs across logs with it
@@ -592,6 +659,7 @@ class InspectReader:
     def __init__(self) -> None:
         self._in_folder: set[str] = set()   # units found in a folder (a header-only one may be skipped)
         self._index: list[Note] = []        # log indexes (logs.json) found in a folder, said once
+        self._keys: dict = {}               # (task, sample id) -> (content key, file, model) of the logs read
 
     def skip(self, unit: str, opts: ReadOptions) -> Skip | None:
         """A log of another task than ``opts.task`` (read from its header, not its samples), so that its notes
@@ -612,7 +680,7 @@ class InspectReader:
 
     def read(self, unit: str, opts: ReadOptions) -> Iterator:
         said, self._index = self._index, []
-        for k, df in enumerate(_read_one(unit, opts, unit in self._in_folder)):
+        for k, df in enumerate(_read_one(unit, opts, unit in self._in_folder, self._keys)):
             if k == 0 and said:
                 df.attrs["notes"] = said + list(df.attrs.get("notes", ()))
             yield df
