@@ -5,7 +5,9 @@ inputs of ``tests/_report_inputs.py`` (7 models with missing cells, ``--align pa
 with continuous scores, ``--microbench``), written by the code of commit f48f0ba, except the micro-benchmark's
 22 changed IRT rows of ``continuous.json``, re-made after the 2PL fit was made to converge (CHANGELOG "Speed and
 progress (issue 21)": the old L-BFGS stopped at ftol, so those rows followed the CPU's rounding; now they are the
-same under NPY_DISABLE_CPU_FEATURES=X86_V3 OPENBLAS_CORETYPE=Prescott and compared like the rest). Every key and every value
+same under NPY_DISABLE_CPU_FEATURES=X86_V3 OPENBLAS_CORETYPE=Prescott and compared like the rest), and the pair-derived
+keys of ``continuous.json`` (pairs, pair_matrix, headline, rank sets, tiers), re-made when continuous scores moved
+from the paired t to the finite-sample betting interval (issue 30 §1; nothing else changed). Every key and every value
 must match: integers, strings, booleans and nulls exactly; floats within a few ulps (the same numbers may come
 from a reordered sum after a refactor; a real change is many orders of magnitude larger). ``meta.version``,
 ``meta.created`` and ``meta.command`` (the temporary path) are left out. Changes to the JSON go to the

@@ -213,8 +213,10 @@ def all_pairs_blocked(
     Returns
     -------
     PairTable
-        Identical to ``all_pairs(m, pairs=..., adjust=..., ...)`` for 0/1 scores; equal up
-        to float rounding for continuous scores.
+        Identical to ``all_pairs(m, pairs=..., adjust=..., ...)`` for 0/1 scores; for continuous
+        scores equal up to float rounding to ``all_pairs(..., method="t")``: the asymptotic paired t,
+        since the finite-sample betting interval ``all_pairs`` gives continuous scores by default reads
+        every item in order and has no block sums.
 
     Notes
     -----
