@@ -331,3 +331,16 @@ def test_eee_never_defaults_to_a_failure_metric():
     assert _choose_metric(["extract_fail", "acc"], None, ["extract_fail"], "f")[0] == "acc"
     with pytest.raises(DataError, match="counts failures, errors or a frequency"):
         _choose_metric(["extract_fail", "idk_freq"], None, [], "f")
+
+
+def test_inspect_dict_scorer_refusal_lists_only_keys_metric_accepts():
+    """scicode-bench's log (0.3.69): results.scores lists the scorer itself (its ratio metric) and one key,
+    'Problem Correctness'; the samples' dicts have three keys. The hint names only the key `metric` accepts."""
+    from ranktrust.data.readers._inspect import _accepted_keys
+
+    log = {"results": {"scores": [
+        {"name": "scicode_scorer", "scorer": "scicode_scorer", "metrics": {"sub_problem_correctness": {}}},
+        {"name": "Problem Correctness", "scorer": "scicode_scorer", "metrics": {"mean": {}}}]}}
+    keys = ["Problem Correctness", "Total Correct", "Total Steps"]
+    assert _accepted_keys(log, "scicode_scorer", keys) == ["Problem Correctness"]
+    assert _accepted_keys({"eval": {}}, "scicode_scorer", keys) == keys   # no results.scores: each key is checked
