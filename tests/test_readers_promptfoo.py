@@ -36,8 +36,9 @@ def promptfoo_columns(path: Path) -> dict[str, dict]:
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
 def test_every_column_equals_promptfoos_pass_rate_and_score(path):
     cols = promptfoo_columns(path)
-    passed = rt.read_long(str(path))
-    scored = rt.read_long(str(path), options=ReadOptions(metric="score"))
+    # errors counted as failed: promptfoo's own pass rate (no effect on the files without errored results)
+    passed = rt.read_long(str(path), options=ReadOptions(errors="wrong"))
+    scored = rt.read_long(str(path), options=ReadOptions(metric="score", errors="wrong"))
     assert set(passed.model) == set(cols)
     for model, c in cols.items():
         assert (passed.model == model).sum() == c["n"]
@@ -70,6 +71,24 @@ def test_a_run_of_fewer_tests_than_the_config_lists_is_noted():
 def test_unknown_named_score_lists_the_choices():
     with pytest.raises(DataError, match=r"no named score 'Tone2'; `metric` is pass .* \(Correctness, Performance"):
         rt.read_long(str(DATA / "french_greeting_output.json"), options=ReadOptions(metric="Tone2"))
+
+
+def test_genuine_errored_results_follow_errors():
+    """gemini-2.5-pro's 5 results all errored (MAX_TOKENS): refused by default, 0 of 5 with errors='wrong' (promptfoo's
+    own pass rate: testErrorCount 5), left out with a note with errors='drop'."""
+    p = DATA / "political_bias_final_results.json"
+    with pytest.raises(DataError, match=r"result 4 \(test 2, google:gemini-2.5-pro\) errored in promptfoo \(Error: No "
+                                        r"output found"):
+        rt.read_long(str(p))
+    wrong = rt.read_long(str(p), options=ReadOptions(errors="wrong"))
+    assert wrong.groupby("model").score.agg(["mean", "count"]).to_dict("index") == {
+        "google:gemini-2.5-pro": {"mean": 0.0, "count": 5}, "xai:grok-4": {"mean": 1.0, "count": 5}}
+    dropped = rt.read_long(str(p), options=ReadOptions(errors="drop"))
+    assert dropped.model.unique().tolist() == ["xai:grok-4"]
+    (n,) = [x for x in dropped.attrs["notes"] if x.code == "promptfoo_errored"]
+    assert n.data["per_model"] == [["google:gemini-2.5-pro", 5]]
+    assert "5 results errored in promptfoo and were left out" in note_text(n)
+    assert not [x for x in dropped.attrs["notes"] if x.code == "promptfoo_count"]   # the counts agree with promptfoo's
 
 
 def _errored_copy(tmp_path: Path) -> Path:
@@ -115,7 +134,7 @@ def test_several_prompts_make_one_model_per_column(tmp_path):
 
 def test_two_files_with_different_tests_under_one_index_refused():
     with pytest.raises(DataError, match=r"test 0 has other vars than test 0 of .*the two files ran different tests"):
-        rt.read_long(str(DATA))
+        rt.read_long(str(DATA), options=ReadOptions(errors="wrong"))
 
 
 def test_other_versions_and_exports_are_not_read(tmp_path):
