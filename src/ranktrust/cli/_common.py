@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import io
+import os
 import shlex
+import stat
 import sys
 from typing import Any, Callable, Iterator
 
@@ -80,8 +83,90 @@ def input_options(fn: Callable) -> Callable:
 OUTPUT_FORMATS = ("text", "md", "json", "html", "csv")
 
 
+class _PipeEnd(io.RawIOBase):
+    """The write end of a standard stream that is a pipe: once its reader has gone (``| head -1`` read enough,
+    EPIPE), everything still written is dropped (the file descriptor is pointed at the null device), so the
+    command runs on to its own exit code (0, or the gate's 3) instead of click's 1 for a broken pipe: the code
+    of bad input (newcomer QA D17)."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, b: Any) -> int:
+        try:
+            return os.write(self._fd, b)
+        except BrokenPipeError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, self._fd)
+            finally:
+                os.close(null)
+            return len(memoryview(b))
+
+    def close(self) -> None:           # the descriptor belongs to the process, not to this wrapper
+        if not self.closed:
+            with contextlib.suppress(OSError, ValueError):
+                self.flush()
+            super().close()
+
+
+def quiet_closed_pipes() -> None:
+    """Make stdout and stderr, where they are pipes, drop output once the reader closes them (see
+    :class:`_PipeEnd`). A terminal, a file or a test's captured stream is left as it is; calling it again does
+    nothing."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if isinstance(getattr(getattr(stream, "buffer", None), "raw", None), _PipeEnd):
+            continue
+        try:
+            fd = stream.fileno()
+            if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+                continue
+            stream.flush()
+        except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+            continue
+        err = name == "stderr"
+        setattr(sys, name, io.TextIOWrapper(io.BufferedWriter(_PipeEnd(fd)), encoding=stream.encoding,
+                                            errors=stream.errors, line_buffering=err or stream.line_buffering,
+                                            write_through=err))
+
+
+def _check_out(ctx: click.Context) -> None:
+    """Once both ``--format`` and ``--out`` are parsed (in either order), refuse a pair that the writer would refuse
+    after the analysis: a suffix that names no format (``--out r.jsn``, D19) or contradicts ``--format``."""
+    seen = ctx.meta.setdefault("ranktrust.output", {})
+    if "format" in seen and "out" in seen:
+        from ..reporting._render import output_format
+
+        output_format(seen["format"], seen["out"])
+
+
 def _format_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """``--format`` takes an output format (text, md, json, html) or, for the input, a reader name."""
+    quiet_closed_pipes()     # every command that writes output takes --format: its output may go into `| head`
+    fmt = _output_format(ctx, value)
+    ctx.meta.setdefault("ranktrust.output", {})["format"] = fmt
+    _check_out(ctx)
+    return fmt
+
+
+def _out_callback(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    ctx.meta.setdefault("ranktrust.output", {})["out"] = value
+    _check_out(ctx)
+    return value
+
+
+def _output_format(ctx: click.Context, value: str | None) -> str | None:
     if value is None:
         return None
     allowed = OUTPUT_FORMATS
@@ -107,8 +192,9 @@ def output_format_option(default: str | None = "text") -> Callable:
 def output_options(fn: Callable) -> Callable:
     opts = [
         output_format_option(None),
-        click.option("--out", "-o", default="-", show_default=True,
-                     help="Write the output to FILE ('-' = stdout); .html/.md/.json/.csv pick the format."),
+        click.option("--out", "-o", default="-", show_default=True, callback=_out_callback,
+                     help="Write the output to FILE ('-' = stdout); .html/.md/.json/.csv/.txt pick the format "
+                          "(another suffix is refused unless --format says it)."),
     ]
     for o in reversed(opts):
         fn = o(fn)

@@ -80,22 +80,28 @@ def write_output(text: str, out: str) -> None:
         raise
 
 
-_SUFFIX_FORMATS = {"html": "html", "htm": "html", "md": "md", "json": "json", "csv": "csv"}
+_SUFFIX_FORMATS = {"html": "html", "htm": "html", "md": "md", "json": "json", "csv": "csv",
+                   "txt": "text", "text": "text", "log": "text"}
 
 
 def output_format(fmt: str | None, out: str | None) -> str:
     """The output format: ``fmt`` when given, else from the ``--out`` suffix, else text.
 
     A ``fmt`` that contradicts the suffix (``-f json --out x.html``) is an error: the file would
-    hold something other than its name says.
+    hold something other than its name says. So is a suffix that names no format when ``fmt`` is not
+    given (``--out r.jsn``, a typo for .json, would otherwise be written as text); a name without a
+    suffix is written as text.
     """
     from ..errors import DataError
 
-    suffix = out.lower().rsplit(".", 1)[-1] if out and out != "-" and "." in os.path.basename(out) else ""
+    suffix = os.path.splitext(os.path.basename(out))[1][1:].lower() if out and out != "-" else ""
     implied = _SUFFIX_FORMATS.get(suffix)
     if fmt is None:
+        if suffix and implied is None:
+            raise DataError(f"`out`={out!r} ends in .{suffix}, which names no output format: name the file .txt, "
+                            ".md, .json, .html or .csv, or give `format`", param="out")
         return implied or "text"
-    if implied is not None and implied != fmt:
+    if implied not in (None, "text") and implied != fmt:     # a .txt or .log file may hold any format asked for
         raise DataError(f"`format`={fmt!r} but `out`={out!r} ends in .{suffix}: drop `format` (the suffix picks "
                         f"{implied}) or name the file .{ {'text': 'txt', 'md': 'md', 'json': 'json', 'html': 'html', 'csv': 'csv'}[fmt] }")
     return fmt
