@@ -158,8 +158,10 @@ def _row(**kw) -> dict:
 
 def test_errors_name_file_and_line(tmp_path):
     p = _write(tmp_path, [_row(), _row(question_id=82, score=11)])
-    with pytest.raises(DataError, match=r"gpt-4_single.jsonl: line 2: score 11 is outside MT-Bench's 1-10 scale"):
+    with pytest.raises(DataError, match=r"gpt-4_single.jsonl: line 2: score 11 is outside MT-Bench's 0-10 range"):
         rt.read_long(str(p))
+    p = _write(tmp_path, [_row(), _row(question_id=82, score=0)])     # FastChat's parser takes [[0]] and keeps it
+    assert rt.read_long(str(p)).score.tolist() == [0.7, 0.0]
     p = _write(tmp_path, [_row(), {k: v for k, v in _row(question_id=82).items() if k != "turn"}])
     with pytest.raises(FormatError, match=r"line 2 has no 'turn'"):
         rt.read_long(str(p), format="mtbench")

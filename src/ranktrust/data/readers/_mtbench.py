@@ -30,7 +30,8 @@ from ._util import iter_jsonl, walk_files
 
 REQUIRED = ("question_id", "model", "judge", "score", "turn")
 NO_RATING = -1
-SCALE = (1.0, 10.0)
+# the judge is asked for 1-10; FastChat parses any [[n]] and keeps 0 in its means, so 0-10 is read
+SCALE = (0.0, 10.0)
 
 
 def _is_jsonl(name: str) -> bool:
@@ -161,8 +162,8 @@ def _read(path: str, opts: ReadOptions) -> Iterator:
             unrated[key].append(lineno)
             continue
         if not SCALE[0] <= score <= SCALE[1]:
-            raise DataError(f"{path}: line {lineno}: score {score!r} is outside MT-Bench's 1-10 scale (and is not -1, "
-                            "FastChat's 'no rating')")
+            raise DataError(f"{path}: line {lineno}: score {score!r} is outside MT-Bench's 0-10 range (ratings are "
+                            "1-10; -1 is FastChat's 'no rating')")
         rated[key].append((float(score), lineno))
     if opts.metric is None and len(judges) > 1:
         raise DataError(f"{path}: the file holds judgments by {len(judges)} judges ({', '.join(judges)}); choose one "

@@ -25,7 +25,8 @@ from ._util import iter_jsonl, walk_files
 
 REQUIRED = ("question_id", "model", "score", "judgment")
 MTBENCH_KEYS = ("turn", "judge")
-SCALE = (1.0, 10.0)
+# the judge is asked for 1-10; the bench parses any [[n]], 0 included, so 0-10 is read
+SCALE = (0.0, 10.0)
 
 
 def _is_jsonl(name: str) -> bool:
@@ -101,7 +102,8 @@ def _read(path: str, opts: ReadOptions) -> Iterator:
         if not is_number(score):
             raise DataError(f"{path}: line {lineno}: score {score!r} is not a number (expected a 1-10 rating or null)")
         if not SCALE[0] <= score <= SCALE[1]:
-            raise DataError(f"{path}: line {lineno}: score {score!r} is outside the 1-10 scale of single grading")
+            raise DataError(f"{path}: line {lineno}: score {score!r} is outside the 0-10 range of single grading "
+                            "(ratings are 1-10)")
         models.append(model)
         items.append(label(rec["question_id"]))
         scores.append(float(score) / SCALE[1])
