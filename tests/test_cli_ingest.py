@@ -149,3 +149,17 @@ def test_ingest_prints_and_writes_reader_records(tmp_path, capsys):
     assert code == 0 and f"- note: {sentence}" in out, err
     code, out, err = run(["report", "--db", str(tmp_path / "b.duckdb"), "--no-stability", "-f", "md"], capsys)
     assert code == 0 and f"- {sentence}" in out, err
+
+
+def test_ingest_messages_name_paths_as_given(tmp_path, capsys, monkeypatch):
+    """A relative input stays relative in the summary and in every refusal (issue 31 item 6, review E10)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "a.csv").write_text("model,item,score\nm,1,1\nm,2,0\n")
+    (tmp_path / "runs" / "b.csv").write_text("model,item,score\nm,1,0\nm,2,1\n")
+    code, out, err = run(["ingest", "runs/a.csv", "--task", "t", "--db", "s.duckdb", "-f", "json"], capsys)
+    assert code == 0, err
+    assert [f["path"] for f in json.loads(out)["files"]] == ["runs/a.csv [task=t]"]
+    code, out, err = run(["ingest", "runs/b.csv", "--task", "t", "--db", "s.duckdb"], capsys)
+    assert code == 1 and err.startswith("error: runs/b.csv: model 'm', item '1'") and "from runs/a.csv" in err
+    assert str(tmp_path) not in err
