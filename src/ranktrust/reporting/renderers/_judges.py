@@ -1,0 +1,103 @@
+"""Renderers of gold-corrected scores (``GoldCorrected``, :func:`ranktrust.judges.gold_corrected`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._fmt import interval, level, p_value, plural, points, rank_range
+from .._markdown import _esc
+from . import renderer
+
+_METHOD_WORDS = {
+    "ppi++": "PPI++ (power-tuned prediction-powered inference; t interval with n - 1 df)",
+    "stratified": "post-stratified on the judge's verdict (0/1 judge and gold; pseudo-count interval)",
+    "rogan-gladen": "judge sensitivity/specificity correction (Rogan-Gladen; delta-method interval)",
+}
+
+
+def judged_headline(d: dict[str, Any]) -> str:
+    """The one sentence: who could be #1 by the gold standard, from how many labels."""
+    first = d["could_be_first"]
+    labels = f"{d['n_labelled']:,} gold labels on {d['n_items']:,} items"
+    if len(first) == 1:
+        return f"By the gold standard, {first[0]} is #1 ({labels}; {level(d['confidence_level'])} simultaneous)."
+    return (f"By the gold standard, {len(first)} models could be #1: {', '.join(first)} ({labels}; "
+            f"{level(d['confidence_level'])} simultaneous).")
+
+
+def _scope(d: dict[str, Any]) -> str:
+    s = (f"Scope: the labelled items are a random sample of the items, the same for every model. "
+         f"Method: {_METHOD_WORDS.get(d['method'], d['method'])}.")
+    if d["method"] == "ppi++":
+        s += (" Approximate: a normal-theory interval; with about 100 labels near 0 or 1 it covered 0.91 in "
+              "bench/bench_judge.py. Label more items, or give 0/1 judge and gold scores (stratified).")
+    return s
+
+
+@renderer("GoldCorrected", "payload")
+def judged_payload(r: Any) -> dict[str, Any]:
+    d = dict(r.to_dict())
+    d["headline"] = {"text": judged_headline(d), "could_be_first": d["could_be_first"]}
+    d["scope"] = _scope(d)
+    return d
+
+
+def _rows(d: dict[str, Any]) -> list[list[str]]:
+    return [[m["model"], points(m["score"]), interval(m["ci_low"], m["ci_high"]), rank_range(m["rank_low"], m["rank_high"]),
+             str(m["tier"]), f"{points(m['judge_score'])} {interval(m['judge_ci_low'], m['judge_ci_high'])}",
+             f"{points(m['gold_score'])} {interval(m['gold_ci_low'], m['gold_ci_high'])}"] for m in d["models"]]
+
+
+_HEAD = ["model", "gold-corrected", "CI", "rank", "tier", "judge only", "gold only"]
+
+
+def _pair_rows(d: dict[str, Any]) -> list[list[str]]:
+    return [[p["a"], p["b"], points(p["diff"], signed=True), interval(p["ci_low"], p["ci_high"], signed=True),
+             p_value(p["p_value"]), p_value(p["p_adjusted"]), "yes" if p["separated"] else "no"] for p in d["pairs"]]
+
+
+_PAIR_HEAD = ["a", "b", "diff", "CI (marginal)", "p", "p adjusted", "separated"]
+
+
+@renderer("GoldCorrected", "text")
+def judged_text(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=f"Gold-corrected scores ({level(d['confidence_level'])} CI, points)", title_justify="left")
+    for h in _HEAD:
+        t.add_column(h, justify="left" if h == "model" else "right", overflow="fold")
+    for row in _rows(d):
+        t.add_row(*row)
+    out: list[Any] = [Text(d["headline"]["text"]), t]
+    if d["pairs"]:
+        p = Table(title=f"Pairs (stepdown max-|t| over {plural(len(d['pairs']), 'pair')})", title_justify="left")
+        for h in _PAIR_HEAD:
+            p.add_column(h, justify="left" if h in ("a", "b") else "right", overflow="fold")
+        for row in _pair_rows(d):
+            p.add_row(*row)
+        out.append(p)
+    out.append(Text(d["scope"]))
+    return out
+
+
+@renderer("GoldCorrected", "md")
+def judged_markdown(d: dict[str, Any]) -> str:
+    lines = ["## Gold-corrected scores", "", _esc(d["headline"]["text"]), "",
+             "| " + " | ".join(_HEAD) + " |", "|---|" + "--:|" * (len(_HEAD) - 1)]
+    lines += ["| " + " | ".join([_esc(r[0])] + r[1:]) + " |" for r in _rows(d)]
+    if d["pairs"]:
+        lines += ["", f"Pairs: stepdown max-|t| over {plural(len(d['pairs']), 'pair')}.", "",
+                  "| " + " | ".join(_PAIR_HEAD) + " |", "|---|---|" + "--:|" * (len(_PAIR_HEAD) - 2)]
+        lines += ["| " + " | ".join([_esc(r[0]), _esc(r[1])] + r[2:]) + " |" for r in _pair_rows(d)]
+    lines += ["", d["scope"]]
+    return "\n".join(lines) + "\n"
+
+
+@renderer("GoldCorrected", "csv")
+def judged_csv(d: dict[str, Any]) -> str:
+    from ._csv import table_csv
+
+    keys = ["model", "score", "se", "ci_low", "ci_high", "rank_low", "rank_high", "tier", "judge_score",
+            "judge_ci_low", "judge_ci_high", "gold_score", "gold_ci_low", "gold_ci_high"]
+    return table_csv(keys, [[m.get(k) for k in keys] for m in d["models"]])
