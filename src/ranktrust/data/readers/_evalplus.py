@@ -48,8 +48,8 @@ def _looks(path: str) -> bool:
     return h.lstrip().startswith(b"{") and bool(_EVAL.search(h)) and (b'"base_status"' in h or b'"nfiles"' in h)
 
 
-def _json_files(path: str) -> list[str]:
-    return walk_files(path, lambda f: f.lower().endswith(".json"))
+def _json_files(path: str, limit: int | None = None) -> list[str]:
+    return walk_files(path, lambda f: f.lower().endswith(".json"), limit=limit)
 
 
 def model_from_path(path: str) -> str:
@@ -103,7 +103,7 @@ class EvalPlusReader:
 
     def sniff(self, path: str) -> bool:
         if os.path.isdir(path):
-            return any(_looks(p) for p in _json_files(path)[:200])
+            return any(_looks(p) for p in _json_files(path, limit=200))
         return _looks(path)
 
     def units(self, path: str) -> list[str]:

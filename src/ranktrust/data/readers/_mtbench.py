@@ -103,7 +103,7 @@ class MTBenchReader:
 
     def sniff(self, path: str) -> bool:
         if os.path.isdir(path):
-            return any(_sniff_file(p) for p in walk_files(path, _is_jsonl)[:200])
+            return any(_sniff_file(p) for p in walk_files(path, _is_jsonl, limit=200))
         return _sniff_file(path)
 
     def units(self, path: str) -> list[str]:

@@ -73,7 +73,7 @@ class PromptfooReader:
 
     def sniff(self, path: str) -> bool:
         if os.path.isdir(path):
-            return any(_looks(p) for p in walk_files(path, lambda f: f.lower().endswith(".json"))[:200])
+            return any(_looks(p) for p in walk_files(path, lambda f: f.lower().endswith(".json"), limit=200))
         return _looks(path)
 
     def units(self, path: str) -> list[str]:
