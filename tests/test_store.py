@@ -173,8 +173,16 @@ def test_doc_hash_mismatch_across_ingests(tmp_path, harness_logs):
     p.write_text("\n".join(lines) + "\n")
     st = Store(tmp_path / "d.duckdb")
     st.ingest(str(tmp_path / "seed1"), options=ReadOptions(task="mcq_tiny_lm"))
-    with pytest.raises(DataError, match=r"item '7' of task 'mcq_tiny_lm' has doc_hash ffffffffffff.*do not align"):
+    with pytest.raises(DataError, match=r"1 of its 32 items hold another question than the same item id in the "
+                                        r"store \(e.g. item '7' of task 'mcq_tiny_lm': doc_hash ffffffffffff.*"
+                                        r"do not align; ingest them by content with `item`='doc_hash'"):
         st.ingest(str(tmp_path / "seed2"), options=ReadOptions(task="mcq_tiny_lm"))
+    # by content: the revised question is an item of its own, the 31 others pair as before
+    st2 = Store(tmp_path / "e.duckdb")
+    for seed in ("seed1", "seed2"):
+        st2.ingest(str(tmp_path / seed), options=ReadOptions(task="mcq_tiny_lm", item_col="doc_hash"))
+    m = st2.matrix(align="pairwise")
+    assert m.n_items == 33 and int(np.isnan(m.scores).sum()) == 2
 
 
 def test_parquet_fast_path_and_export(tmp_path, gpqa_path):

@@ -494,13 +494,16 @@ class IngestContext:
         if bad is not None:
             raise DataError(f"{where}: item {bad[1]!r} (task {bad[0]!r}) has two different doc_hash values in this file")
         bad = con.execute(
-            "SELECT n.task, n.item, n.doc_hash, i.doc_hash, i.source_file FROM _items n JOIN items i USING (task, item) "
+            "SELECT n.task, n.item, n.doc_hash, i.doc_hash, i.source_file, count(*) OVER (), "
+            "(SELECT count(*) FROM _items) FROM _items n JOIN items i USING (task, item) "
             "WHERE n.doc_hash IS NOT NULL AND i.doc_hash IS NOT NULL AND n.doc_hash <> i.doc_hash LIMIT 1"
         ).fetchone()
         if bad is not None:
             raise DataError(
-                f"{where}: item {bad[1]!r} of task {bad[0]!r} has doc_hash {bad[2][:12]}… but {bad[3][:12]}… in "
-                f"{user_path(bad[4], where)}: the logs were made from different versions of the dataset, so their items do not align"
+                f"{where}: {bad[5]} of its {bad[6]} items hold another question than the same item id in the store "
+                f"(e.g. item {bad[1]!r} of task {bad[0]!r}: doc_hash {bad[2][:12]}… here, {bad[3][:12]}… in "
+                f"{user_path(bad[4], where)}): the logs were made from different versions of the dataset, so their "
+                "items do not align; ingest them by content with `item`='doc_hash'", param="item"
             )
         bad = con.execute(
             "SELECT n.task, n.item, n.grp, i.\"group\", i.source_file FROM _items n JOIN items i USING (task, item) "
