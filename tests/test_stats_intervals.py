@@ -42,6 +42,15 @@ def test_swebench_scores_equal_resolved_over_500(swebench):
     assert not iv.clustered and iv.method == "wilson"  # clustering is opt-in; 0/1 scores -> Wilson
     cl = rt.intervals(swebench, cluster=True)
     assert cl.clustered and cl.method == "cluster" and cl.n_clusters == 12
+    # docs/statistics.md: 12 very unequal repositories (django 45%), Bell-McCaffrey df 3.3: below 9 df the clustered
+    # 0/1 interval is the logit one alone, [62.8, 83.3] for Claude 4.5 Opus (0.2's Wilson-type: [63.0, 83.2])
+    assert float(cl.df[k]) == pytest.approx(3.3, abs=0.05)
+    half = stats.t.ppf(0.975, cl.df[k]) * cl.se[k] / (0.744 * 0.256)
+    lg = np.log(0.744 / 0.256)
+    assert (cl.ci_low[k], cl.ci_high[k]) == pytest.approx((1 / (1 + np.exp(-(lg - half))), 1 / (1 + np.exp(-(lg + half)))),
+                                                          rel=1e-10)
+    assert round(100 * cl.ci_low[k], 1) == 62.8 and round(100 * cl.ci_high[k], 1) == 83.3
+    assert [n.data["models"] for n in cl.notes] == [["Qwen2.5-Coder 32B Instruct"]]     # 9.0%: the one near 0
     assert np.all(iv.ci_low < iv.score) and np.all(iv.score < iv.ci_high)
 
 
