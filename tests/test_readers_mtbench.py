@@ -247,3 +247,37 @@ def test_a_file_two_harness_readers_accept_is_refused(tmp_path, monkeypatch):
     with pytest.raises(FormatError, match=r"looks like greedy and mtbench logs at once; name its format"):
         rt.read_long(str(DP))
     assert len(rt.read_long(str(DP), format="mtbench")) == 320
+
+
+# ------------------------------------------------------------------------------------------- the question check
+WP = DATA / "mtbench" / "with_prompts"
+
+
+def test_same_question_in_two_forks_reads_together():
+    """The judge prompts of two forks show the same question 81 (turns 1 and 2): read as one leaderboard."""
+    df = rt.read_long(str(WP))
+    assert sorted(df.model.unique()) == ["Meta-Llama-3-8B-Instruct-Griffin", "Meta-Llama-3-8B-Instruct-Normal",
+                                         "mistral-orpo-trl"]
+    assert sorted(df.item.unique()) == ["81:turn1", "81:turn2"]
+
+
+def test_another_question_under_the_same_id_is_refused(tmp_path):
+    from ranktrust.data.readers._mtbench import question_hash
+
+    lines = _lines(WP / "dreaming-panda_gpt-4_single-origin.jsonl")
+    assert all(question_hash(r["user_prompt"], r["turn"]) for r in lines)   # FastChat's prompts are understood
+    d = tmp_path / "model_judgment"
+    d.mkdir()
+    shutil.copy(WP / "alvarobartt_gpt-4_single.jsonl", d / "a.jsonl")
+    other = [dict(r) for r in lines]
+    for r in other:      # a translated or edited bench: question 81 is another text under the same id
+        r["user_prompt"] = r["user_prompt"].replace("travel blog post about a recent trip to Hawaii",
+                                                    "travel blog post about a recent trip to Iceland")
+    _write(d, other, "b.jsonl")
+    with pytest.raises(DataError, match=r"b.jsonl: line 1: question 81 \(turn 1\) is not the question of .*a.jsonl "
+                                        r"line \d under the same id"):
+        rt.read_long(str(d))
+    _write(tmp_path, [lines[0], other[1]], "mixed.jsonl")     # within one file too
+    with pytest.raises(DataError, match=r"mixed.jsonl: line 2: question 81 \(turn 1\) is not the question of "
+                                        r".*mixed.jsonl line 1"):
+        rt.read_long(str(tmp_path / "mixed.jsonl"))

@@ -11,15 +11,20 @@ found no ``[[rating]]`` in the judgment (see ``docs/formats/mtbench-single.md``)
 * a (model, question, turn) judged more than once is the mean of its judgments, with a note that gives
   FastChat's own mean too (``show_result`` averages rows, so a twice-judged item counts twice there);
 * metric = the judge model; a file with several judges is refused unless ``metric`` names one;
+* the question each judge prompt shows (``user_prompt``: ``[Question]`` for turn 1, the user turns for turn 2) is
+  hashed per (question, turn): another question under the same id, in this file or another of the same read, is
+  refused naming both lines;
 * task = ``task``, else the bench folder (``data/<bench>/model_judgment/``), else ``mt_bench``.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import math
 import os
+import re
 from collections import defaultdict
 from typing import Any, Iterator
 
@@ -92,6 +97,26 @@ def _judges(path: str) -> list[str]:
     return list(seen)
 
 
+_TURN1 = re.compile(r"\[Question\]\n(.*?)\n\n\[The Start of ", re.S)
+_TURNS = re.compile(r"### User:\n(.*?)\n\n### (?:Assistant A|Reference answer):", re.S)
+
+
+def question_hash(prompt: Any, turn: int) -> str | None:
+    """A hash of the question a judge prompt shows for ``turn`` (FastChat's single-v1 / single-math-v1 prompts and
+    their multi-turn forms: the turns' user messages up to ``turn``), or None when the prompt has another layout."""
+    if not isinstance(prompt, str):
+        return None
+    if turn == 1:
+        m = _TURN1.search(prompt)
+        text = [m.group(1)] if m else None
+    else:
+        found = _TURNS.findall(prompt)
+        text = found[:turn] if len(found) >= turn else None
+    if not text:
+        return None
+    return hashlib.sha1("\x00".join(text).encode("utf-8")).hexdigest()
+
+
 @register
 class MTBenchReader:
     """FastChat MT-Bench single-answer grading files (``gpt-4_single.jsonl``), or a folder of them."""
@@ -115,11 +140,15 @@ class MTBenchReader:
         judges = _judges(unit)
         return None if opts.metric in judges else Skip("metric", opts.metric, tuple(judges))
 
+    def __init__(self) -> None:
+        # (question, turn) -> (question hash, file, line), across the files of one read
+        self._questions: dict[tuple[str, int], tuple[str, str, int]] = {}
+
     def read(self, unit: str, opts: ReadOptions) -> Iterator:
-        return _read(unit, opts)
+        return _read(unit, opts, self._questions)
 
 
-def _read(path: str, opts: ReadOptions) -> Iterator:
+def _read(path: str, opts: ReadOptions, questions: dict | None = None) -> Iterator:
     import pandas as pd
 
     if getattr(opts, "scale", None) is not None:
@@ -153,6 +182,14 @@ def _read(path: str, opts: ReadOptions) -> Iterator:
                             "-1 for no rating)")
         order.setdefault(model, None)
         key = (model, label(rec["question_id"]), turn)
+        h = question_hash(rec.get("user_prompt"), turn)
+        if h is not None and questions is not None:
+            seen = questions.setdefault((key[1], turn), (h, path, lineno))
+            if seen[0] != h:
+                raise DataError(
+                    f"{path}: line {lineno}: question {key[1]} (turn {turn}) is not the question of {seen[1]} line "
+                    f"{seen[2]} under the same id: the judgments come from different benches or versions of the "
+                    "questions; read them separately")
         if score == NO_RATING:
             if opts.errors == "wrong":
                 raise DataError(
