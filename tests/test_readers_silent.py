@@ -281,7 +281,7 @@ def test_scale_range_maps_minus_one_to_one_everywhere(tmp_path):
     with rt.Store(str(tmp_path / "s.duckdb")) as st:
         st.ingest(str(p), options=ReadOptions(scale="-1,1"))
         assert np.array_equal(st.matrix().scores, m.scores)
-    with pytest.raises(DataError, match="the score range 'MIN,MAX'"):
+    with pytest.raises(DataError, match="`scale` must be a positive number.*the score range 'MIN,MAX'"):
         rt.read(str(p), scale="1,-1")
 
 

@@ -64,7 +64,7 @@ def check_doc_hash(df: "pd.DataFrame") -> None:
         raise DataError(
             f"item {item!r} has different content hashes (doc_hash) in different files: the files score "
             f"different questions under one id ({len(bad)} such items); check that they come from the same "
-            "dataset version"
+            "dataset version, or pair them by content with `item`='doc_hash'"
         )
 
 
@@ -112,8 +112,8 @@ def check_scale(scale: "float | str | Sequence[float] | None") -> tuple[float, f
     percentages), a pair or the text ``'lo,hi'`` any other (``'-1,1'`` for right / abstained / wrong as +1 / 0 / -1)."""
     if scale is None:
         return None
-    bad = DataError(f"`scale` must be the largest possible score (100 for percentages) or the score range "
-                    f"'MIN,MAX' (e.g. '-1,1'), got {scale!r}", param="scale")
+    bad = DataError(f"`scale` must be a positive number, the largest possible score (100 for percentages), or the "
+                    f"score range 'MIN,MAX' (e.g. '-1,1'), got {scale!r}", param="scale")
     parts: Any = scale
     if isinstance(scale, str):
         parts = [p for p in scale.replace(":", ",").split(",")]
