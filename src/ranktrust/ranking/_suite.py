@@ -29,8 +29,9 @@ functions of the task scores: their bootstrap is approximate where task scores t
 
 **(b) A new task from the same population.** Treat the tasks as exchangeable draws. For each model, its
 ranks on the ``K`` tasks and on a new task are exchangeable, so a full conformal prediction set for its
-rank on the new task (nonconformity: distance to the mean of the ``K + 1`` ranks) covers with probability
-at least its level in finite samples. With ``K`` tasks no set smaller than all ranks reaches more than
+rank on the new task (nonconformity: distance to the mean of the ``K + 1`` ranks; ties between ranks broken
+by one seeded uniform per model, the smoothed p-value of Vovk et al.) covers with probability equal to its
+level in finite samples (the printed interval is the set's hull, so at least the level). With ``K`` tasks no set smaller than all ranks reaches more than
 ``K / (K + 1)``: the level used is ``min(confidence_level, K / (K + 1))`` (printed). The held-out coverage
 is measured on the data: each task in turn is left out, the sets are built from the other ``K - 1`` (at
 ``min(confidence_level, (K - 1) / K)``) and checked against the left-out task's ranks.
@@ -623,12 +624,13 @@ def _task_ranks(x: np.ndarray, present: np.ndarray) -> np.ndarray:
     return np.where(present, 1.0 + above, np.nan)
 
 
-def _conformal(r: np.ndarray, n_ranks: int, level: float) -> tuple[np.ndarray, np.ndarray]:
+def _conformal(r: np.ndarray, n_ranks: int, level: float, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Full conformal rank prediction sets, per model, from its ranks ``r`` (K, M) on the tasks (NaN: absent).
 
-    Candidate rank ``y``; centre ``c = (sum r + y) / (k + 1)``; scores ``|r_t - c|`` and ``|y - c|``; ``y`` is in the
-    set when ``(1 + #{t: |r_t - c| >= |y - c|}) / (k + 1) > 1 - level``. Returns the hull ``[low, high]``
-    (0 where a model has no task)."""
+    Candidate rank ``y``; centre ``c = (sum r + y) / (k + 1)``; scores ``s_t = |r_t - c|`` and ``s = |y - c|``;
+    the smoothed conformal p-value ``(#{s_t > s} + u (1 + #{s_t = s})) / (k + 1)`` with one uniform ``u`` per
+    model (ranks tie often; the tie-break makes the coverage the level itself, not above it); ``y`` is in the
+    set when it exceeds ``1 - level``. Returns the hull ``[low, high]`` (0 where a model has no task)."""
     k_, m = r.shape
     y = np.arange(1, n_ranks + 1, dtype=float)                 # (Y,)
     pres = np.isfinite(r)
@@ -639,13 +641,7 @@ def _conformal(r: np.ndarray, n_ranks: int, level: float) -> tuple[np.ndarray, n
     step = max(1, (2**24) // max(1, k_ * n_ranks))
     for a in range(0, m, step):                                # chunks of models (memory), vectorised inside
         sl = slice(a, a + step)
-        c = (tot[sl, None] + y[None, :]) / (kj[sl, None] + 1.0)                 # (m, Y)
-        s_new = np.abs(y[None, :] - c)
-        s_t = np.abs(r[:, sl, None] - c[None])                                   # (K, m, Y)
-        ge = (s_t >= s_new[None] - 1e-9) & pres[:, sl, None]
-        cnt = ge.sum(axis=0)
-        keep = (1.0 + cnt) > (1.0 - level) * (kj[sl, None] + 1.0) + 1e-9
-        keep &= kj[sl, None] > 0
+        keep = _p_above(r[:, sl], pres[:, sl], kj[sl], tot[sl], y[None, :], u[sl], level)
         anyk = keep.any(axis=1)
         first = np.argmax(keep, axis=1)
         last = n_ranks - 1 - np.argmax(keep[:, ::-1], axis=1)
@@ -654,30 +650,44 @@ def _conformal(r: np.ndarray, n_ranks: int, level: float) -> tuple[np.ndarray, n
     return low, high
 
 
-def _in_set(r: np.ndarray, y: np.ndarray, level: float) -> np.ndarray:
+def _p_above(r, pres, kj, tot, y, u, level):
+    """(m, Y) whether the smoothed conformal p-value of candidate ``y`` exceeds ``1 - level`` (see _conformal)."""
+    c = (tot[:, None] + y) / (kj[:, None] + 1.0)                 # (m, Y)
+    s_new = np.abs(y - c)
+    s_t = np.abs(r[:, :, None] - c[None])                        # (K, m, Y)
+    tol = 1e-9
+    gt = ((s_t > s_new[None] + tol) & pres[:, :, None]).sum(axis=0)
+    eq = ((np.abs(s_t - s_new[None]) <= tol) & pres[:, :, None]).sum(axis=0)
+    p = (gt + u[:, None] * (1.0 + eq)) / (kj[:, None] + 1.0)
+    return (p > (1.0 - level) + 1e-12) & (kj[:, None] > 0)
+
+
+def _in_set(r: np.ndarray, y: np.ndarray, level: float, u: np.ndarray) -> np.ndarray:
     """(M,) whether each model's candidate rank ``y`` is in its conformal set from its ranks ``r`` (K, M)."""
     pres = np.isfinite(r)
     kj = pres.sum(axis=0).astype(float)
-    c = (np.nansum(r, axis=0) + y) / (kj + 1.0)
-    s_new = np.abs(y - c)
-    cnt = ((np.abs(r - c) >= s_new - 1e-9) & pres).sum(axis=0)
-    return ((1.0 + cnt) > (1.0 - level) * (kj + 1.0) + 1e-9) & (kj > 0)
+    yy = np.where(np.isfinite(y), y, 0.0)
+    return _p_above(r, pres, kj, np.nansum(r, axis=0), yy[:, None], u, level)[:, 0]
 
 
-def _scope_b(x: np.ndarray, present: np.ndarray, level: float):
+def _scope_b(x: np.ndarray, present: np.ndarray, level: float, seed: np.random.SeedSequence,
+             models: Sequence[str]):
     k_, m = x.shape
+    # the tie-breaking uniforms: one stream per model, named by the model (the same whatever the model order)
+    uu = np.array([np.random.default_rng(_random.child(seed, name)).random(k_ + 1) for name in models]).T
     r = _task_ranks(x, present)
     kmin = int(present.sum(axis=0).min())
     lvl = min(level, kmin / (kmin + 1.0))
-    low, high = _conformal(r, m, lvl)
+    low, high = _conformal(r, m, lvl, uu[0])
     cov_hits, n_checked, loto_level = 0, 0, float("nan")
     if k_ >= 2:
         kmin1 = kmin - 1 if kmin > 1 else 1
         loto_level = min(level, kmin1 / (kmin1 + 1.0))
+        u = uu[1:]
         for t in range(k_):                                     # leave each task out in turn (K, not resamples)
             keep = np.arange(k_) != t
             ok = present[t] & (present[keep].sum(axis=0) > 0)
-            hit = _in_set(r[keep], r[t], loto_level)
+            hit = _in_set(r[keep], r[t], loto_level, u[t])
             cov_hits += int((hit & ok).sum())
             n_checked += int(ok.sum())
     coverage = cov_hits / n_checked if n_checked else float("nan")
@@ -892,7 +902,7 @@ def suite(
         contrib = (parts_g[:, order[:-1]] - parts_g[:, order[1:]]).T
 
     # scope (b): a new task from the same population
-    nlo, nhi, nlvl, ncov, nlvl_loto, nchk = _scope_b(xn, present, level)
+    nlo, nhi, nlvl, ncov, nlvl_loto, nchk = _scope_b(xn, present, level, _random.child(root, "suite-new-task"), models)
 
     return SuiteResult(
         models=tuple(models), tasks=tuple(names), rule=rule, score=sign * g, ci_low=lo, ci_high=hi,
