@@ -132,6 +132,16 @@ def test_several_prompts_make_one_model_per_column(tmp_path):
     assert n.data["prompts"] == [[1, "{{query}}"], [2, "Answer briefly: {{query}}"]]
 
 
+def test_two_columns_of_one_name_refused(tmp_path):
+    obj = json.loads((DATA / "weather_results.json").read_text())
+    for r in obj["results"]["results"]:      # both columns the same provider, unlabelled (two configs of one id)
+        r["provider"] = {"id": "file://provider.py", "label": ""}
+    p = tmp_path / "same.json"
+    p.write_text(json.dumps(obj))
+    with pytest.raises(DataError, match=r"same.json: columns 1 and 0 are both 'file://provider.py'"):
+        rt.read_long(str(p))
+
+
 def test_two_files_with_different_tests_under_one_index_refused():
     with pytest.raises(DataError, match=r"test 0 has other vars than test 0 of .*the two files ran different tests"):
         rt.read_long(str(DATA), options=ReadOptions(errors="wrong"))

@@ -132,7 +132,11 @@ class PromptfooReader:
                 raise DataError(f"{path}: result {k}: testIdx is {t!r}, expected an integer")
             model = column_name(r, k)
             if isinstance(r.get("promptIdx"), int):
-                col_index.setdefault(model, r["promptIdx"])
+                first = col_index.setdefault(model, r["promptIdx"])
+                if first != r["promptIdx"]:
+                    raise DataError(f"{path}: columns {first} and {r['promptIdx']} are both {model!r} (the same provider "
+                                    "with the same prompt); give the providers distinct labels in the promptfoo config, "
+                                    "or read the columns from separate runs")
             per_column[model] += 1
             if _errored(r):
                 why = str(r.get("error") or "error")[:80]
