@@ -18,7 +18,12 @@ What is read from where (see ``docs/formats/inspect.md``):
   else the scorer's first metric (``accuracy``), else the scorer name;
 * samples with ``error`` set: ``--errors error`` (default) stops and counts them,
   ``wrong`` scores them 0, ``drop`` leaves them out; either way the count is noted;
-* log-format ``version`` must be a known one (1 or 2).
+* log-format ``version`` must be a known one (1 or 2);
+* content key ``doc_hash``: the sample's input and target (:func:`content_key`); another log whose same sample
+  id holds another question is refused, naming both logs and the count;
+* a run whose ``status`` is not ``success``, or that scored fewer samples than its dataset holds (``--limit``),
+  is noted (``inspect_partial``); an unscored log is refused as unscored; inspect's ``logs.json`` index in a
+  folder is skipped with a note (``inspect_index_skipped``).
 
 ``.eval`` members written by inspect-ai >= 0.3.1xx are Zstandard-compressed (zip method
 93), which Python's ``zipfile`` cannot read before 3.14; they are decompressed with

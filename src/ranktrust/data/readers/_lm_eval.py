@@ -7,9 +7,17 @@ What is read from where (see ``docs/formats/lm_eval.md``):
   ``doc.subject`` (when the dataset has it) the item group;
 * the score is the top-level key named after the metric (``acc``, ``acc_norm``,
   ``exact_match`` ...). Default metric: the first entry of the line's ``metrics`` list
-  (lm-eval's own order: ``acc`` for multiple choice, ``exact_match`` for generation);
-  ``--metric acc_norm`` picks another, ``--metric exact_match,strict-match`` also picks
-  the filter when a task writes one line per filter;
+  (lm-eval's own order: ``acc`` for multiple choice, ``exact_match`` for generation; lines
+  written before 0.4.7 have none: the task's ``metric_list`` in the results file), never one
+  whose name says failure, error or frequency; ``--metric acc_norm`` picks another,
+  ``--metric exact_match,strict-match`` also picks the filter when a task writes one line per
+  filter. Before 0.4.7 the lines name no filter: a task with k filters wrote k blocks of lines
+  (each ``doc_id`` once per block) in the order of ``configs[task].filter_list`` in the
+  results file, and the filter asked for is read as its block (noted);
+* a run cut with ``--limit`` (``config.limit``), or that scored fewer documents than the task
+  has (``n-samples``), is noted; a group read with ``--task`` whose subtasks share a question
+  (``leaderboard_gpqa``'s diamond, main and extended) is refused;
+* ``item``='doc_hash' makes ``doc_hash`` the item (two dataset versions paired by content);
 * the task is the ``<task>`` part of the file name;
 * the model name is ``model_name`` (else ``config.model_args`` ``pretrained=``) in the
   ``results_<ts>.json`` next to the samples file; ``--model-name`` overrides it;
