@@ -1,16 +1,19 @@
-"""Leaderboard scale (issue 14): the full report at three sizes, rank stability against the
-article's reference and the random-number floor, and 1 vs 2 dask workers, side by side.
+"""Leaderboard scale (issues 14 and 33): the full report at leaderboard sizes, the command line on long files,
+rank stability against the article's reference and the random-number floor, and 1 vs 2 dask workers.
 
-    .venv/bin/python bench/bench_scale.py --skip-huge     # GPQA, 1,000 x 14,000, stability, dask
-    .venv/bin/python bench/bench_scale.py                 # + 5,000 x 50,000 from Parquet (slow)
+    .venv/bin/python bench/bench_scale.py --skip-huge     # GPQA, 1,000 x 14,000, CLI on long Parquet, stability, dask
+    .venv/bin/python bench/bench_scale.py --only report   # part 1 (add --skip-huge to leave out 3,000 x 14,000 etc.)
     .venv/bin/python bench/bench_scale.py --only stability
 
 1. ``rt.report(m)`` then the JSON written to a file, every default section, each case in a
-   fresh process (its peak RSS is the case's peak memory), after a warm-up report on a tiny
-   matrix (imports are not timed); the Parquet case times reading the file too. Goals:
-   GPQA 420 x 448 < 1.5 s; synthetic 1,000 x 14,000 0/1 < 15 s and < 2 GB; 5,000 x 50,000
-   from Parquet < 3 min and < 10 GB. "before" = the issue's figures at commit 7f2f972
-   (report + to_dict).
+   fresh process (its peak RSS, from getrusage, is the case's peak memory), after a warm-up report on a tiny
+   matrix (imports are not timed). Goals (issue 33): GPQA 420 x 448 < 0.4 s; synthetic 1,000 x 14,000 0/1
+   < 5 s and < 1.5 GB. Then ``ranktrust report FILE -f json --out x.json`` as a user runs it (start-up,
+   imports, reading included) on long Parquet files (model, item, score), each run beside the naive reference
+   timed in the same loop, taking turns: a Python process that reads the file with pandas and pivots it to a
+   models x items array. Peak memory of each process from ``/usr/bin/time -f %M``. Goals: 1,000 x 14,000
+   < 10 s, <= 2.5x the read + pivot, < 1.5 GB; 3,000 x 14,000 < 40 s, < 5 GB; 300 x 50,000 < 15 s,
+   < 2 GB (``--skip-huge`` leaves out the last two). Where the time goes: ``bench/bench_profile.py``.
 2. Stability, 100 x 14,000 int8 scores, 2,000 draws: ``rt.stability(..., sizes=[n])``
    (P(#1) and top-k orders, what the reference computes; also with the M x M rank
    distributions) against the article's reference as written there (one (draws, n) index
@@ -24,7 +27,7 @@ article's reference and the random-number floor, and 1 vs 2 dask workers, side b
 5. Rank sets (``method="pairs"``) by screen-then-refine against the full all-pairs table:
    seconds, share of pairs screened, same sets (``bench/bench_ranksets.py``; ``--only ranksets``).
 
-The machine is shared: times are the best of several runs; ratios matter more than seconds.
+The machine is shared: the load average is printed; ratios matter more than seconds.
 """
 
 from __future__ import annotations
@@ -42,9 +45,12 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
 GPQA = ROOT / "tests" / "data" / "gpqa_main_openllm.csv.gz"
-BEFORE = {"gpqa": 5.2 + 3.6, "1k": 43 + 36}  # issue 14's table: report + to_dict, commit 7f2f972
-GOALS = {"gpqa": (1.5, None), "1k": (15.0, 2.0), "huge": (180.0, 10.0)}
+BEFORE = {"gpqa": 0.54, "1k": 22.6}  # issue 33's table: report + JSON before it (the best of its runs)
+GOALS = {"gpqa": (0.4, None), "1k": (5.0, 1.5), "huge": (180.0, 10.0)}
+#: ranktrust report on a long Parquet file: shape -> (seconds, x the pandas read + pivot, GB)
+CLI_GOALS = {(1000, 14000): (10.0, 2.5, 1.5), (3000, 14000): (40.0, None, 5.0), (300, 50000): (15.0, None, 2.0)}
 
 
 # ------------------------------------------------------------------ part 1: the report
@@ -99,12 +105,13 @@ def run_case(case: str, out_json: str, huge_path: str | None) -> dict:
             "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6}
 
 
-def part1(skip_huge: bool, huge_shape: tuple[int, int]) -> None:
-    print("== 1. full report, JSON written (each case in a fresh process; best of the runs) ==")
-    cases = [("gpqa", 3), ("1k", 1)] + ([] if skip_huge else [("huge", 1)])
+def part1(skip_huge: bool, huge_shape: tuple[int, int], with_huge: bool = False) -> None:
+    print(f"== 1. full report, JSON written (each case in a fresh process; best of the runs); "
+          f"load average {os.getloadavg()[0]:.1f} ==")
+    cases = [("gpqa", 3), ("1k", 1)] + ([("huge", 1)] if with_huge else [])
     tmp = Path(tempfile.gettempdir())
     huge = tmp / f"ranktrust_bench_{huge_shape[0]}x{huge_shape[1]}.parquet"
-    if not skip_huge:
+    if with_huge:
         t = time.perf_counter()
         huge_parquet(huge, *huge_shape)
         print(f"   (Parquet file {huge}: {huge.stat().st_size / 1e6:.0f} MB, made in {time.perf_counter() - t:.0f} s)")
@@ -128,6 +135,40 @@ def part1(skip_huge: bool, huge_shape: tuple[int, int]) -> None:
         print(f"{name:>24} {r['total_s']:8.2f} {r['report_s']:9.2f} {r['peak_gb']:8.2f} {r['json_mb']:8.2f} "
               f"{goal_s:7.1f} {goal_s / r['total_s']:6.2f}x {goal_gb if goal_gb else '-':>8} "
               f"{before if before else '-':>9} {speed:>9}")
+    part1_cli([(1000, 14000)] + ([] if skip_huge else [(3000, 14000), (300, 50000)]))
+
+
+def part1_cli(shapes: list[tuple[int, int]], reps: int = 2) -> None:
+    """``ranktrust report FILE -f json`` on long Parquet files beside a pandas read + pivot, taking turns."""
+    from bench_profile import long_file
+
+    print(f"== 1b. ranktrust report on a long Parquet file (model, item, score), as a user runs it, beside a pandas "
+          f"read + pivot of the file; best of {reps}, taking turns; load average {os.getloadavg()[0]:.1f} ==")
+    print(f"{'shape':>14} {'pandas s':>9} {'GB':>5} {'ranktrust s':>12} {'GB':>5} {'ratio':>6}   goal")
+    exe = str(Path(sys.executable).parent / "ranktrust")
+    for shape in shapes:
+        path = long_file(shape, "parquet")
+        cmds = {
+            "pandas": [sys.executable, "-c", "import pandas as pd,sys; df=pd.read_parquet(sys.argv[1]); "
+                       "df.pivot(index='model',columns='item',values='score').to_numpy(dtype=float)", str(path)],
+            "ranktrust": [exe, "report", str(path), "-f", "json", "--out", str(Path(tempfile.gettempdir()) / "rt_cli.json")],
+        }
+        best: dict = {}
+        for _ in range(reps):
+            for k, cmd in cmds.items():
+                t = time.perf_counter()
+                r = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], capture_output=True, text=True, cwd=ROOT)
+                dt = time.perf_counter() - t
+                if r.returncode:
+                    raise SystemExit(r.stderr[-2000:])
+                gb = int(r.stderr.strip().splitlines()[-1]) / 1e6
+                if k not in best or dt < best[k][0]:
+                    best[k] = (dt, gb)
+        (tp, gp), (tr, gr) = best["pandas"], best["ranktrust"]
+        gs, gx, gg = CLI_GOALS.get(shape, (None, None, None))
+        goal = ", ".join(x for x in (f"< {gs:g} s" if gs else "", f"<= {gx:g}x" if gx else "",
+                                     f"< {gg:g} GB" if gg else "") if x)
+        print(f"{shape[0]:>6,}x{shape[1]:<7,} {tp:9.2f} {gp:5.2f} {tr:12.2f} {gr:5.2f} {tr / tp:5.2f}x   {goal}")
 
 
 # ------------------------------------------------------------------ part 2: stability
@@ -291,7 +332,8 @@ def part5(skip_huge: bool) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--skip-huge", action="store_true", help="skip the 5,000 x 50,000 Parquet report")
+    ap.add_argument("--skip-huge", action="store_true", help="skip the 3,000 x 14,000 and 300 x 50,000 CLI cases")
+    ap.add_argument("--with-5000", action="store_true", help="add the 5,000 x 50,000 Parquet report (issue 14; slow)")
     ap.add_argument("--only", choices=["report", "stability", "dask", "kernels", "ranksets"])
     ap.add_argument("--huge-shape", default="5000x50000", help="models x items of the Parquet case")
     ap.add_argument("--reps", type=int, default=5)
@@ -304,7 +346,7 @@ def main() -> None:
         return
     shape = tuple(int(x) for x in a.huge_shape.lower().split("x"))
     if a.only in (None, "report"):
-        part1(a.skip_huge, shape)
+        part1(a.skip_huge, shape, a.with_5000)
     if a.only in (None, "stability"):
         part2(a.reps)
     if a.only in (None, "kernels"):

@@ -138,3 +138,57 @@ def test_mmlupro_partial(mmlupro_path):
     assert n["DeepSeek-Coder-V2"] == 10351 and n["gemini-1.5-pro-002"] == 12020 and n["Yi-6B"] == 12032
     ok = dict(zip(m.models, np.nansum(m.scores, axis=1)))
     assert ok["gemini-1.5-pro-002"] == 8444 and ok["Llama-2-7b-hf"] == 2207
+
+
+def _naive_matrix(df, run=None, condition=None):
+    """The reference of from_long: labels as text in first-seen order, one Python dict per cell."""
+    def text(col):
+        return [str(v) for v in df[col]]
+
+    models, items = list(dict.fromkeys(text("model"))), list(dict.fromkeys(text("item")))
+    runs = text(run) if run else ["0"] * len(df)
+    keys = [f"{c}/{r}" for c, r in zip(text(condition), runs)] if condition else runs
+    axis = list(dict.fromkeys(keys))
+    out = np.full((len(models), len(items), len(axis)), np.nan)
+    for mo, it, k, s in zip(text("model"), text("item"), keys, df["score"]):
+        out[models.index(mo), items.index(it), axis.index(k)] = s
+    return models, items, axis, out
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.booleans(), st.booleans(), st.booleans())
+def test_from_long_matches_a_cell_by_cell_reference(seed, with_runs, with_conditions, numeric_labels):
+    """Integer codes scattered into the array (issue 33) give the reference's labels, order and cells, with rows
+    shuffled, cells missing, numeric or text labels, runs and conditions."""
+    g = np.random.default_rng(seed)
+    nm, ni, nr, nc = int(g.integers(1, 5)), int(g.integers(1, 7)), int(g.integers(1, 3)), int(g.integers(1, 3))
+    rows = [(a, i, r, c) for a in range(nm) for i in range(ni) for r in range(nr if with_runs else 1)
+            for c in range(nc if with_conditions else 1)]
+    keep = g.random(len(rows)) < 0.8
+    keep[0] = True
+    rows = [rows[k] for k in g.permutation(np.flatnonzero(keep))]
+    df = pd.DataFrame({"model": [a if numeric_labels else f"m{a}" for a, *_ in rows],
+                       "item": [i * 10 if numeric_labels else f"q{i}" for _, i, *_ in rows],
+                       "score": g.integers(0, 3, len(rows)) / 2})
+    if with_runs:
+        df["run"] = [str(r) for _, _, r, _ in rows]
+    if with_conditions:
+        df["condition"] = [f"c{c}" for *_, c in rows]
+    m = ScoreMatrix.from_long(df)
+    models, items, axis, ref = _naive_matrix(df, "run" if with_runs else None,
+                                             "condition" if with_conditions else None)
+    assert list(m.models) == models and list(m.items) == items
+    if with_conditions:
+        assert list(m.runs) == axis
+    np.testing.assert_array_equal(m.data, ref)
+
+
+def test_labels_that_read_the_same_as_text_are_one_label():
+    """1 and '1' are the same model once labels are text: a duplicate row, named, as before the integer codes."""
+    df = pd.DataFrame({"model": [1, "1", 2, 2], "item": ["a", "a", "a", "b"], "score": [1.0, 0.0, 1.0, 0.0]},
+                      dtype=object).astype({"score": float})
+    with pytest.raises(DataError, match=r"duplicate row for model '1', item 'a' \(first at row 0\) with a different "
+                                        r"score \(1 there, 0 here\); 1 duplicate rows in all"):
+        ScoreMatrix.from_long(df)
+    ok = ScoreMatrix.from_long(df.iloc[1:].reset_index(drop=True), group=None)
+    assert ok.models == ("1", "2") and ok.items == ("a", "b")

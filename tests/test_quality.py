@@ -431,3 +431,65 @@ def test_the_broken_swebench_run_in_the_shared_data_is_flagged(swebench):
     # Qwen2.5-Coder 32B, genuinely at 9.0% (45 / 500, as the leaderboard says), follows difficulty as expected
     k = swebench.models.index("Qwen2.5-Coder 32B Instruct")
     assert q.difficulty_corr[k] / q.expected_corr[k] > 0.85 and q.person_fit_z[k] > -2
+
+
+# ------------------------------------------------------------------ above 10 million cells: a sample of items (issue 33)
+def _small_sample_limits(monkeypatch):
+    """The sampling rule on a small matrix: the same code with the limits scaled down."""
+    import ranktrust.quality as Qm
+
+    monkeypatch.setattr(Qm, "SAMPLE_ABOVE_CELLS", 8_000)
+    monkeypatch.setattr(Qm, "_SAMPLE_CELLS", 3_000)
+    monkeypatch.setattr(Qm, "_SAMPLE_MIN_ITEMS", 80)
+
+
+def test_person_fit_above_the_cell_limit_is_the_person_fit_of_a_seeded_item_sample(monkeypatch):
+    """Above the limit the person-fit figures are exactly those of the items drawn first from ``rng`` (sorted), the
+    agreement figures still use every item, the settings and a note say how many items, and a planted broken row
+    is still flagged; at or below the limit, and with person_fit='all', nothing is sampled."""
+    _small_sample_limits(monkeypatch)
+    g = np.random.default_rng(21)
+    y, *_ = _sim_2pl(g, n=90, j=140)                 # 12,600 cells > 8,000: 80 of 140 items (the minimum)
+    y[4] = 1.0 - y[4]
+    y[9] = y[8]                                       # a duplicate pair, judged on all 400 items
+    m = _matrix(y)
+    q = rt.data_quality(m, rng=3)
+    assert q.settings["person_fit_items"] == 80 and q.settings["person_fit_items_of"] == 140
+    gen = np.random.default_rng(3)
+    cols = np.sort(gen.choice(140, size=80, replace=False))
+    ref = rt.data_quality(m.select(items=cols), rng=gen, folds=5)   # the folds the whole matrix gets
+    for f in ("person_fit", "ability", "expected_corr", "score_z", "ceiling", "ceiling_z"):
+        np.testing.assert_allclose(getattr(q, f), getattr(ref, f), rtol=1e-12, atol=1e-12, err_msg=f)
+    # float32 sums (their last bits follow the array's alignment in memory)
+    np.testing.assert_allclose(q.difficulty_corr, ref.difficulty_corr, rtol=1e-5)
+    assert q.misfit == ref.misfit and "m4" in q.misfit
+    assert [(p.model_a, p.model_b, p.n_items) for p in q.similar_pairs] == [("m8", "m9", 140)]
+    note = [n for n in q.notes() if n.code == "person_fit_sampled"]
+    assert len(note) == 1 and note[0].data["items"] == 80 and note[0].data["cells"] == 12_600
+    assert note[0].data["factor"] == pytest.approx(np.sqrt(140 / 80))
+    text = note_text(note[0])
+    assert "80 of the 140 items" in text and "`person_fit`='all'" in text and "1.3 times nearer 0" in text
+    full = rt.data_quality(m, rng=3, person_fit="all")
+    assert "person_fit_items" not in full.settings and not any(n.code == "person_fit_sampled" for n in full.notes())
+    assert np.isfinite(full.person_fit).all() and not np.allclose(full.person_fit, q.person_fit)
+    small = rt.data_quality(m.select(models=list(range(57))), rng=3)      # 7,980 cells: below the limit
+    assert "person_fit_items" not in small.settings
+    with pytest.raises(ValueError, match="`person_fit` must be True, False or 'all'"):
+        rt.data_quality(m, person_fit="some")
+
+
+def test_report_says_when_the_person_fit_used_a_sample(monkeypatch):
+    """The report passes quality='all' through and carries the note otherwise (JSON notes and text)."""
+    _small_sample_limits(monkeypatch)
+    g = np.random.default_rng(22)
+    y, *_ = _sim_2pl(g, n=90, j=140)
+    m = _matrix(y)
+    kw = dict(stability=False, split_half=False)
+    rep = rt.report(m, **kw)
+    d = rep.to_dict()
+    assert any(n["code"] == "person_fit_sampled" for n in d["notes"])
+    assert d["quality"]["settings"]["person_fit_items"] == 80
+    d_all = rt.report(m, quality="all", **kw).to_dict()
+    assert not any(n["code"] == "person_fit_sampled" for n in d_all["notes"])
+    with pytest.raises(ValueError, match="`quality` must be True, False or 'all'"):
+        rt.report(m, quality="every")

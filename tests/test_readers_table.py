@@ -95,3 +95,32 @@ def test_wide_table_with_one_bad_cell_keeps_the_cell_message(tmp_path):
     p.write_text("item,A,B\nq1,1,0\nq2,x,1\nq3,1,1\n")
     with pytest.raises(rt.DataError, match=r"line 3: model column 'A' holds 'x', not a number"):
         rt.read(p)
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet", "frame"])
+def test_a_table_without_model_item_score_columns_says_so(tmp_path, kind):
+    """QA D5: `foo,bar / 1,2` has none of the three columns; read as a wide table (the README's rule) it fails on
+    the value, and the error says both readings: no model/item/score columns first, then the wide reading."""
+    df = pd.DataFrame({"foo": [1], "bar": [2]})
+    src = {"csv": tmp_path / "x.csv", "parquet": tmp_path / "x.parquet", "frame": df}[kind]
+    if kind == "csv":
+        src.write_text("foo,bar\n1,2\n")
+    elif kind == "parquet":
+        df.to_parquet(src, index=False)
+    with pytest.raises(rt.DataError) as exc:
+        rt.read(src)
+    msg = str(exc.value)
+    assert "no model/item/score columns; found foo, bar." in msg and exc.value.param == "model"
+    assert "Read as a wide table" in msg and "item ids in the first column 'foo'" in msg
+    assert "score 2 for model 'bar' is outside [0, 1]" in msg and "row 0" not in msg
+    assert len(msg.splitlines()) == 1
+    # a wide table with its item column keeps the value's own message (percentages)
+    p = tmp_path / "w.csv"
+    p.write_text("item,gpt,claude\nq1,85,90\nq2,40,60\n")
+    with pytest.raises(rt.DataError, match="these look like percentages") as exc2:
+        rt.read(p)
+    assert "no model/item/score columns" not in str(exc2.value)
+    # and a 0/1 table of that shape is a wide table, read as one
+    q = tmp_path / "ok.csv"
+    q.write_text("foo,bar\n1,0\n2,1\n")
+    assert rt.read(q).models == ("bar",)

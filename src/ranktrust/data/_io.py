@@ -324,10 +324,16 @@ def read(
         score = "score" if "score" in df.columns else score
     df = _pick(df, "task", task, src)
     df = _pick(df, "metric", metric, src)
-    m = matrix_from_long(
-        ScoreMatrix, df, model=model, item=item, score=score, group=group, run=run, condition=condition,
-        source=src, line_offset=line_offset, scale=scale,
-    )
+    try:
+        m = matrix_from_long(
+            ScoreMatrix, df, model=model, item=item, score=score, group=group, run=run, condition=condition,
+            source=src, line_offset=line_offset, scale=scale,
+        )
+    except DataError as exc:
+        header = list(map(str, source.columns)) if isinstance(source, pd.DataFrame) else _table_header(source, df)
+        if wide is None and header is not None and not {model, item, score} & set(header):
+            raise _no_named_columns(exc, src, header, (model, item, score)) from None
+        raise
     if binary:
         _check_binary(m)
     notes = tuple(df.attrs.get("notes", ()))
@@ -337,6 +343,43 @@ def read(
         paths = [os.fspath(source)] if isinstance(source, (str, os.PathLike)) else [os.fspath(s) for s in source]
         m = m._replace(provenance=_provenance(m, df, paths))
     return m.align(align)
+
+
+def _table_header(source: Any, df: "pd.DataFrame") -> list[str] | None:
+    """The header of a single CSV/TSV/Parquet file read by the table reader (None for anything else)."""
+    if not isinstance(source, (str, os.PathLike)) or set((df.attrs.get("readers") or {}).values()) != {"table"}:
+        return None
+    from .readers._table import _kind
+
+    path = os.fspath(source)
+    try:
+        if _kind(path) == "parquet":
+            import pyarrow.parquet as pq
+
+            return [str(c) for c in pq.read_schema(path).names]
+        if _kind(path) in ("csv", "tsv"):
+            import pandas as pd
+
+            return [str(c) for c in pd.read_csv(path, sep="\t" if _kind(path) == "tsv" else ",", nrows=0).columns]
+    except Exception:   # the header could not be read again: keep the reader's own error
+        return None
+    return None
+
+
+def _no_named_columns(exc: DataError, src: str, header: list[str], names: tuple[str, str, str]) -> DataError:
+    """A table with none of the model, item and score columns was read as a wide table (README: one row per item,
+    its ids in the first column, one column of scores per model) and failed: say both readings (QA D5)."""
+    shown = ", ".join(header[:12]) + (f" ... ({len(header)} columns)" if len(header) > 12 else "")
+    import re
+
+    why = exc.message.split(": ", 1)[1] if exc.message.startswith(f"{src}: ") else exc.message
+    why = re.sub(r"^(?:row|line) \d+: ", "", why)      # a row of the melted table, not of the file
+    model, item, score = names
+    return DataError(
+        f"{src}: no {model}/{item}/{score} columns; found {shown}. Read as a wide table (one row per item, item ids "
+        f"in the first column {header[0]!r}, one column of scores per model) it fails: {why}. A long table needs "
+        f"the columns {model}, {item}, {score} (or name yours with `model`, `item` and `score`); a wide table "
+        "needs numeric scores in [0, 1] in every column after the first", param="model")
 
 
 def _is_polars(x: Any) -> bool:

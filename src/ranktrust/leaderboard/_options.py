@@ -95,8 +95,10 @@ class Sections:
         ``microbench_n_resamples`` trials, 70% of models as sources, at least 3 left as targets; fewer
         than 5 models: left out, with a note).
     microbench_n_resamples : int, default: ``20``
-    quality : bool, default: True
-        Data-quality findings (identical rows, rows that do not fit their score) as notes.
+    quality : bool or "all", default: True
+        Data-quality findings (identical rows, rows that do not fit their score) as notes. Above 10 million
+        cells the person fit uses a random sample of items (a note says so; see
+        :func:`ranktrust.data_quality`'s ``person_fit``); ``"all"`` uses every item (slower).
     title : str, optional
         The report's title (default: the input's file name).
     """
@@ -105,7 +107,7 @@ class Sections:
     power_gaps: Sequence[float] = DEFAULT_POWER_GAPS
     microbench: bool = False
     microbench_n_resamples: int = 20
-    quality: bool = True
+    quality: bool | str = True
     title: str | None = None
 
 

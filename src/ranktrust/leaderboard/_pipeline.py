@@ -175,8 +175,10 @@ def report(
         Add the micro-benchmark section (MDAD of random/stratified/anchor/IRT/diversity subsets,
         ``microbench_n_resamples`` trials, 70% of models as sources, at least 3 left as targets; fewer than
         5 models: left out, with a note).
-    quality : bool, default: True
-        Data-quality findings (identical runs, rows that do not fit their score) as notes.
+    quality : bool or "all", default: True
+        Data-quality findings (identical runs, rows that do not fit their score) as notes. Above 10
+        million cells the person fit uses a random sample of items, and a note says so; ``"all"``: every
+        item (slower).
     title : str, optional
         The report's title (default: the input's file name).
     progress : callable(done, total), optional
@@ -244,6 +246,9 @@ def _report_iv(m: Any, inf: Inference, res: Resampling, sec: Sections) -> tuple[
     res = dataclasses.replace(
         res, stability_n_resamples=_validate.count(res.stability_n_resamples, "stability_n_resamples"),
         split_half_n_resamples=_validate.count(res.split_half_n_resamples, "split_half_n_resamples", minimum=2))
+    if not (isinstance(sec.quality, bool) or sec.quality == "all"):
+        raise ArgumentError(f"`quality` must be True, False or 'all' (the person fit on every item, whatever the "
+                            f"size); got {sec.quality!r}", param="quality")
     sec = dataclasses.replace(
         sec, microbench_n_resamples=_validate.count(sec.microbench_n_resamples, "microbench_n_resamples"))
     return inf, res, sec

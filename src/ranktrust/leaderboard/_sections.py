@@ -367,7 +367,8 @@ def build_quality(b: Build) -> Any:
     (s_q,) = _random.streams(b.seed, "quality")   # the person fit's folds and its healthy reference follow --seed
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        q = data_quality(b.m, pair_table=b.done["pairs_all"], rng=np.random.default_rng(s_q))
+        q = data_quality(b.m, pair_table=b.done["pairs_all"], rng=np.random.default_rng(s_q),
+                         person_fit="all" if b.sections.quality == "all" else True)
     b.notes.extend(quality_notes(q))
     return q
 

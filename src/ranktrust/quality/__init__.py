@@ -56,6 +56,10 @@ _HEALTHY_ROWS = 120   # healthy rows drawn for the ceiling's reference: ceil(120
 _SMALL_ROWS = 600     # ... and on a small board (leave-one-out folds) ceil(600 / n) matrices,
 _SMALL_CELLS = 10_000_000   # ... as long as the matrices' leave-one-out fits hold at most this many cells in all
 _LOO_CELLS = 1_000_000      # leave-one-out folds when the n fits hold at most this many cells (n * n * n_items)
+#: above this many cells the person fit runs on a random sample of items (``person_fit=True``; ``"all"``: every item)
+SAMPLE_ABOVE_CELLS = 10_000_000
+_SAMPLE_CELLS = 2_000_000   # ... of about this many cells (models x sampled items) ...
+_SAMPLE_MIN_ITEMS = 1_000   # ... and at least this many items
 _CEILING = ("ceiling", "healthy_ceiling", "ceiling_z", "ceiling_z_rel", "ceiling_lz", "ceiling_accuracy")
 
 
@@ -291,7 +295,8 @@ class DataQuality(Result):
         """The findings as :class:`~ranktrust.results.Note` records, for a report's notes (empty when nothing
         was flagged): one ``similar_models`` record per group of (nearly) identical rows (``models``, and
         ``pairs``: each pair's agreement, items, items that differ, kappa, identical) and one ``misfit``
-        record per flagged row (the fields of its :class:`MisfitFlag`). Analysis writes no sentence: the
+        record per flagged row (the fields of its :class:`MisfitFlag`), and ``person_fit_sampled`` when the person
+        fit used a random sample of the items (above 10 million cells). Analysis writes no sentence: the
         words are ``ranktrust.reporting.note_text(note)``, which the report and its renderers use."""
         out = []
         for group in self.similar_groups:
@@ -301,6 +306,13 @@ class DataQuality(Result):
                  "n_differ": p.n_differ, "kappa": p.kappa, "identical": p.identical} for p in inside]}))
         # MisfitFlag: the reason ("pattern", "score" or both) and the figures behind it
         out.extend(Note("misfit", dataclasses.asdict(flag)) for flag in self.flags)
+        k = self.settings.get("person_fit_items")
+        if k is not None:    # above 10 million cells: the person fit used a random sample of items
+            n_all = int(self.settings["person_fit_items_of"])
+            out.append(Note("person_fit_sampled", {"items": int(k), "n_items": n_all,
+                                                   "cells": int(len(self.models) * n_all),
+                                                   "above_cells": SAMPLE_ABOVE_CELLS,
+                                                   "factor": float(np.sqrt(n_all / k))}))
         return out
 
     def to_dict(self) -> DataQualityJSON:
@@ -337,6 +349,17 @@ def _n_draws(n: int, cells: int, folds: int) -> int:
     return max(base, min(-(-_SMALL_ROWS // n), _SMALL_CELLS // (n * cells)))
 
 
+def _sampled_items(n: int, n_items: int, gen: np.random.Generator) -> np.ndarray | None:
+    """The items the person fit uses above :data:`SAMPLE_ABOVE_CELLS` cells: a random sample (sorted) of about
+    ``_SAMPLE_CELLS / n`` items, at least ``_SAMPLE_MIN_ITEMS``; None (every item) at or below it."""
+    if n * n_items <= SAMPLE_ABOVE_CELLS:
+        return None
+    k = max(_SAMPLE_MIN_ITEMS, -(-_SAMPLE_CELLS // n))
+    if k >= n_items:
+        return None
+    return np.sort(gen.choice(n_items, size=k, replace=False))
+
+
 def _data_quality_iv(m: Any, near_identical: Any, min_kappa: Any, min_items: Any, lz_threshold: Any,
                      folds: Any, min_corr_ratio: Any = 0.7) -> None:
     from ..data._matrix import ScoreMatrix
@@ -366,7 +389,7 @@ def data_quality(
     near_identical: float = 0.98,
     min_kappa: float = 0.9,
     min_items: int = 20,
-    person_fit: bool = True,
+    person_fit: bool | str = True,
     lz_threshold: float = -4.0,
     min_corr_ratio: float = 0.7,
     pair_table: Any = None,
@@ -388,8 +411,14 @@ def data_quality(
         is undefined (continuous scores, a constant row).
     min_items : int, default: ``20``
         Pairs with fewer common items, and rows with fewer scored items, are not judged.
-    person_fit : bool, default: ``True``
-        Compute ``lz*`` (0/1 scores only; needs at least 20 models).
+    person_fit : bool or "all", default: ``True``
+        Compute ``lz*`` and the figures beside it (0/1 scores only; needs at least 20 models). Above
+        10 million cells (models x items) ``True`` fits them on a random sample of items (about 2 million
+        cells, at least 1,000 items; drawn from ``rng``; ``settings["person_fit_items"]`` says how many):
+        the figures of a healthy row keep their distribution, a misfit row's z-figures are about
+        ``sqrt(items / sampled)`` times nearer 0 than on every item (:meth:`DataQuality.notes` says so).
+        ``"all"`` uses every item whatever the size (its cost grows with the cells: about 15 s at
+        1,000 x 14,000).
     lz_threshold : float, default: ``-4.0``
         The threshold of every z-like figure of the flag rule (Notes): ``lz*``, ``person_fit_z``,
         ``corr_z``, ``score_z`` and ``score_z_rel``. For rows that follow the model each is about
@@ -484,6 +513,9 @@ def data_quality(
     ('m2',)
     """
     _data_quality_iv(m, near_identical, min_kappa, min_items, lz_threshold, folds, min_corr_ratio)
+    if not (isinstance(person_fit, bool) or person_fit == "all"):
+        raise ArgumentError(f"`person_fit` must be True, False or 'all' (every item, whatever the size); "
+                            f"got {person_fit!r}", param="person_fit")
     y = np.asarray(m.scores, dtype=np.float64)
     if folds is None:
         # leave-one-out on a small board (person fit needs 20 models: below that nothing is fitted, 5 is reported)
@@ -529,6 +561,7 @@ def data_quality(
                                             "ceiling", "ceiling_z", "ceiling_lz", "ceiling_accuracy",
                                             "healthy_ceiling")}
     skipped = None
+    sampled = None    # (items the person fit used, items in all) when it used a sample
     binary = is_binary(y)
     if not person_fit:
         skipped = "not requested"
@@ -538,20 +571,28 @@ def data_quality(
         skipped = f"person fit needs at least 20 models to fit item parameters on the others; there are {n}"
     else:
         gen = _validate.rng(rng)
-        fit = _person_fit(y, mask, folds, gen, min_items)
+        # above 10 million cells: the person fit on a random sample of items (drawn first, so the folds and the
+        # healthy rows below follow the same stream whatever the size)
+        cols = _sampled_items(n, y.shape[1], gen) if person_fit is True else None
+        ys, ms = (y, mask) if cols is None else (y[:, cols], mask[:, cols])
+        labels = [str(x) for x in m.items] if cols is None else [str(m.items[j]) for j in cols]
+        fit = _person_fit(ys, ms, folds, gen, min_items)
         # what healthy rows of each ability show, estimation included: matrices drawn from the fitted model and
         # fitted the same way (the items of a fold are fitted on a few dozen models at times: rows far from the
         # others' abilities then show a ceiling below 1 even when healthy); at least _HEALTHY_ROWS rows in all
-        order = np.argsort(np.asarray([str(x) for x in m.items]), kind="stable")
-        sims = [_person_fit(_healthy_draw(fit["theta"], fit["fold"], fit["items"], mask, gen, order), mask, folds,
-                            gen, min_items, ceiling_only=True) for _ in range(_n_draws(n, y.size, folds))]
+        order = np.argsort(np.asarray(labels), kind="stable")
+        sims = [_person_fit(_healthy_draw(fit["theta"], fit["fold"], fit["items"], ms, gen, order), ms, folds,
+                            gen, min_items, ceiling_only=True) for _ in range(_n_draws(n, ys.size, folds))]
         sim = {k: np.concatenate([s_[k] for s_ in sims]) for k in ("theta", "ceiling", "ceiling_z")}
         fit["healthy_ceiling"] = _by_ability(sim["theta"], sim["ceiling"], fit["theta"])[0]
         ref, sd = _by_ability(sim["theta"], sim["ceiling_z"], fit["theta"])
         fit["ceiling_z"] = (fit["ceiling_z"] - np.minimum(ref, 0.0)) / np.maximum(sd, 1.0)
+        if cols is not None:
+            sampled = (int(cols.size), int(y.shape[1]))
     lz, theta = fit["lz"], fit["theta"]
     fz = _robust_z(lz)
-    dcorr = _difficulty_corr(y, mask)
+    # the pattern's correlation on the items the healthy-row figures used (the sample above 10 million cells)
+    dcorr = _difficulty_corr(y, mask) if sampled is None else _difficulty_corr(ys, ms)
     ecorr, score_z = fit["expected_corr"], fit["score_z"]
     score_rel = _robust_z(score_z)
     cz, clz = fit["ceiling_z"], fit["ceiling_lz"]
@@ -577,6 +618,8 @@ def data_quality(
                              "other folds' models",
         "person_fit_skipped": skipped,
     }
+    if sampled is not None:
+        settings.update(person_fit_items=sampled[0], person_fit_items_of=sampled[1])
     return DataQuality(
         models=models, n_items=n_scored.astype(np.int64), accuracy=acc, similar_pairs=pairs,
         similar_groups=tuple(tuple(models[i] for i in g) for g in groups), person_fit=lz,

@@ -92,6 +92,11 @@ def _rowdot(x: np.ndarray, a: np.ndarray) -> np.ndarray:
     return x @ a[0] if a.shape[0] == 1 else np.einsum("ij,ij->i", x, a)
 
 
+def _rowsum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``(x * y).sum(1)`` without the product array."""
+    return np.einsum("ij,ij->i", x, y)
+
+
 def _difficulty_corr(y: np.ndarray, mask: np.ndarray, *, block: int = 256) -> np.ndarray:
     """Per row: Pearson correlation of its scores with the other rows' mean on each item (its own
     scored items where at least one other row scored them). Vectorised over blocks of rows (float32;
@@ -341,32 +346,43 @@ def ceiling_fit(y: np.ndarray, mask: np.ndarray, ability: np.ndarray, discrimina
     .. [2] F. Drasgow, M. V. Levine, E. A. Williams, Br. J. Math. Stat. Psychol. 38 (1985) 67-86.
     """
     th1 = np.asarray(ability, dtype=np.float64).reshape(-1)
-    a = np.atleast_2d(np.asarray(discrimination, dtype=np.float64))       # (1, n_items) or one row per row
+    a = np.atleast_2d(np.asarray(discrimination, dtype=np.float64))
     b = np.atleast_2d(np.asarray(difficulty, dtype=np.float64))
     per_row = a.shape[0] > 1
     mk = np.asarray(mask, dtype=bool)
-    Y = np.where(mk, np.asarray(y, dtype=np.float64), 0.0)
-    M = mk.astype(np.float64)
+    full = bool(mk.all())
+    Y = np.asarray(y, dtype=np.float64) if full else np.where(mk, np.asarray(y, dtype=np.float64), 0.0)
+    M = None if full else mk.astype(np.float64)
     prec = 1.0 / prior_sd**2
     eps = 1e-9
     th, d = th1.copy(), np.full(th1.size, 0.9)
     active = np.flatnonzero(np.isfinite(th1))
+    # every (rows x items) array below is made in place where it can be: a few passes over each block
     for _ in range(iters):
         if active.size == 0:
             break
         t, dd = th[active], d[active]
         aa, bb = (a[active], b[active]) if per_row else (a, b)
-        p = special.expit(t[:, None] * aa - bb)
-        ps = np.clip(dd[:, None] * p, eps, 1 - eps)
-        w = M[active] / (ps * (1 - ps))
-        r = w * (Y[active] - ps)
-        gp = aa * (p * (1 - p))                               # d p / d theta
-        wgp = w * gp
-        g_t = dd * (r * gp).sum(1) - prec * t
-        g_d = (r * p).sum(1)
-        i_tt = dd * dd * (wgp * gp).sum(1) + prec
-        i_dd = (w * p * p).sum(1)
-        i_td = dd * (wgp * p).sum(1)
+        p = t[:, None] * aa
+        p -= bb
+        special.expit(p, out=p)
+        ps = dd[:, None] * p
+        np.clip(ps, eps, 1 - eps, out=ps)
+        w = 1.0 - ps
+        w *= ps
+        np.divide(1.0 if M is None else M[active], w, out=w)     # w = M / (ps (1 - ps))
+        r = Y[active] - ps                                        # (ps free from here)
+        r *= w
+        gp = np.subtract(1.0, p, out=ps)
+        gp *= p
+        gp *= aa                                                  # d p / d theta
+        g_t = dd * _rowsum(r, gp) - prec * t
+        g_d = _rowsum(r, p)
+        wgp = np.multiply(w, gp, out=r)                           # (r free)
+        i_tt = dd * dd * _rowsum(wgp, gp) + prec
+        i_td = dd * _rowsum(wgp, p)
+        w *= p
+        i_dd = _rowsum(w, p)
         det = i_tt * i_dd - i_td * i_td
         with np.errstate(invalid="ignore", divide="ignore"):
             st = (i_dd * g_t - i_td * g_d) / det
@@ -381,16 +397,39 @@ def ceiling_fit(y: np.ndarray, mask: np.ndarray, ability: np.ndarray, discrimina
         d[active] = nd
         active = active[(np.abs(st) > tol) | (np.abs(nd - dd) > tol)]
 
-    def loglik(t: np.ndarray, dd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        ps = np.clip(dd[:, None] * special.expit(t[:, None] * a - b), eps, 1 - eps)
-        return (M * (Y * np.log(ps) + (1 - Y) * np.log1p(-ps))).sum(1) - 0.5 * prec * t * t, ps
+    def loglik(rows: np.ndarray, t: np.ndarray, dd: np.ndarray) -> tuple[np.ndarray, ...]:
+        aa, bb = (a[rows], b[rows]) if per_row else (a, b)
+        ps = t[:, None] * aa
+        ps -= bb
+        special.expit(ps, out=ps)
+        ps *= dd[:, None]
+        np.clip(ps, eps, 1 - eps, out=ps)
+        l1 = np.log(ps)
+        l0 = np.log1p(-ps)
+        yy = Y[rows]
+        if M is None:
+            ll = _rowsum(yy, l1) + _rowsum(1 - yy, l0)
+        else:
+            mm = M[rows]
+            ll = _rowsum(mm * yy, l1) + _rowsum(mm * (1 - yy), l0)
+        return ll - 0.5 * prec * t * t, ps, l1, l0
 
-    l_d, ps = loglik(th, d)
-    l_1, _ = loglik(th1, np.ones_like(th1))
-    z = np.where(d < 1.0, -np.sqrt(2 * np.maximum(l_d - l_1, 0.0)), 0.0)
-    wl = np.log(ps / (1 - ps))
+    allr = np.arange(th.size)
+    l_d, ps, l1, l0 = loglik(allr, th, d)
+    low = np.flatnonzero(d < 1.0)          # the likelihood ratio of d < 1 against d = 1 (0 where d = 1)
+    z = np.zeros(th.size)
+    if low.size:
+        l_1 = loglik(low, th1[low], np.ones(low.size))[0]
+        z[low] = -np.sqrt(2 * np.maximum(l_d[low] - l_1, 0.0))
+    wl = np.subtract(l1, l0, out=l1)          # log(ps / (1 - ps))
+    q = 1.0 - ps
+    q *= ps
+    res = Y - ps
+    if M is not None:
+        res *= M
+        q *= M
     with np.errstate(invalid="ignore", divide="ignore"):
-        lz = (M * (Y - ps) * wl).sum(1) / np.sqrt((M * ps * (1 - ps) * wl * wl).sum(1))
+        lz = _rowsum(res, wl) / np.sqrt(_rowsum(q * wl, wl))
     bad = ~np.isfinite(th1) | (mk.sum(1) == 0)
     nan = np.nan
     return {"ceiling": np.where(bad, nan, d), "ceiling_ability": np.where(bad, nan, th),
