@@ -342,3 +342,25 @@ def test_inspect_dict_scorer_refusal_lists_only_keys_metric_accepts():
     keys = ["Problem Correctness", "Total Correct", "Total Steps"]
     assert _accepted_keys(log, "scicode_scorer", keys) == ["Problem Correctness"]
     assert _accepted_keys({"eval": {}}, "scicode_scorer", keys) == keys   # no results.scores: each key is checked
+
+
+def test_helm_runs_whose_same_instance_holds_another_question_are_refused(tmp_path):
+    """HELM's scenario_state.json carries each instance's input: two runs' "same" instance id is checked."""
+    from conftest import shared_file
+
+    src = shared_file("harness-logs/real/helm/crfm_bbq_v1/benchmark_output_bbq/runs/v1")
+    runs = sorted(p for p in src.iterdir() if p.is_dir() and (p / "scenario_state.json").exists()
+                  and "llama-3-8b" in p.name or "claude-3-haiku" in p.name)
+    out = tmp_path / "runs"
+    for p in runs:
+        shutil.copytree(p, out / p.name)
+    same = rt.read(str(out))
+    assert same.n_models == 2 and "doc_hash" in read_long(str(out)).columns
+    state = out / runs[1].name / "scenario_state.json"
+    obj = json.loads(state.read_text())
+    texts = [rs["instance"]["input"]["text"] for rs in obj["request_states"]]
+    for rs, t in zip(obj["request_states"], texts[1:] + texts[:1]):
+        rs["instance"]["input"]["text"] = t
+    state.write_text(json.dumps(obj))
+    with pytest.raises(DataError, match=r"different content hashes \(doc_hash\).*\(50 such items\).*`item`='doc_hash'"):
+        rt.read(str(out))

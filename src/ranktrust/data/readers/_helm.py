@@ -19,7 +19,9 @@ What is read from where (see ``docs/formats/helm.md``):
   ``--model-name`` overrides the model. In a folder of several runs ``--task`` picks the runs of
   one task (the full task name, or the scenario name before ``:`` when that is unique);
 * ``stats.json`` beside the file, when present: HELM's own aggregate of the metric on the
-  split; a note says when the per-instance values do not average to it.
+  split; a note says when the per-instance values do not average to it;
+* ``scenario_state.json`` beside the file, when present: each instance's input text and references,
+  hashed into ``doc_hash``, so two runs whose same instance id holds another question are refused.
 
 HELM writes no version number into these files, so no version check is possible.
 """
@@ -35,7 +37,7 @@ from typing import Any, Iterator
 from ...errors import DataError, FormatError
 from ...results import Note
 from ._registry import ReadOptions, Skip, register
-from ._util import RowBuffer, load_json, walk_files
+from ._util import RowBuffer, content_hash, load_json, walk_files
 
 DEFAULT_METRIC = "exact_match"
 DEFAULT_SPLIT = "test"  # the split HELM's leaderboards report
@@ -247,7 +249,8 @@ class HelmReader:
 
     def companions(self, unit: str) -> list[str]:
         d = os.path.dirname(unit)
-        return [p for p in (os.path.join(d, "run_spec.json"), os.path.join(d, "stats.json")) if os.path.exists(p)]
+        return [p for p in (os.path.join(d, "run_spec.json"), os.path.join(d, "stats.json"),
+                            os.path.join(d, "scenario_state.json")) if os.path.exists(p)]
 
     def skip(self, unit: str, opts: ReadOptions) -> Skip | None:
         """A run of another task (``task`` matches a full task name or the part before ``:``)."""
@@ -274,6 +277,28 @@ class HelmReader:
             if note:
                 chunks[-1].attrs["notes"] = list(chunks[-1].attrs.get("notes", ())) + [note]
         return chunks
+
+
+def _content_keys(u: str) -> dict[str, str]:
+    """Instance id -> content key (SHA-256 of the input text and the references' texts and tags) from the
+    ``scenario_state.json`` beside ``u``; empty when there is none. Unperturbed instances only."""
+    p = os.path.join(os.path.dirname(u), "scenario_state.json")
+    if not os.path.exists(p):
+        return {}
+    try:
+        state = load_json(p)
+    except DataError:
+        return {}
+    out: dict[str, str] = {}
+    for rs in (state.get("request_states") or []) if isinstance(state, dict) else []:
+        inst = rs.get("instance") if isinstance(rs, dict) else None
+        if not isinstance(inst, dict) or inst.get("perturbation") or inst.get("id") is None:
+            continue
+        text = (inst.get("input") or {}).get("text") if isinstance(inst.get("input"), dict) else inst.get("input")
+        refs = [[(r.get("output") or {}).get("text"), sorted(r.get("tags") or [])]
+                for r in inst.get("references") or [] if isinstance(r, dict)]
+        out.setdefault(str(inst["id"]), content_hash(text, refs))
+    return out
 
 
 def _read_one(u: str, opts: ReadOptions, spec: dict, run_task: str, all_tasks: list[str],
@@ -326,6 +351,11 @@ def _read_one(u: str, opts: ReadOptions, spec: dict, run_task: str, all_tasks: l
     df = buf.flush(model=model, task=task, metric=metric)
     if df is None:
         df = pd.DataFrame({c: [] for c in ("item", "run", "score", "model", "task", "metric")})
+    keys = _content_keys(u)
+    if keys and len(df):   # the question of each instance (scenario_state.json), so two runs' "same" id is checked
+        df["doc_hash"] = df["item"].astype(str).map(keys)
+        if df["doc_hash"].isna().all():
+            df = df.drop(columns=["doc_hash"])
     if subject is not None:   # pooled: ids are unique within a run only, so the subject prefixes them
         df["item"] = subject + "/" + df["item"].astype(str)
         df["group"] = subject
