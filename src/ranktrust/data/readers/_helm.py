@@ -249,8 +249,7 @@ class HelmReader:
 
     def companions(self, unit: str) -> list[str]:
         d = os.path.dirname(unit)
-        return [p for p in (os.path.join(d, "run_spec.json"), os.path.join(d, "stats.json"),
-                            os.path.join(d, "scenario_state.json")) if os.path.exists(p)]
+        return [p for p in (os.path.join(d, "run_spec.json"), os.path.join(d, "stats.json")) if os.path.exists(p)]
 
     def skip(self, unit: str, opts: ReadOptions) -> Skip | None:
         """A run of another task (``task`` matches a full task name or the part before ``:``)."""
