@@ -77,6 +77,8 @@ NORMALISE = ("random-baseline",)
 #: side-by-side rules are resampled up to this many models (Copeland costs n_resamples x K x M^2)
 _RULES_MAX_MODELS = 300
 _PAIR_CHUNK = 4096
+#: below this many items (clusters) in a task, its bootstrap is approximate (a note names the tasks)
+_FEW_UNITS = 30
 _COPELAND_CELLS = 2**24
 
 
@@ -136,6 +138,7 @@ class SuiteNewTask(TypedDict):
     level: float
     attainable: float
     n_tasks: int
+    min_tasks: int
     coverage: float | None
     coverage_level: float | None
     n_checked: int
@@ -260,6 +263,7 @@ class SuiteResult(Result):
     new_task_coverage: float
     new_task_coverage_level: float
     new_task_checked: int
+    new_task_min_tasks: int
     contributions: np.ndarray
     confidence_level: float
     n_resamples: int
@@ -333,7 +337,8 @@ class SuiteResult(Result):
                     else None,
                     "by_task": self.contributions[i]} for i in range(len(self.contributions))]
         k = len(self.tasks)
-        new_task = {"level": self.new_task_level, "attainable": k / (k + 1), "n_tasks": k,
+        kmin = self.new_task_min_tasks
+        new_task = {"level": self.new_task_level, "attainable": kmin / (kmin + 1), "n_tasks": k, "min_tasks": kmin,
                     "coverage": self.new_task_coverage, "coverage_level": self.new_task_coverage_level,
                     "n_checked": self.new_task_checked}
         settings = {
@@ -691,7 +696,7 @@ def _scope_b(x: np.ndarray, present: np.ndarray, level: float, seed: np.random.S
             cov_hits += int((hit & ok).sum())
             n_checked += int(ok.sum())
     coverage = cov_hits / n_checked if n_checked else float("nan")
-    return low, high, lvl, coverage, loto_level, n_checked
+    return low, high, lvl, coverage, loto_level, n_checked, kmin
 
 
 # ------------------------------------------------------------------------------------------ the function
@@ -827,6 +832,11 @@ def suite(
         xb[:, i, rows] = boot
         if progress is not None:
             progress(i + 1, k_)
+    units = np.where(clustered, n_clusters, n_items)
+    few = [names[i] for i in range(k_) if units[i] < _FEW_UNITS]
+    if few:
+        notes.append(Note("suite_few_items", {"tasks": few, "n_tasks": len(few), "fewest": int(units.min()),
+                                              "limit": _FEW_UNITS, "clustered": bool(clustered.any())}))
     if cluster:
         flat = [names[i] for i in range(k_) if not clustered[i]]
         if flat:
@@ -902,7 +912,7 @@ def suite(
         contrib = (parts_g[:, order[:-1]] - parts_g[:, order[1:]]).T
 
     # scope (b): a new task from the same population
-    nlo, nhi, nlvl, ncov, nlvl_loto, nchk = _scope_b(xn, present, level, _random.child(root, "suite-new-task"), models)
+    nlo, nhi, nlvl, ncov, nlvl_loto, nchk, nkmin = _scope_b(xn, present, level, _random.child(root, "suite-new-task"), models)
 
     return SuiteResult(
         models=tuple(models), tasks=tuple(names), rule=rule, score=sign * g, ci_low=lo, ci_high=hi,
@@ -911,7 +921,8 @@ def suite(
         pair_a=pa[srt], pair_b=pb[srt], diff=d2[srt], pair_ci_low=clo2[srt], pair_ci_high=chi2[srt],
         p_value=pv[srt], p_adjusted=padj[srt], separated=sep[srt], rule_tops=tops, rule_winners=winners,
         rule_resampled=resampled, new_task_low=nlo, new_task_high=nhi, new_task_level=nlvl,
-        new_task_coverage=ncov, new_task_coverage_level=nlvl_loto, new_task_checked=nchk, contributions=contrib,
+        new_task_coverage=ncov, new_task_coverage_level=nlvl_loto, new_task_checked=nchk, new_task_min_tasks=nkmin,
+        contributions=contrib,
         confidence_level=level, n_resamples=n_resamples, normalise=normalise, missing=missing, align=align,
         cluster=bool(cluster), critical_value=crit, notes=tuple(notes),
     )

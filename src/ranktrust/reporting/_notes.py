@@ -484,6 +484,13 @@ NOTE_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "suite_one_task": lambda d: (
         f"the suite has one task ({d['task']!r}): there is nothing to aggregate, and a new task's rank cannot be "
         "predicted from one task (name the tasks with `task_col`)"),
+    "suite_few_items": lambda d: (
+        f"{fmt.plural(d['n_tasks'], 'task')} with fewer than {fmt.count(d['limit'])} "
+        + ("items or item groups" if d["clustered"] else "items")
+        + f" (the fewest: {fmt.count(d['fewest'])}): {_names(d['tasks'])}. Redrawing so few items understates how "
+        "much their scores could vary (a task of one item looks certain), so scope (a) is approximate for them; "
+        "with equal `weights` each still counts as much as any other task. Give such tasks a smaller weight, or "
+        "leave them out with `tasks`"),
     "suite_unclustered_tasks": lambda d: (
         f"{fmt.plural(d['n_tasks'], 'task')} without item groups resampled by item: {_names(d['tasks'])}"),
     "suite_rank_rule_approximate": lambda d: (

@@ -71,13 +71,31 @@ def headline_text(d: dict[str, Any]) -> str:
         out = (f"No: {top} is the only model that could be #1, but the {fam} does not find it better than every "
                f"other model (joint rank range {rr}); {lead}.")
     if h.get("winner_depends_on_rule"):
-        out += " The winner depends on the rule: " + _rules_clause(d) + "."
+        clause = _rules_clause(d)
+        out += " The winner depends on the rule: " + clause + "." if clause.startswith("the top") else \
+            " " + clause[0].upper() + clause[1:] + "."
     return out
 
 
 def _rules_clause(d: dict[str, Any]) -> str:
-    return "; ".join(f"{RULE_WORDS[r['rule']]}: " + (", ".join(r["could_be_first"]) if r["resampled"]
-                                                      else f"{r['top']} (point only)") for r in d["rules"])
+    """'the top model is A by the mean, B by the mean win rate (HELM) and the Borda count' when the rules' top
+    models differ; else who could be #1 by each rule, grouped."""
+    by_top: dict[str, list[str]] = {}
+    for r in d["rules"]:
+        by_top.setdefault(r["top"], []).append(RULE_WORDS[r["rule"]])
+    if len(by_top) > 1:
+        return "the top model is " + "; ".join(f"{top} by the {_and(rules)}" for top, rules in by_top.items())
+    top = next(iter(by_top))
+    by_set: dict[tuple[str, ...], list[str]] = {}
+    for r in d["rules"]:
+        if r["resampled"]:
+            by_set.setdefault(tuple(r["could_be_first"]), []).append(RULE_WORDS[r["rule"]])
+    return (f"every rule puts {top} on top, but who could be #1 differs: "
+            + "; ".join(f"{_names(list(ms))} by the {_and(rules)}" for ms, rules in by_set.items()))
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def scope_lines(d: dict[str, Any]) -> list[str]:
@@ -92,10 +110,13 @@ def scope_lines(d: dict[str, Any]) -> list[str]:
          "percentile intervals; pair intervals are simultaneous.")
     if clustered and len(clustered) < len(d["tasks"]):
         a += f" Clustered tasks: {', '.join(clustered)}."
-    k = nt["n_tasks"]
+    k, kmin = nt["n_tasks"], nt["min_tasks"]
+    most = (f"the most {fmt.count(k)} tasks allow is {k}/{k + 1} = {fmt.probability(nt['attainable'])}" if kmin == k
+            else f"a model with {fmt.count(kmin)} of the tasks allows at most {kmin}/{kmin + 1} = "
+                 f"{fmt.probability(nt['attainable'])}")
     b = (f"Scope (b), a new task from the same population: each model's rank on a new task, full conformal over "
-         f"the {fmt.count(k)} tasks at {fmt.probability(nt['level'])} (the most {fmt.count(k)} tasks allow is "
-         f"{k}/{k + 1} = {fmt.probability(nt['attainable'])}).")
+         f"the {fmt.count(k)} tasks at {fmt.probability(nt['level'])} ({most}; ties between ranks broken at random, "
+         "seeded, so the coverage is the level).")
     if nt.get("coverage") is not None:
         b += (f" Held-out coverage measured on the data: leaving each task out, the sets from the other tasks "
               f"(at {fmt.probability(nt['coverage_level'])}) held the left-out task's rank "
