@@ -444,9 +444,11 @@ def test_cluster_edge_note_and_warning():
     m = rt.ScoreMatrix.from_array(x, models=["mid", "low", "high"], groups=[f"g{c}" for c in codes])
     with pytest.warns(SmallSampleWarning) as rec:
         iv = rt.intervals(m, cluster=True)
-    edge = [str(w.message) for w in rec if "approximate" in str(w.message)]
-    assert len(edge) == 1 and edge[0].startswith("clustered SE from only 8 item groups, and models 'low', 'high' have")
+    edge = [w.message for w in rec if "approximate" in str(w.message)]
+    assert len(edge) == 1 and str(edge[0]).startswith("clustered SE from only 8 item groups, and models 'low', "
+                                                      "'high' have")
     (note,) = iv.notes
+    assert edge[0].note is note        # the warning carries the record (a report can keep the record, not the text)
     assert note.code == "cluster_edge" and note.data["models"] == ["low", "high"] and note.data["n_clusters"] == 8
     assert iv.to_dict()["notes"] == [note.to_dict()]
     text = note_text(note)
@@ -470,3 +472,21 @@ def test_cluster_edge_note_and_warning():
     cont = rt.ScoreMatrix.from_array(np.clip(x * 0.9 + 0.05, 0, 1), groups=[f"g{c}" for c in codes])
     with pytest.warns(SmallSampleWarning, match="clustered SE from only 8") as rec:
         assert rt.intervals(cont, cluster=True).notes == ()
+
+
+def test_cluster_edge_is_said_in_every_format_of_the_report():
+    # issue 30 §4: the approximate interval is said in the report's text, Markdown, HTML and JSON
+    import json
+
+    from ranktrust.reporting.renderers import to_string
+
+    rng = np.random.default_rng(8)
+    codes = np.repeat(np.arange(6), 40)
+    x = np.vstack([rng.random(240) < 0.04, rng.random(240) < 0.5, rng.random(240) < 0.6]).astype(float)
+    m = rt.ScoreMatrix.from_array(x, models=["rare", "mid", "other"], groups=[f"g{c}" for c in codes])
+    rep = rt.report(m, cluster=True, stability=False, split_half=False, quality=False)
+    for fmt in ("text", "md", "html"):
+        page = " ".join(to_string(rep, fmt, kind="report").split())
+        assert "'rare' has a score of at most 10% or at least 90%" in page and "approximate" in page, fmt
+    notes = json.loads(to_string(rep, "json", kind="report"))["notes"]
+    assert any("'rare' has a score of at most 10%" in n["text"] and "approximate" in n["text"] for n in notes)

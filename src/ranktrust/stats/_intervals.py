@@ -69,7 +69,8 @@ EDGE_COVERAGE_LOW = 0.84
 
 def edge_note(models: Sequence[str], score: np.ndarray, n_clusters: int, confidence_level: float,
               stacklevel: int = 3) -> Note | None:
-    """The ``cluster_edge`` note (and its warning) for the clustered 0/1 intervals that are approximate.
+    """The ``cluster_edge`` note (and its warning, which carries the record as ``.note``) for the clustered 0/1
+    intervals that are approximate.
 
     A model's clustered interval is approximate when its items come from fewer than :data:`EDGE_MIN_CLUSTERS`
     groups and its score lies within :data:`EDGE_BAND` of 0 or 1: the mean of a few cluster proportions near a
@@ -83,19 +84,19 @@ def edge_note(models: Sequence[str], score: np.ndarray, n_clusters: int, confide
     if not np.any(near):
         return None
     who = [str(models[j]) for j in np.flatnonzero(near)]
-    warnings.warn(
-        f"clustered SE from only {n_clusters} item groups, and {_who(near, models)} a score of at most "
-        f"{EDGE_BAND:.0%} or at least {1 - EDGE_BAND:.0%}: the clustered {confidence_level:.0%} interval is "
-        f"approximate there (with fewer than "
-        f"{EDGE_MIN_CLUSTERS} groups the groups' scores near a bound are skewed and many hold no success or no "
-        f"failure; a 95% interval covered as little as {EDGE_COVERAGE_LOW:g} in simulations); more groups give a "
-        "firm interval, and "
-        "`cluster`=False describes these groups only",
-        SmallSampleWarning, stacklevel=stacklevel,
-    )
-    return Note("cluster_edge", {"models": who, "n_clusters": int(n_clusters), "min_clusters": EDGE_MIN_CLUSTERS,
+    note = Note("cluster_edge", {"models": who, "n_clusters": int(n_clusters), "min_clusters": EDGE_MIN_CLUSTERS,
                                  "band": EDGE_BAND, "confidence_level": float(confidence_level),
                                  "coverage_low": EDGE_COVERAGE_LOW})
+    w = SmallSampleWarning(
+        f"clustered SE from only {n_clusters} item groups, and {_who(near, models)} a score of at most "
+        f"{EDGE_BAND:.0%} or at least {1 - EDGE_BAND:.0%}: the clustered {confidence_level:.0%} interval is "
+        f"approximate there (with fewer than {EDGE_MIN_CLUSTERS} groups the groups' scores near a bound are "
+        f"skewed and many hold no success or no failure; a 95% interval covered as little as "
+        f"{EDGE_COVERAGE_LOW:g} in simulations); more groups give a firm interval, and `cluster`=False describes "
+        "these groups only")
+    w.note = note       # type: ignore[attr-defined]  # the record, for a caller that collects warnings as notes
+    warnings.warn(w, stacklevel=stacklevel)
+    return note
 
 
 # ---------------------------------------------------------------- array core
