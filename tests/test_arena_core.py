@@ -52,7 +52,7 @@ def test_fit_and_cluster_sandwich_match_statsmodels_logit():
     import statsmodels.api as sm
 
     df = board(M=5, n=4000, binary=True, seed=1)
-    r = rt.arena(df, rng=0, n_resamples=200)
+    r = rt.arena(df, rng=0, n_resamples=200, cluster_correction="cr1")
     models = list(r.models)
     X = np.zeros((len(df), len(models)))
     ia = df.model_a.map(models.index).to_numpy()
@@ -121,7 +121,7 @@ def test_style_fit_and_joint_sandwich_match_statsmodels():
     df = board(M=4, n=5000, binary=True, seed=4)
     la, lb = g.poisson(300, len(df)), g.poisson(300, len(df))
     df["style_a_len"], df["style_b_len"] = la, lb
-    r = rt.arena(df, style=True, rng=0, n_resamples=100)
+    r = rt.arena(df, style=True, rng=0, n_resamples=100, cluster_correction="cr1")
     models = list(r.models)
     f = (la - lb) / (la + lb + 1.0)
     f = f / np.sqrt(np.mean(f * f))
@@ -161,9 +161,12 @@ def star(seed=5, n_q=60, weights=True):
 @pytest.mark.parametrize("cluster_by", ["cluster", None])
 def test_star_win_rate_is_the_weighted_mean_with_its_interval(cluster_by):
     """Only baseline battles: the win rate is the weighted share of wins (ties half) and its interval is the
-    ratio estimator's, clustered by question, or per battle with w^2 (a weight-3 verdict is one battle)."""
+    ratio estimator's on the log-odds scale (delta method), mapped back through expit, clustered by question,
+    or per battle with w^2 (a weight-3 verdict is one battle). With CR1 (normal reference) exactly that; the
+    default (CR2, t reference) is wider on both sides and stays inside (0, 1)."""
     df = star()
-    r = rt.arena(df, baseline="base", cluster_by=cluster_by, rng=0, n_resamples=200)
+    r = rt.arena(df, baseline="base", cluster_by=cluster_by, rng=0, n_resamples=200, cluster_correction="cr1")
+    r2 = rt.arena(df, baseline="base", cluster_by=cluster_by, rng=0, n_resamples=200)
     z = 1.959963984540054
     for m in ("x", "y", "z"):
         s = df[df.model_b == m]
@@ -178,7 +181,11 @@ def test_star_win_rate_is_the_weighted_mean_with_its_interval(cluster_by):
             var = np.sum(sums.to_numpy() ** 2) / np.sum(w) ** 2 * G / (G - 1)
         k = r.models.index(m)
         assert r.win_rate[k] == pytest.approx(p, rel=1e-10)
-        assert r.win_rate_ci_high[k] - r.win_rate[k] == pytest.approx(z * np.sqrt(var), rel=1e-6)
+        h = z * np.sqrt(var) / (p * (1 - p))
+        assert r.win_rate_ci_high[k] == pytest.approx(special.expit(special.logit(p) + h), rel=1e-6)
+        assert r.win_rate_ci_low[k] == pytest.approx(special.expit(special.logit(p) - h), rel=1e-6)
+        assert r2.win_rate_ci_low[k] < r.win_rate_ci_low[k] and r2.win_rate_ci_high[k] > r.win_rate_ci_high[k]
+        assert 0 < r2.win_rate_ci_low[k] and r2.win_rate_ci_high[k] < 1
     assert r.win_rate[r.models.index("base")] == 0.5
 
 

@@ -6,25 +6,31 @@ Method (docs/arena.md has the sources and the comparison with LMArena and Arena-
    Bradley-Terry log-likelihood (a tie counts as half a win; or Davidson's tie model) is maximised by Newton's
    method on those sufficient statistics until the gradient of the mean log-likelihood is below 1e-12;
 2. the covariance of the strengths is the cluster-robust sandwich ``H^-1 (sum_c S_c S_c') H^-1`` (clusters =
-   prompts by default when the battles have them; else each battle is its own cluster) with the small-sample
-   factor ``C / (C - 1)``; or, with ``method="bootstrap"``, the cluster bootstrap of the whole fit;
+   prompts by default when the battles have them; else each battle is its own cluster) with a CR2-type
+   small-cluster correction (each battle's score divided by ``sqrt(1 - leverage)`` of its cluster) and a t
+   reference per contrast whose degrees of freedom follow the effective number of clusters of its two models;
+   or, with ``method="bootstrap"``, the cluster bootstrap of the whole fit;
 3. every pair is tested by a stepdown max-|t| over all ``M (M - 1) / 2`` contrasts (Romano & Wolf 2005, in
    the form of Mogstad, Romano, Shaikh & Wilhelm 2024), with ``n_resamples`` draws from ``N(0, V)`` (or the
-   bootstrap draws): ``better[j, k]`` is its "j above k" claim, and the rank sets, tiers, "could be #1" and
-   the headline all read that one relation.
+   bootstrap draws), each |t| entering as its normal equivalent under its t reference: ``better[j, k]`` is
+   its "j above k" claim, and the rank sets, tiers, "could be #1" and the headline all read that one relation.
+
+The steps: ``_read`` -> ``_canonical_battles`` -> ``_refuse_degenerate`` -> ``_fit_all`` (fit and covariance)
+-> ``_bootstrap`` (optional) -> ``_claims`` (stepdown) -> the result.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 from scipy import special
 
 from .. import _random, _validate
-from .._kernel import normal_quantile
+from .._kernel import normal_quantile, t_quantile
 from .._validate import Progress, SeedLike
-from ..errors import DataError
+from ..errors import DataError, SolverError
 from ..ranking._ranksets import layers
 from ..results import Note
 from . import _fit, _maxt
@@ -39,8 +45,11 @@ ELO_SCALE = 400.0 / np.log(10.0)
 ELO_MEAN = 1000.0
 TIES = ("half", "davidson")
 METHODS = ("sandwich", "bootstrap")
+CORRECTIONS = ("cr2", "cr1", "none")
 #: below this many clusters the clustered sandwich is warned about (SmallSampleWarning)
 _FEW_CLUSTERS = 20
+#: a model whose effective number of clusters (or battles) is below this gets a note: its interval is approximate
+_FEW_MODEL_CLUSTERS = 10
 
 
 #: the canonical battle columns ``cluster_by`` may name directly (data/battles/_canon.py)
@@ -109,7 +118,16 @@ def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
         isinstance(battles, (list, tuple)) and battles and all(isinstance(p, (str, os.PathLike)) for p in battles))
     asked = reader["format"] != "auto" or reader["weight_strong"] is not False or reader["prompt"] is not None
     if not (is_path or asked):   # a DataFrame: read_battles' own notes, when it made it, reach the result too
-        return replace(battles_arrays(battles, cluster_by=cluster_by), notes=reader_notes(battles))
+        bt = replace(battles_arrays(battles, cluster_by=cluster_by), notes=reader_notes(battles))
+        names = _prompt_names(battles) if hasattr(battles, "attrs") else []
+        if bt.cluster_col == "cluster" and len(names) == 1:   # read_battles' table: the source's own name
+            bt = replace(bt, cluster_col=names[0])
+        if bt.cluster is None:
+            dup = _noted_duplicates(battles)
+            if dup is None and hasattr(battles, "duplicated"):
+                dup = int(battles.duplicated().sum())
+            bt = replace(bt, duplicates=dup)
+        return bt
     from ..data.battles import read_battles  # the data layer reads files
 
     own = cluster_by is not None and cluster_by != "auto" and cluster_by not in _CANONICAL
@@ -134,12 +152,20 @@ def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
         where = f"their prompt ids are {', '.join(names)}" if names else "they have no prompt ids"
         raise DataError(f"`cluster_by`={cluster_by!r}: the battles have no such column ({where}); name it, or "
                         "give `cluster_by`='none' for per-battle intervals", param="cluster_by")
-    bt = replace(battles_arrays(df, cluster_by="cluster" if own else cluster_by), notes=reader_notes(df))
+    bt = replace(battles_arrays(df, cluster_by="cluster" if own else cluster_by), notes=reader_notes(df),
+                 duplicates=_noted_duplicates(df))
     if bt.cluster_col == "cluster":
         label = cluster_by if own else (names[0] if len(names) == 1 else None)
         if label is not None:
             bt = replace(bt, cluster_col=label)
     return bt
+
+
+def _noted_duplicates(df: Any) -> int | None:
+    """The reader's count of rows identical to an earlier row (its ``duplicate_rows`` notes, summed), or None."""
+    got = [int(n["rows"]) for n in getattr(df, "attrs", {}).get("notes", ())
+           if isinstance(n, dict) and n.get("code") == "duplicate_rows"]
+    return sum(got) if got else None
 
 
 def _connected(a: np.ndarray, b: np.ndarray, M: int, models: Sequence[str]) -> None:
@@ -187,10 +213,24 @@ def _style_features(bt: Battles) -> np.ndarray:
     return f / rms
 
 
+@dataclass(frozen=True)
+class _Cov:
+    """The covariance step: the fit, its sandwich over all parameters, and what each model's strength rests on."""
+
+    fit: _fit.Fit
+    V: np.ndarray                 # (P, P) sandwich over all parameters
+    expo: _fit.Exposure
+    df: np.ndarray                # per model: degrees of freedom of its t reference (inf: normal)
+
+
 def _fit_all(bt: Battles, ties: str, f: np.ndarray | None, cluster: np.ndarray | None, n_clusters: int,
              y: np.ndarray, w: np.ndarray, theta0: np.ndarray | None = None, want_cov: bool = True,
-             c: _fit.Cells | None = None):
-    """The fit (and its sandwich covariance over all parameters) on canonical battles (``c``: their cells)."""
+             c: _fit.Cells | None = None, correction: str = "cr2"):
+    """The fit (and its sandwich covariance over all parameters) on canonical battles (``c``: their cells).
+
+    ``correction``: ``"cr2"`` divides each battle's score by ``sqrt(1 - l)`` (``l``: its cluster's leverage on
+    the more exposed of its two models; :func:`_fit.exposure`) and gives each model a t reference with its
+    effective number of clusters minus 1; ``"cr1"`` multiplies the meat by ``G / (G - 1)``; ``"none"``: CR0."""
     M = len(bt.models)
     a, b = bt.a, bt.b
     if c is None:
@@ -204,23 +244,40 @@ def _fit_all(bt: Battles, ties: str, f: np.ndarray | None, cluster: np.ndarray |
     if not want_cov:
         return fit, c, None
     th = fit.theta
+    Ht = fit.H.copy()
+    Ht[:M, :M] += 1.0 / M
+    # a model's exposure to one cluster: its information there times the larger of its variance in the centred
+    # fit (H^+; J/M adds 1/M on the all-ones direction, removed) and 1 / its own information (the centring
+    # shrinks the first by about (1 - 1/M)^2 for a model that few battles reach)
+    hdiag = np.maximum(np.diag(np.linalg.inv(Ht))[:M] - 1.0 / M, 1.0 / np.maximum(np.diag(fit.H)[:M], 1e-300))
+    q = _fit.info_weights(th, a, b, w, extra=fit.extra if f is not None else None, f=f,
+                          davidson_phi=float(fit.extra[0]) if ties == "davidson" and f is None else None)
+    expo = _fit.exposure(a, b, q, cluster, n_clusters, hdiag)
+    s = expo.scale if correction == "cr2" else None
+    units = cluster if cluster is not None else np.arange(len(a))
+    n_units = n_clusters if cluster is not None else len(a)
     if f is not None:
         p = special.expit(th[a] - th[b] + f @ fit.extra)
-        r = w * (y - p)
-        meat = _fit.meat_clusters(a, b, r, cluster if cluster is not None else np.arange(len(a)),
-                                  n_clusters, M, r[:, None] * f)
+        r = w * (y - p) * (1.0 if s is None else s)
+        meat = _fit.meat_clusters(a, b, r, units, n_units, M, r[:, None] * f)
     elif ties == "davidson":
         st, sphi = _fit.davidson_scores(th, float(fit.extra[0]), a, b, y)
-        meat = _fit.meat_clusters(a, b, w * st, cluster if cluster is not None else np.arange(len(a)),
-                                  n_clusters, M, (w * sphi)[:, None])
-    elif cluster is None:
+        k = w if s is None else w * s
+        meat = _fit.meat_clusters(a, b, k * st, units, n_units, M, (k * sphi)[:, None])
+    elif cluster is None and s is None:
         meat = _fit.meat_cells(th, c)
     else:
         p = special.expit(th[c.A] - th[c.B])[c.index]
-        meat = _fit.meat_clusters(a, b, w * (y - p), cluster, n_clusters, M)
-    G = n_clusters
-    meat = meat * (G / (G - 1.0) if G > 1 else 1.0)
-    return fit, c, _fit.sandwich(fit.H, meat, M)
+        meat = _fit.meat_clusters(a, b, w * (y - p) * (1.0 if s is None else s), units, n_units, M)
+    G = n_units
+    if correction == "cr1":
+        meat = meat * (G / (G - 1.0) if G > 1 else 1.0)
+    V = _fit.sandwich(fit.H, meat, M)
+    if correction == "cr2":
+        df = np.where(expo.clusters >= 2, np.maximum(expo.effective - 1.0, 1.0), 0.0)
+    else:
+        df = np.full(M, np.inf)
+    return fit, c, _Cov(fit, V, expo, df)
 
 
 def _display_ranks(better: np.ndarray, rating: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -230,6 +287,231 @@ def _display_ranks(better: np.ndarray, rating: np.ndarray) -> tuple[np.ndarray, 
     return rank, tier
 
 
+# ------------------------------------------------------------------------------------------------- steps
+def _options(ties: str, method: str, confidence_level: float, n_resamples: int, progress: Progress,
+             cluster_by: Any, cluster_correction: str) -> dict[str, Any]:
+    ties = _validate.choice(ties, "ties", TIES)
+    method = _validate.choice(method, "method", METHODS)
+    level = _validate.confidence_level(confidence_level)
+    n_resamples = _validate.count(n_resamples, "n_resamples", minimum=10)
+    progress = _validate.progress(progress)
+    correction = _validate.choice(cluster_correction, "cluster_correction", CORRECTIONS)
+    if cluster_by is not None and not isinstance(cluster_by, str):
+        raise TypeError(f"`cluster_by` must be a column name, 'auto' or None, got {cluster_by!r}")
+    if isinstance(cluster_by, str) and cluster_by.lower() == "none":
+        cluster_by = None
+    return {"ties": ties, "method": method, "level": level, "n_resamples": n_resamples, "progress": progress,
+            "correction": correction, "cluster_by": cluster_by}
+
+
+def _canonical_battles(bt: Battles, style: Any, ties: str, baseline: str | None
+                       ) -> tuple[Battles, np.ndarray | None, tuple[str, ...]]:
+    """The battles written with the lower model code first (a new record), the style features (or None) and
+    their names; every refusal about the models, the style and the tie model."""
+    from dataclasses import replace
+
+    models = bt.models
+    if len(models) < 2:
+        raise DataError(f"the battles name one model ({models[0]!r}): there is nothing to rank", param="battles")
+    if baseline is not None and baseline not in models:
+        import difflib
+
+        close = difflib.get_close_matches(str(baseline), models, n=3)
+        raise DataError(f"`baseline`={baseline!r} is not a model of the battles"
+                        + (f" (did you mean {', '.join(map(repr, close))}?)" if close else ""), param="baseline")
+    feats: tuple[str, ...] = ()
+    sa, sb = bt.style_a, bt.style_b
+    if style is not False:
+        if sa is None or sb is None:
+            raise DataError("style control needs style counts: columns style_a_<feature> and style_b_<feature>",
+                            param="style")
+        if style is True:
+            feats = bt.features
+        else:
+            want = tuple(style)
+            unknown = [x for x in want if x not in bt.features]
+            if unknown or not want:
+                raise DataError(f"`style`={list(want)!r}: the battles have the style features "
+                                f"{', '.join(map(repr, bt.features))}", param="style")
+            keep = [bt.features.index(x) for x in want]
+            sa, sb, feats = sa[:, keep], sb[:, keep], want
+        if ties == "davidson":
+            raise DataError("`ties`='davidson' with style control is not available; use `ties`='half'",
+                            param="ties")
+    if ties == "davidson" and not bt.discrete:
+        raise DataError("`ties`='davidson' needs win / tie / loss outcomes (scores 1, 0.5, 0); these battles have "
+                        "probabilities: use `ties`='half'", param="ties")
+    a, b, y, _, sw = _fit.canonical(bt.a, bt.b, bt.y)
+    f = None
+    if feats:
+        assert sa is not None and sb is not None
+        sa, sb = np.where(sw[:, None], sb, sa), np.where(sw[:, None], sa, sb)
+        out = replace(bt, a=a, b=b, y=y, style_a=sa, style_b=sb, features=feats)
+        f = _style_features(out)
+    else:
+        out = replace(bt, a=a, b=b, y=y)
+    return out, f, feats
+
+
+def _refuse_degenerate(bt: Battles, c: _fit.Cells) -> None:
+    """Boards whose ratings or uncertainty cannot be estimated: split graphs, a model that won or lost
+    everything, every battle a tie, one cluster."""
+    _connected(c.A, c.B, len(bt.models), bt.models)
+    _separation(c, bt.models)
+    if bool(np.all(bt.y == 0.5)):
+        raise DataError(f"every one of the {len(bt.y)} battles is a tie: the ratings are all equal and ties alone "
+                        "say nothing about how uncertain that is (the interval would have zero width); add "
+                        "decided battles", param="battles")
+    if bt.cluster is not None and bt.n_clusters < 2:
+        raise DataError(f"`cluster_by`={bt.cluster_col!r}: every battle is in one cluster, so the clustered variance "
+                        "is zero; cluster by a column with many values, or give `cluster_by`=None",
+                        param="cluster_by")
+    if bt.cluster is not None and bt.n_clusters < _FEW_CLUSTERS:
+        import warnings
+
+        from ..errors import SmallSampleWarning
+
+        warnings.warn(f"only {bt.n_clusters} clusters in `cluster_by`={bt.cluster_col!r}: the clustered intervals "
+                      f"and rank sets are approximate below {_FEW_CLUSTERS} clusters (the small-cluster correction "
+                      "and its t reference make them conservative in the cases tested; `method`='bootstrap' is a "
+                      "check)", SmallSampleWarning, stacklevel=3)
+
+
+def _bootstrap(bt: Battles, ties: str, f: np.ndarray | None, theta: np.ndarray, n_resamples: int,
+               gen: np.random.Generator, progress: Progress) -> tuple[np.ndarray, int]:
+    """Cluster-bootstrap refits: centred draws of the strengths and the number of refits that failed (a
+    resample where a model won or lost everything has no finite rating)."""
+    from ..resample._engine import weights as boot_weights
+
+    M = len(bt.models)
+    a, b, y, w = bt.a, bt.b, bt.y, bt.w
+    units = bt.cluster if bt.cluster is not None else np.arange(len(a))
+    G = bt.n_clusters if bt.cluster is not None else len(a)
+    thetas = np.empty((n_resamples, M))
+    for i in range(n_resamples):
+        cw = boot_weights(G, n_resamples=1, rng=gen)[0]
+        wb = w * cw[units]
+        keep = wb > 0
+        sub = Battles(bt.models, a[keep], b[keep], y[keep], wb[keep], None, 0, None, None, None, (), bt.discrete)
+        try:
+            bf, _, _ = _fit_all(sub, ties, None if f is None else f[keep], None, 0, y[keep], wb[keep],
+                                theta0=theta, want_cov=False)
+            thetas[i] = bf.theta
+        except (SolverError, np.linalg.LinAlgError):   # a model won or lost everything: unbounded strength
+            thetas[i] = np.nan
+        if progress is not None:
+            progress(i + 1, n_resamples)
+    ok = np.isfinite(thetas).all(axis=1)
+    return thetas[ok] - theta, int((~ok).sum())
+
+
+@dataclass(frozen=True)
+class _Claims:
+    """The stepdown and the intervals it goes with, on the log-strength scale."""
+
+    J: np.ndarray
+    K: np.ndarray
+    diff: np.ndarray
+    se: np.ndarray
+    df: np.ndarray            # per pair
+    q: np.ndarray             # per pair: the t quantile of its marginal interval
+    p_value: np.ndarray
+    p_adjusted: np.ndarray
+    valid: np.ndarray
+    critical: float
+    floor: float | None
+
+
+def _claims(theta: np.ndarray, V: np.ndarray, df_model: np.ndarray, valid_model: np.ndarray, level: float,
+            n_draws: int, gen: np.random.Generator, draws: np.ndarray | None) -> _Claims:
+    """Every pair's marginal t test and interval, and the stepdown max-|t| over all pairs (each |t| as its
+    normal equivalent when its t reference has finite df). ``p_adjusted >= p_value`` always."""
+    J, K = _maxt.pair_index(len(theta))
+    d = np.diag(V)
+    dfp = _fit.welch_df(d[J], d[K], df_model[J], df_model[K])
+    valid = valid_model[J] & valid_model[K]
+    finite = np.isfinite(dfp)
+    sd = _maxt.stepdown(theta, V, n_draws=n_draws if draws is None else len(draws), rng=gen, draws=draws,
+                        df=dfp if finite.any() else None, valid=valid)
+    diff, se = sd["diff"], sd["se"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        traw = np.where(se > 0, diff / se, np.where(diff == 0, 0.0, np.inf))
+    pval = np.where(valid, np.minimum(2 * np.exp(_maxt.t_tail(traw, dfp)), 1.0), np.nan)
+    padj = np.where(valid, np.fmax(np.asarray(sd["p_adjusted"]), pval), np.nan)
+    q = np.asarray(t_quantile(level, dfp), dtype=float)
+    if len(J) == 1:
+        crit = float(q[0])
+    else:
+        crit = float(np.quantile(sd["max_abs"], level))
+    return _Claims(J, K, diff, se, dfp, q, pval, padj, valid, crit, sd["floor"])
+
+
+#: the smallest degrees of freedom of a win rate's rare-outcome t reference (coverage measured unchanged from 1 to
+#: 3 at true win rates 0.977-0.998, with widths that stay near those of the data; bench/bench_arena_edges.py)
+_WIN_RATE_MIN_DF = 3.0
+
+
+def _rare_outcome_df(wr: np.ndarray, a: np.ndarray, b: np.ndarray, w: np.ndarray, k0: int) -> np.ndarray:
+    """Per model, the Satterthwaite degrees of freedom of the variance of its win rate against ``k0`` when its
+    battles with ``k0`` are Bernoulli-like at ``wr``: ``2 n p q / (1 - 4 p q)`` (``n`` = Kish's effective
+    number of those battles, ``(sum w)^2 / sum w^2``). Near 0 or 1 the variance rests on a few rare outcomes
+    (heavy-tailed: Bernoulli kurtosis ``(1 - 6pq) / pq + 3``), and so has few degrees of freedom; inf for
+    models without battles against ``k0``."""
+    M = len(wr)
+    vs = (a == k0) | (b == k0)
+    other = np.where(a == k0, b, a)[vs]
+    s1 = np.bincount(other, w[vs], M)
+    s2 = np.bincount(other, w[vs] ** 2, M)
+    pq = wr * (1 - wr)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = np.where(s2 > 0, s1 * s1 / s2, 0.0)
+        df = np.where(n > 0, 2 * n * pq / np.maximum(1 - 4 * pq, 1e-12), np.inf)
+    return np.maximum(df, _WIN_RATE_MIN_DF)
+
+
+def _win_rates(theta: np.ndarray, V: np.ndarray, df_model: np.ndarray, k0: int, level: float,
+               rare_df: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Win rate against model ``k0``: ``expit(theta_m - theta_k0)`` with the interval of the log-odds
+    difference, mapped through ``expit``: inside (0, 1) and asymmetric near its ends. Its t reference has the
+    smaller of the contrast's degrees of freedom and ``rare_df`` (:func:`_rare_outcome_df`)."""
+    d = theta - theta[k0]
+    vd = np.maximum(np.diag(V) + V[k0, k0] - 2 * V[:, k0], 0.0)
+    dfp = _fit.welch_df(np.diag(V), np.full(len(d), V[k0, k0]), df_model, np.full(len(d), df_model[k0]))
+    if rare_df is not None:
+        dfp = np.minimum(dfp, rare_df)
+    q = np.asarray(t_quantile(level, dfp), dtype=float)
+    h = q * np.sqrt(vd)
+    lo, hi = special.expit(d - h), special.expit(d + h)
+    lo[k0] = hi[k0] = 0.5
+    return special.expit(d), lo, hi
+
+
+def _few_cluster_notes(bt: Battles, cov: _Cov, valid_model: np.ndarray, correction: str) -> list[Note]:
+    """Models whose interval rests on few clusters (or battles), and models whose variance is not estimable."""
+    out: list[Note] = []
+    models = bt.models
+    unit = "prompts" if bt.cluster is not None else "battles"
+    bad = np.flatnonzero(~valid_model)
+    if len(bad):
+        out.append(Note("arena_not_estimable", {
+            "models": [models[k] for k in bad], "clusters": [int(cov.expo.clusters[k]) for k in bad], "unit": unit,
+            "column": bt.cluster_col}))
+    few = np.flatnonzero(valid_model & (cov.expo.effective < _FEW_MODEL_CLUSTERS))
+    if len(few):
+        out.append(Note("arena_few_clusters_model", {
+            "models": [models[k] for k in few], "clusters": [int(cov.expo.clusters[k]) for k in few],
+            "effective": [float(cov.expo.effective[k]) for k in few],
+            "df": [float(cov.df[k]) for k in few] if correction == "cr2" else None, "unit": unit,
+            "column": bt.cluster_col, "correction": correction}))
+    return out
+
+
+def _per_battle_note(bt: Battles, asked_none: bool) -> Note | None:
+    """No clustering: every battle is taken as independent; say it, with the count of rows that repeat another
+    row exactly (judge replicates or copies, which per-battle intervals count as new information)."""
+    if bt.cluster is not None:
+        return None
+    return Note("arena_per_battle", {"asked": asked_none, "duplicates": bt.duplicates, "battles": int(len(bt.a))})
 def arena(
     battles: Any,
     *,
@@ -238,6 +520,7 @@ def arena(
     cluster_by: str | None = "auto",
     style: bool | Sequence[str] = False,
     method: str = "sandwich",
+    cluster_correction: str = "cr2",
     confidence_level: float = 0.95,
     n_resamples: int = 2000,
     rng: SeedLike = 0,
@@ -254,25 +537,28 @@ def arena(
         One row per battle (or judged game): ``model_a``, ``model_b``, ``score`` (1 = model_a wins,
         0 = model_b wins, 0.5 = tie; probabilities allowed) or ``winner`` (``model_a``, ``model_b``,
         ``tie``, ``tie (bothbad)``), optional ``weight`` (an analytic weight: Arena-Hard's strong verdict
-        is *one* battle of weight 3), optional ``cluster`` (prompt id), ``judge``, and style counts
-        ``style_a_<feature>``/``style_b_<feature>``. Paths are read with
-        ``ranktrust.data.battles.read_battles`` and the reader options below (a DataFrame too when one
-        of them is given).
+        is *one* battle of weight 3), optional prompt ids (the first of ``cluster``, ``question_id``,
+        ``prompt_id``, ``uid``), ``judge``, and style counts ``style_a_<feature>``/``style_b_<feature>``.
+        Paths are read with ``ranktrust.data.battles.read_battles`` and the reader options below (a
+        DataFrame too when one of them is given).
     baseline : str, optional
         A model to report every model's win rate against (Arena-Hard, AlpacaEval):
-        ``expit(theta_m - theta_baseline)`` with a delta-method interval; in a star design (every battle
-        against the baseline) this is exactly the weighted share of wins (ties half) and its clustered
-        interval. Otherwise (an Arena-Hard v2 folder mixes two baselines) it is the Bradley-Terry
-        estimate from all battles: ``settings["baseline_star"]`` says which, and each model row's
-        ``n_vs_baseline`` how many of its battles were against the baseline. When reading paths it is
-        also the baseline of Arena-Hard v0.1 judgments, whose records name none.
+        ``expit(theta_m - theta_baseline)``, its interval that of the log-odds difference mapped through
+        ``expit`` (inside (0, 1), asymmetric near its ends); in a star design (every battle against the
+        baseline) the estimate is exactly the weighted share of wins (ties half). Otherwise (an Arena-Hard
+        v2 folder mixes two baselines) it is the Bradley-Terry estimate from all battles:
+        ``settings["baseline_star"]`` says which, and each model row's ``n_vs_baseline`` how many of its
+        battles were against the baseline. When reading paths it is also the baseline of Arena-Hard v0.1
+        judgments, whose records name none.
     ties : {"half", "davidson"}, default: ``"half"``
         A tie as half a win (FastChat, arena-rank, Arena-Hard), or Davidson's (1970) tie model. When the
         scores are win/tie/loss, the other convention is fitted too and ``settings["ties_check"]`` says
         whether it orders the top three differently.
     cluster_by : str or None, default: ``"auto"``
-        The column whose values are clusters for the sandwich (and the bootstrap): ``"auto"`` uses
-        ``cluster`` (the prompt id) when present, else each battle is its own cluster; None: per battle.
+        The column whose values are clusters for the sandwich (and the bootstrap): ``"auto"`` uses the
+        prompt ids (the first of ``cluster``, ``question_id``, ``prompt_id``, ``uid``; the same for a
+        DataFrame and a path) when present, else each battle is its own cluster and the result says so in a
+        note; None: per battle.
     style : bool or sequence of str, default: ``False``
         Style control: the contextual Bradley-Terry model with the style features (all ``style_a_*``
         columns, or those named), each ``(a - b) / (a + b + 1)`` then scaled to unit root mean square (FastChat's feature,
@@ -281,10 +567,19 @@ def arena(
     method : {"sandwich", "bootstrap"}, default: ``"sandwich"``
         Where the covariance comes from: the cluster-robust sandwich, or ``n_resamples`` cluster-bootstrap
         refits (whose draws then also give the max-|t| critical values).
+    cluster_correction : {"cr2", "cr1", "none"}, default: ``"cr2"``
+        The sandwich's small-cluster correction. ``"cr2"``: each battle's score divided by ``sqrt(1 - l)``,
+        ``l`` the leverage of its cluster on the more exposed of its two models (a CR2-type bias reduction),
+        and a t reference per contrast whose degrees of freedom follow the effective number of clusters its
+        two models appear in (Welch-Satterthwaite over the two; each model's: Kish's effective number minus
+        1), so a model seen on few prompts gets the wide interval it needs. ``"cr1"``: the meat times
+        ``G / (G - 1)`` and the normal reference (the previous default); ``"none"``: neither.
     confidence_level : float, default: ``0.95``
         Of the intervals, and the joint level of the rank sets and pairwise claims.
     n_resamples : int, default: ``2000``
-        Draws of the max-|t| statistic (or bootstrap refits with ``method="bootstrap"``).
+        Draws of the max-|t| statistic (or bootstrap refits with ``method="bootstrap"``); an adjusted
+        p-value of no exceedance is reported as below ``1 / (n_resamples + 1)`` (``settings["p_adjusted_floor"]``).
+        Two models: no draws (the adjusted p-value is the p-value).
     rng : None, int or numpy.random.Generator, default: ``0``
         Seeds the max-|t| draws and the bootstrap (reproducible unless None).
     progress : callable(done, total), optional
@@ -298,140 +593,87 @@ def arena(
     -------
     ArenaResult
 
+    Raises
+    ------
+    DataError
+        Every battle a tie (the uncertainty is not estimable), a model that won or lost every battle, models
+        that never met, one cluster, a per-item score table (not battles).
+
     Warns
     -----
     SmallSampleWarning
-        Fewer than 20 clusters: the clustered intervals rest on a normal approximation that needs many.
+        Fewer than 20 clusters: the clustered intervals are approximate.
+    DegenerateDataWarning
+        A model whose variance is not estimable (all its battles in one cluster): its interval is NaN and
+        none of its pairs is claimed (also a note, in every output).
 
     Notes
     -----
     Ratings are ``1000 + 400 / ln(10) * theta`` with ``sum(theta) = 0``: the mean rating is 1000, so a
     model's interval is relative to the board's mean; differences do not depend on the anchor.
     """
-    ties = _validate.choice(ties, "ties", TIES)
-    method = _validate.choice(method, "method", METHODS)
-    level = _validate.confidence_level(confidence_level)
-    n_resamples = _validate.count(n_resamples, "n_resamples", minimum=10)
-    progress = _validate.progress(progress)
-    if cluster_by is not None and not isinstance(cluster_by, str):
-        raise TypeError(f"`cluster_by` must be a column name, 'auto' or None, got {cluster_by!r}")
-    if isinstance(cluster_by, str) and cluster_by.lower() == "none":
-        cluster_by = None
+    o = _options(ties, method, confidence_level, n_resamples, progress, cluster_by, cluster_correction)
+    ties, level, correction = o["ties"], o["level"], o["correction"]
+    n_resamples, progress = o["n_resamples"], o["progress"]
     seed_streams = _random.streams(rng, "maxt", "bootstrap")
-    bt = _read(battles, cluster_by, {"format": format, "weight_strong": weight_strong, "prompt": prompt,
-                                     "baseline": baseline})
-    models = bt.models
-    M = len(models)
-    if M < 2:
-        raise DataError(f"the battles name one model ({models[0]!r}): there is nothing to rank", param="battles")
-    if baseline is not None and baseline not in models:
-        import difflib
-
-        close = difflib.get_close_matches(str(baseline), models, n=3)
-        raise DataError(f"`baseline`={baseline!r} is not a model of the battles"
-                        + (f" (did you mean {', '.join(map(repr, close))}?)" if close else ""), param="baseline")
-    f = None
-    feats: tuple[str, ...] = ()
-    if style is not False:
-        if bt.style_a is None:
-            raise DataError("style control needs style counts: columns style_a_<feature> and style_b_<feature>",
-                            param="style")
-        if style is True:
-            feats = bt.features
-        else:
-            want = tuple(style)  # type: ignore[arg-type]
-            unknown = [x for x in want if x not in bt.features]
-            if unknown or not want:
-                raise DataError(f"`style`={list(want)!r}: the battles have the style features "
-                                f"{', '.join(map(repr, bt.features))}", param="style")
-            keep = [bt.features.index(x) for x in want]
-            bt.style_a, bt.style_b, bt.features = bt.style_a[:, keep], bt.style_b[:, keep], want  # type: ignore[index]
-            feats = want
-        if ties == "davidson":
-            raise DataError("`ties`='davidson' with style control is not available; use `ties`='half'",
-                            param="ties")
-    if ties == "davidson" and not bt.discrete:
-        raise DataError("`ties`='davidson' needs win / tie / loss outcomes (scores 1, 0.5, 0); these battles have "
-                        "probabilities: use `ties`='half'", param="ties")
-    # canonical orientation: the lower model code first
-    a, b, y, _, sw = _fit.canonical(bt.a, bt.b, bt.y)
-    if bt.style_a is not None and style is not False:
-        fa = np.where(sw[:, None], bt.style_b, bt.style_a)
-        fb = np.where(sw[:, None], bt.style_a, bt.style_b)
-        bt.style_a, bt.style_b = fa, fb
-        f = _style_features(bt)
-    bt.a, bt.b, bt.y = a, b, y
-    w = bt.w
+    # read -> canonical (a new record; the reader's is not changed)
+    bt0 = _read(battles, o["cluster_by"], {"format": format, "weight_strong": weight_strong, "prompt": prompt,
+                                           "baseline": baseline})
+    bt, f, feats = _canonical_battles(bt0, style, ties, baseline)
+    models, M = bt.models, len(bt.models)
+    a, b, y, w = bt.a, bt.b, bt.y, bt.w
     c0 = _fit.cells(a, b, y, w, M)
-    _connected(c0.A, c0.B, M, models)
-    _separation(c0, models)
+    _refuse_degenerate(bt, c0)
     cluster, G = bt.cluster, bt.n_clusters
-    if cluster is not None and G < 2:
-        raise DataError(f"`cluster_by`={bt.cluster_col!r}: every battle is in one cluster, so the clustered variance is "
-                        "zero; cluster by a column with many values, or give `cluster_by`=None", param="cluster_by")
-    if cluster is not None and G < _FEW_CLUSTERS:
-        import warnings
-
-        from ..errors import SmallSampleWarning
-
-        warnings.warn(f"only {G} clusters in `cluster_by`={bt.cluster_col!r}: the clustered intervals and rank sets "
-                      f"rest on a normal approximation that needs many clusters ({_FEW_CLUSTERS} or more)",
-                      SmallSampleWarning, stacklevel=2)
-    fit, c, Vfull = _fit_all(bt, ties, f, cluster, G, y, w, c=c0)
+    # fit -> covariance
+    fit, c, cov = _fit_all(bt, ties, f, cluster, G, y, w, c=c0, correction=correction)
     theta = fit.theta
     draws = None
-    if method == "bootstrap":
-        from ..resample._engine import weights as boot_weights
-
-        units = cluster if cluster is not None else np.arange(len(a))
-        thetas = np.empty((n_resamples, M))
-        gen = np.random.default_rng(seed_streams[1])
-        for i in range(n_resamples):
-            cw = boot_weights(G, n_resamples=1, rng=gen)[0]
-            wb = w * cw[units]
-            keep = wb > 0
-            sub = Battles(models, a[keep], b[keep], y[keep], wb[keep], None, 0, None, None, None, (), bt.discrete)
-            try:
-                bf, _, _ = _fit_all(sub, ties, None if f is None else f[keep], None, 0, y[keep], wb[keep],
-                                    theta0=theta, want_cov=False)
-                thetas[i] = bf.theta
-            except Exception:   # a resample where a model won or lost everything: its strength is unbounded
-                thetas[i] = np.nan
-            if progress is not None:
-                progress(i + 1, n_resamples)
-        ok = np.isfinite(thetas).all(axis=1)
-        thetas = thetas[ok]
-        draws = thetas - theta
+    n_failed = 0
+    if o["method"] == "bootstrap":
+        draws, n_failed = _bootstrap(bt, ties, f, theta, n_resamples, np.random.default_rng(seed_streams[1]),
+                                     progress)
         V = np.cov(draws, rowvar=False)
-        n_failed = int((~ok).sum())
+        df_model = np.full(M, np.inf)
     else:
-        V = Vfull[:M, :M]
-        n_failed = 0
-    sd = _maxt.stepdown(theta, V, n_draws=n_resamples if draws is None else len(draws),
-                        rng=np.random.default_rng(seed_streams[0]), draws=draws)
+        V = cov.V[:M, :M]
+        df_model = cov.df
+    vdiag = np.diag(V)
+    hscale = np.abs(np.diag(np.linalg.pinv(fit.H[:M, :M] + 1.0 / M)) - 1.0 / M)
+    valid_model = (vdiag > 1e-10 * hscale) & (df_model > 0)
+    notes = list(n for n in bt.notes if feats or n.code != "battles_style_missing")
+    if not valid_model.all():
+        import warnings
+
+        from ..errors import DegenerateDataWarning
+
+        bad = [models[k] for k in np.flatnonzero(~valid_model)]
+        warnings.warn(f"the variance of {', '.join(map(repr, bad[:5]))}{' ...' if len(bad) > 5 else ''} is not "
+                      "estimable (every battle of the model in one cluster): its interval is NaN and none of its "
+                      "pairs is claimed; add battles on other prompts", DegenerateDataWarning, stacklevel=2)
+    # stepdown over all pairs
+    cl = _claims(theta, V, df_model, valid_model, level, n_resamples, np.random.default_rng(seed_streams[0]), draws)
     alpha = 1.0 - level
-    z = normal_quantile(level)
     rating = ELO_MEAN + ELO_SCALE * theta
-    se = ELO_SCALE * np.sqrt(np.maximum(np.diag(V), 0.0))
-    ci_low, ci_high = rating - z * se, rating + z * se
-    J, K = sd["J"], sd["K"]
-    dif = ELO_SCALE * sd["diff"]
-    dse = ELO_SCALE * sd["se"]
+    se = np.where(valid_model, ELO_SCALE * np.sqrt(np.maximum(vdiag, 0.0)), np.nan)
+    qm = np.asarray(t_quantile(level, np.where(valid_model, df_model, 1.0)), dtype=float)
+    ci_low, ci_high = rating - qm * se, rating + qm * se
+    J, K = cl.J, cl.K
+    dif = ELO_SCALE * cl.diff
+    dse = np.where(cl.valid, ELO_SCALE * cl.se, np.nan)
     flip = dif < 0
     pa = np.where(flip, K, J)
     pb = np.where(flip, J, K)
     adif = np.abs(dif)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pval = np.where(dse > 0, 2 * special.ndtr(-adif / dse), np.where(adif > 0, 0.0, 1.0))
-    padj = np.asarray(sd["p_adjusted"])
-    separated = (padj < alpha) & (adif > 0)
+    separated = cl.valid & (np.nan_to_num(cl.p_adjusted, nan=1.0) < alpha) & (adif > 0)
     better = np.zeros((M, M), dtype=bool)
     better[pa[separated], pb[separated]] = True
     rank_low = 1 + better.sum(axis=0)
     rank_high = M - better.sum(axis=1)
     rank, tier = _display_ranks(better, rating)
-    ov_low = 1 + (ci_low[:, None] > ci_high[None, :]).sum(axis=0)
-    ov_high = M - (ci_high[:, None] < ci_low[None, :]).sum(axis=0)
+    with np.errstate(invalid="ignore"):
+        ov_low = 1 + (ci_low[:, None] > ci_high[None, :]).sum(axis=0)
+        ov_high = M - (ci_high[:, None] < ci_low[None, :]).sum(axis=0)
     n_battles = np.bincount(a, minlength=M) + np.bincount(b, minlength=M)
     wr = wr_lo = wr_hi = n_vs = None
     if baseline is not None:
@@ -439,23 +681,25 @@ def arena(
         # which battles involve the baseline: all of them in a star design (the win rate is then the raw share)
         n_vs = np.bincount(np.where(a == k0, b, a)[(a == k0) | (b == k0)], minlength=M).astype(np.int64)
         n_vs[k0] = 0
-        d = theta - theta[k0]
-        vd = np.diag(V) + V[k0, k0] - 2 * V[:, k0]
-        wr = special.expit(d)
-        wse = wr * (1 - wr) * np.sqrt(np.maximum(vd, 0.0))
-        wr_lo, wr_hi = np.clip(wr - z * wse, 0, 1), np.clip(wr + z * wse, 0, 1)
+        rare = (_rare_outcome_df(special.expit(theta - theta[k0]), a, b, w, k0)
+                if correction == "cr2" and o["method"] == "sandwich" else None)
+        wr, wr_lo, wr_hi = _win_rates(theta, V, df_model, k0, level, rare)
+        wr_lo = np.where(valid_model & valid_model[k0], wr_lo, np.nan)
+        wr_hi = np.where(valid_model & valid_model[k0], wr_hi, np.nan)
+        wr_lo[k0] = wr_hi[k0] = 0.5
     style_res = None
     if f is not None:
-        gV = Vfull[M:, M:]
+        gV = cov.V[M:, M:]
         gse = np.sqrt(np.diag(gV))
         g = fit.extra
-        raw_fit, _, raw_V = _fit_all(bt, "half", None, cluster, G, y, w, c=c0)
-        raw_rating = ELO_MEAN + ELO_SCALE * raw_fit.theta
-        raw_sd = _maxt.stepdown(raw_fit.theta, raw_V[:M, :M], n_draws=n_resamples,
-                                rng=np.random.default_rng(seed_streams[0]))
-        rsep = raw_sd["p_adjusted"] < alpha
+        z = normal_quantile(level)
+        _, _, raw = _fit_all(bt, "half", None, cluster, G, y, w, c=c0, correction=correction)
+        raw_rating = ELO_MEAN + ELO_SCALE * raw.fit.theta
+        raw_cl = _claims(raw.fit.theta, raw.V[:M, :M], raw.df, valid_model, level, n_resamples,
+                         np.random.default_rng(seed_streams[0]), None)
+        rsep = np.nan_to_num(raw_cl.p_adjusted, nan=1.0) < alpha
         rb = np.zeros((M, M), dtype=bool)
-        rfl = raw_sd["diff"] < 0
+        rfl = raw_cl.diff < 0
         rb[np.where(rfl, K, J)[rsep], np.where(rfl, J, K)[rsep]] = True
         raw_rank, _ = _display_ranks(rb, raw_rating)
         style_res = StyleControl(features=feats, gamma=g, se=gse, ci_low=g - z * gse, ci_high=g + z * gse,
@@ -466,11 +710,11 @@ def arena(
         other = "davidson" if ties == "half" else "half"
         try:
             of, _, _ = _fit_all(bt, other, None, None, G, y, w, want_cov=False, c=c0)
-            top = [models[k] for k in np.argsort(-theta, kind="stable")[:3]]
+            top3 = [models[k] for k in np.argsort(-theta, kind="stable")[:3]]
             otop = [models[k] for k in np.argsort(-of.theta, kind="stable")[:3]]
-            ties_check = {"convention": other, "top": otop, "differs": top != otop,
+            ties_check = {"convention": other, "top": otop, "differs": top3 != otop,
                           "nu": float(np.exp(of.extra[0])) if other == "davidson" else None}
-        except Exception:  # the other convention cannot be fitted (e.g. too few ties): no check
+        except SolverError:  # the other convention cannot be fitted (e.g. too few ties): no check
             ties_check = None
     order = np.argsort(rank)
     top = int(order[0])
@@ -481,16 +725,19 @@ def arena(
     ov_could = [models[k] for k in np.argsort(-rating, kind="stable") if ov_low[k] == 1]
     headline = {
         "top": models[top], "runner_up": models[runner], "separable": bool(separated[pi]),
-        "diff": float(sign * adif[pi]), "ci_low": float(sign * adif[pi] - z * dse[pi]),
-        "ci_high": float(sign * adif[pi] + z * dse[pi]), "p_value": float(pval[pi]), "p_adjusted": float(padj[pi]),
+        "diff": float(sign * adif[pi]), "ci_low": float(sign * adif[pi] - cl.q[pi] * dse[pi]),
+        "ci_high": float(sign * adif[pi] + cl.q[pi] * dse[pi]), "p_value": float(cl.p_value[pi]),
+        "p_adjusted": float(cl.p_adjusted[pi]),
         "rank_low": int(rank_low[top]), "rank_high": int(rank_high[top]), "could_be_first": could,
         "overlap_could_be_first": ov_could,
     }
     settings = {
         "ties": ties, "cluster_by": bt.cluster_col, "n_clusters": int(G), "n_battles": int(len(a)),
-        "total_weight": float(w.sum()), "weighted": bool((w != 1).any()), "method": method,
+        "total_weight": float(w.sum()), "weighted": bool((w != 1).any()), "method": o["method"],
+        "cluster_correction": correction,
         "n_resamples": int(n_resamples), "failed_resamples": n_failed,
-        "critical_value": float(np.quantile(sd["max_abs"], level)),
+        "critical_value": cl.critical, "p_adjusted_floor": cl.floor,
+        "min_df": float(np.min(df_model[valid_model])) if valid_model.any() and np.isfinite(df_model).any() else None,
         "scale": "Elo: 400 / ln 10 points per unit of log-strength", "anchor": "mean rating of the models = 1000",
         "iterations": int(fit.iterations), "gradient": float(fit.gradient),
         "davidson_nu": float(np.exp(fit.extra[0])) if ties == "davidson" else None,
@@ -499,16 +746,17 @@ def arena(
     }
     if n_vs is not None:
         settings.update(baseline_battles=int(n_vs.sum()), baseline_star=bool(n_vs.sum() == len(a)))
-    if progress is not None and method != "bootstrap":
+    if progress is not None and o["method"] != "bootstrap":
         progress(1, 1)
-    cov = ELO_SCALE ** 2 * V
+    pb_note = _per_battle_note(bt, asked_none=o["cluster_by"] is None)
+    notes += [*(() if pb_note is None else (pb_note,)), *_few_cluster_notes(bt, cov, valid_model, correction)]
     return ArenaResult(
         models=models, rating=rating, se=se, ci_low=ci_low, ci_high=ci_high, rank=rank, rank_low=rank_low,
         rank_high=rank_high, tier=tier, overlap_rank_low=ov_low, overlap_rank_high=ov_high,
         n_battles=n_battles.astype(np.int64), win_rate=wr, win_rate_ci_low=wr_lo, win_rate_ci_high=wr_hi,
         n_vs_baseline=n_vs,
-        pair_a=pa, pair_b=pb, diff=adif, diff_ci_low=adif - z * dse, diff_ci_high=adif + z * dse, p_value=pval,
-        p_adjusted=padj, separated=separated, better=better, covariance=cov, confidence_level=level,
-        baseline=baseline, style=style_res, settings=settings, headline=headline,
-        notes=tuple(n for n in bt.notes if feats or n.code != "battles_style_missing"),
+        pair_a=pa, pair_b=pb, diff=adif, diff_ci_low=adif - cl.q * dse, diff_ci_high=adif + cl.q * dse,
+        p_value=cl.p_value, p_adjusted=cl.p_adjusted, separated=separated, better=better,
+        covariance=ELO_SCALE ** 2 * V, confidence_level=level, baseline=baseline, style=style_res,
+        settings=settings, headline=headline, notes=tuple(notes),
     )

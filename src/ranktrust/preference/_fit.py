@@ -376,3 +376,99 @@ def sandwich(H: np.ndarray, meat: np.ndarray, M: int) -> np.ndarray:
     Hi = np.linalg.inv(Ht)
     V = Hi @ meat @ Hi
     return (V + V.T) / 2
+
+
+# ---- small-cluster correction (CR2-type meat, t reference per contrast) --------------------------------
+@dataclass
+class Exposure:
+    """What each model's strength rests on, from the model-based information of its battles.
+
+    ``scale``: per battle, ``1 / sqrt(1 - l)`` where ``l`` is the leverage of the battle's cluster on the more
+    exposed of its two models (``v_g(m) * h[m]``, ``v_g(m)`` = the information model ``m`` gets from cluster
+    ``g``, ``h[m]`` = the larger of ``H^+[m, m]`` and ``1 / H[m, m]``), capped at 0.99; ``clusters``: per model, the number of clusters it appears in;
+    ``effective``: per model, Kish's effective number of clusters ``(sum_g v_g(m))^2 / sum_g v_g(m)^2``;
+    ``max_leverage``: per model, its largest cluster leverage."""
+
+    scale: np.ndarray
+    clusters: np.ndarray
+    effective: np.ndarray
+    max_leverage: np.ndarray
+
+
+#: the leverage cap of the CR2-type scaling (a model seen in one cluster has leverage 1: its variance is not
+#: estimable, which the caller detects from the effective number of clusters)
+LEVERAGE_CAP = 0.99
+#: dense (cluster, model) tables up to this many cells; above, the occupied cells are found by sorting
+_DENSE_CELLS = 8_000_000
+
+
+def exposure(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np.ndarray | None, n_clusters: int,
+             Hinv_diag: np.ndarray) -> Exposure:
+    """Per (cluster, model) information sums and the CR2-type residual scaling, in O(battles).
+
+    ``q``: each battle's information weight on its contrast (``w p (1 - p)`` for the logit fit); ``cluster``:
+    cluster codes ``0..n_clusters-1`` or None (each battle its own cluster); ``Hinv_diag``: the diagonal of
+    the inverse information of the strengths (model-based)."""
+    M = len(Hinv_diag)
+    N = len(a)
+    if cluster is None:   # each battle its own cluster: v_g(m) = q for both of its models
+        la, lb = q * Hinv_diag[a], q * Hinv_diag[b]
+        lev = np.maximum(la, lb)
+        clusters = (np.bincount(a, minlength=M) + np.bincount(b, minlength=M)).astype(np.int64)
+        s1 = np.bincount(a, q, M) + np.bincount(b, q, M)
+        s2 = np.bincount(a, q * q, M) + np.bincount(b, q * q, M)
+        maxlev = np.zeros(M)
+        np.maximum.at(maxlev, a, la)
+        np.maximum.at(maxlev, b, lb)
+    else:
+        keys = np.concatenate([cluster.astype(np.int64) * M + a, cluster.astype(np.int64) * M + b])
+        qq = np.concatenate([q, q])
+        if n_clusters * M <= _DENSE_CELLS:
+            tot = np.bincount(keys, qq, n_clusters * M)
+            cnt = np.bincount(keys, minlength=n_clusters * M)
+            occ = np.flatnonzero(cnt)
+            vals, inv = tot[occ], None
+            per_key = tot
+        else:
+            occ, inv = np.unique(keys, return_inverse=True)
+            vals = np.bincount(inv, qq, len(occ))
+            per_key = None
+        mod = occ % M
+        clusters = np.bincount(mod, minlength=M).astype(np.int64)
+        s1 = np.bincount(mod, vals, M)
+        s2 = np.bincount(mod, vals * vals, M)
+        levc = vals * Hinv_diag[mod]
+        maxlev = np.zeros(M)
+        np.maximum.at(maxlev, mod, levc)
+        if per_key is not None:
+            lev = np.maximum(per_key[keys[:N]] * Hinv_diag[a], per_key[keys[N:]] * Hinv_diag[b])
+        else:
+            lev = np.maximum(levc[inv[:N]], levc[inv[N:]])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eff = np.where(s2 > 0, s1 * s1 / s2, 0.0)
+    scale = 1.0 / np.sqrt(1.0 - np.minimum(lev, LEVERAGE_CAP))
+    return Exposure(scale=scale, clusters=clusters, effective=eff, max_leverage=maxlev)
+
+
+def info_weights(theta: np.ndarray, a: np.ndarray, b: np.ndarray, w: np.ndarray, *, extra: np.ndarray | None = None,
+                 f: np.ndarray | None = None, davidson_phi: float | None = None) -> np.ndarray:
+    """Each battle's model-based information on its contrast ``theta_a - theta_b``."""
+    eta = theta[a] - theta[b]
+    if f is not None and extra is not None:
+        eta = eta + f @ extra
+    if davidson_phi is not None:
+        _, _, _, dm_du, _ = _dav_parts(eta / 2, davidson_phi)
+        return w * dm_du / 4
+    p = special.expit(eta)
+    return w * p * (1 - p)
+
+
+def welch_df(var_j: np.ndarray, var_k: np.ndarray, df_j: np.ndarray, df_k: np.ndarray) -> np.ndarray:
+    """Welch-Satterthwaite degrees of freedom of a contrast whose variance is the sum of two parts with
+    ``df_j`` and ``df_k`` degrees of freedom (inf: known)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        num = (var_j + var_k) ** 2
+        den = np.where(np.isfinite(df_j), var_j ** 2 / df_j, 0.0) + np.where(np.isfinite(df_k), var_k ** 2 / df_k, 0.0)
+        out = np.where(den > 0, num / den, np.inf)
+    lo = np.minimum(df_j, df_k)
+    return np.where(np.isfinite(out), np.maximum(out, lo), out)

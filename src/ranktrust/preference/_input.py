@@ -12,10 +12,27 @@ from typing import Any
 
 import numpy as np
 
-from ..data.battles import STYLE_A as STYLE_PREFIX_A, STYLE_B as STYLE_PREFIX_B, WINNER_SCORES  # the data layer's
+from ..data.battles import CLUSTER_GUESSES, PER_ITEM, WINNER_SCORES
+from ..data.battles import STYLE_A as STYLE_PREFIX_A, STYLE_B as STYLE_PREFIX_B
 from ..errors import DataError
 
-__all__ = ["Battles", "battles_arrays", "STYLE_PREFIX_A", "STYLE_PREFIX_B"]
+__all__ = ["Battles", "battles_arrays", "STYLE_PREFIX_A", "STYLE_PREFIX_B", "weight_problem"]
+
+#: weights may span at most this ratio (largest / smallest): beyond it the fit's sums lose every digit of the
+#: small ones, and squares of weights above 1e150 overflow
+_WEIGHT_SPAN = 1e12
+
+
+def weight_problem(w: np.ndarray) -> tuple[int, int, str] | None:
+    """(row of the largest weight, row of the smallest, what is wrong: "overflow" or "span") when positive
+    finite weights cannot be computed with: their squares overflow, or they span more than 12 orders of
+    magnitude; None when they are fine."""
+    hi, lo = int(np.argmax(w)), int(np.argmin(w))
+    if w[hi] > 1e150:
+        return hi, lo, "overflow"
+    if w[hi] > _WEIGHT_SPAN * w[lo]:
+        return hi, lo, "span"
+    return None
 
 
 @dataclass
@@ -33,6 +50,7 @@ class Battles:
     features: tuple[str, ...]
     discrete: bool           # every score is 0, 0.5 or 1
     notes: tuple = ()        # what the reader left out or changed (results.Note records, see _core.reader_notes)
+    duplicates: int | None = None   # rows identical to an earlier row in every column (counted without clusters)
 
 
 def _columns(df: Any) -> list[str]:
@@ -71,6 +89,8 @@ def battles_arrays(df: Any, *, cluster_by: str | None) -> Battles:
     """Check and code the battles; ``cluster_by``: a column name, ``"auto"`` or None (per battle)."""
     cols = _columns(df)
     for need in ("model_a", "model_b"):
+        if need not in cols and "model" in cols:
+            raise DataError(PER_ITEM.format(source="`battles`", columns=", ".join(cols[:8])), param="battles")
         if need not in cols:
             raise DataError(f"`battles` has no `{need}` column (columns: {', '.join(cols)}); a battles table needs "
                             "model_a, model_b and score (or winner)", param="battles")
@@ -116,10 +136,18 @@ def battles_arrays(df: Any, *, cluster_by: str | None) -> Battles:
         if len(bad):
             raise DataError(f"`battles` {_row(bad[0])}: weight {float(w[bad[0]])!r} must be a positive number",
                             param="battles")
+        huge = weight_problem(w)
+        if huge is not None:
+            hi, lo, why = huge
+            raise DataError(f"`battles` {_row(hi)}: weight {float(w[hi]):g} is " + (
+                "too large to compute with (its square overflows); weights are relative: divide them all by the "
+                "same number" if why == "overflow" else
+                f"more than 1e12 times the smallest ({float(w[lo]):g}, {_row(lo)}); weights this far apart leave "
+                "the small ones without any effect on the sums: check the column"), param="battles")
     else:
         w = np.ones(n)
-    if cluster_by == "auto":
-        cluster_by = "cluster" if "cluster" in cols else None
+    if cluster_by == "auto":   # the prompt ids, by the same names as the battles reader (a path)
+        cluster_by = next((c for c in CLUSTER_GUESSES if c in cols), None)
     cluster, n_clusters = None, n
     if cluster_by is not None:
         if cluster_by not in cols:

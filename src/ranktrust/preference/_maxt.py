@@ -45,22 +45,55 @@ def _factor(V: np.ndarray) -> np.ndarray:
         return U * np.sqrt(np.clip(w, 0.0, None))
 
 
+def t_tail(t: np.ndarray, df: np.ndarray | float) -> np.ndarray:
+    """log P(T > |t|) for Student's t with ``df`` degrees of freedom (inf: the normal), without underflow."""
+    from scipy import stats
+
+    a = np.abs(np.asarray(t, dtype=float))
+    df = np.broadcast_to(np.asarray(df, dtype=float), a.shape)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = np.where(np.isfinite(df), stats.t.logsf(a, np.where(np.isfinite(df), df, 1.0)), stats.norm.logsf(a))
+    return out
+
+
+def normal_equivalent(t: np.ndarray, df: np.ndarray | float) -> np.ndarray:
+    """The normal deviate with the same two-sided tail as ``t`` under t(df), with its sign: a t statistic of a
+    contrast whose variance rests on few clusters, put on the scale of the N(0, V) draws."""
+    from scipy import special
+
+    z = -special.ndtri_exp(t_tail(t, df))
+    return np.sign(t) * np.where(np.isfinite(z), z, np.abs(t))
+
+
 def stepdown(theta: np.ndarray, V: np.ndarray, *, n_draws: int, rng: np.random.Generator,
-             batch: int | None = None, draws: np.ndarray | None = None) -> dict[str, np.ndarray | float]:
+             batch: int | None = None, draws: np.ndarray | None = None, df: np.ndarray | None = None,
+             valid: np.ndarray | None = None) -> dict[str, np.ndarray | float]:
     """Adjusted p-values of every pair and the first-step critical value quantiles.
 
     Returns ``J, K, diff, se, t, p_adjusted`` (one entry per unordered pair, ``J < K``), ``max_abs``
     (the ``n_draws`` draws of ``max |T*|`` over all pairs: the single-step distribution). ``draws``:
-    centred bootstrap draws ``(n_draws, M)`` of the strengths to use instead of ``N(0, V)``.
+    centred bootstrap draws ``(n_draws, M)`` of the strengths to use instead of ``N(0, V)``. ``df``: per pair,
+    the degrees of freedom of its t reference (inf: normal); each |t| then enters the max as its normal
+    equivalent (:func:`normal_equivalent`). ``valid``: per pair, False where its variance is not estimable
+    (such a pair is never claimed and takes no part in the max; its p-values are NaN). With one pair there
+    are no draws: its adjusted p-value is its p-value.
     """
     M = len(theta)
     J, K = pair_index(M)
     P = len(J)
     diff = theta[J] - theta[K]
     se = pair_se(V, J, K)
+    ok = np.ones(P, dtype=bool) if valid is None else np.asarray(valid, dtype=bool)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(se > 0, diff / se, np.where(diff == 0, 0.0, np.inf * np.sign(diff)))
-        inv = np.where(se > 0, 1.0 / se, 0.0)
+        inv = np.where((se > 0) & ok, 1.0 / se, 0.0)
+    t = np.where(ok, t, 0.0)
+    if df is not None:
+        t = normal_equivalent(t, df)
+    if P == 1:
+        p1 = np.where(ok, 2 * np.exp(t_tail(t, np.inf)), np.nan)
+        return {"J": J, "K": K, "diff": diff, "se": se, "t": t, "p_adjusted": p1, "max_abs": np.abs(t),
+                "floor": None}
     order = np.argsort(-np.abs(t), kind="stable")
     Jo, Ko, inv_o = J[order], K[order], inv[order]
     absto = np.abs(t[order])
@@ -93,4 +126,6 @@ def stepdown(theta: np.ndarray, V: np.ndarray, *, n_draws: int, rng: np.random.G
     adj_o = np.maximum.accumulate(raw)
     p_adj = np.empty(P)
     p_adj[order] = adj_o
-    return {"J": J, "K": K, "diff": diff, "se": se, "t": t, "p_adjusted": p_adj, "max_abs": max_abs}
+    p_adj[~ok] = np.nan
+    return {"J": J, "K": K, "diff": diff, "se": se, "t": t, "p_adjusted": p_adj, "max_abs": max_abs,
+            "floor": 1.0 / (1.0 + n_draws)}

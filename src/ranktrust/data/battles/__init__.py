@@ -31,15 +31,15 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ArgumentError, DataError, FormatError
 from ..readers._util import iter_jsonl, walk_files
-from ._canon import COLUMNS, OPTIONAL, STYLE_A, STYLE_B, WINNER_SCORES, Where
-from ._formats import (ARENA_HARD_LABELS, from_alpaca_eval, from_arena_hard, from_clean_battle, from_mt_bench,
+from ._canon import COLUMNS, OPTIONAL, PER_ITEM, STYLE_A, STYLE_B, WINNER_SCORES, Where
+from ._formats import (ARENA_HARD_LABELS, CLUSTER_GUESSES, from_alpaca_eval, from_arena_hard, from_clean_battle, from_mt_bench,
                        from_table, strong_weight)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = ["read_battles", "sniff_battles", "FORMATS", "COLUMNS", "OPTIONAL", "WINNER_SCORES",
-           "ARENA_HARD_LABELS", "STYLE_A", "STYLE_B"]
+           "ARENA_HARD_LABELS", "STYLE_A", "STYLE_B", "CLUSTER_GUESSES", "PER_ITEM"]
 
 #: the formats `format` accepts ("auto" sniffs each file's content)
 FORMATS = ("table", "clean_battle", "arena_hard", "alpaca_eval", "mt_bench")
@@ -122,6 +122,9 @@ def read_battles(
             taken = 0
             for f in found:
                 kind = sniff_battles(f)
+                if kind == "table" and _per_item_table(f):   # model, item, score: not battles
+                    skipped.append({"code": "skipped", "source": f, "format": None, "why": "per_item"})
+                    continue
                 if kind is None or (fmt != "auto" and kind != fmt and not (fmt == "table" and kind == "clean_battle")):
                     skipped.append({"code": "skipped", "source": f, "format": kind})
                     continue
@@ -207,6 +210,15 @@ def _read_table(path: str, prompt: str | None, strong: float) -> "pd.DataFrame":
         raise FormatError(f"{path}: not a readable {'TSV' if sep == chr(9) else 'CSV'} file "
                           f"({str(exc).splitlines()[0]})", param="format") from None
     return from_table(df, Where(path, "line", offset=2), cluster=prompt, strong=strong)
+
+
+def _per_item_table(path: str) -> bool:
+    """A CSV/TSV whose header names ``model`` and no ``model_a``: a per-item score table."""
+    if not path.lower().endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
+        return False
+    first = _head(path, 1 << 14).split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    cols = {c.strip().strip('"') for c in first.replace("\t", ",").split(",")}
+    return "model" in cols and "model_a" not in cols
 
 
 def _opener(path: str):

@@ -34,6 +34,12 @@ CONV_METADATA = (("sum_assistant_{}_tokens", "tokens"), ("header_count_{}", "hea
 WINNER_SCORES = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5, "both_bad": 0.5}
 
 
+#: the one message for a per-item score table given where battles are expected
+PER_ITEM = ("{source}: this is a per-item score table (columns {columns}), not battles: each row scores one model "
+            "on one item, and renaming columns cannot make it pairs. Rank it with `rt.report` (`rt.read` with "
+            "`scale`=10 for 1-10 judge scores)")
+
+
 def label_of(score: np.ndarray) -> np.ndarray:
     """The label a score stands for: 1 'model_a', 0 'model_b', 0.5 'tie', anything else '' (a probability)."""
     out = np.full(len(score), "", dtype=object)
@@ -146,6 +152,13 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
         raise DataError(f"{where.at(i)}: weight {weight[i]:g} is not a positive number ({int(bad.sum())} such "
                         "rows); a battle's weight must be > 0: fix it, or drop the row to leave the battle out",
                         param="source")
+    hi, lo = int(np.argmax(weight)), int(np.argmin(weight))
+    if weight[hi] > 1e150 or weight[hi] > 1e12 * weight[lo]:
+        raise DataError(f"{where.at(hi)}: weight {weight[hi]:g} is "
+                        + ("too large to compute with (its square overflows); weights are relative: divide them all "
+                           "by the same number" if weight[hi] > 1e150 else
+                           f"more than 1e12 times the smallest ({weight[lo]:g}); weights this far apart leave the "
+                           "small ones without any effect on the sums: check the column"), param="source")
     win = Labels.of(df["winner"])
     out = {"model_a": a.values(), "model_b": b.values(), "score": score,
            "winner": win.values() if win.source is not None else np.append(win.text, "")[win.codes],

@@ -13,7 +13,8 @@ import numpy as np
 
 from ...errors import ArgumentError, DataError, FormatError
 from ..readers._util import iter_jsonl, load_json
-from ._canon import CONV_METADATA, STYLE_A, STYLE_B, WINNER_SCORES, Labels, Where, finish, label_of, missing_text
+from ._canon import (CONV_METADATA, PER_ITEM, STYLE_A, STYLE_B, WINNER_SCORES, Labels, Where, finish, label_of,
+                     missing_text)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -51,6 +52,9 @@ def from_table(df: "pd.DataFrame", where: Where, *, cluster: str | None, fmt: st
     cols = [str(c) for c in df.columns]
     df = df.set_axis(cols, axis=1).reset_index(drop=True)
     for need in ("model_a", "model_b"):
+        if need not in cols and "model" in cols:
+            raise DataError(PER_ITEM.format(source=where.source, columns=", ".join(map(repr, cols[:8]))),
+                            param="source")
         if need not in cols:
             raise DataError(f"{where.source}: no {need!r} column (columns: {', '.join(map(repr, cols[:12]))}); a "
                             "battles table needs model_a, model_b and winner (or score): rename the columns",
@@ -98,6 +102,8 @@ def from_table(df: "pd.DataFrame", where: Where, *, cluster: str | None, fmt: st
         notes.append({"code": "columns_ignored", "source": where.source, "columns": ignored})
     if name is not None:      # the source's own name of the prompt ids, which `cluster_by` may use
         notes.append({"code": "prompt_column", "source": where.source, "column": name})
+    else:                     # no prompt ids: rows that repeat an earlier one in every column (judge replicates, copies)
+        notes.append({"code": "duplicate_rows", "source": where.source, "rows": _duplicates(df, out)})
     notes.append(_dropped(where.source, {}))
     if strong != 1.0:
         if "weight" in used:
@@ -107,6 +113,15 @@ def from_table(df: "pd.DataFrame", where: Where, *, cluster: str | None, fmt: st
         out, where, note = _collapse_replicates(out, where, strong)
         notes.append(note)
     return finish(out, where, notes, fmt=fmt, records=len(df))
+
+
+def _duplicates(df: "pd.DataFrame", out: "pd.DataFrame") -> int:
+    """Rows identical to an earlier row in every column of the source (its canonical columns when a column
+    holds values that cannot be compared, such as dicts)."""
+    try:
+        return int(df.duplicated().sum())
+    except TypeError:
+        return int(out.duplicated().sum())
 
 
 def _collapse_replicates(out: "pd.DataFrame", where: Where, strong: float

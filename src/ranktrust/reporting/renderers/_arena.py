@@ -28,6 +28,25 @@ def _ci(lo: Any, hi: Any, signed: bool = False) -> str:
     return f"[{_elo(lo, signed)}, {_elo(hi, signed)}]"
 
 
+def _at_floor(d: dict[str, Any], p_adj: Any, p: Any) -> bool:
+    """The adjusted p-value is the draws' floor 1/(B+1) (no draw reached the statistic) above a smaller p."""
+    fl = d["settings"].get("p_adjusted_floor")
+    return (fl is not None and p_adj is not None and p is not None and abs(p_adj - fl) <= 1e-9 * fl
+            and p < fl)
+
+
+def adjusted_p(d: dict[str, Any], p_adj: Any, p: Any) -> str:
+    """An adjusted p-value as the table shows it: '<0.0005' at the draws' floor (never the floor as a number)."""
+    v = p_value(p_adj)
+    return "<" + v if _at_floor(d, p_adj, p) and not v.startswith("<") else v
+
+
+def _adjusted_clause(d: dict[str, Any], p_adj: Any, p: Any) -> str:
+    v = p_value(p_adj)
+    return (f"adjusted p < {v}" if _at_floor(d, p_adj, p) and not v.startswith("<")
+            else p_clause(p_adj, "adjusted p"))
+
+
 def headline_text(d: dict[str, Any]) -> str:
     """"Is #1 really #1?" in one or two sentences, from the headline numbers only."""
     h = d["headline"]
@@ -37,12 +56,12 @@ def headline_text(d: dict[str, Any]) -> str:
            f"{_ci(h['ci_low'], h['ci_high'], True)})")
     if h["separable"]:
         s = (f"Yes: {top} is #1 with {cl} joint confidence over all pairs: {gap}, "
-             f"{p_clause(h['p_adjusted'], 'adjusted p')}.")
+             f"{_adjusted_clause(d, h['p_adjusted'], h['p_value'])}.")
     else:
         # the answer first, as the score path's headline (reporting/_headline.py): "No: 2 models could be #1 ..."
         could = h["could_be_first"]
-        gap += f" but is not separated from it over all pairs ({p_clause(h['p_adjusted'], 'adjusted p')})"
-        if h["ci_low"] > 0 or h["ci_high"] < 0:   # the pair's own interval excludes 0; the family does not
+        gap += f" but is not separated from it over all pairs ({_adjusted_clause(d, h['p_adjusted'], h['p_value'])})"
+        if (h["ci_low"] or 0) > 0 or (h["ci_high"] or 0) < 0:   # the pair's own interval excludes 0, not the family
             gap += "; the marginal interval is for this pair alone"
         if len(could) > 1:
             s = (f"No: {len(could)} models could be #1 with {cl} joint confidence ({', '.join(could[:6])}"
@@ -69,10 +88,22 @@ def method_sentence(d: dict[str, Any]) -> str:
     cov = ("the cluster-robust sandwich" if s["method"] == "sandwich"
            else f"the cluster bootstrap ({count(s['n_resamples'])} refits)")
     w = " Weights are analytic (one weighted battle is one battle)." if s["weighted"] else ""
+    corr = s.get("cluster_correction")
+    if s["method"] == "sandwich" and corr == "cr2":
+        cov += (" with the small-cluster correction (CR2-type; t references"
+                + (f", the fewest degrees of freedom {number(s['min_df'], 1)}" if s.get("min_df") is not None
+                   and s["min_df"] < 1000 else "") + ")")
+    elif s["method"] == "sandwich" and corr == "cr1":
+        cov += " (CR1, normal reference)"
+    elif s["method"] == "sandwich" and corr == "none":
+        cov += " (no small-cluster correction, normal reference)"
+    floor = s.get("p_adjusted_floor")
+    fl = (f" An adjusted p shown as <{p_value(floor).lstrip('<')} is below the floor 1/({count(s['n_resamples'])} + 1) of the "
+          "draws." if floor is not None and s["method"] == "sandwich" else "")
     return (f"Bradley-Terry on {count(s['n_battles'])} battles ({ties}), Elo scale 400/ln 10 with the mean rating "
             f"at 1000; covariance from {cov}, {clus}. Rank sets and 'separated' come from a stepdown max-|t| over "
             f"{_all_pairs(s['n_models'] * (s['n_models'] - 1) // 2)} ({level(d['confidence_level'])} joint; "
-            f"Mogstad, Romano, Shaikh & Wilhelm 2024).{w}")
+            f"Mogstad, Romano, Shaikh & Wilhelm 2024).{w}{fl}")
 
 
 def baseline_sentence(d: dict[str, Any]) -> str | None:
@@ -136,7 +167,7 @@ def _neighbours(d: dict[str, Any], k: int = 12) -> tuple[str, list[list[str]]]:
     title = "Neighbours in this order" + (f" (the first {k} of {len(nb)}; every pair is in the JSON output)"
                                           if len(nb) > k else "")
     return title, [[x["a"], x["b"], _elo(x["diff"]), _ci(x["ci_low"], x["ci_high"]), p_value(x["p_value"]),
-                    p_value(x["p_adjusted"]), "yes" if x["separated"] else "no"] for x in nb[:k]]
+                    adjusted_p(d, x["p_adjusted"], x["p_value"]), "yes" if x["separated"] else "no"] for x in nb[:k]]
 
 
 #: the win-rate columns (with a baseline): a table of their own in text
@@ -290,4 +321,4 @@ def arena_csv(d: dict[str, Any]) -> str:
     return table_csv(cols, ([r.get(c) for c in cols] for r in d["models"]))
 
 
-__all__ = ["headline_text", "method_sentence", "arena_payload", "ties_sentence", "baseline_sentence"]
+__all__ = ["headline_text", "method_sentence", "arena_payload", "ties_sentence", "baseline_sentence", "adjusted_p"]
