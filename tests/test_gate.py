@@ -324,3 +324,50 @@ def test_the_docstring_examples_run():
     import ranktrust.gating._core as core
 
     assert doctest.testmod(core).failed == 0
+
+
+# ------------------------------------------------------------------ issue 30: finite-sample figures
+def test_an_identical_continuous_task_passes_from_the_items_the_bound_needs():
+    """Audit m1: a continuous task the candidate scores exactly as the baseline PASSes once it has the items the
+    betting bound needs for the margin (502 for 1 point, one task at 95%), and says that number below it."""
+    from ranktrust.stats._bounded import identical_items_needed
+
+    need = identical_items_needed(0.01, ALPHA)
+    assert need == 502
+    for n, verdict in ((need - 60, "INCONCLUSIVE"), (need, "PASS")):
+        s = np.random.default_rng(0).beta(2, 2, n)
+        g = gate({"ci": _m(np.stack([s, s]))}, "cand", "base", margin=0.01)
+        assert g.verdict == verdict and g.tasks[0].items_needed == need and g.tasks[0].method == "betting"
+
+
+def test_align_error_refuses_and_intersect_counts_in_python():
+    s = (np.random.default_rng(1).random((2, 50)) < 0.6).astype(float)
+    s[0, :5] = np.nan                                        # the candidate lacks 5 items
+    m = _m(s)
+    with pytest.raises(DataError, match=r"task 'qa': 'cand' lacks 5 of the 50 items 'base' scored\. .*"
+                                        r"`align`='intersect'"):
+        gate({"qa": m}, "cand", "base")
+    g = gate({"qa": m}, "cand", "base", align="intersect")
+    assert g.align == "intersect" and (g.tasks[0].missing_candidate, g.tasks[0].missing_baseline) == (5, 0)
+    assert g.tasks[0].n_items == 45
+
+
+@pytest.mark.slow
+def test_the_footer_figures_hold_at_50_items_with_skew_and_rare_large_losses():
+    """The audit's g4 and g5 cells, small: 12 continuous tasks x 50 items with equal means and a skewed candidate
+    (false FAIL <= 0.05), and one task truly worse by the margin through rare large losses (false PASS <= 0.025);
+    measured 0.310 and 0.377 with the paired t. bench/bench_gate_edges.py runs them at R >= 1,000."""
+    g = np.random.default_rng(600)
+    R = 30
+    fails = 0
+    for _ in range(R):
+        suite = {f"t{k}": _m(np.stack([g.beta(0.1, 0.9, 50), g.beta(20, 180, 50)])) for k in range(12)}
+        fails += gate(suite, "cand", "base", margin=0.01).verdict == "FAIL"
+    assert fails / R <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / R)
+    passes, R = 0, 80
+    for _ in range(R):
+        b = g.beta(5, 5, 50)
+        d = np.where(g.random(50) < 0.02, -0.6, 0.002 + g.normal(0, 0.01, 50))
+        d -= 0.98 * 0.002 - 0.02 * 0.6 + 0.01
+        passes += gate({"t": _m(np.clip(np.stack([b + d, b]), 0, 1))}, "cand", "base", margin=0.01).verdict == "PASS"
+    assert passes / R <= 0.025 + 2 * np.sqrt(0.025 * 0.975 / R)

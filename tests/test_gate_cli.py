@@ -311,3 +311,107 @@ def test_a_one_item_task_is_worded_for_its_one_pair(tmp_path, capsys):
     assert code == 0
     assert "fewer than 2" not in err and "pair(s)" not in err and "all 1 item" not in err   # one sentence (m2)
     assert "one (has 1 item: too few for an interval; equal models would need about 498 items)" in err
+
+
+# ------------------------------------------------------------------ issue 30: align, D1, D3, D4
+def _partial_csv(path, drop_from: str = "cand") -> str:
+    """The audit's g3 (smaller): t1 holds 600 items; the candidate's log lacks the 40 it fails (true -6.7 points)."""
+    rows = ["task,model,item,score"]
+    g = np.random.default_rng(7)
+    b = (g.random(600) < 0.7).astype(int)
+    lost = set(np.flatnonzero(b == 1)[:40].tolist())
+    for i in range(600):
+        rows.append(f"t1,base,i{i},{b[i]}")
+        if not (drop_from == "cand" and i in lost):
+            rows.append(f"t1,cand,i{i},{0 if i in lost else b[i]}")
+    for i in range(300):
+        rows += [f"t0,base,j{i},1", f"t0,cand,j{i},1"]
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+def test_align_error_refuses_a_side_that_lacks_items_with_counts_per_task(tmp_path, capsys):
+    p = _partial_csv(tmp_path / "partial.csv")
+    code, out, err = _gate(capsys, p, "--candidate", "cand", "--baseline", "base", "--margin", "1")
+    assert code == 1 and not out and err.count("\n") == 1
+    assert err.startswith("error: the candidate and the baseline are scored on different items: task 't1': 'cand' "
+                          "lacks 40 of the 600 items 'base' scored.") and "--align intersect" in err
+    assert "t0" not in err
+
+
+def test_align_intersect_says_what_each_side_lost_in_every_format(tmp_path, capsys):
+    p = _partial_csv(tmp_path / "partial.csv")
+    args = (p, "--candidate", "cand", "--baseline", "base", "--align", "intersect")
+    said = "Compared on the items both scored: t1: cand lacks 40, base lacks 0 of the items the other scored."
+    for fmt in ("text", "md"):
+        code, out, _ = _gate(capsys, *args, "--format", fmt)
+        assert code in (0, 3) and said in " ".join(out.split()), fmt
+    code, out, _ = _gate(capsys, *args, "--format", "json")
+    d = json.loads(out)
+    t1 = next(t for t in d["tasks"] if t["task"] == "t1")
+    assert d["align"] == "intersect" and (t1["missing_candidate"], t1["missing_baseline"], t1["n_items"]) == (40, 0, 560)
+    code, out, _ = _gate(capsys, *args, "--format", "csv")
+    df = pd.read_csv(__import__("io").StringIO(out))
+    assert df.set_index("task").loc["t1", ["missing_candidate", "missing_baseline"]].tolist() == [40, 0]
+    out_html = tmp_path / "g.html"
+    code, _, _ = _gate(capsys, *args, "--out", str(out_html))
+    assert said.split(": t1")[0] in " ".join(re.sub("<[^>]+>", " ", out_html.read_text()).split())
+
+
+def test_margin_0_never_says_the_models_agree(tmp_path, capsys):
+    """D1: at --margin 0 no count of items is 'needed'; the models disagree on many items here."""
+    p = _suite_csv(tmp_path / "m0.csv", {"arc": (1200, 47, 52)})
+    for fmt in ("text", "md", "json"):
+        code, out, err = _gate(capsys, p, "--candidate", "new", "--baseline", "old", "--margin", "0", "--format", fmt)
+        assert code == 0 and "agree on" not in out + err and "alike" not in out + err
+        said = " ".join(out.split()) if fmt != "json" else json.loads(out)["headline"]
+        assert "at a margin of 0 no number of items rules out a drop" in said
+
+
+def test_items_needed_are_those_of_equal_models_and_never_contradict_the_count(tmp_path, capsys):
+    """D3: a task with more items than equal models need, inconclusive because of what was observed, says the
+    observed difference and its bound (PR comment and JSON headline, not only stderr)."""
+    p = _suite_csv(tmp_path / "d3.csv", {"arc": (1200, 30, 41)})        # observed -0.92 points, 71 discordant
+    code, out, err = _gate(capsys, p, "--candidate", "new", "--baseline", "old", "--margin", "2", "--format", "md")
+    assert code == 0 and out.startswith("**INCONCLUSIVE")
+    head = out.splitlines()[0]
+    assert "arc (observed -0.92 points, lower bound -" in head and "more than the" in head
+    assert "equal models would need)" in head and "needs about" not in head
+    code, out, _ = _gate(capsys, p, "--candidate", "new", "--baseline", "old", "--margin", "2", "--format", "json")
+    assert "observed -0.92 points" in json.loads(out)["headline"]
+
+
+def test_read_errors_name_the_file_and_line(tmp_path, capsys):
+    """D4: the file and its line, not 'DataFrame: row N'."""
+    nan = tmp_path / "nan_score.csv"
+    nan.write_text("task,model,item,score\nt,A,i1,0.5\nt,B,i1,0.4\nt,A,i2,\nt,B,i2,0.3\n")
+    code, _, err = _gate(capsys, nan, "--candidate", "A", "--baseline", "B")
+    assert code == 1 and err.startswith("error: nan_score.csv: line 4: score is missing") or \
+        err.startswith(f"error: {nan}: line 4: score is missing"), err
+    dup = tmp_path / "dup.csv"
+    dup.write_text("task,model,item,score\nt,A,i1,0.5\nt,B,i1,0.4\nt,A,i1,0.2\nt,B,i2,0.3\n")
+    code, _, err = _gate(capsys, dup, "--candidate", "A", "--baseline", "B")
+    assert code == 1 and "line 4: duplicate row for model 'A', item 'i1' (first at line 2)" in err
+    code, _, err = _gate(capsys, dup, "--candidate", "A", "--baseline", "B", "--cluster-by", "nosuch")
+    assert code == 1 and "DataFrame" not in err and "dup.csv: no group column 'nosuch'" in err
+
+
+def test_continuous_tasks_use_the_betting_interval_and_t_is_labelled_asymptotic(tmp_path, capsys):
+    g = np.random.default_rng(3)
+    base = g.beta(2, 2, 300)
+    cand = np.clip(base + g.normal(0, 0.05, 300), 0, 1)
+    rows = ["task,model,item,score"] + [f"j,{m},i{i},{s[i]:.6f}" for m, s in (("new", cand), ("old", base))
+                                        for i in range(300)]
+    p = tmp_path / "cont.csv"
+    p.write_text("\n".join(rows) + "\n")
+    code, out, _ = _gate(capsys, p, "--candidate", "new", "--baseline", "old", "--format", "md")
+    assert "continuous scores: betting interval, valid at every number of items" in out and "Approximate" not in out
+    code, out, _ = _gate(capsys, p, "--candidate", "new", "--baseline", "old", "--format", "md", "--method", "t")
+    assert "Approximate on 1 task (j): the paired t and the clustered SE are asymptotic" in out
+    code, out, _ = _gate(capsys, p, "--candidate", "new", "--baseline", "old", "--format", "json")
+    g_json = json.loads(out)
+    cmp_json = json.loads(run_cli(capsys, "compare", str(p), "--a", "new", "--b", "old", "--format", "json")[1])
+    t = g_json["tasks"][0]
+    assert t["method"] == cmp_json["method"] == "betting"
+    assert [t["ci_low"], t["ci_high"], t["p_value"]] == pytest.approx(
+        [cmp_json["ci_low"], cmp_json["ci_high"], cmp_json["p_value"]], rel=1e-12)

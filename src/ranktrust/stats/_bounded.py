@@ -31,8 +31,9 @@ martingales from 1, so by Ville's inequality ``P(sup_t K+_t(m) >= 2/alpha) <= al
 * the two-sided p-value of ``mu = 0`` is ``min(1, 2 / max(sup K+(0), sup K-(0)))`` and the interval at
   level ``1 - alpha`` excludes 0 exactly when ``p < alpha`` (enforced in floating point); one-sided:
   ``min(1, 1 / sup K+(0))`` (``"greater"``) or ``1 / sup K-(0)`` (``"less"``);
-* the interval is an interval (``K+`` falls and ``K-`` rises in ``m``; [1] section 4.3), found by
-  bisection, each end moved outwards to the last point found outside (conservative by < 1e-9).
+* the interval is an interval (``K+`` falls and ``K-`` rises in ``m``; [1] section 4.3), each end found by
+  false position (Illinois) to 1e-10 of the range and reported at the last point found outside it
+  (conservative by at most that).
 
 Two adjustments keep it readable and still valid (each only lowers a capital): the capital betting
 *above* ``m`` is set to 1 for ``m`` at or above the sample mean (and the other one below), so the interval
@@ -54,6 +55,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from typing import Any, Sequence
 
@@ -65,8 +67,11 @@ __all__ = ["TUNE_ALPHA", "TRUNCATION", "item_order", "betting_bounds", "identica
 TUNE_ALPHA = 0.05
 #: the largest stake, as a fraction of what the capital could lose on one item
 TRUNCATION = 0.75
-#: bisection steps (interval ends to 2**-40 of the range)
-_STEPS = 40
+#: weight (in items) of the prior variance 1/4 in the variance the stakes use
+PRIOR_WEIGHT = 1.0
+#: root-finding steps at most (Illinois false position; interval ends to _TOL of the range, moved outwards)
+_STEPS = 100
+_TOL = 1e-10
 #: pairs x items per array operation
 _CHUNK = 1 << 21
 
@@ -93,7 +98,7 @@ def _stakes(x: np.ndarray, v: np.ndarray) -> np.ndarray:
     xs = np.where(v, x, 0.0)
     mu = (0.5 + np.cumsum(xs, axis=1)) / (cnt + 1.0)
     dev = np.where(v, (x - mu) ** 2, 0.0)
-    s2 = (0.25 + np.cumsum(dev, axis=1)) / (cnt + 1.0)
+    s2 = (0.25 * PRIOR_WEIGHT + np.cumsum(dev, axis=1)) / (cnt + PRIOR_WEIGHT)
     prev = np.empty_like(s2)
     prev[:, 0] = 0.25
     prev[:, 1:] = s2[:, :-1]
@@ -104,46 +109,58 @@ def _stakes(x: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def _sup_log(x: np.ndarray, v: np.ndarray, lam: np.ndarray, m: np.ndarray, xbar: np.ndarray,
-             side: int) -> np.ndarray:
-    """``log sup_t K_t(m)`` for each row (``side`` +1: K+, -1: K-), with the sample-mean rule."""
-    m = m[:, None]
+             side: np.ndarray) -> np.ndarray:
+    """``log sup_t K_t(m)`` for each row (``side`` +1: K+, -1: K-, per row), with the sample-mean rule."""
+    mm = m[:, None]
+    up = side[:, None] > 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        if side > 0:
-            stake = np.minimum(lam, TRUNCATION / m)
-            f = np.log1p(stake * (x - m))
-        else:
-            stake = np.minimum(lam, TRUNCATION / (1.0 - m))
-            f = np.log1p(-stake * (x - m))
-    f = np.where(v, f, 0.0)
+        stake = np.minimum(lam, TRUNCATION / np.where(up, mm, 1.0 - mm))
+        f = np.log1p(np.where(up, stake, -stake) * (x - mm))
+    f[~v] = 0.0
     out = np.maximum(np.max(np.cumsum(f, axis=1), axis=1), 0.0)   # t = 0 counts: K_0 = 1
-    keep = (m[:, 0] < xbar) if side > 0 else (m[:, 0] > xbar)
+    keep = np.where(side > 0, m < xbar, m > xbar)
     return np.where(keep, out, 0.0)
 
 
 def _one_chunk(x: np.ndarray, v: np.ndarray, alpha: float) -> tuple[np.ndarray, ...]:
+    P = x.shape[0]
     lam = _stakes(x, v)
     n = v.sum(axis=1)
     xbar = np.where(v, x, 0.0).sum(axis=1) / np.maximum(n, 1)
-    half = np.full(x.shape[0], 0.5)
-    lp0 = _sup_log(x, v, lam, half, xbar, +1)
-    lm0 = _sup_log(x, v, lam, half, xbar, -1)
+    # rows 0..P-1: the lower end (K+), rows P..2P-1: the upper end (K-)
+    X2, V2, L2 = np.vstack([x, x]), np.vstack([v, v]), np.vstack([lam, lam])
+    xb2 = np.r_[xbar, xbar]
+    side = np.r_[np.ones(P), -np.ones(P)]
+    at0 = _sup_log(X2, V2, L2, np.full(2 * P, 0.5), xb2, side)
     thr = np.log(2.0 / alpha)
-    ends = []
-    for side in (+1, -1):
-        # the set kept on this side is [L, 1] (side +1) or [0, U] (side -1); out = a point known outside
-        inside = xbar.copy()
-        edge = np.zeros_like(xbar) if side > 0 else np.ones_like(xbar)
-        out_edge = _sup_log(x, v, lam, edge, xbar, side) > thr
-        out = np.where(out_edge, edge, np.nan)
-        for _ in range(_STEPS):
-            if not out_edge.any():
-                break
-            mid = np.where(out_edge, 0.5 * (inside + out), xbar)
-            rej = _sup_log(x, v, lam, mid, xbar, side) > thr
-            out = np.where(out_edge & rej, mid, out)
-            inside = np.where(out_edge & ~rej, mid, inside)
-        ends.append(np.where(out_edge, out, edge))
-    return ends[0], ends[1], lp0, lm0, xbar, n
+    edge = np.r_[np.zeros(P), np.ones(P)]
+    f_edge = _sup_log(X2, V2, L2, edge, xb2, side) - thr
+    todo = f_edge > 0                         # the range's edge is outside: an end inside (edge, xbar)
+    a, fa = edge.copy(), f_edge               # a: a point outside (f > 0); b: a point inside (f <= 0)
+    b, fb = xb2.copy(), np.full(2 * P, -thr)
+    last = np.zeros(2 * P)
+    for _ in range(_STEPS):
+        act = todo & (np.abs(b - a) > _TOL)
+        if not act.any():
+            break
+        # Illinois: a false-position step, the stale end's value halved when the same end moved twice
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mid = np.where(fa != fb, b - fb * (b - a) / (fb - fa), 0.5 * (a + b))
+        lo_, hi_ = np.minimum(a, b), np.maximum(a, b)
+        w = hi_ - lo_
+        bad = ~np.isfinite(mid) | (mid <= lo_ + 1e-3 * w) | (mid >= hi_ - 1e-3 * w)
+        mid = np.where(bad, 0.5 * (a + b), mid)
+        mid = np.where(act, mid, b)
+        fm = np.where(act, _sup_log(X2, V2, L2, mid, xb2, side) - thr, fb)
+        out = act & (fm > 0)
+        ins = act & ~out
+        fb = np.where(out & (last == 1), 0.5 * fb, fb)
+        fa = np.where(ins & (last == -1), 0.5 * fa, fa)
+        a, fa = np.where(out, mid, a), np.where(out, fm, fa)
+        b, fb = np.where(ins, mid, b), np.where(ins, fm, fb)
+        last = np.where(out, 1, np.where(ins, -1, last))
+    end = np.where(todo, a, edge)             # the last point found outside: conservative
+    return end[:P], end[P:], at0[:P], at0[P:], xbar, n
 
 
 def betting_bounds(
@@ -224,6 +241,7 @@ def _identical_log_capital(n: int, margin: float) -> float:
     return float(np.sum(np.log1p(np.minimum(lam, TRUNCATION / m) * (0.5 - m))))
 
 
+@functools.lru_cache(maxsize=256)
 def identical_items_needed(margin: float, alpha: float) -> int | None:
     """The fewest items two models that score every item alike need for the lower bound at level
     ``1 - alpha`` to clear ``-margin`` (``R = 1``); None for ``margin`` 0 (no number of items does).
