@@ -305,3 +305,25 @@ def test_dispatch_holds_the_level_under_correctness_dependent_latency():
     per_model = out[("dispatch", 16)].max() / R         # the guarantee is per true best model
     assert per_model <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / R), out
     assert out[("arrival", 200)][1] / R > 0.5, out
+
+
+def test_an_arrival_state_file_from_before_the_order_was_kept_continues(tmp_path, capsys):
+    """A state file written before --order and --n-runs were kept (0.2: arrival order only, no run counts) is read
+    as arrival order without declared runs, and continues its sequence."""
+    rows = [(m, f"q{i}", float((i * (k + 2)) % 3 == 0)) for i in range(40) for k, m in enumerate("AB")]
+    f = tmp_path / "in.csv"
+    pd.DataFrame(rows, columns=["model", "item", "score"]).to_csv(f, index=False)
+    st = tmp_path / "old.state"
+    code, out, err = run_cli(capsys, "watch", f, "--order", "arrival", "--state", st, "--format", "json")
+    assert code == 0, err
+    old = json.loads(st.read_text())
+    for k in ("--order", "--n-runs"):
+        del old["settings"][k]
+    del old["runs"]
+    old["version"] = 2
+    st.write_text(json.dumps(old))
+    code, again, err = run_cli(capsys, "watch", f, "--order", "arrival", "--state", st, "--format", "json")
+    assert code == 0, err
+    assert json.loads(again)["excluded"] == json.loads(out)["excluded"]
+    code, _, err = run_cli(capsys, "watch", f, "--order", "arrival", "--n-runs", 2, "--state", st)
+    assert code == 1 and "started with --n-runs not given, this run has --n-runs 2" in err, err
