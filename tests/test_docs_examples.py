@@ -300,7 +300,8 @@ def test_every_python_block_is_run_or_listed():
                 "docs/store.md", "docs/scale.md", "docs/readers.md",
                 "docs/ci.md",   # run by tests/test_gate.py::test_the_ci_docs_example_runs
                 "docs/formats/battles.md",   # run by tests/test_arena_readers.py::test_the_battles_docs_example_runs
-                "docs/arena.md"}   # run by tests/test_arena_core.py::test_the_arena_docs_example_runs
+                "docs/arena.md",   # run by tests/test_arena_core.py::test_the_arena_docs_example_runs
+                "docs/judges.md"}   # run by tests/test_judges.py::test_the_judges_docs_example_runs
     for f, line, code in PY_BLOCKS:
         assert f in runnable or _skip_reason(f, code), f"{f}:{line}: a python block no test runs"
     # every SKIP entry still names a block (a stale entry would hide nothing but mislead)

@@ -258,3 +258,123 @@ def test_the_judges_docs_example_runs():
     sentence = "By the gold standard, a is #1 (300 gold labels on 2,000 items; 95% simultaneous)."
     assert sentence in text and sentence in to_string(r, "md")
     assert set(ns["plan"]["per_model"]) == {"a", "b", "c"}
+
+
+# ================================================================ the judge audit
+from conftest import run_cli, shared_file          # noqa: E402
+from ranktrust.judges import judge_audit           # noqa: E402
+
+
+def _bench(name):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_position_on_the_shared_mtbench_judgments():
+    import pandas as pd
+
+    g = pd.read_json(shared_file("arena/mtbench_gpt-4_pair_phi3.jsonl.gz"), lines=True)
+    r = judge_audit(g)
+    pos, con = r.probes["position"], r.probes["consistency"]
+    ok = ~g.g1_winner.eq("error") & ~g.g2_winner.eq("error")
+    s = {"model_1": 1.0, "model_2": 0.0, "tie": 0.5}
+    g1, g2 = g.g1_winner[ok].map(s), g.g2_winner[ok].map(s)
+    assert pos["n_questions"] == 73 and pos["n_errors"] == 2
+    assert pos["rate"] == pytest.approx(((g1 + 1 - g2) / 2).mean(), rel=1e-12)
+    assert (pos["first_slot_won_both"], pos["second_slot_won_both"]) == (16, 2)
+    assert pos["flagged"] and pos["p_value"] < 0.01 and pos["ci_low"] > 0.5
+    assert con["rate"] == pytest.approx((g1 == g2).mean(), rel=1e-12) and con["flagged"] is None
+    assert r.flagged == ["position"]
+
+
+@pytest.mark.slow   # reads 2 x 26,919 battles
+def test_agreement_is_statsmodels_kappa_and_self_preference_the_mean_difference():
+    import pandas as pd
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    h = pd.read_json(shared_file("judges/ppr_human.jsonl.gz"), lines=True)
+    j = pd.read_json(shared_file("judges/ppr_gpt-4-0125-preview.jsonl.gz"), lines=True)
+    fam = ["gpt-4", "gpt-3.5-turbo"]
+    r = judge_audit(battles=j, reference=h, family=fam)
+    cat = {"model_a": 2, "model_b": 0, "tie": 1, "tie (bothbad)": 1}
+    table = pd.crosstab(j.winner.map(cat), h.winner.map(cat)).to_numpy()
+    ref = cohens_kappa(table)
+    ag = r.probes["agreement"]
+    assert ag["kappa"] == pytest.approx(ref.kappa, rel=1e-10)
+    assert (ag["ci_high"] - ag["ci_low"]) / 2 == pytest.approx(1.959964 * ref.std_kappa, rel=0.05)
+    one = j.model_a.isin(fam) ^ j.model_b.isin(fam)
+    sc = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
+    fa = j.model_a.isin(fam)[one]
+    fj = j.winner[one].map(sc).where(fa, 1 - j.winner[one].map(sc))
+    fr = h.winner[one].map(sc).where(fa, 1 - h.winner[one].map(sc))
+    sp = r.probes["self_preference"]
+    assert sp["n_battles"] == int(one.sum()) == 6670
+    assert sp["rate"] == pytest.approx((fj - fr).mean(), rel=1e-12)
+    assert sp["ci_low"] <= sp["rate"] <= sp["ci_high"]
+
+
+def test_audit_refusals():
+    import pandas as pd
+
+    with pytest.raises(DataError, match="nothing to audit"):
+        judge_audit()
+    with pytest.raises(DataError, match="no 'g2_winner' column"):
+        judge_audit(pd.DataFrame({"g1_winner": ["model_1"]}))
+    with pytest.raises(DataError, match=r"row 1: verdict 'A>B' is not one of"):
+        judge_audit(pd.DataFrame({"g1_winner": ["model_1", "A>B"], "g2_winner": ["tie", "tie"]}))
+    a = pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "x"], "winner": ["model_a", "tie"]})
+    b = a.assign(model_b=["y", "z"])
+    with pytest.raises(DataError, match=r"row 1: battles has 'y' vs 'x' and reference 'y' vs 'z'"):
+        judge_audit(battles=a, reference=b)
+    with pytest.raises(DataError, match="2 rows and reference 1"):
+        judge_audit(battles=a, reference=a.iloc[:1])
+    with pytest.raises(DataError, match="no battle has exactly one model of the family"):
+        judge_audit(battles=a, reference=a, family=["q"])
+
+
+@pytest.mark.slow
+def test_planted_boards_flag_their_defect_and_not_the_noise():
+    b = _bench("bench_judge_audit")
+    R = 60
+    flags = {k: 0 for k in ("clean_pos", "pos", "clean_self", "self")}
+    for s in range(R):
+        g = np.random.default_rng([7, s])
+        flags["clean_pos"] += judge_audit(b.swapped(g, 0.0)).probes["position"]["flagged"]
+        flags["pos"] += judge_audit(b.swapped(g, 0.15)).probes["position"]["flagged"]
+        for bias, key in ((0.0, "clean_self"), (0.12, "self")):
+            jud, ref = b.with_reference(g, bias)
+            flags[key] += judge_audit(battles=jud, reference=ref, family=["m0", "m1"]).probes["self_preference"]["flagged"]
+    se = math.sqrt(0.05 * 0.95 / R)
+    assert flags["clean_pos"] / R <= 0.05 + 2 * se and flags["clean_self"] / R <= 0.05 + 2 * se, flags
+    assert flags["pos"] / R >= 0.9 - 2 * math.sqrt(0.09 / R) and flags["self"] / R >= 0.9 - 2 * math.sqrt(0.09 / R), flags
+
+
+def test_judge_command(capsys, tmp_path):
+    import json
+
+    mt = str(shared_file("arena/mtbench_gpt-4_pair_phi3.jsonl.gz"))
+    code, out, err = run_cli(capsys, "judge", mt, "-f", "md")
+    assert code == 0, err
+    assert "The judge shows position bias (95% finite-sample test)." in out
+    assert "2 questions with an error verdict" in out
+    code, out, _ = run_cli(capsys, "judge", mt, "-f", "json")
+    d = json.loads(out)
+    assert d["meta"]["kind"] == "judge" and d["position"]["flagged"] is True
+    assert d["not_run"] == {"agreement": "no_reference", "self_preference": "no_reference"}
+    human = str(shared_file("judges/ppr_human.jsonl.gz"))
+    code, _, err = run_cli(capsys, "judge", human)
+    assert code == 1 and "give --reference" in err
+    code, _, err = run_cli(capsys, "judge", mt, "--family", "gpt-4")
+    assert code == 1 and "--family needs --reference" in err
+    code, _, err = run_cli(capsys, "judge", str(tmp_path / "nope.jsonl"))
+    assert code == 1 and "no such file" in err and "Traceback" not in err
+    bad = tmp_path / "x.csv"
+    bad.write_text("foo,bar\n1,2\n")
+    code, _, err = run_cli(capsys, "judge", str(bad))
+    assert code == 1 and "found foo, bar" in err

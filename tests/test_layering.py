@@ -55,7 +55,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
     ("reporting", "plot", "_schema"),                  # _schema: the JSON Schema of the JSON output
     ("leaderboard",),                                   # the report pipeline: rt.report()
-    ("ranking", "subsets", "runs", "quality", "sequential", "score", "preference", "gating"),
+    ("ranking", "subsets", "runs", "quality", "sequential", "score", "preference", "gating",
+     "judges"),
     ("stats", "resample", "_analysis"),                # _analysis: the shared keywords of every analysis
     ("data", "datasets"),
     ("errors", "results", "_text", "_validate", "_kernel", "_random", "_optim"),

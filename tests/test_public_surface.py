@@ -93,7 +93,7 @@ PUBLIC_MODULES = {
     "ranktrust.data", "ranktrust.data.readers", "ranktrust.data.store", "ranktrust.data.battles", "ranktrust.datasets",
     "ranktrust.stats", "ranktrust.resample", "ranktrust.ranking", "ranktrust.runs", "ranktrust.subsets",
     "ranktrust.quality", "ranktrust.sequential", "ranktrust.score", "ranktrust.preference", "ranktrust.gating",
-    "ranktrust.leaderboard", "ranktrust.reporting", "ranktrust.reporting.plots", "ranktrust.reporting.renderers",
+    "ranktrust.judges", "ranktrust.leaderboard", "ranktrust.reporting", "ranktrust.reporting.plots", "ranktrust.reporting.renderers",
 }
 
 
@@ -111,7 +111,7 @@ def test_every_module_but_the_curated_few_is_private():
 
 
 @pytest.mark.parametrize("pkg", ["stats", "ranking", "resample", "runs", "score", "data", "subsets", "quality",
-                                 "sequential", "leaderboard", "reporting", "preference", "gating", "cli",
+                                 "sequential", "leaderboard", "reporting", "preference", "gating", "judges", "cli",
                                  "data.readers", "data.store", "data.battles", "reporting.plots"])
 def test_every_public_subpackage_curates_its_names(pkg):
     mod = importlib.import_module(f"ranktrust.{pkg}")

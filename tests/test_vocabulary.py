@@ -160,6 +160,12 @@ VOCABULARY: dict[str, str] = {
     "style": "arena: style control (True, or the feature names)",
     "weight_strong": "read_battles: weight of an Arena-Hard strong verdict (True = 3, as Arena-Hard; one row)",
     "prompt": "read_battles: the column of prompt ids (None = auto-detect, '' = none)",
+    # judged scores (issue 35)
+    "judge": "gold_corrected: the judge's scores (a ScoreMatrix, complete)",
+    "gold": "gold_corrected: gold labels of the same models on a subset of the items (NaN = not labelled)",
+    "games": "judge_audit: swapped games (g1_winner, g2_winner: each question judged in both orders)",
+    "reference": "judge_audit: reference verdicts on the same battles as `battles`, line by line",
+    "family": "judge_audit: the models of the judge's own family (named, never guessed)",
     # suite (issue 34)
     "weights": "suite: task weights of the mean-based rules ({task: w} or a sequence)",
     "normalise": "suite: 'random-baseline' rescales task scores above chance (Open LLM Leaderboard)",

@@ -79,6 +79,9 @@ _LAZY: dict[str, str] = {
     "json_schema": "ranktrust._schema",
     # the release gate (issue 25)
     "gate": "ranktrust.gating",   # the package is not named gate: it would shadow rt.gate
+    # judged scores corrected with gold labels (issue 35)
+    "gold_corrected": "ranktrust.judges",
+    "judge_audit": "ranktrust.judges",
     # suites (issue 34): ranking over many tasks; in ranking/ (no package named suite: it would shadow rt.suite)
     "suite": "ranktrust.ranking._suite",
 }

@@ -78,6 +78,7 @@ COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
     "gate": ("ranktrust.gating:Gate", {"headline": str, "show_plan": bool}),
     "arena": ("ranktrust.preference._result:ArenaResult", {}),
     "suite": ("ranktrust.ranking._suite:SuiteResult", {}),
+    "judge": ("ranktrust.judges._audit:JudgeAudit", {"headline": "ranktrust.judges._audit:AuditHeadline"}),
 }
 
 #: modules whose layouts the report's layout names (its sections) beyond those of COMMANDS

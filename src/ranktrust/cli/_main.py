@@ -39,6 +39,7 @@ COMMANDS: dict[str, str] = {
     "gate": "gate",
     "arena": "arena",
     "suite": "suite",
+    "judge": "judge",
 }
 
 

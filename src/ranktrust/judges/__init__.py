@@ -8,9 +8,11 @@ buy a given interval width. The estimators, their sources and their scope follow
 """
 
 from . import _core as _core
+from . import _audit as _audit
 from . import _estimators as _estimators
+from ._audit import JudgeAudit, judge_audit
 from ._core import METHODS, GoldCorrected, gold_corrected, labels_needed, model_intervals
 
-__doc__ = f"{__doc__}\n{_core.__doc__}\n{_estimators.__doc__}"
+__doc__ = f"{__doc__}\n{_core.__doc__}\n{_estimators.__doc__}\n{_audit.__doc__}"
 
-__all__ = ["GoldCorrected", "gold_corrected", "labels_needed", "model_intervals", "METHODS"]
+__all__ = ["GoldCorrected", "gold_corrected", "labels_needed", "model_intervals", "METHODS", "JudgeAudit", "judge_audit"]

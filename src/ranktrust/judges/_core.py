@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -32,11 +32,62 @@ from ..ranking._ranksets import layers
 from ..results import Result, jsonable
 from ._estimators import ppi_plus, rogan_gladen, stratified
 
-__all__ = ["GoldCorrected", "gold_corrected", "labels_needed", "model_intervals", "METHODS"]
+__all__ = ["GoldCorrected", "GoldCorrectedJSON", "JudgedRow", "JudgedPairRow", "gold_corrected", "labels_needed", "model_intervals", "METHODS"]
 
 METHODS = ("auto", "ppi++", "stratified", "rogan-gladen")
 _MIN_LABELS = 10          # below this many labelled items no interval is given
 _MIN_INFORMATION = 0.05   # rogan-gladen: refused where sensitivity + specificity - 1 is below this
+
+
+class _JudgedRow(TypedDict):
+    model: str
+    score: float
+    se: float
+    ci_low: float
+    ci_high: float
+    rank_low: int
+    rank_high: int
+    tier: int
+    judge_score: float
+    judge_ci_low: float
+    judge_ci_high: float
+    gold_score: float
+    gold_ci_low: float
+    gold_ci_high: float
+
+
+class JudgedRow(_JudgedRow, total=False):
+    """One model of ``"models"``, in display order (tier, then score); ``lam`` with ``ppi++``."""
+
+    lam: float
+
+
+class JudgedPairRow(TypedDict):
+    """One pair: ``a`` scored above ``b``; ``diff`` with its marginal interval; ``p_adjusted`` from the stepdown
+    max-|t| over all pairs (at least ``p_value``); ``separated`` = ``p_adjusted < 1 - confidence_level``."""
+
+    a: str
+    b: str
+    diff: float
+    se: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    p_adjusted: float
+    separated: bool
+
+
+class GoldCorrectedJSON(TypedDict):
+    """Layout of :meth:`GoldCorrected.to_dict`."""
+
+    method: str
+    confidence_level: float
+    n_items: int
+    n_labelled: int
+    n_resamples: int
+    models: list[JudgedRow]
+    pairs: list[JudgedPairRow]
+    could_be_first: list[str]
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,7 +151,7 @@ class GoldCorrected(Result):
         """Models whose simultaneous rank set contains 1, in display order."""
         return [self.models[k] for k in self.order if self.rank_low[k] == 1]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> GoldCorrectedJSON:
         rows = [{
             "model": self.models[k], "score": self.score[k], "se": self.se[k], "ci_low": self.ci_low[k],
             "ci_high": self.ci_high[k], "rank_low": self.rank_low[k], "rank_high": self.rank_high[k],

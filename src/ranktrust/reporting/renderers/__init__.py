@@ -39,7 +39,7 @@ _HOOKS = FORMATS + ("payload",)
 _REGISTRY: dict[tuple[str, str], Callable[..., Any]] = {}
 
 #: the modules holding the built-in renderers, imported on first lookup
-_BUILTIN = ("report", "compare", "ranking", "subsets", "runs", "store", "watch", "gate", "arena", "suite")
+_BUILTIN = ("report", "compare", "ranking", "subsets", "runs", "store", "watch", "gate", "arena", "suite", "judges")
 _loaded = False
 
 

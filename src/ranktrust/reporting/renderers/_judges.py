@@ -101,3 +101,90 @@ def judged_csv(d: dict[str, Any]) -> str:
     keys = ["model", "score", "se", "ci_low", "ci_high", "rank_low", "rank_high", "tier", "judge_score",
             "judge_ci_low", "judge_ci_high", "gold_score", "gold_ci_low", "gold_ci_high"]
     return table_csv(keys, [[m.get(k) for k in keys] for m in d["models"]])
+
+
+# ---- judge audit ----------------------------------------------------------------------------------------
+_PROBE_WORDS = {
+    "position": "first slot wins (swapped games)",
+    "consistency": "same winner in both orders",
+    "self_preference": "family model's score: judge minus reference",
+    "agreement": "Cohen's kappa with the reference",
+}
+
+
+def audit_headline(d: dict[str, Any]) -> str:
+    """One sentence: which probes flagged a bias, or that none did."""
+    ran = [k for k in _PROBE_WORDS if k in d]
+    tests = [k for k in ran if d[k].get("flagged") is not None]
+    if d["flagged"]:
+        return (f"The judge shows {' and '.join(k.replace('_', '-') for k in d['flagged'])} bias "
+                f"({level(d['confidence_level'])} finite-sample test).")
+    if tests:
+        return (f"No bias found by the {' and '.join(k.replace('_', '-') for k in tests)} "
+                f"test{'s' if len(tests) > 1 else ''} ({level(d['confidence_level'])}; noise is not bias).")
+    return "No bias test could run on these data; the figures below describe the judge."
+
+
+def _probe_rows(d: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for k, words in _PROBE_WORDS.items():
+        if k not in d:
+            continue
+        r = d[k]
+        est = r.get("kappa", r.get("rate"))
+        signed = k == "self_preference"
+        if k == "agreement":
+            fig, ci = f"{est:.3f}", f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+        else:
+            fig, ci = points(est, signed=signed), interval(r["ci_low"], r["ci_high"], signed=signed)
+        n = r.get("n_questions", r.get("n_battles"))
+        flag = "–" if r["flagged"] is None else ("yes" if r["flagged"] else "no")
+        rows.append([k, words, fig, ci, p_value(r["p_value"]) if r["p_value"] is not None else "–", flag, f"{n:,}"])
+    return rows
+
+
+_AUDIT_HEAD = ["probe", "what", "estimate", "CI", "p", "flagged", "n"]
+
+
+@renderer("JudgeAudit", "payload")
+def audit_payload(r: Any) -> dict[str, Any]:
+    d = dict(r.to_dict())
+    d["headline"] = {"text": audit_headline(d), "flagged": d["flagged"]}
+    return d
+
+
+_NOT_RUN = {"no_games": "no swapped games (each question judged in both orders) were given",
+            "no_reference": "no reference verdicts on the same battles were given",
+            "no_family": "the models of the judge's own family were not named"}
+
+
+def _not_run(d: dict[str, Any]) -> list[str]:
+    out = []
+    err = (d.get("position") or {}).get("n_errors")
+    if err:
+        out.append(f"{plural(err, 'question')} with an error verdict (no verdict parsed in one order) "
+                   f"{'was' if err == 1 else 'were'} left out of position and consistency.")
+    return out + [f"{k.replace('_', '-')} not run: {_NOT_RUN.get(v, v)}." for k, v in d["not_run"].items()]
+
+
+@renderer("JudgeAudit", "text")
+def audit_text(d: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=f"Judge audit ({level(d['confidence_level'])}; rates in points)", title_justify="left")
+    for h in _AUDIT_HEAD:
+        t.add_column(h, justify="left" if h in ("probe", "what") else "right", overflow="fold")
+    for row in _probe_rows(d):
+        t.add_row(*row)
+    return [Text(d["headline"]["text"]), t] + [Text(s) for s in _not_run(d)]
+
+
+@renderer("JudgeAudit", "md")
+def audit_markdown(d: dict[str, Any]) -> str:
+    lines = ["## Judge audit", "", d["headline"]["text"], "", "| " + " | ".join(_AUDIT_HEAD) + " |",
+             "|---|---|" + "--:|" * (len(_AUDIT_HEAD) - 2)]
+    lines += ["| " + " | ".join(r) + " |" for r in _probe_rows(d)]
+    if _not_run(d):
+        lines += [""] + _not_run(d)
+    return "\n".join(lines) + "\n"
