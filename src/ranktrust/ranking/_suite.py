@@ -174,7 +174,7 @@ class SuiteSettings(TypedDict):
     normalise: str | None
     missing: str
     align: str
-    cluster: bool
+    clustered: bool
     adjust: str
     critical_value: float | None
     n_pairs: int
@@ -219,7 +219,10 @@ class SuiteResult(Result):
     task_scores : ndarray (K, M)
         Each model's task score (NaN: no results on that task), before normalisation.
     weights, chance, n_items : ndarray (K,)
-    clustered : ndarray of bool (K,)
+    task_clustered : ndarray of bool (K,)
+        Tasks resampled by item group (``cluster=True`` and the task has groups).
+    clustered : bool
+        Any task resampled by item group.
     pair_a, pair_b : ndarray of int (P,)
         All pairs, ``a < b`` in display order; ``diff = goodness[a] - goodness[b]`` (rule units; for
         ``"mean-rank"`` the places ``a`` is ahead).
@@ -228,6 +231,8 @@ class SuiteResult(Result):
     new_task_low, new_task_high : ndarray of int (M,)
         Scope (b): the rank prediction set for a new task (1 = best), at ``new_task_level``.
     """
+
+    _table = "models"
 
     models: tuple[str, ...]
     tasks: tuple[str, ...]
@@ -244,7 +249,7 @@ class SuiteResult(Result):
     weights: np.ndarray
     chance: np.ndarray
     n_items: np.ndarray
-    clustered: np.ndarray
+    task_clustered: np.ndarray
     n_clusters: np.ndarray
     pair_a: np.ndarray
     pair_b: np.ndarray
@@ -270,7 +275,7 @@ class SuiteResult(Result):
     normalise: str | None
     missing: str
     align: str
-    cluster: bool
+    clustered: bool
     critical_value: float
     notes: tuple = ()
 
@@ -327,8 +332,8 @@ class SuiteResult(Result):
                               self.p_adjusted.tolist(), self.separated.tolist())]
         tasks = [{"task": t, "n_items": self.n_items[i], "weight": self.weights[i],
                   "chance": None if not np.isfinite(self.chance[i]) else self.chance[i],
-                  "clustered": bool(self.clustered[i]),
-                  "n_clusters": int(self.n_clusters[i]) if self.clustered[i] else None,
+                  "clustered": bool(self.task_clustered[i]),
+                  "n_clusters": int(self.n_clusters[i]) if self.task_clustered[i] else None,
                   "n_models": int(np.isfinite(ts[i]).sum())} for i, t in enumerate(self.tasks)]
         rules = [{"rule": r, "top": self.rule_tops[r], "could_be_first": list(self.rule_winners[r]),
                   "resampled": bool(self.rule_resampled[r])} for r in self.rule_tops]
@@ -344,7 +349,7 @@ class SuiteResult(Result):
         settings = {
             "rule": self.rule, "higher_is_better": self.higher_is_better, "confidence_level": self.confidence_level,
             "n_resamples": self.n_resamples, "normalise": self.normalise, "missing": self.missing,
-            "align": self.align, "cluster": self.cluster, "adjust": "max-t step-down",
+            "align": self.align, "clustered": self.clustered, "adjust": "max-t step-down",
             "critical_value": self.critical_value, "n_pairs": len(self.diff), "n_models": len(m), "n_tasks": k,
             "scope_a": "these tasks: items redrawn within each task, paired across models",
             "scope_b": "a new task from the same population: full conformal over tasks",
@@ -917,12 +922,12 @@ def suite(
     return SuiteResult(
         models=tuple(models), tasks=tuple(names), rule=rule, score=sign * g, ci_low=lo, ci_high=hi,
         rank_low=rank_low, rank_high=rank_high, tier=tier, order=order, better=better, task_scores=x,
-        weights=wn, chance=ch, n_items=n_items, clustered=clustered, n_clusters=n_clusters,
+        weights=wn, chance=ch, n_items=n_items, task_clustered=clustered, n_clusters=n_clusters,
         pair_a=pa[srt], pair_b=pb[srt], diff=d2[srt], pair_ci_low=clo2[srt], pair_ci_high=chi2[srt],
         p_value=pv[srt], p_adjusted=padj[srt], separated=sep[srt], rule_tops=tops, rule_winners=winners,
         rule_resampled=resampled, new_task_low=nlo, new_task_high=nhi, new_task_level=nlvl,
         new_task_coverage=ncov, new_task_coverage_level=nlvl_loto, new_task_checked=nchk, new_task_min_tasks=nkmin,
         contributions=contrib,
         confidence_level=level, n_resamples=n_resamples, normalise=normalise, missing=missing, align=align,
-        cluster=bool(cluster), critical_value=crit, notes=tuple(notes),
+        clustered=bool(clustered.any()), critical_value=crit, notes=tuple(notes),
     )
