@@ -24,10 +24,11 @@ from ._common import (
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--a", "model_a", required=True, help="First model (the difference is A - B).")
 @click.option("--b", "model_b", required=True, help="Second model.")
-@click.option("--method", type=click.Choice(["auto", "mcnemar", "t", "sign-flip", "cluster"]),
+@click.option("--method", type=click.Choice(["auto", "mcnemar", "betting", "t", "sign-flip", "cluster"]),
               default=api_default(_compare, "method"),
               show_default=True,
-              help="auto: clustered with --cluster-by COL, else exact McNemar (0/1) or paired t (continuous).")
+              help="auto: clustered with --cluster-by COL, else exact McNemar (0/1) or the betting interval "
+                   "(continuous: valid at every number of items); t: the paired t, asymptotic.")
 @click.option("--n-resamples", default=api_default(_compare, "n_resamples"), show_default=True, type=click.IntRange(min=1),
               help="Sign-flip draws (--method sign-flip).")
 @click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]), default="two-sided",

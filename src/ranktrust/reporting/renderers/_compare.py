@@ -11,7 +11,8 @@ from . import renderer
 
 _METHOD_WORDS = {
     "mcnemar": "exact McNemar test",
-    "t": "paired t test",
+    "betting": "betting interval (finite-sample)",
+    "t": "paired t test (asymptotic)",
     "sign-flip": "sign-flip permutation test",
     "cluster": "clustered paired SE (CR1), t test with G - 1 df",
 }
