@@ -321,8 +321,8 @@ def test_parquet_changed_while_ingesting(tmp_path, monkeypatch):
     path = _pq(tmp_path / "c.parquet", model=["a", "b"], item=["1", "1"], score=[1.0, 0.0])
     orig = IngestContext.commit_stage
 
-    def touch_then_commit(self, apath, now, shown=None):
-        n = orig(self, apath, now, shown)
+    def touch_then_commit(self, apath, now):
+        n = orig(self, apath, now)
         with open(path, "ab") as fh:
             fh.write(b"\0")
         return n

@@ -117,6 +117,8 @@ class IngestContext:
     #: called with the rows staged so far in this command, as they are staged (``ingest``'s progress)
     on_rows: Callable[[int], None] | None = None
     rows_read: int = 0
+    #: the unit being committed, as the user gave it (messages name it so; the store keys files by absolute path)
+    shown: str | None = None
 
     def count_rows(self, n: int) -> None:
         """Add ``n`` staged rows to the command's count and report it."""
@@ -176,7 +178,8 @@ class IngestContext:
             con.execute("DELETE FROM models WHERE NOT EXISTS (SELECT 1 FROM results r "
                         "WHERE r.task = models.task AND r.model = models.model)")
         notes += self.number_inspect_runs(afile, path)   # nothing unless the chunks named their inspect log
-        rows = self.commit_stage(apath, now, path)
+        self.shown = path   # commit_stage's messages name the file as the user gave it
+        rows = self.commit_stage(apath, now)
         if _stat(deps) != stat0:
             raise DataError(f"{path}: the file changed while it was being ingested; nothing was added, try again")
         con.execute("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [apath, afile, sig, sha, size, rows, rd.name, now])
@@ -418,7 +421,7 @@ class IngestContext:
                                                           "last_run": int(hi)}))   # worded in reporting/
         return notes
 
-    def commit_stage(self, apath: str, now: _dt.datetime, shown: str | None = None) -> int:
+    def commit_stage(self, apath: str, now: _dt.datetime) -> int:
         """Validate ``_stg`` against itself and the store, then insert; returns rows added.
 
         ``_stg`` is a temporary table (readers that yield DataFrames) or a view over
@@ -426,7 +429,7 @@ class IngestContext:
         rows go into ``results`` with one ``INSERT ... SELECT`` at the end.
         """
         con = self.con
-        where = shown or apath   # messages name the file as the user gave it
+        where = self.shown or apath   # messages name the file as the user gave it
         n = self.stg_rows
         if n is None:
             n = int(con.execute("SELECT count(*) FROM _stg").fetchone()[0])
