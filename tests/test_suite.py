@@ -324,3 +324,44 @@ def test_cli_missing_cell_is_one_line(long_csv, tmp_path, capsys):
     assert "--missing drop-model" in line
     code, out, err = run_cli(capsys, "suite", str(p), "--n-resamples", "30", "--missing", "drop-task", "-f", "md")
     assert code == 0 and "drop-task" in out and "left out" in out
+
+
+def test_clustered_and_pairwise_tasks_use_the_engine_weights():
+    """cluster=True redraws item groups where a task has them (items elsewhere, with a note); align='pairwise'
+    averages each model over its own items in every resample: both against rt.resample.weights by hand."""
+    g = np.random.default_rng(2)
+    s0 = (g.random((3, 60)) < [[0.7], [0.5], [0.4]]).astype(float)
+    grouped = rt.ScoreMatrix.from_array(s0, models=["a", "b", "c"])
+    grouped = grouped._replace(groups=tuple(f"g{i // 6}" for i in range(60)))
+    s1 = (g.random((3, 80)) < 0.5).astype(float)
+    s1[1, :10] = np.nan                                     # b lacks 10 items of t1
+    holes = rt.ScoreMatrix.from_array(s1, models=["a", "b", "c"])
+    r = rt.suite({"t0": grouped, "t1": holes}, cluster=True, align="pairwise", n_resamples=200, rng=3)
+    assert r.task_clustered.tolist() == [True, False] and r.n_clusters[0] == 10
+    assert [n.code for n in r.notes] == ["suite_few_items", "suite_unclustered_tasks"]   # 10 groups < 30
+    root = _random.root(3)
+    w0 = rt.resample.weights(60, n_resamples=200, groups=grouped.group_codes, rng=_random.child(root, "suite", 0))
+    w1 = rt.resample.weights(80, n_resamples=200, rng=_random.child(root, "suite", 1))
+    b0 = w0 @ s0.T / w0.sum(axis=1, keepdims=True)
+    ok = np.isfinite(s1)
+    b1 = (w1 @ np.where(ok, s1, 0).T) / (w1 @ ok.T)
+    boot = (b0 + b1) / 2
+    assert np.allclose(r.ci_low, np.quantile(boot, 0.025, axis=0))
+    assert r.score[1] == pytest.approx((s0[1].mean() + np.nanmean(s1[1])) / 2)
+    with pytest.raises(DataError, match="task 't1': models are scored on different items"):
+        rt.suite({"t0": grouped, "t1": holes}, n_resamples=30)
+
+
+def test_cli_weights_and_normalisation(long_csv, capsys):
+    code, out, err = run_cli(capsys, "suite", long_csv, "--n-resamples", "30", "--weight", "t0=2", "--normalise",
+                             "random-baseline", "--chance", "0.25", "-f", "json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert [t["weight"] for t in d["tasks"]] == pytest.approx([0.5, 0.25, 0.25])
+    assert d["settings"]["normalise"] == "random-baseline" and [t["chance"] for t in d["tasks"]] == [0.25] * 3
+    x = np.maximum(0, (MEANS - 0.25) / 0.75)
+    want = dict(zip(["m0", "m1", "m2"], 0.5 * x[0] + 0.25 * x[1] + 0.25 * x[2]))
+    for row in d["models"]:
+        assert row["score"] == pytest.approx(want[row["model"]])
+    code, out, err = run_cli(capsys, "suite", long_csv, "--normalise", "random-baseline")
+    assert code == 1 and err.startswith("error: ") and "--chance" in err and "\n" not in err.strip()

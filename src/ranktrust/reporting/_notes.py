@@ -483,7 +483,7 @@ NOTE_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         f"{fmt.plural(d['n_items'], 'item')} kept"),
     "suite_one_task": lambda d: (
         f"the suite has one task ({d['task']!r}): there is nothing to aggregate, and a new task's rank cannot be "
-        "predicted from one task (name the tasks with `task_col`)"),
+        "predicted from one task (give one matrix per task, or name the column that holds the tasks with `task_col`)"),
     "suite_few_items": lambda d: (
         f"{fmt.plural(d['n_tasks'], 'task')} with fewer than {fmt.count(d['limit'])} "
         + ("items or item groups" if d["clustered"] else "items")

@@ -18,7 +18,7 @@ from . import renderer
 RULE_WORDS = {"mean": "mean of task scores", "mean-win-rate": "mean win rate (HELM)", "mean-rank": "mean rank",
               "borda": "Borda count", "copeland": "Copeland score"}
 _MISSING_WORDS = {
-    "error": "refused (every model has every task)",
+    "error": "refused; every model has every task",
     "drop-model": "models lacking a task dropped",
     "drop-task": "tasks lacking a model dropped",
     "pairwise": "each model over its own tasks",
@@ -61,10 +61,10 @@ def headline_text(d: dict[str, Any]) -> str:
             f"{value(d, h['ci_low'], True)} to {value(d, h['ci_high'], True)}; {fmt.p_clause(h['p_adjusted'], 'adjusted p')})")
     cbf = h.get("could_be_first") or []
     if h.get("separable"):
-        out = (f"Yes: {top} is #1 on these {fmt.count(s['n_tasks'])} tasks by the {rule} with {cl} joint confidence: "
+        out = (f"Yes: {top} is #1 on {_these(s['n_tasks'])} by the {rule} with {cl} joint confidence: "
                f"the {fam} finds it better than every other model; {lead}.")
     elif len(cbf) > 1:
-        out = (f"No: {len(cbf)} models could be #1 on these {fmt.count(s['n_tasks'])} tasks by the {rule} with {cl} "
+        out = (f"No: {len(cbf)} models could be #1 on {_these(s['n_tasks'])} by the {rule} with {cl} "
                f"joint confidence ({_names(cbf)}); {top} has the highest and {lead}.")
     else:
         rr = fmt.rank_range(h["rank_low"], h["rank_high"])
@@ -75,6 +75,10 @@ def headline_text(d: dict[str, Any]) -> str:
         out += " The winner depends on the rule: " + clause + "." if clause.startswith("the top") else \
             " " + clause[0].upper() + clause[1:] + "."
     return out
+
+
+def _these(k: int) -> str:
+    return "this task" if k == 1 else f"these {fmt.count(k)} tasks"
 
 
 def _rules_clause(d: dict[str, Any]) -> str:
@@ -111,11 +115,11 @@ def scope_lines(d: dict[str, Any]) -> list[str]:
     if clustered and len(clustered) < len(d["tasks"]):
         a += f" Clustered tasks: {', '.join(clustered)}."
     k, kmin = nt["n_tasks"], nt["min_tasks"]
-    most = (f"the most {fmt.count(k)} tasks allow is {k}/{k + 1} = {fmt.probability(nt['attainable'])}" if kmin == k
+    most = (f"the most {fmt.plural(k, 'task')} allow{'s' if k == 1 else ''} is {k}/{k + 1} = {fmt.probability(nt['attainable'])}" if kmin == k
             else f"a model with {fmt.count(kmin)} of the tasks allows at most {kmin}/{kmin + 1} = "
                  f"{fmt.probability(nt['attainable'])}")
     b = (f"Scope (b), a new task from the same population: each model's rank on a new task, full conformal over "
-         f"the {fmt.count(k)} tasks at {fmt.probability(nt['level'])} ({most}; ties between ranks broken at random, "
+         f"{'the ' if k > 1 else ''}{fmt.plural(k, 'task')} at {fmt.probability(nt['level'])} ({most}; ties between ranks broken at random, "
          "seeded, so the coverage is the level).")
     if nt.get("coverage") is not None:
         b += (f" Held-out coverage measured on the data: leaving each task out, the sets from the other tasks "
@@ -178,8 +182,8 @@ def suite_text(d: dict[str, Any]) -> list[Any]:
     from rich.text import Text
 
     out: list[Any] = [Text(d["headline"].get("text") or headline_text(d), style="bold")]
-    t = Table(title=f"Suite: {fmt.count(d['settings']['n_models'])} models, {fmt.count(d['settings']['n_tasks'])} "
-                    f"tasks, rule {d['settings']['rule']}", title_justify="left")
+    t = Table(title=f"Suite: {fmt.plural(d['settings']['n_models'], 'model')}, "
+                    f"{fmt.plural(d['settings']['n_tasks'], 'task')}, rule {d['settings']['rule']}", title_justify="left")
     for c in _model_columns(d):
         t.add_column(c, justify="left" if c == "model" else "right", no_wrap=c != "model")
     for r in d["models"]:
