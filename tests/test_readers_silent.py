@@ -364,3 +364,21 @@ def test_helm_runs_whose_same_instance_holds_another_question_are_refused(tmp_pa
     state.write_text(json.dumps(obj))
     with pytest.raises(DataError, match=r"different content hashes \(doc_hash\).*\(50 such items\).*`item`='doc_hash'"):
         rt.read(str(out))
+
+
+def test_eee_sample_hash_checks_two_models_same_sample(tmp_path):
+    """EEE's sample_hash is its content key ("hash of input.raw + input.reference ... the same sample across
+    models"): two models' files whose same sample_id carries another hash are refused; by content they pair."""
+    src = FIX / "eee" / "helm_converter" / "None" / "mmlu" / "openai" / "gpt2" / "None_samples.jsonl"
+    recs = [json.loads(x) for x in src.read_text().splitlines() if x.strip()]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    shutil.copy(src, tmp_path / "a" / "a_samples.jsonl")
+    hashes = [r["sample_hash"] for r in recs]
+    for r, h in zip(recs, hashes[1:] + hashes[:1]):
+        r["model_id"], r["sample_hash"] = "other/model", h
+    (tmp_path / "b" / "b_samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    with pytest.raises(DataError, match=r"different content hashes \(doc_hash\).*\(10 such items\)"):
+        rt.read(str(tmp_path))
+    m = rt.read(str(tmp_path), item="doc_hash")
+    assert m.n_models == 2 and m.n_items == 10 and sorted(m.items) == sorted(h[:16] for h in hashes)

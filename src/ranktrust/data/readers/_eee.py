@@ -122,6 +122,10 @@ def _slim(rec: dict) -> dict:
         "evaluation_name": rec.get("evaluation_name"), "evaluation_result_id": rec.get("evaluation_result_id"),
         "model_id": rec.get("model_id"), "sample_id": rec.get("sample_id"), "error": bool(rec.get("error")),
         "score": rec["evaluation"].get("score"),
+        # EEE's content key: "hash of (input.raw + input.reference) to ensure comparison is between the same sample
+        # across models" (instance_level_eval.schema.json)
+        "sample_hash": rec.get("sample_hash") if isinstance(rec.get("sample_hash"), str) and rec.get("sample_hash")
+        else None,
         **({"run": _meta(rec, "run", "epoch"), "condition": _meta(rec, "condition"),
             "group": _meta(rec, "group", "subject")} if rec.get("metadata") else _NO_META),
     }
@@ -184,7 +188,9 @@ def read_file(path: str, opts: ReadOptions) -> "Iterator":
                if isinstance(e, dict) and e.get("evaluation_result_id")]
     metric, note = _choose_metric(ids, opts.metric, primary, path)
     notes: list[Note] = [note] if note else []
-    rows: dict[str, list] = {k: [] for k in ("line", "model", "item", "score", "task", "run", "condition", "group")}
+    rows: dict[str, list] = {k: [] for k in ("line", "model", "item", "score", "task", "run", "condition", "group",
+                                             "doc_hash")}
+    by_content = opts.item_col == "doc_hash"
     errored: list[str] = []
     for lineno, r in recs:
         if str(r.get("evaluation_result_id") or NO_METRIC) != metric:
@@ -203,7 +209,11 @@ def read_file(path: str, opts: ReadOptions) -> "Iterator":
             score = _score(r["score"], path, lineno)
         rows["line"].append(lineno)
         rows["model"].append(opts.model_name or str(model))
-        rows["item"].append(str(sid))
+        if by_content and r["sample_hash"] is None:
+            raise DataError(f"{path}: line {lineno}: the record has no sample_hash, so `item`='doc_hash' cannot pair "
+                            "it by content", param="item")
+        rows["item"].append(r["sample_hash"][:16] if by_content else str(sid))
+        rows["doc_hash"].append(r["sample_hash"])
         rows["score"].append(score)
         name = r.get("evaluation_name")
         rows["task"].append(opts.task if opts.task is not None else (None if name is None else str(name)))
@@ -225,7 +235,7 @@ def read_file(path: str, opts: ReadOptions) -> "Iterator":
         notes.append(Note("eee_aggregate_rows", {"path": path, "aggregate": agg_name, "total_rows": total,
                                                  "n_records": n_lines}))
     df = pd.DataFrame({k: v for k, v in rows.items() if k != "line"}, index=pd.Index(rows["line"], name="line"))
-    for c in ("run", "condition", "group", "task"):
+    for c in ("run", "condition", "group", "task", "doc_hash"):
         if df[c].isna().all():
             df = df.drop(columns=[c])
         elif c in ("run", "condition") and df[c].isna().any():
@@ -253,6 +263,7 @@ class EeeReader:
     priority = 30
     description = "Every Eval Ever instance-level files (<uuid>_samples.jsonl, a file or a data/ folder)"
     looks_for = "*_samples.jsonl files (Every Eval Ever instance-level files)"
+    content_key = True   # records carry sample_hash: `item`='doc_hash' pairs them by content
 
     def sniff(self, path: str) -> bool:
         if os.path.isdir(path):
