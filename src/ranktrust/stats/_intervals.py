@@ -336,11 +336,13 @@ def score_ci(
         ``n - 1`` df. ``"wilson"``: Wilson score interval (0/1 scores only). ``"cluster"``:
         clustered SE of [M, eq. 4] with the small-cluster correction ``cluster_correction``
         and a t quantile with the matching df (needs ``group_codes``); for 0/1 scores (and a
-        correction other than ``"none"``) the interval is the Wilson interval with the effective
-        sample size ``p(1-p)/SE_C^2`` and that t quantile, which stays in [0, 1], exists at 0%
-        and 100% (each cluster then counts once) and covers far better near 0 or 1 than
-        mean ± t SE. Bounds of ``"clt"``, ``"t"`` and ``"cluster"`` are clipped to [0, 1] when
-        every score lies in [0, 1].
+        correction other than ``"none"``) the interval is the logit-scale interval with that t
+        quantile, joined from 9 df by Hall's skewness-corrected t (:func:`_binary_cluster_bounds`;
+        the Wilson interval with the effective sample size ``p(1-p)/SE_C^2`` at 0% and 100%), which
+        stays in [0, 1], always exists and covers far better near 0 or 1 than mean ± t SE; with
+        fewer than 40 groups and a score near 0 or 1 it is still approximate (:func:`edge_note`).
+        Bounds of ``"clt"``, ``"t"`` and ``"cluster"`` are clipped to [0, 1] when every score lies
+        in [0, 1].
     group_codes : ndarray of int, optional
         Cluster code per item (for ``method="cluster"``).
     confidence_level : float, default: ``0.95``
@@ -641,7 +643,11 @@ def intervals(
     ``SE_C = sqrt(sum_c (sum_{i in c} (s_i - mean))^2) / n``; it equals the CLT SE when
     every cluster has one item and grows when items in a cluster are correlated. With the
     default ``"cr2"`` correction each cluster sum is divided by ``sqrt(1 - n_g/n)`` and the
-    quantile is a t with the Bell-McCaffrey df (``G - 1`` for equal clusters) [4]_.
+    quantile is a t with the Bell-McCaffrey df (``G - 1`` for equal clusters) [4]_. For 0/1 scores
+    the clustered interval is built on the logit scale, joined from 9 df by Hall's skewness-corrected
+    t [5]_; a model whose score is at most 10% or at least 90%, clustered by fewer than 40 groups,
+    gets a ``cluster_edge`` note (``notes``) and a :class:`~ranktrust.errors.SmallSampleWarning`: its
+    interval is approximate there (docs/statistics.md).
 
     References
     ----------
@@ -651,6 +657,7 @@ def intervals(
     .. [3] E. B. Wilson, JASA 22 (1927) 209-212.
     .. [4] R. M. Bell and D. F. McCaffrey, Survey Methodology 28 (2002) 169-181; G. W. Imbens and
        M. Kolesar, Rev. Econ. Stat. 98 (2016) 701-712.
+    .. [5] P. Hall, "On the removal of skewness by transformation", JRSS B 54 (1992) 221-228.
     """
     cl = check_confidence_level(confidence_level)
     corr = _check_correction(cluster_correction)
