@@ -2,7 +2,9 @@
 
 ``Watch`` takes results as they arrive and says, with an error guarantee that holds however often one looks,
 which models can still be #1 (or in the top k), which pairs are decided, which cannot be told apart on this
-benchmark, and which cells to score next. ``watch_replay`` replays a finished ScoreMatrix in random item orders.
+benchmark, and which cells to score next; the analysis order is the declared items' seeded order, the order the
+harness sent the items (``order="dispatch"``), or completion order (``order="arrival"``, valid only when latency
+does not depend on the results). ``watch_replay`` replays a finished ScoreMatrix in random item orders.
 See ``docs/watch.md``.
 """
 
