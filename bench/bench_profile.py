@@ -13,7 +13,9 @@ holds after the step). Reading: the long file (one row per model x item, columns
 ScoreMatrix with ``rt.read``, beside the naive floor timed in the same process: pandas' read of the file and a
 ``pivot`` to a models x items float array.
 
-The machine is shared (2 cores, other work running): the load average is printed; compare ratios.
+The machine is shared (2 cores, other work running): the load average is printed; compare ratios. "CPU s" is
+the process's CPU time (all its threads): steadier than seconds under load, above them where BLAS or the
+engine's count threads use both cores.
 """
 
 from __future__ import annotations
@@ -74,12 +76,14 @@ class Step:
     def __enter__(self):
         gc.collect()
         reset_peak()
+        self.c = time.process_time()
         self.t = time.perf_counter()
         return self
 
     def __exit__(self, *exc):
         dt = time.perf_counter() - self.t
-        self.rows.append({"step": self.name, "s": dt, "peak_gb": peak_gb(), "held_gb": held_gb()})
+        self.rows.append({"step": self.name, "s": dt, "cpu_s": time.process_time() - self.c, "peak_gb": peak_gb(),
+                          "held_gb": held_gb()})
 
 
 # ------------------------------------------------------------------ data
@@ -228,9 +232,10 @@ def sub(args: list[str]) -> dict:
 
 def show(title: str, res: dict) -> None:
     print(f"== {title} ==")
-    print(f"{'step':>44} {'seconds':>8} {'peak GB':>8} {'held GB':>8}")
+    print(f"{'step':>44} {'seconds':>8} {'CPU s':>7} {'peak GB':>8} {'held GB':>8}")
     for r in res["rows"]:
-        print(f"{r['step']:>44} {r['s']:8.2f} {r['peak_gb']:8.2f} {r['held_gb']:8.2f}")
+        print(f"{r['step']:>44} {r['s']:8.2f} {r.get('cpu_s', float('nan')):7.2f} {r['peak_gb']:8.2f} "
+              f"{r['held_gb']:8.2f}")
     extra = {k: v for k, v in res.items() if k not in ("rows",)}
     print("  ", extra)
 

@@ -149,6 +149,8 @@ def matrix_from_long(
                 f"{g_order[g_pos[k]]!r} here but {g_order[g_item[i_pos[k]]]!r} elsewhere; each item needs one {group!r}"
             )
         groups = tuple(g_order[int(c)] for c in g_item)
+        del g_pos, first_pos, rev, conflict
+    del m_pos, i_pos, k_pos, r_pos, vals   # the per-row arrays are not held while the matrix is made
 
     if condition is not None:
         run_labels = [k.split("\x1f", 1)[1] for k in k_order]
@@ -178,7 +180,15 @@ def _codes(col: "pd.Series") -> tuple[np.ndarray, list[str]]:
     and ``"1"``) share a code, as the text labels they become."""
     import pandas as pd
 
-    codes, uniques = pd.factorize(col, sort=False, use_na_sentinel=False)
+    values = col.to_numpy() if col.dtype == object else None
+    head = values[:10_000] if values is not None else None
+    if head is not None and head.size > 1 and np.count_nonzero(head[1:] != head[:-1]) < head.size // 4:
+        # Python strings in runs (a long file sorted by model): hash one value per run, not one per row
+        starts = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
+        codes, uniques = pd.factorize(values[starts], sort=False, use_na_sentinel=False)
+        codes = np.repeat(codes, np.diff(np.append(starts, values.size)))
+    else:
+        codes, uniques = pd.factorize(col, sort=False, use_na_sentinel=False)
     text = [str(u) for u in (uniques.tolist() if hasattr(uniques, "tolist") else list(uniques))]
     if len(set(text)) < len(text):
         merged, first = pd.factorize(pd.Index(text, dtype=object), sort=False)
