@@ -309,14 +309,17 @@ def test_inspect_two_revisions_same_sample_ids_other_questions_are_refused(harne
     folder.mkdir()
     shutil.copy(a, folder)
     log = json.loads(b.read_text())
-    inputs = [s["input"] for s in log["samples"]]
-    for s, text in zip(log["samples"], inputs[1:] + inputs[:1]):   # each id now holds the next question
-        s["input"] = text
+    keys = ("input", "target", "choices", "metadata")
+    qs = [tuple(s.get(k) for k in keys) for s in log["samples"]]
+    for s, q in zip(log["samples"], qs[1:] + qs[:1]):   # each id now holds the next question
+        s.update(zip(keys, q))
     (folder / b.name).write_text(json.dumps(log))
     with pytest.raises(DataError, match=r"oracle-75'\): 32 of its 32 samples of task 'mcq_tiny' hold another input"
                                         r".*mockllm/model") as exc:
         rt.read(str(folder))
     assert exc.value.param == "item"
+    by_content = rt.read(str(folder), item="doc_hash")   # each question under its content key: 32 shared
+    assert by_content.n_items == 32 and by_content.is_complete
     # the genuine pair (and the .eval and .json of every model, written by two inspect versions) is read as it was
     m = rt.read(str(new), errors="drop", align="pairwise")
     assert m.n_models == 4
@@ -358,12 +361,15 @@ def test_helm_runs_whose_same_instance_holds_another_question_are_refused(tmp_pa
     assert same.n_models == 2 and "doc_hash" in read_long(str(out)).columns
     state = out / runs[1].name / "scenario_state.json"
     obj = json.loads(state.read_text())
-    texts = [rs["instance"]["input"]["text"] for rs in obj["request_states"]]
-    for rs, t in zip(obj["request_states"], texts[1:] + texts[:1]):
-        rs["instance"]["input"]["text"] = t
+    qs = [(rs["instance"]["input"], rs["instance"]["references"]) for rs in obj["request_states"]]
+    for rs, (inp, refs) in zip(obj["request_states"], qs[1:] + qs[:1]):   # each id now holds the next question
+        rs["instance"]["input"], rs["instance"]["references"] = inp, refs
     state.write_text(json.dumps(obj))
     with pytest.raises(DataError, match=r"different content hashes \(doc_hash\).*\(50 such items\).*`item`='doc_hash'"):
         rt.read(str(out))
+    by_content = rt.read(str(out), item="doc_hash")   # the same 50 questions, each under its own content key
+    assert by_content.n_items == 50 and np.array_equal(np.sort(by_content.scores.mean(axis=1)),
+                                                       np.sort(same.scores.mean(axis=1)))
 
 
 def test_eee_sample_hash_checks_two_models_same_sample(tmp_path):

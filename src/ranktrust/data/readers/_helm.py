@@ -230,6 +230,7 @@ class HelmReader:
     priority = 20
     description = "HELM per_instance_stats.json (+ run_spec.json)"
     looks_for = "per_instance_stats.json files"
+    content_key = True   # scenario_state.json carries the instances: `item`='doc_hash' pairs them by content
 
     def __init__(self) -> None:
         self._root = ""
@@ -351,9 +352,17 @@ def _read_one(u: str, opts: ReadOptions, spec: dict, run_task: str, all_tasks: l
     if df is None:
         df = pd.DataFrame({c: [] for c in ("item", "run", "score", "model", "task", "metric")})
     keys = _content_keys(u)
+    if opts.item_col == "doc_hash" and not keys:
+        raise DataError(f"{u}: no scenario_state.json beside it (HELM's instances with their input), so `item`='doc_hash' "
+                        "cannot pair its instances by content", param="item")
     if keys and len(df):   # the question of each instance (scenario_state.json), so two runs' "same" id is checked
         df["doc_hash"] = df["item"].astype(str).map(keys)
-        if df["doc_hash"].isna().all():
+        if opts.item_col == "doc_hash":   # the question is the item (two dataset versions paired by content)
+            if df["doc_hash"].isna().any():
+                raise DataError(f"{u}: instance {df.loc[df['doc_hash'].isna(), 'item'].iloc[0]} is not in "
+                                "scenario_state.json, so `item`='doc_hash' cannot pair it by content", param="item")
+            df["item"] = df["doc_hash"].str[:16]
+        elif df["doc_hash"].isna().all():
             df = df.drop(columns=["doc_hash"])
     if subject is not None:   # pooled: ids are unique within a run only, so the subject prefixes them
         df["item"] = subject + "/" + df["item"].astype(str)

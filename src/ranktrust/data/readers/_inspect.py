@@ -431,11 +431,16 @@ def _read_one(path: str, opts: ReadOptions, in_folder: bool = False, seen: dict 
             ids.add(sid)
             if sid not in keyed:
                 h = keyed[sid] = content_key(s)
-                if h is not None and seen is not None:
+                if h is not None and seen is not None and opts.item_col != "doc_hash":
                     prev = seen.setdefault((task, sid), (h, path, str(model)))
                     if prev[0] != h and prev[1] != path:
                         differ.append((sid, prev[1], prev[2]))
             dh = keyed[sid]
+            if opts.item_col == "doc_hash":   # the question is the item (two dataset versions paired by content)
+                if dh is None:
+                    raise DataError(f"{path}: sample {sid} holds no input to key it by, so `item`='doc_hash' cannot "
+                                    "pair it by content", param="item")
+                sid = dh[:16]
             epoch = str(s.get("epoch", 1))
             err = s.get("error")
             if err:
@@ -650,6 +655,7 @@ class InspectReader:
     priority = 20
     description = "inspect-ai .eval / .json logs (epochs become runs)"
     looks_for = "inspect logs (.eval or .json)"
+    content_key = True   # samples carry their input: `item`='doc_hash' pairs them by content
 
     def sniff(self, path: str) -> bool:
         if os.path.isdir(path):

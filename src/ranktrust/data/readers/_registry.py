@@ -221,7 +221,8 @@ def plan_units(rd: "Reader | type", path: str, opts: ReadOptions) -> UnitPlan:
     reader: Reader = rd() if isinstance(rd, type) else rd
     if opts.item_col == "doc_hash" and reader.name != "table" and not getattr(reader, "content_key", False):
         raise DataError(f"{path}: {reader.name} logs carry no question content to pair items by; `item`='doc_hash' "
-                        "pairs lighteval and lm_eval items by content", param="item")
+                        "pairs items by content for the readers whose files carry the question (lighteval, lm_eval, inspect, helm, "
+                        "eee)", param="item")
     if os.path.isdir(path):
         units = reader.units(path)
         if not units:
