@@ -28,7 +28,9 @@ from ._main import cli_words
               show_default=True, help="Samples that errored in the harness: stop, score them 0, or leave them out.")
 @click.option("--replace", is_flag=True, help="Replace the rows of files that changed since they were ingested.")
 @click.option("--model-col", default="model", show_default=True)
-@click.option("--item-col", default="item", show_default=True)
+@click.option("--item-col", default="item", show_default=True,
+              help="Column with the item id; for harness logs that carry the question (lighteval, lm_eval, inspect, "
+                   "helm, eee), doc_hash makes its content key the item (two dataset revisions paired by content).")
 @click.option("--score-col", default="score", show_default=True)
 @click.option("--group-col", default=None, help="Column that groups items (default: subject/group if present).")
 @click.option("--no-groups", is_flag=True, help="Store no item groups.")
