@@ -340,6 +340,16 @@ def test_an_identical_continuous_task_passes_from_the_items_the_bound_needs():
         assert g.verdict == verdict and g.tasks[0].items_needed == need and g.tasks[0].method == "betting"
 
 
+def test_items_needed_of_a_betting_task_is_the_bounds_own():
+    from ranktrust.stats._bounded import items_needed
+
+    g = np.random.default_rng(4)
+    base = g.beta(2, 2, (3, 300))
+    suite = {f"t{k}": _m(np.stack([np.clip(base[k] + g.normal(0, 0.05, 300), 0, 1), base[k]])) for k in range(3)}
+    for t in gate(suite, "cand", "base", margin=0.02).tasks:
+        assert t.method == "betting" and t.items_needed == items_needed(0.02, ALPHA / 3, t.disagreement)
+
+
 def test_align_error_refuses_and_intersect_counts_in_python():
     s = (np.random.default_rng(1).random((2, 50)) < 0.6).astype(float)
     s[0, :5] = np.nan                                        # the candidate lacks 5 items

@@ -60,10 +60,13 @@ that the suite finds with probability ``plan_power`` (0.8) at Holm's first level
 needs for its interval at level ``1 - alpha / K`` to clear ``-margin`` with probability ``plan_power``
 *when the two models are truly equal* (so a task observed worse can have them and still be inconclusive):
 ``ceil((z + z_power)^2 q / margin^2)`` (the normal formula of :func:`ranktrust.power`) with
-``z = z_{1 - alpha/(2K)}`` for McNemar and t, and ``z = sqrt(2 log(2K / alpha))`` for the betting interval
-(its width; approximate), and never fewer than the items at which the interval can clear ``-margin`` at all
-when the models score every item alike (betting: :func:`ranktrust.stats._bounded.identical_items_needed`,
-502 items for 1 point in one task at 95%; exact McNemar with no discordant item: the Wilson bound, about 380).
+``z = z_{1 - alpha/(2K)}`` for McNemar and t, never fewer (McNemar) than the items at which the exact interval
+clears ``-margin`` with no discordant item (the Wilson bound, about 380 for 1 point at 95%); for the betting
+interval, the growth of its capital (:func:`ranktrust.stats._bounded.items_needed`, approximate: 68-89% of
+runs clear the margin at that figure, not 80%), never fewer than the items two models that score every item
+alike need (:func:`ranktrust.stats._bounded.identical_items_needed`: 502 for 1 point in one task at 95%).
+``detectable_drop`` is the normal/exact power of the paired test (for the betting interval, of the t: it
+understates the drop the finite-sample interval needs).
 None at ``margin`` 0: no number of items rules out every drop (PASS then needs the candidate shown better).
 
 References
@@ -92,7 +95,7 @@ from ..data._matrix import ScoreMatrix
 from ..errors import ArgumentError, DataError, SmallSampleWarning
 from ..results import Result
 from ..stats._multiplicity import adjust_pvalues
-from ..stats._bounded import identical_items_needed
+from ..stats._bounded import items_needed as _betting_items
 from ..stats._paired import compare
 from ..stats._power import power as _power
 
@@ -320,17 +323,16 @@ def _plan(q: float, n: int, method: str, alpha_plan: float, margin: float,
     task (see the module docstring)."""
     if n < 1 or not (q >= 0) or not margin > 0:
         return None, None
-    z_pow = normal_quantile(PLAN_POWER, alternative="greater")
     if method == "betting":
-        z = math.sqrt(2.0 * math.log(2.0 / alpha_plan))
-        floor = identical_items_needed(margin, alpha_plan) or 0
-    else:
+        items = _betting_items(margin, alpha_plan, q, PLAN_POWER)
+    elif q > 0 or method == "mcnemar":
         z = normal_quantile(1.0 - alpha_plan)
+        z_pow = normal_quantile(PLAN_POWER, alternative="greater")
         # exact McNemar with no discordant item: the lower bound is minus the Wilson upper bound z^2 / (n + z^2)
         floor = int(math.floor(z * z * (1.0 - margin) / margin)) + 1 if method == "mcnemar" else 0
-    if not q > 0 and method not in ("betting", "mcnemar"):
+        items = max(int(math.ceil(round((z + z_pow) ** 2 * q / (margin * margin), 9))), floor)
+    else:
         return None, None
-    items = max(int(math.ceil(round((z + z_pow) ** 2 * q / (margin * margin), 9))), floor)
     if not drop or not q > 0:
         return None, items
     binary = method == "mcnemar"

@@ -61,7 +61,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["TUNE_ALPHA", "TRUNCATION", "item_order", "betting_bounds", "identical_items_needed"]
+__all__ = ["TUNE_ALPHA", "TRUNCATION", "item_order", "betting_bounds", "identical_items_needed", "items_needed"]
 
 #: the level the stakes are tuned for (the p-value and every interval use the same stakes)
 TUNE_ALPHA = 0.05
@@ -265,3 +265,42 @@ def identical_items_needed(margin: float, alpha: float) -> int | None:
         else:
             lo = mid
     return hi
+
+
+def items_needed(margin: float, alpha: float, q: float, power: float = 0.8) -> int | None:
+    """About how many items equal models (mean squared difference ``q``) need for the lower bound at level
+    ``1 - alpha`` to clear ``-margin`` with probability ``power`` (approximate; ``R = 1``).
+
+    The log capital at ``-margin`` after ``n`` items grows by about ``n (l margin - l^2 q / 2)`` with spread
+    ``l sqrt(n q)``, where ``l = min(sqrt(2 log(2/a0) / (n q)), c / (1 - margin))`` is the stake in units of the
+    difference (the plug-in, or its cap); ``n`` is the first where the growth, less ``z_power`` spreads, passes
+    ``log(2/alpha)``; never fewer than :func:`identical_items_needed`. Checked by simulation against normal
+    differences (sd 2, 5, 10, 20 points, 1-point margin, 95%, 300 runs each): the bound clears the margin at the
+    figure it gives in 68%, 78%, 83% and 89% of runs.
+    """
+    floor = identical_items_needed(margin, alpha)
+    if floor is None or not q > 0:
+        return floor
+    from scipy import special
+
+    z = float(special.ndtri(power))
+    thr = np.log(2.0 / alpha)
+    cap = TRUNCATION / (1.0 - margin)
+
+    def ok(n: float) -> bool:
+        lam = min(np.sqrt(2.0 * np.log(2.0 / TUNE_ALPHA) / (n * q)), cap)
+        return n * (lam * margin - lam * lam * q / 2.0) - z * lam * np.sqrt(n * q) >= thr
+
+    hi = 2
+    while not ok(hi):
+        hi *= 2
+        if hi > 1 << 50:
+            return None
+    lo = hi // 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return max(hi, floor)
