@@ -186,3 +186,19 @@ def test_issue21_lm_eval_subtasks_pooled_with_task_group(lm_dir, tmp_path):
         st.ingest(str(out), options=ReadOptions(task="mmlu"))
     with rt.Store(db, read_only=True) as st:
         assert set(st.matrix(task="mmlu", align="pairwise").items) == set(m.items)
+
+
+def test_pooled_subtasks_read_with_different_filters_are_noted(lm_dir, tmp_path):
+    """bbh-like: one subtask scored through filter 'none', another through 'get-answer' (issue 31, review E4)."""
+    seeds = sorted(os.listdir(lm_dir))[:1]
+    out = _group_output(lm_dir, tmp_path / "out", {seeds[0]: ["abstract_algebra", "anatomy"]})
+    (p,) = (out / seeds[0]).glob("samples_mmlu_anatomy_*.jsonl")
+    recs = [json.loads(x) for x in p.read_text().splitlines()]
+    for r in recs:
+        r["filter"] = "get-answer"
+    p.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    m = rt.read(str(out), task="mmlu")
+    (note,) = [n for n in m.notes if n.code == "lm_eval_pooled_filters"]
+    assert note.data["filters"] == [["mmlu_abstract_algebra", ["none"]], ["mmlu_anatomy", ["get-answer"]]]
+    assert "were read with different filters (mmlu_abstract_algebra: none; mmlu_anatomy: get-answer)" in \
+        note_text(note)

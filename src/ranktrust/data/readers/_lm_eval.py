@@ -331,6 +331,16 @@ def read_file(path: str, opts: ReadOptions, *, seen_hashes: dict | None = None, 
     if unnamed and len(filters) > 1 and want_filter is not None:
         notes.append(Note("lm_eval_filter_blocks", {"path": path, "task": leaf, "filter": want_filter,
                                                     "filters": filters, "block": filters.index(want_filter) + 1}))
+    if pool is not None and questions is not None and seen_items:
+        # the filter each pooled subtask was read with: subtasks of one group scored through different filters
+        # (bbh: `none` and `get-answer`) are said, not mixed in silence
+        used = sorted({str(f) for f in seen_items.values()})
+        filt = questions.setdefault(("__filters__", model), {})
+        filt[leaf] = used
+        if len({tuple(v) for v in filt.values()}) > 1 and not questions.get(("__filters_said__", model)):
+            questions[("__filters_said__", model)] = True
+            notes.append(Note("lm_eval_pooled_filters", {"task": pool, "model": model,
+                                                         "filters": sorted([k, v] for k, v in filt.items())}))
     if len(buf) or notes:
         df = _finish(buf, model, task, label or metric) if len(buf) else _empty(model, task, label or metric)
         if notes:
