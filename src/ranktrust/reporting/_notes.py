@@ -294,38 +294,6 @@ _RESULT_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "inspect_index_skipped": lambda d: (
         f"{d['path']} is inspect's log index (logs.json: the headers of the folder's logs, no per-sample scores): "
         "skipped, the logs it lists are read themselves"),
-    # issue 31: what a harness reader chose or left out (the metric, models without details, cut runs, an index)
-    "metric_chosen": lambda d: (
-        f"{d['harness']} task {d['task']!r} has {fmt.count(len(d['metrics']))} metrics ({', '.join(d['metrics'][:8])}"
-        f"{' ...' if len(d['metrics']) > 8 else ''}); read {d['chosen']!r}, "
-        + {"config_tasks": "the task's first declared metric (config_tasks in the results file)",
-           "results": "the first metric the results file reports for the task"}.get(d["rule"], "the harness's own")
-        + "; choose another with `metric`"),
-    "lighteval_no_details": lambda d: (
-        f"model {d['model']!r} has results for {', '.join(map(repr, d['tasks'][:5]))}"
-        f"{' ...' if len(d['tasks']) > 5 else ''} in {d['results_file']} but no details file (details_<task>_*.parquet)"
-        ", so it has no per-item scores and is not in the comparison"),
-    "lm_eval_limited": lambda d: (
-        f"{d['path']}: the run scored {fmt.count(d['n_samples'])}"
-        + ("" if d.get("original") is None else f" of the {fmt.count(d['original'])}")
-        + f" documents of {d['task']!r}"
-        + ("" if d.get("limit") is None else f" (lm-eval was run with limit {fmt.plain(d['limit'])})")
-        + "; the scores are of those only, not of the whole task"),
-    "lm_eval_filter_blocks": lambda d: (
-        f"{d['path']}: the lines name no filter (lm-eval before 0.4.7); filter {d['filter']!r} is block "
-        f"{d['block']} of {fmt.count(len(d['filters']))}, in the order of the task's filter_list in the results file "
-        f"({', '.join(d['filters'])})"),
-    "inspect_partial": lambda d: (
-        f"{d['path']}: "
-        + ("" if d.get("status") in (None, "success") else f"the run's status is {d['status']!r}; ")
-        + f"it scored {fmt.count(d['n_samples'])}"
-        + ("" if d.get("dataset_samples") is None else f" of the dataset's {fmt.count(d['dataset_samples'])}")
-        + f" {'sample' if d['n_samples'] == 1 else 'samples'}"
-        + ("" if d.get("limit") is None else f" (run with limit {d['limit']})")
-        + "; the scores are of those only"),
-    "inspect_index_skipped": lambda d: (
-        f"{d['path']} is inspect's log index (logs.json: the headers of the folder's logs, no per-sample scores): "
-        "skipped, the logs it lists are read themselves"),
     # the matrix and rt.sensitivity
     "mixed_scoring": lambda d: (
         f"mixed scoring: {fmt.count(len(d['binary']))} model(s) have only 0/1 scores ({_names(d['binary'])}) while "
