@@ -97,7 +97,7 @@ def test_worded_adds_the_sentence_and_keeps_the_record():
     ("mixed_scoring", {"binary": ["a", "b"], "continuous": ["c", "d", "e", "f", "g", "h"]},
      "mixed scoring: 2 model(s) have only 0/1 scores ('a', 'b') while 6 have fractional scores ('c', 'd', 'e', "
      "'f', 'g' and 1 more); check that all were scored the same way. The table is analysed as continuous "
-     "(paired t tests, no McNemar)"),
+     "(betting intervals, no McNemar)"),
     ("conditions_missing", {"model": "m", "by": "prompt", "missing": ["p1", "p2"], "n_missing": 2},
      "m has no rows for prompt(s) p1, p2; those prompts are left out of the rankings, flips and stable scores"),
 ])

@@ -298,7 +298,7 @@ _RESULT_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "mixed_scoring": lambda d: (
         f"mixed scoring: {fmt.count(len(d['binary']))} model(s) have only 0/1 scores ({_names(d['binary'])}) while "
         f"{fmt.count(len(d['continuous']))} have fractional scores ({_names(d['continuous'])}); check that all were "
-        "scored the same way. The table is analysed as continuous (paired t tests, no McNemar)"),
+        "scored the same way. The table is analysed as continuous (betting intervals, no McNemar)"),
     # what the battles reader left out or changed (rt.arena's notes; the reader's own records, per source)
     "battles_dropped": lambda d: (
         f"{d['source']}: left out "
