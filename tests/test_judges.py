@@ -378,3 +378,99 @@ def test_judge_command(capsys, tmp_path):
     bad.write_text("foo,bar\n1,2\n")
     code, _, err = run_cli(capsys, "judge", str(bad))
     assert code == 1 and "found foo, bar" in err
+
+
+# ================================================================ prediction-powered Bradley-Terry
+from ranktrust.judges import gold_corrected_battles             # noqa: E402
+from ranktrust.judges._battles import ppi_bradley_terry         # noqa: E402
+
+
+def _bt_board(seed=0, M=5, N=3000, n=600, judge_acc=0.8):
+    g = np.random.default_rng(seed)
+    theta = np.linspace(-1, 1, M)
+    a = g.integers(0, M, N)
+    b = (a + g.integers(1, M, N)) % M
+    y = (g.random(N) < 1 / (1 + np.exp(theta[b] - theta[a]))).astype(float)
+    f = np.where(g.random(N) < judge_acc, y, 1 - y)
+    L = np.zeros(N, bool)
+    L[g.choice(N, n, replace=False)] = True
+    return a, b, f, y, L, M, theta
+
+
+def test_lambda_zero_is_the_logistic_fit_of_the_labels_with_its_robust_covariance():
+    from statsmodels.discrete.discrete_model import Logit
+
+    a, b, f, y, L, M, _ = _bt_board()
+    th, V, lam = ppi_bradley_terry(a, b, f, y, L, M, lam=0.0)
+    assert lam == 0.0
+    X = np.zeros((L.sum(), M))
+    X[np.arange(L.sum()), a[L]] += 1
+    X[np.arange(L.sum()), b[L]] -= 1
+    fit = Logit(y[L], X[:, 1:]).fit(disp=0, cov_type="HC0")
+    ref = np.concatenate([[0.0], fit.params])
+    np.testing.assert_allclose(th, ref - ref.mean(), atol=1e-8)
+    # the covariance of the differences to model 0 (statsmodels' parameters), n/(n-1) apart
+    P = np.eye(M)[1:] - np.eye(M)[0]
+    n = L.sum()
+    np.testing.assert_allclose(P @ V @ P.T, fit.cov_params() * n / (n - 1), rtol=1e-6)
+
+
+def test_ppi_with_a_perfect_judge_is_the_fit_of_every_battle():
+    a, b, f, y, L, M, _ = _bt_board()
+    th_all, _, _ = ppi_bradley_terry(a, b, y, y, np.ones(len(y), bool), M, lam=0.0)
+    th, V, lam = ppi_bradley_terry(a, b, y, y, L, M)      # the judge agrees with the people everywhere
+    assert lam == 1.0
+    np.testing.assert_allclose(th, th_all, atol=1e-8)
+
+
+def test_gold_corrected_battles_matches_by_id_and_refuses_what_does_not_match():
+    import pandas as pd
+
+    a, b, f, y, L, M, _ = _bt_board()
+    name = np.array([f"m{k}" for k in range(M)])
+    lab = np.array(["model_b", "model_a"])
+    judge = pd.DataFrame({"num": np.arange(len(a)), "model_a": name[a], "model_b": name[b], "winner": lab[f.astype(int)]})
+    gold = judge.assign(winner=lab[y.astype(int)])[L].sample(frac=1.0, random_state=0)   # any row order
+    r = gold_corrected_battles(judge, gold, n_resamples=2000)
+    th, _, lam = ppi_bradley_terry(a, b, f, y, L, M)
+    np.testing.assert_allclose(r.rating, 1000 + 400 / np.log(10) * th, atol=1e-6)
+    assert r.lam == lam and r.n_labelled == L.sum() and r.could_be_first == ["m4"]
+    assert all(p["p_adjusted"] >= p["p_value"] for p in r.pairs)
+    with pytest.raises(DataError, match="gold battle 99999 is not among the judged battles"):
+        gold_corrected_battles(judge, pd.concat([gold, gold.iloc[:1].assign(num=99999)]))
+    swapped = gold.copy()
+    swapped.iloc[0, swapped.columns.get_loc("model_a")] = "zz"
+    with pytest.raises(DataError, match=r"gold battle .* is 'zz' vs"):
+        gold_corrected_battles(judge, swapped)
+    with pytest.raises(DataError, match="two gold verdicts"):
+        gold_corrected_battles(judge, pd.concat([gold, gold.iloc[:1]]))
+    with pytest.raises(DataError, match="5 gold battles"):
+        gold_corrected_battles(judge, gold.iloc[:5])
+    with pytest.raises(DataError, match="no 'qid' column"):
+        gold_corrected_battles(judge, gold, battle_id="qid")
+
+
+@pytest.mark.slow
+def test_prediction_powered_rank_sets_cover_on_simulated_boards():
+    # 6 models, two tied at the top; the judge right 80% of the time; 500 labels of 4,000 battles
+    R, covered = 40, 0
+    for s in range(R):
+        g = np.random.default_rng([3, s])
+        M, N = 6, 4000
+        theta = np.array([0.5, 0.5, 0.2, 0.0, -0.3, -0.9])
+        a = g.integers(0, M, N)
+        b = (a + g.integers(1, M, N)) % M
+        y = (g.random(N) < 1 / (1 + np.exp(theta[b] - theta[a]))).astype(float)
+        f = np.where(g.random(N) < 0.8, y, 1 - y)
+        L = np.zeros(N, bool)
+        L[g.choice(N, 500, replace=False)] = True
+        th, V, _ = ppi_bradley_terry(a, b, f, y, L, M)
+        from ranktrust.judges._core import pairs_and_ranks
+
+        _, better, _ = pairs_and_ranks(th, V, tuple("abcdef"), 0.95, 2000, g)
+        lo, hi = 1 + better.sum(axis=0), M - better.sum(axis=1)
+        # the true rank sets: the tied pair may hold ranks 1-2
+        true_lo = np.array([1, 1, 3, 4, 5, 6])
+        true_hi = np.array([2, 2, 3, 4, 5, 6])
+        covered += bool(np.all((lo <= true_lo) & (hi >= true_hi)))
+    assert covered / R >= 0.95 - 2 * math.sqrt(0.05 * 0.95 / R)

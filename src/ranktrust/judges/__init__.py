@@ -1,18 +1,23 @@
-"""Judged scores corrected with a few gold labels (issue 35, first part).
+"""Judged scores corrected with a few gold labels, and audits of the judge (issue 35).
 
 :func:`gold_corrected` returns a :class:`GoldCorrected`: each model's mean gold score from a judge's scores on
 every item and a person's labels on a random subset (PPI++, or for 0/1 judges post-stratification on the
 judge's verdict or the sensitivity/specificity correction), with the judge-only and gold-only answers beside it,
 and the pairs, rank sets and tiers of one stepdown over all pairs. :func:`labels_needed` says how many labels
-buy a given interval width. The estimators, their sources and their scope follow.
+buy a given interval width. :func:`gold_corrected_battles` does the same for battles (prediction-powered
+Bradley–Terry ratings), and :func:`judge_audit` probes a judge for position bias, inconsistency,
+self-preference and agreement. The estimators, their sources and their scope follow.
 """
 
-from . import _core as _core
 from . import _audit as _audit
+from . import _battles as _battles
+from . import _core as _core
 from . import _estimators as _estimators
 from ._audit import JudgeAudit, judge_audit
+from ._battles import GoldCorrectedBattles, gold_corrected_battles
 from ._core import METHODS, GoldCorrected, gold_corrected, labels_needed, model_intervals
 
-__doc__ = f"{__doc__}\n{_core.__doc__}\n{_estimators.__doc__}\n{_audit.__doc__}"
+__doc__ = f"{__doc__}\n{_core.__doc__}\n{_estimators.__doc__}\n{_battles.__doc__}\n{_audit.__doc__}"
 
-__all__ = ["GoldCorrected", "gold_corrected", "labels_needed", "model_intervals", "METHODS", "JudgeAudit", "judge_audit"]
+__all__ = ["GoldCorrected", "gold_corrected", "labels_needed", "model_intervals", "METHODS",
+           "GoldCorrectedBattles", "gold_corrected_battles", "JudgeAudit", "judge_audit"]

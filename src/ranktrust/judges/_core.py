@@ -32,7 +32,7 @@ from ..ranking._ranksets import layers
 from ..results import Result, jsonable
 from ._estimators import ppi_plus, rogan_gladen, stratified
 
-__all__ = ["GoldCorrected", "GoldCorrectedJSON", "JudgedRow", "JudgedPairRow", "gold_corrected", "labels_needed", "model_intervals", "METHODS"]
+__all__ = ["pairs_and_ranks", "GoldCorrected", "GoldCorrectedJSON", "JudgedRow", "JudgedPairRow", "gold_corrected", "labels_needed", "model_intervals", "METHODS"]
 
 METHODS = ("auto", "ppi++", "stratified", "rogan-gladen")
 _MIN_LABELS = 10          # below this many labelled items no interval is given
@@ -297,7 +297,7 @@ def gold_corrected(judge: Any, gold: Any, *, method: str = "auto", confidence_le
         gse = y[L].std(axis=0, ddof=1) / math.sqrt(n)
         glo, ghi = gm - float(t_quantile(level, n - 1)) * gse, gm + float(t_quantile(level, n - 1)) * gse
     theta = est["estimate"]
-    pairs, better, draws = _pairs(theta, V, judge.models, level, n_resamples,
+    pairs, better, draws = pairs_and_ranks(theta, V, judge.models, level, n_resamples,
                                   np.random.default_rng(child(seed_root, "judges", "stepdown")))
     tier, _, _ = layers(better, theta)
     return GoldCorrected(
@@ -310,7 +310,7 @@ def gold_corrected(judge: Any, gold: Any, *, method: str = "auto", confidence_le
     )
 
 
-def _pairs(theta: np.ndarray, V: np.ndarray, models: tuple[str, ...], level: float, n_resamples: int,
+def pairs_and_ranks(theta: np.ndarray, V: np.ndarray, models: tuple[str, ...], level: float, n_resamples: int,
            gen: np.random.Generator) -> tuple[tuple, np.ndarray, int]:
     """Every pair's difference, marginal interval and p, and the stepdown-adjusted p (max-|t| over all pairs;
     one pair: the marginal p itself, no draws)."""
