@@ -357,7 +357,8 @@ def test_cli_weights_and_normalisation(long_csv, capsys):
     assert code == 0, err
     d = json.loads(out)
     assert [t["weight"] for t in d["tasks"]] == pytest.approx([0.5, 0.25, 0.25])
-    assert d["settings"]["normalise"] == "random-baseline" and [t["chance"] for t in d["tasks"]] == [0.25] * 3
+    assert d["settings"]["normalise"] == "random-baseline"
+    assert [t["chance"] for t in d["tasks"]] == pytest.approx([0.25] * 3)
     x = np.maximum(0, (MEANS - 0.25) / 0.75)
     want = dict(zip(["m0", "m1", "m2"], 0.5 * x[0] + 0.25 * x[1] + 0.25 * x[2]))
     for row in d["models"]:

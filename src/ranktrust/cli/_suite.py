@@ -87,8 +87,9 @@ def command(paths: tuple[str, ...], rule: str, task_col: str | None, missing: st
     if w is not None:
         w = {t: w.get(t, 1.0) for t in suite_in} | w
     with progress_bar(len(suite_in), "resampling tasks") as bar:
-        r = _suite(suite_in, rule=rule, weights=w, normalise=normalise, chance=_per_task(chance, "--chance"),  # type: ignore[arg-type]
-                   missing=missing, align=kw.get("align", "error"), tasks=list(tasks) or None,  # type: ignore[arg-type]
+        r = _suite(suite_in, rule=rule, weights=w, normalise=normalise,  # type: ignore[arg-type]
+                   chance=_per_task(chance, "--chance"), missing=missing,  # type: ignore[arg-type]
+                   align=kw.get("align", "error"), tasks=list(tasks) or None,  # type: ignore[arg-type]
                    confidence_level=confidence, n_resamples=n_resamples, cluster=cluster_requested(kw), rng=seed,
                    progress=bar)
     render(r, kind="suite", fmt=output_format, out=out, seed=seed, input_hash=ihash, command=command_line())

@@ -31,7 +31,8 @@ functions of the task scores: their bootstrap is approximate where task scores t
 ranks on the ``K`` tasks and on a new task are exchangeable, so a full conformal prediction set for its
 rank on the new task (nonconformity: distance to the mean of the ``K + 1`` ranks; ties between ranks broken
 by one seeded uniform per model, the smoothed p-value of Vovk et al.) covers with probability equal to its
-level in finite samples (the printed interval is the set's hull, so at least the level). With ``K`` tasks no set smaller than all ranks reaches more than
+level in finite samples (the printed interval is the set's hull, so at least the level). With ``K`` tasks no
+set smaller than all ranks reaches more than
 ``K / (K + 1)``: the level used is ``min(confidence_level, K / (K + 1))`` (printed). The held-out coverage
 is measured on the data: each task in turn is left out, the sets are built from the other ``K - 1`` (at
 ``min(confidence_level, (K - 1) / K)``) and checked against the left-out task's ranks.
@@ -917,7 +918,8 @@ def suite(
         contrib = (parts_g[:, order[:-1]] - parts_g[:, order[1:]]).T
 
     # scope (b): a new task from the same population
-    nlo, nhi, nlvl, ncov, nlvl_loto, nchk, nkmin = _scope_b(xn, present, level, _random.child(root, "suite-new-task"), models)
+    nlo, nhi, nlvl, ncov, nlvl_loto, nchk, nkmin = _scope_b(xn, present, level, _random.child(root, "suite-new-task"),
+                                                             models)
 
     return SuiteResult(
         models=tuple(models), tasks=tuple(names), rule=rule, score=sign * g, ci_low=lo, ci_high=hi,

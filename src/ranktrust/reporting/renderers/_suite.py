@@ -58,7 +58,8 @@ def headline_text(d: dict[str, Any]) -> str:
     fam = f"max-t step-down over all {fmt.count(s['n_pairs'])} pairs" if s["n_pairs"] > 1 else "max-t test"
     units = " points" if _is_mean(d) else ""
     lead = (f"its lead over {second} is {value(d, h['diff'])}{units} ({cl} simultaneous CI "
-            f"{value(d, h['ci_low'], True)} to {value(d, h['ci_high'], True)}; {fmt.p_clause(h['p_adjusted'], 'adjusted p')})")
+            f"{value(d, h['ci_low'], True)} to {value(d, h['ci_high'], True)}; "
+            f"{fmt.p_clause(h['p_adjusted'], 'adjusted p')})")
     cbf = h.get("could_be_first") or []
     if h.get("separable"):
         out = (f"Yes: {top} is #1 on {_these(s['n_tasks'])} by the {rule} with {cl} joint confidence: "
@@ -115,11 +116,13 @@ def scope_lines(d: dict[str, Any]) -> list[str]:
     if clustered and len(clustered) < len(d["tasks"]):
         a += f" Clustered tasks: {', '.join(clustered)}."
     k, kmin = nt["n_tasks"], nt["min_tasks"]
-    most = (f"the most {fmt.plural(k, 'task')} allow{'s' if k == 1 else ''} is {k}/{k + 1} = {fmt.probability(nt['attainable'])}" if kmin == k
+    most = (f"the most {fmt.plural(k, 'task')} allow{'s' if k == 1 else ''} is {k}/{k + 1} = "
+            f"{fmt.probability(nt['attainable'])}" if kmin == k
             else f"a model with {fmt.count(kmin)} of the tasks allows at most {kmin}/{kmin + 1} = "
                  f"{fmt.probability(nt['attainable'])}")
     b = (f"Scope (b), a new task from the same population: each model's rank on a new task, full conformal over "
-         f"{'the ' if k > 1 else ''}{fmt.plural(k, 'task')} at {fmt.probability(nt['level'])} ({most}; ties between ranks broken at random, "
+         f"{'the ' if k > 1 else ''}{fmt.plural(k, 'task')} at {fmt.probability(nt['level'])} ({most}; "
+         "ties between ranks broken at random, "
          "seeded, so the coverage is the level).")
     if nt.get("coverage") is not None:
         b += (f" Held-out coverage measured on the data: leaving each task out, the sets from the other tasks "
@@ -183,7 +186,8 @@ def suite_text(d: dict[str, Any]) -> list[Any]:
 
     out: list[Any] = [Text(d["headline"].get("text") or headline_text(d), style="bold")]
     t = Table(title=f"Suite: {fmt.plural(d['settings']['n_models'], 'model')}, "
-                    f"{fmt.plural(d['settings']['n_tasks'], 'task')}, rule {d['settings']['rule']}", title_justify="left")
+                    f"{fmt.plural(d['settings']['n_tasks'], 'task')}, rule {d['settings']['rule']}",
+              title_justify="left")
     for c in _model_columns(d):
         t.add_column(c, justify="left" if c == "model" else "right", no_wrap=c != "model")
     for r in d["models"]:
