@@ -14,7 +14,7 @@ when used. Results show themselves in Jupyter through ``ranktrust.reporting._not
 from __future__ import annotations
 
 # no import here but the errors (not typing, not importlib): the console script imports this module before the
-# CLI can catch Ctrl-C, so the less it loads, the shorter that window (issue 21; typing alone took tens of ms)
+# CLI can catch Ctrl-C, so the less it loads, the shorter that window (typing alone took tens of ms)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -39,7 +39,7 @@ _LAZY: dict[str, str] = {
     "read_long": "ranktrust.data._io",
     "read_battles": "ranktrust.data.battles",
     "write_eee": "ranktrust.data._eee",
-    # stats (issue: foundation)
+    # stats
     "intervals": "ranktrust.stats._intervals",
     "compare": "ranktrust.stats._paired",
     "all_pairs": "ranktrust.stats._paired",
@@ -77,12 +77,12 @@ _LAZY: dict[str, str] = {
     "score_models": "ranktrust.score",
     # the JSON contract
     "json_schema": "ranktrust._schema",
-    # the release gate (issue 25)
+    # the release gate
     "gate": "ranktrust.gating",   # the package is not named gate: it would shadow rt.gate
-    # judged scores corrected with gold labels (issue 35)
+    # judged scores corrected with gold labels
     "gold_corrected": "ranktrust.judges",
     "judge_audit": "ranktrust.judges",
-    # suites (issue 34): ranking over many tasks; in ranking/ (no package named suite: it would shadow rt.suite)
+    # suites: ranking over many tasks; in ranking/ (no package named suite: it would shadow rt.suite)
     "suite": "ranktrust.ranking._suite",
 }
 
@@ -96,6 +96,31 @@ __all__ = [
     "DegenerateDataWarning",
     *_LAZY,
 ]
+
+# the result classes the analyses return, for isinstance and type hints (rt.Gate, from ranktrust import Gate):
+# lazy like the functions, and outside __all__, which lists what a user calls (tests/test_vocabulary.py reads
+# every parameter of __all__; a result's fields are not parameters)
+_LAZY.update({
+    "LeaderboardReport": "ranktrust.leaderboard",
+    "ArenaResult": "ranktrust.preference",
+    "Gate": "ranktrust.gating",
+    "PairedComparison": "ranktrust.stats",
+    "PairTable": "ranktrust.stats",
+    "ScoreIntervals": "ranktrust.stats",
+    "PowerResult": "ranktrust.stats",
+    "RankSets": "ranktrust.ranking",
+    "Tiers": "ranktrust.ranking",
+    "Stability": "ranktrust.ranking",
+    "SplitHalf": "ranktrust.ranking",
+    "Repeats": "ranktrust.runs",
+    "Sensitivity": "ranktrust.runs",
+    "WatchStatus": "ranktrust.sequential",
+    "ReplayResult": "ranktrust.sequential",
+    "SuiteResult": "ranktrust.ranking._suite",
+    "GoldCorrected": "ranktrust.judges",
+    "JudgeAudit": "ranktrust.judges",
+    "DataQuality": "ranktrust.quality",
+})
 
 
 #: analyses whose first argument is the data: they also take a long or wide DataFrame (pandas or
@@ -124,4 +149,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(__all__)
+    return sorted({*__all__, *_LAZY})

@@ -288,7 +288,8 @@ class Result:
 
     def to_frame(self) -> Any:
         """This result's table as a ``pandas.DataFrame`` (one row per model, pair, task, ...), the same numbers
-        as :meth:`to_dict`; the settings (method, confidence level, ...) are in ``df.attrs``.
+        as :meth:`to_dict`; the settings (method, confidence level, ...) are in ``df.attrs``. One row per model
+        comes in leaderboard order: by the first column of :data:`ORDER_BY` the table has (score, rating, ...).
 
         >>> import ranktrust as rt
         >>> m = rt.ScoreMatrix.from_array([[1, 1, 0, 1], [0, 1, 0, 0]], models=["a", "b"])
@@ -306,6 +307,10 @@ class Result:
             df = pd.DataFrame(list(d[self._table]))
         else:
             df = pd.DataFrame(self._table_columns())
+            key = next((c for c in ORDER_BY if c in df.columns), None) if self._table[0] == "models" else None
+            if key is not None:     # leaderboard order; ties and NaN (last) as the result holds them
+                df = df.sort_values(key, ascending=not ORDER_BY[key], kind="stable", na_position="last",
+                                    ignore_index=True)
         df.attrs.update({k: v for k, v in d.items() if isinstance(v, (str, int, float, bool)) or v is None})
         return df
 
@@ -320,11 +325,88 @@ class Result:
             _load_html_display()
         return None if _html_display is None else _html_display(self)
 
+    # ------------------------------------------------------------------ what the command line prints
+    def __str__(self) -> str:
+        """What the command line prints for this result in text (``print(result)``); the short ``repr`` where
+        the result has no text renderer. ``repr(result)`` stays the one-line field summary."""
+        text = _formatted(self, "text")
+        return self._short_repr() if text is None else text
+
+    def to_markdown(self) -> str:
+        """This result as Markdown, as ``--format md`` writes it.
+
+        >>> import ranktrust as rt
+        >>> m = rt.ScoreMatrix.from_array([[1, 1, 0, 1], [0, 1, 0, 0]], models=["a", "b"])
+        >>> rt.compare(m, "a", "b").to_markdown().startswith("#")    # doctest: +SKIP
+        True
+        """
+        return _formatted(self, "md", required=True)   # type: ignore[return-value]
+
+    def to_html(self) -> str:
+        """This result as one self-contained HTML page, as ``--format html`` writes it (no network request)."""
+        return _formatted(self, "html", required=True)   # type: ignore[return-value]
+
+    def save(self, path: Any) -> Any:
+        """Write this result to ``path`` in the format its suffix names: ``.json`` (``to_dict()`` with the
+        ``meta`` block), ``.md``, ``.html``, ``.txt`` (what ``print`` shows) or ``.csv`` (results that are a
+        table). The file is written whole or not at all; returns the path as a ``pathlib.Path``."""
+        import os
+        from pathlib import Path
+
+        from .errors import ArgumentError, DataError
+
+        out = Path(os.fspath(path))
+        fmt = SAVE_FORMATS.get(out.suffix.lower())
+        if fmt is None:
+            raise ArgumentError(f"`path`={str(path)!r} ends in {out.suffix or 'no suffix'!r}: save writes "
+                                f"{', '.join(SAVE_FORMATS)}", param="path")
+        text = str(self) if fmt == "text" else _formatted(self, fmt, required=True)
+        if not out.parent.is_dir():
+            raise DataError(f"`path`={str(path)!r}: the folder {out.parent} does not exist; create it first",
+                            param="path")
+        tmp = out.with_name(out.name + ".partial")
+        try:
+            tmp.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+            os.replace(tmp, out)
+        except OSError as exc:
+            raise DataError(f"`path`={str(path)!r}: cannot write it ({exc.strerror or exc})", param="path") from None
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+        return out
+
+
+#: the suffixes :meth:`Result.save` writes, and the format of each
+SAVE_FORMATS = {".json": "json", ".md": "md", ".html": "html", ".txt": "text", ".csv": "csv"}
+
+
+#: the column a per-model :meth:`Result.to_frame` is ordered by, the first of these it has, and whether the
+#: highest comes first (a tier: the lowest, tier 1)
+ORDER_BY = {"score": True, "rating": True, "scores": True, "estimate": True, "p_wins_half": True, "tier": False}
+
+
+def _formatted(result: Result, fmt: str, *, required: bool = False) -> str | None:
+    """``result`` in ``fmt`` through the registered display (None where it has no renderer for ``fmt``, or
+    no display is registered and ``required`` is false)."""
+    if _format_display is None:
+        _load_html_display()
+    if _format_display is None:
+        if required:
+            raise RuntimeError(f"no display registered for results ({HTML_DISPLAY} did not register one)")
+        return None
+    return _format_display(result, fmt)
+
 
 #: What ``Result._repr_html_`` shows. The module :data:`HTML_DISPLAY` sets it when imported, which the first
 #: display does (a declared inversion, tests/test_layering.py ALLOWED_UP): ``import ranktrust`` loads no
-#: presentation, and this base module imports the presentation layer only when Jupyter asks for HTML.
+#: presentation, and this base module imports the presentation layer only when Jupyter asks for HTML, or a
+#: result is printed or written (``str``, ``to_markdown``, ``to_html``, ``save``: :data:`_format_display`).
 _html_display: Callable[[Result], str] | None = None
+
+#: What ``str(result)``, ``to_markdown()``, ``to_html()`` and ``save()`` write: ``fn(result, fmt)`` with
+#: ``fmt`` one of text, md, html, json, csv; None for text where the result has no text renderer. Set by
+#: :data:`HTML_DISPLAY` with :func:`set_format_display`, by the same declared inversion.
+_format_display: Callable[[Result, str], str | None] | None = None
 
 #: the module that registers the Jupyter display with :func:`set_html_display`
 HTML_DISPLAY = "ranktrust.reporting._notebook"
@@ -340,3 +422,10 @@ def set_html_display(render: Callable[[Result], str] | None) -> None:
     """Set the function ``Result._repr_html_`` calls (None: results display as their plain repr)."""
     global _html_display
     _html_display = render
+
+
+def set_format_display(render: Callable[[Result, str], str | None] | None) -> None:
+    """Set the function ``str(result)``, ``to_markdown``, ``to_html`` and ``save`` call (None: ``str`` is the
+    plain repr)."""
+    global _format_display
+    _format_display = render

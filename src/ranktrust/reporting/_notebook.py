@@ -3,7 +3,8 @@
 Every result shows itself as its figure (inline SVG with hover tooltips) when one is registered for its
 type (``reporting/plots/_registry.py``: intervals -> forest plot, stability -> stability curve, ...),
 followed by its numbers as tables. The whole leaderboard report shows as the HTML report in an isolated
-frame. Importing this module registers :func:`result_html` with ``ranktrust.results`` and the report's
+frame. Importing this module registers :func:`result_html` (Jupyter) and :func:`result_text` (``str(result)``,
+``to_markdown()``, ``to_html()``, ``save()``) with ``ranktrust.results`` and the report's
 wording (``str(report)``, ``report.verdict``: :func:`~ranktrust.reporting._headline.present`) with
 ``ranktrust.leaderboard._result`` (the first display or the first ``str(report)`` imports it), so the base
 result type never imports the presentation layer; matplotlib and jinja load on the first display.
@@ -104,5 +105,18 @@ def result_html(result: Any) -> str:
     return "\n".join(parts)
 
 
+def result_text(result: Any, fmt: str) -> str | None:
+    """``result`` in ``fmt`` (text, md, html, json, csv) as the command line writes it, in a Python user's words
+    (``renderers.to_string``): what ``str(result)``, ``to_markdown()``, ``to_html()`` and ``save()`` give.
+    None for text where no text renderer is registered for the result's type (``str`` is then its repr)."""
+    from .renderers import renderer_for, to_string
+
+    if fmt == "text" and renderer_for(result, "text") is None:
+        return None
+    kind = "report" if PAGES.lookup(result) else None     # the leaderboard report's JSON kind, as its command's
+    return to_string(result, fmt, kind=kind)
+
+
 results.set_html_display(result_html)
+results.set_format_display(result_text)                # str(result), to_markdown(), to_html(), save()
 _leaderboard_result.set_presenter(present)     # str(report), report.verdict

@@ -1,0 +1,276 @@
+"""Results a person can read in Python: every result a top-level analysis returns prints what its command prints
+(``print(result)``), and has ``to_markdown()``, ``to_html()`` (one self-contained page), ``save(path)`` (the format
+from the suffix) and, where it is a table of models, ``to_frame()`` rows in leaderboard order.
+
+The functions are enumerated from ``ranktrust.__all__``: each is either called in :data:`CALLS` (how to call it
+cheaply on the small data below), or listed in :data:`NOT_RESULTS` (it returns no result object) or
+:data:`NOT_CALLED` (it needs what a unit test cannot have), each with why; a new public function in none of them
+fails :func:`test_every_public_function_is_called_or_listed`.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ranktrust as rt
+from ranktrust.results import ORDER_BY, SAVE_FORMATS, Result
+
+MODELS = ["ada", "bo", "cy", "dee"]
+
+
+def _matrix(seed: int = 0, n: int = 80, p=(0.8, 0.6, 0.55, 0.3), order=(2, 0, 3, 1)) -> rt.ScoreMatrix:
+    """4 models in neither score nor name order (cy, ada, dee, bo), 0/1 scores on ``n`` items."""
+    g = np.random.default_rng(seed)
+    p = np.asarray(p)[list(order), None]
+    return rt.ScoreMatrix.from_array((g.random((4, n)) < p).astype(float), models=[MODELS[k] for k in order],
+                                     items=[f"q{i}" for i in range(n)])
+
+
+def _six() -> rt.ScoreMatrix:
+    g = np.random.default_rng(5)
+    p = np.array([0.85, 0.75, 0.6, 0.5, 0.4, 0.3])[:, None]
+    return rt.ScoreMatrix.from_array((g.random((6, 120)) < p).astype(float), models=[f"m{k}" for k in range(6)])
+
+
+def _runs() -> rt.ScoreMatrix:
+    g = np.random.default_rng(1)
+    rows = [{"model": f"m{k}", "item": f"q{i}", "run": str(r), "score": float(g.random() < p)}
+            for k, p in enumerate((0.7, 0.55, 0.4)) for i in range(30) for r in range(3)]
+    return rt.read(pd.DataFrame(rows))
+
+
+def _battles() -> pd.DataFrame:
+    g = np.random.default_rng(2)
+    strength = {"ada": 1.0, "bo": 0.4, "cy": 0.0, "dee": -0.6}
+    a, b = g.integers(0, 4, 400), g.integers(0, 3, 400)
+    b = np.where(b >= a, b + 1, b)
+    ma, mb = [MODELS[i] for i in a], [MODELS[i] for i in b]
+    pa = 1 / (1 + np.exp([strength[y] - strength[x] for x, y in zip(ma, mb)]))
+    return pd.DataFrame({"model_a": ma, "model_b": mb, "score": (g.random(400) < pa).astype(float)})
+
+
+def _judge_and_gold() -> tuple[rt.ScoreMatrix, rt.ScoreMatrix]:
+    g = np.random.default_rng(3)
+    truth = (g.random((3, 300)) < np.array([0.8, 0.6, 0.45])[:, None]).astype(float)
+    judge = np.where(g.random(truth.shape) < 0.85, truth, 1 - truth)
+    gold = np.where(np.arange(300) < 120, truth, np.nan)
+    models = ["m0", "m1", "m2"]
+    return rt.ScoreMatrix.from_array(judge, models=models), rt.ScoreMatrix.from_array(gold, models=models)
+
+
+def _games() -> pd.DataFrame:
+    g = np.random.default_rng(4)
+    pairs = [("ada", "bo"), ("ada", "cy"), ("bo", "cy")]
+    rows = []
+    for q in range(60):
+        m1, m2 = pairs[q % 3]
+        w1, w2 = g.choice(["model_1", "model_2", "tie"], 2, p=[0.5, 0.35, 0.15])
+        rows.append({"question_id": q, "model_1": m1, "model_2": m2, "g1_winner": w1, "g2_winner": w2})
+    return pd.DataFrame(rows)
+
+
+def _watch_status() -> Result:
+    m = _matrix(n=40)
+    w = rt.Watch(list(m.models), list(m.items))
+    w.update_matrix(m)
+    return w.status()
+
+
+#: how to call each public analysis on small data: name -> (what it returns, the call)
+CALLS: dict[str, Callable[[], Any]] = {
+    "intervals": lambda: rt.intervals(_matrix()),
+    "compare": lambda: rt.compare(_matrix(), "ada", "bo"),
+    "all_pairs": lambda: rt.all_pairs(_matrix()),
+    "power": lambda: rt.power(gap=0.05, disagreement=0.3),
+    "tiers": lambda: rt.tiers(_matrix()),
+    "bootstrap_ci": lambda: rt.stats.bootstrap_ci(_matrix(), n_resamples=200),   # rt.bootstrap_ci: the same object
+    "stability": lambda: rt.stability(_matrix(), sizes=[20, 40], n_resamples=30),
+    "rank_sets": lambda: rt.rank_sets(_matrix()),
+    "split_half": lambda: rt.split_half(_matrix(), n_resamples=30),
+    "select_subset": lambda: rt.select_subset(_matrix(), size=20),
+    "estimate": lambda: rt.estimate(rt.select_subset(_matrix(), size=20), _matrix()),
+    "mdad": lambda: rt.mdad(_six(), methods=("random",), sizes=(20, 40), n_resamples=5),
+    "data_quality": lambda: rt.data_quality(_matrix(), person_fit=False),
+    "repeats": lambda: rt.repeats(_runs()),
+    "pass_at_k_matrix": lambda: rt.pass_at_k_matrix(_runs(), 1),
+    "choose_n": lambda: rt.choose_n(_runs(), margin=0.05),
+    "run_until_enough": lambda: rt.run_until_enough(
+        lambda n: np.random.default_rng(n).normal(0.6, 0.02, (2, n)), n0=4, margin=0.05),
+    "sensitivity": lambda: rt.sensitivity(_runs(), by="run"),
+    "variance_components": lambda: rt.variance_components(_runs()),
+    "report": lambda: rt.report(_matrix(), stability=False, quality=False),
+    "watch_replay": lambda: rt.watch_replay(_matrix(n=40), n_resamples=5),
+    "Watch": _watch_status,                                                      # Watch.status()
+    "arena": lambda: rt.arena(_battles()),
+    "gate": lambda: rt.gate(_matrix(), "ada", "bo", margin=0.05),
+    "suite": lambda: rt.suite({"t1": _matrix(0), "t2": _matrix(1)}, n_resamples=50),
+    "gold_corrected": lambda: rt.gold_corrected(*_judge_and_gold(), n_resamples=200),
+    "judge_audit": lambda: rt.judge_audit(_games()),
+}
+
+#: public names that return no result object (data, arrays, numbers, a schema, a module, a class to build)
+NOT_RESULTS = {
+    "ScoreMatrix": "the data (a class)", "read": "a ScoreMatrix", "read_long": "a DataFrame",
+    "read_battles": "a DataFrame", "write_eee": "files written (EEEExport: paths)", "mcnemar_exact": "an array",
+    "adjust_pvalues": "an array", "estimate_disagreement": "a float", "pass_at_k": "an array",
+    "Store": "a database (its summaries are results, shown by `ranktrust ingest`)", "plot": "a module of figures",
+    "json_schema": "a dict",
+}
+
+#: public functions that return a result but need what a unit test cannot have
+NOT_CALLED = {"score_models": "local model weights and torch (the optional extra)"}
+
+
+def _quiet(call: Callable[[], Any]) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rt.SmallSampleWarning)
+        warnings.simplefilter("ignore", rt.DegenerateDataWarning)
+        return call()
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, Any]:
+    return {name: _quiet(call) for name, call in CALLS.items()}
+
+
+def test_every_public_function_is_called_or_listed():
+    public = {n for n in rt.__all__ if n not in vars(rt.errors)}    # the error and warning classes aside
+    unlisted = sorted(public - set(CALLS) - set(NOT_RESULTS) - set(NOT_CALLED))
+    assert not unlisted, f"say how to call these in CALLS (or why not, in NOT_RESULTS / NOT_CALLED): {unlisted}"
+    stale = sorted((set(CALLS) | set(NOT_RESULTS) | set(NOT_CALLED)) - public)
+    assert not stale, f"listed but no longer public: {stale}"
+
+
+def test_every_call_returns_a_result(results):
+    for name, r in results.items():
+        assert isinstance(r, Result), (name, type(r))
+
+
+def test_the_result_classes_are_importable_from_ranktrust(results):
+    import ranktrust
+
+    for name, r in results.items():
+        cls = type(r)
+        if name in ("select_subset", "estimate", "mdad", "pass_at_k_matrix", "choose_n", "run_until_enough",
+                    "variance_components", "bootstrap_ci", "all_pairs", "tiers", "watch_replay", "data_quality"):
+            continue   # the named ones below are required; the rest may stay in their package's __all__
+        assert getattr(ranktrust, cls.__name__) is cls, name
+    for cls in ("LeaderboardReport", "ArenaResult", "Gate", "PairedComparison", "ScoreIntervals", "RankSets",
+                "Stability", "SplitHalf", "PowerResult", "Repeats", "Sensitivity", "WatchStatus", "SuiteResult",
+                "GoldCorrected", "JudgeAudit"):
+        assert issubclass(getattr(ranktrust, cls), Result), cls
+        assert cls in dir(ranktrust) and cls not in ranktrust.__all__
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_print_is_what_the_command_line_prints(results, name, capsys):
+    from ranktrust.reporting.renderers import renderer_for, to_string
+
+    r = results[name]
+    print(r)
+    shown = capsys.readouterr().out
+    if renderer_for(r, "text") is None:
+        assert str(r) == repr(r) and shown == repr(r) + "\n", name
+        return
+    assert str(r) == to_string(r, "text"), name
+    assert shown == str(r) + "\n"
+    assert repr(r) != str(r) and "\n" not in repr(r) and len(repr(r)) < 2000, name   # repr stays one short line
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_markdown_html_and_save(results, name, tmp_path):
+    from ranktrust.reporting.renderers import formats_for, to_string
+
+    r = results[name]
+    md = r.to_markdown()
+    assert md.strip() and md == to_string(r, "md"), name
+    page = r.to_html()
+    assert page.lstrip().lower().startswith("<!doctype html") and page.rstrip().endswith("</html>"), name
+    assert "<script src=" not in page and 'rel="stylesheet" href="http' not in page, name   # self-contained
+    for suffix, fmt in SAVE_FORMATS.items():
+        out = tmp_path / f"r{suffix}"
+        if fmt not in formats_for(r):
+            with pytest.raises(rt.RanktrustError) as exc:
+                r.save(out)
+            assert "\n" not in str(exc.value) and not out.exists()
+            continue
+        assert r.save(out) == out and out.exists()
+        text = out.read_text(encoding="utf-8")
+        if fmt == "json":
+            saved = json.loads(text)
+            assert saved["meta"]["version"] and set(r.to_dict()) <= set(saved), name
+        elif fmt == "text":
+            assert text == str(r) if str(r).endswith("\n") else text == str(r) + "\n"
+        elif fmt == "md":
+            assert text == md
+        elif fmt == "csv":
+            assert text.strip() and "," in text.splitlines()[0]
+    assert not list(tmp_path.glob("*.partial"))
+
+
+def test_save_refuses_an_unknown_suffix_in_one_line(results, tmp_path):
+    r = results["compare"]
+    for bad in ("r.xlsx", "r"):
+        with pytest.raises(rt.ArgumentError) as exc:
+            r.save(tmp_path / bad)
+        msg = str(exc.value)
+        assert "\n" not in msg and ".json" in msg and ".csv" in msg and exc.value.param == "path"
+        assert not (tmp_path / bad).exists()
+    with pytest.raises(rt.DataError, match="does not exist"):
+        r.save(tmp_path / "no" / "such" / "r.md")
+
+
+def test_the_report_still_prints_its_report(results):
+    from ranktrust.reporting.renderers import to_string
+
+    rep = results["report"]
+    assert str(rep) == to_string(rep, "text", kind="report") and "Is #1 really #1?" in str(rep)
+    assert " ".join(rep.verdict.split()[:6]) in " ".join(str(rep).replace("│", " ").split())
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_frames_of_models_come_in_leaderboard_order(results, name):
+    r = results[name]
+    if not r._table or isinstance(r._table, str) and r._table != "models":
+        return
+    df = r.to_frame()
+    if "model" not in df.columns and not (isinstance(r._table, str)):
+        return
+    key = next((c for c in ORDER_BY if c in df.columns), None)
+    if key is None:
+        return
+    v = pd.to_numeric(df[key], errors="coerce").to_numpy(dtype=float)
+    fin = v[np.isfinite(v)] * (1 if ORDER_BY[key] else -1)
+    assert np.all(np.diff(fin) <= 0), (name, df[["model", key]] if "model" in df.columns else df[key])
+    assert np.all(np.isfinite(v[: len(fin)])), name   # NaN last
+
+
+def test_intervals_frame_is_in_score_order_with_the_same_numbers():
+    """QA D11: ``rt.intervals(m).to_frame()`` rows came in the matrix's order (neither score nor name)."""
+    m = _matrix()
+    iv = rt.intervals(m)
+    assert list(m.models) == ["cy", "ada", "dee", "bo"]
+    df = iv.to_frame()
+    assert df["model"].to_list() == [iv.models[k] for k in np.argsort(-iv.score, kind="stable")]
+    assert df["model"].to_list() != list(m.models)
+    for _, row in df.iterrows():
+        k = list(iv.models).index(row["model"])
+        assert row["score"] == iv.score[k] and row["ci_low"] == iv.ci_low[k] and row["n_items"] == iv.n_items[k]
+
+
+def test_a_result_without_a_text_renderer_prints_its_repr():
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True, eq=False)
+    class Bare(Result):
+        x: float
+
+    b = Bare(0.5)
+    assert str(b) == repr(b) == "Bare(x=0.5)"
+    assert "0.5" in b.to_markdown() and b.to_html().lstrip().lower().startswith("<!doctype html")
