@@ -34,6 +34,11 @@ from ._common import (
               help="Style control: 'all' for every style feature of the input, or names separated by commas.")
 @click.option("--method", type=click.Choice(["sandwich", "bootstrap"]), default=api_default(_arena, "method"),
               show_default=True, help="Covariance from the cluster-robust sandwich or the cluster bootstrap.")
+@click.option("--cluster-correction", "cluster_correction", type=click.Choice(["cr2", "cr1", "none"]),
+              default=api_default(_arena, "cluster_correction"), show_default=True,
+              help="Small-cluster correction of the sandwich: cr2 (bias-reduced meat and a t reference per pair from "
+                   "the clusters its two models appear in; a model seen on few prompts gets the wide interval it "
+                   "needs), cr1 (C/(C-1), normal reference), none.")
 @click.option("--n-resamples", default=api_default(_arena, "n_resamples"), show_default=True,
               type=click.IntRange(min=10), help="Max-|t| draws (bootstrap refits with --method bootstrap).")
 @click.option("--input-format", "input_format", type=click.Choice(["auto", *FORMATS]), default="auto",
@@ -48,7 +53,7 @@ from ._common import (
 @confidence_option
 @seed_option
 def command(paths: tuple[str, ...], baseline: str | None, ties: str, cluster_by: str, style: str | None,
-            method: str, n_resamples: int, input_format: str, weight_strong: float | None, prompt: str | None,
+            method: str, cluster_correction: str, n_resamples: int, input_format: str, weight_strong: float | None, prompt: str | None,
             output_format: str | None, out: str, confidence: float, seed: int) -> None:
     """Ratings, simultaneous rank sets and "Is #1 really #1?" for battles in PATHS (a battles table,
     Chatbot Arena clean_battle JSON, Arena-Hard judgments, AlpacaEval annotations, MT-Bench pairs)."""
@@ -61,7 +66,7 @@ def command(paths: tuple[str, ...], baseline: str | None, ties: str, cluster_by:
         r = _arena(list(paths) if len(paths) > 1 else paths[0], format=input_format,
                    weight_strong=weight_strong if weight_strong is not None else False, prompt=prompt,
                    baseline=baseline, ties=ties, cluster_by=None if cluster_by.lower() == "none" else cluster_by,
-                   style=sty, method=method, confidence_level=confidence, n_resamples=n_resamples, rng=seed,
+                   style=sty, method=method, cluster_correction=cluster_correction, confidence_level=confidence, n_resamples=n_resamples, rng=seed,
                    progress=progress)
     render(r, kind="arena", fmt=output_format, out=out, seed=seed, input_hash=input_hash(paths),
            command=command_line(), title="ranktrust arena")

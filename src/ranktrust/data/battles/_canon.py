@@ -36,8 +36,8 @@ WINNER_SCORES = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.
 
 #: the one message for a per-item score table given where battles are expected
 PER_ITEM = ("{source}: this is a per-item score table (columns {columns}), not battles: each row scores one model "
-            "on one item, and renaming columns cannot make it pairs. Rank it with `rt.report` (`rt.read` with "
-            "`scale`=10 for 1-10 judge scores)")
+            "on one item, and renaming columns cannot make it pairs. Rank it with `rt.report` (scale 10 for 1-10 "
+            "judge scores)")
 
 
 def label_of(score: np.ndarray) -> np.ndarray:

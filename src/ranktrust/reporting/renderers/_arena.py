@@ -100,10 +100,13 @@ def method_sentence(d: dict[str, Any]) -> str:
     floor = s.get("p_adjusted_floor")
     fl = (f" An adjusted p shown as <{p_value(floor).lstrip('<')} is below the floor 1/({count(s['n_resamples'])} + 1) of the "
           "draws." if floor is not None and s["method"] == "sandwich" else "")
+    n_pairs = s["n_models"] * (s["n_models"] - 1) // 2
+    claims = ("Rank sets and 'separated' come from the pair's own test (one pair: no draws, the adjusted p is its "
+              "p)" if n_pairs == 1 else
+              f"Rank sets and 'separated' come from a stepdown max-|t| over {_all_pairs(n_pairs)} "
+              f"({level(d['confidence_level'])} joint; Mogstad, Romano, Shaikh & Wilhelm 2024)")
     return (f"Bradley-Terry on {count(s['n_battles'])} battles ({ties}), Elo scale 400/ln 10 with the mean rating "
-            f"at 1000; covariance from {cov}, {clus}. Rank sets and 'separated' come from a stepdown max-|t| over "
-            f"{_all_pairs(s['n_models'] * (s['n_models'] - 1) // 2)} ({level(d['confidence_level'])} joint; "
-            f"Mogstad, Romano, Shaikh & Wilhelm 2024).{w}{fl}")
+            f"at 1000; covariance from {cov}, {clus}. {claims}.{w}{fl}")
 
 
 def baseline_sentence(d: dict[str, Any]) -> str | None:
