@@ -37,7 +37,7 @@ from ..preference._maxt import pair_index
 from ..ranking._ranksets import layers
 from ..results import Result, jsonable
 from ._audit import VERDICTS
-from ._core import JudgedPairRow, pairs_and_ranks
+from ._core import JudgedPairRow, Ranked, RankedRow, pairs_and_ranks
 
 __all__ = ["GoldCorrectedBattles", "gold_corrected_battles", "ppi_bradley_terry"]
 
@@ -48,17 +48,10 @@ _LAMBDAS = np.linspace(0.05, 1.0, 20)
 _MAX_STEP = 2.0      # damped Newton: no strength moves by more than this (natural scale) in one step
 
 
-class BattlesRow(TypedDict):
+class BattlesRow(RankedRow):
     """One model, in display order (tier, then rating); ``rating`` on the Elo scale, mean 1000."""
 
-    model: str
     rating: float
-    se: float
-    ci_low: float
-    ci_high: float
-    rank_low: int
-    rank_high: int
-    tier: int
     n_battles: int
     n_gold: int
 
@@ -77,8 +70,10 @@ class GoldCorrectedBattlesJSON(TypedDict):
 
 
 @dataclass(frozen=True, eq=False)
-class GoldCorrectedBattles(Result):
+class GoldCorrectedBattles(Ranked, Result):
     """Prediction-powered Bradley–Terry ratings (see :func:`gold_corrected_battles`)."""
+
+    _sort_by = "rating"
 
     _table = ("models", "rating", "se", "ci_low", "ci_high", "rank_low", "rank_high", "tier")
 
@@ -100,14 +95,6 @@ class GoldCorrectedBattles(Result):
     n_battles: int = 0
     n_labelled: int = 0
     n_resamples: int = 0
-
-    @property
-    def order(self) -> np.ndarray:
-        return layers(self.better, self.rating)[1]
-
-    @property
-    def could_be_first(self) -> list[str]:
-        return [self.models[k] for k in self.order if self.rank_low[k] == 1]
 
     def to_dict(self) -> GoldCorrectedBattlesJSON:
         rows = [{"model": self.models[k], "rating": self.rating[k], "se": self.se[k], "ci_low": self.ci_low[k],
@@ -186,19 +173,33 @@ def _sandwich(a, b, f, y, L, M, lam, theta):
 
 def ppi_bradley_terry(a: np.ndarray, b: np.ndarray, f: np.ndarray, y: np.ndarray, labelled: np.ndarray, M: int,
                       lam: float | None = None) -> tuple[np.ndarray, np.ndarray, float]:
-    """Strengths (natural scale, sum zero), their covariance and lambda (tuned when None). Numerics only."""
+    """Strengths (natural scale, sum zero), their covariance and lambda (tuned when None). Numerics only.
+
+    Tuning: the mean pairwise variance of each grid value is read off the sandwich at the judge's own fit
+    (always finite on a connected board), and the fit is solved at the best value; where the rectified equations
+    have no finite root at it (the correction pushes a model's win rate out of (0, 1): possible with few labels),
+    at the next best, and so on.
+    """
     L = np.asarray(labelled, dtype=bool)
-    theta1, _ = _fit(a, b, f, y, L, M, 1.0)
-    if lam is None:
-        J, K = pair_index(M)
-        best, lam = np.inf, 1.0
-        for cand in _LAMBDAS:
-            V = _sandwich(a, b, f, y, L, M, cand, theta1)
-            v = float(np.mean(V[J, J] + V[K, K] - 2 * V[J, K]))
-            if v < best - 1e-15:
-                best, lam = v, float(cand)
-    theta, _ = _fit(a, b, f, y, L, M, lam, theta0=theta1)
-    return theta, _sandwich(a, b, f, y, L, M, lam, theta), float(lam)
+    if lam is not None:
+        theta, _ = _fit(a, b, f, y, L, M, lam)
+        return theta, _sandwich(a, b, f, y, L, M, lam, theta), float(lam)
+    pivot, _ = _fit(a, b, f, f, np.zeros(len(a), dtype=bool) | L, M, 1.0)     # the judge alone (y = f)
+    J, K = pair_index(M)
+    score = []
+    for cand in _LAMBDAS:
+        V = _sandwich(a, b, f, y, L, M, cand, pivot)
+        score.append(float(np.mean(V[J, J] + V[K, K] - 2 * V[J, K])))
+    last: SolverError | None = None
+    for k in np.argsort(score, kind="stable"):
+        try:
+            theta, _ = _fit(a, b, f, y, L, M, float(_LAMBDAS[k]), theta0=pivot)
+        except SolverError as e:
+            last = e
+            continue
+        return theta, _sandwich(a, b, f, y, L, M, float(_LAMBDAS[k]), theta), float(_LAMBDAS[k])
+    raise SolverError("the prediction-powered Bradley–Terry equations have no finite root at any lambda in "
+                      "[0.05, 1]: label more battles") from last
 
 
 def _verdict_scores(table: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

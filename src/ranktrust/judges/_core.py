@@ -32,22 +32,27 @@ from ..ranking._ranksets import layers
 from ..results import Result, jsonable
 from ._estimators import ppi_plus, rogan_gladen, stratified
 
-__all__ = ["pairs_and_ranks", "GoldCorrected", "GoldCorrectedJSON", "JudgedRow", "JudgedPairRow", "gold_corrected", "labels_needed", "model_intervals", "METHODS"]
+__all__ = ["Ranked", "RankedRow", "pairs_and_ranks", "GoldCorrected", "GoldCorrectedJSON", "JudgedRow", "JudgedPairRow", "gold_corrected", "labels_needed", "model_intervals", "METHODS"]
 
 METHODS = ("auto", "ppi++", "stratified", "rogan-gladen")
 _MIN_LABELS = 10          # below this many labelled items no interval is given
 _MIN_INFORMATION = 0.05   # rogan-gladen: refused where sensitivity + specificity - 1 is below this
 
 
-class _JudgedRow(TypedDict):
+class RankedRow(TypedDict):
+    """What every model row of a judged result holds: its interval, simultaneous rank set and tier."""
+
     model: str
-    score: float
     se: float
     ci_low: float
     ci_high: float
     rank_low: int
     rank_high: int
     tier: int
+
+
+class _JudgedRow(RankedRow):
+    score: float
     judge_score: float
     judge_ci_low: float
     judge_ci_high: float
@@ -90,8 +95,25 @@ class GoldCorrectedJSON(TypedDict):
     could_be_first: list[str]
 
 
+class Ranked:
+    """The display order and "could be #1" of a result with a ``better`` relation, ``rank_low`` and the values
+    it sorts by (``_sort_by``, a field name), read as the score path reads them (:func:`ranking.layers`)."""
+
+    _sort_by = "score"
+
+    @property
+    def order(self) -> np.ndarray:
+        """Display order: by tier, then by the estimate."""
+        return layers(self.better, getattr(self, self._sort_by))[1]   # type: ignore[attr-defined]
+
+    @property
+    def could_be_first(self) -> list[str]:
+        """Models whose simultaneous rank set contains 1, in display order."""
+        return [self.models[k] for k in self.order if self.rank_low[k] == 1]   # type: ignore[attr-defined]
+
+
 @dataclass(frozen=True, eq=False)
-class GoldCorrected(Result):
+class GoldCorrected(Ranked, Result):
     """Gold-corrected scores of every model (see :func:`gold_corrected`).
 
     Attributes
@@ -140,16 +162,6 @@ class GoldCorrected(Result):
     n_items: int = 0
     n_labelled: int = 0
     n_resamples: int = 0
-
-    @property
-    def order(self) -> np.ndarray:
-        """Display order: by tier, then by score."""
-        return layers(self.better, self.score)[1]
-
-    @property
-    def could_be_first(self) -> list[str]:
-        """Models whose simultaneous rank set contains 1, in display order."""
-        return [self.models[k] for k in self.order if self.rank_low[k] == 1]
 
     def to_dict(self) -> GoldCorrectedJSON:
         rows = [{

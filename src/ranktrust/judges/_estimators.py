@@ -67,16 +67,20 @@ def ppi_plus(f: np.ndarray, y: np.ndarray, labelled: np.ndarray) -> dict[str, np
     return {"estimate": est, "centre": est, "lam": lam, "w_judge": wj, "w_label": wl}
 
 
+def _binary_parts(f: np.ndarray, y: np.ndarray, labelled: np.ndarray) -> tuple:
+    """``N, L, fL, yL, q``: the number of items, the labelled mask, the labelled judge and gold scores, and the
+    judge's pass rate over all items (what both 0/1 estimators start from)."""
+    L = np.asarray(labelled, dtype=bool)
+    return f.shape[0], L, f[L], y[L], f.mean(axis=0)
+
+
 def stratified(f: np.ndarray, y: np.ndarray, labelled: np.ndarray) -> dict[str, np.ndarray]:
     """Post-stratified mean on a 0/1 judge's verdict (see the module docstring).
 
     ``estimate``: with the strata's raw shares; ``centre`` and ``w``: with the pseudo-counts (the interval's).
     Also ``q, a, b`` (raw) and ``n1, n0`` (labelled items the judge passed / failed).
     """
-    N = f.shape[0]
-    L = np.asarray(labelled, dtype=bool)
-    fL, yL = f[L], y[L]
-    q = f.mean(axis=0)
+    N, L, fL, yL, q = _binary_parts(f, y, labelled)
     n1 = fL.sum(axis=0)
     n0 = L.sum() - n1
     k1 = (fL * yL).sum(axis=0)
@@ -103,10 +107,7 @@ def stratified(f: np.ndarray, y: np.ndarray, labelled: np.ndarray) -> dict[str, 
 
 def rogan_gladen(f: np.ndarray, y: np.ndarray, labelled: np.ndarray) -> dict[str, np.ndarray]:
     """The sensitivity/specificity correction of a 0/1 judge's pass rate (see the module docstring)."""
-    N = f.shape[0]
-    L = np.asarray(labelled, dtype=bool)
-    fL, yL = f[L], y[L]
-    q = f.mean(axis=0)
+    N, L, fL, yL, q = _binary_parts(f, y, labelled)
     npos = yL.sum(axis=0)
     nneg = L.sum() - npos
     with np.errstate(divide="ignore", invalid="ignore"):
