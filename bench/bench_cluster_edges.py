@@ -12,14 +12,15 @@ and the mean width of
 * ``before``: the 0.2 interval (Wilson with the effective sample size p(1-p)/SE_CR2^2 and the t quantile of the
   CR2 df), re-implemented here from that release's formula;
 * ``now``: ``rt.intervals(m, method="cluster")`` (default ``cluster_correction="cr2"``): the logit-scale CR2
-  interval with the t quantile, joined from 9 df (10 equal clusters) by Hall's skewness-corrected t;
+  interval with the t quantile of the smaller of the CR2 df and the kurtosis df of the clustered variance,
+  joined from 9 df (10 equal clusters) by Hall's skewness-corrected t;
 * ``KG``: the Korn-Graubard interval (Clopper-Pearson with n_eff = p(1-p)/SE^2 shrunk by (z/t_df)^2), a
   reference that was not chosen (wider in the middle, no better at the edges);
 * with ``--bootstrap R``: the cluster bootstrap (``method="percentile"`` / ``"bca"``, ``cluster=True``, widened
   by the default correction) on the first R data sets of each cell.
 
 ``!`` marks a cell more than 2 Monte Carlo SE below 0.93; ``warned`` is the share of data sets whose model gets
-the ``cluster_edge`` note (score at most 10% or at least 90% from fewer than 40 groups). A last table repeats
+the ``cluster_edge`` note (score at most 10% or at least 90% from fewer than 20 groups). A last table repeats
 the cells for SWE-bench Verified mini's 12 very unequal repositories.
 """
 

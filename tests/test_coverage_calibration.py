@@ -304,9 +304,10 @@ def _wilson_neff_before(x, codes):
                                            (5, 0.3, 0.05, None), (8, 0.3, 0.95, None)])
 def test_clustered_binary_interval_edges_few_clusters(G, rho, p, floor):
     # issue 30 §4 (audit 2026-12b defect 8), the audit's design at 600 items: beta-binomial clusters with ICC rho.
-    # From 10 clusters the skewness-corrected interval reaches 0.93 (bench/bench_cluster_edges.py: 0.934-0.956
-    # at 12 clusters, ICC 0.1); at 5-8 clusters no interval from the data does, and the cluster_edge note says so
-    # (here: better than the 0.2 interval, and the note is on most samples)
+    # From 10 clusters the interval (logit with the kurtosis df, Hall's arm) reaches 0.93 (bench/bench_cluster_edges.py:
+    # 0.925-0.977 at 12-30 clusters, ICC 0.1-0.3); at 5 clusters, and at 8 with ICC 0.3 and p = 0.05 / 0.95, no
+    # interval from the data does, and the cluster_edge note says so (here: better than the 0.2 interval, and the
+    # note is on most samples)
     from ranktrust.stats._intervals import EDGE_BAND
 
     rng = np.random.default_rng(int(1000 * p) + G + int(10 * rho))

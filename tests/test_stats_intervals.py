@@ -335,49 +335,66 @@ def _beta_binomial(rng, R, G, per, p, rho):
 
 
 def test_clustered_binary_is_the_logit_interval_with_statsmodels_se():
-    # fewer than 10 clusters: expit(logit p -/+ t(G-1) SE / (p (1 - p))), the SE being statsmodels' cluster-robust
-    # SE with the small-sample factor (equal clusters: CR2 = CR1), as Stata's svy: proportion
+    # fewer than 10 clusters: expit(logit p -/+ t(nu) SE / (p (1 - p))), the SE being statsmodels' cluster-robust
+    # SE with the small-sample factor (equal clusters: CR2 = CR1), as Stata's svy: proportion, and nu the smaller
+    # of G - 1 and Satterthwaite's 2 G / (kappa - 1), kappa the kurtosis of the cluster sums (scipy)
     import statsmodels.api as sm
     from scipy.special import expit, logit
 
     rng = np.random.default_rng(3)
-    x, codes = _beta_binomial(rng, 4, 6, 40, 0.15, 0.2)
+    x, codes = _beta_binomial(rng, 6, 6, 40, 0.15, 0.3)
+    one = np.zeros(240)
+    one[:10] = 1                       # every success in one cluster: kappa 4.2, nu = 12 / 3.2 = 3.75
+    x = np.vstack([x, one])
     r = score_ci(x, method="cluster", group_codes=codes)
-    for j in range(4):
+    nus = []
+    for j in range(7):
         fit = sm.OLS(x[j], np.ones((x.shape[1], 1))).fit(cov_type="cluster", cov_kwds={"groups": codes},
                                                          use_correction=True, use_t=True)
         p, se = float(fit.params[0]), float(fit.bse[0])
         assert float(r.se[j]) == pytest.approx(se, rel=1e-10) and float(r.df[j]) == pytest.approx(5)
-        half = stats.t.ppf(0.975, 5) * se / (p * (1 - p))
+        sums = np.bincount(codes, weights=x[j] - p)
+        nu = min(5.0, max(2 * 6 / (stats.kurtosis(sums, fisher=False, bias=True) - 1), 1.0))
+        nus.append(nu)
+        half = stats.t.ppf(0.975, nu) * se / (p * (1 - p))
         assert (float(r.low[j]), float(r.high[j])) == pytest.approx((expit(logit(p) - half), expit(logit(p) + half)),
                                                                     rel=1e-10)
+    assert min(nus) < 5 and max(nus) == 5        # both cases occur: the kurtosis df binds on some rows only
 
 
 def test_clustered_binary_from_10_clusters_adds_halls_skewness_corrected_arm():
-    # 12 equal clusters: the hull of the logit interval and Hall's (1992) skewness-corrected t interval, here
-    # computed from its definition: g(T) = T + a T^2 + a^2 T^3 / 3 + b, a = gamma / (3 sqrt(G)), b = gamma / (6 sqrt(G)),
-    # gamma the (population) skewness of the cluster means (scipy), g^-1 by root finding (scipy)
+    # 12 equal clusters: the hull of the logit interval (t with the smaller of G - 1 and the kurtosis df) and Hall's
+    # (1992) skewness-corrected t interval (t with G - 1 df), here computed from its definition:
+    # g(T) = T + a T^2 + a^2 T^3 / 3 + b, a = gamma / (3 sqrt(G)), b = gamma / (6 sqrt(G)), gamma the (population)
+    # skewness of the cluster means (scipy), g^-1 by root finding (scipy)
     from scipy.optimize import brentq
     from scipy.special import expit, logit
 
-    x = np.zeros(12 * 20)
-    x[:9] = 1          # cluster 0: 9 of 20; clusters 1-3: 1 of 20; the rest 0 (skewed, as near 0)
-    x[[20, 40, 60]] = 1
-    codes = np.repeat(np.arange(12), 20)
+    x, codes = _beta_binomial(np.random.default_rng(12), 40, 12, 20, 0.1, 0.1)
     r = score_ci(x, method="cluster", group_codes=codes)
-    p, se, t = x.mean(), float(r.se), stats.t.ppf(0.975, 11)
-    gam = stats.skew(x.reshape(12, 20).mean(1), bias=True)
-    a, b = gam / (3 * np.sqrt(12)), gam / (6 * np.sqrt(12))
+    t = stats.t.ppf(0.975, 11)
+    arms = set()
+    for j in range(40):
+        p, se = x[j].mean(), float(r.se[j])
+        if not 0 < p < 1:
+            continue
+        se = max(se, np.sqrt(p * (1 - p) / 240))      # a design effect below 1 is taken as 1
+        gam = stats.skew(x[j].reshape(12, 20).mean(1), bias=True)
+        a, b = gam / (3 * np.sqrt(12)), gam / (6 * np.sqrt(12))
 
-    def g_inv(c):
-        return brentq(lambda T: T + a * T**2 + a**2 * T**3 / 3 + b - c, -1e3, 1e3, xtol=1e-14)
+        def g_inv(c):
+            return brentq(lambda T: T + a * T**2 + a**2 * T**3 / 3 + b - c, -1e3, 1e3, xtol=1e-14)
 
-    hall = (p - g_inv(t) * se, p - g_inv(-t) * se)
-    half = t * se / (p * (1 - p))
-    lg = (expit(logit(p) - half), expit(logit(p) + half))
-    want = (min(lg[0], max(hall[0], 0.0)), max(lg[1], min(hall[1], 1.0)))
-    assert (float(r.low), float(r.high)) == pytest.approx(want, rel=1e-9)
-    assert hall[1] > lg[1]          # right skew near 0: the far arm is Hall's, longer than the logit one
+        hall = (max(p - g_inv(t) * se, 0.0), min(p - g_inv(-t) * se, 1.0))
+        kappa = stats.kurtosis(np.bincount(codes, weights=x[j] - p), fisher=False, bias=True)
+        nu = min(11.0, 2 * 12 / (kappa - 1))
+        half = stats.t.ppf(0.975, nu) * se / (p * (1 - p))
+        lg = (expit(logit(p) - half), expit(logit(p) + half))
+        assert (float(r.low[j]), float(r.high[j])) == pytest.approx((min(lg[0], hall[0]), max(lg[1], hall[1])),
+                                                                    rel=1e-9, abs=1e-15)
+        arms.add(("hall" if hall[1] > lg[1] else "logit", "kurtosis df" if nu < 11 else "G - 1"))
+    # each arm is the far one on some rows, and the kurtosis df binds on some rows only
+    assert {a for a, _ in arms} == {"hall", "logit"} and {d for _, d in arms} == {"kurtosis df", "G - 1"}, arms
 
 
 def test_clustered_binary_at_0_and_without_spread_counts_each_cluster_once():
@@ -453,7 +470,7 @@ def test_cluster_edge_note_and_warning():
     assert iv.to_dict()["notes"] == [note.to_dict()]
     text = note_text(note)
     assert text.startswith("models 'low', 'high': the clustered 95% interval is approximate, a score of at most 10% "
-                           "or at least 90% from only 8 item groups (fewer than 40)")
+                           "or at least 90% from only 8 item groups (fewer than 20)")
     assert "`cluster`=False" in text and "0.84" in text
     # the cluster bootstrap says the same
     with pytest.warns(SmallSampleWarning, match="approximate"):

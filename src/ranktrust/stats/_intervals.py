@@ -59,9 +59,10 @@ def warn_few_clusters(n_clusters: int, stacklevel: int = 3) -> None:
 
 
 #: a clustered 0/1 interval from fewer groups than this, with its score within :data:`EDGE_BAND` of 0 or 1, is
-#: approximate (issue 30 §4): the 95% interval covered 0.84-0.92 at 5-8 groups, 0.88-0.96 at 12-30 groups, and
-#: 0.925 at 40 (ICC 0.1-0.3, true accuracy 2-5% or 95%; ``bench/bench_cluster_edges.py``, R = 1,500)
-EDGE_MIN_CLUSTERS = 40
+#: approximate (issue 30 §4): the 95% interval covered 0.84-0.92 at 5 groups and 0.88-0.95 at 8 (ICC 0.1-0.3,
+#: true accuracy 2-5% or 95%), and 0.91-0.94 at 10-12 groups with ICC 0.5; from 20 groups 0.93-0.98 in every cell
+#: measured (``bench/bench_cluster_edges.py``, R = 1,500). The threshold is :data:`MIN_CLUSTERS`'s
+EDGE_MIN_CLUSTERS = 20
 EDGE_BAND = 0.1
 #: the lowest coverage of the 95% interval measured in that region (5 groups, ICC 0.3, accuracy 5%)
 EDGE_COVERAGE_LOW = 0.84
@@ -280,14 +281,36 @@ def _hall_bounds(mean: np.ndarray, se: np.ndarray, tq: np.ndarray, sums: np.ndar
     return mean - g_inv(tq) * se, mean - g_inv(-tq) * se
 
 
+def kurtosis_df(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Satterthwaite's degrees of freedom of a clustered variance from the kurtosis of its cluster sums.
+
+    ``nu = 2 G / (kappa - 1)`` with ``kappa = G sum e_g^4 / (sum e_g^2)^2`` the (population) kurtosis of the
+    cluster sums of residuals ``e_g``: the df of a chi-square with the variance of ``sum e_g^2`` (Satterthwaite
+    1946; ``Var(s^2) ~ sigma^4 (kappa - 1) / G``). It is ``G`` for normal sums (kappa = 3) and falls towards 1
+    when a few clusters hold most of the variance (near 0 or 1: most clusters have no success). At least 1;
+    ``inf`` where every sum is 0.
+    """
+    has = counts > 0
+    G = np.sum(has, axis=-1).astype(np.float64)
+    e2 = np.where(has, sums * sums, 0.0)
+    s2 = np.sum(e2, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kappa = G * np.sum(e2 * e2, axis=-1) / (s2 * s2)
+        nu = np.where(kappa > 1, 2 * G / (kappa - 1), np.inf)
+    return np.where(s2 > 0, np.maximum(nu, 1.0), np.inf)
+
+
 def _binary_cluster_bounds(mean: np.ndarray, var: np.ndarray, df: np.ndarray, sums: np.ndarray,
                            counts: np.ndarray, n: np.ndarray, cl: float) -> tuple[np.ndarray, np.ndarray]:
     """The clustered interval of a 0/1 mean: logit scale, t quantile, and a skewness-corrected arm.
 
-    The interval is ``expit(logit(p) -/+ t_df SE_C / (p (1 - p)))`` (the clustered SE carried to the logit
-    scale by the delta method, as Stata's ``svy: proportion``), joined from :data:`SKEW_MIN_DF` degrees of
-    freedom (10 equal clusters) by Hall's skewness-corrected t interval (:func:`_hall_bounds`): near 0 or 1 the mean of a few cluster
-    proportions is skewed and both arms must reach further on the far side. At 0% or 100%, and where the
+    The interval is ``expit(logit(p) -/+ t_nu SE_C / (p (1 - p)))`` (the clustered SE carried to the logit
+    scale by the delta method, as Stata's ``svy: proportion``) with ``nu`` the smaller of the correction's df
+    and the kurtosis-based df of the clustered variance (:func:`kurtosis_df`), joined from :data:`SKEW_MIN_DF`
+    degrees of freedom (10 equal clusters) by Hall's skewness-corrected t interval (:func:`_hall_bounds`, with
+    the correction's df): near 0 or 1 the mean of a few cluster proportions is skewed and heavy-tailed (a few
+    clusters hold most successes), so the clustered variance is far noisier than its df say and the far arm
+    must reach further. At 0% or 100%, and where the
     clustered SE is 0, it is the Wilson interval with the effective sample size ``p(1-p)/SE_C^2`` capped at
     ``n`` (each cluster counted once when there is no spread), as before; a clustered SE below the iid one
     (design effect below 1) is raised to it. NaN with fewer than 2 clusters.
@@ -302,7 +325,8 @@ def _binary_cluster_bounds(mean: np.ndarray, var: np.ndarray, df: np.ndarray, su
     se = np.sqrt(np.maximum(var, pq / n))        # a design effect below 1 is taken as 1 (n_eff at most n)
     pq_ = np.where(ok, pq, 0.25)
     logit = np.log(np.where(ok, mean, 0.5) / (1 - np.where(ok, mean, 0.5)))
-    half = tq * se / pq_
+    half = t_quantile(cl, np.minimum(np.where(np.isfinite(df), df, np.maximum(n_cl - 1, 1)),
+                                     kurtosis_df(sums, counts))) * se / pq_
     low = 1 / (1 + np.exp(-(logit - half)))
     high = 1 / (1 + np.exp(-(logit + half)))
     skew = ok & (np.nan_to_num(df, nan=0.0) >= SKEW_MIN_DF - 1e-9)
@@ -340,7 +364,7 @@ def score_ci(
         quantile, joined from 9 df by Hall's skewness-corrected t (:func:`_binary_cluster_bounds`;
         the Wilson interval with the effective sample size ``p(1-p)/SE_C^2`` at 0% and 100%), which
         stays in [0, 1], always exists and covers far better near 0 or 1 than mean ± t SE; with
-        fewer than 40 groups and a score near 0 or 1 it is still approximate (:func:`edge_note`).
+        fewer than 20 groups and a score near 0 or 1 it is still approximate (:func:`edge_note`).
         Bounds of ``"clt"``, ``"t"`` and ``"cluster"`` are clipped to [0, 1] when every score lies
         in [0, 1].
     group_codes : ndarray of int, optional
@@ -645,7 +669,7 @@ def intervals(
     default ``"cr2"`` correction each cluster sum is divided by ``sqrt(1 - n_g/n)`` and the
     quantile is a t with the Bell-McCaffrey df (``G - 1`` for equal clusters) [4]_. For 0/1 scores
     the clustered interval is built on the logit scale, joined from 9 df by Hall's skewness-corrected
-    t [5]_; a model whose score is at most 10% or at least 90%, clustered by fewer than 40 groups,
+    t [5]_; a model whose score is at most 10% or at least 90%, clustered by fewer than 20 groups,
     gets a ``cluster_edge`` note (``notes``) and a :class:`~ranktrust.errors.SmallSampleWarning`: its
     interval is approximate there (docs/statistics.md).
 
