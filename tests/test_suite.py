@@ -206,10 +206,28 @@ def test_rank_sets_hold_the_display_rank_and_pairs_agree(seed, rule):
     for row in d["models"]:
         assert row["rank_low"] <= row["rank"] <= row["rank_high"]
     sep = {(p["a"], p["b"]) for p in d["pairs"] if p["separated"]}
-    assert sep == {(p["a"], p["b"]) for p in d["pairs"] if p["p_adjusted"] < 0.05}
-    assert all(p["p_adjusted"] >= p["p_value"] - 1e-12 for p in d["pairs"])
+    if rule == "mean":      # the step-down: separated exactly when the adjusted p is below 1 - level
+        assert sep == {(p["a"], p["b"]) for p in d["pairs"] if p["p_adjusted"] < 0.05}
+        assert all(p["p_adjusted"] >= p["p_value"] - 1e-12 for p in d["pairs"])
+    else:                   # the bounds: separated exactly when the pair's bound interval excludes 0
+        assert sep == {(p["a"], p["b"]) for p in d["pairs"] if p["ci_low"] > 0 or p["ci_high"] < 0}
+        assert all(p["p_value"] is None and p["p_adjusted"] is None for p in d["pairs"])
+        assert all(row["ci_low"] - 1e-12 <= row["score"] <= row["ci_high"] + 1e-12 for row in d["models"])
     top1 = [row["model"] for row in d["models"] if row["rank_low"] == 1]
     assert top1 == d["headline"]["could_be_first"]
+
+
+def test_rank_rules_claim_nothing_when_every_model_ties():
+    """All models equal on every task (the case where a bootstrap of ranks claims orderings on 15% of boards):
+    the bounds claim none on 20 seeded boards (a false claim on more than 3 would be far above 5%)."""
+    g = np.random.default_rng(8)
+    false = 0
+    for _ in range(20):
+        tasks = {f"t{t}": rt.ScoreMatrix.from_array((g.random((6, 120)) < 0.5).astype(float),
+                                                     models=[f"m{j}" for j in range(6)]) for t in range(4)}
+        for rule in ("mean-win-rate", "copeland"):
+            false += bool(rt.suite(tasks, rule=rule, n_resamples=100, rng=int(g.integers(1 << 30))).better.any())
+    assert false <= 3
 
 
 # ----------------------------------------------------------------------------------------- missing cells

@@ -353,7 +353,9 @@ _RESULT_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         + d["unit"]
         + (" and uses a t reference with their effective number minus 1 degrees of freedom (small-cluster "
            "correction, docs/arena.md); it is approximate there and wide by design" if d.get("df") is not None else
-           " and is approximate (no small-cluster correction: `cluster_correction`='cr2' gives one)")),
+           " and is approximate" + (" (the cluster bootstrap with so few clusters)" if d.get("correction") ==
+                                    "bootstrap" else " (no small-cluster correction: `cluster_correction`='cr2' "
+                                                     "gives one)"))),
     "conditions_missing": lambda d: (
         f"{d['model']} has no rows for {d['by']}(s) {', '.join(d['missing'])}"
         + (f" and {fmt.count(d['n_missing'] - len(d['missing']))} more" if d["n_missing"] > len(d["missing"]) else "")
@@ -497,10 +499,11 @@ NOTE_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         "leave them out with `tasks`"),
     "suite_unclustered_tasks": lambda d: (
         f"{fmt.plural(d['n_tasks'], 'task')} without item groups resampled by item: {_names(d['tasks'])}"),
-    "suite_rank_rule_approximate": lambda d: (
-        f"the {d['rule']} rule is a step function of the task scores: its bootstrap is approximate where models "
-        "tie on a task, so its rank sets and separations are approximate; `rule`='mean' is a smooth aggregate "
-        "whose intervals the coverage simulation (bench/bench_suite_coverage.py) checks"),
+    "suite_rank_rule_bounds": lambda d: (
+        f"the {d['rule']} rule is a step function of the task scores, so its verdicts come from bounds: the task "
+        "orderings that hold on every task together (one max-t over every task and pair) bound each model's "
+        "aggregate, and a model is found better only when its lower bound clears the other's upper bound; the "
+        "intervals are those bounds and there are no p-values. This is conservative: `rule`='mean' separates more"),
     "suite_rules_point_only": lambda d: (
         f"with {fmt.count(d['n_models'])} models (over {fmt.count(d['limit'])}) the other rules are shown by their "
         "top model only, not resampled (Copeland's resampling grows with the square of the models)"),

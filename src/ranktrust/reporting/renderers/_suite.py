@@ -55,11 +55,13 @@ def headline_text(d: dict[str, Any]) -> str:
     top, second = h["top"], h.get("runner_up")
     if second is None:
         return f"{top} is the only model: there is nothing to compare."
-    fam = f"max-t step-down over all {fmt.count(s['n_pairs'])} pairs" if s["n_pairs"] > 1 else "max-t test"
+    fam = (f"max-t step-down over all {fmt.count(s['n_pairs'])} pairs" if s["rule"] == "mean" else
+           f"bounds from the task orderings ({s['rule']})")
     units = " points" if _is_mean(d) else ""
-    lead = (f"its lead over {second} is {value(d, h['diff'])}{units} ({cl} simultaneous CI "
-            f"{value(d, h['ci_low'], True)} to {value(d, h['ci_high'], True)}; "
-            f"{fmt.p_clause(h['p_adjusted'], 'adjusted p')})")
+    p = f"; {fmt.p_clause(h['p_adjusted'], 'adjusted p')}" if h.get("p_adjusted") is not None else ""
+    how = "simultaneous CI" if s["rule"] == "mean" else "bounds"
+    lead = (f"its lead over {second} is {value(d, h['diff'])}{units} ({cl} {how} "
+            f"{value(d, h['ci_low'], True)} to {value(d, h['ci_high'], True)}{p})")
     cbf = h.get("could_be_first") or []
     if h.get("separable"):
         out = (f"Yes: {top} is #1 on {_these(s['n_tasks'])} by the {rule} with {cl} joint confidence: "
@@ -110,9 +112,15 @@ def scope_lines(d: dict[str, Any]) -> list[str]:
     clustered = [t["task"] for t in d["tasks"] if t["clustered"]]
     unit = "item groups" if clustered and len(clustered) == len(d["tasks"]) else "items"
     a = (f"Scope (a), these tasks: {unit} redrawn within each task, the same draw for every model "
-         f"({fmt.count(s['n_resamples'])} resamples); rank sets, tiers and separations from one max-t step-down "
-         f"over all {fmt.count(s['n_pairs'])} pairs at {cl} joint confidence; score intervals are {cl} marginal "
-         "percentile intervals; pair intervals are simultaneous.")
+         f"({fmt.count(s['n_resamples'])} resamples); ")
+    if s["rule"] == "mean":
+        a += (f"rank sets, tiers and separations from one max-t step-down over all {fmt.count(s['n_pairs'])} pairs "
+              f"at {cl} joint confidence; score intervals are {cl} marginal percentile intervals; pair intervals are "
+              "simultaneous.")
+    else:
+        a += (f"one max-t over every task and pair gives the task orderings that hold together at {cl}; they bound "
+              "each model's aggregate, and a model is found better only when its lower bound clears the other's "
+              "upper bound (score and pair intervals are these bounds; no p-values).")
     if clustered and len(clustered) < len(d["tasks"]):
         a += f" Clustered tasks: {', '.join(clustered)}."
     k, kmin = nt["n_tasks"], nt["min_tasks"]
