@@ -359,8 +359,10 @@ class IngestContext:
             f"SELECT min(_row), count(*), min(score), max(score) FROM _stg WHERE {sql_out_of_range()}").fetchone()
         if out[0] is not None:
             lo, hi = float(out[2]), float(out[3])
-            hint = ("these look like percentages: divide by 100 before ingesting" if looks_like_percent(lo, hi)
-                    else "scores must be fractions in [0, 1] (0/1 correct, or a partial credit)")
+            hint = ("these look like percentages: divide by 100 before ingesting, or pass `scale`=100"
+                    if looks_like_percent(lo, hi) else
+                    "scores must be fractions in [0, 1] (0/1 correct, or a partial credit); declare the range the "
+                    "scores are on with `scale`='MIN,MAX' (`scale`='-1,1' for right / abstained / wrong as +1 / 0 / -1)")
             raise DataError(
                 f"{path}: row {out[0] + 1}: a score outside [0, 1] ({out[1]} such rows; scores range from "
                 f"{lo:g} to {hi:g}); {hint}"
