@@ -34,13 +34,19 @@ Issue 23 widened what counts as an import or a use, after the review found six w
   or a warning: sentences are composed in ``reporting/``. Known cases still being moved are listed in
   :data:`SENTENCES_TO_MOVE` with their issue, and the list may only shrink.
 
-Each failure says the file, the line and the rule. The checker is a plain function of a source tree,
-so the last tests run it on small synthetic trees to show that it can fail.
+Three counts that may only fall (one parse of the tree, a few seconds): places that decide by parsing another
+function's message text (``"no prompt-id column" in e.message``, ``str(w.message)`` through a regex;
+:data:`MESSAGE_PARSING_LEFT` names today's, file by file), imports of another package's private module
+(:data:`CROSS_PRIVATE_MAX`) and circles of modules that import each other (:data:`MODULE_CIRCLES_LEFT`).
+
+Each failure says the file, the line and the rule. The checkers are plain functions of a source tree,
+so the last tests run them on small synthetic trees to show that they can fail.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 from typing import Iterable
@@ -67,8 +73,9 @@ HOUSE_HELPERS = frozenset({"_text", "_validate", "_kernel", "_random", "_optim"}
 
 #: documented exceptions to rule (a): (importing unit, imported unit) -> why
 ALLOWED_UP: dict[tuple[str, str], str] = {
-    ("results", "reporting"): "Jupyter display: Result._repr_html_ loads ranktrust.reporting._notebook by name on the "
-                              "first display, which registers itself with results.set_html_display (inversion)",
+    ("results", "reporting"): "display: Result._repr_html_ (Jupyter) and str/to_markdown/to_html/save load "
+                              "ranktrust.reporting._notebook by name on first use, which registers itself with "
+                              "results.set_html_display and results.set_format_display (inversion)",
 }
 
 #: files that still raise a plain ValueError for a wrong argument, with the area that makes it an ArgumentError
@@ -84,6 +91,16 @@ SENTENCES_TO_MOVE: dict[str, str] = {
 
 
 # ---------------------------------------------------------------------------------------- checker
+def _parse(path: Path) -> ast.Module:
+    """The module's tree, parsed once per session for every check that reads it (the trees are only read)."""
+    return _parse_at(str(path), path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=None)
+def _parse_at(path: str, _mtime_ns: int) -> ast.Module:
+    return ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+
+
 def _docstring_ids(tree: ast.AST) -> set[int]:
     out = set()
     for node in ast.walk(tree):
@@ -240,7 +257,7 @@ def check_tree(root: Path, package: str, *, layers=LAYERS, flags: Iterable[str] 
         rel = path.relative_to(root.parent)
         modname = _module_name(path, root, package)
         me = _unit(modname, package, units)
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = _parse(path)
         if me and me.removesuffix(".py") not in rank:
             problems.append(f"{rel}:1: [layers] package {me!r} is not in the layer order; add it to LAYERS")
             continue
@@ -451,10 +468,20 @@ def cli_vocabulary() -> tuple[set[str], set[str]]:
 
 # ------------------------------------------------------------------------------------- the contract
 def test_the_house_keeps_its_layers():
+    """The rules hold, and SENTENCES_TO_MOVE and ARGUMENT_ERRORS_TO_MOVE name only files that still break theirs:
+    a file that no longer does (or is gone) leaves its list, so a list records what is left (one run of the
+    checker, without the lists, serves both)."""
     flags, commands = cli_vocabulary()
     assert "--align" in flags and "ingest" in commands   # the vocabulary was read
-    problems = check_tree(SRC, "ranktrust", flags=flags, commands=commands)
+    strict = check_tree(SRC, "ranktrust", flags=flags, commands=commands, sentences_to_move={},
+                        argument_errors_to_move={})
+    lists = {"sentences": SENTENCES_TO_MOVE, "argument-error": ARGUMENT_ERRORS_TO_MOVE}
+    problems = [p for p in strict if not any(f"[{rule}]" in p and p.split(":")[0] in table
+                                             for rule, table in lists.items())]
     assert not problems, f"{len(problems)} layering problem(s):\n" + "\n".join(problems)
+    for rule, table in lists.items():
+        stale = sorted(f for f in table if not any(f"[{rule}]" in p and p.split(":")[0] == f for p in strict))
+        assert not stale, f"these files keep the {rule} rule now; remove them from its list: {stale}"
 
 
 def test_every_package_is_in_the_layer_order():
@@ -779,21 +806,242 @@ def test_cli_words_of_other_commands(command, api, terminal):
     assert cli_words(api, command) == terminal
 
 
-def test_the_lists_of_things_to_move_only_shrink():
-    """SENTENCES_TO_MOVE and ARGUMENT_ERRORS_TO_MOVE name files that still break a rule: a file that no longer
-    does (or is gone) leaves the list, so the list records what is left, not what was once true."""
-    flags, commands = cli_vocabulary()
-    for name, table, rule in (("SENTENCES_TO_MOVE", SENTENCES_TO_MOVE, "sentences"),
-                              ("ARGUMENT_ERRORS_TO_MOVE", ARGUMENT_ERRORS_TO_MOVE, "argument-error")):
-        kw = {"sentences_to_move": {}} if rule == "sentences" else {"argument_errors_to_move": {}}
-        found = {p.split(":")[0] for p in check_tree(SRC, "ranktrust", flags=flags, commands=commands, **kw)
-                 if f"[{rule}]" in p}
-        stale = sorted(f for f in table if f not in found)
-        assert not stale, f"{name}: these files keep the rule now, remove them: {stale}"
-
-
 def test_the_reviews_half_translated_message_is_in_command_line_words(tmp_path, capsys):
     """The review's example (issue 23 §3, issue 21 D10): one line, every name a flag of `report`."""
     err = _cli(capsys, "report", _ragged(tmp_path), "--align", "pairwise", "--rank-method", "bootstrap")
     assert err == ("error: --rank-method bootstrap needs the items every model shares: align the matrix with "
                    "--align intersect, or use --rank-method pairs (each pair on its shared items)\n")
+
+
+# ------------------------------------------- message parsing, private imports, module circles (fast: one parse)
+#: files that still decide behaviour by parsing another function's message text, and how many places in each
+#: (the house review of Dec 2026, §2.4); a new place, or a new file, fails. Lower a count when a place goes:
+#: errors and warnings carry a code and data instead (issue 32 §3).
+MESSAGE_PARSING_LEFT: dict[str, tuple[int, str]] = {
+    "ranktrust/cli/_main.py": (1, "cli_words: the one translator of API words (`align`='intersect') into the running "
+                                  "command's flags, by design (rule cli-words)"),
+    "ranktrust/cli/_gate.py": (2, "a reader's DataError re-worded per task (`split`, `re.sub` of 'row N')"),
+    "ranktrust/data/_io.py": (2, "accepts_data strips the source from a reader's message"),
+    "ranktrust/data/_long.py": (1, "a score-parsing error's reason split off its message"),
+    "ranktrust/gating/_core.py": (1, "_one_pair rewrites compare's small-pair warning with a regex"),
+    "ranktrust/leaderboard/_pipeline.py": (3, "_names_only: zero-spread warnings merged by their quoted names"),
+    "ranktrust/preference/_core.py": (2, "'no prompt-id column' found in the reader's message, its columns split off"),
+}
+
+#: imports of another package's private module (``from ..stats._intervals import x``, the house review's
+#: ``cross_private.py``): the count only falls. Each package exposes what others use in its ``__init__``.
+CROSS_PRIVATE_MAX = 147
+
+#: module import circles that exist today (each a set of modules importing each other, lazy imports included);
+#: a new circle, or one that grows, fails
+MODULE_CIRCLES_LEFT: tuple[frozenset[str], ...] = (
+    frozenset({"ranktrust.data._long", "ranktrust.data._matrix"}),
+    frozenset({"ranktrust.data.readers._builtin", "ranktrust.data.readers._registry"}),
+    frozenset({"ranktrust.reporting._headline", "ranktrust.reporting._html", "ranktrust.reporting._render",
+               "ranktrust.reporting.renderers", "ranktrust.reporting.renderers._report"}),   # the review's circle
+)
+
+_PARSE_METHODS = frozenset({"split", "rsplit", "partition", "rpartition", "startswith", "endswith", "find", "rfind",
+                            "index", "rindex", "removeprefix", "removesuffix", "count"})
+_RE_CALLS = frozenset({"match", "search", "fullmatch", "findall", "finditer", "sub", "subn", "split"})
+
+
+def _sources(root: Path, package: str) -> list[tuple[str, str, bool, ast.Module, list]]:
+    """(file relative to root's parent, module name, is a package __init__, tree, its imports) of every module."""
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        tree = _parse(path)
+        modname, is_pkg = _module_name(path, root, package), path.name == "__init__.py"
+        out.append((str(path.relative_to(root.parent)), modname, is_pkg, tree,
+                    list(_imports(tree, modname, is_pkg))))
+    return out
+
+
+def message_parsing_sites(tree: ast.AST) -> list[int]:
+    """The line of every place that reads another function's message text to decide something: an exception's
+    ``str(exc)``, ``exc.args[0]`` or any ``x.message`` (``w.message`` of a caught warning too), directly or through
+    a name or a same-module function parameter it was passed in, then split, searched (``in``, ``re.match``,
+    ``startswith``, ...) or rewritten with a regex. Quoting a message into another one is not parsing."""
+    caught: set[str] = set()
+    read: set[str] = set()      # names whose .args or str() is read, and "message" where any .message is
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ExceptHandler) and n.name:
+            caught.add(n.name)
+        elif isinstance(n, ast.Attribute) and n.attr in ("message", "args"):
+            read.add("message" if n.attr == "message" else getattr(n.value, "id", ""))
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "str" and n.args:
+            read.add(getattr(n.args[0], "id", ""))
+    if "message" not in read and not (read & caught):
+        return []   # no message text read here (most modules): nothing to follow
+    scopes = [tree] + [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    funcs = {f.name: f for f in scopes[1:]}
+
+    def text(node: ast.AST, names: set[str]) -> bool:
+        if isinstance(node, ast.Attribute) and node.attr == "message":
+            return True
+        if isinstance(node, ast.Name):
+            return node.id in names
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" and node.args:
+            a = node.args[0]
+            return (isinstance(a, ast.Name) and a.id in caught) or text(a, names)
+        return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "args"
+                and isinstance(node.value.value, ast.Name) and node.value.value.id in caught)
+
+    tainted: dict[int, set[str]] = {id(s): set() for s in scopes}
+    for _ in range(2):   # names bound to message text, and parameters of local functions given it (two hops)
+        for s in scopes:
+            names = tainted[id(s)]
+            for node in ast.walk(s):
+                if isinstance(node, ast.Assign) and text(node.value, names):
+                    names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in funcs:
+                    f = funcs[node.func.id]
+                    params = [a.arg for a in f.args.posonlyargs + f.args.args]
+                    tainted[id(f)].update(p for p, a in zip(params, node.args) if text(a, names))
+    sites: dict[int, int] = {}
+    for s in scopes:
+        names = tainted[id(s)]
+        for node in ast.walk(s):
+            hit = False
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                hit = (node.func.attr in _PARSE_METHODS and text(node.func.value, names)) or \
+                    (node.func.attr in _RE_CALLS and any(text(a, names) for a in node.args))
+            elif isinstance(node, ast.Compare):
+                hit = any(isinstance(op, (ast.In, ast.NotIn)) and text(c, names)
+                          for op, c in zip(node.ops, node.comparators))
+            if hit:
+                sites[id(node)] = node.lineno
+    return sorted(sites.values())
+
+
+def cross_private_imports(sources, package: str) -> list[str]:
+    """``file:line target`` for every import of another package's private module (``from ..stats._x import y``,
+    ``from ..stats import _x``), as the house review counted them."""
+    modules = {m for _r, m, *_ in sources}
+    out = []
+    for rel, modname, _p, _t, imports in sources:
+        me = modname.split(".")[1] if "." in modname else ""
+        for line, mod, name in imports:
+            target = f"{mod}.{name}" if name and f"{mod}.{name}" in modules else mod
+            parts = target.split(".")
+            if parts[0] != package or len(parts) < 3 or parts[1] == me:
+                continue
+            if any(p.startswith("_") and not p.startswith("__") for p in parts[2:]):
+                out.append(f"{rel}:{line} {target}")
+    return out
+
+
+def module_circles(sources, package: str) -> list[frozenset[str]]:
+    """The sets of modules that import each other (an import inside a function counts: it is the same knot)."""
+    known = {m for _r, m, *_ in sources}
+    graph: dict[str, set[str]] = {}
+    for _rel, modname, _p, _t, imports in sources:
+        for _line, mod, name in imports:
+            target = f"{mod}.{name}" if name and f"{mod}.{name}" in known else mod
+            if target in known and target != modname and not modname.startswith(target + "."):
+                graph.setdefault(modname, set()).add(target)
+    return [frozenset(c) for c in _strongly_connected(graph)]
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[set[str]] = []
+    for start in sorted(graph):   # iterative Tarjan
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph.get(start, ()))))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                elif w in stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = set()
+                while True:
+                    x = stack.pop()
+                    comp.add(x)
+                    if x == v:
+                        break
+                if len(comp) > 1:
+                    out.append(comp)
+    return out
+
+
+@pytest.fixture(scope="module")
+def house() -> list[tuple[str, str, bool, ast.Module, list]]:
+    return _sources(SRC, "ranktrust")
+
+
+def test_no_new_place_parses_message_text(house):
+    found = {rel: len(s) for rel, _m, _p, tree, _i in house if (s := message_parsing_sites(tree))}
+    allowed = {f: n for f, (n, _why) in MESSAGE_PARSING_LEFT.items()}
+    grown = {f: (n, allowed.get(f, 0)) for f, n in found.items() if n > allowed.get(f, 0)}
+    assert not grown, ("these files decide by parsing another function's message text (places found, allowed): "
+                       f"{grown}; give the error or warning a code and data, and branch on those")
+    gone = sorted(f for f in MESSAGE_PARSING_LEFT if not (SRC.parent / f).exists())
+    assert not gone, f"MESSAGE_PARSING_LEFT names files that are gone: {gone}"
+
+
+def test_cross_package_private_imports_do_not_grow(house):
+    found = cross_private_imports(house, "ranktrust")
+    assert len(found) <= CROSS_PRIVATE_MAX, (
+        f"{len(found)} imports of another package's private module (at most {CROSS_PRIVATE_MAX}): import what the "
+        "package's __init__ exposes, or expose it there\n" + "\n".join(found))
+
+
+def test_no_new_module_circle(house):
+    new = [sorted(c) for c in module_circles(house, "ranktrust") if not any(c <= old for old in MODULE_CIRCLES_LEFT)]
+    assert not new, f"modules that import each other (break the circle: move what both need down): {new}"
+
+
+def test_the_fast_checks_can_fail(tmp_path):
+    """Each of the three checks above fails on a synthetic snippet of what it forbids, and passes what it allows."""
+    root = _tree(tmp_path, {
+        "gating/core.py": (
+            "import re, warnings\n"
+            "from ..stats._paired import compare\n"                                   # private import
+            "from ..stats import _paired as p2\n"                                     # private import
+            "from ..stats import compare as c2\n"                                     # public: fine
+            "def one(text):\n"
+            "    return re.match(r'^1 pair', text)\n"                                 # 6: via a parameter
+            "def f(m):\n"
+            "    try:\n"
+            "        compare(m)\n"
+            "    except ValueError as exc:\n"
+            "        if 'no prompt' in str(exc):\n"                                   # 11: `in`
+            "            return exc.args[0].split('; ')[0]\n"                         # 12: split
+            "        raise ValueError(f'task: {exc}') from None\n"                    # quoting: fine
+            "    with warnings.catch_warnings(record=True) as rec:\n"
+            "        compare(m)\n"
+            "    for w in rec:\n"
+            "        msg = str(w.message)\n"
+            "        if msg.startswith('1 pair'):\n"                                  # 18: through a name
+            "            one(str(w.message))\n"
+            "    return 'x'.split(',')\n"),                                           # not a message: fine
+        "stats/_paired.py": "def compare(m):\n    from ..gating.core import f\n",
+        "stats/__init__.py": "from ._paired import compare\n",
+        "data/a.py": "from . import b\n", "data/b.py": "def g():\n    from . import a\n",   # a module circle
+        "data/c.py": "from .a import x\n",                                             # not in the circle
+    })
+    sources = _sources(root, "pkg")
+    by_file = {rel: tree for rel, _m, _p, tree, _i in sources}
+    assert message_parsing_sites(by_file["pkg/gating/core.py"]) == [6, 11, 12, 18]
+    assert sorted(s.split()[0] for s in cross_private_imports(sources, "pkg")) == \
+        ["pkg/gating/core.py:2", "pkg/gating/core.py:3"]
+    circles = {tuple(sorted(c)) for c in module_circles(sources, "pkg")}
+    assert ("pkg.data.a", "pkg.data.b") in circles
+    assert any({"pkg.gating.core", "pkg.stats._paired"} <= set(c) for c in circles), circles
+    assert not any("pkg.data.c" in c for c in circles)
