@@ -279,11 +279,14 @@ class HelmReader:
         return chunks
 
 
+_STATE_MAX_BYTES = 256 << 20   # scenario_state.json holds every request and completion: larger ones are not read
+
+
 def _content_keys(u: str) -> dict[str, str]:
     """Instance id -> content key (SHA-256 of the input text and the references' texts and tags) from the
     ``scenario_state.json`` beside ``u``; empty when there is none. Unperturbed instances only."""
     p = os.path.join(os.path.dirname(u), "scenario_state.json")
-    if not os.path.exists(p):
+    if not os.path.exists(p) or os.path.getsize(p) > _STATE_MAX_BYTES:   # a huge one is not parsed for the check
         return {}
     try:
         state = load_json(p)
