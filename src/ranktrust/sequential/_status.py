@@ -93,7 +93,8 @@ class WatchStatus(Result):
         correctness breaks: see ``notes``).
     waiting_for : tuple of dict
         ``{"item", "position", "missing"}``: the next items of the order that block the analysis (position in the
-        seeded order, None with arrival order) and the models in play they lack.
+        seeded or dispatch order, None with arrival order) and the models in play they lack; with dispatch order,
+        results for an item not yet sent wait too (``{"item", "position": None, "missing": [], "sent": False}``).
     held_back : int
         Results received on items not yet analysed.
     items_received : int
