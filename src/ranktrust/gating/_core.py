@@ -356,18 +356,17 @@ def _aligned(suite: dict[str, ScoreMatrix], candidate: str, baseline: str,
     # a task with no shared item at all is refused by compare, in its words
     bad = {t: v for t, v in out.items() if v != (0, 0) and scored[t][0] > v[1]}
     if bad and align == "error":
-        def one(t: str) -> str:
-            (mc, mb), (nc, nb) = bad[t], scored[t]
-            parts = []
-            if mc:
-                parts.append(f"{candidate!r} lacks {mc:,} of the {nb:,} items {baseline!r} scored")
-            if mb:
-                parts.append(f"{baseline!r} lacks {mb:,} of the {nc:,} items {candidate!r} scored")
-            return f"task {t!r}: " + " and ".join(parts)
-        shown = "; ".join(one(t) for t in list(bad)[:5]) + (f"; and {len(bad) - 5} more task(s)" if len(bad) > 5 else "")
-        raise DataError(f"the candidate and the baseline are scored on different items: {shown}. A missing item "
-                        "may be one the model failed: score it, or pass `align`='intersect' to compare on the items "
-                        "both scored (the output says how many each side lost)", param="align")
+        shown = list(bad)[:5]
+        raise DataError(
+            "the candidate and the baseline are scored on different items: "
+            + "; ".join(f"task {t!r}: " + " and ".join(
+                ([f"{candidate!r} lacks {bad[t][0]:,} of the {scored[t][1]:,} items {baseline!r} scored"]
+                 if bad[t][0] else [])
+                + ([f"{baseline!r} lacks {bad[t][1]:,} of the {scored[t][0]:,} items {candidate!r} scored"]
+                   if bad[t][1] else [])) for t in shown)
+            + (f"; and {len(bad) - 5} more task(s)" if len(bad) > 5 else "")
+            + ". A missing item may be one the model failed: score it, or pass `align`='intersect' to compare on "
+            "the items both scored (the output says how many each side lost)", param="align")
     return out
 
 
