@@ -112,7 +112,7 @@ def test_every_module_but_the_curated_few_is_private():
 
 @pytest.mark.parametrize("pkg", ["stats", "ranking", "resample", "runs", "score", "data", "subsets", "quality",
                                  "sequential", "leaderboard", "reporting", "preference", "gating", "judges", "cli",
-                                 "data.readers", "data.store", "data.battles", "reporting.plots"])
+                                 "data.readers", "data.store", "data.battles", "reporting.plots", "datasets"])
 def test_every_public_subpackage_curates_its_names(pkg):
     mod = importlib.import_module(f"ranktrust.{pkg}")
     names = getattr(mod, "__all__", None)

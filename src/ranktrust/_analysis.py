@@ -1,4 +1,4 @@
-"""The shared keywords of every analysis, implemented once (issue 23 §2; scipy's ``_axis_nan_policy_factory``).
+"""The shared keywords of every analysis, implemented once (as scipy's ``_axis_nan_policy_factory``).
 
 :func:`analysis` decorates a function whose first argument is the data and normalises, before the function
 runs, the keywords every analysis shares:

@@ -1,4 +1,4 @@
-"""Screen-then-refine for the all-pairs rank sets (``rank_sets(method="pairs")``, issue 14).
+"""Screen-then-refine for the all-pairs rank sets (``rank_sets(method="pairs")``).
 
 The default rank sets reject a pair when its exact McNemar p-value survives Holm (or
 Bonferroni, BH, none) over all ``P = M (M - 1) / 2`` pairs. On a large leaderboard most

@@ -121,7 +121,7 @@ _RESULT_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         + f" {fmt.reported(d['mean'])}; check that the run's instances are all there"),
     "helm_perturbed": lambda d: (f"{d['path']}: {fmt.plural(d['n_perturbed'], 'perturbed instance')} "
                                  f"{_was(d['n_perturbed'])} left out (only unperturbed ones are read)"),
-    # SWE-bench: what a results file says against what it lists (the reader's records, issue 23 §1)
+    # SWE-bench: what a results file says against what it lists (the reader's records)
     "swebench_not_evaluated": lambda d: (
         f"{d['path']}: {fmt.count(d['n_left_out'])} of the {fmt.count(d['n_submitted'])} submitted predictions "
         f"{_was(d['n_left_out'])} not evaluated in this run (in no completed/empty-patch/error list; the run covered "
@@ -258,7 +258,7 @@ _RESULT_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "eee_metric_chosen": lambda d: (
         f"{d['path']}: holds {fmt.count(len(d['results']))} results per sample ({', '.join(d['results'][:8])}"
         f"{' ...' if len(d['results']) > 8 else ''}); read {d['chosen']!r}, choose another with `metric`"),
-    # issue 31: what a harness reader chose or left out (the metric, models without details, cut runs, an index)
+    # what a harness reader chose or left out (the metric, models without details, cut runs, an index)
     "metric_chosen": lambda d: (
         f"{d['harness']} task {d['task']!r} has {fmt.count(len(d['metrics']))} metrics ({', '.join(d['metrics'][:8])}"
         f"{' ...' if len(d['metrics']) > 8 else ''}); read {d['chosen']!r}, "
@@ -473,7 +473,7 @@ NOTE_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         "depend on the results. It does when latency depends on correctness (a wrong answer that takes longer: "
         "reasoning, retries, timeouts), and a true best model is then excluded far more often than the level says "
         "(docs/watch.md). Use `order`='dispatch' with `items` listing the items in the order the harness sent them"),
-    # rt.suite (issue 34)
+    # rt.suite
     "suite_dropped_models": lambda d: (
         f"{fmt.plural(d['n_models'], 'model')} without results on every task left out (`missing`='drop-model'): "
         f"{_names(d['models'])}; {fmt.plural(d['n_kept'], 'model')} ranked"),

@@ -18,7 +18,7 @@ __all__ = ["recommend", "SPARSE_BIN"]
 
 
 #: target pairs the gap bin that decides a recommendation must hold (pooled over trials); with fewer, the MDAD
-#: of that bin moves by several points from one seed to the next (newcomer QA D7: SWE-bench's 7 targets gave
+#: of that bin moves by several points from one seed to the next (SWE-bench's 7 targets gave
 #: "use diversity with 10 items" off an 11-pair bin), so no size is recommended
 SPARSE_BIN = 30
 
@@ -128,7 +128,7 @@ def recommend(methods: tuple[str, ...], sizes: np.ndarray, ev: dict[str, np.ndar
         if unseen is not None:
             u = float(unseen["mdad"][mi, si])
             best["unseen_mdad"], best["unseen_status"] = num(u), _status(u)
-        if n_at < needed:     # the deciding bin is too thin to name a size (D7)
+        if n_at < needed:     # the deciding bin is too thin to name a size
             rec["not_enough_pairs"] = {"method": methods[mi], "size": int(sz[si]), "mdad": float(point[mi, si]),
                                        "mdad_pairs": n_at, "pairs_needed": needed}
         else:

@@ -33,7 +33,8 @@ def _diff_ci(t: dict[str, Any]) -> str:
 
 def _needs(t: dict[str, Any], margin: float) -> str:
     """Why a task is inconclusive, in words that hold whatever the data: the items named are those equal models
-    would need (issue 30, D3), the observed difference beside them when the task has that many already."""
+    would need, the observed difference beside them when the task has that many already (a task that has them
+    and still fails is held by its observed drop, not by its size)."""
     need, n = t.get("items_needed"), t["n_items"]
     if not margin > 0:
         return (f"{t['task']} ({points(t['diff'], signed=True)} points; at a margin of 0 no number of items rules "

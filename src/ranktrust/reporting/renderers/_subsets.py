@@ -12,7 +12,7 @@ from ._csv import table_csv
 _COLS = ("method", "items", "MDAD (pts)", "{ci} CI", "Kendall τ", "mean abs err (pts)", "misordered")
 
 
-#: the mark of an MDAD read off a gap bin with fewer than the recommendation's ``pairs_needed`` pairs (QA D7)
+#: the mark of an MDAD read off a gap bin with fewer than the recommendation's ``pairs_needed`` pairs
 THIN = "†"
 
 
@@ -45,7 +45,7 @@ def _gap(x: Any, status: str = "ok") -> str:
 
 def _thin(entry: dict[str, Any] | None, need: int) -> str:
     """'; read off a gap bin of only K target pairs (N needed): not a finding' when the figure's bin is thin
-    (newcomer QA D7: a figure off a sparse bin is never stated as a finding)."""
+    (a figure off a sparse bin is never stated as a finding)."""
     if not entry or not entry.get("sparse"):
         return ""
     k = entry["mdad_pairs"]
