@@ -293,7 +293,7 @@ def _default_state(paths: tuple[str, ...], kw: dict[str, Any], out: str | None, 
 
 
 def _check_state_folder(path: str, given: bool) -> None:
-    """QA D2: a state file in a folder that does not exist was a traceback; one line instead."""
+    """A state file in a folder that does not exist: one line naming the folder (before any reading)."""
     import os
 
     from ..errors import DataError
@@ -350,7 +350,7 @@ def _shown(flag: str, v: Any) -> str:
     return f"{flag} {v:g}" if isinstance(v, float) else f"{flag} {v}"
 
 
-#: settings a state file records since 0.3 (issue 30), and their value in the arrival-order files written before
+#: settings a state file records since 0.3, and their value in the arrival-order files written before
 _ADDED_SETTINGS: dict[str, Any] = {"--order": "arrival", "--n-runs": None}
 
 

@@ -382,7 +382,7 @@ class Watch:
                 raise DataError(f"item {unknown[0]!r} is not one of the {len(self._items):,} items this Watch "
                                 "was given")
             if self.n_total is not None and len(self._items) + len(unknown) > self.n_total:
-                # the first item that does not fit: the one after the declared size (QA D7 named the first new one)
+                # name the first item that does not fit (item N + 1), not the first new one
                 first = unknown[self.n_total - len(self._items)]
                 total = len(self._items) + len(unknown)
                 raise DataError(f"item {first!r} would be item {self.n_total + 1:,} of a benchmark declared with "

@@ -77,8 +77,8 @@ def _note_lines(d: dict[str, Any]) -> list[str]:
 
 
 def follow_line(d: dict[str, Any]) -> str:
-    """The one line ``--follow`` prints after each read: how far the analysis got and, when results wait, why
-    (QA D13: "0 of 600 declared items analysed" while 300 items had arrived, with no reason)."""
+    """The one line ``--follow`` prints after each read: how far the analysis got and, when results wait, which
+    item they wait for and what it lacks."""
     tot = f" of {d['items_total']:,} declared" if d.get("items_total") else ""
     line = (f"watch: {d['items_seen']:,}{tot} items analysed, {d['cells_scored']:,} cells; "
             f"set: {', '.join(d['best_set'])}")
