@@ -125,7 +125,10 @@ def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
         if bt.cluster is None:
             dup = _noted_duplicates(battles)
             if dup is None and hasattr(battles, "duplicated"):
-                dup = int(battles.duplicated().sum())
+                try:
+                    dup = int(battles.duplicated().sum())
+                except TypeError:    # a column of dicts or lists (conv_metadata): rows cannot be compared
+                    dup = None
             bt = replace(bt, duplicates=dup)
         return bt
     from ..data.battles import read_battles  # the data layer reads files
@@ -749,7 +752,7 @@ def arena(
     if progress is not None and o["method"] != "bootstrap":
         progress(1, 1)
     pb_note = _per_battle_note(bt, asked_none=o["cluster_by"] is None)
-    notes += [*(() if pb_note is None else (pb_note,)), *_few_cluster_notes(bt, cov, valid_model, correction)]
+    notes += [*(() if pb_note is None else (pb_note,)), *_few_cluster_notes(bt, cov, valid_model, correction if o["method"] == "sandwich" else "bootstrap")]
     return ArenaResult(
         models=models, rating=rating, se=se, ci_low=ci_low, ci_high=ci_high, rank=rank, rank_low=rank_low,
         rank_high=rank_high, tier=tier, overlap_rank_low=ov_low, overlap_rank_high=ov_high,
