@@ -213,12 +213,13 @@ def case_cli(shape: tuple[int, int], kind: str) -> dict:
                                           "-f", "json", "--out", str(Path(tempfile.gettempdir()) / "rt_cli.json")]),
         ):
             t = time.perf_counter()
-            r = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], capture_output=True, text=True)
+            r = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", *cmd], capture_output=True, text=True)
             dt = time.perf_counter() - t
             if r.returncode:
                 raise SystemExit(r.stderr[-2000:])
-            kb = int(r.stderr.strip().splitlines()[-1])
-            rows.append({"step": f"{name} [{rep}]", "s": dt, "peak_gb": kb / 1e6, "held_gb": float("nan")})
+            kb, us, sy = r.stderr.strip().splitlines()[-1].split()
+            rows.append({"step": f"{name} [{rep}]", "s": dt, "cpu_s": float(us) + float(sy), "peak_gb": int(kb) / 1e6,
+                         "held_gb": float("nan")})
     return {"shape": list(shape), "kind": kind, "rows": rows}
 
 
