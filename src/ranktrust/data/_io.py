@@ -330,9 +330,9 @@ def read(
             source=src, line_offset=line_offset, scale=scale,
         )
     except DataError as exc:
-        header = list(map(str, source.columns)) if isinstance(source, pd.DataFrame) else _table_header(source, df)
-        if wide is None and header is not None and not {model, item, score} & set(header):
-            raise _no_named_columns(exc, src, header, (model, item, score)) from None
+        better = no_named_columns(exc, source, df, src, model=model, item=item, score=score, wide=wide)
+        if better is not None:
+            raise better from None
         raise
     if binary:
         _check_binary(m)
@@ -364,6 +364,20 @@ def _table_header(source: Any, df: "pd.DataFrame") -> list[str] | None:
     except Exception:   # the header could not be read again: keep the reader's own error
         return None
     return None
+
+
+def no_named_columns(exc: DataError, source: Any, df: "pd.DataFrame", src: str, *, model: str = "model",
+                     item: str = "item", score: str = "score", wide: bool | None = None) -> DataError | None:
+    """The error to raise instead of ``exc`` (raised while the table ``df`` read from ``source`` became a matrix)
+    when ``source`` has none of the ``model``, ``item`` and ``score`` columns and was read as a wide table by
+    the README's rule (QA D5): "no model/item/score columns; found ..." and what the wide reading met. None
+    otherwise (keep ``exc``). For every command that reads a table (``rt.read``, gate, ingest)."""
+    import pandas as pd
+
+    header = list(map(str, source.columns)) if isinstance(source, pd.DataFrame) else _table_header(source, df)
+    if wide is not None or header is None or {model, item, score} & set(header):
+        return None
+    return _no_named_columns(exc, src, header, (model, item, score))
 
 
 def _no_named_columns(exc: DataError, src: str, header: list[str], names: tuple[str, str, str]) -> DataError:
