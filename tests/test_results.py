@@ -222,3 +222,50 @@ def test_dict_fields_are_read_only_all_the_way_down():
     for c in (pickle.loads(pickle.dumps(r)), copy.deepcopy(r), copy.copy(r)):
         assert isinstance(c.dropped, FrozenDict) and c.dropped == r.dropped
     assert json.loads(json.dumps(r.to_dict()))["dropped"] == {"model_1": 1, "model_2": 1}
+
+
+def test_lists_inside_dict_fields_are_read_only_too():
+    """The review's hole: ``r.settings["style_features"].append("injected")`` changed an arena result's JSON. The lists
+    in a result's dict fields are read-only like the dicts; they stay lists (``==``, JSON, isinstance), and
+    pickle, copy and deepcopy keep them frozen."""
+    import copy
+    import json
+    import pickle
+
+    from ranktrust.results import FrozenDict, FrozenList, _freeze
+
+    frozen = _freeze({"features": ["length", "bold"], "rows": [{"a": [1, 2]}], "pair": ("x", ["y"])})
+    assert isinstance(frozen["features"], FrozenList) and frozen["features"] == ["length", "bold"]
+    assert isinstance(frozen["rows"][0], FrozenDict) and isinstance(frozen["rows"][0]["a"], FrozenList)
+    assert isinstance(frozen["pair"][1], FrozenList)
+    for change in (lambda x: x.append("injected"), lambda x: x.extend(["z"]), lambda x: x.insert(0, "z"),
+                   lambda x: x.pop(), lambda x: x.remove("bold"), lambda x: x.clear(), lambda x: x.sort(),
+                   lambda x: x.reverse(), lambda x: x.__setitem__(0, "z"), lambda x: x.__delitem__(0),
+                   lambda x: x.__iadd__(["z"])):
+        with pytest.raises(TypeError, match="a result is frozen"):
+            change(frozen["features"])
+    assert frozen["features"] == ["length", "bold"] and json.dumps(frozen) == json.dumps(
+        {"features": ["length", "bold"], "rows": [{"a": [1, 2]}], "pair": ["x", ["y"]]})
+    once = _freeze({"features": ["length"], "rows": [{"a": [1]}]})
+    assert _freeze(once) is once                                           # already frozen: not copied again
+    for c in (pickle.loads(pickle.dumps(frozen)), copy.deepcopy(frozen), copy.copy(frozen)):
+        assert isinstance(c["features"], FrozenList) and c == frozen
+    plain = list(frozen["features"])
+    plain.append("ok")                                                     # a copy to change
+    assert plain == ["length", "bold", "ok"]
+
+    import pandas as pd
+
+    g = np.random.default_rng(0)
+    n = 300
+    battles = pd.DataFrame({"model_a": g.choice(["a", "b"], n), "model_b": "c", "score": g.integers(0, 2, n),
+                            "style_a_length": g.integers(50, 500, n), "style_b_length": g.integers(50, 500, n)})
+    r = rt.arena(battles, style=True)
+    assert any(isinstance(v, list) for v in r.settings.values())
+    before = json.dumps(r.to_dict())
+    for holder in (r.settings, r.headline):
+        for v in holder.values():
+            if isinstance(v, list):
+                with pytest.raises(TypeError, match="a result is frozen"):
+                    v.append("injected")
+    assert json.dumps(r.to_dict()) == before
