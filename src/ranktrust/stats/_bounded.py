@@ -32,8 +32,8 @@ martingales from 1, so by Ville's inequality ``P(sup_t K+_t(m) >= 2/alpha) <= al
   level ``1 - alpha`` excludes 0 exactly when ``p < alpha`` (enforced in floating point); one-sided:
   ``min(1, 1 / sup K+(0))`` (``"greater"``) or ``1 / sup K-(0)`` (``"less"``);
 * the interval is an interval (``K+`` falls and ``K-`` rises in ``m``; [1] section 4.3), each end found by
-  false position (Illinois) to 1e-10 of the range and reported at the last point found outside it
-  (conservative by at most that).
+  false position (Illinois) to 1e-9 of the range, reported at the last point found outside it and
+  snapped outwards to a grid of 2**-26 (conservative by at most 3e-8 of a difference).
 
 Two adjustments keep it readable and still valid (each only lowers a capital): the capital betting
 *above* ``m`` is set to 1 for ``m`` at or above the sample mean (and the other one below), so the interval
@@ -71,7 +71,8 @@ TRUNCATION = 0.75
 PRIOR_WEIGHT = 1.0
 #: root-finding steps at most (Illinois false position; interval ends to _TOL of the range, moved outwards)
 _STEPS = 100
-_TOL = 1e-10
+_TOL = 1e-9
+_GRID = float(2**26)
 #: pairs x items per array operation
 _CHUNK = 1 << 21
 
@@ -138,6 +139,18 @@ def _one_chunk(x: np.ndarray, v: np.ndarray, alpha: float) -> tuple[np.ndarray, 
     todo = f_edge > 0                         # the range's edge is outside: an end inside (edge, xbar)
     a, fa = edge.copy(), f_edge               # a: a point outside (f > 0); b: a point inside (f <= 0)
     b, fb = xb2.copy(), np.full(2 * P, -thr)
+    # a first probe near where the end should be (about sqrt(2 thr var / n) from the mean, or the capped
+    # stake's reach), so that false position starts from a narrow bracket
+    var = np.where(V2, (X2 - xb2[:, None]) ** 2, 0.0).sum(axis=1) / np.maximum(np.r_[n, n], 1)
+    nn = np.maximum(np.r_[n, n], 1)
+    w0 = 1.2 * np.sqrt(2.0 * thr * var / nn) + thr / (nn * TRUNCATION / 0.5)
+    probe = np.clip(xb2 - side * w0, np.minimum(edge, xb2), np.maximum(edge, xb2))
+    if todo.any():
+        idx = np.flatnonzero(todo)
+        fp = _sup_log(X2[idx], V2[idx], L2[idx], probe[idx], xb2[idx], side[idx]) - thr
+        out, ins = fp > 0, fp <= 0
+        a[idx[out]], fa[idx[out]] = probe[idx[out]], fp[out]
+        b[idx[ins]], fb[idx[ins]] = probe[idx[ins]], fp[ins]
     last = np.zeros(2 * P)
     for _ in range(_STEPS):
         act = todo & (np.abs(b - a) > _TOL)
@@ -147,11 +160,12 @@ def _one_chunk(x: np.ndarray, v: np.ndarray, alpha: float) -> tuple[np.ndarray, 
         with np.errstate(divide="ignore", invalid="ignore"):
             mid = np.where(fa != fb, b - fb * (b - a) / (fb - fa), 0.5 * (a + b))
         lo_, hi_ = np.minimum(a, b), np.maximum(a, b)
-        w = hi_ - lo_
-        bad = ~np.isfinite(mid) | (mid <= lo_ + 1e-3 * w) | (mid >= hi_ - 1e-3 * w)
+        bad = ~np.isfinite(mid) | (mid <= lo_) | (mid >= hi_)
         mid = np.where(bad, 0.5 * (a + b), mid)
         mid = np.where(act, mid, b)
-        fm = np.where(act, _sup_log(X2, V2, L2, mid, xb2, side) - thr, fb)
+        idx = np.flatnonzero(act)
+        fm = fb.copy()
+        fm[idx] = _sup_log(X2[idx], V2[idx], L2[idx], mid[idx], xb2[idx], side[idx]) - thr
         out = act & (fm > 0)
         ins = act & ~out
         fb = np.where(out & (last == 1), 0.5 * fb, fb)
@@ -160,6 +174,10 @@ def _one_chunk(x: np.ndarray, v: np.ndarray, alpha: float) -> tuple[np.ndarray, 
         b, fb = np.where(ins, mid, b), np.where(ins, fm, fb)
         last = np.where(out, 1, np.where(ins, -1, last))
     end = np.where(todo, a, edge)             # the last point found outside: conservative
+    # snapped outwards to a grid of 2**-26 (3e-8 of a difference), so that the last bits of the root finding
+    # (another CPU's log1p) do not reach the printed number
+    end = np.where(side > 0, np.floor(end * _GRID) / _GRID, np.ceil(end * _GRID) / _GRID)
+    end = np.clip(end, 0.0, 1.0)
     return end[:P], end[P:], at0[:P], at0[P:], xbar, n
 
 
