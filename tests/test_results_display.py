@@ -140,7 +140,8 @@ def results() -> dict[str, Any]:
 
 
 def test_every_public_function_is_called_or_listed():
-    public = {n for n in rt.__all__ if n not in vars(rt.errors)}    # the error and warning classes aside
+    public = {n for n in rt.__all__ if n not in vars(rt.errors)    # the error and warning classes aside,
+              and not (n[0].isupper() and issubclass(getattr(rt, n), Result))}   # and the result classes
     unlisted = sorted(public - set(CALLS) - set(NOT_RESULTS) - set(NOT_CALLED))
     assert not unlisted, f"say how to call these in CALLS (or why not, in NOT_RESULTS / NOT_CALLED): {unlisted}"
     stale = sorted((set(CALLS) | set(NOT_RESULTS) | set(NOT_CALLED)) - public)
@@ -165,7 +166,7 @@ def test_the_result_classes_are_importable_from_ranktrust(results):
                 "Stability", "SplitHalf", "PowerResult", "Repeats", "Sensitivity", "WatchStatus", "SuiteResult",
                 "GoldCorrected", "JudgeAudit"):
         assert issubclass(getattr(ranktrust, cls), Result), cls
-        assert cls in dir(ranktrust) and cls not in ranktrust.__all__
+        assert cls in dir(ranktrust)
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
