@@ -375,8 +375,9 @@ class Result:
         out = Path(os.fspath(path))
         fmt = SAVE_FORMATS.get(out.suffix.lower())
         if fmt is None:
-            raise ArgumentError(f"`path`={str(path)!r} ends in {out.suffix or 'no suffix'!r}: save writes "
-                                f"{', '.join(SAVE_FORMATS)}", param="path")
+            where = f"ends in {out.suffix!r}" if out.suffix else "has no suffix"
+            raise ArgumentError(f"`path`={str(path)!r} {where}: save writes {', '.join(SAVE_FORMATS)} (the suffix "
+                                "names the format)", param="path")
         text = str(self) if fmt == "text" else _formatted(self, fmt, required=True)
         if not out.parent.is_dir():
             raise DataError(f"`path`={str(path)!r}: the folder {out.parent} does not exist; create it first",
