@@ -506,7 +506,8 @@ NOTE_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         "intervals are those bounds and there are no p-values. This is conservative: `rule`='mean' separates more"),
     "suite_rules_point_only": lambda d: (
         f"with {fmt.count(d['n_models'])} models (over {fmt.count(d['limit'])}) the other rules are shown by their "
-        "top model only, not resampled (Copeland's resampling grows with the square of the models)"),
+        "top model only, without their possible winners (their bounds hold every task's orderings of every pair, "
+        "which grows with the square of the models)"),
     **_RESULT_WORDS,
 }
 

@@ -55,8 +55,8 @@ def headline_text(d: dict[str, Any]) -> str:
     top, second = h["top"], h.get("runner_up")
     if second is None:
         return f"{top} is the only model: there is nothing to compare."
-    fam = (f"max-t step-down over all {fmt.count(s['n_pairs'])} pairs" if s["rule"] == "mean" else
-           f"bounds from the task orderings ({s['rule']})")
+    fam, find = ((f"max-t step-down over all {fmt.count(s['n_pairs'])} pairs", "finds") if s["rule"] == "mean" else
+                 ("bounds from the orderings that hold on every task", "find"))
     units = " points" if _is_mean(d) else ""
     p = f"; {fmt.p_clause(h['p_adjusted'], 'adjusted p')}" if h.get("p_adjusted") is not None else ""
     how = "simultaneous CI" if s["rule"] == "mean" else "bounds"
@@ -65,13 +65,14 @@ def headline_text(d: dict[str, Any]) -> str:
     cbf = h.get("could_be_first") or []
     if h.get("separable"):
         out = (f"Yes: {top} is #1 on {_these(s['n_tasks'])} by the {rule} with {cl} joint confidence: "
-               f"the {fam} finds it better than every other model; {lead}.")
+               f"the {fam} {find} it better than every other model; {lead}.")
     elif len(cbf) > 1:
         out = (f"No: {len(cbf)} models could be #1 on {_these(s['n_tasks'])} by the {rule} with {cl} "
                f"joint confidence ({_names(cbf)}); {top} has the highest and {lead}.")
     else:
         rr = fmt.rank_range(h["rank_low"], h["rank_high"])
-        out = (f"No: {top} is the only model that could be #1, but the {fam} does not find it better than every "
+        out = (f"No: {top} is the only model that could be #1, but the {fam} "
+               f"{'does' if find == 'finds' else 'do'} not find it better than every "
                f"other model (joint rank range {rr}); {lead}.")
     if h.get("winner_depends_on_rule"):
         clause = _rules_clause(d)
@@ -227,7 +228,7 @@ def _rules_text(d: dict[str, Any]) -> list[Any]:
         r.add_column(c, justify="left")
     for row in d["rules"]:
         r.add_row(RULE_WORDS[row["rule"]], row["top"],
-                  ", ".join(row["could_be_first"]) if row["resampled"] else "(not resampled)")
+                  ", ".join(row["could_be_first"]) if row["resampled"] else "(top only: too many models)")
     from rich.text import Text
 
     verdict = ("The winner depends on the rule." if d["winner_depends_on_rule"]
@@ -248,7 +249,8 @@ def suite_markdown(d: dict[str, Any]) -> str:
               "|---|---|---|"]
     for row in d["rules"]:
         lines.append(f"| {RULE_WORDS[row['rule']]} | {_esc(row['top'])} | "
-                     + (_esc(", ".join(row["could_be_first"])) if row["resampled"] else "(not resampled)") + " |")
+                     + (_esc(", ".join(row["could_be_first"])) if row["resampled"]
+                        else "(top only: too many models)") + " |")
     lines += ["", "The winner depends on the rule." if d["winner_depends_on_rule"]
               else "Every rule gives the same possible winners."]
     adj = _adjacent(d)
