@@ -383,3 +383,14 @@ def test_cli_weights_and_normalisation(long_csv, capsys):
         assert row["score"] == pytest.approx(want[row["model"]])
     code, out, err = run_cli(capsys, "suite", long_csv, "--normalise", "random-baseline")
     assert code == 1 and err.startswith("error: ") and "--chance" in err and "\n" not in err.strip()
+
+
+def test_a_gap_no_resample_moves_needs_enough_items():
+    """A model right on every item another gets wrong: no resample moves the gap, so it is ordered only when the
+    two differ on at least 5 items (an exact sign test's floor at 95%), over the suite (mean) or on a task (the
+    rank rules' orderings)."""
+    one = rt.ScoreMatrix.from_array(np.array([[1.0], [0.0]]), models=["a", "b"])
+    three = rt.ScoreMatrix.from_array(np.array([[1.0, 1, 1], [0, 0, 0]]), models=["a", "b"])
+    assert rt.suite({"t": one, "u": one}, n_resamples=30).could_be_first == ["a", "b"]      # 2 items
+    assert rt.suite({"t": three, "u": three}, n_resamples=30).could_be_first == ["a"]      # 6 items
+    assert rt.suite({"t": three, "u": three}, rule="mean-win-rate", n_resamples=30).could_be_first == ["a", "b"]

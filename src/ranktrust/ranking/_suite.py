@@ -24,7 +24,9 @@ when ``p_adjusted < 1 - confidence_level``. From that one relation come the simu
 (``[1 + #found better, M - #found worse]``), the tiers, "could be #1" and the headline, as on the score path.
 Pair intervals are simultaneous (single-step max-t critical value); the step-down can separate a pair whose
 simultaneous interval still touches 0 (it is more powerful than the single step), never the other way round.
-Per-model intervals of the aggregate are marginal percentile intervals.
+Per-model intervals of the aggregate are marginal percentile intervals. A gap that no resample moves (one model
+right on every item the other gets wrong) is ordered only when the two differ on at least ``min_units`` items
+(5 at 95%: an exact sign test's floor), over the suite for the mean and on the task for the rank rules' orderings.
 
 The rank-based rules are step functions of the task scores, and a bootstrap of them is not valid where models
 tie on a task (all models tied: 15% of boards had a false claim at 95%). For them one single-step max-t over
@@ -77,6 +79,7 @@ from ..errors import ArgumentError, DataError
 from ..resample._engine import resample_means
 from ..resample._engine import weights as resample_weights
 from ..results import Note, NoteJSON, Result, jsonable
+from ._mrsw import min_units
 from ._ranksets import layers
 
 __all__ = ["suite", "SuiteResult", "RULES", "MISSING"]
@@ -576,7 +579,7 @@ def _normalised(x: np.ndarray, chance: np.ndarray, normalise: str | None) -> np.
 
 
 # ------------------------------------------------------------------------------------------ scope (a)
-def _stepdown(g: np.ndarray, gb: np.ndarray, level: float):
+def _stepdown(g: np.ndarray, gb: np.ndarray, level: float, enough=None):
     """One max-t step-down over all pairs of the goodness ``g`` (M,) with bootstrap ``gb`` (B, M).
 
     Returns (a, b, diff, ci_low, ci_high, p, p_adj, critical value) for the pairs a < b (indices into g).
@@ -598,6 +601,9 @@ def _stepdown(g: np.ndarray, gb: np.ndarray, level: float):
     inv = np.where(sigma > 0, 1.0 / np.where(sigma > 0, sigma, 1.0), 0.0)
     # a zero-spread pair (the same gap in every resample) is exact: separated when its gap is not 0 (as MRSW)
     gap = np.abs(d) > 1e-12 * max(1.0, float(np.abs(g).max(initial=0.0)))
+    exact = (sigma == 0) & gap
+    if enough is not None and exact.any():    # ... but only if they differ on enough items to order at the level
+        gap[exact] = enough(ia[exact], ib[exact])
     t = np.where(sigma > 0, np.abs(d) * inv, np.where(gap, np.inf, 0.0))
     order = np.argsort(-t, kind="stable")
     zt = np.ascontiguousarray(z.T, dtype=np.float32)       # (M, B): a pair's resamples are two contiguous rows
@@ -628,7 +634,8 @@ def _stepdown(g: np.ndarray, gb: np.ndarray, level: float):
     return ia, ib, d, d - crit * sigma, d + crit * sigma, p, p_adj, crit
 
 
-def _task_orders(x: np.ndarray, xb: np.ndarray, present: np.ndarray, level: float) -> tuple[np.ndarray, float]:
+def _task_orders(x: np.ndarray, xb: np.ndarray, present: np.ndarray, level: float,
+                 enough=None) -> tuple[np.ndarray, float]:
     """(K, M, M) ``sure[t, j, k]``: j's task score is above k's on task t, for every task and pair at once.
 
     One single-step max-t over all (task, pair) differences of the task scores, from the same item resamples:
@@ -659,8 +666,12 @@ def _task_orders(x: np.ndarray, xb: np.ndarray, present: np.ndarray, level: floa
     for t, (a, b, sig) in enumerate(per_task):
         d = x[t, a] - x[t, b]
         with np.errstate(invalid="ignore"):
-            up = np.where(sig > 0, d > crit * sig, d > 1e-12)
-            down = np.where(sig > 0, -d > crit * sig, -d > 1e-12)
+            big = np.abs(d) > 1e-12
+            if enough is not None and ((sig == 0) & big).any():   # a zero-spread gap: only with enough items
+                z0 = (sig == 0) & big
+                big[z0] = enough(a[z0], b[z0], t)
+            up = np.where(sig > 0, d > crit * sig, (d > 0) & big)
+            down = np.where(sig > 0, -d > crit * sig, (d < 0) & big)
         sure[t, a[up], b[up]] = True
         sure[t, b[down], a[down]] = True
     return sure, crit
@@ -696,6 +707,24 @@ def _rule_bounds(sure: np.ndarray, present: np.ndarray, w: np.ndarray, rule: str
     else:
         raise ArgumentError(f"no bounds for `rule`={rule!r}", param="rule")
     return (np.where(present, lo, 0.0) * wk).sum(axis=0) / tot, (np.where(present, hi, 0.0) * wk).sum(axis=0) / tot
+
+
+def _enough_items(parts: list, present: np.ndarray, level: float):
+    """``enough(a, b[, task])``: whether each pair differs on at least ``min_units(level)`` items (5 at 95%) in the
+    task (or over all tasks): below that even an exact sign test cannot order two models at the level, so a gap
+    that no resample moves (one item, or the same few items in every resample) is not taken as certain."""
+    need = min_units(level)
+
+    def differ(a: np.ndarray, b: np.ndarray, t: int) -> np.ndarray:
+        s = parts[t].scores
+        return (np.abs(s[a] - s[b]) > 1e-12).sum(axis=1)         # NaN (not shared) counts as no difference
+
+    def enough(a: np.ndarray, b: np.ndarray, task: int | None = None) -> np.ndarray:
+        tasks = range(len(parts)) if task is None else [task]
+        n = sum(differ(a, b, t) for t in tasks)
+        return np.asarray(n) >= need
+
+    return enough
 
 
 def _better(m: int, ia, ib, d, p_adj, alpha: float) -> np.ndarray:
@@ -940,15 +969,16 @@ def suite(
         for i in range(k_):
             gb += np.where(present[i], xbn[:, i, :].astype(np.float64), 0.0) * (wn[i] * pres[i] / tot)
     alpha = round(1.0 - level, 12)                                # 0.05, not 0.050000000000000044
+    enough = _enough_items(parts, present, level)
     sure = None
     if rule == "mean":
-        ia, ib, d, clo, chi, pv, padj, crit = _stepdown(g, gb, level)
+        ia, ib, d, clo, chi, pv, padj, crit = _stepdown(g, gb, level, enough)
         better = _better(m_, ia, ib, d, padj, alpha)
         with np.errstate(invalid="ignore"):
             q = np.quantile(gb, [alpha / 2, 1 - alpha / 2], axis=0)
         lo, hi = q[0], q[1]
     else:       # a rank rule: bounds from the task orderings that hold together (see _rule_bounds)
-        sure, crit = _task_orders(xn, xbn, present, level)
+        sure, crit = _task_orders(xn, xbn, present, level, enough)
         glo, ghi = _rule_bounds(sure, present, wn, rule)
         ia, ib = np.triu_indices(m_, 1)
         d = g[ia] - g[ib]
@@ -983,11 +1013,11 @@ def suite(
             bet = None
             if r == "mean":
                 grb = _aggregate(xbn.astype(np.float64), present, wn, r)
-                a2, b2, d_, _, _, _, padj2, _ = _stepdown(gr, grb, level)
+                a2, b2, d_, _, _, _, padj2, _ = _stepdown(gr, grb, level, enough)
                 bet = _better(m_, a2, b2, d_, padj2, alpha)
             elif m_ <= _RULES_MAX_MODELS:
                 if sure is None:
-                    sure, _ = _task_orders(xn, xbn, present, level)
+                    sure, _ = _task_orders(xn, xbn, present, level, enough)
                 rlo, rhi = _rule_bounds(sure, present, wn, r)
                 bet = rlo[:, None] > rhi[None, :]
         top = int(np.nanargmax(gr))
