@@ -562,7 +562,7 @@ def data_quality(
                                             "healthy_ceiling")}
     skipped = None
     sampled = None    # (items the person fit used, items in all) when it used a sample
-    binary = is_binary(y)
+    binary = m.is_binary if m.n_runs == 1 else is_binary(y)     # (the matrix's answer is computed once)
     if not person_fit:
         skipped = "not requested"
     elif not binary:
