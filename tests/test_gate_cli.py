@@ -415,3 +415,15 @@ def test_continuous_tasks_use_the_betting_interval_and_t_is_labelled_asymptotic(
     assert t["method"] == cmp_json["method"] == "betting"
     assert [t["ci_low"], t["ci_high"], t["p_value"]] == pytest.approx(
         [cmp_json["ci_low"], cmp_json["ci_high"], cmp_json["p_value"]], rel=1e-12)
+
+
+def test_a_one_item_continuous_task_is_one_sentence(tmp_path, capsys):
+    """Audit m2: a 1-item continuous task has a (wide) betting interval: one sentence, the items it would need."""
+    rows = ["task,model,item,score", "one,cand,x,0.4", "one,base,x,0.5"]
+    rows += [f"arc,{m},a{i},0.5" for i in range(100) for m in ("cand", "base")]
+    p = tmp_path / "one.csv"
+    p.write_text("\n".join(rows) + "\n")
+    code, out, err = _gate(capsys, p, "--candidate", "cand", "--baseline", "base")
+    assert code == 0 and err.count("\n") == 1 and "not defined" not in err
+    assert "one (has 1 item; equal models would need about 1,454)" in err
+    assert "arc (has 100 items; equal models would need about 596)" in err      # identical items, 2 tasks

@@ -39,7 +39,8 @@ def _needs(t: dict[str, Any], margin: float) -> str:
     if not margin > 0:
         return (f"{t['task']} ({points(t['diff'], signed=True)} points; at a margin of 0 no number of items rules "
                 "out a drop: the candidate must be shown better)")
-    if n < 2:
+    lo = t.get("ci_low")
+    if n < 2 and (lo is None or lo != lo):      # no interval (McNemar, t); the betting interval has one, wide
         return (f"{t['task']} (has {plural(n, 'item')}: too few for an interval"
                 + (f"; equal models would need about {count(need)} items)" if need is not None else ")"))
     if need is None:
@@ -48,7 +49,7 @@ def _needs(t: dict[str, Any], margin: float) -> str:
             return f"{t['task']} (the two models score {agree} alike; the t interval is not defined there)"
         return f"{t['task']} (no estimate of the items needed)"
     if n < need:
-        return f"{t['task']} (has {count(n)} items; equal models would need about {count(need)})"
+        return f"{t['task']} (has {plural(n, 'item')}; equal models would need about {count(need)})"
     return (f"{t['task']} (observed {points(t['diff'], signed=True)} points, lower bound "
             f"{points(t['ci_low'], signed=True)}; it has {count(n)} items, more than the {count(need)} equal "
             "models would need)")
