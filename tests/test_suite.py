@@ -93,10 +93,15 @@ def _stepdown_naive(g, gb, level):
     return padj, np.quantile(tb.max(axis=1), level)
 
 
-def test_the_step_down_matches_the_textbook_loop():
+@pytest.mark.parametrize("chunk", [4096, 3])
+def test_the_step_down_matches_the_textbook_loop(chunk, monkeypatch):
+    """Also in chunks of 3 pairs, where whole chunks are settled from the later chunks' maxima."""
+    from ranktrust.ranking import _suite
+
+    monkeypatch.setattr(_suite, "_PAIR_CHUNK", chunk)
     g = np.random.default_rng(3)
-    theta = np.array([0.0, 0.05, 0.1, 0.1, 0.3])
-    gb = theta + g.normal(0, 0.04, (400, 5)) + g.normal(0, 0.02, (400, 1))
+    theta = np.array([0.0, 0.05, 0.1, 0.1, 0.3, 0.31, 0.6, 0.62])
+    gb = theta + g.normal(0, 0.04, (400, 8)) + g.normal(0, 0.02, (400, 1))
     ia, ib, d, lo, hi, p, padj, crit = _stepdown(theta, gb, 0.95)
     ref, ref_crit = _stepdown_naive(theta, gb, 0.95)
     assert np.allclose(padj, ref, atol=1e-12)

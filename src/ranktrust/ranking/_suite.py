@@ -608,23 +608,43 @@ def _stepdown(g: np.ndarray, gb: np.ndarray, level: float, enough=None):
     order = np.argsort(-t, kind="stable")
     zt = np.ascontiguousarray(z.T, dtype=np.float32)       # (M, B): a pair's resamples are two contiguous rows
     bsz = z.shape[0]
-    running = np.full(bsz, -np.inf, dtype=np.float32)
     p_raw = np.empty(n_pairs)
     p_step = np.empty(n_pairs)
     tol = 1e-6
-    for end in range(n_pairs, 0, -_PAIR_CHUNK):     # from the smallest |t| up: tail maxima (chunks of pairs)
-        start = max(0, end - _PAIR_CHUNK)
-        idx = order[start:end]
+    starts = list(range(0, n_pairs, _PAIR_CHUNK))
+
+    def scaled(start: int) -> tuple[np.ndarray, np.ndarray]:
+        idx = order[start:start + _PAIR_CHUNK]
         tb = zt[ia[idx]]
         tb -= zt[ib[idx]]
         np.abs(tb, out=tb)
         tb *= inv[idx].astype(np.float32)[:, None]               # (chunk, B)
-        tt = (t[idx] * (1 - tol)).astype(np.float32)[:, None]
-        p_raw[start:end] = (tb >= tt).mean(axis=1)
-        tail = np.maximum.accumulate(tb[::-1], axis=0)[::-1]     # max over this pair and every later one
-        np.maximum(tail, running[None, :], out=tail)
-        p_step[start:end] = (tail >= tt).mean(axis=1)
-        running = tail[0].copy()
+        return tb, (t[idx] * (1 - tol)).astype(np.float32)[:, None]
+
+    # pass 1: marginal p-values and each chunk's maximum per resample (chunks of pairs, sorted by |t| descending)
+    cmax = np.empty((len(starts) + 1, bsz), dtype=np.float32)
+    cmax[-1] = -np.inf
+    for c, start in enumerate(starts):
+        tb, tt = scaled(start)
+        p_raw[start:start + _PAIR_CHUNK] = (tb >= tt).mean(axis=1)
+        cmax[c] = tb.max(axis=0)
+    suffix = np.maximum.accumulate(cmax[::-1], axis=0)[::-1]      # max over chunk c and every later one
+    # pass 2: the step-down's p-value of pair r is P*(max over pairs r, r+1, ... >= t_r); a chunk whose |t| all
+    # exceed every resample's maximum gets 0, one whose |t| all fall below the later chunks' minimum gets 1, and
+    # only the chunks in between need the running maximum pair by pair
+    for c, start in enumerate(starts):
+        sl = slice(start, start + _PAIR_CHUNK)
+        tt = (t[order[sl]] * (1 - tol)).astype(np.float32)
+        if tt.min() > suffix[c].max():
+            p_step[sl] = 0.0
+        elif tt.max() <= suffix[c + 1].min():
+            p_step[sl] = 1.0
+        else:
+            tb, tt2 = scaled(start)
+            tail = np.maximum.accumulate(tb[::-1], axis=0)[::-1]  # max over this pair and the later ones of the chunk
+            np.maximum(tail, suffix[c + 1][None, :], out=tail)
+            p_step[sl] = (tail >= tt2).mean(axis=1)
+    running = suffix[0]
     p_adj_sorted = np.maximum.accumulate(p_step)
     p_adj = np.empty(n_pairs)
     p_adj[order] = p_adj_sorted
