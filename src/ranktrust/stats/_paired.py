@@ -435,7 +435,7 @@ class PairTable(Result):
         Shared items and, for 0/1 scores, the discordant counts (-1 for continuous scores).
     diff, se, ci_low, ci_high, p_value, p_adjusted : ndarray of float
     method : str
-        ``"mcnemar"``, ``"t"`` or ``"cluster"``.
+        ``"mcnemar"``, ``"betting"`` (continuous scores, the default), ``"t"`` or ``"cluster"``.
     ci_method : str
         The per-pair interval, as in :class:`PairedComparison` (``"exact-mcnemar"`` for 0/1
         scores by default). The intervals are unadjusted (per pair, at ``confidence_level``),
