@@ -1,13 +1,15 @@
 """Rank stability, rank confidence sets, tiers and split-half checks.
 
-What users touch is :data:`__all__` (``tiers`` and ``stability`` are also ``rt.tiers`` and ``rt.stability``); the
-modules behind it (``_tiers``, ``_ranksets``, ``_stability``, ``_splithalf``, ``_screen``, ``_mrsw``) are the
-implementation.
+What users touch is :data:`__all__` (``tiers``, ``stability`` and ``suite`` are also ``rt.tiers``, ``rt.stability`` and ``rt.suite``);
+the modules behind it (``_tiers``, ``_ranksets``, ``_stability``, ``_splithalf``, ``_suite``, ``_screen``,
+``_mrsw``) are the implementation.
 """
 
 from ._ranksets import RankSets, rank_sets
 from ._splithalf import SplitHalf, split_half
 from ._stability import Stability, stability
+from ._suite import SuiteResult, suite
 from ._tiers import Tiers, tiers
 
-__all__ = ["tiers", "Tiers", "rank_sets", "RankSets", "stability", "Stability", "split_half", "SplitHalf"]
+__all__ = ["tiers", "Tiers", "rank_sets", "RankSets", "stability", "Stability", "split_half", "SplitHalf", "suite",
+           "SuiteResult"]
