@@ -222,7 +222,7 @@ def command(paths: tuple[str, ...], candidate: str, baseline: str, margin: float
     r = _gate(suite, candidate, baseline, margin=margin / 100.0, tasks=list(tasks) or None, adjust=adjust,  # type: ignore[arg-type]
               require=require, method=method, confidence_level=confidence,  # type: ignore[arg-type]
               cluster=cluster_requested(kw) or method == "cluster", plan=plan,
-              align=kw.get("align") or "error", rng=seed)  # type: ignore[arg-type]
+              align=kw.get("align") or "error")  # type: ignore[arg-type]
     render(r, kind="gate", fmt=output_format, out=out, seed=seed, input_hash=ihash, command=command_line(),
            extra={"show_plan": bool(plan)})
     if r.verdict == "FAIL":

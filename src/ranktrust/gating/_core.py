@@ -90,7 +90,6 @@ import numpy as np
 
 from .. import _validate
 from .._kernel import normal_quantile
-from .._validate import SeedLike
 from ..data._matrix import ScoreMatrix
 from ..errors import ArgumentError, DataError, SmallSampleWarning
 from ..results import Result
@@ -385,7 +384,6 @@ def gate(
     cluster: bool = False,
     plan: bool = False,
     align: Literal["error", "intersect", "pairwise"] = "error",
-    rng: SeedLike = 0,
 ) -> Gate:
     """Is ``candidate`` non-inferior to ``baseline`` on every task? PASS, FAIL or INCONCLUSIVE.
 
@@ -424,8 +422,6 @@ def gate(
         ``"error"`` refuses, with the counts per task (a missing item may be one the model failed);
         ``"intersect"`` (or ``"pairwise"``: the same for two models) compares on the items both scored
         and records how many each side lost. Other models never matter.
-    rng : None, int or numpy.random.Generator, default: 0
-        The order the betting interval reads the items in (:func:`ranktrust.compare`'s ``rng``).
 
     Returns
     -------
@@ -477,8 +473,6 @@ def gate(
         suite = {t: suite[t] for t in chosen}
     _check_models(suite, candidate, baseline)
     lost = _aligned(suite, candidate, baseline, al)
-    if not isinstance(rng, (int, np.integer)) or isinstance(rng, bool):   # one order for both passes
-        rng = int(_validate.rng(rng).integers(0, 2**63 - 1))
     alpha = 1.0 - cl
     names = list(suite)
     first = []
@@ -487,8 +481,7 @@ def gate(
         with warnings.catch_warnings(record=True) as caught:   # said again below, naming the task
             warnings.simplefilter("always")
             try:
-                first.append(compare(mt, candidate, baseline, method=method, confidence_level=cl, cluster=cluster,
-                                     rng=rng))
+                first.append(compare(mt, candidate, baseline, method=method, confidence_level=cl, cluster=cluster))
             except DataError as exc:
                 raise DataError(f"task {t!r}: {exc.message}", param=exc.param) from None
         for w in caught:
@@ -507,7 +500,7 @@ def gate(
             with warnings.catch_warnings():        # the first pass said every warning once
                 warnings.simplefilter("ignore")
                 r = compare(suite[t], candidate, baseline, method=method, confidence_level=1.0 - levels[i],
-                            cluster=cluster, rng=rng)
+                            cluster=cluster)
         lo, hi = r.ci_low, r.ci_high
         if hi < 0:
             dec: Decision = "worse"

@@ -275,8 +275,8 @@ def compare(
     batch : int, optional
         Sign-flip draws per array operation; ``None`` (default) picks it (1000).
     rng : None, int or numpy.random.Generator, default: 0
-        For ``"sign-flip"`` (the draws) and ``"betting"`` (the order the items are read in, fixed by
-        the seed and the item names: :func:`ranktrust.stats._bounded.item_order`).
+        For ``"sign-flip"`` (the draws). ``"betting"`` reads the items in an order fixed by their
+        names alone (:func:`ranktrust.stats._bounded.item_order`), the same in every function.
     interval : {"auto", "exact", "wald"}, default: ``"auto"``
         Interval for 0/1 scores with ``method="mcnemar"``: ``"auto"`` = ``"exact"``
         (:func:`mcnemar_ci`: agrees with the exact test, nominal coverage with few discordant
@@ -328,7 +328,7 @@ def compare(
     if meth == "betting":   # the items in the order the bound reads them (seed and item names)
         from ._bounded import item_order
 
-        order = item_order(m.items, rng)
+        order = item_order(m.items)
         S = S[:, order]
     shared = ~np.isnan(S).any(axis=0)
     if not shared.any():
@@ -594,7 +594,6 @@ def all_pairs(
     method: Literal["auto", "mcnemar", "betting", "t", "cluster"] = "auto",
     interval: Literal["auto", "exact", "wald", "none"] = "auto",
     cluster_correction: Literal["cr2", "cr1", "none"] = "cr2",
-    rng: SeedLike = 0,
 ) -> PairTable:
     """Paired comparisons of every pair of models (or of each model with the next one down).
 
@@ -623,10 +622,6 @@ def all_pairs(
         as ``"exact"``. The tests and p-values are unchanged.
     cluster_correction : {"cr2", "cr1", "none"}, default: ``"cr2"``
         As in :func:`compare`.
-    rng : None, int or numpy.random.Generator, default: 0
-        ``"betting"``: the order the items are read in, as in :func:`compare` (the same seed gives
-        every pair the numbers :func:`compare` gives it).
-
     Returns
     -------
     PairTable
@@ -672,7 +667,7 @@ def all_pairs(
         if meth == "betting":
             from ._bounded import item_order
 
-            io = item_order(m.items, rng)
+            io = item_order(m.items)
             R = half_range(S)
             step = max(1, (1 << 22) // max(S.shape[1], 1))
             parts = [_betting(S[ii[k:k + step]][:, io] - S[jj[k:k + step]][:, io],
