@@ -233,7 +233,8 @@ def main():
         print(line("rank-set coverage", cov, R, 0.95, ">=", promised), flush=True)
     if "cost" in want:
         c = cost()
-        print(f"(cost) 2,000,000 battles, 250 models: cluster_correction='cr1' {c['cr1']:.1f} s, 'cr2' {c['cr2']:.1f} s "
+        print(f"(cost) 2,000,000 battles, 250 models: cluster_correction='cr1' {c['cr1']:.1f} s, "
+              f"'cr2' {c['cr2']:.1f} s "
               f"(ratio {c['cr2'] / c['cr1']:.2f}; best of two each)", flush=True)
     if "star" in want:
         Rs = args.star_reps or R

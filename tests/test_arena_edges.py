@@ -367,3 +367,16 @@ def test_a_model_on_few_prompts_keeps_simultaneous_coverage():
             miss[corr] += not bool(np.all((r.rank_low <= 1 + better) & (r.rank_high >= 7 - worse)))
     assert miss["cr2"] <= 4, miss
     assert miss["cr1"] >= miss["cr2"] + 2, miss
+
+
+def test_the_command_line_chooses_the_correction_and_says_it_in_its_flag(tmp_path, capsys):
+    df = _board(M=4, n=1500, P=200, seed=4, new_prompts=6)
+    path = tmp_path / "b.csv"
+    df.to_csv(path, index=False)
+    code, out, err = run_cli(capsys, "arena", str(path), "--n-resamples", "100", "--cluster-correction", "cr1",
+                             "-f", "json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["settings"]["cluster_correction"] == "cr1" and d["settings"]["min_df"] is None
+    (note,) = [n for n in d["notes"] if n["code"] == "arena_few_clusters_model"]
+    assert note["text"].endswith("(no small-cluster correction: --cluster-correction cr2 gives one)")

@@ -53,8 +53,8 @@ from ._common import (
 @confidence_option
 @seed_option
 def command(paths: tuple[str, ...], baseline: str | None, ties: str, cluster_by: str, style: str | None,
-            method: str, cluster_correction: str, n_resamples: int, input_format: str, weight_strong: float | None, prompt: str | None,
-            output_format: str | None, out: str, confidence: float, seed: int) -> None:
+            method: str, cluster_correction: str, n_resamples: int, input_format: str, weight_strong: float | None,
+            prompt: str | None, output_format: str | None, out: str, confidence: float, seed: int) -> None:
     """Ratings, simultaneous rank sets and "Is #1 really #1?" for battles in PATHS (a battles table,
     Chatbot Arena clean_battle JSON, Arena-Hard judgments, AlpacaEval annotations, MT-Bench pairs)."""
     from ..data._io import input_hash
@@ -66,7 +66,7 @@ def command(paths: tuple[str, ...], baseline: str | None, ties: str, cluster_by:
         r = _arena(list(paths) if len(paths) > 1 else paths[0], format=input_format,
                    weight_strong=weight_strong if weight_strong is not None else False, prompt=prompt,
                    baseline=baseline, ties=ties, cluster_by=None if cluster_by.lower() == "none" else cluster_by,
-                   style=sty, method=method, cluster_correction=cluster_correction, confidence_level=confidence, n_resamples=n_resamples, rng=seed,
-                   progress=progress)
+                   style=sty, method=method, cluster_correction=cluster_correction, confidence_level=confidence,
+                   n_resamples=n_resamples, rng=seed, progress=progress)
     render(r, kind="arena", fmt=output_format, out=out, seed=seed, input_hash=input_hash(paths),
            command=command_line(), title="ranktrust arena")

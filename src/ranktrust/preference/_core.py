@@ -752,7 +752,8 @@ def arena(
     if progress is not None and o["method"] != "bootstrap":
         progress(1, 1)
     pb_note = _per_battle_note(bt, asked_none=o["cluster_by"] is None)
-    notes += [*(() if pb_note is None else (pb_note,)), *_few_cluster_notes(bt, cov, valid_model, correction if o["method"] == "sandwich" else "bootstrap")]
+    said = correction if o["method"] == "sandwich" else "bootstrap"
+    notes += [*(() if pb_note is None else (pb_note,)), *_few_cluster_notes(bt, cov, valid_model, said)]
     return ArenaResult(
         models=models, rating=rating, se=se, ci_low=ci_low, ci_high=ci_high, rank=rank, rank_low=rank_low,
         rank_high=rank_high, tier=tier, overlap_rank_low=ov_low, overlap_rank_high=ov_high,

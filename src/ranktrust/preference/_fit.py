@@ -385,7 +385,8 @@ class Exposure:
 
     ``scale``: per battle, ``1 / sqrt(1 - l)`` where ``l`` is the leverage of the battle's cluster on the more
     exposed of its two models (``v_g(m) * h[m]``, ``v_g(m)`` = the information model ``m`` gets from cluster
-    ``g``, ``h[m]`` = the larger of ``H^+[m, m]`` and ``1 / H[m, m]``), capped at 0.99; ``clusters``: per model, the number of clusters it appears in;
+    ``g``, ``h[m]`` = the larger of ``H^+[m, m]`` and ``1 / H[m, m]``), capped at 0.99; ``clusters``: per model,
+    the number of clusters it appears in;
     ``effective``: per model, Kish's effective number of clusters ``(sum_g v_g(m))^2 / sum_g v_g(m)^2``;
     ``max_leverage``: per model, its largest cluster leverage."""
 

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ArgumentError, DataError, FormatError
 from ..readers._util import iter_jsonl, walk_files
 from ._canon import COLUMNS, OPTIONAL, PER_ITEM, STYLE_A, STYLE_B, WINNER_SCORES, Where
-from ._formats import (ARENA_HARD_LABELS, CLUSTER_GUESSES, from_alpaca_eval, from_arena_hard, from_clean_battle, from_mt_bench,
-                       from_table, strong_weight)
+from ._formats import (ARENA_HARD_LABELS, CLUSTER_GUESSES, from_alpaca_eval, from_arena_hard, from_clean_battle,
+                       from_mt_bench, from_table, strong_weight)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

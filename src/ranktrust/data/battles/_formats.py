@@ -102,7 +102,7 @@ def from_table(df: "pd.DataFrame", where: Where, *, cluster: str | None, fmt: st
         notes.append({"code": "columns_ignored", "source": where.source, "columns": ignored})
     if name is not None:      # the source's own name of the prompt ids, which `cluster_by` may use
         notes.append({"code": "prompt_column", "source": where.source, "column": name})
-    else:                     # no prompt ids: rows that repeat an earlier one in every column (judge replicates, copies)
+    else:                     # no prompt ids: rows repeating an earlier one in every column (replicates, copies)
         notes.append({"code": "duplicate_rows", "source": where.source, "rows": _duplicates(df, out)})
     notes.append(_dropped(where.source, {}))
     if strong != 1.0:

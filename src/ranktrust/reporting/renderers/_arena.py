@@ -98,7 +98,8 @@ def method_sentence(d: dict[str, Any]) -> str:
     elif s["method"] == "sandwich" and corr == "none":
         cov += " (no small-cluster correction, normal reference)"
     floor = s.get("p_adjusted_floor")
-    fl = (f" An adjusted p shown as <{p_value(floor).lstrip('<')} is below the floor 1/({count(s['n_resamples'])} + 1) of the "
+    fl = (f" An adjusted p shown as <{p_value(floor).lstrip('<')} is below the floor "
+          f"1/({count(s['n_resamples'])} + 1) of the "
           "draws." if floor is not None and s["method"] == "sandwich" else "")
     n_pairs = s["n_models"] * (s["n_models"] - 1) // 2
     claims = ("Rank sets and 'separated' come from the pair's own test (one pair: no draws, the adjusted p is its "
