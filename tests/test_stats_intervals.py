@@ -504,6 +504,9 @@ def test_cluster_edge_is_said_in_every_format_of_the_report():
     rep = rt.report(m, cluster=True, stability=False, split_half=False, quality=False)
     for fmt in ("text", "md", "html"):
         page = " ".join(to_string(rep, fmt, kind="report").split())
-        assert "'rare' has a score of at most 10% or at least 90%" in page and "approximate" in page, fmt
+        assert "model 'rare': the clustered 95% interval is approximate" in page, fmt
+        assert "at most 10% or at least 90%" in page, fmt
     notes = json.loads(to_string(rep, "json", kind="report"))["notes"]
-    assert any("'rare' has a score of at most 10%" in n["text"] and "approximate" in n["text"] for n in notes)
+    assert any("model 'rare'" in n["text"] and "approximate" in n["text"] for n in notes)
+    # the report keeps the warning's record, not only its text
+    assert any(n["code"] == "cluster_edge" and n["data"]["models"] == ["rare"] for n in notes), notes

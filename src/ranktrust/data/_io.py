@@ -315,6 +315,7 @@ def read(
             model_col=model, item_col=item, score_col=score, group_col=group, run_col=run,
             condition_col=condition, task=task, metric=metric, errors=errors,
             model_name=model_name, wide=wide, split=split, dataset=dataset,
+            scale=scale,   # the readers that scale their own scores (MT-Bench's 1-10 ratings) refuse a second scale
         )
         df = read_long(source, format=format, options=opts)
         src = os.fspath(source) if isinstance(source, (str, os.PathLike)) else ", ".join(map(os.fspath, source))

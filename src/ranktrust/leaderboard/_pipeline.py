@@ -46,7 +46,9 @@ def _warnings_to_notes(fn: Callable[..., LeaderboardReport]) -> Callable[..., Le
                 continue
             if msg not in seen:
                 seen.add(msg)
-                new.append(Note("warning", {"text": msg, "category": w.category.__name__}))
+                rec = getattr(w.message, "note", None)    # a warning that carries its record (cluster_edge)
+                new.append(rec if isinstance(rec, Note) else
+                           Note("warning", {"text": msg, "category": w.category.__name__}))
         sections = rep.sections
         if flat:      # the repeats' "CI is not defined" for such a model is the same cause: one note (D23)
             sections, dup = _without_flat_repeats_notes(rep.sections, flat)
