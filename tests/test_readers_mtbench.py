@@ -281,3 +281,13 @@ def test_another_question_under_the_same_id_is_refused(tmp_path):
     with pytest.raises(DataError, match=r"mixed.jsonl: line 2: question 81 \(turn 1\) is not the question of "
                                         r".*mixed.jsonl line 1"):
         rt.read_long(str(tmp_path / "mixed.jsonl"))
+
+
+def test_rt_read_with_scale_is_refused_not_applied_twice():
+    # the reader puts the 1-10 ratings on [0, 1] itself; a scale given to rt.read would divide them again
+    import ranktrust as rt
+    from ranktrust.errors import DataError
+
+    path = sorted((Path(__file__).parent / "data" / "mtbench").rglob("*_single.jsonl"))[0]
+    with pytest.raises(DataError, match=r"puts MT-Bench's 1-10 ratings on \[0, 1\] itself"):
+        rt.read(str(path), scale=10)
