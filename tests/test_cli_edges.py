@@ -112,16 +112,16 @@ def test_a_closed_pipe_keeps_the_commands_exit_code(two_models):
 
 
 def test_quiet_closed_pipes_leaves_captured_streams_and_drops_after_epipe(capsys):
-    from ranktrust.cli._common import _PipeEnd, quiet_closed_pipes
+    from ranktrust.cli._common import _PipeWriter, quiet_closed_pipes
 
     before = sys.stdout, sys.stderr
     quiet_closed_pipes()           # pytest's captured streams are no pipes: nothing changes
     assert (sys.stdout, sys.stderr) == before
     r, w = os.pipe()
     os.close(r)
-    end = _PipeEnd(w)
+    end = _PipeWriter(io.FileIO(w, "w", closefd=False))
     try:
-        stream = io.TextIOWrapper(io.BufferedWriter(end), encoding="utf-8", write_through=True)
+        stream = io.TextIOWrapper(end, encoding="utf-8", write_through=True)
         assert stream.write("x" * 10) == 10 and stream.write("more\n") == 5     # EPIPE: dropped, no error
         stream.flush()
         assert not end.isatty() and end.fileno() == w

@@ -83,50 +83,45 @@ def input_options(fn: Callable) -> Callable:
 OUTPUT_FORMATS = ("text", "md", "json", "html", "csv")
 
 
-class _PipeEnd(io.RawIOBase):
-    """The write end of a standard stream that is a pipe: once its reader has gone (``| head -1`` read enough,
+class _PipeWriter(io.BufferedWriter):
+    """The buffer of a standard stream that is a pipe: once its reader has gone (``| head -1`` read enough,
     EPIPE), everything still written is dropped (the file descriptor is pointed at the null device), so the
     command runs on to its own exit code (0, or the gate's 3) instead of click's 1 for a broken pipe: the code
-    of bad input (newcomer QA D17)."""
+    of bad input (newcomer QA D17).
 
-    def __init__(self, fd: int) -> None:
-        super().__init__()
-        self._fd = fd
-
-    def writable(self) -> bool:
-        return True
-
-    def fileno(self) -> int:
-        return self._fd
-
-    def isatty(self) -> bool:
-        return False
+    The writes themselves stay in C (``io.FileIO`` under ``io.BufferedWriter``): a Ctrl-C that lands just after
+    a write cannot leave the buffer thinking the bytes unwritten and write them a second time at exit, as a
+    raw stream written in Python could."""
 
     def write(self, b: Any) -> int:
         try:
-            return os.write(self._fd, b)
+            return super().write(b)
         except BrokenPipeError:
-            null = os.open(os.devnull, os.O_WRONLY)
-            try:
-                os.dup2(null, self._fd)
-            finally:
-                os.close(null)
+            self._drop()
             return len(memoryview(b))
 
-    def close(self) -> None:           # the descriptor belongs to the process, not to this wrapper
-        if not self.closed:
-            with contextlib.suppress(OSError, ValueError):
-                self.flush()
-            super().close()
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except BrokenPipeError:
+            self._drop()
+            super().flush()
+
+    def _drop(self) -> None:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, self.raw.fileno())
+        finally:
+            os.close(null)
 
 
 def quiet_closed_pipes() -> None:
     """Make stdout and stderr, where they are pipes, drop output once the reader closes them (see
-    :class:`_PipeEnd`). A terminal, a file or a test's captured stream is left as it is; calling it again does
+    :class:`_PipeWriter`). A terminal, a file or a test's captured stream is left as it is; calling it again does
     nothing."""
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
-        if isinstance(getattr(getattr(stream, "buffer", None), "raw", None), _PipeEnd):
+        if isinstance(getattr(stream, "buffer", None), _PipeWriter):
             continue
         try:
             fd = stream.fileno()
@@ -136,7 +131,7 @@ def quiet_closed_pipes() -> None:
         except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
             continue
         err = name == "stderr"
-        setattr(sys, name, io.TextIOWrapper(io.BufferedWriter(_PipeEnd(fd)), encoding=stream.encoding,
+        setattr(sys, name, io.TextIOWrapper(_PipeWriter(io.FileIO(fd, "w", closefd=False)), encoding=stream.encoding,
                                             errors=stream.errors, line_buffering=err or stream.line_buffering,
                                             write_through=err))
 
