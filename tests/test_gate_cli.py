@@ -114,6 +114,9 @@ def test_every_format_puts_the_verdict_first(suites, capsys, tmp_path):
     (["--candidate", "nwe", "--baseline", "old"], "error: unknown candidate model 'nwe' (in no task); did you mean 'new'?"),
     (["--candidate", "new", "--baseline", "old", "--margin", "-1"],
      "error: Invalid value for '--margin': must be >= 0 points (the drop the gate tolerates), got -1"),
+    (["--candidate", "new", "--baseline", "old", "--margin", "nan"],    # in points, not the API's fraction (D14)
+     "error: Invalid value for '--margin': must be a number of points in [0, 100) (the drop the gate tolerates), "
+     "got nan"),
     (["--candidate", "new", "--baseline", "old", "--task", "gms"], "error: no task 'gms'; did you mean 'gsm'?"),
 ])
 def test_bad_input_is_one_line(suites, capsys, extra, message):

@@ -35,6 +35,8 @@ EXIT_INCONCLUSIVE_STRICT = 4
 
 
 def _margin(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    if value != value or value in (float("inf"), float("-inf")):   # NaN or infinite: say it in points, here
+        raise click.BadParameter(f"must be a number of points in [0, 100) (the drop the gate tolerates), got {value:g}")
     if value < 0:
         raise click.BadParameter(f"must be >= 0 points (the drop the gate tolerates), got {value:g}")
     if value >= 100:
