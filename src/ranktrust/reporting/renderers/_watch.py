@@ -115,12 +115,12 @@ def _verdict(d: dict[str, Any]) -> str:
     if decided and d["target"] == "best" and len(d["best_set"]) == 1:
         return f"Certified: {d['best_set'][0]} is #1. Stop scoring."
     if decided:
-        return f"Decided. {label}: {', '.join(d['best_set'])}."
+        return f"Decided. {label[0].upper()}{label[1:]}: {', '.join(d['best_set'])}."
     if d["done"]:
         names = sorted({m for p in d["unresolvable_pairs"] for m in p})
         return (f"Not decided, and no items left that could decide it: {len(names)} models cannot be told apart on "
                 f"this benchmark ({', '.join(names)}); {label}: {', '.join(d['best_set'])}.")
-    return f"Still open. {label}: {', '.join(d['best_set'])}."
+    return f"Still open. {label[0].upper()}{label[1:]}: {', '.join(d['best_set'])}."   # a sentence: a capital
 
 
 #: the words that differ by audience: a Python user calls ``Watch.next()``, a command-line user reads the
