@@ -462,3 +462,11 @@ def test_style_options_and_sentences():
     d["settings"]["ties_check"] = {"convention": "davidson", "top": ["m1", "m3", "m2"], "differs": True, "nu": 0.5}
     assert ties_sentence(d).startswith("Note: with Davidson's tie model the top three are m1, m3, m2")
     assert headline_text(d).startswith(("Yes: ", "No: "))
+
+
+def test_the_ties_sentence_counts_the_models_a_board_has():
+    # a 2-model board has no "top three" (newcomer QA D20)
+    from ranktrust.reporting.renderers._arena import ties_sentence
+
+    two = {"settings": {"ties_check": {"convention": "davidson", "differs": False, "top": ["a", "b"]}}}
+    assert ties_sentence(two) == "With Davidson's tie model the top two are the same."

@@ -136,9 +136,11 @@ def ties_sentence(d: dict[str, Any]) -> str | None:
     if not tc:
         return None
     name = "Davidson's tie model" if tc["convention"] == "davidson" else "ties as half a win"
+    n = len(tc["top"])
+    top = {1: "#1 is", 2: "top two are", 3: "top three are"}.get(n, f"top {n} are")   # a 2-model board has no top three
     if tc["differs"]:
-        return f"Note: with {name} the top three are {', '.join(tc['top'])}: the tie convention changes the order."
-    return f"With {name} the top three are the same."
+        return f"Note: with {name} the {top} {', '.join(tc['top'])}: the tie convention changes the order."
+    return f"With {name} the {top} the same."
 
 
 def _columns(d: dict[str, Any]) -> list[str]:
