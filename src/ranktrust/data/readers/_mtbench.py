@@ -31,16 +31,12 @@ from typing import Any, Iterator
 from ...errors import DataError, FormatError
 from ...results import Note
 from ._registry import ReadOptions, Skip, register
-from ._util import iter_jsonl, walk_files
+from ._util import JsonlFilesReader, iter_jsonl
 
 REQUIRED = ("question_id", "model", "judge", "score", "turn")
 NO_RATING = -1
 # the judge is asked for 1-10; FastChat parses any [[n]] and keeps 0 in its means, so 0-10 is read
 SCALE = (0.0, 10.0)
-
-
-def _is_jsonl(name: str) -> bool:
-    return name.lower().endswith((".jsonl", ".jsonl.gz"))
 
 
 def first_record(path: str, limit: int = 1 << 20) -> Any:
@@ -75,10 +71,6 @@ def label(v: Any) -> str:
 
 def _looks(rec: Any) -> bool:
     return isinstance(rec, dict) and all(k in rec for k in REQUIRED) and isinstance(rec["judge"], list)
-
-
-def _sniff_file(path: str) -> bool:
-    return _is_jsonl(os.path.basename(path)) and _looks(first_record(path))
 
 
 def _judge(rec: dict, path: str, lineno: int) -> str:
@@ -118,7 +110,7 @@ def question_hash(prompt: Any, turn: int) -> str | None:
 
 
 @register
-class MTBenchReader:
+class MTBenchReader(JsonlFilesReader):
     """FastChat MT-Bench single-answer grading files (``gpt-4_single.jsonl``), or a folder of them."""
 
     name = "mtbench"
@@ -126,13 +118,8 @@ class MTBenchReader:
     description = "MT-Bench single-answer grading (FastChat llm_judge *_single.jsonl)"
     looks_for = "MT-Bench single-grading files (model_judgment/*_single.jsonl)"
 
-    def sniff(self, path: str) -> bool:
-        if os.path.isdir(path):
-            return any(_sniff_file(p) for p in walk_files(path, _is_jsonl, limit=200))
-        return _sniff_file(path)
-
-    def units(self, path: str) -> list[str]:
-        return [p for p in walk_files(path, _is_jsonl) if _sniff_file(p)]
+    _looks = staticmethod(_looks)
+    _first = staticmethod(first_record)
 
     def skip(self, unit: str, opts: ReadOptions) -> Skip | None:
         if opts.metric is None:

@@ -14,14 +14,13 @@ wrote as ``[[n]]``, or ``null`` when the judgment has none (see ``docs/formats/s
 
 from __future__ import annotations
 
-import os
 from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
 from ...results import Note
 from ._mtbench import bench_of, first_record, is_number, label
 from ._registry import ReadOptions, register
-from ._util import iter_jsonl, walk_files
+from ._util import JsonlFilesReader, iter_jsonl
 
 REQUIRED = ("question_id", "model", "score", "judgment")
 MTBENCH_KEYS = ("turn", "judge")
@@ -29,21 +28,13 @@ MTBENCH_KEYS = ("turn", "judge")
 SCALE = (0.0, 10.0)
 
 
-def _is_jsonl(name: str) -> bool:
-    return name.lower().endswith((".jsonl", ".jsonl.gz"))
-
-
 def _looks(rec: Any) -> bool:
     return (isinstance(rec, dict) and all(k in rec for k in REQUIRED)
             and not any(k in rec for k in MTBENCH_KEYS))
 
 
-def _sniff_file(path: str) -> bool:
-    return _is_jsonl(os.path.basename(path)) and _looks(first_record(path))
-
-
 @register
-class SingleGradeReader:
+class SingleGradeReader(JsonlFilesReader):
     """Single-grade judgment JSONL files (Arena-Bench v1 ``model_judgment/<model>.jsonl``), or a folder of them."""
 
     name = "single_grade"
@@ -51,13 +42,8 @@ class SingleGradeReader:
     description = "single-grade judgment JSONL (Arena-Bench v1 model_judgment/<model>.jsonl)"
     looks_for = "single-grade judgment files (model_judgment/<model>.jsonl)"
 
-    def sniff(self, path: str) -> bool:
-        if os.path.isdir(path):
-            return any(_sniff_file(p) for p in walk_files(path, _is_jsonl, limit=200))
-        return _sniff_file(path)
-
-    def units(self, path: str) -> list[str]:
-        return [p for p in walk_files(path, _is_jsonl) if _sniff_file(p)]
+    _looks = staticmethod(_looks)
+    _first = staticmethod(first_record)
 
     def read(self, unit: str, opts: ReadOptions) -> Iterator:
         return _read(unit, opts)

@@ -15,7 +15,7 @@ from ...errors import DataError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["CHUNK_ROWS", "SEARCH_DEPTH", "RowBuffer", "content_hash", "did_you_mean", "is_failure_metric", "iter_jsonl",
+__all__ = ["CHUNK_ROWS", "SEARCH_DEPTH", "JsonlFilesReader", "RowBuffer", "content_hash", "did_you_mean", "is_failure_metric", "iter_jsonl",
            "load_json", "n_of", "user_path", "walk_files"]
 
 # How deep a folder is searched for a format's files, by the sniffer and by the reader alike: a
@@ -194,3 +194,31 @@ def user_path(path: str, given: str) -> str:
     except ValueError:   # another drive (Windows)
         return path
     return path if rel.startswith(".." + os.sep + ".." + os.sep) else rel
+
+
+class JsonlFilesReader:
+    """The ``sniff`` and ``units`` of a reader of JSON-lines files (``.jsonl``, ``.jsonl.gz``), or a folder of
+    them: a subclass gives ``_looks(record)``, the test of a file's first record (``_first(path)`` reads it)."""
+
+    @staticmethod
+    def _looks(rec: Any) -> bool:          # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    @staticmethod
+    def _first(path: str) -> Any:          # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    @staticmethod
+    def _is_jsonl(name: str) -> bool:
+        return name.lower().endswith((".jsonl", ".jsonl.gz"))
+
+    def _accepts(self, path: str) -> bool:
+        return self._is_jsonl(os.path.basename(path)) and self._looks(self._first(path))
+
+    def sniff(self, path: str) -> bool:
+        if os.path.isdir(path):
+            return any(self._accepts(p) for p in walk_files(path, self._is_jsonl, limit=200))
+        return self._accepts(path)
+
+    def units(self, path: str) -> list[str]:
+        return [p for p in walk_files(path, self._is_jsonl) if self._accepts(p)]
