@@ -19,7 +19,6 @@ found no ``[[rating]]`` in the judgment (see ``docs/formats/mtbench-single.md``)
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import math
@@ -31,25 +30,12 @@ from typing import Any, Iterator
 from ...errors import DataError, FormatError
 from ...results import Note
 from ._registry import ReadOptions, Skip, register
-from ._util import JsonlFilesReader, iter_jsonl
+from ._util import JsonlFilesReader, first_record, iter_jsonl
 
 REQUIRED = ("question_id", "model", "judge", "score", "turn")
 NO_RATING = -1
 # the judge is asked for 1-10; FastChat parses any [[n]] and keeps 0 in its means, so 0-10 is read
 SCALE = (0.0, 10.0)
-
-
-def first_record(path: str, limit: int = 1 << 20) -> Any:
-    """The first non-blank line of a JSON-lines file, parsed (None when it is not JSON or the file is not text)."""
-    opener = gzip.open if path.lower().endswith(".gz") else open
-    try:
-        with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
-            for line in fh:
-                if line.strip():
-                    return json.loads(line[:limit]) if len(line) <= limit else None
-    except (OSError, UnicodeDecodeError, EOFError, ValueError):
-        return None
-    return None
 
 
 def bench_of(path: str) -> str | None:
@@ -119,7 +105,6 @@ class MTBenchReader(JsonlFilesReader):
     looks_for = "MT-Bench single-grading files (model_judgment/*_single.jsonl)"
 
     _looks = staticmethod(_looks)
-    _first = staticmethod(first_record)
 
     def skip(self, unit: str, opts: ReadOptions) -> Skip | None:
         if opts.metric is None:
@@ -247,4 +232,4 @@ def _read(path: str, opts: ReadOptions, questions: dict | None = None) -> Iterat
     yield df
 
 
-__all__ = ["MTBenchReader", "first_record", "bench_of", "is_number", "label"]
+__all__ = ["MTBenchReader", "bench_of", "is_number", "label"]

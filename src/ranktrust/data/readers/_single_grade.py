@@ -18,7 +18,8 @@ from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
 from ...results import Note
-from ._mtbench import bench_of, first_record, is_number, label
+from ._mtbench import bench_of, is_number, label
+from ._util import first_record
 from ._registry import ReadOptions, register
 from ._util import JsonlFilesReader, iter_jsonl
 
@@ -43,7 +44,6 @@ class SingleGradeReader(JsonlFilesReader):
     looks_for = "single-grade judgment files (model_judgment/<model>.jsonl)"
 
     _looks = staticmethod(_looks)
-    _first = staticmethod(first_record)
 
     def read(self, unit: str, opts: ReadOptions) -> Iterator:
         return _read(unit, opts)

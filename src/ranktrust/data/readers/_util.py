@@ -15,8 +15,8 @@ from ...errors import DataError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["CHUNK_ROWS", "SEARCH_DEPTH", "JsonlFilesReader", "RowBuffer", "content_hash", "did_you_mean", "is_failure_metric", "iter_jsonl",
-           "load_json", "n_of", "user_path", "walk_files"]
+__all__ = ["CHUNK_ROWS", "SEARCH_DEPTH", "JsonlFilesReader", "RowBuffer", "content_hash", "did_you_mean",
+           "first_record", "is_failure_metric", "iter_jsonl", "load_json", "n_of", "user_path", "walk_files"]
 
 # How deep a folder is searched for a format's files, by the sniffer and by the reader alike: a
 # harness output folder (``benchmark_output/runs/<suite>/<run>/``,
@@ -196,16 +196,25 @@ def user_path(path: str, given: str) -> str:
     return path if rel.startswith(".." + os.sep + ".." + os.sep) else rel
 
 
+def first_record(path: str, limit: int = 1 << 20) -> Any:
+    """The first non-blank line of a JSON-lines file, parsed (None when it is not JSON or the file is not text)."""
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
+            for line in fh:
+                if line.strip():
+                    return json.loads(line[:limit]) if len(line) <= limit else None
+    except (OSError, UnicodeDecodeError, EOFError, ValueError):
+        return None
+    return None
+
+
 class JsonlFilesReader:
     """The ``sniff`` and ``units`` of a reader of JSON-lines files (``.jsonl``, ``.jsonl.gz``), or a folder of
-    them: a subclass gives ``_looks(record)``, the test of a file's first record (``_first(path)`` reads it)."""
+    them: a subclass gives ``_looks(record)``, the test of a file's first record (:func:`first_record`)."""
 
     @staticmethod
     def _looks(rec: Any) -> bool:          # pragma: no cover - every subclass defines it
-        raise NotImplementedError
-
-    @staticmethod
-    def _first(path: str) -> Any:          # pragma: no cover - every subclass defines it
         raise NotImplementedError
 
     @staticmethod
@@ -213,7 +222,7 @@ class JsonlFilesReader:
         return name.lower().endswith((".jsonl", ".jsonl.gz"))
 
     def _accepts(self, path: str) -> bool:
-        return self._is_jsonl(os.path.basename(path)) and self._looks(self._first(path))
+        return self._is_jsonl(os.path.basename(path)) and self._looks(first_record(path))
 
     def sniff(self, path: str) -> bool:
         if os.path.isdir(path):
