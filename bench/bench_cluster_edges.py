@@ -39,25 +39,27 @@ from ranktrust._kernel import t_quantile, wilson_bounds
 from ranktrust.stats._intervals import EDGE_BAND, EDGE_MIN_CLUSTERS, cluster_sums, cluster_variance
 
 
-def before(x: np.ndarray, groups: np.ndarray, cl: float) -> tuple[np.ndarray, np.ndarray]:
-    """The previous default for 0/1 scores: Wilson with n_eff and t(df_CR2) (each cluster once at 0% / 100%)."""
+def _effective_n(x: np.ndarray, groups: np.ndarray) -> tuple:
+    """``mean, n_eff, n, df``: the CR2 clustered variance read as an effective number of items (each cluster once
+    at 0% / 100%), as the intervals below take it."""
     mean, sums, counts, n = cluster_sums(x, groups)
     var, df = cluster_variance(sums * sums, counts, n, "cr2")
     n_cl = np.sum(counts > 0, axis=-1)
     pq = mean * (1 - mean)
     with np.errstate(invalid="ignore", divide="ignore"):
         neff = np.where((pq > 0) & (var > 0), pq / np.where(var > 0, var, 1.0), n_cl.astype(float))
+    return mean, neff, n, df
+
+
+def before(x: np.ndarray, groups: np.ndarray, cl: float) -> tuple[np.ndarray, np.ndarray]:
+    """The previous default for 0/1 scores: Wilson with n_eff and t(df_CR2) (each cluster once at 0% / 100%)."""
+    mean, neff, n, df = _effective_n(x, groups)
     return wilson_bounds(mean, np.minimum(neff, n), t_quantile(cl, df))
 
 
 def korn_graubard(x: np.ndarray, groups: np.ndarray, cl: float) -> tuple[np.ndarray, np.ndarray]:
     """Korn and Graubard (1998): Clopper-Pearson at n* = n_eff (z/t_df)^2, x* = p n*."""
-    mean, sums, counts, n = cluster_sums(x, groups)
-    var, df = cluster_variance(sums * sums, counts, n, "cr2")
-    n_cl = np.sum(counts > 0, axis=-1)
-    pq = mean * (1 - mean)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        neff = np.where((pq > 0) & (var > 0), pq / np.where(var > 0, var, 1.0), n_cl.astype(float))
+    mean, neff, n, df = _effective_n(x, groups)
     a = (1 - cl) / 2
     ns = np.minimum(neff, n) * (stats.norm.ppf(1 - a) / t_quantile(cl, df)) ** 2
     xs = mean * ns
