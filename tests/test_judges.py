@@ -474,3 +474,19 @@ def test_prediction_powered_rank_sets_cover_on_simulated_boards():
         true_hi = np.array([2, 2, 3, 4, 5, 6])
         covered += bool(np.all((lo <= true_lo) & (hi >= true_hi)))
     assert covered / R >= 0.95 - 2 * math.sqrt(0.05 * 0.95 / R)
+
+
+def test_gold_corrected_battles_refuses_a_battle_without_a_verdict():
+    import pandas as pd
+
+    a, b, f, y, L, M, _ = _bt_board()
+    name = np.array([f"m{k}" for k in range(M)])
+    lab = np.array(["model_b", "model_a"])
+    judge = pd.DataFrame({"num": np.arange(len(a)), "model_a": name[a], "model_b": name[b], "winner": lab[f.astype(int)]})
+    gold = judge.assign(winner=lab[y.astype(int)])[L]
+    broken = judge.copy()
+    broken.loc[3, "winner"] = "error"
+    with pytest.raises(DataError, match=r"battles: row 3: verdict 'error' is not model_a, model_b or a tie"):
+        gold_corrected_battles(broken, gold)
+    with pytest.raises(DataError, match=r"battles has no 'winner' column"):
+        gold_corrected_battles(judge.drop(columns="winner"), gold)

@@ -36,7 +36,7 @@ from ..errors import DataError, SolverError
 from ..preference._maxt import pair_index
 from ..ranking._ranksets import layers
 from ..results import Result, jsonable
-from ._audit import VERDICTS
+from ._audit import _column, _scores
 from ._core import JudgedPairRow, Ranked, RankedRow, pairs_and_ranks
 
 __all__ = ["GoldCorrectedBattles", "gold_corrected_battles", "ppi_bradley_terry"]
@@ -203,24 +203,17 @@ def ppi_bradley_terry(a: np.ndarray, b: np.ndarray, f: np.ndarray, y: np.ndarray
 
 
 def _verdict_scores(table: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    try:
-        a = np.asarray(table["model_a"], dtype=object)
-        b = np.asarray(table["model_b"], dtype=object)
-    except (KeyError, IndexError, TypeError):
-        raise DataError(f"{what} needs model_a and model_b columns", param=what) from None
+    """``model_a, model_b`` and each battle's score for model a: the ``score`` column, else the ``winner`` label
+    read as the audit reads it (:func:`._audit._scores`); a battle with no verdict (``error``) is refused."""
+    a, b = _column(table, "model_a", what), _column(table, "model_b", what)
     if "score" in getattr(table, "columns", table):
-        s = np.asarray(table["score"], dtype=float)
-    else:
-        try:
-            w = np.asarray(table["winner"], dtype=object)
-        except (KeyError, IndexError, TypeError):
-            raise DataError(f"{what} needs a winner or a score column", param=what) from None
-        s = np.array([np.nan if VERDICTS.get(str(x).strip().lower(), 0) is None else VERDICTS.get(str(x).strip().lower(), np.nan)
-                      for x in w], dtype=float)
-        bad = np.flatnonzero(np.isnan(s))
-        if bad.size:
-            raise DataError(f"{what}: row {int(bad[0])}: verdict {w[bad[0]]!r} is not model_a, model_b or a tie "
-                            f"({bad.size:,} such rows)", param=what)
+        return a, b, np.asarray(table["score"], dtype=float)
+    w = _column(table, "winner", what)
+    s = _scores(w, what)
+    bad = np.flatnonzero(np.isnan(s))
+    if bad.size:
+        raise DataError(f"{what}: row {int(bad[0])}: verdict {w[bad[0]]!r} is not model_a, model_b or a tie "
+                        f"({bad.size:,} such rows)", param=what)
     return a, b, s
 
 
