@@ -78,7 +78,7 @@ from ..data._matrix import ScoreMatrix
 from ..errors import ArgumentError, DataError
 from ..resample._engine import resample_means
 from ..resample._engine import weights as resample_weights
-from ..results import Note, NoteJSON, Result, jsonable
+from ..results import HeadlineJSON, Note, NoteJSON, Result, jsonable
 from ._mrsw import min_units
 from ._ranksets import layers
 
@@ -157,15 +157,7 @@ class SuiteNewTask(TypedDict):
     n_checked: int
 
 
-class _SuiteHeadline(TypedDict):
-    top: str
-    runner_up: str | None
-    separable: bool | None
-    diff: float | None
-    ci_low: float | None
-    ci_high: float | None
-    p_value: float | None
-    p_adjusted: float | None
+class _SuiteHeadline(HeadlineJSON):
     rank_low: int
     rank_high: int
     could_be_first: list[str]
