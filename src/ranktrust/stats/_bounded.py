@@ -266,20 +266,26 @@ def identical_items_needed(margin: float, alpha: float) -> int | None:
     ``1 - alpha`` to clear ``-margin`` (``R = 1``); None for ``margin`` 0 (no number of items does).
 
     >>> identical_items_needed(0.01, 0.05)
-    561
+    502
     """
     if not margin > 0:
         return None
     thr = np.log(2.0 / alpha)
+    return _first_n(lambda n: _identical_log_capital(n, margin) > thr, 1 << 40)
+
+
+def _first_n(ok: Any, limit: int) -> int | None:
+    """The smallest ``n >= 2`` with ``ok(n)`` for a predicate that stays true once true: doubling, then bisection;
+    None past ``limit``."""
     hi = 2
-    while _identical_log_capital(hi, margin) <= thr:
+    while not ok(hi):
         hi *= 2
-        if hi > 1 << 40:
+        if hi > limit:
             return None
     lo = hi // 2
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if _identical_log_capital(mid, margin) > thr:
+        if ok(mid):
             hi = mid
         else:
             lo = mid
@@ -310,16 +316,5 @@ def items_needed(margin: float, alpha: float, q: float, power: float = 0.8) -> i
         lam = min(np.sqrt(2.0 * np.log(2.0 / TUNE_ALPHA) / (n * q)), cap)
         return n * (lam * margin - lam * lam * q / 2.0) - z * lam * np.sqrt(n * q) >= thr
 
-    hi = 2
-    while not ok(hi):
-        hi *= 2
-        if hi > 1 << 50:
-            return None
-    lo = hi // 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return max(hi, floor)
+    hi = _first_n(ok, 1 << 50)
+    return None if hi is None else max(hi, floor)
