@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 
-from ..errors import DataError, FormatError
+import numpy as np
+
+from ..errors import ArgumentError, DataError, FormatError
 from ..results import Note
 from ._canonical import check_doc_hash
 from ._long import matrix_from_long
@@ -244,6 +246,8 @@ def read(
     scale: float | None = None,
     split: str | None = None,
     dataset: str | None = None,
+    source_name: str | None = None,
+    line_numbers: "int | Literal['index'] | None" = None,
 ) -> ScoreMatrix:
     """Read per-item results into a :class:`ScoreMatrix`.
 
@@ -282,6 +286,14 @@ def read(
     dataset : {"lite", "verified", "full"}, optional
         SWE-bench: the dataset the run used; its bundled instance list is the denominator
         (instances a results file does not list count as unresolved).
+    source_name : str, optional
+        A DataFrame ``source`` only: what errors call it (default ``"DataFrame"``), e.g. the file it was read
+        from: ``"tasks.csv: line 17: score 'x' is not a number"``.
+    line_numbers : int or ``"index"``, optional
+        A DataFrame ``source`` only: how errors number its rows. ``None`` (default): ``row N``, the row's
+        position from 0. An int: ``line N``, the position plus that number (``2`` for a CSV with one header
+        line read by :func:`pandas.read_csv`). ``"index"``: ``line N`` with ``N`` the row's index label (the
+        index holds each row's line in its file, as for the rows of a file picked out of a bigger table).
 
     Returns
     -------
@@ -298,10 +310,7 @@ def read(
         return source.align(align)
     source = _collect_polars(source)
     if isinstance(source, pd.DataFrame):
-        # rows are named by position (0, 1, ...), not by index label (labels repeat after pd.concat)
-        df = source.reset_index(drop=True)
-        src = "DataFrame"
-        line_offset = None
+        df, src, line_offset = _frame_rows(source, source_name, line_numbers)
         from .readers._registry import ReadOptions as _RO
         from .readers._table import _is_long, _wide_to_long
 
@@ -311,6 +320,9 @@ def read(
             model, item, score = "model", "item", "score"
             group = "group" if "group" in df.columns and group != "" else group
     else:
+        if source_name is not None or line_numbers is not None:
+            given = "source_name" if source_name is not None else "line_numbers"
+            raise ArgumentError(f"`{given}` names the rows of a DataFrame; a file names its own", param=given)
         opts = ReadOptions(
             model_col=model, item_col=item, score_col=score, group_col=group, run_col=run,
             condition_col=condition, task=task, metric=metric, errors=errors,
@@ -344,6 +356,30 @@ def read(
         paths = [os.fspath(source)] if isinstance(source, (str, os.PathLike)) else [os.fspath(s) for s in source]
         m = m._replace(provenance=_provenance(m, df, paths))
     return m.align(align)
+
+
+def _frame_rows(df: "pd.DataFrame", name: str | None, line_numbers: "int | str | None",
+                ) -> "tuple[pd.DataFrame, str, int | None]":
+    """A DataFrame given to :func:`read`, what its errors call it, and the offset :func:`row_where` adds to a row
+    number (``None``: rows are named ``row N`` by position)."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"`source_name` must be a string, not {type(name).__name__}")
+    src = name if name is not None else "DataFrame"
+    if isinstance(line_numbers, str) and line_numbers == "index":
+        import pandas as pd
+
+        if not (pd.api.types.is_integer_dtype(df.index) and df.index.is_unique):
+            raise ArgumentError("`line_numbers`='index' needs an index of unique integers (each row's line in its "
+                                "file)", param="line_numbers", data={"index_dtype": str(df.index.dtype)})
+        return df, src, 0
+    # rows are named by position (0, 1, ...), not by index label (labels repeat after pd.concat)
+    df = df.reset_index(drop=True)
+    if line_numbers is None:
+        return df, src, None
+    if isinstance(line_numbers, bool) or not isinstance(line_numbers, (int, np.integer)):
+        raise ArgumentError(f"`line_numbers` must be an int (added to a row's position from 0: 2 for a CSV with "
+                            f"one header line) or 'index', not {line_numbers!r}", param="line_numbers")
+    return df, src, int(line_numbers)
 
 
 def _table_header(source: Any, df: "pd.DataFrame") -> list[str] | None:
