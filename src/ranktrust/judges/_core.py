@@ -1,7 +1,7 @@
 """Gold-corrected scores: a judge's scores on every item, a person's labels on a random subset.
 
 :func:`gold_corrected` estimates each model's mean *gold* score (what the person would give on every item)
-from both, with the estimators of :mod:`._estimators`, and puts the estimates through the same verdict
+from both, with the estimators of ``ranktrust.stats`` (PPI++, post-stratification, Rogan–Gladen), and puts the estimates through the same verdict
 machinery as the arena: one covariance matrix of all models' estimates, the stepdown max-|t| over all pairs
 (Romano & Wolf 2005; :func:`ranktrust.preference` uses the same function), the "found better" relation, its
 rank sets and tiers (:func:`ranktrust.ranking.layers`). Beside each model stand the judge-only score (biased
@@ -24,19 +24,16 @@ import numpy as np
 
 from .. import _validate
 from .._validate import SeedLike
-from .._kernel import is_binary, normal_quantile, t_quantile, wilson_bounds
+from .._kernel import normal_quantile
 from .._random import child, root
-from ..errors import ArgumentError, DataError
+from ..data import ScoreMatrix
 from ..preference._maxt import pair_index, stepdown
 from ..ranking._ranksets import layers
 from ..results import Result, jsonable
-from ._estimators import ppi_plus, rogan_gladen, stratified
+from ..stats._ppi import METHODS, gold_fit, model_intervals
 
 __all__ = ["Ranked", "RankedRow", "pairs_and_ranks", "GoldCorrected", "GoldCorrectedJSON", "JudgedRow", "JudgedPairRow", "gold_corrected", "labels_needed", "model_intervals", "METHODS"]
 
-METHODS = ("auto", "ppi++", "stratified", "rogan-gladen")
-_MIN_LABELS = 10          # below this many labelled items no interval is given
-_MIN_INFORMATION = 0.05   # rogan-gladen: refused where sensitivity + specificity - 1 is below this
 
 
 class RankedRow(TypedDict):
@@ -179,55 +176,8 @@ class GoldCorrected(Ranked, Result):
         })
 
 
-def _labelled_items(gold: np.ndarray, models: tuple[str, ...], items: tuple[str, ...]) -> np.ndarray:
-    has = ~np.isnan(gold)                     # (M, N)
-    some, every = has.any(axis=0), has.all(axis=0)
-    bad = np.flatnonzero(some & ~every)
-    if bad.size:
-        i = bad[0]
-        missing = [models[j] for j in np.flatnonzero(~has[:, i])]
-        raise DataError(
-            f"item {items[i]!r} has a gold label for some models but not for {', '.join(map(repr, missing[:3]))}"
-            f"{' and more' if len(missing) > 3 else ''} ({bad.size} such items): the labelled items must be the same "
-            "for every model; label those models too or leave the item unlabelled for all", param="gold")
-    return every
-
-
-def _gold_matrix(judge: Any, gold: Any) -> np.ndarray:
-    """The gold labels as an ``(M, N)`` array in the judge's model and item order (NaN = not labelled)."""
-    from ..data._matrix import ScoreMatrix
-
-    if not isinstance(gold, ScoreMatrix):
-        raise TypeError(f"`gold` must be a ScoreMatrix of the same models and items, got {type(gold).__name__}")
-    known_m, known_i = set(judge.models), set(judge.items)
-    extra_m = [x for x in gold.models if x not in known_m]
-    extra_i = [x for x in gold.items if x not in known_i]
-    if extra_m or extra_i:
-        what = f"model {extra_m[0]!r}" if extra_m else f"item {extra_i[0]!r}"
-        raise DataError(f"`gold` has {what}, which the judge did not score: gold labels pair with judged items",
-                        param="gold")
-    out = np.full((judge.n_models, judge.n_items), np.nan)
-    mi = {x: k for k, x in enumerate(judge.models)}
-    ii = {x: k for k, x in enumerate(judge.items)}
-    rows = np.array([mi[x] for x in gold.models], dtype=np.intp)
-    cols = np.array([ii[x] for x in gold.items], dtype=np.intp)
-    out[np.ix_(rows, cols)] = gold.scores
-    return out
-
-
-def _method(method: str, f: np.ndarray, y: np.ndarray) -> str:
-    method = _validate.choice(method, "method", METHODS)
-    binary = is_binary(f) and is_binary(y)
-    if method == "auto":
-        return "stratified" if binary else "ppi++"
-    if method in ("stratified", "rogan-gladen") and not binary:
-        raise ArgumentError(f"`method`={method!r} needs 0/1 judge scores and 0/1 gold labels; "
-                            "use `method`='ppi++' for other scores", param="method")
-    return method
-
-
 def gold_corrected(judge: Any, gold: Any, *, method: str = "auto", confidence_level: float = 0.95,
-                   n_resamples: int = 10_000, rng: SeedLike = 0) -> GoldCorrected:
+                   n_resamples: int = 10_000, rng: SeedLike = 0, cluster: bool = False) -> GoldCorrected:
     """Each model's mean gold score from a judge's scores on every item and gold labels on some.
 
     Parameters
@@ -238,12 +188,15 @@ def gold_corrected(judge: Any, gold: Any, *, method: str = "auto", confidence_le
         Gold labels of the same models on a subset of the items (NaN or absent where not labelled); an item is
         labelled for every model or for none.
     method : {"auto", "ppi++", "stratified", "rogan-gladen"}
-        ``auto``: ``stratified`` when judge and gold are 0/1, else ``ppi++`` (see :mod:`._estimators`).
+        ``auto``: ``stratified`` when judge and gold are 0/1, else ``ppi++`` (docs/judges.md, "The estimators").
     confidence_level : float
         Of the intervals, and the family-wise level of the pairs and rank sets.
     n_resamples : int
         Normal draws of the stepdown max-|t| (one pair needs none).
     rng : None, int or Generator
+    cluster : bool
+        Sum each item's influence within its item group (``judge.groups``) before squaring: the cluster-robust
+        covariance, with a t reference on ``G - 1`` df.
 
     Returns
     -------
@@ -262,63 +215,23 @@ def gold_corrected(judge: Any, gold: Any, *, method: str = "auto", confidence_le
     >>> r.method, r.n_labelled
     ('stratified', 100)
     """
-    from ..data._matrix import ScoreMatrix
-
     if not isinstance(judge, ScoreMatrix):
         raise TypeError(f"`judge` must be a ScoreMatrix, got {type(judge).__name__}")
     level = _validate.confidence_level(confidence_level)
     n_resamples = _validate.count(n_resamples, "n_resamples")
     seed_root = root(rng)
-    f_mn = judge.scores
-    if np.isnan(f_mn).any():
-        j, i = np.argwhere(np.isnan(f_mn))[0]
-        raise DataError(f"the judge did not score model {judge.models[j]!r} on item {judge.items[i]!r}: the judge's "
-                        "scores must be complete (gold-corrected means read the judge on every item)", param="judge")
-    y_mn = _gold_matrix(judge, gold)
-    L = _labelled_items(y_mn, judge.models, judge.items)
-    n, N, M = int(L.sum()), judge.n_items, judge.n_models
-    if n < _MIN_LABELS:
-        raise DataError(f"{n} labelled item{'s' if n != 1 else ''}: gold-corrected intervals need at least "
-                        f"{_MIN_LABELS} (label a random subset of the items)", param="gold")
-    if n == N:
-        raise DataError("every item is labelled: there is nothing for the judge to add; use the gold labels as the "
-                        "scores (`rt.report(gold)`)", param="gold")
-    f, y = f_mn.T.astype(float), np.nan_to_num(y_mn.T)
-    how = _method(method, f, y[L])
-    est = model_intervals(f, y, L, how, level, covariance=True)
-    if how == "rogan-gladen":
-        info = est["se_judge"] + est["sp_judge"] - 1
-        if not np.all(info >= _MIN_INFORMATION):
-            k = int(np.flatnonzero(~(info >= _MIN_INFORMATION))[0])
-            raise DataError(f"the judge's sensitivity + specificity - 1 for {judge.models[k]!r} is "
-                            f"{info[k]:.3g} on the labelled items: too little information to correct; "
-                            "use `method`='stratified'", param="method")
-    V, se, lo, hi = est["covariance"], est["se"], est["ci_low"], est["ci_high"]
-    var_judge, var_label = est["var_judge"], est["var_label"]
-    z = normal_quantile(level)
-    # beside it: the judge alone (all items) and the gold labels alone (the labelled items)
-    jm, gm = f.mean(axis=0), y[L].mean(axis=0)
-    if is_binary(f):
-        jlo, jhi = wilson_bounds(jm, N, z)
-    else:
-        jse = f.std(axis=0, ddof=1) / math.sqrt(N)
-        jlo, jhi = jm - float(t_quantile(level, N - 1)) * jse, jm + float(t_quantile(level, N - 1)) * jse
-    if is_binary(y[L]):
-        glo, ghi = wilson_bounds(gm, n, z)
-    else:
-        gse = y[L].std(axis=0, ddof=1) / math.sqrt(n)
-        glo, ghi = gm - float(t_quantile(level, n - 1)) * gse, gm + float(t_quantile(level, n - 1)) * gse
-    theta = est["estimate"]
-    pairs, better, draws = pairs_and_ranks(theta, V, judge.models, level, n_resamples,
-                                  np.random.default_rng(child(seed_root, "judges", "stepdown")))
+    fit = gold_fit(judge, gold, method=method, confidence_level=level, cluster=cluster)
+    theta, M = fit.score, judge.n_models
+    pairs, better, draws = pairs_and_ranks(theta, fit.covariance, judge.models, level, n_resamples,
+                                           np.random.default_rng(child(seed_root, "judges", "stepdown")))
     tier, _, _ = layers(better, theta)
     return GoldCorrected(
-        models=judge.models, score=theta, se=se, ci_low=lo, ci_high=hi, judge_score=jm, judge_ci_low=jlo,
-        judge_ci_high=jhi, gold_score=gm, gold_ci_low=glo, gold_ci_high=ghi,
-        lam=est["lam"] if how == "ppi++" else None, rank_low=1 + better.sum(axis=0),
-        rank_high=M - better.sum(axis=1), tier=tier, better=better, covariance=V, var_judge=var_judge,
-        var_label=var_label, pairs=pairs, method=how,
-        confidence_level=level, n_items=N, n_labelled=n, n_resamples=draws,
+        models=judge.models, score=theta, se=fit.se, ci_low=fit.ci_low, ci_high=fit.ci_high,
+        judge_score=fit.judge_score, judge_ci_low=fit.judge_ci_low, judge_ci_high=fit.judge_ci_high,
+        gold_score=fit.gold_score, gold_ci_low=fit.gold_ci_low, gold_ci_high=fit.gold_ci_high, lam=fit.lam,
+        rank_low=1 + better.sum(axis=0), rank_high=M - better.sum(axis=1), tier=tier, better=better,
+        covariance=fit.covariance, var_judge=fit.var_judge, var_label=fit.var_label, pairs=pairs, method=fit.method,
+        confidence_level=level, n_items=fit.n_items, n_labelled=fit.n_labelled, n_resamples=draws,
     )
 
 
@@ -384,35 +297,3 @@ def labels_needed(result: GoldCorrected, half_width: float) -> dict[str, Any]:
     known = [v for v in need.values() if v is not None]
     more = max(0, max(known) - n) if known and len(known) == len(need) else None
     return {"half_width": hw, "per_model": need, "n_labelled": n, "n_items": N, "more": more}
-
-
-def model_intervals(f: np.ndarray, y: np.ndarray, labelled: np.ndarray, method: str, level: float, *,
-                    covariance: bool = False) -> dict[str, Any]:
-    """Every model's estimate and interval (columns of ``f``, ``y``: items x models) by ``method``.
-
-    Adds to the estimator's output ``se, ci_low, ci_high, var_judge, var_label`` and, with ``covariance``, the
-    ``covariance`` of all models' estimates (``M x M``; the per-model figures need only its diagonal, which is
-    all ``bench/bench_judge.py`` computes for its thousands of replicate columns).
-    """
-    L = np.asarray(labelled, dtype=bool)
-    n = int(L.sum())
-    est = {"ppi++": ppi_plus, "stratified": stratified, "rogan-gladen": rogan_gladen}[method](f, y, L)
-    c = n / max(n - 1, 1)        # the labels' part from n residuals: the usual n - 1
-    var_judge = (est["w_judge"] ** 2).sum(axis=0)
-    var_label = (est["w_label"] ** 2).sum(axis=0) * c + est.get("extra", 0.0)
-    cross = 2 * (est["w_judge"] * est["w_label"]).sum(axis=0)
-    var = var_judge + var_label + cross
-    if covariance:
-        w = est["w_judge"] + est["w_label"] * np.sqrt(c)
-        V = w.T @ w
-        if "extra" in est:
-            V[np.diag_indices_from(V)] += est["extra"]
-        est["covariance"] = V
-        var = np.diag(V).copy()
-    se = np.sqrt(np.clip(var, 0, None))
-    q = float(t_quantile(level, n - 1)) if method == "ppi++" else normal_quantile(level)
-    lo, hi = est["centre"] - q * se, est["centre"] + q * se
-    if is_binary(y[L]):
-        lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
-    est.update(se=se, ci_low=lo, ci_high=hi, var_judge=var_judge, var_label=var_label)
-    return est
