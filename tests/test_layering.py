@@ -821,10 +821,7 @@ MESSAGE_PARSING_LEFT: dict[str, tuple[int, str]] = {
     "ranktrust/cli/_main.py": (1, "cli_words: the one translator of API words (`align`='intersect') into the running "
                                   "command's flags, by design (rule cli-words)"),
     "ranktrust/cli/_gate.py": (2, "a reader's DataError re-worded per task (`split`, `re.sub` of 'row N')"),
-    "ranktrust/data/_io.py": (2, "accepts_data strips the source from a reader's message"),
-    "ranktrust/data/_long.py": (1, "a score-parsing error's reason split off its message"),
     "ranktrust/gating/_core.py": (1, "_one_pair rewrites compare's small-pair warning with a regex"),
-    "ranktrust/leaderboard/_pipeline.py": (3, "_names_only: zero-spread warnings merged by their quoted names"),
     "ranktrust/preference/_core.py": (2, "'no prompt-id column' found in the reader's message, its columns split off"),
 }
 

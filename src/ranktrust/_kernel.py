@@ -143,7 +143,9 @@ def warn_zero_spread(
 
     The one text of the degenerate-data rule: ``"model 'a' (all 1): every item has the same
     score (zero spread), so the CLT interval would have zero width; its SE and CI are NaN"``.
-    Rows are named by ``names`` (else counted), with their constant value from ``values``.
+    Rows are named by ``names`` (else counted), with their constant value from ``values``. The warning's code is
+    ``zero_spread``; its data name the ``subject`` (model, pair), every row's name (``names``, None when unnamed)
+    and their ``count``.
     """
     fl = np.atleast_1d(np.asarray(flat, dtype=bool))
     if fl.ndim > 1:
@@ -161,11 +163,13 @@ def warn_zero_spread(
         who = f"{subject if one else subject + 's'} {listed}"
     else:
         who = f"{rows.size} {subject if one else subject + 's'}"
-    warnings.warn(
+    listed_names = None if names is None else [str(names[int(j)]) for j in rows]
+    warnings.warn(DegenerateDataWarning(
         f"{who}: every {unit} has the same {what} (zero spread), so the {interval} interval would have "
         f"zero width; {'its' if one else 'their'} SE and CI are NaN{hint}",
-        DegenerateDataWarning, stacklevel=stacklevel,
-    )
+        code="zero_spread", data={"subject": subject, "names": listed_names, "count": int(rows.size),
+                                  "unit": unit, "what": what, "interval": interval},
+    ), stacklevel=stacklevel)
 
 
 def clt_interval(

@@ -12,7 +12,7 @@ group, doc_hash`` where known. A score is a finite number in [0, 1]. Two rows wi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
@@ -103,6 +103,13 @@ def row_where(source: str | None, row: Any, line_offset: int | None) -> str:
     return f"{src}row {row}"
 
 
+def row_data(source: str | None, row: Any, line_offset: int | None) -> dict[str, Any]:
+    """What :func:`row_where` names, as an error's data: ``{"source", "line"}`` or ``{"source", "row"}``."""
+    if line_offset is not None:
+        return {"source": source, "line": int(row) + line_offset}
+    return {"source": source, "row": int(row) if isinstance(row, (int, np.integer)) else str(row)}
+
+
 # a score this far from [0, 1] is not a rescaling slip but a broken value (-1e308, 1e30 ...)
 HUGE = 1e6
 
@@ -142,8 +149,10 @@ def scale_text(rng: "tuple[float, float]") -> str:
 def check_range(
     vals: np.ndarray, df: "pd.DataFrame", source: str | None, line_offset: int | None,
     scale: "tuple[float, float] | float | None", model: str = "model",
+    place: "Callable[[int], tuple[str, dict[str, Any]]] | None" = None,
 ) -> None:
-    """Scores must be fractions in [0, 1]: refuse percentages, judge scales and huge values, naming the row."""
+    """Scores must be fractions in [0, 1]: refuse percentages, judge scales and huge values, naming the row
+    (or what ``place(k)`` names the ``k``-th value: its text and data, for a wide table's model column and item)."""
     outside = (vals < 0) | (vals > 1)
     if not outside.any():
         return
@@ -151,16 +160,22 @@ def check_range(
     n = int(outside.sum())
     huge = np.abs(vals) > HUGE
     k = int(np.flatnonzero(huge)[0]) if huge.any() else int(np.flatnonzero(outside)[0])
-    where = row_where(source, df.index[k], line_offset)
+    if place is not None:
+        where, at = place(k)
+    else:
+        where, at = row_where(source, df.index[k], line_offset), row_data(source, df.index[k], line_offset)
     who = f" for model {df.iloc[k].get(model, '?')!r}" if model in df.columns else ""
     lo, hi = float(np.min(vals)), float(np.max(vals))
     scaled = f" after `scale`={scale_text(rng)}" if rng is not None else ""
     rows = f"{n} such rows; scores range from {lo:g} to {hi:g}"
+    # the data: where, the value and the range; ``reason`` is the message without its place (for a caller that
+    # names the place its own way)
+    data = {**at, "value": float(vals[k]), "count": n, "low": lo, "high": hi,
+            "scale": None if rng is None else list(rng)}
     if huge.any():
-        raise DataError(
-            f"{where}: score {vals[k]:g}{who}{scaled} is far outside [0, 1]; it looks like a broken value, "
-            f"not a score ({rows}). Scores must be fractions in [0, 1]: fix or drop these rows"
-        )
+        why = (f"score {vals[k]:g}{who}{scaled} is far outside [0, 1]; it looks like a broken value, not a score "
+               f"({rows}). Scores must be fractions in [0, 1]: fix or drop these rows")
+        raise DataError(f"{where}: {why}", code="score_broken", data={**data, "reason": why})
     if rng is not None:
         hint = f"check the `scale` value: {scale_text(rng)} does not cover these scores"
     elif lo < 0:
@@ -171,7 +186,8 @@ def check_range(
     else:
         hint = ("scores must be fractions in [0, 1] (0/1 correct, or a partial credit); declare the range the "
                 "scores are on with `scale`='MIN,MAX' (`scale`='1,10' for a 1-10 grade)")
-    raise DataError(f"{where}: score {vals[k]:g}{who}{scaled} is outside [0, 1] ({rows}); {hint}", param="scale")
+    why = f"score {vals[k]:g}{who}{scaled} is outside [0, 1] ({rows}); {hint}"
+    raise DataError(f"{where}: {why}", param="scale", code="score_out_of_range", data={**data, "reason": why})
 
 
 def numeric_scores(
@@ -203,21 +219,22 @@ def parse_scores(
         k = int(np.flatnonzero(bad)[0])
         raise DataError(
             f"{row_where(source, df.index[k], line_offset)}: score {col.iloc[k]!r} is not a number; "
-            f"column {score!r} must hold numbers ({int(bad.sum())} such rows)"
-        )
+            f"column {score!r} must hold numbers ({int(bad.sum())} such rows)", code="score_not_number",
+            data={**row_data(source, df.index[k], line_offset), "value": col.iloc[k], "column": score,
+                  "count": int(bad.sum())})
     nan = np.isnan(vals)
     if nan.any():
         k = int(np.flatnonzero(nan)[0])
         raise DataError(
             f"{row_where(source, df.index[k], line_offset)}: score is missing (NaN) for model "
             f"{df.iloc[k].get('model', '?')!r}; give every row a score, or leave the row out "
-            f"({int(nan.sum())} such rows)"
-        )
+            f"({int(nan.sum())} such rows)", code="score_missing",
+            data={**row_data(source, df.index[k], line_offset), "count": int(nan.sum())})
     inf = np.isinf(vals)
     if inf.any():
         k = int(np.flatnonzero(inf)[0])
         raise DataError(
             f"{row_where(source, df.index[k], line_offset)}: score {vals[k]} is infinite; "
-            "scores must be finite numbers"
-        )
+            "scores must be finite numbers", code="score_infinite",
+            data={**row_data(source, df.index[k], line_offset), "value": float(vals[k])})
     return vals

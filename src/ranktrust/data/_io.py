@@ -421,10 +421,8 @@ def _no_named_columns(exc: DataError, src: str, header: list[str], names: tuple[
     """A table with none of the model, item and score columns was read as a wide table (README: one row per item,
     its ids in the first column, one column of scores per model) and failed: say both readings (QA D5)."""
     shown = ", ".join(header[:12]) + (f" ... ({len(header)} columns)" if len(header) > 12 else "")
-    import re
-
-    why = exc.message.split(": ", 1)[1] if exc.message.startswith(f"{src}: ") else exc.message
-    why = re.sub(r"^(?:row|line) \d+: ", "", why)      # a row of the melted table, not of the file
+    # a score's reason without its place (a row of the melted table, not of the file); else the whole message
+    why = exc.data.get("reason") or exc.message
     model, item, score = names
     return DataError(
         f"{src}: no {model}/{item}/{score} columns; found {shown}. Read as a wide table (one row per item, item ids "

@@ -282,17 +282,22 @@ def matrix_from_wide(
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
             raise DataError(
-                f"{src}model column {c!r}, item {items[k]!r}: {df[c].iloc[k]!r} is not a number"
-            )
+                f"{src}model column {c!r}, item {items[k]!r}: {df[c].iloc[k]!r} is not a number",
+                code="score_not_number", data={"source": source, "model": str(c), "item": items[k],
+                                               "value": df[c].iloc[k], "count": int(bad.sum())})
         if np.isinf(v).any():
             k = int(np.flatnonzero(np.isinf(v))[0])
-            raise DataError(f"{src}model column {c!r}, item {items[k]!r}: score {v[k]} is infinite; scores must be finite")
-        fin = ~np.isnan(v)
-        try:
-            _check_range(v[fin], df[fin], None, None, None)
-        except DataError as exc:  # name the model column and item, not a row
-            k = int(np.flatnonzero(fin)[int(np.flatnonzero((v[fin] < 0) | (v[fin] > 1))[0])])
-            raise DataError(f"{src}model column {c!r}, item {items[k]!r}: {exc.message.split(': ', 1)[1]}") from None
+            raise DataError(f"{src}model column {c!r}, item {items[k]!r}: score {v[k]} is infinite; scores must be "
+                            "finite", code="score_infinite",
+                            data={"source": source, "model": str(c), "item": items[k], "value": float(v[k])})
+        fin = np.flatnonzero(~np.isnan(v))
+
+        def place(k: int, c: object = c, fin: np.ndarray = fin) -> tuple[str, dict]:
+            """The model column and item of the k-th scored cell (a wide table has no row to name)."""
+            it = items[int(fin[k])]
+            return f"{src}model column {c!r}, item {it!r}", {"source": source, "model": str(c), "item": it}
+
+        _check_range(v[fin], df.iloc[fin], None, None, None, place=place)
         cols.append(v)
     data = np.vstack(cols)
     models = [str(c) for c in df.columns]

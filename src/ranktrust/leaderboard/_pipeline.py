@@ -41,7 +41,7 @@ def _warnings_to_notes(fn: Callable[..., LeaderboardReport]) -> Callable[..., Le
         new, merged = [], False
         for w in caught:
             msg = str(w.message)
-            if flat and issubclass(w.category, DegenerateDataWarning) and _names_only(msg, flat):
+            if flat and _names_only(w.message, flat):
                 merged = True
                 continue
             if msg not in seen:
@@ -91,15 +91,13 @@ def _zero_spread_models(m: ScoreMatrix) -> dict[str, float]:
     return {m.models[j]: float(np.nanmax(s[j])) for j in np.flatnonzero(flat)}
 
 
-def _names_only(msg: str, flat: dict[str, float]) -> bool:
-    """Whether ``msg`` is a zero-spread warning about models, every model it names among ``flat``."""
-    import re
-
-    if "(zero spread)" not in msg or not re.match(r"models? ", msg):
+def _names_only(w: Warning, flat: dict[str, float]) -> bool:
+    """Whether ``w`` is a zero-spread warning about models (code ``zero_spread``), every model it names among
+    ``flat``."""
+    if not isinstance(w, DegenerateDataWarning) or w.code != "zero_spread" or w.data.get("subject") != "model":
         return False
-    head = msg.split(": every ", 1)[0]
-    quoted = re.findall(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", head)
-    return bool(quoted) and all(q in {repr(name) for name in flat} for q in quoted)
+    names = w.data.get("names")
+    return bool(names) and all(n in flat for n in names)
 
 
 @_warnings_to_notes
