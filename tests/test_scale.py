@@ -176,10 +176,27 @@ def test_packed_integer_sums_are_exact(span, n_models):
             continue
         got = _packed.packed_sums(idx, prep.packed(bits), bits, n_models).astype(float) + k * prep.lo
         assert np.array_equal(got, want), (k, bits)
-        if bits == 8 and span <= 15:
+        if span <= 15:    # 4-bit runs, widened to 8-bit lanes (or 16-bit ones past 17 runs)
             run = 15 // max(span - 1, 1)
             got = _packed.packed_sums(idx, prep.nibbles(), 8, n_models, run).astype(float) + k * prep.lo
             assert np.array_equal(got, want), (k, "nibbles")
+
+
+@pytest.mark.parametrize("k", [255, 256, 4000, 70_000])
+def test_nibble_runs_widen_past_8_bit_lanes(k):
+    """Runs of 4-bit lane sums widen to 16- and 32-bit lanes when a draw has more than 17 of
+    them: the sums stay exact for 0/1 and 0..5 scores (a draw of 70,000 items of span 5 needs 32 bits)."""
+    from ranktrust.resample import _packed, _engine as engine
+
+    g = np.random.default_rng(k)
+    for span, n_models in ((1, 33), (5, 17)):
+        s = g.integers(0, span + 1, (n_models, 97)).astype(float)
+        s[0, :2] = [0, span]
+        prep = engine.prepare(s)
+        idx = g.integers(0, 97, (3, k))
+        got = _packed.packed_sums(idx, prep.nibbles(), 8, n_models, 15 // span)
+        assert got.dtype.itemsize == (1 if k * span < 256 else 2 if k * span < 2**16 else 4)
+        assert np.array_equal(got.astype(float), s[:, idx].sum(axis=2).T), (span, k)
 
 
 def test_every_path_gives_the_same_means_on_integer_scores():

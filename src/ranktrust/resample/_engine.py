@@ -75,7 +75,8 @@ shifted to start at 0, are packed several to a 64-bit word (8-, 16- or 32-bit la
 enough for a sum of ``size`` of them, :meth:`Prepared.packed`), and one SciPy CSR product
 in uint64 adds whole words, every lane at once with no carry across lanes (SWAR); 0/1-like
 scores first add runs of up to 15 drawn items in 4-bit lanes (:meth:`Prepared.nibbles`),
-half the words per drawn item (the kernels: :mod:`ranktrust.resample._packed`). The sums
+half the words per drawn item of 8-bit lanes and a quarter of 16-bit ones, whatever the size
+of the draw (the runs' sums are widened after; the kernels: :mod:`ranktrust.resample._packed`). The sums
 are exact integers, so the numbers are those of the float paths.
 
 (This module is over 600 lines because it is one thing: the drawing, counting and
@@ -412,13 +413,16 @@ def _resample_setup(scores, n_resamples, size, groups, rng, tie_keys, path):
     exact = groups is None and prep.exact32(size)
     bits = prep.lane_bits(size) if groups is None else 0
     if path == "auto":
-        path = "matmul" if groups is not None else choose_path(m, n, size, exact=exact, lanes=bits and 64 // bits)
+        # nibble-packed scores (span <= 5) cost at most what 8-bit lanes do, whatever the lanes of the sums
+        lanes = 8 if bits and prep.hi - prep.lo <= 5 else bits and 64 // bits
+        path = "matmul" if groups is not None else choose_path(m, n, size, exact=exact, lanes=lanes)
     if path not in ("sparse", "matmul"):
         raise ArgumentError(f"`path` must be 'auto', 'sparse' or 'matmul'; got {path!r}")
     sparse = path == "sparse" and groups is None
     # integer scores: the sparse path adds packed words (exact, so the same numbers as floats)
-    # 0/1 (span <= 5): runs of >= 3 items in 4-bit lanes first (half the words per item)
-    nibble_run = 15 // max(int(prep.hi - prep.lo), 1) if sparse and bits == 8 and prep.hi - prep.lo <= 5 else 0
+    # 0/1 (span <= 5): runs of >= 3 items in 4-bit lanes first (half the words per item of 8-bit lanes, a
+    # quarter of 16-bit ones: draws of more than 255 items widen the runs' sums afterwards, _packed._widened_sums)
+    nibble_run = 15 // max(int(prep.hi - prep.lo), 1) if sparse and bits and prep.hi - prep.lo <= 5 else 0
     packed = (prep.nibbles() if nibble_run else prep.packed(bits)) if sparse and bits else None
     if groups is None:
         dtype = np.float32 if exact else np.float64

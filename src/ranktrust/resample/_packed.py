@@ -36,10 +36,12 @@ def packed_sums(idx: np.ndarray, packed: np.ndarray, bits: int, n_models: int, r
     product (SciPy's CSR x dense in uint64) makes all the sums, ``W`` words per drawn item
     instead of ``M`` floats.
 
-    ``run = g > 0`` (only with ``bits == 8``, ``packed`` from :func:`pack_nibbles`): first
-    add runs of ``g`` drawn items in 4-bit lanes (half as many words per item; ``g`` scores
-    fit 4 bits), then split each word into its even and its odd nibbles, two
-    words of 8-bit lanes, and add a draw's runs there. Returns the sums as unsigned lanes.
+    ``run = g > 0`` (``packed`` from :func:`pack_nibbles`; ``bits`` is then not read): first
+    add runs of ``g`` drawn items in 4-bit lanes (half as many words per item as 8-bit lanes, a
+    quarter of 16-bit ones; ``g`` scores fit 4 bits), then split each word into its even and its
+    odd nibbles, two words of 8-bit lanes, and add a draw's runs there, 17 at a time, widening
+    to 16- and 32-bit lanes while more are left (:func:`_widened_sums`). Returns the sums as
+    unsigned lanes (8, 16 or 32 bits).
     """
     from scipy.sparse import csr_matrix
 
@@ -58,11 +60,52 @@ def packed_sums(idx: np.ndarray, packed: np.ndarray, bits: int, n_models: int, r
     cols = flat.reshape(b, runs, g).transpose(1, 0, 2).ravel()
     a = csr_matrix((np.ones(cols.size, dtype=np.uint64), cols, np.arange(0, cols.size + 1, g, dtype=cols.dtype)),
                    shape=(runs * b, words.shape[0]))
-    part = np.ascontiguousarray(a @ words).reshape(runs, b, -1)          # 4-bit lane sums
-    even = np.add.reduce(part & _NIBBLES, axis=0)                         # 8-bit lanes
-    odd = np.add.reduce((part >> np.uint64(4)) & _NIBBLES, axis=0)
-    # even nibbles hold models 16 w .. 16 w + 7, odd ones 16 w + 8 .. 16 w + 15 (pack_nibbles)
-    return np.stack([even, odd], axis=-1).astype("<u8").view(np.uint8).reshape(b, -1)[:, :n_models]
+    part = np.ascontiguousarray(a @ words).reshape(runs, b, -1)          # 4-bit lane sums, each <= 15
+    return _widened_sums(part, n_models)
+
+
+#: per width: the mask of every other lane, and how many sums of the narrower lanes a lane of it holds
+#: (4 -> 8 bits: 17 sums of at most 15; 8 -> 16: 257 of at most 255; 16 -> 32: 65,537 of at most 65,535)
+_WIDEN = {8: (_NIBBLES, 17), 16: (np.uint64(0x00FF00FF00FF00FF), 257), 32: (np.uint64(0x0000FFFF0000FFFF), 65537)}
+
+
+def _widened_sums(part: np.ndarray, n_models: int) -> np.ndarray:
+    """Sums over axis 0 of ``part`` (R, b, W; overwritten), words of 4-bit lanes (model ``16 w + j`` in nibble
+    ``2 j`` for j < 8, ``2 (j - 8) + 1`` otherwise: :func:`pack_nibbles`): ``(b, M)`` unsigned.
+
+    Each step splits every word into its even and its odd lanes, two words of lanes twice as wide,
+    and adds as many of the rows as those lanes hold without overflow (up to 17 in 8-bit
+    lanes, 257 in 16-bit ones, ...), until one row is left: 8-bit lanes for up to 17 runs (255 items of
+    a 0/1 benchmark), 16-bit ones for up to 4,369 runs, 32-bit ones beyond. Exact: no carry
+    ever crosses a lane.
+    """
+    # rows of words, and the model (within 16) of each lane: nibble 2 j is model j, nibble 2 j + 1 model 8 + j
+    words = [(part, np.arange(16).reshape(2, 8).T.ravel())]
+    bits = 4
+    while True:
+        bits *= 2
+        mask, per = _WIDEN[bits]
+        shift = np.uint64(bits // 2)
+        rows = words[0][0].shape[0]
+        starts = np.arange(0, rows, per)
+        nxt = []
+        for x, lane in words:
+            odd = x >> shift                  # a new array; ``x`` itself is a temporary, masked in place
+            odd &= mask
+            x &= mask
+            for half, sub in ((x, lane[0::2]), (odd, lane[1::2])):
+                nxt.append((np.add.reduceat(half, starts, axis=0) if rows > 1 else half, sub))
+        words = nxt
+        if len(starts) == 1:
+            break
+        if bits == 32:
+            raise OverflowError("too many packed runs for 64-bit sums")      # > 4e9 items a draw
+    per_word = 64 // bits
+    b, w = words[0][0].shape[1:]
+    out = np.empty((b, w, 16), dtype=f"<u{bits // 8}")
+    for x, lane in words:
+        out[:, :, lane] = x[0].view(out.dtype).reshape(b, w, per_word)
+    return out.reshape(b, w * 16)[:, :n_models]
 
 
 def pack_lanes(s: np.ndarray, lo: float, q: np.ndarray | None, bits: int) -> np.ndarray:
