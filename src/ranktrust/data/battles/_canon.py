@@ -40,13 +40,16 @@ PER_ITEM = ("{source}: this is a per-item score table (columns {columns}), not b
             "judge scores)")
 
 
-def label_of(score: np.ndarray) -> np.ndarray:
-    """The label a score stands for: 1 'model_a', 0 'model_b', 0.5 'tie', anything else '' (a probability)."""
-    out = np.full(len(score), "", dtype=object)
-    out[score == 1.0] = "model_a"
-    out[score == 0.0] = "model_b"
-    out[score == 0.5] = "tie"
-    return out
+def label_of(score: np.ndarray) -> Any:
+    """The label a score stands for: 1 'model_a', 0 'model_b', 0.5 'tie', anything else '' (a probability);
+    taken from the four labels by code (pandas' strings), not built row by row."""
+    import pandas as pd
+
+    k = np.full(len(score), 3, dtype=np.int64)
+    k[score == 1.0] = 0
+    k[score == 0.0] = 1
+    k[score == 0.5] = 2
+    return pd.Series(np.array(["model_a", "model_b", "tie", ""], dtype=object)).array.take(k)
 
 
 @dataclass(frozen=True)
@@ -82,11 +85,17 @@ class Labels:
         codes, uniq = pd.factorize(pd.Series(values) if not isinstance(values, pd.Series) else values,
                                    use_na_sentinel=True)
         codes = np.asarray(codes, dtype=np.int64)
+        missing = codes < 0
+        ids = _integer_ids(uniq)
+        if ids is not None:   # whole numbers (prompt ids): their decimal text in one call, never blank
+            import pyarrow as pa
+
+            text = pa.array(ids).cast(pa.string()).to_numpy(zero_copy_only=False)
+            return cls(codes, text.astype(object, copy=False), missing, None)
         uniq = np.asarray(uniq, dtype=object)          # one conversion, not one per element
         as_written = all(type(u) is str for u in uniq)
         text = uniq if as_written else np.array([_text(u) for u in uniq], dtype=object)
         blank = np.array([not t.strip() for t in text], dtype=bool)
-        missing = codes < 0
         if blank.any():
             missing = missing | blank[np.maximum(codes, 0)] & (codes >= 0)
         keep = as_written and not (codes < 0).any() and isinstance(values, pd.Series)
@@ -96,7 +105,24 @@ class Labels:
         """Per-row text (None where the cell was None or NaN): the column itself when it already is that."""
         if self.source is not None:
             return self.source
+        if len(self.codes) and self.codes.min() >= 0:
+            import pandas as pd
+
+            # the distinct texts taken by code: with pandas' Arrow strings, no per-row text objects to convert
+            return pd.Series(self.text).array.take(self.codes)
         return np.append(self.text, None)[self.codes]   # code -1 picks the appended None
+
+
+def _integer_ids(uniq: Any) -> np.ndarray | None:
+    """The distinct values as int64 when they are all whole numbers held as numbers (as :func:`_text` writes
+    them: ``1.0`` is the id 1), else None."""
+    arr = np.asarray(uniq)
+    if arr.dtype.kind == "i" or (arr.dtype.kind == "u" and (not len(arr) or int(arr.max()) < 2**63)):
+        return arr.astype(np.int64, copy=False)
+    if arr.dtype.kind == "f" and len(arr) and bool(np.all(np.isfinite(arr))) \
+            and float(np.abs(arr).max()) < 2.0**53 and bool(np.all(arr == np.round(arr))):
+        return arr.astype(np.int64)
+    return None
 
 
 def _text(v: Any) -> str:
