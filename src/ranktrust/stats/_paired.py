@@ -29,7 +29,7 @@ from .. import _random, _validate
 from .._validate import SeedLike
 from ..errors import ArgumentError, DataError
 from ..results import Result, jsonable
-from .._kernel import is_binary, nan_mean, normal_quantile
+from .._kernel import is_binary, nan_mean, normal_quantile, t_quantile
 from ._pairs import _finish, _sign_flip_p, mcnemar_ci, mcnemar_exact, pair_stats
 from ._intervals import _check_correction, check_confidence_level, cluster_se, warn_few_clusters
 from ._multiplicity import ADJUST_METHODS, adjust_pvalues
@@ -120,8 +120,8 @@ def _ci_method(method: str, interval: str, correction: str) -> str:
 
 
 # ------------------------------------------------------------------ compare
-class PairedComparisonJSON(TypedDict):
-    """Layout of :meth:`PairedComparison.to_dict` (the fields, plus ``p_adjusted``: null for one pair)."""
+class _PairedComparisonJSON(TypedDict):
+    """The keys of every :meth:`PairedComparison.to_dict`."""
 
     a: str
     b: str
@@ -145,6 +145,15 @@ class PairedComparisonJSON(TypedDict):
     unpaired_half_width: float
     n_resamples: int | None
     alternative: str
+
+
+class PairedComparisonJSON(_PairedComparisonJSON, total=False):
+    """Layout of :meth:`PairedComparison.to_dict` (the fields, plus ``p_adjusted``: null for one pair); with
+    ``gold`` also the labels' count and the judge-only and gold-only comparisons beside it."""
+
+    n_labelled: int
+    judge_only: _PairedComparisonJSON
+    gold_only: _PairedComparisonJSON
 
 
 @dataclass(frozen=True, eq=False)
@@ -189,6 +198,11 @@ class PairedComparison(Result):
         Clusters the two models share (clustered only).
     alternative : str
         ``"two-sided"``, ``"greater"`` (A > B) or ``"less"``: the alternative of ``p_value``.
+    n_labelled : int or None
+        With ``gold``: the labelled items. ``method`` is then the gold estimator (``"ppi++"``, ``"stratified"``
+        or ``"rogan-gladen"``), ``score_a``, ``score_b`` and ``diff`` estimate the gold labels' means, and
+        ``judge_only`` (the judge's scores alone, on every item) and ``gold_only`` (the labels alone, on the
+        labelled items) are the score path's comparisons beside it.
     """
 
     a: str
@@ -212,8 +226,15 @@ class PairedComparison(Result):
     df: float | None = None
     n_clusters: int | None = None
     alternative: str = "two-sided"
+    n_labelled: int | None = None
+    judge_only: "PairedComparison | None" = None
+    gold_only: "PairedComparison | None" = None
 
     def to_dict(self) -> PairedComparisonJSON:
+        gold = {} if self.n_labelled is None else {
+            "n_labelled": self.n_labelled,
+            "judge_only": self.judge_only.to_dict() if self.judge_only is not None else None,
+            "gold_only": self.gold_only.to_dict() if self.gold_only is not None else None}
         return jsonable({
             "a": self.a, "b": self.b, "n_items": self.n_items,
             "only_a": self.only_a, "only_b": self.only_b,
@@ -223,7 +244,7 @@ class PairedComparison(Result):
             "n_clusters": self.n_clusters, "confidence_level": self.confidence_level,
             "clustered": self.clustered, "score_a": self.score_a, "score_b": self.score_b,
             "unpaired_half_width": self.unpaired_half_width, "n_resamples": self.n_resamples,
-            "alternative": self.alternative,
+            "alternative": self.alternative, **gold,
         })
 
 
@@ -247,6 +268,7 @@ def compare(
     rng: SeedLike = 0,
     interval: Literal["auto", "exact", "wald"] = "auto",
     cluster_correction: Literal["cr2", "cr1", "none"] = "cr2",
+    gold: "ScoreMatrix | None" = None,
 ) -> PairedComparison:
     """Compare two models on the items both scored.
 
@@ -284,6 +306,14 @@ def compare(
     cluster_correction : {"cr2", "cr1", "none"}, default: ``"cr2"``
         Small-cluster correction of the clustered SE, CI and p-value (t reference with the
         matching df); ``"none"`` is [M, eq. 4] with a normal reference.
+    gold : ScoreMatrix, optional
+        Gold labels (a person's) of the same models on a random subset of the items, NaN (or absent) where
+        not labelled; ``m`` is then the judge's scores, complete. The difference estimates the gold labels'
+        mean difference: the paired difference of the gold-corrected means (:mod:`._ppi`; ``method`` is
+        ``"auto"``, ``"ppi++"``, ``"stratified"`` or ``"rogan-gladen"``, ``auto`` = ``stratified`` for 0/1
+        judge and labels, else ``ppi++``), from their joint covariance (summed within item groups with
+        ``cluster``), normal reference (t with ``n - 1`` df for ``ppi++``, ``G - 1`` clustered). The
+        judge-only and gold-only comparisons stand beside it (``judge_only``, ``gold_only``).
 
     Returns
     -------
@@ -321,6 +351,9 @@ def compare(
     ia, ib = m.index_of(a), m.index_of(b)
     if ia == ib:
         raise DataError(f"cannot compare model {a!r} with itself: give two different models")
+    if gold is not None:
+        return _gold_compare(m, ia, ib, gold, method=method, alternative=alt, confidence_level=cl,
+                             cluster=bool(cluster), cluster_correction=corr)
     S = np.asarray(m.scores)[[ia, ib]]
     binary = is_binary(S)
     meth, clustered = _resolve(m, method, cluster, binary,
@@ -371,6 +404,71 @@ def compare(
         df=_df_of(st, stat_method, corr, 0),
         n_clusters=int(st["n_clusters"][0]) if clustered else None,
         alternative=alt,
+    )
+
+
+def _gold_p(t: np.ndarray, df: float, alt: str) -> np.ndarray:
+    """p-values of the z (or t with ``df``) statistics ``t`` under ``alternative``."""
+    from scipy import special, stats
+
+    t = np.asarray(t, dtype=float)
+    upper = (lambda x: special.ndtr(-x)) if not np.isfinite(df) else (lambda x: stats.t.sf(x, df))
+    if alt == "greater":
+        return upper(t)
+    if alt == "less":
+        return upper(-t)
+    return np.minimum(1.0, 2 * upper(np.abs(t)))
+
+
+def _gold_quantile(cl: float, df: float) -> float:
+    return float(t_quantile(cl, df)) if np.isfinite(df) else float(normal_quantile(cl))
+
+
+def _gold_pair_sub(m: "ScoreMatrix", gold: "ScoreMatrix", ia: int, ib: int) -> tuple[Any, Any, Any]:
+    """The two models' judge scores, their gold labels, and the gold labels on the labelled items alone
+    (a ScoreMatrix the score path compares)."""
+    names = [m.models[ia], m.models[ib]]
+    sub = m.select(models=[ia, ib])
+    have = [x for x in names if x in set(getattr(gold, "models", ()))]
+    gsub = gold.select(models=have) if have and len(have) < len(gold.models) else gold
+    return sub, gsub, names
+
+
+def _gold_compare(m: "ScoreMatrix", ia: int, ib: int, gold: Any, *, method: str, alternative: str,
+                  confidence_level: float, cluster: bool, cluster_correction: str) -> PairedComparison:
+    """:func:`compare` with ``gold``: the paired difference of the gold-corrected means (:mod:`._ppi`)."""
+    from ._ppi import METHODS, gold_fit
+
+    if method not in METHODS:
+        raise ArgumentError(f"with `gold`, `method` must be one of {', '.join(map(repr, METHODS))} (the gold "
+                            f"estimator), got {method!r}", param="method")
+    sub, gsub, names = _gold_pair_sub(m, gold, ia, ib)
+    fit = gold_fit(sub, gsub, method=method, confidence_level=confidence_level, cluster=cluster)
+    diff, se = fit.pair(0, 1)
+    q = _gold_quantile(confidence_level, fit.df)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = diff / se if se > 0 else (0.0 if diff == 0 else np.inf * np.sign(diff))
+    p = float(_gold_p(np.array([t]), fit.df, alternative)[0])
+    kw: dict[str, Any] = {"confidence_level": confidence_level, "cluster": cluster,
+                          "cluster_correction": cluster_correction}
+    judge_only = compare(sub, names[0], names[1], **kw)
+    lab = fit.labelled
+    gm = sub.select(items=np.flatnonzero(lab))
+    from ..data import ScoreMatrix
+
+    gm = ScoreMatrix.from_array(fit.gold_labels[:, lab], models=names, items=list(gm.items),
+                                groups=list(gm.groups) if gm.groups is not None else None)
+    gold_only = compare(gm, names[0], names[1], **kw)
+    z = normal_quantile(confidence_level)
+    return PairedComparison(
+        a=names[0], b=names[1], n_items=fit.n_items, only_a=None, only_b=None,
+        score_a=float(fit.score[0]), score_b=float(fit.score[1]), diff=diff, se=se,
+        ci_low=diff - q * se, ci_high=diff + q * se, p_value=p, method=fit.method,
+        confidence_level=confidence_level, clustered=fit.clustered,
+        unpaired_half_width=float(z * np.sqrt(fit.se[0] ** 2 + fit.se[1] ** 2)),
+        ci_method="t" if np.isfinite(fit.df) else "normal", df=fit.df if np.isfinite(fit.df) else None,
+        n_clusters=fit.n_clusters, alternative=alternative, n_labelled=fit.n_labelled,
+        judge_only=judge_only, gold_only=gold_only,
     )
 
 
