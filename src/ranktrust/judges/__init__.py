@@ -16,8 +16,9 @@ from . import _core as _core
 from ._audit import JudgeAudit, judge_audit
 from ._battles import GoldCorrectedBattles, gold_corrected_battles
 from ._core import METHODS, GoldCorrected, gold_corrected, labels_needed, model_intervals
+from ._twoway import judged_intervals
 
 __doc__ = f"{__doc__}\n{_core.__doc__}\n{_battles.__doc__}\n{_audit.__doc__}"
 
 __all__ = ["GoldCorrected", "gold_corrected", "labels_needed", "model_intervals", "METHODS",
-           "GoldCorrectedBattles", "gold_corrected_battles", "JudgeAudit", "judge_audit"]
+           "GoldCorrectedBattles", "gold_corrected_battles", "JudgeAudit", "judge_audit", "judged_intervals"]

@@ -28,6 +28,10 @@ than the reference (fewer ties) can move ``rate`` without any self-preference, s
 ``agreement`` (the same battles): Cohen's kappa of the judge and the reference over the verdicts "a wins",
 "b wins", "tie", with a normal interval from its influence function (approximate: thousands of battles in the
 data it is meant for); a figure, never flagged.
+
+``length`` (battles or swapped games with the answers' lengths, with or without reference verdicts), ``repeats``
+and ``judge_shift`` (a long table of judged scores, each answer judged by several judges or more than once): see
+:mod:`ranktrust.judges._length` and :mod:`ranktrust.judges._twoway`.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ from .._kernel import normal_quantile, wilson_bounds
 from ..errors import DataError
 from ..results import Result, jsonable
 from ..stats._bounded import betting_bounds
+from ._length import find_lengths, length_probe
+from ._twoway import judge_shift, repeat_variance
 
 __all__ = ["AuditHeadline", "JudgeAudit", "JudgeAuditJSON", "ProbeJSON", "judge_audit", "VERDICTS"]
 
@@ -70,6 +76,23 @@ class ProbeJSON(TypedDict, total=False):
     judge_score: float
     reference_score: float
     agreement: float
+    slope: float
+    versus: str
+    n_pairs: int
+    n_clusters: int
+    judge_slope: float
+    reference_slope: float
+    twice_as_long: float
+    icc: float
+    n_cells: int
+    n_repeated_cells: int
+    n_judgments: int
+    judgments_per_cell: float
+    n_judges: int
+    repeat_sd: float
+    judge: str
+    offsets: dict[str, float]
+    t2: float
 
 
 class AuditHeadline(TypedDict):
@@ -87,6 +110,9 @@ class JudgeAuditJSON(TypedDict, total=False):
     consistency: ProbeJSON
     self_preference: ProbeJSON
     agreement: ProbeJSON
+    length: ProbeJSON
+    repeats: ProbeJSON
+    judge_shift: ProbeJSON
     flagged: list[str]
     not_run: dict[str, str]
 
@@ -101,7 +127,9 @@ class JudgeAudit(Result):
         ``{name: record}``; a probe the data cannot support is absent and named in ``not_run`` with why.
     not_run : dict
         ``{name: code}``: ``no_games`` (no swapped games), ``no_reference`` (no reference verdicts on the same
-        battles), ``no_family`` (the judge's family not named).
+        battles), ``no_family`` (the judge's family not named), ``no_lengths`` (no answer lengths),
+        ``no_repeats`` (judged scores with no answer judged more than once, or one judge only for
+        ``judge_shift``). Without ``scores`` neither ``repeats`` nor ``judge_shift`` is listed.
     confidence_level : float
     """
 
@@ -228,22 +256,66 @@ def _kappa(sj: np.ndarray, sr: np.ndarray, level: float) -> dict:
             "p_value": None, "flagged": None, "n_battles": n, "agreement": float(po)}
 
 
+def _optional(table: Any, name: str) -> np.ndarray | None:
+    try:
+        return np.asarray(table[name], dtype=object)
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+def _games_length(games: Any, level: float) -> dict | None:
+    """``length`` on swapped games: model_1's score averaged over the two orders (position cancels)."""
+    lengths = find_lengths(games)
+    if lengths is None:
+        return None
+    g1 = _scores(_column(games, "g1_winner", "games"), "games")
+    g2 = _scores(_column(games, "g2_winner", "games"), "games")
+    n = len(g1)
+    m1 = _optional(games, "model_1")
+    m2 = _optional(games, "model_2")
+    a = m1 if m1 is not None else np.full(n, "model_1", dtype=object)
+    b = m2 if m2 is not None else np.full(n, "model_2", dtype=object)
+    return length_probe(a, b, lengths[0], lengths[1], (g1 + g2) / 2, None, _optional(games, "question_id"), level)
+
+
+def _scores_records(scores: Any, judge_col: str, level: float) -> tuple[dict[str, dict], dict[str, str]]:
+    from ._twoway import _read_long
+
+    d = _read_long(scores, "model", "item", judge_col, "score", None)
+    if int(d["cell_code"].max()) + 1 == d["cell_code"].size:
+        return {}, {"repeats": "no_repeats", "judge_shift": "no_repeats"}
+    out = {"repeats": repeat_variance(d, level)}
+    if out["repeats"]["n_judges"] >= 2:
+        out["judge_shift"] = judge_shift(d, level)
+        return out, {}
+    return out, {"judge_shift": "no_repeats"}
+
+
 def judge_audit(games: Any = None, *, battles: Any = None, reference: Any = None, family: Any = None,
-                confidence_level: float = 0.95) -> JudgeAudit:
-    """Probe a judge for position bias, inconsistency, self-preference and agreement with a reference.
+                scores: Any = None, judge_col: str = "judge", confidence_level: float = 0.95) -> JudgeAudit:
+    """Probe a judge for position bias, inconsistency, self-preference, length bias, agreement with a reference,
+    repeat-judgment variance and judge shifts.
 
     Parameters
     ----------
     games : table, optional
         Swapped games, one row per question and model pair: ``g1_winner`` (``model_1`` in the first slot) and
         ``g2_winner`` (``model_2`` in the first slot), each ``model_1``, ``model_2``, ``tie`` or ``error``, in
-        the models' terms (FastChat's MT-Bench pairwise files). Runs ``position`` and ``consistency``.
+        the models' terms (FastChat's MT-Bench pairwise files). Runs ``position`` and ``consistency``, and
+        ``length`` where the answers' lengths are there (``length_1``/``length_2`` columns, or the answers in
+        ``g1_user_prompt``).
     battles, reference : tables, optional
         The judge's verdicts and reference verdicts (a person's, another judge's) on the same battles, line by
         line: ``model_a``, ``model_b``, ``winner`` (``model_a``, ``model_b``, ``tie``, ``tie (bothbad)``).
-        Runs ``agreement``, and with ``family`` ``self_preference``.
+        Runs ``agreement``, and with ``family`` ``self_preference``. With the answers' lengths (``length_a``
+        and ``length_b``) ``battles`` runs ``length``, against the reference when one is given.
     family : sequence of str, optional
         The models of the judge's own family (named by the caller: ranktrust does not guess families from names).
+    scores : table, optional
+        Judged scores, one row per judgment: ``model``, ``item``, ``score`` and ``judge_col`` (the judge or the
+        repeat). Runs ``repeats`` and, with two judges or more, ``judge_shift``. Per-model intervals that count
+        the judges' variance: :func:`ranktrust.judges.judged_intervals` on the same table.
+    judge_col : str, default ``"judge"``
     confidence_level : float
 
     Returns
@@ -267,6 +339,22 @@ def judge_audit(games: Any = None, *, battles: Any = None, reference: Any = None
             not_run["self_preference"] = "no_family"
     else:
         not_run["agreement"] = not_run["self_preference"] = "no_reference"
+    lengths = find_lengths(battles) if battles is not None else None
+    if lengths is not None:
+        if reference is None:
+            a, b = _column(battles, "model_a", "battles"), _column(battles, "model_b", "battles")
+            sj, sr = _scores(_column(battles, "winner", "battles"), "battles"), None
+        probes["length"] = length_probe(a, b, lengths[0], lengths[1], sj, sr, _optional(battles, "question_id"),
+                                        level)
+    elif games is not None and (g := _games_length(games, level)) is not None:
+        probes["length"] = g
+    elif games is not None or battles is not None:
+        not_run["length"] = "no_lengths"
+    if scores is not None:          # (without judged scores the two probes are not listed: nothing to run them on)
+        recs, skipped = _scores_records(scores, judge_col, level)
+        probes.update(recs)
+        not_run.update(skipped)
     if not probes:
-        raise DataError("nothing to audit: give swapped `games`, or `battles` with `reference` verdicts", param="games")
+        raise DataError("nothing to audit: give swapped `games`, `battles` with `reference` verdicts or answer "
+                        "lengths, or judged `scores`", param="games")
     return JudgeAudit(probes=probes, not_run=not_run, confidence_level=level)
