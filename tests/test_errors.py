@@ -67,13 +67,20 @@ def subclasses_in(tree: ast.AST, known: set[str]) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def sites() -> dict[str, list[tuple[str, int, str]]]:
-    """code -> [(file:line, class, data keys or None)] over the package."""
+def house() -> tuple[dict[Path, ast.Module], set[str]]:
+    """Every module's tree, and the names of the error and warning classes (with the package's subclasses)."""
     trees = {p: ast.parse(p.read_text(encoding="utf-8")) for p in sorted(SRC.rglob("*.py"))}
     known = set(CLASSES)
     for _ in range(3):      # subclasses of subclasses
         for t in trees.values():
             known |= subclasses_in(t, known)
+    return trees, known
+
+
+@pytest.fixture(scope="module")
+def sites(house) -> dict[str, list[tuple[str, int, str]]]:
+    """code -> [(file:line, class, data keys or None)] over the package."""
+    trees, known = house
     found: dict[str, list] = {}
     bad = []
     for path, tree in trees.items():
@@ -212,3 +219,51 @@ def test_warn_points_at_the_caller_of_the_function_that_warns():
         warnings.simplefilter("always")
         analysis(); line = __import__("inspect").currentframe().f_lineno    # noqa: E702
     assert (caught[0].filename, caught[0].lineno) == (__file__, line)
+
+
+#: files that still emit a warning without a code (a plain ``UserWarning``), and how many places: the count only
+#: falls. Emit ``errors.warn(message, code=..., data=...)`` (or a ``RanktrustWarning`` subclass) instead.
+PLAIN_WARNINGS_LEFT = {
+    "ranktrust/cli/_gate.py": 1,
+    "ranktrust/gating/_tasks.py": 1,
+    "ranktrust/reporting/plots/_style.py": 1,
+}
+
+
+def plain_warnings(tree: ast.AST, classes: set[str]) -> list[int]:
+    """Lines of ``warnings.warn`` calls whose category is no ranktrust warning class: ``warnings.warn(msg)``,
+    ``warnings.warn(msg, UserWarning)``. A warning built from a ranktrust class (``warnings.warn(Cls(...))``) or
+    re-emitted in its own category (``w.category``, keeping its code) is fine."""
+    out = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _name(node.func) == "warn" and isinstance(node.func, ast.Attribute)
+                and _name(node.func.value) == "warnings" and node.args):
+            continue
+        cat = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "category"),
+                                                           None)
+        first = node.args[0]
+        if cat is None and isinstance(first, ast.Call):
+            cat = first.func
+        if cat is None and isinstance(first, ast.Name):
+            continue        # a warning object made earlier (its class is checked where it is made)
+        if not (cat is not None and (_name(cat) in classes or _name(cat) == "category")):
+            out.append(node.lineno)
+    return sorted(out)
+
+
+def test_no_new_warning_without_a_code(house):
+    trees, known = house
+    found = {str(p.relative_to(SRC.parent)): len(s) for p, t in trees.items() if (s := plain_warnings(t, known))}
+    grown = {f: (n, PLAIN_WARNINGS_LEFT.get(f, 0)) for f, n in found.items() if n > PLAIN_WARNINGS_LEFT.get(f, 0)}
+    assert not grown, f"warnings without a code (found, allowed): {grown}; use ranktrust.errors.warn(..., code=...)"
+
+
+def test_the_plain_warning_scan_can_fail():
+    tree = ast.parse("import warnings\n"
+                     "warnings.warn('a')\n"                                      # 2: no category
+                     "warnings.warn('b', UserWarning)\n"                         # 3: plain
+                     "warnings.warn('c', SmallSampleWarning)\n"
+                     "warnings.warn(DegenerateDataWarning('d', code='x'))\n"
+                     "warnings.warn(f'task: {w.message}', w.category)\n"
+                     "warnings.warn(RuntimeWarning('e'))\n")                     # 7: plain
+    assert plain_warnings(tree, set(CLASSES)) == [2, 3, 7]

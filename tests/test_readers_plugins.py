@@ -86,6 +86,6 @@ def test_entry_point_reader_is_found_sniffed_and_read(tmp_path, monkeypatch, fre
 def test_broken_plugin_is_one_warning_not_a_crash(tmp_path, monkeypatch, fresh_registry):
     _distribution(tmp_path, "broken_plugin", "broken = no_such_module_xyz:Reader")
     monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.warns(RuntimeWarning, match=r"reader plug-in 'broken' \(no_such_module_xyz:Reader\) was not loaded"):
+    with pytest.warns(rt.errors.RanktrustWarning, match=r"reader plug-in 'broken' \(no_such_module_xyz:Reader\) was not loaded"):
         regs = _registry.readers()
     assert "broken" not in regs and "lm_eval" in regs

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import DataError
+from ..errors import DataError, warn
 from ..results import Note
 from ._canonical import DUPLICATE_ADVICE, missing_columns, numeric_scores, resolve_group_col, row_where
 from ._canonical import check_range as _check_range
@@ -228,8 +228,6 @@ def _name_key(name: str) -> str:
 
 def warn_similar_names(names: list[str], what: str = "model", source: str | None = None) -> None:
     """Warn when labels differ only by case or whitespace ('Model A', 'model a', 'Model A ')."""
-    import warnings
-
     groups: dict[str, list[str]] = {}
     for n in names:
         groups.setdefault(_name_key(n), []).append(n)
@@ -239,12 +237,9 @@ def warn_similar_names(names: list[str], what: str = "model", source: str | None
     src = f"{source}: " if source else ""
     shown = "; ".join(" vs ".join(repr(n) for n in g) for g in clash[:3])
     more = f" (and {len(clash) - 3} more groups)" if len(clash) > 3 else ""
-    warnings.warn(
-        f"{src}{what} names that differ only by case or whitespace: {shown}{more}; they are kept as different "
-        f"{what}s. Rename them if they are the same {what}",
-        UserWarning,
-        stacklevel=3,
-    )
+    warn(f"{src}{what} names that differ only by case or whitespace: {shown}{more}; they are kept as different "
+         f"{what}s. Rename them if they are the same {what}", code="similar_names",
+         data={"source": source, "what": what, "groups": clash}, stacklevel=3)
 
 
 def matrix_from_wide(

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import time
-import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Sequence
 
@@ -24,7 +23,7 @@ import numpy as np
 
 from .. import _validate
 from .._validate import Progress
-from ..errors import ArgumentError, DataError
+from ..errors import ArgumentError, DataError, warn
 from ..results import Result
 from ._lm import (MissingDependencyError, _device, _forward, _letter_probs, _load, _ModelFailure, _empty_cache,
                  _special_prefix, letter_tokens)
@@ -288,10 +287,10 @@ def score_models(
             raise ArgumentError(f"`shots`={shots} needs `dev`: a file of solved questions to take the shots from")
         dev_q = load_questions(dev)
     elif dev is not None:
-        warnings.warn("`dev` is ignored because `shots` is 0", UserWarning, stacklevel=2)
+        warn("`dev` is ignored because `shots` is 0", code="dev_ignored", stacklevel=2)
     if len(seeds_t) > 1 and not shots and permutations in (0, "cyclic"):
-        warnings.warn("several `seeds` but no random option orders or shots: the runs will be identical",
-                      UserWarning, stacklevel=2)
+        warn("several `seeds` but no random option orders or shots: the runs will be identical",
+             code="identical_runs", data={"seeds": len(seeds_t)}, stacklevel=2)
     dev_t = _device(device)
 
     plan = plan_units(q, template=tmpl, shots=shots, dev=dev_q, permutations=permutations, seeds=seeds_t)

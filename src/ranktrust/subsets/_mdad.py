@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import _random, _validate
 from .._validate import Progress, SeedLike
-from ..errors import ArgumentError, DataError, SmallSampleWarning
+from ..errors import ArgumentError, DataError, SmallSampleWarning, warn
 from ..results import Result, jsonable
 from ._agreement import evaluate_curves, pairs_at
 from ._recommend import SPARSE_BIN, num, recommend
@@ -471,9 +471,10 @@ def mdad(
         # subsets are drawn from, and targets scored on, the items every model has: say so (QA L10)
         full = m
         m = m.align("intersect")
-        warnings.warn(
-            f"micro-benchmarks use the {m.n_items} items every model has (of {full.n_items}); "
-            f"{sum(1 for v in m.dropped.values() if v)} models lost items", UserWarning, stacklevel=2)
+        warn(f"micro-benchmarks use the {m.n_items} items every model has (of {full.n_items}); "
+             f"{sum(1 for v in m.dropped.values() if v)} models lost items", code="shared_items_only",
+             data={"n_items": m.n_items, "of": full.n_items, "models_lost_items": sum(1 for v in m.dropped.values() if v)},
+             stacklevel=2)
     progress = _validate.progress(progress)
     methods, sizes_req, trials, n_src, n_seen, n_tgt = _mdad_iv(
         m, methods, sizes, n_resamples, source_models, seen_items, delta_bin, agreement_level, confidence_level,
@@ -484,9 +485,9 @@ def mdad(
     dropped = tuple(int(s) for s in sizes_req[~keep])
     if dropped:
         many = len(dropped) > 1
-        warnings.warn(
-            f"{'sizes' if many else 'size'} {', '.join(map(str, dropped))} {'are' if many else 'is'} not smaller "
-            f"than the {n_seen} candidate items and {'were' if many else 'was'} left out", UserWarning, stacklevel=2)
+        warn(f"{'sizes' if many else 'size'} {', '.join(map(str, dropped))} {'are' if many else 'is'} not smaller "
+             f"than the {n_seen} candidate items and {'were' if many else 'was'} left out", code="sizes_dropped",
+             data={"sizes": list(dropped), "n_items": int(n_seen)}, stacklevel=2)
     sizes_arr = sizes_req[keep]
     if sizes_arr.size == 0:
         raise ArgumentError(f"every size in `sizes` is at least the number of candidate items ({n_seen})",

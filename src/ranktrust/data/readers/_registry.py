@@ -38,11 +38,10 @@ warning naming it and is left out. Readers never compute statistics.
 from __future__ import annotations
 
 import os
-import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator, Protocol, runtime_checkable
 
-from ...errors import DataError, FormatError
+from ...errors import DataError, FormatError, warn
 from ._util import did_you_mean
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -134,8 +133,9 @@ def _load_plugins() -> None:
             register(cls)
         except Exception as exc:  # noqa: BLE001 - a broken plug-in must not stop reading anything else
             why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            warnings.warn(f"ranktrust: reader plug-in {ep.name!r} ({ep.value}) was not loaded: {why}",
-                          RuntimeWarning, stacklevel=3)
+            warn(f"ranktrust: reader plug-in {ep.name!r} ({ep.value}) was not loaded: {why}",
+                 code="plugin_not_loaded", data={"name": ep.name, "value": ep.value, "error": type(exc).__name__},
+                 stacklevel=3)
 
 
 def readers() -> dict[str, type]:
