@@ -109,18 +109,37 @@ _PROBE_WORDS = {
     "consistency": "same winner in both orders",
     "self_preference": "family model's score: judge minus reference",
     "agreement": "Cohen's kappa with the reference",
+    "length": "score per doubling of the length ratio, within a model pair",
+    "repeats": "share of a judgment's variance between repeats",
+    "judge_shift": "a judge's offset from the others (score units)",
 }
+
+
+def _length_words(r: dict[str, Any]) -> str:
+    vs = "judge minus reference, " if r.get("versus") == "reference" else ""
+    return f"{vs}{_PROBE_WORDS['length']}"
+
+
+_FINITE = ("position", "self_preference")     # the hedged-capital tests; length and judge_shift are t / F tests
+
+
+def _join(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def audit_headline(d: dict[str, Any]) -> str:
     """One sentence: which probes flagged a bias, or that none did."""
     ran = [k for k in _PROBE_WORDS if k in d]
     tests = [k for k in ran if d[k].get("flagged") is not None]
+
+    def kind(ks: list[str]) -> str:
+        return "finite-sample test" if all(k in _FINITE for k in ks) else "tests"
+
     if d["flagged"]:
-        return (f"The judge shows {' and '.join(k.replace('_', '-') for k in d['flagged'])} bias "
-                f"({level(d['confidence_level'])} finite-sample test).")
+        return (f"The judge shows {_join([k.replace('_', '-') for k in d['flagged']])} bias "
+                f"({level(d['confidence_level'])} {kind(d['flagged'])}).")
     if tests:
-        return (f"No bias found by the {' and '.join(k.replace('_', '-') for k in tests)} "
+        return (f"No bias found by the {_join([k.replace('_', '-') for k in tests])} "
                 f"test{'s' if len(tests) > 1 else ''} ({level(d['confidence_level'])}; noise is not bias).")
     return "No bias test could run on these data; the figures below describe the judge."
 
@@ -133,11 +152,16 @@ def _probe_rows(d: dict[str, Any]) -> list[list[str]]:
         r = d[k]
         est = r.get("kappa", r.get("rate"))
         signed = k == "self_preference"
-        if k == "agreement":
-            fig, ci = f"{est:.3f}", f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+        if k == "length":
+            est, signed, words = r["slope"], True, _length_words(r)
+        elif k == "judge_shift":
+            words = f"{_PROBE_WORDS[k]}: {r['judge']}"
+        if k in ("agreement", "judge_shift"):
+            sg = "+" if k == "judge_shift" else ""
+            fig, ci = f"{est:{sg}.3f}", f"[{r['ci_low']:{sg}.3f}, {r['ci_high']:{sg}.3f}]"
         else:
             fig, ci = points(est, signed=signed), interval(r["ci_low"], r["ci_high"], signed=signed)
-        n = r.get("n_questions", r.get("n_battles"))
+        n = r.get("n_questions", r.get("n_battles", r.get("n_judgments", r.get("n_cells"))))
         flag = "–" if r["flagged"] is None else ("yes" if r["flagged"] else "no")
         rows.append([k, words, fig, ci, p_value(r["p_value"]) if r["p_value"] is not None else "–", flag, f"{n:,}"])
     return rows
@@ -155,7 +179,10 @@ def audit_payload(r: Any) -> dict[str, Any]:
 
 _NOT_RUN = {"no_games": "no swapped games (each question judged in both orders) were given",
             "no_reference": "no reference verdicts on the same battles were given",
-            "no_family": "the models of the judge's own family were not named"}
+            "no_family": "the models of the judge's own family were not named",
+            "no_lengths": "the answers' lengths are not in the data (length_a and length_b, or the answers in "
+                          "the judge prompts)",
+            "no_repeats": "no answer was judged more than once (by two judges, or twice by one)"}
 
 
 def _not_run(d: dict[str, Any]) -> list[str]:
@@ -164,6 +191,13 @@ def _not_run(d: dict[str, Any]) -> list[str]:
     if err:
         out.append(f"{plural(err, 'question')} with an error verdict (no verdict parsed in one order) "
                    f"{'was' if err == 1 else 'were'} left out of position and consistency.")
+    ln = d.get("length")
+    if ln and ln.get("versus") != "reference":
+        out.append("length is measured without reference verdicts: a real link between length and quality inside "
+                   "a model pair counts too; give reference verdicts on the same battles to separate the two.")
+    if d.get("repeats"):
+        out.append("repeats is the judge's noise, not a bias, and is never flagged; ranktrust.judges.judged_intervals "
+                   "puts it, and the judges' variance, into each model's score interval.")
     return out + [f"{k.replace('_', '-')} not run: {_NOT_RUN.get(v, v)}." for k, v in d["not_run"].items()]
 
 
