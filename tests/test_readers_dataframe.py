@@ -64,3 +64,28 @@ def test_a_path_names_its_own_rows(tmp_path):
     with pytest.raises(rt.ArgumentError, match="a file names its own") as info:
         rt.read(p, source_name="other.csv")
     assert info.value.param == "source_name"
+
+
+# ------------------------------------------------------------------- the reader options as one object
+def test_options_read_as_the_keywords_do(tmp_path):
+    from ranktrust.data.readers import ReadOptions
+
+    p = tmp_path / "s.csv"
+    p.write_text("who,item,score,task\na,q1,1,t1\na,q2,0,t1\nb,q1,1,t1\nb,q2,1,t1\na,q1,0,t2\nb,q1,1,t2\n")
+    by_keywords = rt.read(p, model="who", task="t1")
+    by_options = rt.read(p, options=ReadOptions(model_col="who", task="t1"))
+    assert (by_options.models, by_options.items) == (by_keywords.models, by_keywords.items) == (("a", "b"), ("q1", "q2"))
+    assert (by_options.data == by_keywords.data).all()
+    frame = rt.read(pd.read_csv(p), options=ReadOptions(model_col="who", task="t2"))
+    assert frame.items == ("q1",)
+
+
+def test_options_and_reader_keywords_together_are_refused():
+    from ranktrust.data.readers import ReadOptions
+
+    df = pd.DataFrame({"who": ["a"], "item": ["q"], "score": [1]})
+    with pytest.raises(rt.ArgumentError, match=r"not both \(`model`, `task` given beside `options`\)") as info:
+        rt.read(df, options=ReadOptions(model_col="who"), model="who", task="t")
+    assert (info.value.param, info.value.data) == ("options", {"keywords": ["model_col", "task"]})
+    with pytest.raises(TypeError, match="ReadOptions"):
+        rt.read(df, options={"model_col": "who"})

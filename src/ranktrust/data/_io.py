@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
@@ -248,6 +249,7 @@ def read(
     dataset: str | None = None,
     source_name: str | None = None,
     line_numbers: "int | Literal['index'] | None" = None,
+    options: ReadOptions | None = None,
 ) -> ScoreMatrix:
     """Read per-item results into a :class:`ScoreMatrix`.
 
@@ -286,6 +288,9 @@ def read(
     dataset : {"lite", "verified", "full"}, optional
         SWE-bench: the dataset the run used; its bundled instance list is the denominator
         (instances a results file does not list count as unresolved).
+    options : ranktrust.data.readers.ReadOptions, optional
+        The reader options (``model`` ... ``dataset`` above) as one object, as the command line and
+        :meth:`ranktrust.data.store.Store.ingest` pass them; give either ``options`` or those keywords.
     source_name : str, optional
         A DataFrame ``source`` only: what errors call it (default ``"DataFrame"``), e.g. the file it was read
         from: ``"tasks.csv: line 17: score 'x' is not a number"``.
@@ -306,44 +311,44 @@ def read(
     """
     import pandas as pd
 
+    opts = _one_options(options, ReadOptions(
+        model_col=model, item_col=item, score_col=score, group_col=group, run_col=run,
+        condition_col=condition, task=task, metric=metric, errors=errors,
+        model_name=model_name, wide=wide, split=split, dataset=dataset,
+        scale=scale,   # the readers that scale their own scores (MT-Bench's 1-10 ratings) refuse a second scale
+    ))
     if isinstance(source, ScoreMatrix):
         return source.align(align)
     source = _collect_polars(source)
+    model, item, score, group = opts.model_col, opts.item_col, opts.score_col, opts.group_col
     if isinstance(source, pd.DataFrame):
         df, src, line_offset = _frame_rows(source, source_name, line_numbers)
-        from .readers._registry import ReadOptions as _RO
         from .readers._table import _is_long, _wide_to_long
 
-        wopts = _RO(model_col=model, item_col=item, score_col=score, group_col=group, wide=wide)
-        if not _is_long(df, wopts):   # a wide DataFrame: one row per item, one column per model
-            df = _wide_to_long(df, src, wopts)
+        if not _is_long(df, opts):   # a wide DataFrame: one row per item, one column per model
+            df = _wide_to_long(df, src, opts)
             model, item, score = "model", "item", "score"
             group = "group" if "group" in df.columns and group != "" else group
     else:
         if source_name is not None or line_numbers is not None:
             given = "source_name" if source_name is not None else "line_numbers"
             raise ArgumentError(f"`{given}` names the rows of a DataFrame; a file names its own", param=given)
-        opts = ReadOptions(
-            model_col=model, item_col=item, score_col=score, group_col=group, run_col=run,
-            condition_col=condition, task=task, metric=metric, errors=errors,
-            model_name=model_name, wide=wide, split=split, dataset=dataset,
-            scale=scale,   # the readers that scale their own scores (MT-Bench's 1-10 ratings) refuse a second scale
-        )
         df = read_long(source, format=format, options=opts)
         src = os.fspath(source) if isinstance(source, (str, os.PathLike)) else ", ".join(map(os.fspath, source))
         line_offset = 0 if df.attrs.get("line_numbers") else None
         model = "model" if "model" in df.columns else model
         item = "item" if "item" in df.columns else item
         score = "score" if "score" in df.columns else score
-    df = _pick(df, "task", task, src)
-    df = _pick(df, "metric", metric, src)
+    df = _pick(df, "task", opts.task, src)
+    df = _pick(df, "metric", opts.metric, src)
     try:
         m = matrix_from_long(
-            ScoreMatrix, df, model=model, item=item, score=score, group=group, run=run, condition=condition,
-            source=src, line_offset=line_offset, scale=scale,
+            ScoreMatrix, df, model=model, item=item, score=score, group=group, run=opts.run_col,
+            condition=opts.condition_col, source=src, line_offset=line_offset, scale=opts.scale,
         )
     except DataError as exc:
-        better = no_named_columns(exc, source, df, src, model=model, item=item, score=score, wide=wide)
+        better = no_named_columns(exc, source, df, src, model=opts.model_col, item=opts.item_col,
+                                  score=opts.score_col, wide=opts.wide)
         if better is not None:
             raise better from None
         raise
@@ -356,6 +361,24 @@ def read(
         paths = [os.fspath(source)] if isinstance(source, (str, os.PathLike)) else [os.fspath(s) for s in source]
         m = m._replace(provenance=_provenance(m, df, paths))
     return m.align(align)
+
+
+def _one_options(options: ReadOptions | None, given: ReadOptions) -> ReadOptions:
+    """The reader options of :func:`read`: ``options`` when given (then no reader keyword may be), else those
+    the keywords ``given``."""
+    if options is None:
+        return given
+    if not isinstance(options, ReadOptions):
+        raise TypeError(f"`options` must be a ranktrust.data.readers.ReadOptions, not {type(options).__name__}")
+    default = ReadOptions()
+    clash = [f.name for f in dataclasses.fields(ReadOptions) if getattr(given, f.name) != getattr(default, f.name)]
+    if clash:
+        keyword = {"model_col": "model", "item_col": "item", "score_col": "score", "group_col": "group",
+                   "run_col": "run", "condition_col": "condition"}
+        names = ", ".join(f"`{keyword.get(c, c)}`" for c in clash)
+        raise ArgumentError(f"give the reader options in `options` or as keywords, not both ({names} given beside "
+                            "`options`)", param="options", data={"keywords": clash})
+    return options
 
 
 def _frame_rows(df: "pd.DataFrame", name: str | None, line_numbers: "int | str | None",
