@@ -191,7 +191,7 @@ def test_the_result_is_frozen_and_its_json_matches_the_schema():
     import json
 
     d = json.loads(to_string(g, "json", kind="gate"))
-    assert d["headline"].startswith(g.verdict) and d["tasks"][0]["task"] == g.tasks[0].task
+    assert d["headline"]["text"].startswith(g.verdict) and d["tasks"][0]["task"] == g.tasks[0].task
     jsonschema.validate(d, rt.json_schema("gate"), cls=jsonschema.Draft202012Validator)
 
 

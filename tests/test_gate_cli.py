@@ -91,7 +91,7 @@ def test_every_format_puts_the_verdict_first(suites, capsys, tmp_path):
                      "| items for margin |")
     assert md[4].startswith("| gsm | 4,000 |") and md[4].endswith(" |") and "| worse |" in md[4]  # deciding first
     d = json.loads(heads["json"])
-    assert d["meta"]["kind"] == "gate" and d["headline"] == line and d["verdict"] == "FAIL"
+    assert d["meta"]["kind"] == "gate" and d["headline"]["text"] == line and d["verdict"] == "FAIL"
     assert [t["task"] for t in d["tasks"]] == ["gsm", "arc"] and d["show_plan"] is True
     jsonschema.validate(d, rt.json_schema("gate"), cls=jsonschema.Draft202012Validator)
     assert line.replace("-", "-") in heads["html"] and "<table" in heads["html"]
@@ -367,7 +367,7 @@ def test_margin_0_never_says_the_models_agree(tmp_path, capsys):
     for fmt in ("text", "md", "json"):
         code, out, err = _gate(capsys, p, "--candidate", "new", "--baseline", "old", "--margin", "0", "--format", fmt)
         assert code == 0 and "agree on" not in out + err and "alike" not in out + err
-        said = " ".join(out.split()) if fmt != "json" else json.loads(out)["headline"]
+        said = " ".join(out.split()) if fmt != "json" else json.loads(out)["headline"]["text"]
         assert "at a margin of 0 no number of items rules out a drop" in said
 
 
@@ -381,7 +381,7 @@ def test_items_needed_are_those_of_equal_models_and_never_contradict_the_count(t
     assert "arc (observed -0.92 points, lower bound -" in head and "more than the" in head
     assert "equal models would need)" in head and "needs about" not in head
     code, out, _ = _gate(capsys, p, "--candidate", "new", "--baseline", "old", "--margin", "2", "--format", "json")
-    assert "observed -0.92 points" in json.loads(out)["headline"]
+    assert "observed -0.92 points" in json.loads(out)["headline"]["text"]
 
 
 def test_read_errors_name_the_file_and_line(tmp_path, capsys):

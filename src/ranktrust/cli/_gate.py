@@ -6,14 +6,13 @@ Exit codes: 0 PASS (or INCONCLUSIVE without --strict), 1 bad input, 3 FAIL (a re
 
 from __future__ import annotations
 
-import os
 import warnings
 from typing import Any
 
 import click
 
 from ..data._io import input_hash
-from ..gating import GATE_ADJUST
+from ..gating import GATE_ADJUST, read_tasks
 from ..gating import gate as _gate
 from ._common import (
     api_default,
@@ -45,39 +44,17 @@ def _margin(ctx: click.Context, param: click.Parameter, value: float) -> float:
 
 
 def _read_tasks(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None) -> tuple[dict[str, Any], str]:
-    """The suite as {task: ScoreMatrix} from files (a task column, or --task-col COL) or a store."""
-    from ..data._io import read, read_long
+    """The suite named on the command line (files, or --db STORE) as {task: ScoreMatrix}
+    (:func:`ranktrust.gating.read_tasks`), and its input hash."""
     from ..data.readers import ReadOptions
+    from ..data.store import Store
     from ..errors import DataError
 
-    group = "" if kw.get("no_groups") else kw.get("group_col")
     if kw.get("no_groups") and kw.get("group_col"):
         raise click.UsageError("--no-groups contradicts --cluster-by/--group-col: give one of them")
-    if kw.get("db"):
-        if paths:
-            raise click.UsageError(f"give input files or --db STORE, not both ({len(paths)} file(s) and --db)")
-        import dataclasses
-
-        from ..data import store
-
-        if task_col:
-            raise click.UsageError("--task-col reads files; a store already holds its tasks")
-        st = store.Store(kw["db"], read_only=True)
-        names = st.tasks()
-        held = st.list().tasks
-        suite = {}
-        chosen = kw.get("metric")
-        lacking = [t for t in names if chosen is not None and chosen not in [x.metric for x in held if x.task == t]]
-        if lacking and len(lacking) < len(names):
-            warnings.warn(f"{kw['db']}: {len(lacking)} task(s) hold no metric {chosen!r} and are not gated: "
-                          f"{', '.join(lacking)}", UserWarning, stacklevel=1)
-            names = [t for t in names if t not in lacking]
-        for t in names:
-            metric = _metric_of(t, [x.metric for x in held if x.task == t], chosen, kw["db"])
-            m = st.matrix(task=t, metric=metric, align="pairwise")
-            suite[t] = dataclasses.replace(m, groups=None) if group == "" else m
-        return suite, input_hash([kw["db"]])
-    if not paths:
+    if kw.get("db") and paths:
+        raise click.UsageError(f"give input files or --db STORE, not both ({len(paths)} file(s) and --db)")
+    if not kw.get("db") and not paths:
         raise click.UsageError("give input files (or --db STORE)")
     ctx = click.get_current_context(silent=True)
     fmt = kw.get("input_format", "auto")
@@ -85,100 +62,22 @@ def _read_tasks(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
         fmt = ctx.meta["input_format"]
     opts = ReadOptions(
         model_col=kw.get("model_col", "model"), item_col=kw.get("item_col", "item"),
-        score_col=kw.get("score_col", "score"), group_col=group, run_col=kw.get("run_col"),
-        condition_col=kw.get("condition_col"), metric=kw.get("metric"), errors=kw.get("on_errors", "error"),
-        model_name=kw.get("model_name"), split=kw.get("split"), dataset=kw.get("dataset"),
+        score_col=kw.get("score_col", "score"), group_col="" if kw.get("no_groups") else kw.get("group_col"),
+        run_col=kw.get("run_col"), condition_col=kw.get("condition_col"), metric=kw.get("metric"),
+        errors=kw.get("on_errors", "error"), model_name=kw.get("model_name"), split=kw.get("split"),
+        dataset=kw.get("dataset"), scale=kw.get("scale"),
     )
-    src = ", ".join(paths)
+    source = Store(kw["db"], read_only=True) if kw.get("db") else list(paths)
     try:
-        df = read_long(list(paths), format=fmt, options=opts)
+        suite = read_tasks(source, task_col=task_col, options=opts, format=fmt, binary=bool(kw.get("binary")))
     except DataError as exc:
-        if exc.param != "metric":
+        if exc.code != "task_metrics_differ":
             raise
-        # a folder of harness logs whose tasks have other metrics (HELM's harm_bench has no exact_match): the
-        # gate reads every task with one metric; a store holds each task with its own
-        where = exc.message.split("; ")[0]
-        raise DataError(
-            f"{where}; the gate reads every task with one metric (--metric NAME); where the tasks' metrics "
-            "differ, ingest each task with its own (ranktrust ingest PATH --db STORE --task TASK --metric METRIC) "
-            "and gate the store (ranktrust gate --db STORE ...)", param="metric") from None
-    col = task_col or "task"
-    if task_col and task_col not in df.columns:
-        raise DataError(f"{src}: no column {task_col!r} to take the tasks from; columns: "
-                        f"{', '.join(map(str, df.columns))}")
-    if task_col and group and task_col == group:
-        raise click.UsageError(f"--task-col {task_col} and --cluster-by {group} name the same column: the tasks "
-                               "cannot also be the clusters inside each task")
-    model = "model" if "model" in df.columns else kw.get("model_col", "model")
-    item = "item" if "item" in df.columns else kw.get("item_col", "item")
-    score = "score" if "score" in df.columns else kw.get("score_col", "score")
-    common = dict(model=model, item=item, score=score, run=kw.get("run_col") if kw.get("run_col") in df.columns
-                  else ("run" if "run" in df.columns else None),
-                  condition=kw.get("condition_col"), binary=bool(kw.get("binary")),
-                  align="pairwise", **({"scale": kw["scale"]} if kw.get("scale") is not None else {}))
-    if task_col is None and group is None:
-        common["group"] = None       # auto: subject/group column as item groups
-    else:
-        common["group"] = group
-    if col in df.columns and df[col].notna().any():
-        suite = {}
-        values = df[col].astype(str)
-        for t in values.unique():
-            part = df[values == t].drop(columns=[col])
-            if "metric" in part.columns:
-                held = [str(x) for x in part["metric"].dropna().unique()]
-                metric = _metric_of(t, held, kw.get("metric"), src)
-                if metric is not None:
-                    part = part[part["metric"].astype(str) == metric]
-            part.attrs = dict(df.attrs)
-            suite[t] = _read_part(read, part, common, src, t, bool(df.attrs.get("line_numbers")))
-        return suite, input_hash(paths)
-    if "metric" in df.columns:
-        held = [str(x) for x in df["metric"].dropna().unique()]
-        metric = _metric_of(None, held, kw.get("metric"), src)
-        if metric is not None:
-            df = df[df["metric"].astype(str) == metric]
-    name = os.path.basename(paths[0].rstrip("/")).split(".")[0] if len(paths) == 1 else "all"
-    return {name: _read_part(read, df, common, src, None, bool(df.attrs.get("line_numbers")))}, input_hash(paths)
-
-
-def _read_part(read: Any, part: Any, common: dict[str, Any], src: str, task: str | None, lines: bool) -> Any:
-    """``read(part)``, its errors naming the file and line (the rows of a file read alone keep their line
-    numbers in the index) instead of the DataFrame the part is; rows of several files are named by task."""
-    import re
-
-    from ..errors import DataError
-
-    try:
-        return read(part, **common)
-    except DataError as exc:
-        index = list(part.index)
-
-        def where(mt: "re.Match[str]") -> str:
-            k = int(mt.group(1))
-            if lines and 0 <= k < len(index):
-                return f"line {index[k]}"
-            return f"row {k + 1} of task {task!r}" if task is not None else f"data row {k + 1}"
-
-        msg = re.sub(r"\brow (\d+)", where, exc.message)
-        msg = re.sub(r"^DataFrame: ", f"{src}: " + (f"task {task!r}: " if task is not None and not lines else ""), msg)
-        raise DataError(msg, param=exc.param) from None
-
-
-def _metric_of(task: str | None, held: list[str], chosen: str | None, src: str) -> str | None:
-    """The metric a task is gated on: the one chosen (--metric), else its only one."""
-    from ..errors import DataError
-
-    where = f"task {task!r}" if task is not None else "the input"
-    if chosen is not None:
-        if chosen in held or not held:
-            return chosen if held else None
-        raise DataError(f"{src}: {where} has no metric {chosen!r}; it holds {', '.join(sorted(held))}",
-                        param="metric")
-    if len(held) <= 1:
-        return held[0] if held else None
-    raise DataError(f"{src}: {where} holds {len(held)} metrics ({', '.join(sorted(held))}); "
-                    f"pick one with `metric`='NAME'", param="metric")
+        raise DataError(  # the route in this command line's words
+            f"{exc.data['where']}; the gate reads every task with one metric (`metric`='NAME'); where the tasks' "
+            "metrics differ, ingest each task with its own (ranktrust ingest PATH --db STORE --task TASK --metric "
+            "METRIC) and gate the store (ranktrust gate --db STORE ...)", param="metric") from None
+    return suite, input_hash([kw["db"]] if kw.get("db") else paths)
 
 
 @click.command("gate")
@@ -225,8 +124,7 @@ def command(paths: tuple[str, ...], candidate: str, baseline: str, margin: float
               require=require, method=method, confidence_level=confidence,  # type: ignore[arg-type]
               cluster=cluster_requested(kw) or method == "cluster", plan=plan,
               align=kw.get("align") or "error")  # type: ignore[arg-type]
-    render(r, kind="gate", fmt=output_format, out=out, seed=seed, input_hash=ihash, command=command_line(),
-           extra={"show_plan": bool(plan)})
+    render(r, kind="gate", fmt=output_format, out=out, seed=seed, input_hash=ihash, command=command_line())
     if r.verdict == "FAIL":
         raise SystemExit(EXIT_FAIL)
     if r.verdict == "INCONCLUSIVE":

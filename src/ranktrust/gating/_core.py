@@ -79,24 +79,24 @@ References
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import math
+import os
 import warnings
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal, Sequence, TypedDict
 
 import numpy as np
 
 from .. import _validate
 from .._kernel import normal_quantile
-from ..data._matrix import ScoreMatrix
-from ..errors import ArgumentError, DataError, SmallSampleWarning
-from ..results import Result
-from ..stats._multiplicity import adjust_pvalues
+from ..data import ScoreMatrix
+from ..errors import ArgumentError, DataError, RanktrustWarning, SmallSampleWarning
+from ..results import Result, jsonable
+from ..stats import PairedComparison, adjust_pvalues, compare
+from ..stats import power as _power
 from ..stats._bounded import items_needed as _betting_items
-from ..stats._paired import compare
-from ..stats._power import power as _power
+from ._tasks import is_store, read_tasks, tasks_of
 
 __all__ = ["Gate", "GateTask", "gate", "holm_levels", "GATE_ADJUST", "PLAN_POWER"]
 
@@ -110,49 +110,9 @@ PLAN_POWER = 0.8
 _RANK = {"worse": 0, "inconclusive": 1, "non-inferior": 2, "better": 3}
 
 
-@dataclass(frozen=True, eq=False)
-class GateTask(Result):
-    """One task of a :class:`Gate`: the paired difference candidate - baseline and its decision.
-
-    Attributes
-    ----------
-    task : str
-    n_items : int
-        Items both models scored on this task.
-    score_baseline, score_candidate : float
-        Each model's mean on those items.
-    diff, se : float
-        ``score_candidate - score_baseline`` (fraction) and its SE, as :func:`ranktrust.compare`.
-    ci_low, ci_high : float
-        The interval at ``ci_level`` (the task's Holm level): the decision is read from it.
-    ci_level : float
-        ``1 - a_k`` (see :mod:`ranktrust.gating._core`): 0.95 / K ... 0.95 with Holm.
-    p_value : float
-        The two-sided p-value of :func:`ranktrust.compare` on this task.
-    p_adjusted : float
-        ``p_value`` adjusted over the tasks (``adjust``); ``p_adjusted < 1 - confidence_level``
-        exactly when the interval excludes 0.
-    method, ci_method : str
-        The test and interval (as :class:`ranktrust.stats._paired.PairedComparison`).
-    clustered : bool
-    n_clusters : int or None
-    only_candidate, only_baseline : int or None
-        0/1 scores: items only the candidate / only the baseline got right.
-    decision : str
-        ``"worse"`` (upper bound < 0), ``"better"`` (lower bound > 0), ``"non-inferior"`` (lower
-        bound > -margin) or ``"inconclusive"``.
-    disagreement : float
-        ``q``: mean squared per-item difference (0/1: share of items scored differently).
-    detectable_drop : float or None
-        Smallest drop the suite detects on this task with probability 0.8 (None: none possible, or
-        not computed: ``plan=False``).
-    items_needed : int or None
-        Items the margin needs on this task if the two models were truly equal (probability 0.8; see the
-        module docstring); None at ``margin`` 0, or for the t test when ``q = 0``.
-    missing_candidate, missing_baseline : int
-        Items of this task the baseline scored and the candidate did not, and the other way round: left out
-        of the comparison (non-zero only with ``align="intersect"``; ``"error"`` refuses them).
-    """
+class GateTaskJSON(TypedDict):
+    """Layout of :meth:`GateTask.to_dict`: the task's paired comparison in the gate's words (candidate and
+    baseline), its level, adjusted p-value, decision and plan."""
 
     task: str
     n_items: int
@@ -175,13 +135,156 @@ class GateTask(Result):
     disagreement: float
     detectable_drop: float | None
     items_needed: int | None
+    missing_candidate: int
+    missing_baseline: int
+
+
+@dataclass(frozen=True, eq=False)
+class GateTask(Result):
+    """One task of a :class:`Gate`: the paired comparison candidate - baseline at the task's level, and its decision.
+
+    Attributes
+    ----------
+    task : str
+    comparison : PairedComparison
+        :func:`ranktrust.compare` (candidate as ``a``, baseline as ``b``) at the task's Holm level
+        ``ci_level``: the difference, its interval and test are its. ``n_items``, ``score_candidate``,
+        ``score_baseline``, ``diff``, ``se``, ``ci_low``, ``ci_high``, ``ci_level``, ``p_value``, ``method``,
+        ``ci_method``, ``clustered``, ``n_clusters``, ``only_candidate`` and ``only_baseline`` read it.
+    p_adjusted : float
+        ``p_value`` adjusted over the tasks (``adjust``); ``p_adjusted < 1 - confidence_level``
+        exactly when the interval excludes 0.
+    decision : str
+        ``"worse"`` (upper bound < 0), ``"better"`` (lower bound > 0), ``"non-inferior"`` (lower
+        bound > -margin) or ``"inconclusive"``.
+    disagreement : float
+        ``q``: mean squared per-item difference (0/1: share of items scored differently).
+    detectable_drop : float or None
+        Smallest drop the suite detects on this task with probability 0.8 (None: none possible, or
+        not computed: ``plan=False``).
+    items_needed : int or None
+        Items the margin needs on this task if the two models were truly equal (probability 0.8; see the
+        module docstring); None at ``margin`` 0, or for the t test when ``q = 0``.
+    missing_candidate, missing_baseline : int
+        Items of this task the baseline scored and the candidate did not, and the other way round: left out
+        of the comparison (non-zero only with ``align="intersect"``; ``"error"`` refuses them).
+    """
+
+    task: str
+    comparison: PairedComparison
+    p_adjusted: float
+    decision: Decision
+    disagreement: float
+    detectable_drop: float | None
+    items_needed: int | None
     missing_candidate: int = 0
     missing_baseline: int = 0
+
+    @property
+    def n_items(self) -> int:
+        """Items both models scored on this task."""
+        return self.comparison.n_items
+
+    @property
+    def score_candidate(self) -> float:
+        return self.comparison.score_a
+
+    @property
+    def score_baseline(self) -> float:
+        return self.comparison.score_b
+
+    @property
+    def diff(self) -> float:
+        """``score_candidate - score_baseline`` (fraction)."""
+        return self.comparison.diff
+
+    @property
+    def se(self) -> float:
+        return self.comparison.se
+
+    @property
+    def ci_low(self) -> float:
+        return self.comparison.ci_low
+
+    @property
+    def ci_high(self) -> float:
+        return self.comparison.ci_high
+
+    @property
+    def ci_level(self) -> float:
+        """``1 - a_k`` (see :mod:`ranktrust.gating._core`): 1 - 0.05 / K ... 0.95 with Holm."""
+        return self.comparison.confidence_level
+
+    @property
+    def p_value(self) -> float:
+        """The two-sided p-value of :func:`ranktrust.compare` on this task."""
+        return self.comparison.p_value
+
+    @property
+    def method(self) -> str:
+        return self.comparison.method
+
+    @property
+    def ci_method(self) -> str:
+        return self.comparison.ci_method
+
+    @property
+    def clustered(self) -> bool:
+        return self.comparison.clustered
+
+    @property
+    def n_clusters(self) -> int | None:
+        return self.comparison.n_clusters
+
+    @property
+    def only_candidate(self) -> int | None:
+        """0/1 scores: items only the candidate got right."""
+        return self.comparison.only_a
+
+    @property
+    def only_baseline(self) -> int | None:
+        """0/1 scores: items only the baseline got right."""
+        return self.comparison.only_b
+
+    def to_dict(self) -> GateTaskJSON:  # type: ignore[override]
+        return jsonable({k: getattr(self, k) for k in GateTaskJSON.__annotations__})  # type: ignore[return-value]
+
+
+class GateHeadline(TypedDict, total=False):
+    """The gate's ``"headline"``: its verdict, and the verdict line under ``text`` (added by the presentation
+    layer: "PASS: 12 tasks non-inferior at 1 point (95%, Holm)")."""
+
+    verdict: Verdict
+    text: str
+
+
+class GateJSON(TypedDict):
+    """Layout of :meth:`Gate.to_dict` (what ``ranktrust gate --format json`` writes, less ``meta``)."""
+
+    headline: GateHeadline
+    verdict: Verdict
+    candidate: str
+    baseline: str
+    margin: float
+    adjust: str
+    confidence_level: float
+    require: str | None
+    n_tasks: int
+    tasks: list[GateTaskJSON]
+    worse: list[str]
+    inconclusive: list[str]
+    better: list[str]
+    plan_power: float
+    align: str
+    show_plan: bool
 
 
 @dataclass(frozen=True, eq=False)
 class Gate(Result):
     """The gate's verdict over the tasks of a suite (:func:`gate`).
+
+    ``print(gate)`` shows what ``ranktrust gate`` prints; ``gate.headline["text"]`` is its verdict line, and
+    ``gate.to_dict()`` is the JSON of ``ranktrust gate --format json`` (less ``meta``).
 
     Attributes
     ----------
@@ -208,6 +311,8 @@ class Gate(Result):
         ``"error"`` (a task where one side lacks items the other scored is refused) or ``"intersect"``
         (compared on the items both scored; each task's ``missing_candidate`` / ``missing_baseline`` say
         how many each side lost).
+    show_plan : bool
+        The plan columns were computed (``plan=True``) and are shown (the JSON and CSV always hold them).
     """
 
     _table = "tasks"
@@ -226,14 +331,11 @@ class Gate(Result):
     better: tuple[str, ...]
     plan_power: float = PLAN_POWER
     align: str = "error"
+    show_plan: bool = False
 
-
-def _one_pair(message: str) -> str:
-    """A gate compares one pair a task: compare's "1 pair(s) share ..." said of that pair."""
-    import re
-
-    return re.sub(r"^1 pair\(s\) share fewer than (\d+) scored items: their CI is NaN",
-                  r"the pair shares fewer than \1 scored items: its interval is not defined", message)
+    def to_dict(self) -> GateJSON:  # type: ignore[override]
+        d = {k: getattr(self, k) for k in GateJSON.__annotations__ if k != "headline"}
+        return jsonable({"headline": {"verdict": self.verdict}, **d})  # type: ignore[return-value]
 
 
 def holm_levels(p: Sequence[float], alpha: float, adjust: str = "holm") -> np.ndarray:
@@ -268,31 +370,6 @@ def _close(name: str, names: Sequence[str]) -> str:
     if close:
         return f"; did you mean {', '.join(repr(c) for c in close)}?"
     return f"; they are {', '.join(repr(c) for c in list(names)[:6])}" + (" ..." if len(names) > 6 else "")
-
-
-def _as_tasks(m: Any, by: str | None) -> dict[str, ScoreMatrix]:
-    if isinstance(m, ScoreMatrix):
-        if by is None:
-            return {"all": m}
-        if m.groups is None:
-            raise DataError("`by`='group' needs item groups (a subject/group column); this input has none",
-                            param="by")
-        out: dict[str, ScoreMatrix] = {}
-        groups = np.asarray(m.groups, dtype=object)
-        for g in dict.fromkeys(m.groups):
-            sub = m.select(items=groups == g)
-            out[str(g)] = dataclasses.replace(sub, groups=None)   # the groups are the tasks now
-        return out
-    if isinstance(m, Mapping):
-        if not m:
-            raise DataError("no tasks given: pass {task: ScoreMatrix, ...}")
-        out = {}
-        for k, v in m.items():
-            if not isinstance(v, ScoreMatrix):
-                raise TypeError(f"task {k!r}: expected a ScoreMatrix, got {type(v).__name__}")
-            out[str(k)] = v
-        return out
-    raise TypeError(f"`m` must be a ScoreMatrix or a mapping {{task: ScoreMatrix}}, got {type(m).__name__}")
 
 
 def _check_models(tasks: dict[str, ScoreMatrix], candidate: str, baseline: str) -> None:
@@ -370,7 +447,7 @@ def _aligned(suite: dict[str, ScoreMatrix], candidate: str, baseline: str,
 
 
 def gate(
-    m: "ScoreMatrix | Mapping[str, ScoreMatrix]",
+    m: Any,
     candidate: str,
     baseline: str,
     *,
@@ -384,14 +461,19 @@ def gate(
     cluster: bool = False,
     plan: bool = False,
     align: Literal["error", "intersect", "pairwise"] = "error",
+    task_col: str | None = None,
+    read_options: Any = None,
 ) -> Gate:
     """Is ``candidate`` non-inferior to ``baseline`` on every task? PASS, FAIL or INCONCLUSIVE.
 
     Parameters
     ----------
-    m : ScoreMatrix or mapping of task name -> ScoreMatrix
-        One matrix per task (a single matrix is one task, named ``"all"``, or one task per item
-        group with ``by="group"``).
+    m : mapping of task name -> ScoreMatrix, ScoreMatrix, path(s) or Store
+        One matrix per task; a single matrix is one task, named ``"all"``, or one task per item group with
+        ``by="group"``. Files or folders are read as ``ranktrust gate PATHS`` reads them
+        (:func:`ranktrust.gating.read_tasks`): harness logs (each task the reader reports is a task), a long
+        table with a ``task`` column (or the column ``task_col``); a :class:`ranktrust.Store` or the path of a
+        store gates each of its tasks.
     candidate, baseline : str
         The new model and the current one; every difference is ``candidate - baseline`` on the
         items both scored in that task.
@@ -416,12 +498,16 @@ def gate(
         Cluster by each task's item groups (:func:`ranktrust.compare`'s ``cluster``).
     plan : bool, default: False
         Also compute each task's ``detectable_drop`` (exact McNemar power for 0/1 scores: about 50 ms
-        a task). ``items_needed`` is always computed.
+        a task) and show the plan columns. ``items_needed`` is always computed.
     align : {"error", "intersect", "pairwise"}, default: ``"error"``
         When the candidate lacks items of a task the baseline scored (or the other way round):
         ``"error"`` refuses, with the counts per task (a missing item may be one the model failed);
         ``"intersect"`` (or ``"pairwise"``: the same for two models) compares on the items both scored
         and records how many each side lost. Other models never matter.
+    task_col : str, optional
+        Files only: the column whose values are the tasks (``"subject"``: one task per subject).
+    read_options : ranktrust.data.readers.ReadOptions, optional
+        Files or a store only: the reader's options (columns, ``metric``, ``errors``, ...).
 
     Returns
     -------
@@ -431,7 +517,7 @@ def gate(
     ------
     DataError
         Unknown model (with close names), a model missing from a task, no shared item on a task,
-        an unknown task.
+        an unknown task, a bad row of a file (named by file and line).
     ArgumentError
         ``margin`` outside [0, 1), a bad ``adjust``, ``require`` or ``confidence_level``.
 
@@ -455,44 +541,19 @@ def gate(
         _validate.choice(require, "require", ("better",))
     _validate.choice(method, "method", ("auto", "mcnemar", "betting", "t", "cluster"))
     al = _validate.choice(align, "align", ("error", "intersect", "pairwise"))
-    if by is not None:
-        _validate.choice(by, "by", ("group",))
-        if not isinstance(m, ScoreMatrix):
-            raise ArgumentError("`by`='group' splits one ScoreMatrix into tasks; a mapping already names them",
-                                param="by")
-    suite = _as_tasks(m, by)
-    if tasks is not None:
-        if isinstance(tasks, str):
-            tasks = [tasks]
-        chosen = list(dict.fromkeys(str(t) for t in tasks))
-        for t in chosen:
-            if t not in suite:
-                raise DataError(f"no task {t!r}{_close(t, list(suite))}", param="tasks")
-        if not chosen:
-            raise ArgumentError("`tasks` is empty: name at least one task", param="tasks")
-        suite = {t: suite[t] for t in chosen}
+    suite = _chosen(_suite_of(m, by, task_col, read_options), tasks)
     _check_models(suite, candidate, baseline)
     lost = _aligned(suite, candidate, baseline, al)
     alpha = 1.0 - cl
     names = list(suite)
     first = []
     for t in names:
-        mt = suite[t]
-        with warnings.catch_warnings(record=True) as caught:   # said again below, naming the task
-            warnings.simplefilter("always")
-            try:
-                first.append(compare(mt, candidate, baseline, method=method, confidence_level=cl, cluster=cluster))
-            except DataError as exc:
-                raise DataError(f"task {t!r}: {exc.message}", param=exc.param) from None
-        for w in caught:
-            if issubclass(w.category, SmallSampleWarning) and first[-1].n_items < 2:
-                continue    # one item: the verdict line says it, in one sentence (audit m2)
-            warnings.warn(f"task {t!r}: {_one_pair(str(w.message))}", w.category, stacklevel=2)
+        first.append(_compare_task(t, suite[t], candidate, baseline, method, cl, cluster))
     p = np.array([r.p_value for r in first], dtype=np.float64)
     levels = holm_levels(p, alpha, adj)
     p_adj = adjust_pvalues(np.where(np.isnan(p), 1.0, p), adj)  # type: ignore[arg-type]
     p_adj = np.where(np.isnan(p), np.nan, p_adj)
-    k_tasks = len(names)
+    alpha_plan = alpha / len(names) if adj != "none" else alpha
     rows: list[GateTask] = []
     for i, t in enumerate(names):
         r = first[i]
@@ -501,29 +562,11 @@ def gate(
                 warnings.simplefilter("ignore")
                 r = compare(suite[t], candidate, baseline, method=method, confidence_level=1.0 - levels[i],
                             cluster=cluster)
-        lo, hi = r.ci_low, r.ci_high
-        if hi < 0:
-            dec: Decision = "worse"
-        elif lo > 0:
-            dec = "better"
-        elif lo > -mg:
-            dec = "non-inferior"
-        else:   # includes an undefined (NaN) interval: nothing is shown
-            dec = "inconclusive"
-        mt = suite[t]
-        S = np.asarray(mt.scores)[[mt.index_of(candidate), mt.index_of(baseline)]]
-        shared = ~np.isnan(S).any(axis=0)
-        dd = S[0, shared] - S[1, shared]
-        q = float(np.mean(dd * dd)) if dd.size else float("nan")
-        drop, need = _plan(q, r.n_items, r.method, alpha / k_tasks if adj != "none" else alpha, mg, bool(plan))
-        rows.append(GateTask(
-            task=t, n_items=r.n_items, score_baseline=r.score_b, score_candidate=r.score_a, diff=r.diff,
-            se=r.se, ci_low=lo, ci_high=hi, ci_level=float(1.0 - levels[i]), p_value=r.p_value,
-            p_adjusted=float(p_adj[i]), method=r.method, ci_method=r.ci_method, clustered=r.clustered,
-            n_clusters=r.n_clusters, only_candidate=r.only_a, only_baseline=r.only_b, decision=dec,
-            disagreement=q, detectable_drop=drop, items_needed=need,
-            missing_candidate=lost[t][0], missing_baseline=lost[t][1],
-        ))
+        q = _disagreement(suite[t], candidate, baseline)
+        drop, need = _plan(q, r.n_items, r.method, alpha_plan, mg, bool(plan))
+        rows.append(GateTask(task=t, comparison=r, p_adjusted=float(p_adj[i]), decision=_decision(r, mg),
+                             disagreement=q, detectable_drop=drop, items_needed=need,
+                             missing_candidate=lost[t][0], missing_baseline=lost[t][1]))
     worse = tuple(x.task for x in rows if x.decision == "worse")
     better = tuple(x.task for x in rows if x.decision == "better")
     inconclusive = tuple(x.task for x in rows if x.decision == "inconclusive")
@@ -536,6 +579,81 @@ def gate(
     rows.sort(key=lambda x: (_RANK[x.decision], x.ci_low if x.ci_low == x.ci_low else -np.inf))
     return Gate(
         verdict=verdict, candidate=candidate, baseline=baseline, margin=mg, adjust=adj, confidence_level=cl,
-        require=require, n_tasks=k_tasks, tasks=tuple(rows), worse=worse, inconclusive=inconclusive,
-        better=better, align="error" if al == "error" else "intersect",
+        require=require, n_tasks=len(names), tasks=tuple(rows), worse=worse, inconclusive=inconclusive,
+        better=better, align="error" if al == "error" else "intersect", show_plan=bool(plan),
     )
+
+
+def _suite_of(m: Any, by: str | None, task_col: str | None, read_options: Any) -> dict[str, ScoreMatrix]:
+    """The tasks of ``m``: read from files or a store, or taken from matrices (:func:`tasks_of`)."""
+    if by is not None:
+        _validate.choice(by, "by", ("group",))
+    if isinstance(m, (str, os.PathLike)) or is_store(m) or (
+            isinstance(m, (list, tuple)) and m and all(isinstance(x, (str, os.PathLike)) for x in m)):
+        if by is not None:
+            raise ArgumentError("`by`='group' splits one ScoreMatrix into tasks; files name theirs (a task column, "
+                                "or `task_col`)", param="by")
+        return read_tasks(m, task_col=task_col, options=read_options)
+    for name, value in (("task_col", task_col), ("read_options", read_options)):
+        if value is not None:
+            raise ArgumentError(f"`{name}` reads files or a store; {type(m).__name__} holds its tasks already",
+                                param=name)
+    if by is not None and not isinstance(m, ScoreMatrix):
+        raise ArgumentError("`by`='group' splits one ScoreMatrix into tasks; a mapping already names them",
+                            param="by")
+    return tasks_of(m, by)
+
+
+def _chosen(suite: dict[str, ScoreMatrix], tasks: Sequence[str] | None) -> dict[str, ScoreMatrix]:
+    """Only the tasks named in ``tasks`` (each must exist); all of them when None."""
+    if tasks is None:
+        return suite
+    chosen = list(dict.fromkeys(str(t) for t in ([tasks] if isinstance(tasks, str) else tasks)))
+    for t in chosen:
+        if t not in suite:
+            raise DataError(f"no task {t!r}{_close(t, list(suite))}", param="tasks")
+    if not chosen:
+        raise ArgumentError("`tasks` is empty: name at least one task", param="tasks")
+    return {t: suite[t] for t in chosen}
+
+
+def _compare_task(t: str, mt: ScoreMatrix, candidate: str, baseline: str, method: str, cl: float,
+                  cluster: bool) -> PairedComparison:
+    """:func:`compare` on one task at the family-wise level, its errors and warnings said of the task (one
+    item: compare's small-sample warning is left to the verdict line, which says it in one sentence)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            r = compare(mt, candidate, baseline, method=method, confidence_level=cl, cluster=cluster)  # type: ignore[arg-type]
+        except DataError as exc:
+            raise DataError(f"task {t!r}: {exc.message}", param=exc.param, code=exc.code,
+                            data={**exc.data, "task": t}) from None
+    for w in caught:
+        if issubclass(w.category, SmallSampleWarning) and r.n_items < 2:
+            continue
+        said = f"task {t!r}: {w.message}"
+        if isinstance(w.message, RanktrustWarning):
+            warnings.warn(w.category(said, code=w.message.code, data={**w.message.data, "task": t}), stacklevel=3)
+        else:
+            warnings.warn(said, w.category, stacklevel=3)
+    return r
+
+
+def _decision(r: PairedComparison, margin: float) -> Decision:
+    """Read off the task's interval at its level: worse, better, non-inferior or (also with no interval)
+    inconclusive."""
+    if r.ci_high < 0:
+        return "worse"
+    if r.ci_low > 0:
+        return "better"
+    if r.ci_low > -margin:
+        return "non-inferior"
+    return "inconclusive"
+
+
+def _disagreement(mt: ScoreMatrix, candidate: str, baseline: str) -> float:
+    """``q``: the mean squared per-item difference on the items both scored (NaN: none)."""
+    S = np.asarray(mt.scores)[[mt.index_of(candidate), mt.index_of(baseline)]]
+    shared = ~np.isnan(S).any(axis=0)
+    dd = S[0, shared] - S[1, shared]
+    return float(np.mean(dd * dd)) if dd.size else float("nan")

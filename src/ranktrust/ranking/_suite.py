@@ -65,7 +65,6 @@ References
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping, Sequence, TypedDict
@@ -76,6 +75,7 @@ from .. import _random, _validate
 from .._validate import Progress, SeedLike
 from ..data._matrix import ScoreMatrix
 from ..errors import ArgumentError, DataError
+from ..gating import tasks_of
 from ..resample._engine import resample_means
 from ..resample._engine import weights as resample_weights
 from ..results import HeadlineJSON, Note, NoteJSON, Result, jsonable
@@ -368,29 +368,6 @@ class SuiteResult(Result):
 
 
 # ------------------------------------------------------------------------------------------ input
-def _as_tasks(m: Any, by: str | None) -> dict[str, ScoreMatrix]:
-    if isinstance(m, ScoreMatrix):
-        if by is None:
-            raise DataError("a suite needs several tasks: pass {task: ScoreMatrix, ...}, or a ScoreMatrix with item "
-                            "groups and `by`='group' (each group a task)", param="by")
-        if m.groups is None:
-            raise DataError("`by`='group' needs item groups (a subject/group column); this input has none",
-                            param="by")
-        groups = np.asarray(m.groups, dtype=object)
-        return {str(g): dataclasses.replace(m.select(items=groups == g), groups=None) for g in dict.fromkeys(m.groups)}
-    if isinstance(m, Mapping):
-        if not m:
-            raise DataError("no tasks given: pass {task: ScoreMatrix, ...}", param="m")
-        out = {}
-        for k, v in m.items():
-            if not isinstance(v, ScoreMatrix):
-                raise TypeError(f"task {k!r}: expected a ScoreMatrix, got {type(v).__name__}")
-            out[str(k)] = v
-        return out
-    raise TypeError(f"`m` must be a mapping {{task: ScoreMatrix}} or a ScoreMatrix with `by`='group', "
-                    f"got {type(m).__name__}")
-
-
 def _per_task(value: Any, names: Sequence[str], param: str, *, default: float) -> np.ndarray:
     """A per-task number from None, one number, a mapping {task: x} or a sequence in task order."""
     k = len(names)
@@ -903,7 +880,7 @@ def suite(
     if not isinstance(cluster, (bool, np.bool_)):
         raise TypeError(f"`cluster` must be True or False, got {type(cluster).__name__}")
     root = _random.root(rng)
-    given = _as_tasks(m, by)
+    given = tasks_of(m, by, whole=None)
     if tasks is not None:
         want = [str(t) for t in tasks]
         unknown = [t for t in want if t not in given]

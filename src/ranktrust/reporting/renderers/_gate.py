@@ -1,15 +1,16 @@
 """Renderers of the release gate (:class:`ranktrust.gating.Gate`): the verdict in one line, then one row
 per task (the deciding tasks first), in text, Markdown (a pull-request comment), HTML and CSV.
 
-The payload is ``Gate.to_dict()`` plus ``headline`` (the verdict line) and ``show_plan`` (whether the
-plan columns are shown; the JSON and CSV always hold them).
+The payload is ``Gate.to_dict()``: the verdict line is ``headline["text"]`` (:func:`verdict_line`, registered as
+the gate's ``"headline"``), ``show_plan`` says whether the plan columns are shown (the JSON and CSV always hold
+them).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .._fmt import ADJUST_NAMES, count, gap_points, interval, level, plural, points
+from .._fmt import ADJUST_NAMES, count, gap_points, interval, level, percent, plain, plural, points
 from .._markdown import md_escape as _esc
 from . import renderer
 
@@ -123,8 +124,8 @@ def _footer(d: dict[str, Any]) -> str:
     methods = list(dict.fromkeys(t["method"] for t in d["tasks"]))
     text = (f"Difference = {d['candidate']} - {d['baseline']} in points, on the items both scored. "
             f"Each interval is at its task's {ADJUST_NAMES.get(d['adjust'], d['adjust'])} level, so it "
-            f"excludes 0 exactly when the adjusted test does; a false FAIL has probability at most {alpha:g}, "
-            f"a false PASS at most {alpha / 2:g}")
+            f"excludes 0 exactly when the adjusted test does; a false FAIL has probability at most {plain(alpha)}, "
+            f"a false PASS at most {plain(alpha / 2)}")
     exact = [_TESTS[m] for m in methods if m in _TESTS]
     text += f" ({'; '.join(exact)})." if exact else "."
     asym = [t["task"] for t in d["tasks"] if t["method"] not in _TESTS]
@@ -143,14 +144,20 @@ def _footer(d: dict[str, Any]) -> str:
 
 def _plan_note(d: dict[str, Any]) -> str:
     return (f"Plan: detectable drop = the smallest drop on one task the suite finds with probability "
-            f"{d['plan_power']:.0%}; items for margin = the items a task needs to clear -{_pts(d['margin'])} "
-            f"with probability {d['plan_power']:.0%} when the models are truly equal.")
+            f"{percent(d['plan_power'])}; items for margin = the items a task needs to clear -{_pts(d['margin'])} "
+            f"with probability {percent(d['plan_power'])} when the models are truly equal.")
 
 
 @renderer("Gate", "payload")
 def gate_payload(result: Any) -> dict[str, Any]:
     d = result.to_dict()
-    return {"headline": verdict_line(d), **d}
+    return {**d, "headline": {**d["headline"], "text": verdict_line(d)}}
+
+
+def _line(d: dict[str, Any]) -> str:
+    """The verdict line of a payload (its ``headline["text"]``, composed here when the payload lacks it)."""
+    h = d.get("headline")
+    return h["text"] if isinstance(h, dict) and h.get("text") else verdict_line(d)
 
 
 def _name_width(names: list[str], cap: int = 40) -> int:
@@ -167,7 +174,7 @@ def gate_text(d: dict[str, Any]) -> list[Any]:
     from rich.text import Text
 
     style = {"PASS": "bold green", "FAIL": "bold red", "INCONCLUSIVE": "bold yellow"}[d["verdict"]]
-    out: list[Any] = [Text(d.get("headline") or verdict_line(d), style=style)]
+    out: list[Any] = [Text(_line(d), style=style)]
     width = _name_width([t["task"] for t in d["tasks"]])
     cols = _columns({**d, "show_plan": False})
     t = Table(title=f"{d['candidate']} (candidate) vs {d['baseline']} (baseline)", title_justify="left")
@@ -180,7 +187,7 @@ def gate_text(d: dict[str, Any]) -> list[Any]:
         t.add_row(*_cells(d, row)[:len(cols)])
     out += [t, Text(_footer(d))]
     if d.get("show_plan"):
-        p = Table(title=f"Plan (power {d['plan_power']:.0%})", title_justify="left")
+        p = Table(title=f"Plan (power {percent(d['plan_power'])})", title_justify="left")
         p.add_column("task", justify="left", overflow="fold", min_width=width)
         for c in ("detectable drop", "items for margin"):
             p.add_column(c, justify="right", no_wrap=True)
@@ -193,7 +200,7 @@ def gate_text(d: dict[str, Any]) -> list[Any]:
 @renderer("Gate", "md")
 def gate_markdown(d: dict[str, Any]) -> str:
     cols = _columns(d)
-    head = d.get("headline") or verdict_line(d)
+    head = _line(d)
     lines = [f"**{_esc(head)}**", "", "| " + " | ".join(cols) + " |",
              "|" + "|".join("---" if c in ("task", "decision") else "--:" for c in cols) + "|"]
     for row in d["tasks"]:
