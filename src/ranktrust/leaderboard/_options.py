@@ -44,6 +44,12 @@ class Inference:
     rank_method : {"pairs", "bootstrap"}, default: ``"pairs"``
         How rank ranges are computed (:func:`ranktrust.rank_sets`). ``"bootstrap"`` needs the items
         every model shares (``align="intersect"``).
+    gold : ScoreMatrix, optional
+        Gold labels (a person's) on a random subset of the items, NaN where not labelled; the report's matrix
+        is then the judge's scores, and every interval and verdict estimates the gold labels' means
+        (``ranktrust.leaderboard`` module ``_gold``; :func:`ranktrust.intervals` with ``gold``).
+    gold_method : {"auto", "ppi++", "stratified", "rogan-gladen"}, default: ``"auto"``
+        The gold estimator (``auto``: ``stratified`` for 0/1 judge and labels, else ``ppi++``).
     """
 
     confidence_level: float = 0.95
@@ -53,6 +59,8 @@ class Inference:
     ci_method: str = "auto"
     tiers: str = "auto"
     rank_method: str = "pairs"
+    gold: Any = None
+    gold_method: str = "auto"
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from .._validate import Progress, SeedLike
 from ..data._matrix import ScoreMatrix
 from ..errors import ArgumentError, DegenerateDataWarning
 from ._options import DEFAULT_SIZES, Inference, Resampling, Sections, resolve
+from ._gold import gold_builders
 from ._result import LeaderboardReport
 from ._sections import BUILDERS, Build, Note, quality_notes
 
@@ -187,6 +188,14 @@ def report(
     extra : dict, optional
         Sections computed elsewhere: ``{"microbench": ..., "repeats": ..., "sensitivity": ...}``.
         Repeats and sensitivity are added automatically when the data has runs / conditions.
+    gold : ScoreMatrix, optional
+        Gold labels on a random subset of the items (NaN where not labelled); ``m`` is then the judge's scores.
+        The intervals, pair table, tiers, rank ranges and headline come from the gold-corrected estimates
+        (:func:`ranktrust.intervals` with ``gold``), the ``gold`` section shows the judge-only and gold-only
+        answers beside them with the method and the number of labels, and the sections that would read the
+        judge's raw scores (stability, split-half, power, micro-benchmarks, repeats, conditions, data quality)
+        are left out, named in that section.
+    gold_method : {"auto", "ppi++", "stratified", "rogan-gladen"}, default: ``"auto"``
 
     Returns
     -------
@@ -209,7 +218,7 @@ def report(
                by_model=dict(sorted(m.dropped.items(), key=lambda kv: -kv[1])))
     if m.n_runs > 1:
         b.note("runs", n_runs=m.n_runs)
-    for name, build in BUILDERS:
+    for name, build in (gold_builders() if inf.gold is not None else BUILDERS):
         b.done[name] = build(b)
     stage(1.0)
     iv = b.done["intervals"]
@@ -226,6 +235,7 @@ def report(
         "tiers": inf.tiers,
         "rank_method": inf.rank_method,
         "title": sec.title,
+        **({"gold_method": iv.method, "n_labelled": iv.n_labelled} if inf.gold is not None else {}),
     }
     return LeaderboardReport(matrix=m, sections=tuple(b.done.items()), settings=settings, notes=tuple(b.notes))
 
@@ -241,6 +251,12 @@ def _report_iv(m: Any, inf: Inference, res: Resampling, sec: Sections) -> tuple[
     if inf.rank_method == "bootstrap" and not m.is_complete:
         raise ArgumentError("`rank_method`='bootstrap' needs the items every model shares: align the matrix with "
                          "`align`='intersect', or use `rank_method`='pairs' (each pair on its shared items)", param="rank_method")
+    if inf.gold is not None and inf.rank_method != "pairs":
+        raise ArgumentError("with `gold`, rank ranges come from the pairs of gold-corrected means: use "
+                            "`rank_method`='pairs'", param="rank_method")
+    if inf.gold is not None and inf.ci_method != "auto":
+        raise ArgumentError(f"with `gold`, the intervals are the gold estimator's (`gold_method`); `ci_method`="
+                            f"{inf.ci_method!r} is a score-path interval: leave it 'auto'", param="ci_method")
     inf = dataclasses.replace(inf, confidence_level=_validate.confidence_level(inf.confidence_level),
                               tiers="rank-sets" if inf.tiers == "auto" else inf.tiers)
     res = dataclasses.replace(

@@ -507,8 +507,8 @@ class ScoreIntervalRow(TypedDict):
     ci_high: float
 
 
-class ScoreIntervalsJSON(TypedDict):
-    """Layout of :meth:`ScoreIntervals.to_dict`: settings, then one row per model."""
+class _ScoreIntervalsJSON(TypedDict):
+    """The keys of every :meth:`ScoreIntervals.to_dict`."""
 
     method: str
     confidence_level: float
@@ -517,6 +517,16 @@ class ScoreIntervalsJSON(TypedDict):
     cluster_correction: str | None
     models: list[ScoreIntervalRow]
     notes: list[NoteJSON]
+
+
+class ScoreIntervalsJSON(_ScoreIntervalsJSON, total=False):
+    """Layout of :meth:`ScoreIntervals.to_dict`: settings, then one row per model; with ``gold`` also the labels'
+    count, PPI++'s weights and the judge-only and gold-only intervals beside them."""
+
+    n_labelled: int
+    lam: list[float] | None
+    judge_only: _ScoreIntervalsJSON
+    gold_only: _ScoreIntervalsJSON
 
 
 @dataclass(frozen=True, eq=False)
@@ -554,6 +564,13 @@ class ScoreIntervals(Result):
     notes : tuple of Note
         What the reader must know about these intervals: ``cluster_edge`` (a clustered 0/1 interval near 0% or
         100% from fewer than :data:`EDGE_MIN_CLUSTERS` groups is approximate; :func:`edge_note`).
+    n_labelled : int or None
+        With ``gold`` (:func:`intervals`): the labelled items. ``score`` then estimates each model's mean gold
+        label, ``method`` names the estimator (``"ppi++"``, ``"stratified"``, ``"rogan-gladen"``), and
+        ``judge_only`` (the judge's scores alone) and ``gold_only`` (the labels alone) stand beside it.
+    lam : ndarray or None
+        PPI++'s weight per model (``"ppi++"`` only).
+    judge_only, gold_only : ScoreIntervals or None
     """
 
     _table = ("models", "score", "se", "ci_low", "ci_high", "n_items")
@@ -574,6 +591,10 @@ class ScoreIntervals(Result):
     bootstrap_distribution: np.ndarray | None = field(default=None, repr=False)
     dropped: dict = field(default_factory=dict)
     notes: tuple[Note, ...] = ()
+    n_labelled: int | None = None
+    lam: np.ndarray | None = None
+    judge_only: "ScoreIntervals | None" = None
+    gold_only: "ScoreIntervals | None" = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "notes", tuple(self.notes))
@@ -589,6 +610,10 @@ class ScoreIntervals(Result):
                 self.ci_low.tolist(), self.ci_high.tolist(),
             )
         ]
+        gold = {} if self.n_labelled is None else {
+            "n_labelled": self.n_labelled, "lam": self.lam,
+            "judge_only": self.judge_only.to_dict() if self.judge_only is not None else None,
+            "gold_only": self.gold_only.to_dict() if self.gold_only is not None else None}
         return jsonable({
             "method": self.method,
             "confidence_level": self.confidence_level,
@@ -597,6 +622,7 @@ class ScoreIntervals(Result):
             "cluster_correction": self.cluster_correction,
             "models": rows,
             "notes": [n.to_dict() for n in self.notes],
+            **gold,
         })
 
     def __len__(self) -> int:
@@ -619,6 +645,7 @@ def intervals(
     n_resamples: int = 9999,
     rng: SeedLike = 0,
     cluster_correction: ClusterCorrection = "cr2",
+    gold: "ScoreMatrix | None" = None,
 ) -> ScoreIntervals:
     """Score and confidence interval of every model.
 
@@ -645,6 +672,14 @@ def intervals(
         Small-cluster correction when clustered (see :func:`score_ci`); for a cluster bootstrap
         anything but ``"none"`` widens the interval as described in
         :func:`ranktrust.bootstrap_ci`.
+    gold : ScoreMatrix, optional
+        Gold labels (a person's) of the same models on a random subset of the items, NaN (or absent) where not
+        labelled; ``m`` is then the judge's scores, complete. Each interval is then that of the model's mean
+        *gold* label, from the judge on every item and the labels on the few (:mod:`._ppi`): ``method`` is
+        ``"auto"`` (``"stratified"`` for 0/1 judge and labels, else ``"ppi++"``), ``"ppi++"``, ``"stratified"``
+        or ``"rogan-gladen"`` (a 0/1 judge's sensitivity and specificity, measured on the labels); with
+        ``cluster`` the influence terms are summed within item groups. ``judge_only`` and ``gold_only`` hold
+        the score path's intervals of the judge alone and of the labels alone.
 
     Returns
     -------
@@ -685,6 +720,9 @@ def intervals(
     """
     cl = check_confidence_level(confidence_level)
     corr = _check_correction(cluster_correction)
+    if gold is not None:
+        return _gold_intervals(m, gold, method=method, cluster=bool(cluster), confidence_level=cl,
+                               cluster_correction=corr)
     _validate.choice(method, "method", _METHODS)
     clustered = resolve_cluster(m, cluster, method)
     if clustered and method in ("t", "wilson"):
@@ -727,6 +765,36 @@ def intervals(
         cluster_correction=corr if clustered else None,
         df=r.df,
         notes=(note,) if note is not None else (),
+    )
+
+
+def _gold_intervals(m: "ScoreMatrix", gold: Any, *, method: str, cluster: bool, confidence_level: float,
+                    cluster_correction: str) -> ScoreIntervals:
+    """:func:`intervals` with ``gold``: the gold-corrected means (:mod:`._ppi`) with the judge-only and gold-only
+    intervals beside them."""
+    from ._ppi import METHODS, gold_fit
+
+    if method not in METHODS:
+        raise ArgumentError(f"with `gold`, `method` must be one of {', '.join(map(repr, METHODS))} (the gold "
+                            f"estimator), got {method!r}", param="method")
+    fit = gold_fit(m, gold, method=method, confidence_level=confidence_level, cluster=cluster)
+    M = len(fit.models)
+    corr = cluster_correction if cluster else None
+
+    def side(score: np.ndarray, se: np.ndarray, lo: np.ndarray, hi: np.ndarray, n: int, how: str) -> ScoreIntervals:
+        return ScoreIntervals(models=fit.models, n_items=np.full(M, n, dtype=np.int64), score=score, se=se,
+                              ci_low=lo, ci_high=hi, method=how, confidence_level=confidence_level,
+                              clustered=fit.clustered, n_clusters=fit.n_clusters, cluster_correction=corr)
+
+    return ScoreIntervals(
+        models=fit.models, n_items=np.full(M, fit.n_items, dtype=np.int64), score=fit.score, se=fit.se,
+        ci_low=fit.ci_low, ci_high=fit.ci_high, method=fit.method, confidence_level=confidence_level,
+        clustered=fit.clustered, n_clusters=fit.n_clusters, cluster_correction=None,
+        df=np.full(M, fit.df) if np.isfinite(fit.df) else None, n_labelled=fit.n_labelled, lam=fit.lam,
+        judge_only=side(fit.judge_score, fit.judge_se, fit.judge_ci_low, fit.judge_ci_high, fit.n_items,
+                        fit.judge_method),
+        gold_only=side(fit.gold_score, fit.gold_se, fit.gold_ci_low, fit.gold_ci_high, fit.n_labelled,
+                       fit.gold_method),
     )
 
 

@@ -499,8 +499,8 @@ class PairRow(TypedDict):
     p_adjusted: float
 
 
-class PairTableJSON(TypedDict):
-    """Layout of :meth:`PairTable.to_dict`: settings, then one row per pair."""
+class _PairTableJSON(TypedDict):
+    """The keys of every :meth:`PairTable.to_dict`."""
 
     adjust: str
     pairs_scope: Literal["all", "adjacent"]
@@ -512,6 +512,15 @@ class PairTableJSON(TypedDict):
     confidence_level: float
     alternative: str
     pairs: list[PairRow]
+
+
+class PairTableJSON(_PairTableJSON, total=False):
+    """Layout of :meth:`PairTable.to_dict`: settings, then one row per pair; with ``gold`` also the labels'
+    count and the judge-only and gold-only tables beside it."""
+
+    n_labelled: int
+    judge_only: _PairTableJSON
+    gold_only: _PairTableJSON
 
 
 @dataclass(frozen=True, eq=False)
@@ -552,6 +561,10 @@ class PairTable(Result):
     alternative : str
         ``"two-sided"``, ``"greater"`` (A, the higher-scored model, > B) or ``"less"``: the
         alternative of ``p_value``.
+    n_labelled : int or None
+        With ``gold`` (:func:`all_pairs`): the labelled items; ``score`` and ``diff`` then estimate the gold
+        labels' means, ``method`` names the gold estimator, and ``judge_only`` and ``gold_only`` are the score
+        path's tables of the judge's scores alone and of the labels alone.
     """
 
     _table = "pairs"
@@ -579,6 +592,9 @@ class PairTable(Result):
     ci_method: str = "exact-mcnemar"
     alternative: str = "two-sided"
     adjust_family: str = ""
+    n_labelled: int | None = None
+    judge_only: "PairTable | None" = None
+    gold_only: "PairTable | None" = None
 
     def __post_init__(self) -> None:
         if not self.adjust_family:
@@ -605,6 +621,10 @@ class PairTable(Result):
         }
         keys = list(cols)
         rows = [dict(zip(keys, vals)) for vals in zip(*cols.values())]
+        gold = {} if self.n_labelled is None else {
+            "n_labelled": self.n_labelled,
+            "judge_only": self.judge_only.to_dict() if self.judge_only is not None else None,
+            "gold_only": self.gold_only.to_dict() if self.gold_only is not None else None}
         return jsonable({
             "adjust": self.adjust,
             "pairs_scope": self.pairs_scope,
@@ -616,6 +636,7 @@ class PairTable(Result):
             "confidence_level": self.confidence_level,
             "alternative": self.alternative,
             "pairs": rows,
+            **gold,
         })
 
     def exact_intervals(self, rows: Any = None) -> tuple[np.ndarray, np.ndarray]:
@@ -692,6 +713,7 @@ def all_pairs(
     method: Literal["auto", "mcnemar", "betting", "t", "cluster"] = "auto",
     interval: Literal["auto", "exact", "wald", "none"] = "auto",
     cluster_correction: Literal["cr2", "cr1", "none"] = "cr2",
+    gold: "ScoreMatrix | None" = None,
 ) -> PairTable:
     """Paired comparisons of every pair of models (or of each model with the next one down).
 
@@ -720,6 +742,11 @@ def all_pairs(
         as ``"exact"``. The tests and p-values are unchanged.
     cluster_correction : {"cr2", "cr1", "none"}, default: ``"cr2"``
         As in :func:`compare`.
+    gold : ScoreMatrix, optional
+        Gold labels on a random subset of the items, as in :func:`compare`: every pair's difference of the
+        gold-corrected means from one joint covariance, its p-value adjusted with ``adjust``; ``method`` names
+        the gold estimator (``"auto"``, ``"ppi++"``, ``"stratified"``, ``"rogan-gladen"``).
+
     Returns
     -------
     PairTable
@@ -748,6 +775,9 @@ def all_pairs(
     _validate.choice(adjust, "adjust", ADJUST_METHODS)
     if method == "sign-flip":
         raise ArgumentError("`method`='sign-flip' is offered for one pair only: use `compare` for the pair", param="method")
+    if gold is not None:
+        return _gold_all_pairs(m, gold, pairs=pairs, adjust=adjust, alternative=alt, confidence_level=cl,
+                               cluster=bool(cluster), method=method, interval=interval, cluster_correction=corr)
     S = np.asarray(m.scores)
     binary = is_binary(S)
     meth, clustered = _resolve(m, method, cluster, binary, ("auto", "mcnemar", "betting", "t", "cluster"))
@@ -787,4 +817,49 @@ def all_pairs(
         p_adjusted=adjust_pvalues(pv, adjust), method=meth, adjust=adjust, pairs_scope=pairs,
         confidence_level=cl, clustered=clustered, binary=binary,
         ci_method=_ci_method(meth, iv_kind, corr), alternative=alt,
+    )
+
+
+def _gold_all_pairs(m: "ScoreMatrix", gold: Any, *, pairs: str, adjust: str, alternative: str,
+                    confidence_level: float, cluster: bool, method: str, interval: str,
+                    cluster_correction: str) -> PairTable:
+    """:func:`all_pairs` with ``gold``: every pair of gold-corrected means (:mod:`._ppi`), one covariance."""
+    from ..data import ScoreMatrix
+    from ._ppi import METHODS, gold_fit
+
+    if method not in METHODS:
+        raise ArgumentError(f"with `gold`, `method` must be one of {', '.join(map(repr, METHODS))} (the gold "
+                            f"estimator), got {method!r}", param="method")
+    fit = gold_fit(m, gold, method=method, confidence_level=confidence_level, cluster=cluster)
+    score = fit.score
+    order = np.argsort(np.where(np.isnan(score), np.inf, -score), kind="stable").astype(np.intp)
+    k = len(score)
+    if pairs == "all":
+        p, q = np.triu_indices(k, 1)
+        ii, jj = order[p], order[q]
+    else:
+        ii, jj = order[:-1], order[1:]
+    ii, jj = ii.astype(np.intp), jj.astype(np.intp)
+    V = fit.covariance
+    diff = score[ii] - score[jj]
+    se = np.sqrt(np.clip(V[ii, ii] + V[jj, jj] - 2 * V[ii, jj], 0, None))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.where(se > 0, diff / np.where(se > 0, se, 1.0), np.where(diff == 0, 0.0, np.inf * np.sign(diff)))
+    pv = _gold_p(t, fit.df, alternative)
+    qt = _gold_quantile(confidence_level, fit.df)
+    kw: dict[str, Any] = {"pairs": pairs, "adjust": adjust, "alternative": alternative,
+                          "confidence_level": confidence_level, "cluster": cluster,
+                          "cluster_correction": cluster_correction, "interval": interval}
+    lab = fit.labelled
+    gm = ScoreMatrix.from_array(fit.gold_labels[:, lab], models=list(m.models),
+                                items=[m.items[x] for x in np.flatnonzero(lab)],
+                                groups=[m.groups[x] for x in np.flatnonzero(lab)] if m.groups is not None else None)
+    neg = np.full(ii.shape, -1, dtype=np.int64)
+    return PairTable(
+        models=m.models, score=score, order=order, i=ii, j=jj, n_items=np.full(ii.shape, fit.n_items, np.int64),
+        only_a=neg, only_b=neg, diff=diff, se=se, ci_low=diff - qt * se, ci_high=diff + qt * se, p_value=pv,
+        p_adjusted=adjust_pvalues(pv, adjust), method=fit.method, adjust=adjust, pairs_scope=pairs,
+        confidence_level=confidence_level, clustered=fit.clustered, binary=False,
+        ci_method="t" if np.isfinite(fit.df) else "normal", alternative=alternative, n_labelled=fit.n_labelled,
+        judge_only=all_pairs(m, **kw), gold_only=all_pairs(gm, **kw),
     )
