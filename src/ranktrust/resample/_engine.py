@@ -913,14 +913,19 @@ def matrix_input(m, *, keep_integer: bool = False) -> MatrixInput:
     A ScoreMatrix with missing scores is reduced to the items every model has
     (``align("intersect")``); ``dropped`` records what was dropped so that results can
     say so. A plain array must be complete. ``keep_integer``: a 2-D integer array (which
-    cannot hold NaN) with at least one item is returned as it is, not as a float64 copy
-    (for callers whose arithmetic is exact either way and that pass it to :func:`prepare`).
+    cannot hold NaN) with at least one item is returned as it is, not as a float64 copy, and a
+    complete 0/1 ScoreMatrix as int8 (for callers whose arithmetic is exact either way and that
+    pass it to :func:`prepare`).
     """
     from ..data._matrix import ScoreMatrix
 
     if isinstance(m, ScoreMatrix):
         if not m.is_complete:
             m = m.align("intersect")
+        if keep_integer and m.n_runs == 1 and m.n_items and m.is_complete and m.is_binary:
+            # complete 0/1 scores (both answers cached on the matrix) as int8: one pass, where the float64
+            # array would be scanned for NaN here and for integers, its smallest and largest score in prepare
+            return MatrixInput(m.scores.astype(np.int8), tuple(m.models), m.group_codes, dict(m.dropped))
         return MatrixInput(complete_scores(m.scores), tuple(m.models), m.group_codes, dict(m.dropped))
     if keep_integer and isinstance(m, np.ndarray) and m.dtype.kind in "iub" and m.ndim == 2 and m.shape[1]:
         return MatrixInput(m, tuple(f"model_{k}" for k in range(m.shape[0])), None, {})
