@@ -820,8 +820,8 @@ def test_the_reviews_half_translated_message_is_in_command_line_words(tmp_path, 
 MESSAGE_PARSING_LEFT: dict[str, tuple[int, str]] = {
     "ranktrust/cli/_main.py": (1, "cli_words: the one translator of API words (`align`='intersect') into the running "
                                   "command's flags, by design (rule cli-words)"),
-    "ranktrust/gating/_tasks.py": (2, "read_tasks: a reader's metric DataError cut at its first '; ', and a row "
-                                      "of a task's DataFrame re-worded as the file's line (`re.sub` of 'row N')"),
+    "ranktrust/gating/_tasks.py": (1, "read_tasks: a reader's metric DataError cut at its first '; ' (the place "
+                                      "and finding without its advice; the readers' metric errors carry no data)"),
     "ranktrust/preference/_core.py": (2, "'no prompt-id column' found in the reader's message, its columns split off"),
 }
 

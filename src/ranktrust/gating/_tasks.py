@@ -146,11 +146,12 @@ def _file_tasks(paths: list[str], opts: Any, task_col: str | None, fmt: str, bin
             raise
         # a folder of harness logs whose tasks have other metrics (HELM's harm_bench has no exact_match): the
         # gate reads every task with one metric; a store holds each task with its own
+        # the reader's place and finding without its advice (pick a `task`: the suite takes them all)
         where = exc.message.split("; ")[0]
         raise DataError(
             f"{where}; a suite read from files takes every task with one metric (`metric`='NAME'); where the tasks' "
             "metrics differ, ingest each task with its own into a store (Store.ingest with `task` and `metric`) and "
-            "read the store", param="metric", code="task_metrics_differ", data={"where": where}) from None
+            "read the store", param="metric", code="task_metrics_differ", data={**exc.data, "where": where}) from None
     col = task_col or "task"
     if task_col and task_col not in df.columns:
         raise DataError(f"{src}: no column {task_col!r} to take the tasks from; columns: "
@@ -188,22 +189,8 @@ def _one_metric(df: Any, task: str | None, chosen: str | None, src: str) -> Any:
 def _read_part(read: Any, part: Any, common: dict[str, Any], src: str, task: str | None, lines: bool) -> Any:
     """``read(part)``, its errors naming the file and line (the rows of a file read alone keep their line
     numbers in the index) instead of the DataFrame the part is; rows of several files are named by task."""
-    import re
-
-    try:
-        return read(part, **common)
-    except DataError as exc:
-        index = list(part.index)
-
-        def where(mt: "re.Match[str]") -> str:
-            k = int(mt.group(1))
-            if lines and 0 <= k < len(index):
-                return f"line {index[k]}"
-            return f"row {k + 1} of task {task!r}" if task is not None else f"data row {k + 1}"
-
-        msg = re.sub(r"\brow (\d+)", where, exc.message)
-        msg = re.sub(r"^DataFrame: ", f"{src}: " + (f"task {task!r}: " if task is not None and not lines else ""), msg)
-        raise DataError(msg, param=exc.param) from None
+    name = src if lines or task is None else f"{src}: task {task!r}"
+    return read(part, source_name=name, line_numbers="index" if lines else None, **common)
 
 
 def _metric_of(task: str | None, held: list[str], chosen: str | None, src: str) -> str | None:
