@@ -109,7 +109,7 @@ def test_rt_arena_takes_the_reader_options(tmp_path, capsys):
     assert code == 0, err
     d = json.loads(out.read_text())
     assert d["settings"]["n_battles"] == 2000 and d["settings"]["n_clusters"] == 500
-    np.testing.assert_allclose([m["rating"] for m in d["models"]], [one.ratings()[m["model"]] for m in d["models"]],
+    np.testing.assert_allclose([m["rating"] for m in d["models"]], [one.ratings.score[one.models.index(m["model"])] for m in d["models"]],
                                rtol=1e-12)
     code, _, err = run_cli(capsys, "arena", str(p), "--input-format", "mt_bench")
     assert code == 1 and err.startswith("error: ") and len(err.strip().splitlines()) == 1
@@ -386,3 +386,37 @@ def test_arena_hard_judgments_name_their_own_prompt_column(capsys):
         code, _, err = run_cli(capsys, *args, "--cluster-by", other)
         assert code == 1 and f"--cluster-by {other}: the battles have no such column (their prompt ids are {col})" \
             in err, err
+
+
+def test_the_result_is_the_score_paths_parts_and_to_dict_is_the_command_lines_json(tmp_path, capsys):
+    """``ArenaResult`` holds the house's result types (the ratings as intervals, a pair table, rank sets, tiers,
+    win rates as intervals); its JSON is read off them, ``to_dict()`` is what ``ranktrust arena -f json``
+    writes (less ``meta``), and ``headline["text"]`` is the sentence the command prints."""
+    from ranktrust.ranking import RankSets, Tiers
+    from ranktrust.stats import PairTable, ScoreIntervals
+
+    df = _board(3, M=5, n=1500, spread=0.4, tied_top=1)
+    path = tmp_path / "b.csv"
+    df.to_csv(path, index=False)
+    r = rt.arena(str(path), baseline="m2", rng=4, n_resamples=300)
+    assert isinstance(r.ratings, ScoreIntervals) and isinstance(r.pairs, PairTable)
+    assert isinstance(r.rank_sets, RankSets) and isinstance(r.tiers, Tiers) and isinstance(r.win_rates, ScoreIntervals)
+    d = r.to_dict()
+    rows = {m["model"]: m for m in d["models"]}
+    for k, m in enumerate(r.models):
+        assert rows[m]["rating"] == r.ratings.score[k] and rows[m]["rank_low"] == r.rank_sets.rank_low[k]
+        assert rows[m]["tier"] == r.tiers.tier[k] and rows[m]["win_rate"] == r.win_rates.score[k]
+        assert rows[m]["overlap_rank_high"] == r.rank_sets.marginal_high[k]
+    assert [x["model"] for x in d["models"]] == [r.models[k] for k in r.tiers.order]
+    assert np.array_equal(r.separated, r.pairs.p_adjusted < 1 - r.confidence_level)
+    assert r.rank_sets.could_be_first == d["headline"]["could_be_first"] == r.could_be_first
+    code, out, err = run_cli(capsys, "arena", str(path), "--baseline", "m2", "--seed", "4", "--n-resamples", "300",
+                             "--format", "json")
+    assert code == 0, err
+    cli = json.loads(out)
+    cli.pop("meta")
+    assert cli == d
+    text = r.headline["text"]
+    assert text == d["headline"]["text"] and text.startswith(("Yes: ", "No: "))
+    code, out, _ = run_cli(capsys, "arena", str(path), "--baseline", "m2", "--seed", "4", "--n-resamples", "300")
+    assert " ".join(text.split()) in " ".join(out.split()) and str(r).split()[:8] == out.split()[:8]

@@ -227,7 +227,8 @@ def test_relabelling_models_permutes_the_result(seed):
     r1 = rt.arena(df, rng=0, n_resamples=50)
     r2 = rt.arena(df.assign(model_a=df.model_a.map(ren), model_b=df.model_b.map(ren)), rng=0, n_resamples=50)
     for m, new in ren.items():
-        assert r1.ratings()[m] == pytest.approx(r2.ratings()[new], rel=1e-10)
+        one, two = dict(zip(r1.models, r1.ratings.score)), dict(zip(r2.models, r2.ratings.score))
+        assert one[m] == pytest.approx(two[new], rel=1e-10)
 
 
 # ---------------------------------------------------------------- the one relation

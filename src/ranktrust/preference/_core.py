@@ -21,7 +21,7 @@ The steps: ``_read`` -> ``_canonical_battles`` -> ``_refuse_degenerate`` -> ``_f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -31,11 +31,13 @@ from .. import _random, _validate
 from .._kernel import normal_quantile, t_quantile
 from .._validate import Progress, SeedLike
 from ..errors import DataError, SolverError
-from ..ranking._ranksets import layers
+from ..ranking import RankSets, Tiers
+from ..ranking._tiers import tiers_of
 from ..results import Note
+from ..stats import PairTable, ScoreIntervals
 from . import _fit, _maxt
 from ._input import Battles, battles_arrays
-from ._result import NORMALISATION, ArenaResult, StyleControl
+from ._result import NORMALISATION, ArenaRatings, ArenaResult, StyleControl
 
 __all__ = ["arena", "ELO_SCALE", "ELO_MEAN", "TIES"]
 
@@ -44,6 +46,8 @@ ELO_SCALE = 400.0 / np.log(10.0)
 #: the ratings' anchor: the mean rating of the models on the board
 ELO_MEAN = 1000.0
 TIES = ("half", "davidson")
+#: how the pair table's ``p_adjusted`` and the rank sets are made: one stepdown max-|t| over all pairs
+STEPDOWN = "maxt-stepdown"
 METHODS = ("sandwich", "bootstrap")
 CORRECTIONS = ("cr2", "cr1", "none")
 #: below this many clusters the clustered sandwich is warned about (SmallSampleWarning)
@@ -112,7 +116,6 @@ def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
     ``cluster``, and the result names it as the user did. A column of a battles table that the reader
     does not keep is read as the prompt ids (``prompt``), so clustering by it works too."""
     import os
-    from dataclasses import replace
 
     is_path = isinstance(battles, (str, os.PathLike)) or (
         isinstance(battles, (list, tuple)) and battles and all(isinstance(p, (str, os.PathLike)) for p in battles))
@@ -283,13 +286,6 @@ def _fit_all(bt: Battles, ties: str, f: np.ndarray | None, cluster: np.ndarray |
     return fit, c, _Cov(fit, V, expo, df)
 
 
-def _display_ranks(better: np.ndarray, rating: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    tier, order, _ = layers(better, rating)
-    rank = np.empty(len(rating), dtype=np.int64)
-    rank[order] = np.arange(1, len(rating) + 1)
-    return rank, tier
-
-
 # ------------------------------------------------------------------------------------------------- steps
 def _options(ties: str, method: str, confidence_level: float, n_resamples: int, progress: Progress,
              cluster_by: Any, cluster_correction: str) -> dict[str, Any]:
@@ -311,8 +307,6 @@ def _canonical_battles(bt: Battles, style: Any, ties: str, baseline: str | None
                        ) -> tuple[Battles, np.ndarray | None, tuple[str, ...]]:
     """The battles written with the lower model code first (a new record), the style features (or None) and
     their names; every refusal about the models, the style and the tie model."""
-    from dataclasses import replace
-
     models = bt.models
     if len(models) < 2:
         raise DataError(f"the battles name one model ({models[0]!r}): there is nothing to rank", param="battles")
@@ -423,6 +417,7 @@ class _Claims:
     valid: np.ndarray
     critical: float
     floor: float | None
+    n_draws: int
 
 
 def _claims(theta: np.ndarray, V: np.ndarray, df_model: np.ndarray, valid_model: np.ndarray, level: float,
@@ -446,7 +441,8 @@ def _claims(theta: np.ndarray, V: np.ndarray, df_model: np.ndarray, valid_model:
         crit = float(q[0])
     else:
         crit = float(np.quantile(sd["max_abs"], level))
-    return _Claims(J, K, diff, se, dfp, q, pval, padj, valid, crit, sd["floor"])
+    return _Claims(J, K, diff, se, dfp, q, pval, padj, valid, crit, sd["floor"],
+                   0 if len(J) == 1 else (n_draws if draws is None else len(draws)))
 
 
 #: the smallest degrees of freedom of a win rate's rare-outcome t reference (coverage measured unchanged from 1 to
@@ -472,11 +468,14 @@ def _rare_outcome_df(wr: np.ndarray, a: np.ndarray, b: np.ndarray, w: np.ndarray
     return np.maximum(df, _WIN_RATE_MIN_DF)
 
 
-def _win_rates(theta: np.ndarray, V: np.ndarray, df_model: np.ndarray, k0: int, level: float,
-               rare_df: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _win_rates(bt: Battles, theta: np.ndarray, V: np.ndarray, df_model: np.ndarray, valid_model: np.ndarray,
+               k0: int, level: float, rare_df: np.ndarray | None = None) -> ScoreIntervals:
     """Win rate against model ``k0``: ``expit(theta_m - theta_k0)`` with the interval of the log-odds
     difference, mapped through ``expit``: inside (0, 1) and asymmetric near its ends. Its t reference has the
-    smaller of the contrast's degrees of freedom and ``rare_df`` (:func:`_rare_outcome_df`)."""
+    smaller of the contrast's degrees of freedom and ``rare_df`` (:func:`_rare_outcome_df`). ``se``: the delta
+    method's; ``n_items``: each model's battles against ``k0`` (all of them in a star design)."""
+    M = len(theta)
+    a, b = bt.a, bt.b
     d = theta - theta[k0]
     vd = np.maximum(np.diag(V) + V[k0, k0] - 2 * V[:, k0], 0.0)
     dfp = _fit.welch_df(np.diag(V), np.full(len(d), V[k0, k0]), df_model, np.full(len(d), df_model[k0]))
@@ -484,9 +483,16 @@ def _win_rates(theta: np.ndarray, V: np.ndarray, df_model: np.ndarray, k0: int, 
         dfp = np.minimum(dfp, rare_df)
     q = np.asarray(t_quantile(level, dfp), dtype=float)
     h = q * np.sqrt(vd)
-    lo, hi = special.expit(d - h), special.expit(d + h)
+    ok = valid_model & valid_model[k0]
+    lo = np.where(ok, special.expit(d - h), np.nan)
+    hi = np.where(ok, special.expit(d + h), np.nan)
     lo[k0] = hi[k0] = 0.5
-    return special.expit(d), lo, hi
+    wr = special.expit(d)
+    n_vs = np.bincount(np.where(a == k0, b, a)[(a == k0) | (b == k0)], minlength=M).astype(np.int64)
+    n_vs[k0] = 0
+    return ScoreIntervals(models=bt.models, n_items=n_vs, score=wr, se=np.where(ok, wr * (1 - wr) * np.sqrt(vd), np.nan),
+                          ci_low=lo, ci_high=hi, method="bradley-terry", confidence_level=level,
+                          clustered=bt.cluster is not None, df=dfp if np.isfinite(dfp).any() else None)
 
 
 def _few_cluster_notes(bt: Battles, cov: _Cov, valid_model: np.ndarray, correction: str) -> list[Note]:
@@ -654,90 +660,126 @@ def arena(
         warnings.warn(f"the variance of {', '.join(map(repr, bad[:5]))}{' ...' if len(bad) > 5 else ''} is not "
                       "estimable (every battle of the model in one cluster): its interval is NaN and none of its "
                       "pairs is claimed; add battles on other prompts", DegenerateDataWarning, stacklevel=2)
-    # stepdown over all pairs
-    cl = _claims(theta, V, df_model, valid_model, level, n_resamples, np.random.default_rng(seed_streams[0]), draws)
-    alpha = 1.0 - level
+    # stepdown over all pairs -> the house's result types
+    claims = _claims(theta, V, df_model, valid_model, level, n_resamples, np.random.default_rng(seed_streams[0]),
+                     draws)
+    clustered = cluster is not None
+    parts = _ranked(bt, theta, V, df_model, valid_model, level, claims, clustered)
+    win_rates = None
+    if baseline is not None:
+        k0 = models.index(baseline)
+        rare = (_rare_outcome_df(special.expit(theta - theta[k0]), a, b, w, k0)
+                if correction == "cr2" and o["method"] == "sandwich" else None)
+        win_rates = _win_rates(bt, theta, V, df_model, valid_model, k0, level, rare)
+    style_res = None
+    if f is not None:
+        _, _, raw = _fit_all(bt, "half", None, cluster, G, y, w, c=c0, correction=correction)
+        raw_claims = _claims(raw.fit.theta, raw.V[:M, :M], raw.df, valid_model, level, n_resamples,
+                             np.random.default_rng(seed_streams[0]), None)
+        raw_sets = _ranked(bt, raw.fit.theta, raw.V[:M, :M], raw.df, valid_model, level, raw_claims, clustered)
+        style_res = _style_control(fit, cov, feats, level, raw_sets[0].score, raw_sets[2].rank)
+    settings = _settings(bt, o, fit, df_model, valid_model, claims,
+                         n_resamples, n_failed, feats, _ties_check(bt, ties, theta, c, c0) if f is None else None)
+    if win_rates is not None:
+        n_vs = win_rates.n_items
+        settings.update(baseline_battles=int(n_vs.sum()), baseline_star=bool(n_vs.sum() == len(a)))
+    if progress is not None and o["method"] != "bootstrap":
+        progress(1, 1)
+    pb_note = _per_battle_note(bt, asked_none=o["cluster_by"] is None)
+    said = correction if o["method"] == "sandwich" else "bootstrap"
+    notes += [*(() if pb_note is None else (pb_note,)), *_few_cluster_notes(bt, cov, valid_model, said)]
+    ratings, pairs, rank_sets, tiers = parts
+    return ArenaResult(ratings=ratings, pairs=pairs, rank_sets=rank_sets, tiers=tiers, win_rates=win_rates,
+                       style=style_res, baseline=baseline, settings=settings, notes=tuple(notes))
+
+
+def _ranked(bt: Battles, theta: np.ndarray, V: np.ndarray, df_model: np.ndarray, valid_model: np.ndarray,
+            level: float, cl: _Claims, clustered: bool) -> tuple[ArenaRatings, PairTable, RankSets, Tiers]:
+    """The ratings, the pair table, the rank sets and the tiers of one fit (natural-scale ``theta`` and ``V``)
+    and its stepdown, on the Elo scale: the score path's result types."""
+    models, M = bt.models, len(bt.models)
     rating = ELO_MEAN + ELO_SCALE * theta
-    se = np.where(valid_model, ELO_SCALE * np.sqrt(np.maximum(vdiag, 0.0)), np.nan)
+    se = np.where(valid_model, ELO_SCALE * np.sqrt(np.maximum(np.diag(V), 0.0)), np.nan)
     qm = np.asarray(t_quantile(level, np.where(valid_model, df_model, 1.0)), dtype=float)
     ci_low, ci_high = rating - qm * se, rating + qm * se
+    n_battles = (np.bincount(bt.a, minlength=M) + np.bincount(bt.b, minlength=M)).astype(np.int64)
+    finite_df = bool(np.isfinite(df_model).any())
+    ratings = ArenaRatings(
+        models=models, n_items=n_battles, score=rating, se=se, ci_low=ci_low, ci_high=ci_high,
+        method="bradley-terry", confidence_level=level, clustered=clustered,
+        n_clusters=int(bt.n_clusters) if clustered else None, df=df_model if finite_df else None,
+        covariance=ELO_SCALE ** 2 * V)
     J, K = cl.J, cl.K
     dif = ELO_SCALE * cl.diff
     dse = np.where(cl.valid, ELO_SCALE * cl.se, np.nan)
     flip = dif < 0
-    pa = np.where(flip, K, J)
-    pb = np.where(flip, J, K)
+    pa, pb = np.where(flip, K, J), np.where(flip, J, K)
     adif = np.abs(dif)
-    separated = cl.valid & (np.nan_to_num(cl.p_adjusted, nan=1.0) < alpha) & (adif > 0)
+    separated = cl.valid & (np.nan_to_num(cl.p_adjusted, nan=1.0) < 1.0 - level) & (adif > 0)
     better = np.zeros((M, M), dtype=bool)
     better[pa[separated], pb[separated]] = True
-    rank_low = 1 + better.sum(axis=0)
-    rank_high = M - better.sum(axis=1)
-    rank, tier = _display_ranks(better, rating)
-    with np.errstate(invalid="ignore"):
+    met = np.bincount(np.minimum(bt.a, bt.b) * M + np.maximum(bt.a, bt.b), minlength=M * M)
+    none = np.full(len(J), -1, dtype=np.int64)
+    low, high = rank_bounds(better)
+    with np.errstate(invalid="ignore"):   # LMArena's overlap rule on the same marginal intervals
         ov_low = 1 + (ci_low[:, None] > ci_high[None, :]).sum(axis=0)
         ov_high = M - (ci_high[:, None] < ci_low[None, :]).sum(axis=0)
-    n_battles = np.bincount(a, minlength=M) + np.bincount(b, minlength=M)
-    wr = wr_lo = wr_hi = n_vs = None
-    if baseline is not None:
-        k0 = models.index(baseline)
-        # which battles involve the baseline: all of them in a star design (the win rate is then the raw share)
-        n_vs = np.bincount(np.where(a == k0, b, a)[(a == k0) | (b == k0)], minlength=M).astype(np.int64)
-        n_vs[k0] = 0
-        rare = (_rare_outcome_df(special.expit(theta - theta[k0]), a, b, w, k0)
-                if correction == "cr2" and o["method"] == "sandwich" else None)
-        wr, wr_lo, wr_hi = _win_rates(theta, V, df_model, k0, level, rare)
-        wr_lo = np.where(valid_model & valid_model[k0], wr_lo, np.nan)
-        wr_hi = np.where(valid_model & valid_model[k0], wr_hi, np.nan)
-        wr_lo[k0] = wr_hi[k0] = 0.5
-    style_res = None
-    if f is not None:
-        gV = cov.V[M:, M:]
-        gse = np.sqrt(np.diag(gV))
-        g = fit.extra
-        z = normal_quantile(level)
-        _, _, raw = _fit_all(bt, "half", None, cluster, G, y, w, c=c0, correction=correction)
-        raw_rating = ELO_MEAN + ELO_SCALE * raw.fit.theta
-        raw_cl = _claims(raw.fit.theta, raw.V[:M, :M], raw.df, valid_model, level, n_resamples,
-                         np.random.default_rng(seed_streams[0]), None)
-        rsep = np.nan_to_num(raw_cl.p_adjusted, nan=1.0) < alpha
-        rb = np.zeros((M, M), dtype=bool)
-        rfl = raw_cl.diff < 0
-        rb[np.where(rfl, K, J)[rsep], np.where(rfl, J, K)[rsep]] = True
-        raw_rank, _ = _display_ranks(rb, raw_rating)
-        style_res = StyleControl(features=feats, gamma=g, se=gse, ci_low=g - z * gse, ci_high=g + z * gse,
-                                 p_value=2 * special.ndtr(-np.abs(g) / gse), rating_raw=raw_rating,
-                                 rank_raw=raw_rank)
-    ties_check = None
-    if f is None and bt.discrete and float(c.ties.sum()) > 0 and float((c.wins + c.losses).sum()) > 0:
-        other = "davidson" if ties == "half" else "half"
-        try:
-            of, _, _ = _fit_all(bt, other, None, None, G, y, w, want_cov=False, c=c0)
-            top3 = [models[k] for k in np.argsort(-theta, kind="stable")[:3]]
-            otop = [models[k] for k in np.argsort(-of.theta, kind="stable")[:3]]
-            ties_check = {"convention": other, "top": otop, "differs": top3 != otop,
-                          "nu": float(np.exp(of.extra[0])) if other == "davidson" else None}
-        except SolverError:  # the other convention cannot be fitted (e.g. too few ties): no check
-            ties_check = None
-    order = np.argsort(rank)
-    top = int(order[0])
-    runner = int(order[1])
-    pi = np.flatnonzero(((pa == top) & (pb == runner)) | ((pa == runner) & (pb == top)))[0]
-    sign = 1.0 if pa[pi] == top else -1.0
-    could = [models[k] for k in order if rank_low[k] == 1]
-    ov_could = [models[k] for k in np.argsort(-rating, kind="stable") if ov_low[k] == 1]
-    headline = {
-        "top": models[top], "runner_up": models[runner], "separable": bool(separated[pi]),
-        "diff": float(sign * adif[pi]), "ci_low": float(sign * adif[pi] - cl.q[pi] * dse[pi]),
-        "ci_high": float(sign * adif[pi] + cl.q[pi] * dse[pi]), "p_value": float(cl.p_value[pi]),
-        "p_adjusted": float(cl.p_adjusted[pi]),
-        "rank_low": int(rank_low[top]), "rank_high": int(rank_high[top]), "could_be_first": could,
-        "overlap_could_be_first": ov_could,
-    }
-    settings = {
-        "ties": ties, "cluster_by": bt.cluster_col, "n_clusters": int(G), "n_battles": int(len(a)),
-        "total_weight": float(w.sum()), "weighted": bool((w != 1).any()), "method": o["method"],
-        "cluster_correction": correction,
+    rank_sets = RankSets(
+        models=models, scores=rating, rank=np.zeros(M, dtype=np.int64), rank_low=low, rank_high=high,
+        marginal_low=ov_low, marginal_high=ov_high, simultaneous_low=low, simultaneous_high=high,
+        confidence_level=level, simultaneous=True, n_resamples=int(cl.n_draws), better=better, dropped={},
+        method=STEPDOWN, studentized=True, adjust=STEPDOWN, n_items=int(len(bt.a)))
+    rank = np.empty(M, dtype=np.int64)     # the display position: by tier, then rating
+    rank[rank_sets.order] = np.arange(1, M + 1)
+    rank_sets = replace(rank_sets, rank=rank)
+    pairs = PairTable(
+        models=models, score=rating, order=rank_sets.order, i=pa, j=pb, n_items=met[J * M + K].astype(np.int64),
+        only_a=none, only_b=none, diff=adif, se=dse, ci_low=adif - cl.q * dse, ci_high=adif + cl.q * dse,
+        p_value=cl.p_value, p_adjusted=cl.p_adjusted, method="bradley-terry", adjust=STEPDOWN,
+        pairs_scope="all", confidence_level=level, clustered=clustered, binary=False,
+        ci_method="t" if finite_df else "normal")
+    return ratings, pairs, rank_sets, tiers_of(rank_sets)
+
+
+def rank_bounds(better: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The simultaneous rank sets of a "found better" relation: ``[1 + #found better, M - #found worse]``."""
+    return 1 + better.sum(axis=0), len(better) - better.sum(axis=1)
+
+
+def _style_control(fit: _fit.Fit, cov: _Cov, feats: tuple[str, ...], level: float, raw_rating: np.ndarray,
+                   raw_rank: np.ndarray) -> StyleControl:
+    M = len(raw_rating)
+    g = fit.extra
+    gse = np.sqrt(np.diag(cov.V[M:, M:]))
+    z = normal_quantile(level)
+    return StyleControl(features=feats, gamma=g, se=gse, ci_low=g - z * gse, ci_high=g + z * gse,
+                        p_value=2 * special.ndtr(-np.abs(g) / gse), rating_raw=raw_rating, rank_raw=raw_rank)
+
+
+def _ties_check(bt: Battles, ties: str, theta: np.ndarray, c: _fit.Cells, c0: _fit.Cells) -> dict | None:
+    """With win / tie / loss outcomes: the other tie convention's top three, and whether they differ."""
+    if not (bt.discrete and float(c.ties.sum()) > 0 and float((c.wins + c.losses).sum()) > 0):
+        return None
+    other = "davidson" if ties == "half" else "half"
+    try:
+        of, _, _ = _fit_all(bt, other, None, None, bt.n_clusters, bt.y, bt.w, want_cov=False, c=c0)
+    except SolverError:  # the other convention cannot be fitted (e.g. too few ties): no check
+        return None
+    models = bt.models
+    top3 = [models[k] for k in np.argsort(-theta, kind="stable")[:3]]
+    otop = [models[k] for k in np.argsort(-of.theta, kind="stable")[:3]]
+    return {"convention": other, "top": otop, "differs": top3 != otop,
+            "nu": float(np.exp(of.extra[0])) if other == "davidson" else None}
+
+
+def _settings(bt: Battles, o: dict[str, Any], fit: _fit.Fit, df_model: np.ndarray,
+              valid_model: np.ndarray, cl: _Claims, n_resamples: int, n_failed: int, feats: tuple[str, ...],
+              ties_check: dict | None) -> dict[str, Any]:
+    ties = o["ties"]
+    return {
+        "ties": ties, "cluster_by": bt.cluster_col, "n_clusters": int(bt.n_clusters), "n_battles": int(len(bt.a)),
+        "total_weight": float(bt.w.sum()), "weighted": bool((bt.w != 1).any()), "method": o["method"],
+        "cluster_correction": o["correction"],
         "n_resamples": int(n_resamples), "failed_resamples": n_failed,
         "critical_value": cl.critical, "p_adjusted_floor": cl.floor,
         "min_df": float(np.min(df_model[valid_model])) if valid_model.any() and np.isfinite(df_model).any() else None,
@@ -745,22 +787,5 @@ def arena(
         "iterations": int(fit.iterations), "gradient": float(fit.gradient),
         "davidson_nu": float(np.exp(fit.extra[0])) if ties == "davidson" else None,
         "style_features": list(feats), "style_normalisation": NORMALISATION if feats else None,
-        "ties_check": ties_check, "n_models": M,
+        "ties_check": ties_check, "n_models": len(bt.models),
     }
-    if n_vs is not None:
-        settings.update(baseline_battles=int(n_vs.sum()), baseline_star=bool(n_vs.sum() == len(a)))
-    if progress is not None and o["method"] != "bootstrap":
-        progress(1, 1)
-    pb_note = _per_battle_note(bt, asked_none=o["cluster_by"] is None)
-    said = correction if o["method"] == "sandwich" else "bootstrap"
-    notes += [*(() if pb_note is None else (pb_note,)), *_few_cluster_notes(bt, cov, valid_model, said)]
-    return ArenaResult(
-        models=models, rating=rating, se=se, ci_low=ci_low, ci_high=ci_high, rank=rank, rank_low=rank_low,
-        rank_high=rank_high, tier=tier, overlap_rank_low=ov_low, overlap_rank_high=ov_high,
-        n_battles=n_battles.astype(np.int64), win_rate=wr, win_rate_ci_low=wr_lo, win_rate_ci_high=wr_hi,
-        n_vs_baseline=n_vs,
-        pair_a=pa, pair_b=pb, diff=adif, diff_ci_low=adif - cl.q * dse, diff_ci_high=adif + cl.q * dse,
-        p_value=cl.p_value, p_adjusted=cl.p_adjusted, separated=separated, better=better,
-        covariance=ELO_SCALE ** 2 * V, confidence_level=level, baseline=baseline, style=style_res,
-        settings=settings, headline=headline, notes=tuple(notes),
-    )

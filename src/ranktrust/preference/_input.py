@@ -35,8 +35,10 @@ def weight_problem(w: np.ndarray) -> tuple[int, int, str] | None:
     return None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Battles:
+    """The battles as integer-coded arrays (frozen: each step of ``rt.arena`` makes a new record)."""
+
     models: tuple[str, ...]
     a: np.ndarray            # int codes
     b: np.ndarray

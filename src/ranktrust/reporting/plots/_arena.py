@@ -7,7 +7,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from .._fmt import level, rank_range
+from .._fmt import level, number, rank_range
 from ._registry import figure_for
 from ._style import as_dict, label_size, model_figure, num, short, tier_colour, tip
 
@@ -41,7 +41,8 @@ def arena_ratings(result: Any, *, max_models: int | None = 40) -> Figure:
         x = num(r["rating"])
         eb = ax.errorbar([x], [y], xerr=[[x - num(r["ci_low"])], [num(r["ci_high"]) - x]], fmt="o", color=c,
                          ms=4, capsize=2, lw=1.4)
-        tip(fig, eb.lines[0], "model", f"{r['model']}: {x:.1f} [{num(r['ci_low']):.1f}, {num(r['ci_high']):.1f}], "
+        iv = f"{number(x, 1)} [{number(num(r['ci_low']), 1)}, {number(num(r['ci_high']), 1)}]"
+        tip(fig, eb.lines[0], "model", f"{r['model']}: {iv}, "
                                        f"rank set {rank_range(r['rank_low'], r['rank_high'])}, overlap rule "
                                        f"{rank_range(r['overlap_rank_low'], r['overlap_rank_high'])}")
         ax.text(1.01, y, rank_range(r["rank_low"], r["rank_high"]), transform=ax.get_yaxis_transform(),

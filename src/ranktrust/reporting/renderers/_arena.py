@@ -201,8 +201,12 @@ def _style_lines(d: dict[str, Any]) -> list[str]:
 
 @renderer("ArenaResult", "payload")
 def arena_payload(result: Any) -> dict[str, Any]:
+    """The JSON layout with the headline sentence under ``headline["text"]``; the headline read-only, as the
+    result is (``result.headline`` is this dict)."""
+    from ...results import _freeze
+
     d = result.to_dict()
-    d["headline"] = {**d["headline"], "text": headline_text(d)}
+    d["headline"] = _freeze({**d["headline"], "text": headline_text(d)})
     return d
 
 
