@@ -11,7 +11,7 @@ covariance ``V = (H + J/M)^-1 Meat (H + J/M)^-1`` is that of the centred strengt
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -286,12 +286,54 @@ def meat_cells(theta: np.ndarray, c: Cells) -> np.ndarray:
     return _pair_matrix(c.A, c.B, v, c.M)
 
 
-#: clusters up to this many battles enter the meat through their battle pairs; larger ones as dense score rows
+#: clusters up to this many battles enter the meat and the exposure through their battle pairs; larger ones as
+#: dense score rows (meat) and sorted (cluster, model) keys (exposure)
 _SMALL_CLUSTER = 16
 
 
+@dataclass(frozen=True)
+class _Pairs:
+    """The battles of each cluster with 2 to ``_SMALL_CLUSTER`` battles, as every pair of them (one argsort of
+    the cluster codes; clusters of one battle have no pair). ``left``, ``right``: battle indices of each pair,
+    ``left`` before ``right`` in the cluster-sorted order; ``big``: the battles of the larger clusters."""
+
+    left: np.ndarray
+    right: np.ndarray
+    big: np.ndarray
+
+
+def _cluster_pairs(cluster: np.ndarray, n_clusters: int) -> _Pairs:
+    sizes = np.bincount(cluster, minlength=n_clusters)
+    size = sizes[cluster]
+    sel = np.flatnonzero(size > 1)
+    # int32 codes sort faster than int64 (any order within a cluster will do)
+    codes = cluster[sel].astype(np.int32) if n_clusters < 2**31 else cluster[sel]
+    o = np.argsort(codes)
+    order, codes = sel[o], codes[o]
+    if int(sizes.max(initial=0)) > _SMALL_CLUSTER:
+        big = size[order] > _SMALL_CLUSTER
+        idx, cl, big_idx = order[~big], codes[~big], order[big]
+    else:
+        idx, cl, big_idx = order, codes, np.empty(0, dtype=np.int64)
+    # the pairs d places apart in the sorted order, d = 1, 2, ...: a position with a partner d + 1 places on
+    # has one d places on, so each pass only looks at the previous pass's hits
+    lefts, rights = [], []
+    t = np.flatnonzero(cl[:-1] == cl[1:])
+    d = 1
+    while len(t):
+        lefts.append(t)
+        rights.append(t + d)
+        d += 1
+        t = t[t + d < len(cl)]
+        t = t[cl[t + d] == cl[t]]
+    if not lefts:
+        empty = np.empty(0, dtype=np.int64)
+        return _Pairs(empty, empty, big_idx)
+    return _Pairs(idx[np.concatenate(lefts)], idx[np.concatenate(rights)], big_idx)
+
+
 def _theta_meat(a: np.ndarray, b: np.ndarray, r: np.ndarray, cluster: np.ndarray, n_clusters: int,
-                M: int) -> np.ndarray:
+                M: int, pairs: _Pairs | None = None) -> np.ndarray:
     """sum over clusters of s_c s_c', s_c = sum over its battles of r_i (e_a - e_b), without forming S.
 
     = sum_i r_i^2 x_i x_i' (one bincount over the cells) + sum over pairs i < j of one cluster of
@@ -301,29 +343,16 @@ def _theta_meat(a: np.ndarray, b: np.ndarray, r: np.ndarray, cluster: np.ndarray
     v = np.bincount(a * M + b, r * r, MM).reshape(M, M)
     out = -(v + v.T)
     out[np.diag_indices(M)] += v.sum(axis=1) + v.sum(axis=0)
-    sizes = np.bincount(cluster, minlength=n_clusters)
-    multi = sizes[cluster] > 1
-    if not multi.any():
-        return out
-    sel = np.flatnonzero(multi)
-    order = sel[np.argsort(cluster[sel], kind="stable")]
-    big = sizes[cluster[order]] > _SMALL_CLUSTER
-    idx = order[~big]
-    if len(idx):
-        cl = cluster[idx]
-        first = np.flatnonzero(np.r_[True, cl[1:] != cl[:-1]])
-        k = np.diff(np.r_[first, len(idx)])
-        pos = np.arange(len(idx)) - np.repeat(first, k)        # position inside its cluster
-        after = np.repeat(k, k) - 1 - pos                      # partners after it
-        left = np.repeat(np.arange(len(idx)), after)
-        right = left + 1 + (np.arange(len(left)) - np.repeat(np.cumsum(after) - after, after))
-        ai, bi, ri = a[idx], b[idx], r[idx]
-        w = ri[left] * ri[right]
-        al, bl, ar, br = ai[left], bi[left], ai[right], bi[right]
+    if pairs is None:
+        pairs = _cluster_pairs(cluster, n_clusters)
+    left, right = pairs.left, pairs.right
+    if len(left):
+        w = r[left] * r[right]
+        al, bl, ar, br = a[left], b[left], a[right], b[right]
         X = (np.bincount(al * M + ar, w, MM) + np.bincount(bl * M + br, w, MM)
              - np.bincount(al * M + br, w, MM) - np.bincount(bl * M + ar, w, MM)).reshape(M, M)
         out += X + X.T
-    bidx = order[big]
+    bidx = pairs.big
     if len(bidx):
         _, ci = np.unique(cluster[bidx], return_inverse=True)
         cb = int(ci.max()) + 1
@@ -345,12 +374,13 @@ def _theta_meat(a: np.ndarray, b: np.ndarray, r: np.ndarray, cluster: np.ndarray
 
 
 def meat_clusters(a: np.ndarray, b: np.ndarray, r_theta: np.ndarray, cluster: np.ndarray, n_clusters: int,
-                  M: int, r_extra: np.ndarray | None = None) -> np.ndarray:
+                  M: int, r_extra: np.ndarray | None = None, pairs: _Pairs | None = None) -> np.ndarray:
     """sum over clusters of S_c S_c', with S_c = sum over its battles of score_i.
 
     The score of battle i is ``r_theta[i] (e_a - e_b)`` on the strengths and ``r_extra[i, :]`` on the extra
-    parameters (Davidson's log nu, style coefficients)."""
-    tt = _theta_meat(a, b, r_theta, cluster, n_clusters, M)
+    parameters (Davidson's log nu, style coefficients). ``pairs``: the clusters' battle pairs when the caller
+    has them (``Exposure.pairs``), else found here (one argsort)."""
+    tt = _theta_meat(a, b, r_theta, cluster, n_clusters, M, pairs)
     if r_extra is None:
         return tt
     E = r_extra.shape[1]
@@ -388,67 +418,86 @@ class Exposure:
     ``g``, ``h[m]`` = the larger of ``H^+[m, m]`` and ``1 / H[m, m]``), capped at 0.99; ``clusters``: per model,
     the number of clusters it appears in;
     ``effective``: per model, Kish's effective number of clusters ``(sum_g v_g(m))^2 / sum_g v_g(m)^2``;
-    ``max_leverage``: per model, its largest cluster leverage."""
+    ``max_leverage``: per model, its largest cluster leverage; ``pairs``: the clusters' battle pairs, for
+    :func:`meat_clusters` (None without clusters)."""
 
     scale: np.ndarray
     clusters: np.ndarray
     effective: np.ndarray
     max_leverage: np.ndarray
+    pairs: _Pairs | None = field(default=None, repr=False)
 
 
 #: the leverage cap of the CR2-type scaling (a model seen in one cluster has leverage 1: its variance is not
 #: estimable, which the caller detects from the effective number of clusters)
 LEVERAGE_CAP = 0.99
-#: dense (cluster, model) tables up to this many cells; above, the occupied cells are found by sorting
-_DENSE_CELLS = 8_000_000
+
+
+def _cluster_model_sums(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np.ndarray, n_clusters: int,
+                        pairs: _Pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per battle, ``v_g(a)`` and ``v_g(b)`` (the sum of ``q`` over the battles of its cluster ``g`` that involve
+    that model), and whether the battle is the first of its cluster to involve that model (per side).
+
+    Without a sort of the (cluster, model) keys: a battle's own ``q``, plus its partners' from the pairs of its
+    cluster that share the model (``_cluster_pairs``); the battles of clusters above ``_SMALL_CLUSTER`` battles
+    through their sorted keys."""
+    N = len(a)
+    va, vb = q.copy(), q.copy()
+    fa, fb = np.ones(N), np.ones(N)
+    L, R = pairs.left, pairs.right
+    if len(L):
+        al, bl, ar, br = a[L], b[L], a[R], b[R]
+        for xl, xr, vl, vr, fr in ((al, ar, va, va, fa), (al, br, va, vb, fb), (bl, ar, vb, va, fa),
+                                   (bl, br, vb, vb, fb)):
+            hit = np.flatnonzero(xl == xr)   # the model of side xl of L is the model of side xr of R
+            if len(hit):
+                li, ri = L[hit], R[hit]
+                vl += np.bincount(li, q[ri], N)
+                vr += np.bincount(ri, q[li], N)
+                fr[ri] = 0.0                 # R comes after L: not the first of the cluster with that model
+    big = pairs.big
+    if len(big):
+        n = len(big)
+        M = int(max(a.max(), b.max())) + 1
+        keys = np.concatenate([cluster[big].astype(np.int64) * M + a[big], cluster[big].astype(np.int64) * M + b[big]])
+        _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+        tot = np.bincount(inv, np.concatenate([q[big], q[big]]), len(first))
+        va[big], vb[big] = tot[inv[:n]], tot[inv[n:]]
+        isfirst = np.zeros(2 * n, dtype=bool)
+        isfirst[first] = True
+        fa[big], fb[big] = isfirst[:n], isfirst[n:]
+    return va, vb, fa, fb
 
 
 def exposure(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np.ndarray | None, n_clusters: int,
-             Hinv_diag: np.ndarray) -> Exposure:
-    """Per (cluster, model) information sums and the CR2-type residual scaling, in O(battles).
+             Hinv_diag: np.ndarray, pairs: _Pairs | None = None) -> Exposure:
+    """Per (cluster, model) information sums and the CR2-type residual scaling, in O(battles) after one
+    argsort of the cluster codes.
 
     ``q``: each battle's information weight on its contrast (``w p (1 - p)`` for the logit fit); ``cluster``:
     cluster codes ``0..n_clusters-1`` or None (each battle its own cluster); ``Hinv_diag``: the diagonal of
-    the inverse information of the strengths (model-based)."""
+    the inverse information of the strengths (model-based); ``pairs``: the clusters' battle pairs when the
+    caller has them (:func:`_cluster_pairs`)."""
     M = len(Hinv_diag)
-    N = len(a)
     if cluster is None:   # each battle its own cluster: v_g(m) = q for both of its models
-        la, lb = q * Hinv_diag[a], q * Hinv_diag[b]
-        lev = np.maximum(la, lb)
-        clusters = (np.bincount(a, minlength=M) + np.bincount(b, minlength=M)).astype(np.int64)
-        s1 = np.bincount(a, q, M) + np.bincount(b, q, M)
-        s2 = np.bincount(a, q * q, M) + np.bincount(b, q * q, M)
-        maxlev = np.zeros(M)
-        np.maximum.at(maxlev, a, la)
-        np.maximum.at(maxlev, b, lb)
+        va = vb = q
+        fa = fb = np.ones(len(a))
     else:
-        keys = np.concatenate([cluster.astype(np.int64) * M + a, cluster.astype(np.int64) * M + b])
-        qq = np.concatenate([q, q])
-        if n_clusters * M <= _DENSE_CELLS:
-            tot = np.bincount(keys, qq, n_clusters * M)
-            cnt = np.bincount(keys, minlength=n_clusters * M)
-            occ = np.flatnonzero(cnt)
-            vals, inv = tot[occ], None
-            per_key = tot
-        else:
-            occ, inv = np.unique(keys, return_inverse=True)
-            vals = np.bincount(inv, qq, len(occ))
-            per_key = None
-        mod = occ % M
-        clusters = np.bincount(mod, minlength=M).astype(np.int64)
-        s1 = np.bincount(mod, vals, M)
-        s2 = np.bincount(mod, vals * vals, M)
-        levc = vals * Hinv_diag[mod]
-        maxlev = np.zeros(M)
-        np.maximum.at(maxlev, mod, levc)
-        if per_key is not None:
-            lev = np.maximum(per_key[keys[:N]] * Hinv_diag[a], per_key[keys[N:]] * Hinv_diag[b])
-        else:
-            lev = np.maximum(levc[inv[:N]], levc[inv[N:]])
+        pairs = _cluster_pairs(cluster, n_clusters) if pairs is None else pairs
+        va, vb, fa, fb = _cluster_model_sums(a, b, q, cluster, n_clusters, pairs)
+    la, lb = va * Hinv_diag[a], vb * Hinv_diag[b]
+    lev = np.maximum(la, lb)
+    clusters = (np.bincount(a, fa, M) + np.bincount(b, fb, M)).round().astype(np.int64)
+    s1 = np.bincount(a, q, M) + np.bincount(b, q, M)
+    # sum over clusters of v_g(m)^2 = sum over m's battles i of q_i v_{g_i}(m)
+    s2 = np.bincount(a, q * va, M) + np.bincount(b, q * vb, M)
+    maxlev = np.zeros(M)
+    np.maximum.at(maxlev, a, la)
+    np.maximum.at(maxlev, b, lb)
     with np.errstate(divide="ignore", invalid="ignore"):
         eff = np.where(s2 > 0, s1 * s1 / s2, 0.0)
     scale = 1.0 / np.sqrt(1.0 - np.minimum(lev, LEVERAGE_CAP))
-    return Exposure(scale=scale, clusters=clusters, effective=eff, max_leverage=maxlev)
+    return Exposure(scale=scale, clusters=clusters, effective=eff, max_leverage=maxlev, pairs=pairs)
 
 
 def info_weights(theta: np.ndarray, a: np.ndarray, b: np.ndarray, w: np.ndarray, *, extra: np.ndarray | None = None,
