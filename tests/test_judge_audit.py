@@ -405,3 +405,16 @@ def test_judge_command_prints_the_new_records(capsys, tmp_path):
     mt = str(shared_file("arena/mtbench_gpt-4_pair_phi3.jsonl.gz"))
     code, out, _ = run_cli(capsys, "judge", mt, "-f", "json")
     assert json.loads(out)["length"]["n_battles"] == 73
+
+
+def test_judge_shift_is_not_flagged_when_every_offset_is_zero():
+    """Pairwise verdicts in the long table (the first model s, the second 1 - s, for every judge): each cluster's
+    offsets cancel to rounding error, which must not be read as a shift with no spread."""
+    g = np.random.default_rng(0)
+    B = 300
+    s = g.choice([0.0, 0.5, 1.0], (B, 3))
+    rows = {"model": np.concatenate([np.repeat("a", 3 * B), np.repeat("b", 3 * B)]),
+            "item": np.tile(np.repeat(np.arange(B), 3), 2), "judge": np.tile(["x", "y", "z"], 2 * B),
+            "score": np.concatenate([s.ravel(), 1 - s.ravel()]) / 3}
+    r = judge_audit(scores=rows).probes["judge_shift"]
+    assert r["p_value"] == 1.0 and r["flagged"] is False

@@ -186,7 +186,10 @@ def judge_shift(d: dict[str, np.ndarray], confidence_level: float) -> dict:
     u = np.zeros((G, J))
     np.add.at(u, gcode, dev)
     u /= np.bincount(gcode, minlength=G)[:, None]
-    t2, p, df1, df2 = hotelling_one_sample(u[:, :-1])
+    if np.max(np.abs(u)) <= 1e-9 * max(float(np.std(d["score"])), 1e-300):
+        t2, p = 0.0, 1.0            # no judge differs from the others on any cluster (rounding aside)
+    else:
+        t2, p, _, _ = hotelling_one_sample(u[:, :-1])
     off = u.mean(axis=0)
     se = u.std(axis=0, ddof=1) / math.sqrt(G)
     k = int(np.argmax(np.abs(off)))
