@@ -430,3 +430,63 @@ def test_a_one_item_continuous_task_is_one_sentence(tmp_path, capsys):
     assert code == 0 and err.count("\n") == 1 and "not defined" not in err
     assert "one (has 1 item; equal models would need about 1,454)" in err
     assert "arc (has 100 items; equal models would need about 596)" in err      # identical items, 2 tasks
+
+
+# ------------------------------------------------------------------ the API does what the command line does
+def test_the_api_reads_files_and_a_store_as_the_command_line(tmp_path, capsys):
+    """rt.gate(paths) and rt.gate(store) give the gate `ranktrust gate` gives; print(gate) is its text and to_dict()
+    its JSON (less meta); each task holds the PairedComparison of compare at its level."""
+    from ranktrust.data.store import Store
+
+    p = _suite_csv(tmp_path / "s.csv", {"gsm": (4000, 40, 220), "arc": (1500, 30, 31)})
+    code, out, _ = _gate(capsys, p, "--candidate", "new", "--baseline", "old", "--format", "json", "--plan")
+    assert code == 3
+    cli = json.loads(out)
+    del cli["meta"]
+    g = rt.gate(p, "new", "old", plan=True)
+    assert g.verdict == "FAIL" and g.to_dict() == cli
+    assert g.headline["text"] == cli["headline"]["text"] and g.headline["text"].startswith("FAIL: gsm")
+    code, text, _ = _gate(capsys, p, "--candidate", "new", "--baseline", "old", "--plan")
+    assert str(g).rstrip("\n") == text.rstrip("\n") and str(g).splitlines()[0] == g.headline["text"]
+    for t in g.tasks:
+        ref = rt.compare(rt.read(p, task=t.task, align="pairwise"), "new", "old", confidence_level=t.ci_level)
+        assert (t.comparison.diff, t.comparison.ci_low, t.comparison.p_value) == (ref.diff, ref.ci_low, ref.p_value)
+    db = tmp_path / "s.duckdb"
+    assert run_cli(capsys, "ingest", p, "--db", db)[0] == 0
+    code, out, _ = _gate(capsys, "--db", db, "--candidate", "new", "--baseline", "old", "--format", "json")
+    from_store = json.loads(out)
+    del from_store["meta"]
+    for source in (str(db), Store(db, read_only=True)):
+        assert rt.gate(source, "new", "old").to_dict() == from_store
+    with pytest.raises(rt.errors.ArgumentError, match="`task_col` reads files or a store"):
+        rt.gate({"a": rt.read(p, task="arc")}, "new", "old", task_col="task")
+
+
+def test_gold_labels_correct_each_task_as_compare_does():
+    """gold=: each task's difference is compare's gold-corrected paired difference (PPI; post-stratified for 0/1),
+    at the task's level; the judge alone is biased here (it favours the candidate), the gold-corrected one is not."""
+    rng = np.random.default_rng(3)
+    suite, golds = {}, {}
+    for t, n in (("qa", 3000), ("math", 2000)):
+        truth = (rng.random((2, n)) < np.array([[0.70], [0.70]])).astype(float)
+        flip = rng.random((2, n)) < np.array([[0.05], [0.25]])       # the judge errs more on the baseline
+        judge = np.where(flip, 1 - truth, truth)
+        gold = np.full((2, n), np.nan)
+        lab = rng.random(n) < 0.2
+        gold[:, lab] = truth[:, lab]
+        suite[t] = rt.ScoreMatrix.from_array(judge, models=["cand", "base"])
+        golds[t] = rt.ScoreMatrix.from_array(gold, models=["cand", "base"])
+    g = rt.gate(suite, "cand", "base", gold=golds, margin=0.05)
+    judge_only = rt.gate(suite, "cand", "base", margin=0.05)
+    for t in g.tasks:
+        ref = rt.compare(suite[t.task], "cand", "base", gold=golds[t.task], confidence_level=t.ci_level)
+        assert (t.diff, t.ci_low, t.ci_high, t.p_value) == (ref.diff, ref.ci_low, ref.ci_high, ref.p_value)
+        assert t.n_labelled == ref.n_labelled and t.method == ref.method == "stratified"
+        assert t.to_dict()["n_labelled"] == ref.n_labelled
+    assert all(t.ci_low < 0 < t.ci_high for t in g.tasks)          # truly equal: no difference shown
+    assert judge_only.verdict != "FAIL" and all(t.ci_low > 0 for t in judge_only.tasks)   # the judge's bias
+    assert "Gold-corrected on 2 tasks" in str(g)
+    with pytest.raises(rt.errors.DataError, match="`gold` has no labels for task 'math'"):
+        rt.gate(suite, "cand", "base", gold={"qa": golds["qa"]})
+    with pytest.raises(rt.errors.ArgumentError, match="leave `method` at 'auto'"):
+        rt.gate(suite, "cand", "base", gold=golds, method="t")

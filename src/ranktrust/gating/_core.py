@@ -84,7 +84,7 @@ import math
 import os
 import warnings
 from dataclasses import dataclass
-from typing import Any, Literal, Sequence, TypedDict
+from typing import Any, Literal, Mapping, Sequence, TypedDict
 
 import numpy as np
 
@@ -137,6 +137,7 @@ class GateTaskJSON(TypedDict):
     items_needed: int | None
     missing_candidate: int
     missing_baseline: int
+    n_labelled: int | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -235,6 +236,11 @@ class GateTask(Result):
     @property
     def n_clusters(self) -> int | None:
         return self.comparison.n_clusters
+
+    @property
+    def n_labelled(self) -> int | None:
+        """With ``gold``: the items with a gold label (None without)."""
+        return self.comparison.n_labelled
 
     @property
     def only_candidate(self) -> int | None:
@@ -463,6 +469,8 @@ def gate(
     align: Literal["error", "intersect", "pairwise"] = "error",
     task_col: str | None = None,
     read_options: Any = None,
+    gold: Any = None,
+    gold_method: Literal["auto", "ppi++", "stratified", "rogan-gladen"] = "auto",
 ) -> Gate:
     """Is ``candidate`` non-inferior to ``baseline`` on every task? PASS, FAIL or INCONCLUSIVE.
 
@@ -508,6 +516,14 @@ def gate(
         Files only: the column whose values are the tasks (``"subject"``: one task per subject).
     read_options : ranktrust.data.readers.ReadOptions, optional
         Files or a store only: the reader's options (columns, ``metric``, ``errors``, ...).
+    gold : ScoreMatrix or mapping of task name -> ScoreMatrix, optional
+        Gold labels (a person's) on some items, NaN where not labelled, beside the judge's scores in ``m``: each
+        task's difference is then the paired difference of the gold-corrected means (:func:`ranktrust.compare`
+        with ``gold``: PPI++, or post-stratified for 0/1 scores), the same number ``compare`` gives. A single
+        matrix serves every task (its items are looked up in each); a mapping gives each task its own.
+    gold_method : {"auto", "ppi++", "stratified", "rogan-gladen"}, default: ``"auto"``
+        With ``gold``: the estimator (:func:`ranktrust.compare`'s ``method`` with ``gold``); ``method`` then
+        stays ``"auto"``.
 
     Returns
     -------
@@ -546,9 +562,14 @@ def gate(
     lost = _aligned(suite, candidate, baseline, al)
     alpha = 1.0 - cl
     names = list(suite)
+    golds = _gold_of(gold, names)
+    if golds:
+        if method != "auto":
+            raise ArgumentError("with `gold`, the estimator is `gold_method`; leave `method` at 'auto'", param="method")
+        method = gold_method    # type: ignore[assignment]
     first = []
     for t in names:
-        first.append(_compare_task(t, suite[t], candidate, baseline, method, cl, cluster))
+        first.append(_compare_task(t, suite[t], candidate, baseline, method, cl, cluster, golds.get(t)))
     p = np.array([r.p_value for r in first], dtype=np.float64)
     levels = holm_levels(p, alpha, adj)
     p_adj = adjust_pvalues(np.where(np.isnan(p), 1.0, p), adj)  # type: ignore[arg-type]
@@ -561,7 +582,7 @@ def gate(
             with warnings.catch_warnings():        # the first pass said every warning once
                 warnings.simplefilter("ignore")
                 r = compare(suite[t], candidate, baseline, method=method, confidence_level=1.0 - levels[i],
-                            cluster=cluster)
+                            cluster=cluster, **({"gold": golds[t]} if t in golds else {}))  # type: ignore[arg-type]
         q = _disagreement(suite[t], candidate, baseline)
         drop, need = _plan(q, r.n_items, r.method, alpha_plan, mg, bool(plan))
         rows.append(GateTask(task=t, comparison=r, p_adjusted=float(p_adj[i]), decision=_decision(r, mg),
@@ -617,14 +638,31 @@ def _chosen(suite: dict[str, ScoreMatrix], tasks: Sequence[str] | None) -> dict[
     return {t: suite[t] for t in chosen}
 
 
+def _gold_of(gold: Any, names: list[str]) -> dict[str, ScoreMatrix]:
+    """Each task's gold labels: one matrix for every task, or ``{task: ScoreMatrix}`` (each task named)."""
+    if gold is None:
+        return {}
+    if isinstance(gold, ScoreMatrix):
+        return dict.fromkeys(names, gold)
+    if not isinstance(gold, Mapping):
+        raise TypeError(f"`gold` must be a ScoreMatrix or a mapping {{task: ScoreMatrix}}, got {type(gold).__name__}")
+    lacking = [t for t in names if t not in gold]
+    if lacking:
+        raise DataError(f"`gold` has no labels for task {lacking[0]!r}" + (
+            f" (and {len(lacking) - 1} other task(s))" if len(lacking) > 1 else "") + "; give every task its gold "
+            "matrix (NaN where not labelled)", param="gold")
+    return {t: gold[t] for t in names}
+
+
 def _compare_task(t: str, mt: ScoreMatrix, candidate: str, baseline: str, method: str, cl: float,
-                  cluster: bool) -> PairedComparison:
+                  cluster: bool, gold: ScoreMatrix | None = None) -> PairedComparison:
     """:func:`compare` on one task at the family-wise level, its errors and warnings said of the task (one
     item: compare's small-sample warning is left to the verdict line, which says it in one sentence)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            r = compare(mt, candidate, baseline, method=method, confidence_level=cl, cluster=cluster)  # type: ignore[arg-type]
+            r = compare(mt, candidate, baseline, method=method, confidence_level=cl, cluster=cluster,  # type: ignore[arg-type]
+                        **({"gold": gold} if gold is not None else {}))
         except DataError as exc:
             raise DataError(f"task {t!r}: {exc.message}", param=exc.param, code=exc.code,
                             data={**exc.data, "task": t}) from None

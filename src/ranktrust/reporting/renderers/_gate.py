@@ -128,7 +128,13 @@ def _footer(d: dict[str, Any]) -> str:
             f"a false PASS at most {plain(alpha / 2)}")
     exact = [_TESTS[m] for m in methods if m in _TESTS]
     text += f" ({'; '.join(exact)})." if exact else "."
-    asym = [t["task"] for t in d["tasks"] if t["method"] not in _TESTS]
+    gold = [t for t in d["tasks"] if t.get("n_labelled") is not None]
+    if gold:
+        text += (f" Gold-corrected on {plural(len(gold), 'task')} ({', '.join(t['task'] for t in gold[:5])}"
+                 f"{' ...' if len(gold) > 5 else ''}): the judge's scores on every item corrected with the gold "
+                 f"labels ({', '.join(dict.fromkeys(t['method'] for t in gold))}; "
+                 f"{count(min(t['n_labelled'] for t in gold))} labelled items or more a task), asymptotic.")
+    asym = [t["task"] for t in d["tasks"] if t["method"] not in _TESTS and t.get("n_labelled") is None]
     if asym:
         text += (f" Approximate on {plural(len(asym), 'task')} ({', '.join(asym[:5])}{' ...' if len(asym) > 5 else ''}): "
                  "the paired t and the clustered SE are asymptotic, and with few items and skewed scores their "
