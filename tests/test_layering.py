@@ -822,7 +822,6 @@ MESSAGE_PARSING_LEFT: dict[str, tuple[int, str]] = {
                                   "command's flags, by design (rule cli-words)"),
     "ranktrust/gating/_tasks.py": (1, "read_tasks: a reader's metric DataError cut at its first '; ' (the place "
                                       "and finding without its advice; the readers' metric errors carry no data)"),
-    "ranktrust/preference/_core.py": (2, "'no prompt-id column' found in the reader's message, its columns split off"),
 }
 
 #: imports of another package's private module (``from ..stats._intervals import x``, the house review's

@@ -147,11 +147,12 @@ def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
     try:
         df = read_battles(battles, **reader)   # its notes (what it left out or changed) reach the result
     except DataError as e:
-        if own and e.param == "prompt" and "no prompt-id column" in e.message:
-            cols = e.message.split("; columns: ", 1)[-1]
+        if own and e.code == "no_prompt_column":
+            cols = ", ".join(map(repr, e.data["columns"][:12]))
             raise DataError(f"`cluster_by`={cluster_by!r}: the battles have no such column (columns: {cols}); name "
                             "one of them, or give `cluster_by`='none' for per-battle intervals",
-                            param="cluster_by") from None
+                            param="cluster_by", code="no_prompt_column",
+                            data={**e.data, "column": cluster_by}) from None
         raise
     names = _prompt_names(df)
     if own and cluster_by not in names:

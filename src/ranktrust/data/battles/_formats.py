@@ -273,7 +273,8 @@ def _cluster_column(cols: list[str], cluster: str | None, where: Where) -> str |
         return None
     if cluster not in cols:
         raise DataError(f"{where.source}: no prompt-id column `prompt`={cluster!r}; columns: "
-                        f"{', '.join(map(repr, cols[:12]))}", param="prompt")
+                        f"{', '.join(map(repr, cols[:12]))}", param="prompt", code="no_prompt_column",
+                        data={"source": where.source, "column": cluster, "columns": list(cols)})
     return cluster
 
 
