@@ -140,6 +140,11 @@ class GateTaskJSON(TypedDict):
     n_labelled: int | None
 
 
+def _of_comparison(name: str, doc: str) -> Any:
+    """A read-only attribute of a :class:`GateTask` that is its comparison's ``name``."""
+    return property(lambda self: getattr(self.comparison, name), doc=doc)
+
+
 @dataclass(frozen=True, eq=False)
 class GateTask(Result):
     """One task of a :class:`Gate`: the paired comparison candidate - baseline at the task's level, and its decision.
@@ -181,76 +186,22 @@ class GateTask(Result):
     missing_candidate: int = 0
     missing_baseline: int = 0
 
-    @property
-    def n_items(self) -> int:
-        """Items both models scored on this task."""
-        return self.comparison.n_items
-
-    @property
-    def score_candidate(self) -> float:
-        return self.comparison.score_a
-
-    @property
-    def score_baseline(self) -> float:
-        return self.comparison.score_b
-
-    @property
-    def diff(self) -> float:
-        """``score_candidate - score_baseline`` (fraction)."""
-        return self.comparison.diff
-
-    @property
-    def se(self) -> float:
-        return self.comparison.se
-
-    @property
-    def ci_low(self) -> float:
-        return self.comparison.ci_low
-
-    @property
-    def ci_high(self) -> float:
-        return self.comparison.ci_high
-
-    @property
-    def ci_level(self) -> float:
-        """``1 - a_k`` (see :mod:`ranktrust.gating._core`): 1 - 0.05 / K ... 0.95 with Holm."""
-        return self.comparison.confidence_level
-
-    @property
-    def p_value(self) -> float:
-        """The two-sided p-value of :func:`ranktrust.compare` on this task."""
-        return self.comparison.p_value
-
-    @property
-    def method(self) -> str:
-        return self.comparison.method
-
-    @property
-    def ci_method(self) -> str:
-        return self.comparison.ci_method
-
-    @property
-    def clustered(self) -> bool:
-        return self.comparison.clustered
-
-    @property
-    def n_clusters(self) -> int | None:
-        return self.comparison.n_clusters
-
-    @property
-    def n_labelled(self) -> int | None:
-        """With ``gold``: the items with a gold label (None without)."""
-        return self.comparison.n_labelled
-
-    @property
-    def only_candidate(self) -> int | None:
-        """0/1 scores: items only the candidate got right."""
-        return self.comparison.only_a
-
-    @property
-    def only_baseline(self) -> int | None:
-        """0/1 scores: items only the baseline got right."""
-        return self.comparison.only_b
+    n_items = _of_comparison("n_items", "Items both models scored on this task.")
+    score_candidate = _of_comparison("score_a", "The candidate's mean on those items.")
+    score_baseline = _of_comparison("score_b", "The baseline's mean on those items.")
+    diff = _of_comparison("diff", "``score_candidate - score_baseline`` (fraction).")
+    se = _of_comparison("se", "The SE of ``diff``.")
+    ci_low = _of_comparison("ci_low", "The interval at ``ci_level``: the decision is read from it.")
+    ci_high = _of_comparison("ci_high", "The interval at ``ci_level``: the decision is read from it.")
+    ci_level = _of_comparison("confidence_level", "``1 - a_k`` (the module docstring): 1 - 0.05 / K ... 0.95 with Holm.")
+    p_value = _of_comparison("p_value", "The two-sided p-value of :func:`ranktrust.compare` on this task.")
+    method = _of_comparison("method", "The test (as :class:`ranktrust.stats.PairedComparison`).")
+    ci_method = _of_comparison("ci_method", "The interval (as :class:`ranktrust.stats.PairedComparison`).")
+    clustered = _of_comparison("clustered", "Clustered by the task's item groups.")
+    n_clusters = _of_comparison("n_clusters", "Clusters both models share (clustered only).")
+    only_candidate = _of_comparison("only_a", "0/1 scores: items only the candidate got right.")
+    only_baseline = _of_comparison("only_b", "0/1 scores: items only the baseline got right.")
+    n_labelled = _of_comparison("n_labelled", "With ``gold``: the items with a gold label (None without).")
 
     def to_dict(self) -> GateTaskJSON:  # type: ignore[override]
         return jsonable({k: getattr(self, k) for k in GateTaskJSON.__annotations__})  # type: ignore[return-value]
