@@ -317,8 +317,11 @@ def test_an_arrival_state_file_from_before_the_order_was_kept_continues(tmp_path
     code, out, err = run_cli(capsys, "watch", f, "--order", "arrival", "--state", st, "--format", "json")
     assert code == 0, err
     old = json.loads(st.read_text())
-    for k in ("--order", "--n-runs"):
-        del old["settings"][k]
+    # a file of 0.2 keys its settings by the command line's flags, and has no --order, --n-runs or runs
+    flags = {"confidence_level": "--confidence", "rng": "--seed", "eliminate": "--no-eliminate"}
+    old["settings"] = {flags.get(k, "--" + k.replace("_", "-")): (not v if k == "eliminate" else v)
+                       for k, v in old["settings"].items() if k not in ("order", "n_runs")}
+    assert "--no-eliminate" in old["settings"] and "--best-method" in old["settings"]
     del old["runs"]
     old["version"] = 2
     st.write_text(json.dumps(old))

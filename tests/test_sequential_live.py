@@ -261,7 +261,7 @@ def test_rereads_refuse_a_changed_setting(tmp_path, capsys):
     code, out, err = run_cli(capsys, "watch", f, "--order", "arrival", "--n-items", 60, "--state", state)
     assert code == 0 and out == first                          # the same settings continue the sequence
     kept = json.loads(state.read_text())["settings"]
-    assert kept["--n-items"] == 60 and kept["--confidence"] == 0.95 and kept["--method"] == "betting"
+    assert kept["n_items"] == 60 and kept["confidence_level"] == 0.95 and kept["method"] == "betting"
 
 
 def test_every_output_says_where_the_arrival_state_is_kept(tmp_path, capsys):

@@ -126,7 +126,7 @@ def command(paths: tuple[str, ...], target: str, items: str | None, order: str, 
     """Anytime-valid sequential evaluation of the results in PATHS (or --db): stop when separated."""
     from .. import _validate
     from ..errors import DataError
-    from ..sequential import watch_replay
+    from ..sequential import items_digest, read_items, watch_replay
     from ..sequential._watch import parse_target
 
     _validate.confidence_level(confidence)   # fail before reading; cli_words names the flag
@@ -147,7 +147,7 @@ def command(paths: tuple[str, ...], target: str, items: str | None, order: str, 
         return
     if order == "dispatch" and not items:
         raise click.UsageError("--order dispatch needs --items FILE: the items in the order the harness sent them")
-    declared = _read_items(items) if items else None
+    declared = read_items(items) if items else None
     if order == "seeded" and declared is None:
         if follow is not None:
             raise click.UsageError("--follow needs the analysis order fixed before the data: pass --items FILE (the "
@@ -166,18 +166,18 @@ def command(paths: tuple[str, ...], target: str, items: str | None, order: str, 
         _check_state_folder(state_path, given=state_file is not None)
         # every setting that changes the sequence of looks: a re-read must continue with the same ones (the
         # dispatch list may grow: the state keeps it and a re-read must extend it)
-        settings = {"--order": order, "--target": target, "--confidence": confidence, "--scope": scope,
-                    "--method": method, "--rule": rule, "--best-method": best_method, "--no-eliminate": no_eliminate,
-                    "--final-look": final_look, "--n-items": n_items, "--n-runs": n_runs,
-                    "--score-range": list(score_range), "--seed": seed,
-                    "--items": _digest(declared) if declared is not None and order != "dispatch" else None}
+        settings = {"order": order, "target": target, "confidence_level": confidence, "scope": scope,
+                    "method": method, "rule": rule, "best_method": best_method, "eliminate": not no_eliminate,
+                    "final_look": final_look, "n_items": n_items, "n_runs": n_runs,
+                    "score_range": list(score_range), "rng": seed,
+                    "items": items_digest(declared) if declared is not None and order != "dispatch" else None}
 
     def once(prev: Any = None) -> tuple[Any, str, Any]:
         """Read the input; with ``prev`` (a --follow re-read) add to the same Watch, so the sequence continues and
         a result that would revise an item already analysed is refused."""
         m, ihash = load_matrix(_expand(paths), kw)
         # the dispatch list is read after the results: every item with a result was sent before this read
-        sent = _read_items(items) if order == "dispatch" and items else None
+        sent = read_items(items) if order == "dispatch" and items else None
         if sent is not None:
             _check_sent(m, sent, items, n_items)
         if m.n_models < 2:
@@ -245,22 +245,6 @@ def command(paths: tuple[str, ...], target: str, items: str | None, order: str, 
     render(st, kind="watch", fmt=fmt, out=out, html=page, seed=seed, input_hash=ihash, command=command_line())
 
 
-def _read_items(path: str) -> list[str]:
-    """One item id per line (blank lines skipped); a duplicate is refused."""
-    from ..errors import DataError
-
-    with open(path, encoding="utf-8") as fh:
-        items = [ln.strip() for ln in fh if ln.strip()]
-    if not items:
-        raise DataError(f"{path}: no item ids (one per line)")
-    seen: dict[str, int] = {}
-    for k, it in enumerate(items, 1):
-        if it in seen:
-            raise DataError(f"{path}: line {k}: item {it!r} is already on line {seen[it]}; list each item once")
-        seen[it] = k
-    return items
-
-
 def _groups(m: Any, items: list[str]) -> dict[str, str]:
     """Each declared item's group from the input (``--cluster-by``); an item not read yet has none."""
     from ..errors import DataError
@@ -319,25 +303,6 @@ def _check_sent(m: Any, sent: list[str], items: str, n_items: int | None) -> Non
                         "the list is still growing")
 
 
-def _item_values(col: Any) -> list[float | None]:
-    """An item's scores (models in sorted order; None where a model has none) as kept in the state file."""
-    import math
-
-    return [None if math.isnan(float(v)) else round(float(v), 12) for v in col]
-
-
-def _same_item(old: list[float | None], new: list[float | None]) -> bool:
-    """Every score kept is still there, unchanged (a model scored later, e.g. after it left play, is fine)."""
-    return all(a is None or (b is not None and abs(a - b) <= 1e-9) for a, b in zip(old, new))
-
-
-def _digest(items: list[str]) -> str:
-    """A short fingerprint of the declared items (their ids in order), kept in the state file."""
-    import hashlib
-
-    return hashlib.sha256("\n".join(items).encode("utf-8")).hexdigest()[:16]
-
-
 def _shown(flag: str, v: Any) -> str:
     if v is None:
         return f"{flag} not given"
@@ -350,129 +315,31 @@ def _shown(flag: str, v: Any) -> str:
     return f"{flag} {v:g}" if isinstance(v, float) else f"{flag} {v}"
 
 
-#: settings a state file records since 0.3, and their value in the arrival-order files written before
-_ADDED_SETTINGS: dict[str, Any] = {"--order": "arrival", "--n-runs": None}
-
-
-def _check_settings(path: str, kept: Any, now: dict[str, Any]) -> None:
-    """Refuse a re-read whose sequence-changing settings differ from those the state file was started with."""
-    from ..errors import DataError
-
-    if not isinstance(kept, dict):
-        raise DataError(f"{path}: this state file does not record the settings its sequence was started with (an "
-                        "earlier ranktrust); use a new --state file to start a new sequence")
-    for flag, v in now.items():
-        if flag not in kept and flag in _ADDED_SETTINGS:    # a state file from before the flag was kept
-            kept = {**kept, flag: _ADDED_SETTINGS[flag]}
-        if flag not in kept or kept[flag] != v:
-            was = _shown(flag, kept.get(flag))
-            raise DataError(f"{path}: this sequence was started with {was}, this run has {_shown(flag, v)}; a "
-                            f"setting cannot change within a sequence: rerun with {was}, or use a new --state file "
-                            "to start a new sequence")
+#: the command line's flag of each setting a state file keeps (``eliminate`` is ``--no-eliminate``, negated)
+_FLAGS = {"order": "--order", "target": "--target", "confidence_level": "--confidence", "scope": "--scope",
+          "method": "--method", "rule": "--rule", "best_method": "--best-method", "eliminate": "--no-eliminate",
+          "final_look": "--final-look", "n_items": "--n-items", "n_runs": "--n-runs", "score_range": "--score-range",
+          "rng": "--seed", "items": "--items"}
 
 
 def _continue_with_state(w: Any, m: Any, path: str, settings: dict[str, Any], sent: list[str] | None) -> None:
-    """Feed ``m`` to ``w`` as the continuation of the sequence the state file keeps, then write the state back.
-
-    Every item the state file says was analysed must still be in the input with the same scores and the same
-    number of runs per model (a second run, an epoch appended with another run id, is refused: it would analyse
-    the item again with another mean), and every setting that changes the sequence must be the same. With
-    ``--order dispatch`` the kept sending order must be the start of the --items file. Arrival order feeds the kept
-    items first, then the new ones in the input's order; a seeded or dispatch order is fixed, so the whole input
-    is fed and the kept items are analysed first, as before."""
-    import json
-    import os
-
-    import numpy as np
-
+    """:func:`ranktrust.sequential.continue_watch`, a changed setting said with the flags this run was given."""
     from ..errors import DataError
+    from ..sequential import continue_watch
 
-    scores = m.data[:, :, 0]
-    if m.n_runs > 1:
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)    # a cell with no run: NaN, as intended
-            scores = np.nanmean(m.data, axis=2)
-    runs = (~np.isnan(m.data)).sum(axis=2)
-    models = sorted(m.models)
-    rows = [m.models.index(x) for x in models]
-    pos = {it: k for k, it in enumerate(m.items)}
-    kept: list[str] = []
-    kept_sent: list[str] = []
-    if os.path.exists(path):
-        try:
-            with open(path, encoding="utf-8") as fh:
-                st = json.load(fh)
-            kept, digests = list(st["order"]), dict(st["digests"])
-            kept_runs = dict(st.get("runs") or {})
-            kept_sent = list(st.get("sent") or [])
-            old_models = list(st["models"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise DataError(f"{path}: not a watch state file ({exc}); delete it to start a new sequence") from None
-        _check_settings(path, st.get("settings"), settings)
-        if old_models != models:
-            raise DataError(f"{path}: the state was kept for models {', '.join(old_models)}, the input now has "
-                            f"{', '.join(models)}; the sequence cannot continue (delete the state file to start a new "
-                            "one)")
-        if sent is not None:
-            if sent[:len(kept_sent)] != kept_sent:
-                k = next(k for k, (a, b) in enumerate(zip(kept_sent, sent + [None] * len(kept_sent))) if a != b)
-                now = repr(sent[k]) if k < len(sent) else "nothing"
-                raise DataError(f"{path}: the dispatch list changed: place {k + 1:,} was {kept_sent[k]!r}, the --items "
-                                f"file now has {now} there; the sending order is append-only (delete the state file "
-                                "to start over)")
-            if settings.get("--n-items") is None and len(sent) != len(kept_sent):
-                raise DataError(f"{path}: the dispatch list grew from {len(kept_sent):,} to {len(sent):,} items; "
-                                "without --n-items the first list is the whole benchmark: declare --n-items N when "
-                                "the list grows as items are sent (and use a new --state file)")
-        for k, it in enumerate(kept, 1):
-            if it not in pos:
-                raise DataError(f"{path}: item {it!r} (place {k:,} of the kept order) is no longer in the input: the "
-                                "source shrank; the sequence cannot continue (delete the state file to start over)")
-            had = kept_runs.get(it)
-            now_runs = [int(x) for x in runs[rows, pos[it]]]
-            if had is not None:
-                grew = [j for j, (a, b) in enumerate(zip(had, now_runs)) if a is not None and a and b != a]
-                if grew:
-                    j = grew[0]
-                    raise DataError(f"{path}: item {it!r} (place {k:,} of the analysed order) was analysed with "
-                                    f"{had[j]} run(s) of {models[j]} and the input now has {now_runs[j]}: a later run "
-                                    "(epoch) cannot revise an analysed item. Declare the runs per item with --n-runs "
-                                    "(each item then waits for all its runs) and a new --state file, or leave the new "
-                                    "runs out")
-            if not _same_item(digests[it], _item_values(scores[rows, pos[it]])):
-                raise DataError(f"{path}: item {it!r} (place {k:,} of the kept order) has changed scores since it was "
-                                "analysed; the sequence cannot continue (delete the state file to start over)")
-    if sent is not None:
-        w.dispatch(sent)
-    if w.order == "arrival":
-        fresh = [it for it in m.items if it not in set(kept)]
-        if kept:
-            w.update_matrix(m.select(items=kept))
-        if fresh:
-            w.update_matrix(m.select(items=fresh))
-        order = w.item_order()
-    else:
-        w.update_matrix(m)
-        order = w.analysed_items()
-        if order[:len(kept)] != kept:     # cannot happen with unchanged scores and settings; never in silence
-            raise DataError(f"{path}: the analysed items no longer start with the kept ones; the sequence cannot "
-                            "continue (delete the state file to start over)")
-        order = order if len(order) >= len(kept) else kept
-    payload = {"version": 3, "models": models, "seed": w.seed, "settings": settings, "order": order,
-               "digests": {it: _item_values(scores[rows, pos[it]]) for it in order},
-               "runs": {it: [int(x) for x in runs[rows, pos[it]]] for it in order}}
-    if sent is not None:
-        payload["sent"] = list(sent)
-    tmp = f"{path}.partial"
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(payload, fh)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise DataError(f"{path}: cannot write the watch state ({exc.strerror}); pass --state FILE in a folder "
-                        "you can write to") from None
+        continue_watch(w, m, path, settings=settings, sent=sent)
+    except DataError as exc:
+        if exc.code != "state_setting_changed":
+            raise
+        name, flag = exc.data["setting"], _FLAGS.get(exc.data["setting"], exc.data["setting"])
+        was, now = exc.data["was"], exc.data["now"]
+        if name == "eliminate":
+            was, now = (None if was is None else not was), not now
+        said = _shown(flag, was)
+        raise DataError(f"{path}: this sequence was started with {said}, this run has {_shown(flag, now)}; a "
+                        f"setting cannot change within a sequence: rerun with {said}, or use a new --state file "
+                        "to start a new sequence", code=exc.code, data=exc.data) from None
 
 
 for _p in command.params:   # the shared option's help describes report's clustering; say what it does here

@@ -167,14 +167,14 @@ def check_range(
     who = f" for model {df.iloc[k].get(model, '?')!r}" if model in df.columns else ""
     lo, hi = float(np.min(vals)), float(np.max(vals))
     scaled = f" after `scale`={scale_text(rng)}" if rng is not None else ""
-    rows = f"{n} such rows; scores range from {lo:g} to {hi:g}"
     # the data: where, the value and the range; ``reason`` is the message without its place (for a caller that
     # names the place its own way)
     data = {**at, "value": float(vals[k]), "count": n, "low": lo, "high": hi,
             "scale": None if rng is None else list(rng)}
     if huge.any():
         why = (f"score {vals[k]:g}{who}{scaled} is far outside [0, 1]; it looks like a broken value, not a score "
-               f"({rows}). Scores must be fractions in [0, 1]: fix or drop these rows")
+               f"({n} such rows; scores range from {lo:g} to {hi:g}). Scores must be fractions in [0, 1]: fix or drop "
+               "these rows")
         raise DataError(f"{where}: {why}", code="score_broken", data={**data, "reason": why})
     if rng is not None:
         hint = f"check the `scale` value: {scale_text(rng)} does not cover these scores"
@@ -186,7 +186,8 @@ def check_range(
     else:
         hint = ("scores must be fractions in [0, 1] (0/1 correct, or a partial credit); declare the range the "
                 "scores are on with `scale`='MIN,MAX' (`scale`='1,10' for a 1-10 grade)")
-    why = f"score {vals[k]:g}{who}{scaled} is outside [0, 1] ({rows}); {hint}"
+    why = (f"score {vals[k]:g}{who}{scaled} is outside [0, 1] ({n} such rows; scores range from {lo:g} to {hi:g}); "
+           f"{hint}")
     raise DataError(f"{where}: {why}", param="scale", code="score_out_of_range", data={**data, "reason": why})
 
 

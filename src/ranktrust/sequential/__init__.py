@@ -22,3 +22,6 @@ __all__ += ["ReplayResult", "watch_replay"]
 from ._inspect_adapter import WatchStopping  # noqa: E402  (inspect_ai itself loads only when a log is read)
 
 __all__ += ["WatchStopping"]
+from ._state import continue_watch, items_digest, read_items, watch_settings  # noqa: E402
+
+__all__ += ["continue_watch", "items_digest", "read_items", "watch_settings"]
