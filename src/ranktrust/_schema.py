@@ -60,11 +60,13 @@ class Meta(TypedDict):
 
 #: meta.kind -> (the result class as "module:Class", keys the command adds next to the result's own)
 COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
-    "report": ("ranktrust.leaderboard._result:LeaderboardReport", {}),
+    "report": ("ranktrust.leaderboard._result:LeaderboardReport",
+               {"gold": "ranktrust.leaderboard._gold:GoldSectionJSON"}),    # with --gold-col
     "compare": ("ranktrust.stats._paired:PairedComparison", {}),
     "power": ("ranktrust.stats._power:PowerResult", {"disagreement_source": str}),
     "stability": ("ranktrust.ranking._stability:Stability", {}),
-    "ranks": ("ranktrust.ranking._ranksets:RankSets", {"tiers": "ranktrust.ranking._tiers:TiersJSON"}),
+    "ranks": ("ranktrust.ranking._ranksets:RankSets", {"tiers": "ranktrust.ranking._tiers:TiersJSON",
+                                                       "gold": "ranktrust.leaderboard._gold:GoldRanksJSON"}),
     "splithalf": ("ranktrust.ranking._splithalf:SplitHalf", {}),
     "microbench": ("ranktrust.subsets._mdad:MDADResult", {}),
     "microbench-subset": ("ranktrust.subsets._select:Subset", {}),

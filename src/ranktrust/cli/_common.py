@@ -220,7 +220,7 @@ def parse_sizes(text: str) -> list[int | str]:
 
 
 def confidence_option(fn: Callable) -> Callable:
-    from ..stats._intervals import intervals
+    from ..stats import intervals
 
     return click.option("--confidence", default=api_default(intervals, "confidence_level"), show_default=True,
                         type=float, cls=ApiOption, api="confidence_level",
@@ -293,11 +293,17 @@ def _load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatri
         return m, input_hash([kw["db"]])
     if not paths:
         raise click.UsageError("give an input file (or --db STORE)")
+    m = read(list(paths) if len(paths) > 1 else paths[0], **_read_options(kw))
+    return m, input_hash(paths)
+
+
+def _read_options(kw: dict[str, Any]) -> dict[str, Any]:
+    """The keywords of ``rt.read`` the input options name."""
+    group = "" if kw.get("no_groups") else kw.get("group_col")
     ctx = click.get_current_context(silent=True)
     if kw.get("input_format", "auto") == "auto" and ctx is not None and "input_format" in ctx.meta:
         kw["input_format"] = ctx.meta["input_format"]
-    m = read(
-        list(paths) if len(paths) > 1 else paths[0],
+    return dict(
         format=kw.get("input_format", "auto"),
         align=kw.get("align", "error"),
         model=kw.get("model_col", "model"),
@@ -315,7 +321,46 @@ def _load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatri
         dataset=kw.get("dataset"),
         **({"scale": kw["scale"]} if kw.get("scale") is not None else {}),
     )
-    return m, input_hash(paths)
+
+
+def gold_options(fn: Callable) -> Callable:
+    """``--gold-col`` and ``--gold-method``: gold labels in a column of the long table (empty where unlabelled)."""
+    opts = [
+        click.option("--gold-col", "gold_col", default=None, metavar="COLUMN", cls=ApiOption, api="gold",
+                     help="Column of gold labels (a person's), empty where an item is not labelled: the judge's "
+                          "score column is read on every row, the labels where given, and every interval and "
+                          "verdict estimates the gold labels' means (PPI++, or for 0/1 scores post-stratified)."),
+        click.option("--gold-method", "gold_method", type=click.Choice(["auto", "ppi++", "stratified", "rogan-gladen"]),
+                     default="auto", show_default=True, cls=ApiOption, api="gold_method",
+                     help="With --gold-col: the estimator (auto: stratified for 0/1 judge and labels, else ppi++; "
+                          "rogan-gladen: the judge's sensitivity and specificity measured on the labels)."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def load_with_gold(paths: tuple[str, ...], kw: dict[str, Any], *, notes: bool = True
+                   ) -> tuple[ScoreMatrix, ScoreMatrix | None, str]:
+    """:func:`load_matrix`, and with ``--gold-col`` the gold labels too (the judge's matrix, the labels in its
+    order with NaN where unlabelled, the input hash)."""
+    gold_col = kw.get("gold_col")
+    if not gold_col:
+        m, h = load_matrix(paths, kw, notes=notes)
+        return m, None, h
+    if kw.get("db"):
+        raise click.UsageError("--gold-col reads a long table file; it cannot read gold labels from --db")
+    if not paths:
+        raise click.UsageError("give an input file")
+    if kw.get("no_groups") and kw.get("group_col"):
+        raise click.UsageError("--no-groups contradicts --cluster-by/--group-col: give one of them")
+    from ..data._gold import read_with_gold
+
+    opts = _read_options(kw)
+    m, gold = read_with_gold(list(paths) if len(paths) > 1 else paths[0], gold_col, **opts)
+    if notes:
+        say_notes(m.notes)
+    return m, gold, input_hash(paths)
 
 
 def render(result: Any, **kw: Any) -> None:
@@ -382,5 +427,5 @@ def command_line() -> str:
 __all__ = [
     "input_options", "output_options", "output_format_option", "confidence_option", "seed_option", "load_matrix",
     "command_line", "cluster_requested", "render", "progress_bar", "say_notes", "DEFAULT_SEED",
-    "api_default", "listed", "parse_sizes", "points_default",
+    "api_default", "listed", "parse_sizes", "points_default", "gold_options", "load_with_gold",
 ]

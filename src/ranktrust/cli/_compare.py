@@ -6,14 +6,15 @@ from typing import Any
 
 import click
 
-from ..stats._paired import compare as _compare
+from ..stats import compare as _compare
 from ._common import (
     api_default,
     cluster_requested,
     command_line,
     confidence_option,
+    gold_options,
     input_options,
-    load_matrix,
+    load_with_gold,
     output_options,
     render,
     seed_option,
@@ -37,20 +38,29 @@ from ._common import (
 @output_options
 @confidence_option
 @seed_option
+@gold_options
 def command(paths: tuple[str, ...], model_a: str, model_b: str, method: str, n_resamples: int, alternative: str,
-            output_format: str | None, out: str, confidence: float, seed: int, **kw: Any) -> None:
+            output_format: str | None, out: str, confidence: float, seed: int, gold_method: str, **kw: Any) -> None:
     """Compare two models on the items both scored in PATHS (paired test and CI).
 
     Other models in the file do not matter: the two are compared on the items both scored,
     whatever the others were scored on.
     """
-    from ..stats._paired import compare
+    from ..stats import compare
 
+    if kw.get("gold_col") and method != "auto":
+        raise click.UsageError(f"--method {method} is a test of the judge's scores; with --gold-col the estimator "
+                               "is --gold-method")
     if kw.get("align", "error") == "error":
         # only these two models matter: others scored on other items must not block the comparison
         kw = {**kw, "align": "pairwise"}
-    m, ihash = load_matrix(paths, kw)
+    m, gold, ihash = load_with_gold(paths, kw)
     m = m.select(models=[m.index_of(model_a), m.index_of(model_b)]) if model_a != model_b else m
+    if gold is not None:
+        r = compare(m, model_a, model_b, gold=gold, method=gold_method, confidence_level=confidence,
+                    cluster=cluster_requested(kw), alternative=alternative)  # type: ignore[arg-type]
+        render(r, kind="compare", fmt=output_format, out=out, seed=seed, input_hash=ihash, command=command_line())
+        return
     if method == "mcnemar" and not m.is_binary:
         from ..errors import DataError
 

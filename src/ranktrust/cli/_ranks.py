@@ -6,13 +6,14 @@ from typing import Any
 
 import click
 
-from ..ranking._ranksets import rank_sets
+from ..ranking import rank_sets
 from ._common import (
     api_default,
     command_line,
     confidence_option,
+    gold_options,
     input_options,
-    load_matrix,
+    load_with_gold,
     output_options,
     render,
     seed_option,
@@ -37,13 +38,27 @@ from ._common import (
 @output_options
 @confidence_option
 @seed_option
+@gold_options
 def command(paths: tuple[str, ...], rank_method: str, adjust: str, n_resamples: int, marginal: bool, cluster: bool,
-            output_format: str | None, out: str, confidence: float, seed: int, **kw: Any) -> None:
-    """Each model's range of ranks (95% joint confidence by default) and the tiers."""
-    from ..ranking._ranksets import rank_sets
+            output_format: str | None, out: str, confidence: float, seed: int, gold_method: str, **kw: Any) -> None:
+    """Each model's range of ranks (95% joint confidence by default) and the tiers.
+
+    With --gold-col the ranks are those of the gold labels' means (gold-corrected), the judge-only and
+    gold-only rank ranges beside them under "gold"."""
+    from ..ranking import rank_sets
     from ..ranking._tiers import tiers_of
 
-    m, ihash = load_matrix(paths, kw)
+    m, gold, ihash = load_with_gold(paths, kw)
+    if gold is not None:
+        if rank_method != "pairs":
+            raise click.UsageError("--gold-col ranks from the pairs of gold-corrected means: use --method pairs")
+        from ..leaderboard._gold import gold_ranks
+
+        rs, extra = gold_ranks(m, gold, method=gold_method, confidence_level=confidence, adjust=adjust,
+                               cluster=cluster, simultaneous=not marginal)
+        render(rs, kind="ranks", fmt=output_format, out=out, seed=seed, input_hash=ihash, command=command_line(),
+               extra={"tiers": tiers_of(rs).to_dict(), "gold": extra})
+        return
     if rank_method == "bootstrap" and not m.is_complete:
         m = m.align("intersect")
     rs = rank_sets(m, method=rank_method, confidence_level=confidence, simultaneous=not marginal, adjust=adjust,

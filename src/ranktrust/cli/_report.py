@@ -12,9 +12,10 @@ from ._common import (
     cluster_requested,
     command_line,
     confidence_option,
+    gold_options,
     input_options,
     listed,
-    load_matrix,
+    load_with_gold,
     output_format_option,
     parse_sizes,
     progress_bar,
@@ -53,10 +54,12 @@ from ._common import (
 @click.option("--microbench", is_flag=True, help="Add the micro-benchmark (MDAD) section.")
 @click.option("--plots", "plots_dir", default=None, type=click.Path(file_okay=False),
               help="Also write the figures as PNG and SVG into this folder.")
+@gold_options
 def command(paths: tuple[str, ...], output_format: str | None, out: str, confidence: float, seed: int,
             ci_method: str, all_pairs: bool, adjust: str, tiers: str, rank_method: str, sizes: str,
             stability_n_resamples: int,
-            no_stability: bool, split_half: bool, microbench: bool, plots_dir: str | None, **kw: Any) -> None:
+            no_stability: bool, split_half: bool, microbench: bool, plots_dir: str | None, gold_method: str,
+            **kw: Any) -> None:
     """Report on per-item results in PATHS (or --db STORE)."""
     from ..leaderboard import report
     from ..reporting._render import output_format as pick_format
@@ -64,7 +67,7 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
     fmt = pick_format(output_format, out)   # before the analysis: a bad --format/--out pair fails fast
     if ci_method == "cluster" and not cluster_requested(kw):
         raise click.UsageError("--ci-method cluster needs --cluster-by COLUMN (the item groups to cluster by)")
-    m, ihash = load_matrix(paths, kw, notes=False)   # the report prints them in its notes
+    m, gold, ihash = load_with_gold(paths, kw, notes=False)   # the report prints the reader's notes
     cluster = cluster_requested(kw)
     with progress_bar(1000, "analysing") as cb:
         rep = report(
@@ -72,7 +75,7 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
             ci_method=ci_method, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
             rank_method=rank_method, stability=not no_stability, sizes=parse_sizes(sizes),
             stability_n_resamples=stability_n_resamples, split_half=split_half, rng=seed, microbench=microbench,
-            progress=cb,
+            progress=cb, **({"gold": gold, "gold_method": gold_method} if gold is not None else {}),
         )
     if plots_dir:
         from ..reporting.plots import save_figures

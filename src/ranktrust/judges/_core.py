@@ -30,6 +30,7 @@ from ..data import ScoreMatrix
 from ..preference._maxt import pair_index, stepdown
 from ..ranking._ranksets import layers
 from ..results import Result, jsonable
+from ..stats import intervals
 from ..stats._ppi import METHODS, gold_fit, model_intervals
 
 __all__ = ["Ranked", "RankedRow", "pairs_and_ranks", "GoldCorrected", "GoldCorrectedJSON", "JudgedRow", "JudgedPairRow", "gold_corrected", "labels_needed", "model_intervals", "METHODS"]
@@ -221,14 +222,17 @@ def gold_corrected(judge: Any, gold: Any, *, method: str = "auto", confidence_le
     n_resamples = _validate.count(n_resamples, "n_resamples")
     seed_root = root(rng)
     fit = gold_fit(judge, gold, method=method, confidence_level=level, cluster=cluster)
+    # beside it: the judge alone (all items) and the labels alone (the labelled items), as the score path gives them
+    iv = intervals(judge, gold=gold, method=fit.method, cluster=cluster, confidence_level=level)
+    j, g = iv.judge_only, iv.gold_only
     theta, M = fit.score, judge.n_models
     pairs, better, draws = pairs_and_ranks(theta, fit.covariance, judge.models, level, n_resamples,
                                            np.random.default_rng(child(seed_root, "judges", "stepdown")))
     tier, _, _ = layers(better, theta)
     return GoldCorrected(
         models=judge.models, score=theta, se=fit.se, ci_low=fit.ci_low, ci_high=fit.ci_high,
-        judge_score=fit.judge_score, judge_ci_low=fit.judge_ci_low, judge_ci_high=fit.judge_ci_high,
-        gold_score=fit.gold_score, gold_ci_low=fit.gold_ci_low, gold_ci_high=fit.gold_ci_high, lam=fit.lam,
+        judge_score=j.score, judge_ci_low=j.ci_low, judge_ci_high=j.ci_high,
+        gold_score=g.score, gold_ci_low=g.ci_low, gold_ci_high=g.ci_high, lam=fit.lam,
         rank_low=1 + better.sum(axis=0), rank_high=M - better.sum(axis=1), tier=tier, better=better,
         covariance=fit.covariance, var_judge=fit.var_judge, var_label=fit.var_label, pairs=pairs, method=fit.method,
         confidence_level=level, n_items=fit.n_items, n_labelled=fit.n_labelled, n_resamples=draws,

@@ -23,7 +23,8 @@ from ..results import Result, jsonable
 if TYPE_CHECKING:
     from ._sections import Build
 
-__all__ = ["GoldSection", "GoldSectionJSON", "GoldRow", "gold_builders", "OMITTED_WITH_GOLD"]
+__all__ = ["GoldSection", "GoldSectionJSON", "GoldRow", "GoldRanksJSON", "gold_builders", "gold_ranks",
+           "OMITTED_WITH_GOLD"]
 
 #: the score path's sections a report with gold leaves out (they read the judge's raw scores), and why (a code
 #: the renderer words)
@@ -232,3 +233,43 @@ def gold_builders() -> list[tuple[str, Callable[["Build"], Any]]]:
         ("pair_matrix", build_pair_matrix),
     ]
 
+
+class _GoldRankRow(TypedDict):
+    model: str
+    score: float
+    rank_low: int
+    rank_high: int
+
+
+class GoldRanksJSON(TypedDict):
+    """``ranktrust ranks --gold-col``: the method and labels, and the rank ranges of the judge's scores alone and
+    of the gold labels alone beside the gold-corrected ones (the command's ``"gold"``)."""
+
+    method: str
+    n_items: int
+    n_labelled: int
+    judge_only: list[_GoldRankRow]
+    gold_only: list[_GoldRankRow]
+
+
+def gold_ranks(m: Any, gold: Any, *, method: str = "auto", confidence_level: float = 0.95, adjust: str = "holm",
+               cluster: bool = False, simultaneous: bool = True) -> tuple[Any, GoldRanksJSON]:
+    """Rank sets of the gold-corrected means (:func:`ranktrust.rank_sets` on ``rt.all_pairs(m, gold=gold)``),
+    and the judge-only and gold-only rank ranges beside them."""
+    from ..ranking import rank_sets
+    from ..stats import all_pairs
+
+    pt = all_pairs(m, gold=gold, method=method, adjust=adjust, confidence_level=confidence_level, cluster=cluster,
+                   interval="none")
+    kw: dict[str, Any] = dict(method="pairs", confidence_level=confidence_level, adjust=adjust, cluster=cluster,
+                              simultaneous=simultaneous)
+    rs = rank_sets(m, pair_table=pt, **kw)
+
+    def rows(table: Any) -> list[_GoldRankRow]:
+        r = rank_sets(m, pair_table=table, **kw)
+        return [{"model": x, "score": float(table.score[k]), "rank_low": int(r.rank_low[k]),
+                 "rank_high": int(r.rank_high[k])} for k, x in enumerate(m.models)]
+
+    out: GoldRanksJSON = {"method": pt.method, "n_items": int(m.n_items), "n_labelled": int(pt.n_labelled or 0),
+                          "judge_only": rows(pt.judge_only), "gold_only": rows(pt.gold_only)}
+    return rs, jsonable(out)

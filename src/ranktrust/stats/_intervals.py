@@ -781,20 +781,22 @@ def _gold_intervals(m: "ScoreMatrix", gold: Any, *, method: str, cluster: bool, 
     M = len(fit.models)
     corr = cluster_correction if cluster else None
 
-    def side(score: np.ndarray, se: np.ndarray, lo: np.ndarray, hi: np.ndarray, n: int, how: str) -> ScoreIntervals:
-        return ScoreIntervals(models=fit.models, n_items=np.full(M, n, dtype=np.int64), score=score, se=se,
-                              ci_low=lo, ci_high=hi, method=how, confidence_level=confidence_level,
-                              clustered=fit.clustered, n_clusters=fit.n_clusters, cluster_correction=corr)
+    def side(x: np.ndarray) -> ScoreIntervals:
+        """The score path's interval of ``x`` (the judge on every item, or the labels where given): Wilson for
+        0/1 scores, t otherwise, clustered where the fit is."""
+        how = "cluster" if cluster else ("wilson" if is_binary(x) else "t")
+        r = score_ci(x, method=how, group_codes=fit.group_codes, confidence_level=confidence_level,  # type: ignore[arg-type]
+                     names=fit.models, cluster_correction=cluster_correction)
+        return ScoreIntervals(models=fit.models, n_items=np.asarray(r.n, dtype=np.int64), score=r.score, se=r.se,
+                              ci_low=r.low, ci_high=r.high, method=how, confidence_level=confidence_level,
+                              clustered=fit.clustered, n_clusters=fit.n_clusters, cluster_correction=corr, df=r.df)
 
     return ScoreIntervals(
         models=fit.models, n_items=np.full(M, fit.n_items, dtype=np.int64), score=fit.score, se=fit.se,
         ci_low=fit.ci_low, ci_high=fit.ci_high, method=fit.method, confidence_level=confidence_level,
         clustered=fit.clustered, n_clusters=fit.n_clusters, cluster_correction=None,
         df=np.full(M, fit.df) if np.isfinite(fit.df) else None, n_labelled=fit.n_labelled, lam=fit.lam,
-        judge_only=side(fit.judge_score, fit.judge_se, fit.judge_ci_low, fit.judge_ci_high, fit.n_items,
-                        fit.judge_method),
-        gold_only=side(fit.gold_score, fit.gold_se, fit.gold_ci_low, fit.gold_ci_high, fit.n_labelled,
-                       fit.gold_method),
+        judge_only=side(np.asarray(m.scores, dtype=float)), gold_only=side(fit.gold_labels),
     )
 
 

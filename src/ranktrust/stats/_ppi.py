@@ -263,10 +263,11 @@ class GoldFit:
     """Every model's gold-corrected estimate, the covariance of all of them, and the answers beside them.
 
     ``score, se, ci_low, ci_high`` (M,): the estimate and its interval; ``covariance`` (M, M); ``df``: of the t
-    reference (``inf``: normal); ``lam``: PPI++'s weights (None for the 0/1 estimators); ``judge_*`` and
-    ``gold_*``: the judge's mean over all items and the labels' mean over the labelled items, with their
-    intervals (the score path's: Wilson for 0/1, t otherwise, clustered where the fit is); ``var_judge`` and
-    ``var_label``: the two parts of each variance (``A / N`` and ``B / n``); ``labelled``: the mask (N,).
+    reference (``inf``: normal); ``lam``: PPI++'s weights (None for the 0/1 estimators); ``var_judge`` and
+    ``var_label``: the two parts of each variance (``A / N`` and ``B / n``); ``labelled``: the mask (N,);
+    ``gold_labels``: (M, N), NaN off the labelled items; ``group_codes``: the item groups summed over (None
+    when not clustered). The judge-only and gold-only answers beside it are the score path's, on ``judge`` and
+    on ``gold_labels`` (``rt.intervals`` with ``gold`` gives them).
     """
 
     models: tuple[str, ...]
@@ -279,14 +280,6 @@ class GoldFit:
     covariance: np.ndarray
     df: float
     lam: np.ndarray | None
-    judge_score: np.ndarray
-    judge_se: np.ndarray
-    judge_ci_low: np.ndarray
-    judge_ci_high: np.ndarray
-    gold_score: np.ndarray
-    gold_se: np.ndarray
-    gold_ci_low: np.ndarray
-    gold_ci_high: np.ndarray
     var_judge: np.ndarray
     var_label: np.ndarray
     labelled: np.ndarray
@@ -294,8 +287,8 @@ class GoldFit:
     n_labelled: int
     clustered: bool
     n_clusters: int | None
-    judge_method: str
-    gold_labels: np.ndarray          # (M, N), NaN off the labelled items
+    gold_labels: np.ndarray
+    group_codes: np.ndarray | None
 
     def pair(self, j: int, k: int) -> tuple[float, float]:
         """``(diff, se)`` of ``score[j] - score[k]`` from the joint covariance."""
@@ -309,7 +302,6 @@ def gold_fit(judge: Any, gold: Any, *, method: str = "auto", confidence_level: f
     """Check ``judge`` and ``gold`` (ScoreMatrix) and estimate every model's mean gold score (see the module
     docstring). ``cluster``: sum the influence terms within ``judge.groups``. ``lam``: a fixed PPI++ weight."""
     from ..data import ScoreMatrix
-    from ._intervals import score_ci
 
     if not isinstance(judge, ScoreMatrix):
         raise TypeError(f"the judge's scores must be a ScoreMatrix, got {type(judge).__name__}")
@@ -351,18 +343,10 @@ def gold_fit(judge: Any, gold: Any, *, method: str = "auto", confidence_level: f
             raise DataError(f"the judge's sensitivity + specificity - 1 for {judge.models[k]!r} is "
                             f"{info[k]:.3g} on the labelled items: too little information to correct; "
                             "use `method`='stratified'", param="method")
-    # beside it: the judge alone (all items) and the gold labels alone (the labelled items), as the score path
-    side = "cluster" if cluster else None
-    jm = side or ("wilson" if is_binary(f_mn) else "t")
-    gm = side or ("wilson" if is_binary(y_mn[:, L]) else "t")
-    js = score_ci(f_mn, method=jm, group_codes=codes, confidence_level=level, names=judge.models)
-    gs = score_ci(y_mn, method=gm, group_codes=codes, confidence_level=level, names=judge.models)
     return GoldFit(
         models=tuple(judge.models), method=how, confidence_level=level, score=est["estimate"], se=est["se"],
         ci_low=est["ci_low"], ci_high=est["ci_high"], covariance=est["covariance"], df=est["df"],
-        lam=est["lam"] if how == "ppi++" else None, judge_score=js.score, judge_se=js.se, judge_ci_low=js.low,
-        judge_ci_high=js.high, gold_score=gs.score, gold_se=gs.se, gold_ci_low=gs.low, gold_ci_high=gs.high,
-        var_judge=est["var_judge"], var_label=est["var_label"], labelled=L, n_items=N, n_labelled=n,
+        lam=est["lam"] if how == "ppi++" else None, var_judge=est["var_judge"], var_label=est["var_label"], labelled=L, n_items=N, n_labelled=n,
         clustered=bool(cluster), n_clusters=int(np.unique(codes).size) if codes is not None else None,
-        judge_method=jm, gold_labels=y_mn,
+        gold_labels=y_mn, group_codes=codes,
     )
