@@ -345,6 +345,14 @@ def ceiling_fit(y: np.ndarray, mask: np.ndarray, ability: np.ndarray, discrimina
        model", ETS Research Report 81-20 (1981) (the upper asymptote ``d``).
     .. [2] F. Drasgow, M. V. Levine, E. A. Williams, Br. J. Math. Stat. Psychol. 38 (1985) 67-86.
     """
+    return _ceiling_fit(y, mask, ability, discrimination, difficulty, prior_sd=prior_sd, iters=iters, tol=tol)
+
+
+def _ceiling_fit(y: np.ndarray, mask: np.ndarray, ability: np.ndarray, discrimination: np.ndarray,
+                 difficulty: np.ndarray, *, prior_sd: float = 1.0, iters: int = 50, tol: float = 1e-5,
+                 with_lz: bool = True) -> dict[str, np.ndarray]:
+    """:func:`ceiling_fit`; ``with_lz=False`` leaves ``ceiling_lz`` NaN and skips its passes over the rows (the
+    healthy rows of ``data_quality``'s reference need only the ceiling and its ``ceiling_z``)."""
     th1 = np.asarray(ability, dtype=np.float64).reshape(-1)
     a = np.atleast_2d(np.asarray(discrimination, dtype=np.float64))
     b = np.atleast_2d(np.asarray(difficulty, dtype=np.float64))
@@ -421,15 +429,18 @@ def ceiling_fit(y: np.ndarray, mask: np.ndarray, ability: np.ndarray, discrimina
     if low.size:
         l_1 = loglik(low, th1[low], np.ones(low.size))[0]
         z[low] = -np.sqrt(2 * np.maximum(l_d[low] - l_1, 0.0))
-    wl = np.subtract(l1, l0, out=l1)          # log(ps / (1 - ps))
-    q = 1.0 - ps
-    q *= ps
-    res = Y - ps
-    if M is not None:
-        res *= M
-        q *= M
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lz = _rowsum(res, wl) / np.sqrt(_rowsum(q * wl, wl))
+    if with_lz:
+        wl = np.subtract(l1, l0, out=l1)          # log(ps / (1 - ps))
+        q = 1.0 - ps
+        q *= ps
+        res = Y - ps
+        if M is not None:
+            res *= M
+            q *= M
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lz = _rowsum(res, wl) / np.sqrt(_rowsum(q * wl, wl))
+    else:
+        lz = np.full(th.size, np.nan)
     bad = ~np.isfinite(th1) | (mk.sum(1) == 0)
     nan = np.nan
     return {"ceiling": np.where(bad, nan, d), "ceiling_ability": np.where(bad, nan, th),
@@ -460,6 +471,8 @@ def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Gene
     ``expected_accuracy``, ``score_z``, and :func:`ceiling_fit`'s ``ceiling``, ``ceiling_z``, ``ceiling_lz``
     with ``ceiling_accuracy`` (a healthy row's accuracy at the ability the row's pattern shows with its
     ceiling: its accuracy before the losses); NaN for rows with fewer than ``min_items`` scored items.
+    ``ceiling_only``: only ``theta``, ``ceiling`` and ``ceiling_z`` are computed (the rest stays NaN), for the
+    healthy rows of ``data_quality``'s reference.
     """
     n = y.shape[0]
     k = int(min(folds, n))
@@ -483,9 +496,9 @@ def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Gene
         or one row per row of ``r``)."""
         a2, b2 = np.atleast_2d(a), np.atleast_2d(b)
         th = _abilities(y0[r], None if full else mask[r], a2, b2, start)
-        val = _lz_rows(y[r], th, a2, b2, 1.0)
         enough = cnt[r] >= min_items
-        lz[r] = np.where(enough, val, np.nan)
+        if not ceiling_only:       # (the healthy rows of data_quality's reference need theta and the ceiling only)
+            lz[r] = np.where(enough, _lz_rows(y[r], th, a2, b2, 1.0), np.nan)
         theta[r] = th
         for s1 in range(0, r.size, _FIG_BLOCK):       # float64 figures: a few (64 x N) arrays at a time
             rr, ok = r[s1:s1 + _FIG_BLOCK], enough[s1:s1 + _FIG_BLOCK]
@@ -498,11 +511,12 @@ def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Gene
                     other = (tot[None, :] - y0[rr]) / (cnt_item[None, :] - mk)    # leave-one-out item means
                 fig = healthy_row(y0[rr], mk, p, other)
                 fig["expected_accuracy"], fig["score_z"] = _score_figures(y0[rr], mk, p)
-            cf = ceiling_fit(y0[rr], mk, th[s1:s1 + _FIG_BLOCK], aa, bb)
+            cf = _ceiling_fit(y0[rr], mk, th[s1:s1 + _FIG_BLOCK], aa, bb, with_lz=not ceiling_only)
             fig.update({k: cf[k] for k in ("ceiling", "ceiling_z", "ceiling_lz")})
-            pd_ = special.expit(cf["ceiling_ability"][:, None] * aa - bb)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                fig["ceiling_accuracy"] = np.where(mk, pd_, 0.0).sum(1) / mk.sum(1)   # before the losses
+            if not ceiling_only:
+                pd_ = special.expit(cf["ceiling_ability"][:, None] * aa - bb)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    fig["ceiling_accuracy"] = np.where(mk, pd_, 0.0).sum(1) / mk.sum(1)   # before the losses
             for key, v in fig.items():
                 out_fig[key][rr] = np.where(ok, v, np.nan)
 
