@@ -418,3 +418,14 @@ def test_judge_shift_is_not_flagged_when_every_offset_is_zero():
             "score": np.concatenate([s.ravel(), 1 - s.ravel()]) / 3}
     r = judge_audit(scores=rows).probes["judge_shift"]
     assert r["p_value"] == 1.0 and r["flagged"] is False
+
+
+def test_the_judged_intervals_example_in_docs_judges_md():
+    import re
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "judges.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "judged_intervals(" in b)
+    ns: dict = {}
+    exec(compile(block, "docs/judges.md", "exec"), ns)   # noqa: S102 - our own documentation
+    r = ns["r"]
+    assert r.method == "cluster" and r.models == ("a", "b", "c") and np.all(r.df == 199)
