@@ -490,3 +490,44 @@ def test_gold_labels_correct_each_task_as_compare_does():
         rt.gate(suite, "cand", "base", gold={"qa": golds["qa"]})
     with pytest.raises(rt.errors.ArgumentError, match="leave `method` at 'auto'"):
         rt.gate(suite, "cand", "base", gold=golds, method="t")
+
+
+def test_gold_col_reads_the_labels_beside_the_judge(tmp_path, capsys):
+    """--gold-col COL: a long table with the judge's score on every row and a person's label on some (empty
+    elsewhere); each task is gated on the gold-corrected difference, the number rt.gate(path, gold=COL) and
+    rt.compare(judge, gold=labels) give; a store has no gold column (refused, one line)."""
+    rng = np.random.default_rng(5)
+    rows = ["task,model,item,score,human"]
+    for t, n in (("qa", 1500), ("code", 900)):
+        truth = (rng.random((2, n)) < 0.6).astype(int)
+        judge = np.where(rng.random((2, n)) < np.array([[0.05], [0.2]]), 1 - truth, truth)
+        lab = rng.random(n) < 0.25
+        for k, model in enumerate(("new", "old")):
+            rows += [f"{t},{model},{t}{i},{judge[k, i]},{truth[k, i] if lab[i] else ''}" for i in range(n)]
+    p = tmp_path / "judged.csv"
+    p.write_text("\n".join(rows) + "\n")
+    code, out, err = _gate(capsys, p, "--candidate", "new", "--baseline", "old", "--gold-col", "human",
+                           "--margin", "5", "--format", "json")
+    assert code in (0, 3), err
+    d = json.loads(out)
+    del d["meta"]
+    g = rt.gate(str(p), "new", "old", gold="human", margin=0.05)
+    assert g.to_dict() == d
+    judge_df = pd.read_csv(p)
+    for t in g.tasks:
+        part = judge_df[judge_df.task == t.task].drop(columns=["task"])
+        labels = part.dropna(subset=["human"]).assign(score=lambda x: x.human).drop(columns=["human"])
+        m, gm = rt.read(part.drop(columns=["human"])), rt.read(labels)
+        gold = gm.select(models=list(m.models))
+        full = np.full((m.n_models, m.n_items), np.nan)
+        pos = {x: k for k, x in enumerate(m.items)}
+        full[:, [pos[x] for x in gold.items]] = np.asarray(gold.scores)
+        ref = rt.compare(m, "new", "old", gold=rt.ScoreMatrix.from_array(full, models=list(m.models),
+                                                                          items=list(m.items)),
+                         confidence_level=t.ci_level)
+        assert t.n_labelled == ref.n_labelled and t.diff == pytest.approx(ref.diff, rel=1e-12)
+        assert t.ci_low == pytest.approx(ref.ci_low, rel=1e-12)
+    db = tmp_path / "j.duckdb"
+    assert run_cli(capsys, "ingest", p, "--db", db)[0] == 0
+    code, _, err = _gate(capsys, "--db", db, "--candidate", "new", "--baseline", "old", "--gold-col", "human")
+    assert code == 1 and err.count("\n") == 1 and "--gold-col reads a column of files" in err, err

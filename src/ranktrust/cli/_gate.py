@@ -17,6 +17,7 @@ from ..gating import gate as _gate
 from ._common import (
     api_default,
     cluster_requested,
+    gold_options,
     command_line,
     confidence_option,
     input_options,
@@ -46,6 +47,13 @@ def _margin(ctx: click.Context, param: click.Parameter, value: float) -> float:
 def _read_tasks(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None) -> tuple[dict[str, Any], str]:
     """The suite named on the command line (files, or --db STORE) as {task: ScoreMatrix}
     (:func:`ranktrust.gating.read_tasks`), and its input hash."""
+    suite, _gold, h = _read_suite(paths, kw, task_col)
+    return suite, h
+
+
+def _read_suite(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
+                ) -> tuple[dict[str, Any], dict[str, Any] | None, str]:
+    """The suite, each task's gold labels (with --gold-col; else None) and the input hash."""
     from ..data.readers import ReadOptions
     from ..data.store import Store
     from ..errors import DataError
@@ -68,8 +76,10 @@ def _read_tasks(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
         dataset=kw.get("dataset"), scale=kw.get("scale"),
     )
     source = Store(kw["db"], read_only=True) if kw.get("db") else list(paths)
+    gold_col = kw.get("gold_col")
     try:
-        suite = read_tasks(source, task_col=task_col, options=opts, format=fmt, binary=bool(kw.get("binary")))
+        read = read_tasks(source, task_col=task_col, options=opts, format=fmt, binary=bool(kw.get("binary")),
+                          gold=gold_col)
     except DataError as exc:
         if exc.code != "task_metrics_differ":
             raise
@@ -77,7 +87,8 @@ def _read_tasks(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
             f"{exc.data['where']}; the gate reads every task with one metric (`metric`='NAME'); where the tasks' "
             "metrics differ, ingest each task with its own (ranktrust ingest PATH --db STORE --task TASK --metric "
             "METRIC) and gate the store (ranktrust gate --db STORE ...)", param="metric") from None
-    return suite, input_hash([kw["db"]] if kw.get("db") else paths)
+    suite, gold = read if gold_col else (read, None)
+    return suite, gold, input_hash([kw["db"]] if kw.get("db") else paths)
 
 
 @click.command("gate")
@@ -102,6 +113,7 @@ def _read_tasks(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
 @click.option("--plan", is_flag=True,
               help="Show per task the smallest drop the suite can detect and the items the margin needs.")
 @input_options
+@gold_options
 @output_options
 @confidence_option
 @seed_option
@@ -118,12 +130,12 @@ def command(paths: tuple[str, ...], candidate: str, baseline: str, margin: float
     """
     from ..reporting.renderers._gate import inconclusive_warning
 
-    suite, ihash = _read_tasks(paths, kw, task_col)
+    suite, gold, ihash = _read_suite(paths, kw, task_col)
     say_notes([n for m in suite.values() for n in m.notes])   # what the readers left out, on stderr
     r = _gate(suite, candidate, baseline, margin=margin / 100.0, tasks=list(tasks) or None, adjust=adjust,  # type: ignore[arg-type]
               require=require, method=method, confidence_level=confidence,  # type: ignore[arg-type]
               cluster=cluster_requested(kw) or method == "cluster", plan=plan,
-              align=kw.get("align") or "error")  # type: ignore[arg-type]
+              align=kw.get("align") or "error", gold=gold, gold_method=kw.get("gold_method") or "auto")  # type: ignore[arg-type]
     render(r, kind="gate", fmt=output_format, out=out, seed=seed, input_hash=ihash, command=command_line())
     if r.verdict == "FAIL":
         raise SystemExit(EXIT_FAIL)

@@ -467,8 +467,9 @@ def gate(
         Files only: the column whose values are the tasks (``"subject"``: one task per subject).
     read_options : ranktrust.data.readers.ReadOptions, optional
         Files or a store only: the reader's options (columns, ``metric``, ``errors``, ...).
-    gold : ScoreMatrix or mapping of task name -> ScoreMatrix, optional
-        Gold labels (a person's) on some items, NaN where not labelled, beside the judge's scores in ``m``: each
+    gold : ScoreMatrix, mapping of task name -> ScoreMatrix, or str, optional
+        Gold labels (a person's) on some items, NaN where not labelled, beside the judge's scores in ``m`` (with
+        files: the name of their column of gold labels, empty where not labelled, as ``--gold-col``): each
         task's difference is then the paired difference of the gold-corrected means (:func:`ranktrust.compare`
         with ``gold``: PPI++, or post-stratified for 0/1 scores), the same number ``compare`` gives. A single
         matrix serves every task (its items are looked up in each); a mapping gives each task its own.
@@ -508,7 +509,8 @@ def gate(
         _validate.choice(require, "require", ("better",))
     _validate.choice(method, "method", ("auto", "mcnemar", "betting", "t", "cluster"))
     al = _validate.choice(align, "align", ("error", "intersect", "pairwise"))
-    suite = _chosen(_suite_of(m, by, task_col, read_options), tasks)
+    suite, gold = _suite_of(m, by, task_col, read_options, gold)
+    suite = _chosen(suite, tasks)
     _check_models(suite, candidate, baseline)
     lost = _aligned(suite, candidate, baseline, al)
     alpha = 1.0 - cl
@@ -556,8 +558,9 @@ def gate(
     )
 
 
-def _suite_of(m: Any, by: str | None, task_col: str | None, read_options: Any) -> dict[str, ScoreMatrix]:
-    """The tasks of ``m``: read from files or a store, or taken from matrices (:func:`tasks_of`)."""
+def _suite_of(m: Any, by: str | None, task_col: str | None, read_options: Any, gold: Any) -> tuple[dict[str, Any], Any]:
+    """The tasks of ``m`` (read from files or a store, or taken from matrices: :func:`tasks_of`), and ``gold``
+    (the gold labels of each task where ``gold`` names a column of the files)."""
     if by is not None:
         _validate.choice(by, "by", ("group",))
     if isinstance(m, (str, os.PathLike)) or is_store(m) or (
@@ -565,7 +568,12 @@ def _suite_of(m: Any, by: str | None, task_col: str | None, read_options: Any) -
         if by is not None:
             raise ArgumentError("`by`='group' splits one ScoreMatrix into tasks; files name theirs (a task column, "
                                 "or `task_col`)", param="by")
-        return read_tasks(m, task_col=task_col, options=read_options)
+        if isinstance(gold, str):
+            return read_tasks(m, task_col=task_col, options=read_options, gold=gold)   # type: ignore[no-any-return]
+        return read_tasks(m, task_col=task_col, options=read_options), gold
+    if isinstance(gold, str):
+        raise ArgumentError(f"`gold`={gold!r} names a column of files; with {type(m).__name__} give the gold labels "
+                            "as a ScoreMatrix (NaN where not labelled)", param="gold")
     for name, value in (("task_col", task_col), ("read_options", read_options)):
         if value is not None:
             raise ArgumentError(f"`{name}` reads files or a store; {type(m).__name__} holds its tasks already",
@@ -573,7 +581,7 @@ def _suite_of(m: Any, by: str | None, task_col: str | None, read_options: Any) -
     if by is not None and not isinstance(m, ScoreMatrix):
         raise ArgumentError("`by`='group' splits one ScoreMatrix into tasks; a mapping already names them",
                             param="by")
-    return tasks_of(m, by)
+    return tasks_of(m, by), gold
 
 
 def _chosen(suite: dict[str, ScoreMatrix], tasks: Sequence[str] | None) -> dict[str, ScoreMatrix]:

@@ -71,7 +71,7 @@ def is_store(source: Any) -> bool:
 
 
 def read_tasks(source: Any, *, task_col: str | None = None, options: Any = None, format: str = "auto",
-               binary: bool = False) -> dict[str, ScoreMatrix]:
+               binary: bool = False, gold: str | None = None) -> Any:
     """The suite in ``source`` as ``{task: ScoreMatrix}`` (pairwise-aligned matrices; the caller aligns).
 
     Parameters
@@ -90,6 +90,14 @@ def read_tasks(source: Any, *, task_col: str | None = None, options: Any = None,
         The reader of the files (``rt.read``'s ``format``).
     binary : bool, default: False
         Require 0/1 scores.
+    gold : str, optional
+        Files only: the column of gold labels (a person's), empty where an item is not labelled, beside the judge's
+        scores. Then the return is ``(suite, gold)``: the judge's tasks and, for each task, its gold labels as a
+        ScoreMatrix of the same models and items (NaN where not labelled), for ``gate(..., gold=gold)``.
+
+    Returns
+    -------
+    dict of str -> ScoreMatrix, or (that dict, the same of gold labels) with ``gold``
     """
     from ..data.readers import ReadOptions
 
@@ -97,8 +105,10 @@ def read_tasks(source: Any, *, task_col: str | None = None, options: Any = None,
     if not isinstance(opts, ReadOptions):
         raise TypeError(f"`options` must be a ReadOptions, got {type(opts).__name__}")
     if is_store(source):
-        if task_col:
-            raise ArgumentError("`task_col` reads files; a store already holds its tasks", param="task_col")
+        for name, value in (("task_col", task_col), ("gold", gold)):
+            if value:
+                raise ArgumentError(f"`{name}` reads a column of files; a store holds its tasks' scores alone",
+                                    param=name)
         return _store_tasks(source, opts)
     if isinstance(source, (str, os.PathLike)):
         paths = [os.fspath(source)]
@@ -107,7 +117,10 @@ def read_tasks(source: Any, *, task_col: str | None = None, options: Any = None,
     else:
         raise TypeError("`source` must be a path, a list of paths or a Store, got "
                         f"{type(source).__name__ if not isinstance(source, Sequence) else 'an empty or mixed list'}")
-    return _file_tasks(paths, opts, task_col, format, binary)
+    suite = _file_tasks(paths, opts, task_col, format, binary, gold)
+    if gold is None:
+        return suite
+    return {t: v[0] for t, v in suite.items()}, {t: v[1] for t, v in suite.items()}
 
 
 def _store_tasks(source: Any, opts: Any) -> dict[str, ScoreMatrix]:
@@ -131,7 +144,8 @@ def _store_tasks(source: Any, opts: Any) -> dict[str, ScoreMatrix]:
     return suite
 
 
-def _file_tasks(paths: list[str], opts: Any, task_col: str | None, fmt: str, binary: bool) -> dict[str, ScoreMatrix]:
+def _file_tasks(paths: list[str], opts: Any, task_col: str | None, fmt: str, binary: bool,
+                gold_col: str | None) -> dict[str, Any]:
     from ..data._io import read, read_long
 
     group = opts.group_col
@@ -171,11 +185,11 @@ def _file_tasks(paths: list[str], opts: Any, task_col: str | None, fmt: str, bin
         for t in values.unique():
             part = _one_metric(df[values == t].drop(columns=[col]), t, opts.metric, src)
             part.attrs = dict(df.attrs)
-            suite[t] = _read_part(read, part, common, src, t, lines)
+            suite[t] = _read_part(read, part, common, src, t, lines, gold_col)
         return suite
     df = _one_metric(df, None, opts.metric, src)
     name = os.path.basename(paths[0].rstrip("/")).split(".")[0] if len(paths) == 1 else "all"
-    return {name: _read_part(read, df, common, src, None, lines)}
+    return {name: _read_part(read, df, common, src, None, lines, gold_col)}
 
 
 def _one_metric(df: Any, task: str | None, chosen: str | None, src: str) -> Any:
@@ -186,9 +200,15 @@ def _one_metric(df: Any, task: str | None, chosen: str | None, src: str) -> Any:
     return df if metric is None else df[df["metric"].astype(str) == metric]
 
 
-def _read_part(read: Any, part: Any, common: dict[str, Any], src: str, task: str | None, lines: bool) -> Any:
+def _read_part(read: Any, part: Any, common: dict[str, Any], src: str, task: str | None, lines: bool,
+               gold_col: str | None) -> Any:
     """``read(part)``, its errors naming the file and line (the rows of a file read alone keep their line
-    numbers in the index) instead of the DataFrame the part is; rows of several files are named by task."""
+    numbers in the index) instead of the DataFrame the part is; rows of several files are named by task. With
+    ``gold_col``: the judge's matrix and the gold labels (``rt.read`` of the rows with a label)."""
+    if gold_col is not None:
+        from ..data._gold import read_with_gold
+
+        return read_with_gold(part, gold_col, **common)
     name = src if lines or task is None else f"{src}: task {task!r}"
     return read(part, source_name=name, line_numbers="index" if lines else None, **common)
 
