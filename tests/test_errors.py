@@ -230,6 +230,10 @@ PLAIN_WARNINGS_LEFT = {
 }
 
 
+#: Python's own warnings about the API's life (a deprecated name): not about the data, they stay what users filter
+LIFECYCLE = {"DeprecationWarning", "PendingDeprecationWarning", "FutureWarning"}
+
+
 def plain_warnings(tree: ast.AST, classes: set[str]) -> list[int]:
     """Lines of ``warnings.warn`` calls whose category is no ranktrust warning class: ``warnings.warn(msg)``,
     ``warnings.warn(msg, UserWarning)``. A warning built from a ranktrust class (``warnings.warn(Cls(...))``) or
@@ -246,7 +250,7 @@ def plain_warnings(tree: ast.AST, classes: set[str]) -> list[int]:
             cat = first.func
         if cat is None and isinstance(first, ast.Name):
             continue        # a warning object made earlier (its class is checked where it is made)
-        if not (cat is not None and (_name(cat) in classes or _name(cat) == "category")):
+        if not (cat is not None and (_name(cat) in classes | LIFECYCLE or _name(cat) == "category")):
             out.append(node.lineno)
     return sorted(out)
 
@@ -265,5 +269,6 @@ def test_the_plain_warning_scan_can_fail():
                      "warnings.warn('c', SmallSampleWarning)\n"
                      "warnings.warn(DegenerateDataWarning('d', code='x'))\n"
                      "warnings.warn(f'task: {w.message}', w.category)\n"
-                     "warnings.warn(RuntimeWarning('e'))\n")                     # 7: plain
+                     "warnings.warn(RuntimeWarning('e'))\n"                      # 7: plain
+                     "warnings.warn('old', DeprecationWarning)\n")
     assert plain_warnings(tree, set(CLASSES)) == [2, 3, 7]

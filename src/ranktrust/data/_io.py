@@ -28,7 +28,7 @@ def _expand(paths: Sequence[str]) -> list[str]:
     out: list[str] = []
     for p in paths:
         if not os.path.exists(p):
-            raise FormatError(f"{p}: no such file or directory")
+            raise FormatError(f"{p}: no such file or directory", code="no_such_file", data={"path": p})
         out.append(p)
     return out
 
@@ -77,7 +77,8 @@ def read_long(
         else:
             regs = readers()
             if format not in regs:
-                raise FormatError(f"unknown format {format!r}; known formats: {', '.join(sorted(regs))}")
+                raise FormatError(f"unknown format {format!r}; known formats: {', '.join(sorted(regs))}",
+                                  param="format", code="unknown_format", data={"format": format, "known": sorted(regs)})
             rds = [regs[format]]
         used[path] = ", ".join(r.name for r in rds)
         several = len(rds) > 1 or len(paths) > 1

@@ -155,7 +155,8 @@ def open_reader(name: str) -> Reader:
     """A fresh reader object for one read (an unknown name is a FormatError listing the known ones)."""
     regs = readers()
     if name not in regs:
-        raise FormatError(f"unknown format {name!r}; known formats: {', '.join(sorted(regs))}", param="format")
+        raise FormatError(f"unknown format {name!r}; known formats: {', '.join(sorted(regs))}", param="format",
+                          code="unknown_format", data={"format": name, "known": sorted(regs)})
     return regs[name]()
 
 
@@ -180,17 +181,17 @@ def sniff(path: str) -> type:
     CSV/JSONL, is the fallback and never counts): the format is never guessed between two harnesses.
     """
     if not os.path.exists(path):
-        raise FormatError(f"{path}: no such file or directory")
+        raise FormatError(f"{path}: no such file or directory", code="no_such_file", data={"path": path})
     found = list(accepting(path))
     harness = [r.name for r in found if r.name != "table"]
     if len(harness) > 1 and not os.path.isdir(path):
         raise FormatError(f"{path}: the file looks like {' and '.join(harness)} logs at once; name its format with "
-                          "`format`", param="format")
+                          "`format`", param="format", code="format_ambiguous", data={"path": path, "formats": harness})
     for r in found:
         return r
     raise FormatError(
         f"{path}: could not tell the format; name it with `format` (one of "
-        + ", ".join(sorted(_READERS)) + ")", param="format"
+        + ", ".join(sorted(_READERS)) + ")", param="format", code="format_unknown_file", data={"path": path}
     )
 
 
@@ -227,7 +228,8 @@ def plan_units(rd: "Reader | type", path: str, opts: ReadOptions) -> UnitPlan:
         units = reader.units(path)
         if not units:
             what = getattr(reader, "looks_for", "") or f"{reader.name} files"
-            raise DataError(f"{path}: no {what} found in this folder")
+            raise DataError(f"{path}: no {what} found in this folder", code="empty_folder",
+                            data={"path": path, "reader": reader.name})
     else:
         units = [path]
     # only units found in a folder are skipped: a file named by the user that holds nothing for the
@@ -274,7 +276,8 @@ def read(rd: "Reader | type", path: str, opts: ReadOptions) -> "Iterator[pd.Data
         found = sorted({f for _, sk in plan.skipped if sk.option == "task" for f in sk.found})
         why = "; ".join(dict.fromkeys(said)) or "every sample of its logs was dropped"
         raise DataError(f"{path}: no rows of task {opts.task!r} were read ({why}); the folder's other tasks: "
-                        f"{', '.join(found) or 'none'}", param="task")
+                        f"{', '.join(found) or 'none'}", param="task", code="task_not_found",
+                        data={"path": path, "task": opts.task, "found": list(found)})
 
 
 def _read_plan(plan: UnitPlan, path: str, opts: ReadOptions) -> "Iterator[pd.DataFrame]":
