@@ -346,6 +346,9 @@ def test_length_refusals_and_not_run():
     r = judge_audit(mt, scores={"model": ["m"] * 4, "item": [1, 1, 2, 2], "judge": ["a"] * 4,
                                 "score": [1.0, 2.0, 3.0, 5.0]})
     assert "repeats" in r.probes and r.not_run["judge_shift"] == "no_repeats"
+    few = judge_audit(scores={"model": ["m"] * 4, "item": [1, 1, 2, 2], "judge": ["a", "b", "a", "c"],
+                              "score": [1.0, 2.0, 3.0, 5.0]})
+    assert "repeats" in few.probes and few.not_run["judge_shift"] == "too_few_items"
 
 
 # ================================================================ planted boards, command line

@@ -129,7 +129,8 @@ class JudgeAudit(Result):
         ``{name: code}``: ``no_games`` (no swapped games), ``no_reference`` (no reference verdicts on the same
         battles), ``no_family`` (the judge's family not named), ``no_lengths`` (no answer lengths),
         ``no_repeats`` (judged scores with no answer judged more than once, or one judge only for
-        ``judge_shift``). Without ``scores`` neither ``repeats`` nor ``judge_shift`` is listed.
+        ``judge_shift``), ``too_few_items`` (``judge_shift``: fewer item clusters than judges, or no cell that
+        every judge scored). Without ``scores`` neither ``repeats`` nor ``judge_shift`` is listed.
     confidence_level : float
     """
 
@@ -285,10 +286,13 @@ def _scores_records(scores: Any, judge_col: str, level: float) -> tuple[dict[str
     if int(d["cell_code"].max()) + 1 == d["cell_code"].size:
         return {}, {"repeats": "no_repeats", "judge_shift": "no_repeats"}
     out = {"repeats": repeat_variance(d, level)}
-    if out["repeats"]["n_judges"] >= 2:
+    if out["repeats"]["n_judges"] < 2:
+        return out, {"judge_shift": "no_repeats"}
+    try:
         out["judge_shift"] = judge_shift(d, level)
-        return out, {}
-    return out, {"judge_shift": "no_repeats"}
+    except DataError:    # fewer item clusters than judges, or no cell every judge scored: the figure still stands
+        return out, {"judge_shift": "too_few_items"}
+    return out, {}
 
 
 def judge_audit(games: Any = None, *, battles: Any = None, reference: Any = None, family: Any = None,

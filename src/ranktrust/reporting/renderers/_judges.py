@@ -182,7 +182,8 @@ _NOT_RUN = {"no_games": "no swapped games (each question judged in both orders) 
             "no_family": "the models of the judge's own family were not named",
             "no_lengths": "the answers' lengths are not in the data (length_a and length_b, or the answers in "
                           "the judge prompts)",
-            "no_repeats": "no answer was judged more than once (by two judges, or twice by one)"}
+            "no_repeats": "no answer was judged more than once (by two judges, or twice by one)",
+            "too_few_items": "it needs more items than judges, and answers that every judge scored"}
 
 
 def _not_run(d: dict[str, Any]) -> list[str]:
