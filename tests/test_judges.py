@@ -249,7 +249,7 @@ def test_the_judges_docs_example_runs():
     from ranktrust.reporting.renderers import to_string
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "judges.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.DOTALL) if "gold_corrected(" in b]
     assert len(blocks) == 1
     ns: dict = {}
     exec(compile(blocks[0], "docs/judges.md", "exec"), ns)   # noqa: S102 - our own documentation
