@@ -294,9 +294,12 @@ _SMALL_CLUSTER = 16
 @dataclass(frozen=True)
 class _Pairs:
     """The battles of each cluster with 2 to ``_SMALL_CLUSTER`` battles, as every pair of them (one argsort of
-    the cluster codes; clusters of one battle have no pair). ``left``, ``right``: battle indices of each pair,
-    ``left`` before ``right`` in the cluster-sorted order; ``big``: the battles of the larger clusters."""
+    the cluster codes; clusters of one battle have no pair). ``order``: those battles, sorted by cluster;
+    ``left``, ``right``: positions in ``order`` of each pair's two battles (``left < right``: a pair's
+    arrays are read near-sequentially once gathered into that order); ``big``: the battles of the larger
+    clusters."""
 
+    order: np.ndarray
     left: np.ndarray
     right: np.ndarray
     big: np.ndarray
@@ -328,8 +331,8 @@ def _cluster_pairs(cluster: np.ndarray, n_clusters: int) -> _Pairs:
         t = t[cl[t + d] == cl[t]]
     if not lefts:
         empty = np.empty(0, dtype=np.int64)
-        return _Pairs(empty, empty, big_idx)
-    return _Pairs(idx[np.concatenate(lefts)], idx[np.concatenate(rights)], big_idx)
+        return _Pairs(idx, empty, empty, big_idx)
+    return _Pairs(idx, np.concatenate(lefts), np.concatenate(rights), big_idx)
 
 
 def _theta_meat(a: np.ndarray, b: np.ndarray, r: np.ndarray, cluster: np.ndarray, n_clusters: int,
@@ -347,8 +350,10 @@ def _theta_meat(a: np.ndarray, b: np.ndarray, r: np.ndarray, cluster: np.ndarray
         pairs = _cluster_pairs(cluster, n_clusters)
     left, right = pairs.left, pairs.right
     if len(left):
-        w = r[left] * r[right]
-        al, bl, ar, br = a[left], b[left], a[right], b[right]
+        o = pairs.order
+        ro, ao, bo = r[o], a[o], b[o]
+        w = ro[left] * ro[right]
+        al, bl, ar, br = ao[left], bo[left], ao[right], bo[right]
         X = (np.bincount(al * M + ar, w, MM) + np.bincount(bl * M + br, w, MM)
              - np.bincount(al * M + br, w, MM) - np.bincount(bl * M + ar, w, MM)).reshape(M, M)
         out += X + X.T
@@ -445,15 +450,17 @@ def _cluster_model_sums(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np
     va, vb = q.copy(), q.copy()
     fa, fb = np.ones(N), np.ones(N)
     L, R = pairs.left, pairs.right
-    if len(L):
-        al, bl, ar, br = a[L], b[L], a[R], b[R]
+    if len(L):   # the models compared in the cluster-sorted order; the few pairs that share one added back
+        o = pairs.order
+        ao, bo = a[o], b[o]
+        al, bl, ar, br = ao[L], bo[L], ao[R], bo[R]
         for xl, xr, vl, vr, fr in ((al, ar, va, va, fa), (al, br, va, vb, fb), (bl, ar, vb, va, fa),
                                    (bl, br, vb, vb, fb)):
             hit = np.flatnonzero(xl == xr)   # the model of side xl of L is the model of side xr of R
             if len(hit):
-                li, ri = L[hit], R[hit]
-                vl += np.bincount(li, q[ri], N)
-                vr += np.bincount(ri, q[li], N)
+                li, ri = o[L[hit]], o[R[hit]]
+                np.add.at(vl, li, q[ri])
+                np.add.at(vr, ri, q[li])
                 fr[ri] = 0.0                 # R comes after L: not the first of the cluster with that model
     big = pairs.big
     if len(big):
