@@ -30,7 +30,7 @@ import numpy as np  # noqa: E402
 import ranktrust as rt  # noqa: E402
 from ranktrust.reporting._fmt import points  # noqa: E402
 from ranktrust.reporting._headline import report_dict  # noqa: E402
-from ranktrust.reporting._html import render_html  # noqa: E402
+from ranktrust.reporting import render_html  # noqa: E402
 from ranktrust.reporting._render import meta as make_meta  # noqa: E402
 
 INSTALL = "apt-get install chromium"

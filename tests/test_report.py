@@ -201,7 +201,7 @@ def test_print_report_is_the_terminal_report_with_the_verdict_first(small_report
     assert "Is #1 really #1?" in text.splitlines()[0] and rep.verdict.split()[0] in first
     assert rep.verdict == rep.headline["text"] == report_dict(rep)["headline"]["text"]
     assert rep.verdict.startswith(("Yes:", "No:"))
-    assert "text" not in rep.to_dict()["headline"]          # the JSON's numbers; the payload adds the sentence
+    assert rep.to_dict()["headline"]["text"] == rep.verdict   # to_dict() is the JSON the command writes
     assert repr(rep).startswith("LeaderboardReport(<5 models x 400 items>") and len(repr(rep)) < 300
 
 
@@ -382,7 +382,8 @@ def test_a_new_section_is_a_builder_and_its_renderers(small_report):
         assert '<section id="top_score" class="extra">\n<h2>Top score</h2>' in to_string(rep, "html")
         assert str(rep).rstrip().splitlines()[-1].startswith("note:") or "note:" not in str(rep)  # notes stay last
     finally:
-        sections.BUILDERS[:] = [(k, f) for k, f in sections.BUILDERS if k != "top_score"]
+        sections.SECTIONS[:] = [s for s in sections.SECTIONS if s.name != "top_score"]
+        sections.BUILDERS[:] = [(s.name, s.build) for s in sections.SECTIONS]
         for fmt in ("text", "md"):
             _REGISTRY.pop(("TopScore", fmt), None)
 
@@ -406,7 +407,7 @@ def test_adjust_phrase_says_the_tables_family():
     d = report_dict(rep)
     assert d["adjust_family"] == "all" and adjust_phrase(d) == f"Holm over all {d['settings']['n_pairs']} pairs"
     flat = " ".join(str(rep).split())
-    from ranktrust.reporting._html import render_html
+    from ranktrust.reporting import render_html
     from ranktrust.reporting._render import meta as make_meta
 
     page = render_html(rep, make_meta("report", seed=0, input_hash="sha256:0", command="ranktrust report x.csv"))
@@ -423,3 +424,20 @@ def test_the_reports_person_fit_follows_its_seed():
                    for s in (0, 0, 1))
     np.testing.assert_array_equal(q0.ceiling_z, q0b.ceiling_z)
     assert not np.allclose(q0.ceiling_z, q1.ceiling_z)
+
+
+def test_the_section_spec_is_the_one_list_of_sections():
+    """leaderboard.SECTIONS names every section once, with the type that draws it and its HTML partial; the report's
+    properties, its text and Markdown parts and its HTML page all follow it."""
+    from ranktrust.leaderboard import SECTIONS
+    from ranktrust.leaderboard._result import _NAMED
+    from ranktrust.reporting._html import REPORT_SECTIONS
+    from ranktrust.reporting.renderers import renderer_named
+
+    names = [s.name for s in SECTIONS]
+    assert len(set(names)) == len(names) and tuple(names) == tuple(_NAMED)
+    partials = {sid for sid, _, _ in REPORT_SECTIONS}
+    for s in SECTIONS:
+        assert s.partial is None or s.partial in partials, s
+        if s.alone:
+            assert renderer_named(s.type, "text") is not None and renderer_named(s.type, "md") is not None, s

@@ -62,7 +62,7 @@ def test_stability_power_and_bootstrap_tables(m):
     tab = rt.power(gap=0.02, disagreement=0.27).table
     df = tab.to_frame()
     assert df.loc[df["gaps"] == 0.02, "items_needed"].item() == 5390   # the exact test's answer (docs/statistics.md)
-    b = rt.bootstrap_ci(m, pair=("w", "x"), n_resamples=100)
+    b = rt.stats.bootstrap_ci(m, pair=("w", "x"), n_resamples=100)
     assert b.to_frame()["labels"].to_list() == list(b.labels)
 
 

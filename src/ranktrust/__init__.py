@@ -132,6 +132,26 @@ _TAKES_DATA = frozenset({
 })
 
 
+#: public names kept for a while, each with what replaces it (``rt.NAME`` warns with a DeprecationWarning)
+_DEPRECATED = {
+    "bootstrap_ci": "rt.bootstrap_ci is deprecated: per-model bootstrap intervals are rt.intervals(m, "
+                    "method='percentile' or 'bca', n_resamples=..., cluster=...), the same ScoreIntervals; the "
+                    "interval of a difference (pair=(a, b)) is ranktrust.stats.bootstrap_ci(m, pair=(a, b))",
+}
+
+
+def _deprecated(fn: Any, message: str) -> Any:
+    import functools
+    import warnings
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kw: Any) -> Any:
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return fn(*args, **kw)
+
+    return call
+
+
 def __getattr__(name: str) -> Any:
     mod = _LAZY.get(name)
     if mod is None:
@@ -144,6 +164,8 @@ def __getattr__(name: str) -> Any:
         from .data._io import accepts_data
 
         value = accepts_data(value)
+    if name in _DEPRECATED:
+        value = _deprecated(value, _DEPRECATED[name])
     globals()[name] = value
     return value
 

@@ -19,7 +19,9 @@ uses, per model or per pair where it differs).
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
+import functools
 import math
 from typing import Any, Callable, ClassVar, Mapping, NamedTuple, TypedDict
 
@@ -268,6 +270,11 @@ class Result:
         # short one below (a 420-model result would otherwise print every array in full)
         if "__repr__" not in cls.__dict__:
             cls.__repr__ = Result._short_repr  # type: ignore[method-assign]
+        # a to_dict the class writes is its JSON layout; called from outside, it returns what the command line
+        # writes (the layout with its sentences: _worded)
+        layout = cls.__dict__.get("to_dict")
+        if layout is not None and not getattr(layout, "__ranktrust_worded__", False):
+            cls.to_dict = _worded(layout)  # type: ignore[method-assign]
 
     def _short_repr(self) -> str:
         parts = []
@@ -294,8 +301,8 @@ class Result:
             raise AttributeError(f"{type(self).__name__} has no confidence interval (no ci_low/ci_high)") from None
         return ConfidenceInterval(low, high)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The result as JSON-ready plain Python values (stable keys)."""
+    def _fields_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready plain Python values (stable keys): one key per field."""
         return jsonable({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})  # type: ignore[arg-type]
 
     #: what :meth:`to_frame` tabulates: a tuple of fields holding one value per row (the first names the rows;
@@ -394,6 +401,68 @@ class Result:
         return out
 
 
+class _Headline:
+    """``result.headline``: the result's answer in one sentence, under ``"text"``, beside the numbers of the JSON's
+    ``"headline"`` where it has one (``report.headline["text"]``: "Yes: A is #1 ..."); a dict.
+
+    >>> import ranktrust as rt
+    >>> m = rt.ScoreMatrix.from_array([[1, 1, 0, 1], [0, 1, 0, 0]], models=["a", "b"])
+    >>> rt.compare(m, "a", "b").headline["text"]
+    'The data cannot tell a and b apart (p = 0.5; the CI contains 0).'
+
+    A non-data descriptor: a result that holds a ``headline`` field of its own keeps it (and the class attribute
+    reads as absent, so ``@dataclass`` takes no default from it).
+    """
+
+    def __get__(self, obj: Any, cls: type | None = None) -> Any:
+        if obj is None:
+            raise AttributeError("headline")
+        if _headline_display is None:
+            _load_html_display()
+        if _headline_display is None:
+            raise RuntimeError(f"no display registered for results ({HTML_DISPLAY} did not register one)")
+        return _headline_display(obj)
+
+
+
+
+#: the result whose to_dict() is being worded in this context (and its layout once built): inside, every to_dict()
+#: is the plain layout, so the presentation layer reads the layout, and the report its sections' layouts
+_WORDING: contextvars.ContextVar[tuple[Any, Any] | None] = contextvars.ContextVar("ranktrust_wording", default=None)
+
+
+def _worded(layout: Callable[..., Any]) -> Callable[..., Any]:
+    """``to_dict`` from a result class's JSON ``layout``: called from outside, the layout with its sentences (each
+    note's ``"text"``, the headline's ``"text"``: what the command line writes as JSON, without ``meta``); inside
+    another ``to_dict`` or while the presentation layer words one, the layout itself."""
+
+    @functools.wraps(layout)
+    def to_dict(self: Any, *args: Any, **kw: Any) -> Any:
+        busy = _WORDING.get()
+        if busy is not None:
+            if busy[0] is self and busy[1] is not None and not args and not kw:
+                return dict(busy[1])          # the layout being worded, not built again
+            return layout(self, *args, **kw)
+        token = _WORDING.set((self, None))
+        try:
+            raw = layout(self, *args, **kw)
+            if _payload_display is None:
+                _load_html_display()
+            if _payload_display is None:
+                return raw
+            _WORDING.set((self, raw))
+            return _payload_display(self, raw)
+        finally:
+            _WORDING.reset(token)
+
+    to_dict.__ranktrust_worded__ = True  # type: ignore[attr-defined]
+    return to_dict
+
+
+Result.to_dict = _worded(Result._fields_dict)  # type: ignore[method-assign]
+Result.headline = _Headline()  # type: ignore[attr-defined]
+
+
 #: the suffixes :meth:`Result.save` writes, and the format of each
 SAVE_FORMATS = {".json": "json", ".md": "md", ".html": "html", ".txt": "text", ".csv": "csv"}
 
@@ -426,6 +495,14 @@ _html_display: Callable[[Result], str] | None = None
 #: :data:`HTML_DISPLAY` with :func:`set_format_display`, by the same declared inversion.
 _format_display: Callable[[Result, str], str | None] | None = None
 
+#: What ``to_dict()`` returns: ``fn(result, layout)``, the JSON layout with its sentences (the headline's and each
+#: note's ``"text"``); set by :data:`HTML_DISPLAY` with :func:`set_payload_display`. None: the layout itself.
+_payload_display: Callable[[Result, dict[str, Any]], dict[str, Any]] | None = None
+
+#: What ``result.headline`` returns: ``fn(result)``, a dict with the sentence under ``"text"``; set by
+#: :data:`HTML_DISPLAY` with :func:`set_payload_display`.
+_headline_display: Callable[[Result], dict[str, Any]] | None = None
+
 #: the module that registers the Jupyter display with :func:`set_html_display`
 HTML_DISPLAY = "ranktrust.reporting._notebook"
 
@@ -447,3 +524,11 @@ def set_format_display(render: Callable[[Result, str], str | None] | None) -> No
     plain repr)."""
     global _format_display
     _format_display = render
+
+
+def set_payload_display(payload: Callable[[Result, dict[str, Any]], dict[str, Any]] | None,
+                        headline: Callable[[Result], dict[str, Any]] | None) -> None:
+    """Set what ``to_dict()`` adds to a result's JSON layout (its sentences) and what ``result.headline`` returns
+    (None, None: ``to_dict()`` is the plain layout)."""
+    global _payload_display, _headline_display
+    _payload_display, _headline_display = payload, headline

@@ -8,15 +8,14 @@ docs/report.md). The headline and the notes are numbers and records here; their 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, TypedDict
 
 import numpy as np
 
-from ..data._matrix import ScoreMatrix
+from ..data import ScoreMatrix
 from ..results import HeadlineJSON, Result, jsonable
 from ..stats._intervals import ScoreIntervalRow
-from ._sections import HEATMAP_MAX_MODELS, Note, NoteJSON, PowerSectionJSON
+from ._sections import BUILT_IN, HEATMAP_MAX_MODELS, Note, NoteJSON, PowerSectionJSON
 
 if TYPE_CHECKING:   # the JSON layouts of the report's parts (imported when the report runs)
     from ..quality import DataQualityJSON
@@ -24,10 +23,9 @@ if TYPE_CHECKING:   # the JSON layouts of the report's parts (imported when the 
     from ..ranking._splithalf import SplitHalfJSON
     from ..ranking._stability import StabilityJSON
     from ..ranking._tiers import TiersJSON
-    from ..runs import RepeatsJSON
-    from ..runs._sensitivity import SensitivityJSON
+    from ..runs import RepeatsJSON, SensitivityJSON
     from ..stats._paired import PairRow
-    from ..subsets._mdad import MDADResultJSON
+    from ..subsets import MDADResultJSON
 
 __all__ = ["LeaderboardReport", "LeaderboardReportJSON", "Headline", "ReportModelRow", "HEATMAP_MAX_MODELS",
            "set_presenter"]
@@ -125,8 +123,7 @@ def _present(report: Any, what: str) -> str | None:
 
 
 #: the sections every report has a property for, in build order (``LeaderboardReport.sections``)
-_NAMED = ("intervals", "pairs_all", "rank_sets", "pairs", "stability", "split_half", "tiers", "power", "repeats",
-          "sensitivity", "microbench", "quality", "pair_matrix")
+_NAMED = BUILT_IN
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,7 +173,7 @@ class LeaderboardReport(Result):
     notes: tuple[Note, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
+        object.__setattr__(self, "settings", dict(self.settings))   # a FrozenDict, as every result's dict field
         object.__setattr__(self, "notes", tuple(self.notes))
         super().__post_init__()
 

@@ -1,14 +1,15 @@
 """The report's sections: one builder per section, each returning a typed result (or None).
 
 :func:`~ranktrust.leaderboard.report` validates its arguments, makes a :class:`Build` (the matrix, the
-settings, the seed and what earlier builders produced) and runs :data:`BUILDERS` in order; the
+settings, the seed and what earlier builders produced) and runs the builders of :data:`SECTIONS` in order; the
 :class:`~ranktrust.leaderboard.LeaderboardReport` is the tuple of ``(name, result)`` they return plus the
 headline. Builders compute; they write no sentence: what the reader must know comes out as
 :class:`Note` records (``code`` and data), worded in :mod:`ranktrust.reporting._notes`.
 
-A new section is one builder here (a function ``Build -> Result | None`` added to :data:`BUILDERS`; its
-result's ``to_dict()`` becomes the JSON key of the same name) and its renderers in ``reporting/``
-(docs/architecture.md, "Where does X go").
+:data:`SECTIONS` is the one list of the report's sections: each :class:`Section` names its builder, the result
+type whose renderers draw it, its place on the page and its HTML partial. A new section is one builder
+(``@section("name")``, here or in any module; its result's ``to_dict()`` becomes the JSON key of the same name)
+and its renderers in ``reporting/renderers/`` (docs/architecture.md, "Three common changes").
 """
 
 from __future__ import annotations
@@ -22,13 +23,14 @@ from .. import _random
 from ..results import Note, NoteJSON, Result, jsonable   # Note: the plain record, built by analysis code too
 
 if TYPE_CHECKING:
-    from ..data._matrix import ScoreMatrix
-    from ..stats._paired import PairTable
-    from ..stats._power import PowerResult, PowerRow, PowerTable
+    from ..data import ScoreMatrix
+    from ..stats import PairTable
+    from ..stats import PowerResult, PowerTable
+    from ..stats._power import PowerRow
     from ._options import Inference, Resampling, Sections
 
-__all__ = ["Note", "NoteJSON", "PowerSection", "PowerSectionJSON", "PairMatrix", "Build", "BUILDERS", "HEATMAP_MAX_MODELS",
-           "section"]
+__all__ = ["Note", "NoteJSON", "PowerSection", "PowerSectionJSON", "PairMatrix", "Build", "BUILDERS", "BUILT_IN",
+           "HEATMAP_MAX_MODELS", "SECTIONS", "Section", "section"]
 
 #: the pair heatmap and the rank distributions in the JSON are kept for at most this many models
 HEATMAP_MAX_MODELS = 60
@@ -134,7 +136,7 @@ class Build:
 
 # ------------------------------------------------------------------------------------------- builders
 def build_intervals(b: Build) -> Any:
-    from ..stats._intervals import intervals
+    from ..stats import intervals
 
     inf = b.inference
     b.stage(0.0)
@@ -147,7 +149,7 @@ def build_intervals(b: Build) -> Any:
 def build_pairs_all(b: Build) -> Any:
     """Every pair's test: the one table behind the tiers, rank ranges, pair table and headline. The exact
     intervals (most of the cost of a large table) are made only where a pair is shown."""
-    from ..stats._paired import all_pairs
+    from ..stats import all_pairs
 
     inf = b.inference
     return all_pairs(b.m, pairs="all", adjust=inf.adjust, confidence_level=inf.confidence_level,
@@ -155,7 +157,7 @@ def build_pairs_all(b: Build) -> Any:
 
 
 def build_rank_sets(b: Build) -> Any:
-    from ..ranking._ranksets import rank_sets
+    from ..ranking import rank_sets
 
     inf, m = b.inference, b.m
     b.stage(0.1)
@@ -190,7 +192,7 @@ def display_pairs(table: PairTable, order: np.ndarray) -> PairTable:
     """The adjacent pairs of the display order, taken from the all-pairs table (same tests, same
     adjusted p-values: ``adjust_family`` stays the table's, ``"all"``, while ``pairs_scope`` is
     ``"adjacent"``), oriented upper row minus lower row (:func:`adjacent_rows`)."""
-    from ..stats._paired import PairTable
+    from ..stats import PairTable
 
     order = np.asarray(order, dtype=np.intp)
     sel, flip = adjacent_rows(table.i, table.j, order, len(table.models))
@@ -260,7 +262,7 @@ def build_stability(b: Build) -> Any:
     m, rs, complete = b.m, b.resampling, b.complete
     if m.n_models < 2 or complete is None or not rs.stability:
         return None
-    from ..ranking._stability import stability
+    from ..ranking import stability
 
     n_c = complete.n_items
     use = [s for s in rs.sizes if s == "full" or int(s) < n_c]
@@ -275,7 +277,7 @@ def build_stability(b: Build) -> Any:
 def build_split_half(b: Build) -> Any:
     if b.m.n_models < 2 or b.complete is None or not b.resampling.split_half:
         return None
-    from ..ranking._splithalf import split_half
+    from ..ranking import split_half
 
     b.stage(0.8)
     return split_half(b.complete, n_resamples=b.resampling.split_half_n_resamples, rng=b.seed)
@@ -297,7 +299,7 @@ def build_power(b: Build) -> PowerSection | None:
     m = b.m
     if m.n_models < 2:
         return None
-    from ..stats._power import estimate_disagreement, power, power_table
+    from ..stats import estimate_disagreement, power, power_table
 
     pt_all = b.done["pairs_all"]
     binary = m.is_binary and m.n_runs == 1
@@ -326,7 +328,7 @@ def build_microbench(b: Build) -> Any:
         b.note("microbench_too_few_models", n_models=m.n_models)
         return None
     from ..subsets import mdad
-    from ..subsets._mdad import DEFAULT_SIZES as MDAD_SIZES
+    from ..subsets import DEFAULT_SIZES as MDAD_SIZES
 
     (s_mb,) = _random.streams(b.seed, "microbench")
     src = max(2, int(round(m.n_models * 0.7)))
@@ -391,35 +393,64 @@ def build_pair_matrix(b: Build) -> PairMatrix | None:
                       truncated_from=len(table.models) if len(table.models) > HEATMAP_MAX_MODELS else None)
 
 
-#: the sections in the order they are built (a builder may read what the ones above it made)
-BUILDERS: list[tuple[str, Callable[[Build], Any]]] = [
-    ("intervals", build_intervals),
-    ("pairs_all", build_pairs_all),
-    ("rank_sets", build_rank_sets),
-    ("pairs", build_pairs),
-    ("stability", build_stability),
-    ("split_half", build_split_half),
-    ("tiers", build_tiers),
-    ("power", build_power),
-    ("repeats", build_repeats),
-    ("sensitivity", build_sensitivity),
-    ("microbench", build_microbench),
-    ("quality", build_quality),
-    ("pair_matrix", build_pair_matrix),
+@dataclass(frozen=True)
+class Section:
+    """One section of the report, the one place that names it: ``name`` (its JSON key and its attribute on the
+    report), ``build`` (its builder, ``Build -> Result | None``, run in :data:`SECTIONS` order), ``type`` (the
+    result type whose renderers draw it, by class name; None: the type its builder returns), ``order`` (its place
+    on the page, in text, Markdown and HTML alike), ``partial`` (the HTML partial that shows it,
+    ``reporting/templates/sections/<partial>.html.j2``; None: its Markdown, as HTML) and ``alone`` (False: drawn
+    inside another section's part in text and Markdown, as the intervals' rank ranges are in the leaderboard
+    table)."""
+
+    name: str
+    build: Callable[[Build], Any]
+    type: str | None = None
+    order: float | None = None
+    partial: str | None = None
+    alone: bool = True
+
+
+#: the report's sections, in the order they are built (a builder may read what the ones above it made); the
+#: text, Markdown and HTML report draw them in ``order`` between the headline and the notes
+SECTIONS: list[Section] = [
+    Section("intervals", build_intervals, "ScoreIntervals", 10, "leaderboard"),
+    Section("pairs_all", build_pairs_all, "PairTable", partial="pairs", alone=False),   # behind every verdict
+    Section("rank_sets", build_rank_sets, "RankSets", 25, "ranks", alone=False),   # the table's rank ranges
+    Section("pairs", build_pairs, "PairTable", 20, "pairs"),
+    Section("stability", build_stability, "Stability", 40, "stability"),
+    Section("split_half", build_split_half, "SplitHalf", 41, "stability"),
+    Section("tiers", build_tiers, "Tiers", 30, "pairs"),
+    Section("power", build_power, "PowerSection", 50, "power"),
+    Section("repeats", build_repeats, "Repeats", 70, "repeats"),
+    Section("sensitivity", build_sensitivity, "Sensitivity", 80, "sensitivity"),
+    Section("microbench", build_microbench, "MDADResult", 60, "microbench"),
+    Section("quality", build_quality, "DataQuality", partial="notes", alone=False),   # its findings: the notes
+    Section("pair_matrix", build_pair_matrix, "PairMatrix", 21, "pairs", alone=False),   # the heat map
 ]
 
+#: the sections every report knows (a section registered with :func:`section` is drawn from its own JSON)
+BUILT_IN = tuple(s.name for s in SECTIONS)
 
-def section(name: str) -> Callable[[Callable[[Build], Any]], Callable[[Build], Any]]:
+#: the builders in build order: ``(name, builder)`` of :data:`SECTIONS`
+BUILDERS: list[tuple[str, Callable[[Build], Any]]] = [(s.name, s.build) for s in SECTIONS]
+
+
+def section(name: str, *, type: str | None = None, order: float = 90.0,
+            partial: str | None = None) -> Callable[[Callable[[Build], Any]], Callable[[Build], Any]]:
     """Register the decorated function as the builder of section ``name`` (built after the ones above; a
-    builder of the same name is replaced). Its result's ``to_dict()`` is the JSON under ``name``, and the
-    text and Markdown report draw it with the renderers registered for its type::
+    section of the same name is replaced). Its result's ``to_dict()`` is the JSON under ``name``; the text and
+    Markdown report draw it with the renderers registered for its type at ``order`` (after the built-in
+    sections by default), the HTML page shows ``partial`` (a template of ``reporting/templates/sections/``) or
+    else its Markdown::
 
         @section("calibration")
         def build_calibration(b: Build) -> Calibration | None:
             return calibration(b.m, confidence_level=b.inference.confidence_level)
     """
     def deco(fn: Callable[[Build], Any]) -> Callable[[Build], Any]:
-        BUILDERS[:] = [(k, f) for k, f in BUILDERS if k != name] + [(name, fn)]
+        SECTIONS[:] = [s for s in SECTIONS if s.name != name] + [Section(name, fn, type, order, partial)]
+        BUILDERS[:] = [(s.name, s.build) for s in SECTIONS]
         return fn
 
     return deco

@@ -23,8 +23,8 @@ from ._notes import note_text, option_words
 
 __all__ = ["note_text", "option_words", "headline_text", "describe_variance", "render_html", "meta", "fmt"]
 
-_LAZY = {"headline_text": "._headline", "describe_variance": ".renderers._runs", "render_html": "._html",
-         "meta": "._render"}
+_LAZY = {"headline_text": "._headline", "describe_variance": ".renderers._runs", "render_html": ".renderers._report",
+         "meta": "._meta"}
 
 
 def __getattr__(name: str) -> Any:

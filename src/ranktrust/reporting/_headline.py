@@ -5,23 +5,24 @@
 be #1); this module composes the sentence from those numbers only, so words and numbers cannot
 disagree. :func:`report_dict` is the report's JSON with the sentence in ``headline["text"]`` and each
 note's sentence in its ``"text"`` (:mod:`.notes`): every renderer (text, Markdown, HTML, JSON) starts from it.
-:func:`present` is what ``str(report)`` and ``report.verdict`` call (registered by :mod:`.notebook`).
 """
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["headline_text", "headline_sentence", "report_dict", "present"]
+__all__ = ["headline_text", "headline_sentence", "report_dict"]
 
 
 def report_dict(report: Any, **kw: Any) -> dict[str, Any]:
-    """``report.to_dict(**kw)`` (or a copy of a report dict) with the headline sentence in
-    ``["headline"]["text"]`` and each note's sentence in its ``"text"`` (the report's notes and those of
-    its data-quality, repeats and sensitivity sections)."""
+    """``report.to_dict(**kw)`` (which has the sentences already), or a copy of a report dict with the headline
+    sentence in ``["headline"]["text"]`` and each note's sentence in its ``"text"`` (the report's notes and those
+    of its data-quality, repeats and sensitivity sections)."""
     from ._notes import worded
 
-    d = report.to_dict(**kw) if hasattr(report, "to_dict") else dict(report)
+    if hasattr(report, "to_dict"):
+        return report.to_dict(**kw)
+    d = dict(report)
     h = d.get("headline")
     if isinstance(h, dict) and "text" not in h:
         d["headline"] = {**h, "text": headline_sentence(d)}
@@ -33,17 +34,6 @@ def report_dict(report: Any, **kw: Any) -> dict[str, Any]:
         if isinstance(sec, dict) and isinstance(sec.get("notes"), list):
             d[key] = {**sec, "notes": worded(sec["notes"])}
     return d
-
-
-def present(report: Any, what: str) -> str:
-    """``str(report)`` (``what="text"``: the terminal report) and ``report.verdict`` (``"verdict"``)."""
-    if what == "verdict":
-        s = report.settings
-        return headline_text(report._headline(), s.get("confidence_level", 0.95), adjust=s.get("adjust", "holm"),
-                             n_pairs=s.get("n_pairs"))
-    from .renderers import to_string
-
-    return to_string(report, "text", kind="report")
 
 
 def headline_sentence(d: dict[str, Any]) -> str:

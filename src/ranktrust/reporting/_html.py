@@ -1,6 +1,7 @@
-"""The self-contained HTML report.
+"""The self-contained HTML pages: the report's (:func:`report_page`) and every other command's
+(:func:`markdown_page`).
 
-``render_html(report, meta)`` turns a ``LeaderboardReport`` (or its ``to_dict()``) into one HTML file that
+``ranktrust.reporting.render_html(report, meta)`` (``renderers/_report.py``) turns a ``LeaderboardReport`` (or its ``to_dict()``) into one HTML file that
 makes no network request: CSS and JavaScript are inlined from ``reporting/templates/``, figures are inline SVG
 (with ``<title>`` hover tooltips), fonts are the system's. Nothing is computed here beyond formatting:
 every number shown is a number of the JSON report, and the key DOM elements carry the exact JSON values
@@ -21,7 +22,7 @@ from markupsafe import Markup
 from ..errors import ArgumentError
 from . import _fmt as fmt, plots
 
-__all__ = ["render_html", "FOREST_MAX_MODELS"]
+__all__ = ["report_page", "markdown_page", "FOREST_MAX_MODELS", "REPORT_SECTIONS"]
 
 #: Above this many models the forest and rank-range figures show the top ones (the table lists all).
 FOREST_MAX_MODELS = 50
@@ -95,7 +96,6 @@ def _shown(x: Any) -> Any:
 
 def _filters() -> dict[str, Any]:
     from ._notes import note_text
-    from .renderers._ranking import lead_phrase
 
     return {
         "pts": lambda x: fmt.points(x),                  # a score or bound in points: '74.40'
@@ -109,19 +109,10 @@ def _filters() -> dict[str, Any]:
         "js": _js,
         "exact": _exact,
         "note_text": note_text,
-        "lead_phrase": lead_phrase,
     }
 
 
 # --------------------------------------------------------------------------- view model
-
-def _as_dict(report: Any) -> dict[str, Any]:
-    from ._headline import report_dict
-
-    if isinstance(report, dict) or hasattr(report, "to_dict"):
-        return report_dict(report)   # with the headline sentence
-    raise TypeError(f"`report` must be a LeaderboardReport or its to_dict(), got {type(report).__name__}")
-
 
 def _figures(d: dict[str, Any], max_forest: int) -> dict[str, Markup | None]:
     """Every figure registered for the report (``plots/_registry.py``), keyed by its slot; None where the
@@ -137,14 +128,9 @@ def _figures(d: dict[str, Any], max_forest: int) -> dict[str, Markup | None]:
     return figs
 
 
-def _p_adj_family(d: dict[str, Any]) -> str:
-    from .renderers._report import adjust_family_label
-
-    return adjust_family_label(d)
-
-
-#: The report's sections in page order: (id, navigation label or None, shown when). Each is the partial
-#: templates/sections/<id>.html.j2; a new section is one partial and one entry here.
+#: The report's HTML partials: (id, navigation label or None, shown when). Each is templates/sections/<id>.html.j2;
+#: the page shows them in the order of the sections that name them (``leaderboard.SECTIONS``). A partial of a new
+#: section needs no entry here: it is shown when the section has data, with no navigation link.
 REPORT_SECTIONS: tuple[tuple[str, str | None, Any], ...] = (
     ("headline", "Headline", lambda c: True),
     ("leaderboard", "Leaderboard", lambda c: True),
@@ -161,27 +147,33 @@ REPORT_SECTIONS: tuple[tuple[str, str | None, Any], ...] = (
 
 
 def _sections(ctx: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"id": sid, "nav": nav} for sid, nav, shown in REPORT_SECTIONS if shown(ctx)]
+    """The partials the page shows, in the order of the report's sections (``leaderboard.SECTIONS``: each names
+    its partial), between the headline and the notes and methods."""
+    from ..leaderboard import SECTIONS
+
+    nav = {sid: (label, shown) for sid, label, shown in REPORT_SECTIONS}
+    order = ["headline"]
+    for s in sorted((s for s in SECTIONS if s.order is not None), key=lambda s: s.order):  # type: ignore[arg-type]
+        if s.partial and s.partial not in order:
+            order.append(s.partial)
+            # a partial not listed above: no navigation entry, shown when its section has data
+            nav.setdefault(s.partial, (None, lambda c, name=s.name: bool(c["d"].get(name))))
+    order += ["notes", "methods"]
+    return [{"id": sid, "nav": nav[sid][0]} for sid in order if sid in nav and nav[sid][1](ctx)]
 
 
-def _context(d: dict[str, Any], meta: dict[str, Any], max_forest: int) -> dict[str, Any]:
-    ctx = _base_context(d, meta, max_forest)
+def _context(d: dict[str, Any], meta: dict[str, Any], max_forest: int, words: dict[str, Any],
+             extra: list[tuple[str, str]]) -> dict[str, Any]:
+    ctx = {**_base_context(d, meta, max_forest), **words}
     # the report's parts under the short names the section partials use
     ctx.update(h=d.get("headline") or {}, st=d.get("stability"), pw=d.get("power"), mb=d.get("microbench"),
                rep=d.get("repeats"), sens=d.get("sensitivity"), rs=d.get("rank_sets"), sh=d.get("split_half"),
                tiers=d.get("tiers"))
     ctx["sections"] = _sections(ctx)
     # a section without a partial here (one added by a builder and its renderers only): its Markdown, as HTML
-    from .renderers import renderer_named
-    from .renderers._report import known_sections
-
-    known = known_sections()
-    for s in d.get("sections") or []:
-        fn = renderer_named(s["type"], "md")
-        if s["name"] not in known and fn is not None and d.get(s["name"]):
-            at = next(i for i, sec in enumerate(ctx["sections"]) if sec["id"] in ("notes", "methods"))
-            ctx["sections"].insert(at, {"id": "extra", "nav": None, "key": s["name"],
-                                        "html": Markup(markdown_html(fn(d[s["name"]])))})
+    for name, md in extra:
+        at = next(i for i, sec in enumerate(ctx["sections"]) if sec["id"] in ("notes", "methods"))
+        ctx["sections"].insert(at, {"id": "extra", "nav": None, "key": name, "html": Markup(markdown_html(md))})
     return ctx
 
 
@@ -218,58 +210,21 @@ def _base_context(d: dict[str, Any], meta: dict[str, Any], max_forest: int) -> d
     return {
         "title": title, "d": d, "meta": meta, "settings": settings, "cl": cl, "alpha": 1 - cl,
         "models": models, "n_models": n_models, "max_forest": max_forest, "figs": figs,
-        "adjacent": display_pair_rows(d), "pairs": pairs, "p_adj_family": _p_adj_family(d), "show_all_pairs": d.get("pairs_scope") == "all"
+        "adjacent": display_pair_rows(d), "pairs": pairs, "show_all_pairs": d.get("pairs_scope") == "all"
         and len(pairs) <= ALL_PAIRS_TABLE_MAX, "pass_keys": pass_keys,
         "cond_labels": cond_labels, "topk": topk, "embed": embed,
-        "recommendation": _recommendation(mb),
         "css": Markup(_read_template_file("report.css")), "js": Markup(_read_template_file("report.js")),
     }
 
 
-def _recommendation(mb: dict[str, Any]) -> list[str] | None:
-    """The micro-benchmark recommendation as sentences (composed here, not by the analysis)."""
-    if not mb.get("recommendation"):
-        return None
-    from .renderers._subsets import recommendation_sentences
-
-    return recommendation_sentences(mb["recommendation"])
-
-
-def render_html(report: Any, meta: dict[str, Any] | None = None, *, max_forest: int = FOREST_MAX_MODELS) -> str:
-    """Render the leaderboard report as one self-contained HTML page.
-
-    Parameters
-    ----------
-    report : LeaderboardReport or dict
-        ``rt.report(m)`` or its ``to_dict()``. Sections that are absent or None are left out.
-    meta : dict, optional
-        The JSON ``meta`` block (``format, kind, version, seed, input_hash, command, created``), shown in the
-        footer; default: a fresh one from :func:`ranktrust.reporting._render.meta`.
-    max_forest : int, default: ``50``
-        The forest and rank-range figures show at most this many models (the table shows all of them).
-
-    Returns
-    -------
-    str
-        The HTML document. It loads nothing from the network: styles, script and figures are inline.
-
-    Examples
-    --------
-    >>> import ranktrust as rt
-    >>> from ranktrust.reporting._html import render_html
-    >>> page = render_html(rt.report(m), meta)       # doctest: +SKIP
-    >>> open("report.html", "w").write(page)          # doctest: +SKIP
-    """
-    d = _as_dict(report)
-    if not isinstance(d.get("models"), list):
-        raise ArgumentError("`report` has no `models` list: pass rt.report(...) or its to_dict()", param="report")
-    if meta is None:
-        from ._render import meta as make_meta
-
-        meta = make_meta("report", seed=(d.get("settings") or {}).get("seed"))
+def report_page(d: dict[str, Any], meta: dict[str, Any], *, max_forest: int, words: dict[str, Any],
+                extra: list[tuple[str, str]]) -> str:
+    """The report page of a report dict (with its sentences): ``words`` are the sentences the section partials
+    show beside the numbers (``p_adj_family``, ``sh_lead``, ``recommendation``), ``extra`` the ``(name, Markdown)``
+    of each section without a partial of its own. :func:`ranktrust.reporting.render_html` is the public entry."""
     if max_forest < 1:
         raise ArgumentError(f"`max_forest` must be a positive integer, got {max_forest}", param="max_forest")
-    return _env().get_template("report.html.j2").render(**_context(d, dict(meta), max_forest))
+    return _env().get_template("report.html.j2").render(**_context(d, dict(meta), max_forest, words, extra))
 
 
 # --------------------------------------------------------------------------- every other command

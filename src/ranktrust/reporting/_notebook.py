@@ -5,7 +5,7 @@ type (``reporting/plots/_registry.py``: intervals -> forest plot, stability -> s
 followed by its numbers as tables. The whole leaderboard report shows as the HTML report in an isolated
 frame. Importing this module registers :func:`result_html` (Jupyter) and :func:`result_text` (``str(result)``,
 ``to_markdown()``, ``to_html()``, ``save()``) with ``ranktrust.results`` and the report's
-wording (``str(report)``, ``report.verdict``: :func:`~ranktrust.reporting._headline.present`) with
+wording (``str(report)``, ``report.verdict``: :func:`present`) with
 ``ranktrust.leaderboard._result`` (the first display or the first ``str(report)`` imports it), so the base
 result type never imports the presentation layer; matplotlib and jinja load on the first display.
 """
@@ -16,9 +16,10 @@ import html
 from typing import Any, Callable
 
 from .. import results
-from ..leaderboard import _result as _leaderboard_result
+from .. import leaderboard
 from ._types import LEADERBOARD_REPORT, TypeTable
-from ._headline import present
+from ._headline import headline_text
+from .renderers import headline_of, payload_of
 
 MAX_ROWS = 50
 
@@ -68,10 +69,21 @@ def figure_html(result: Any, d: dict[str, Any] | None = None) -> str:
         return ""
 
 
+def present(report: Any, what: str) -> str:
+    """``str(report)`` (``what="text"``: the terminal report) and ``report.verdict`` (``"verdict"``)."""
+    if what == "verdict":
+        s = report.settings
+        return headline_text(report._headline(), s.get("confidence_level", 0.95), adjust=s.get("adjust", "holm"),
+                             n_pairs=s.get("n_pairs"))
+    from .renderers import to_string
+
+    return to_string(report, "text", kind="report")
+
+
 def _report_page(result: Any) -> str:
     """The leaderboard report: the whole HTML report, in a frame."""
-    from ._html import render_html
-    from ._render import meta
+    from ._meta import meta
+    from .renderers._report import render_html
 
     d = result.to_dict()
     page = render_html(d, meta("report", seed=(d.get("settings") or {}).get("seed")))
@@ -119,4 +131,5 @@ def result_text(result: Any, fmt: str) -> str | None:
 
 results.set_html_display(result_html)
 results.set_format_display(result_text)                # str(result), to_markdown(), to_html(), save()
-_leaderboard_result.set_presenter(present)     # str(report), report.verdict
+results.set_payload_display(payload_of, headline_of)   # to_dict(), result.headline
+leaderboard.set_presenter(present)     # str(report), report.verdict

@@ -11,36 +11,12 @@ Changelog of ``meta.format``:
 
 from __future__ import annotations
 
-import datetime as _dt
 import io
 import json
 import os
 from typing import Any, Callable
 
-FORMAT_VERSION = 2
-
-
-def version() -> str:
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as _v
-
-    try:
-        return _v("ranktrust")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "0+unknown"
-
-
-def meta(kind: str, *, seed: int | None = None, input_hash: str | None = None,
-         command: str | None = None) -> dict[str, Any]:
-    return {
-        "format": FORMAT_VERSION,
-        "kind": kind,
-        "version": version(),
-        "seed": seed,
-        "input_hash": input_hash,
-        "command": command,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-    }
+from ._meta import FORMAT_VERSION, meta, version  # noqa: F401  (the meta block, re-exported)
 
 
 def to_json(payload: dict[str, Any], meta_block: dict[str, Any]) -> str:

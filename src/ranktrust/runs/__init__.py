@@ -17,12 +17,12 @@ import numpy as np
 
 from .._analysis import analysis
 from .._kernel import nan_mean_var
-from ..data._matrix import ScoreMatrix
+from ..data import ScoreMatrix
 from ..results import Note, NoteJSON, Result, jsonable
 from .. import _validate
 from ._passk import MajorityAtN, PassAtK, item_mean_ci, majority_at_n, pass_at_k, pass_at_k_matrix
 from ._protocol import ChooseN, RunUntilEnough, choose_n, n_required, run_until_enough
-from ._sensitivity import Sensitivity, expected_best_of, hotelling_conditions, sensitivity
+from ._sensitivity import Sensitivity, SensitivityJSON, expected_best_of, hotelling_conditions, sensitivity
 from ._variance import VarianceComponents, check_runs, item_stats, run_scores, variance_components
 
 __all__ = [

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._analysis import analysis
 from .. import _validate
-from ..data._matrix import ScoreMatrix
+from ..data import ScoreMatrix
 from ..errors import ArgumentError, DataError, SmallSampleWarning
 from ..results import Result
 from .._kernel import clt_interval, nan_mean, normal_quantile, wilson_bounds

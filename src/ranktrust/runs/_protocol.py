@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _validate
 from .._kernel import nan_mean_var, normal_quantile
-from ..data._matrix import ScoreMatrix
+from ..data import ScoreMatrix
 from ..errors import ArgumentError, DataError
 from ..results import Result, jsonable
 from ._variance import check_runs, require_runs, run_scores

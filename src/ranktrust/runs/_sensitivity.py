@@ -19,7 +19,7 @@ from scipy import special, stats
 from .._analysis import analysis
 from .._kernel import nan_mean, nan_mean_var
 from .. import _validate
-from ..data._matrix import ScoreMatrix
+from ..data import ScoreMatrix
 from ..errors import ArgumentError, DataError, SmallSampleWarning
 from ..results import Note, NoteJSON, Result, jsonable
 from ._passk import item_mean_ci

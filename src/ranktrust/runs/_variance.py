@@ -17,7 +17,7 @@ import numpy as np
 
 from .._analysis import analysis
 from .._kernel import nan_mean, nan_mean_var
-from ..data._matrix import ScoreMatrix
+from ..data import ScoreMatrix
 from ..errors import DataError, SmallSampleWarning
 from ..results import Note, Result, jsonable
 

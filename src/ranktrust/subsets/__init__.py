@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from . import _anchor as anchor, _diversity as diversity, _irt_method as irt_method  # noqa: F401  (register the built-in methods)
 from ._irt import IRTParams, fit_2pl
-from ._mdad import MDADResult, default_source_models, mdad
+from ._mdad import DEFAULT_SIZES, MDADResult, MDADResultJSON, default_source_models, mdad
 from ._registry import methods, register
 from ._select import Subset, SubsetEstimate, estimate, select_subset
 

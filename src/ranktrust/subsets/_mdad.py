@@ -37,7 +37,7 @@ from ._registry import SelectionContext, get_method
 from ._registry import methods as registered_methods
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
 
 __all__ = ["MDADResult", "mdad"]
 
@@ -274,7 +274,7 @@ def default_source_models(n_models: int) -> int:
 def _mdad_iv(m: Any, methods: Any, sizes: Any, n_resamples: Any, source_models: Any, seen_items: Any,
              delta_bin: Any, agreement_level: Any, confidence_level: Any, min_pairs: Any = 1,
              target_models: Any = None, ci_method: Any = "pairs") -> tuple:
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
 
     if not isinstance(m, ScoreMatrix):
         raise TypeError(f"`m` must be a ScoreMatrix; got {type(m).__name__}")

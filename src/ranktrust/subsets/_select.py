@@ -25,7 +25,7 @@ from ..results import Result, jsonable
 from ._registry import Selection, SelectionContext, get_method, get_selector, methods, register
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
 
 __all__ = ["Selection", "Subset", "SubsetEstimate", "register", "methods", "get_selector", "select_subset", "estimate"]
 
@@ -255,7 +255,7 @@ def select_subset(
     >>> s.size, round(float(s.weights.sum()), 6)
     (10, 1.0)
     """
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
 
     if not isinstance(m, ScoreMatrix):
         raise TypeError(f"`m` must be a ScoreMatrix; got {type(m).__name__}")
@@ -349,7 +349,7 @@ def estimate(subset: Subset, scores: Any, *, estimator: str | None = None) -> Su
     ----------
     .. [1] F. M. Polo et al., "tinyBenchmarks: evaluating LLMs with fewer examples", ICML 2024.
     """
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
     from ..errors import DataError
 
     if not isinstance(subset, Subset):

@@ -135,7 +135,7 @@ def pair_heatmap(result: Any, *, max_models: int = 60, annotate: bool | None = N
         The marks (one scatter point per cell whose adjusted p-value is below ``1 - confidence_level``)
         are the ``PathCollection`` with gid ``rt-significant``.
     """
-    from ...stats._paired import PairTable
+    from ...stats import PairTable
 
     if isinstance(result, PairTable):  # its matrices in score order: no statistics, a view
         o = list(result.order)

@@ -12,8 +12,13 @@ formats are looked up here by the result's type (its class or any base class):
   renderer is registered);
 * ``"html"``: ``fn(payload, meta) -> str``, a whole page;
 * ``"csv"``: ``fn(payload) -> str``, for results that are a table;
-* ``"payload"``: ``fn(result) -> dict``, where the payload is more than ``to_dict()`` (the leaderboard report
-  adds its headline sentence); every format, JSON included, renders that payload.
+* ``"headline"``: ``fn(payload) -> str``, the result's answer in one sentence: ``result.headline["text"]``, and
+  the ``"text"`` of the JSON's ``"headline"`` where the result's JSON has one;
+* ``"payload"``: ``fn(result) -> dict``, where the JSON is more than the layout with its sentences (the gate adds
+  its verdict line); it reads ``result.to_dict()``, which inside it is the plain layout.
+
+What every format renders, JSON included, is ``result.to_dict()``: the layout with each note's sentence and the
+headline's (:func:`payload_of`, which ``ranktrust.results`` calls).
 
 A renderer reads the result's ``to_dict()`` payload (the JSON contract), never the analysis internals, and formats
 every number through :mod:`ranktrust.reporting._fmt`. A new command's output costs one module here with one
@@ -34,12 +39,12 @@ from typing import Any, Callable
 from ...errors import ArgumentError
 
 FORMATS = ("text", "md", "html", "csv")
-_HOOKS = FORMATS + ("payload",)
+_HOOKS = FORMATS + ("payload", "headline")
 
 _REGISTRY: dict[tuple[str, str], Callable[..., Any]] = {}
 
 #: the modules holding the built-in renderers, imported on first lookup
-_BUILTIN = ("report", "compare", "ranking", "subsets", "runs", "store", "watch", "gate", "arena", "suite", "judges")
+_BUILTIN = ("report", "scores", "quality", "compare", "ranking", "subsets", "runs", "store", "watch", "gate", "arena", "suite", "judges")
 _loaded = False
 
 
@@ -105,15 +110,46 @@ def to_string(result: Any, fmt: str = "text", *, kind: str | None = None, extra:
 
 
 def _payload(result: Any, extra: dict[str, Any] | None) -> dict[str, Any]:
-    """What every format renders: the ``"payload"`` renderer's dict, else ``to_dict()``; a top-level ``"notes"``
-    list gets each record's sentence beside it (``{"code", "data", "text"}``), for every result alike."""
+    """What every format renders: ``result.to_dict()`` (the layout with its sentences, :func:`payload_of`) and
+    the keys the command adds (``extra``)."""
+    payload = result.to_dict()
+    if not getattr(type(result).to_dict, "__ranktrust_worded__", False):   # not a Result: word it here
+        payload = payload_of(result, payload)
+    return {**payload, **extra} if extra else payload
+
+
+def payload_of(result: Any, layout: dict[str, Any]) -> dict[str, Any]:
+    """``result``'s JSON as the command line writes it: its ``layout`` (or the ``"payload"`` renderer's dict)
+    with each note's sentence beside its record (``{"code", "data", "text"}``: the top-level ``"notes"`` and
+    those of each section) and the headline's sentence in ``headline["text"]``."""
     from .._notes import worded
 
     to_payload = renderer_for(result, "payload")
-    payload = to_payload(result) if to_payload is not None else result.to_dict()
-    if isinstance(payload.get("notes"), list):
-        payload = {**payload, "notes": worded(payload["notes"])}
-    return {**payload, **extra} if extra else payload
+    d = dict(to_payload(result) if to_payload is not None else layout)
+    for k, v in d.items():
+        if k == "notes" and isinstance(v, list):
+            d[k] = worded(v)
+        elif isinstance(v, dict) and isinstance(v.get("notes"), list):
+            d[k] = {**v, "notes": worded(v["notes"])}
+    h, words = d.get("headline"), renderer_for(result, "headline")
+    if isinstance(h, dict) and "text" not in h and words is not None:
+        d["headline"] = {**h, "text": words(d)}
+    return d
+
+
+def headline_of(result: Any) -> dict[str, Any]:
+    """``result.headline``: the JSON's ``"headline"`` where it has one (with its sentence), else the sentence of
+    the ``"headline"`` renderer alone, as ``{"text": ...}``."""
+    d = _payload(result, None)
+    h = d.get("headline")
+    if isinstance(h, dict) and "text" in h:
+        return h
+    if isinstance(h, str):          # a verdict line the payload renderer wrote
+        return {"text": h}
+    words = renderer_for(result, "headline")
+    if words is None:
+        raise TypeError(f"{type(result).__name__} has no headline: register a 'headline' renderer for it")
+    return {**(h if isinstance(h, dict) else {}), "text": words(d)}
 
 
 def render(result: Any, *, fmt: str | None, out: str, kind: str, extra: dict[str, Any] | None = None,
@@ -144,4 +180,5 @@ def _for_cli(fn: Callable[..., Any] | None) -> Callable[..., Any] | None:
     return fn
 
 
-__all__ = ["FORMATS", "formats_for", "render", "renderer", "renderer_for", "renderer_named", "to_string"]
+__all__ = ["FORMATS", "formats_for", "headline_of", "payload_of", "render", "renderer", "renderer_for", "renderer_named",
+           "to_string"]

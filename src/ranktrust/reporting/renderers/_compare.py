@@ -23,6 +23,7 @@ def _items(n: int) -> str:
     return plural(n, "shared item")
 
 
+@renderer("PairedComparison", "headline")
 def compare_verdict(d: dict[str, Any]) -> str:
     """The one sentence under a paired comparison: who is ahead, or why nothing can be said."""
     lo, p = d["ci_low"], d["p_value"]
@@ -87,6 +88,7 @@ def compare_markdown(d: dict[str, Any]) -> str:
 
 
 # ---- power ----------------------------------------------------------------------------------------------
+@renderer("PowerResult", "headline")
 def power_headline(d: dict[str, Any]) -> str:
     """'To detect a gap of 2 points (...) you need about 1,234 items.' or the detectable gap at n items."""
     q, a, pw = d["disagreement"], d["alpha"], d["power"]

@@ -40,6 +40,7 @@ def _rank_cells(d: dict[str, Any], row: dict[str, Any]) -> list[str]:
     return out
 
 
+@renderer("RankSets", "headline")
 def could_be_first_sentence(d: dict[str, Any]) -> str:
     first = d["could_be_first"]
     if len(d["models"]) < 2:
@@ -170,6 +171,17 @@ def stability_csv(d: dict[str, Any]) -> str:
                       + [r["p_topk_order"].get(k) for k in ks] for r in d["by_size"]))
 
 
+@renderer("Stability", "headline")
+def stability_headline(d: dict[str, Any]) -> str:
+    """'On resamples of 40 items, ada stays #1 in 77% of draws (optimistic for close races).'"""
+    rows = d["by_size"]
+    if not rows or d.get("top_model") is None:
+        return "No resampling to show."
+    row = next((r for r in rows if r["label"] == "full"), rows[-1])
+    return (f"On resamples of {row['n']:,} items, {d['top_model']} stays #1 in {probability(row['p_top_stays_top'])} "
+            "of draws (optimistic for close races: the rank ranges are the joint statement).")
+
+
 # ---- split-half -----------------------------------------------------------------------------------------
 def _winners(d: dict[str, Any], k: int = 3) -> str:
     """'Who wins a half: A 54%, B 46%.' (the models that win a half most often)."""
@@ -205,6 +217,14 @@ def _splithalf_notes(d: dict[str, Any]) -> list[str]:
     if d.get("dropped"):
         out.append(dropped_sentence(d))
     return out
+
+
+@renderer("SplitHalf", "headline")
+def splithalf_headline(d: dict[str, Any]) -> str:
+    """'The winner of one half also wins the other 62% of the time; its lead ...'."""
+    lead = lead_phrase(d)
+    return (f"The winner of one half also wins the other {probability(d['p_same_winner'])} of the time"
+            + (f"; {lead}" if lead else "."))
 
 
 def _splithalf_rows(d: dict[str, Any]) -> list[tuple[str, str]]:

@@ -13,34 +13,66 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .._fmt import (
-    adjust_phrase,
-    count,
-    gap_points,
-    interval,
-    level,
-    number,
-    p_value,
-    percent,
-    plural,
-    points,
-    provenance_lines,
-    rank_range,
-    tier_phrase,
-)
+from .._fmt import count, gap_points, number, percent, plural, points
 from .._headline import headline_sentence, report_dict
-from .._html import render_html
+from .._html import FOREST_MAX_MODELS, report_page
 from .._markdown import md_escape as _esc
 from .._notes import note_text
 from . import renderer, renderer_named
 from ._csv import table_csv
 
-renderer("LeaderboardReport", "payload")(report_dict)
-renderer("LeaderboardReport", "html")(render_html)
+renderer("LeaderboardReport", "headline")(headline_sentence)
 
 
-def _whole(d: dict[str, Any], key: str) -> Any:
-    return d
+@renderer("LeaderboardReport", "html")
+def render_html(report: Any, meta: dict[str, Any] | None = None, *, max_forest: int = FOREST_MAX_MODELS) -> str:
+    """Render the leaderboard report as one self-contained HTML page.
+
+    Parameters
+    ----------
+    report : LeaderboardReport or dict
+        ``rt.report(m)`` or its ``to_dict()``. Sections that are absent or None are left out.
+    meta : dict, optional
+        The JSON ``meta`` block (``format, kind, version, seed, input_hash, command, created``), shown in the
+        footer; default: a fresh one from :func:`ranktrust.reporting.meta`.
+    max_forest : int, default: ``50``
+        The forest and rank-range figures show at most this many models (the table shows all of them).
+
+    Returns
+    -------
+    str
+        The HTML document. It loads nothing from the network: styles, script and figures are inline.
+
+    Examples
+    --------
+    >>> import ranktrust as rt
+    >>> from ranktrust.reporting import render_html
+    >>> page = render_html(rt.report(m), meta)       # doctest: +SKIP
+    >>> open("report.html", "w").write(page)          # doctest: +SKIP
+    """
+    from ...errors import ArgumentError
+    from .._meta import meta as make_meta
+    from ._ranking import lead_phrase
+    from ._scores import adjust_family_label
+    from ._subsets import recommendation_sentences
+
+    if not (isinstance(report, dict) or hasattr(report, "to_dict")):
+        raise TypeError(f"`report` must be a LeaderboardReport or its to_dict(), got {type(report).__name__}")
+    d = report_dict(report)                 # with the headline's and the notes' sentences
+    if not isinstance(d.get("models"), list):
+        raise ArgumentError("`report` has no `models` list: pass rt.report(...) or its to_dict()", param="report")
+    if meta is None:
+        meta = make_meta("report", seed=(d.get("settings") or {}).get("seed"))
+    rec = (d.get("microbench") or {}).get("recommendation")
+    words = {"p_adj_family": adjust_family_label(d), "sh_lead": lead_phrase(d["split_half"]) if d.get("split_half")
+             else "", "recommendation": recommendation_sentences(rec) if rec else None}
+    from ...leaderboard import SECTIONS
+
+    partial = {s.name: s.partial for s in SECTIONS}   # a section without a partial shows its Markdown
+    extra = [(s["name"], fn(d[s["name"]])) for s in d.get("sections") or []
+             if partial.get(s["name"]) is None and d.get(s["name"])
+             and (fn := renderer_named(s["type"], "md")) is not None]
+    return report_page(d, meta, max_forest=max_forest, words=words, extra=extra)
 
 
 def _own(d: dict[str, Any], key: str) -> Any:
@@ -51,31 +83,37 @@ def _power(d: dict[str, Any], key: str) -> Any:
     return {**d["power"], "binary": d.get("binary", True)} if d.get("power") else None
 
 
-#: The report's sections in page order: (JSON key, the type whose renderers draw it, its payload from the report
-#: dict). A payload that is empty or None leaves the section out.
-SECTIONS: tuple[tuple[str, str, Callable[[dict[str, Any], str], Any]], ...] = (
-    ("headline", "ReportHeadline", _whole),
-    ("models", "ReportLeaderboard", _whole),
-    ("pairs", "ReportPairs", _whole),
-    ("tiers", "ReportTiers", _whole),
-    ("stability", "Stability", _own),
-    ("split_half", "SplitHalf", _own),
-    ("power", "PowerSection", _power),
-    ("microbench", "MDADResult", _own),
-    ("repeats", "Repeats", _own),
-    ("sensitivity", "Sensitivity", _own),
-    ("notes", "ReportNotes", _whole),
-)
+def _models(d: dict[str, Any], key: str) -> dict[str, Any]:
+    """The leaderboard table in the layout of ScoreIntervals (its rows carry rank, tier and rank range)."""
+    s = d["settings"]
+    return {"title": d["title"], "n_items": d["n_items"], "confidence_level": s["confidence_level"],
+            "clustered": s.get("clustered"), "models": d["models"], "provenance": d.get("provenance"),
+            "tiers_method": (d.get("tiers") or {}).get("method")}
 
 
-#: sections drawn inside the ones above (the leaderboard table shows the intervals and rank ranges, the heatmap the
-#: pair matrix, the notes the data-quality findings; the all-pairs table is behind every verdict)
-DRAWN_WITHIN = frozenset({"intervals", "pairs_all", "rank_sets", "pair_matrix", "quality"})
+def _pairs(d: dict[str, Any], key: str) -> dict[str, Any] | None:
+    """The pair table in the layout of PairTable (p-values adjusted as the report's settings say)."""
+    if not d.get("pairs"):
+        return None
+    return {"pairs": d["pairs"], "pairs_scope": d["pairs_scope"], "adjust_family": d.get("adjust_family"),
+            "settings": d["settings"], "n_models": d["n_models"], "confidence_level": d["settings"]["confidence_level"]}
+
+
+def _tiers(d: dict[str, Any], key: str) -> Any:
+    return d.get("tiers") if d["n_models"] >= 2 else None
+
+
+#: how the report dict gives a section its part, where the part is more than the JSON under the section's name
+#: (a part that is empty or None leaves the section out)
+PARTS: dict[str, Callable[[dict[str, Any], str], Any]] = {"intervals": _models, "pairs": _pairs, "tiers": _tiers,
+                                                          "power": _power}
 
 
 def known_sections() -> frozenset[str]:
-    """The report's sections that have their place in :data:`SECTIONS` (or inside one of them)."""
-    return frozenset(key for key, _kind, _p in SECTIONS) | DRAWN_WITHIN
+    """The report's sections that the section spec (``leaderboard.SECTIONS``) places."""
+    from ...leaderboard import SECTIONS
+
+    return frozenset(s.name for s in SECTIONS)
 
 
 #: a heading the terminal report puts above a section whose command's own text output has none
@@ -83,15 +121,20 @@ TEXT_HEADINGS = {"MDADResult": "Micro-benchmarks", "Repeats": "Repeats", "Sensit
 
 
 def _sections(d: dict[str, Any], fmt: str) -> list[Any]:
-    """Every section the report has, in page order: the ones of :data:`SECTIONS`, then any other section of the
-    report (``d["sections"]``: name and type) drawn from its own JSON by the renderers of its type."""
-    out: list[Any] = []
-    parts = [(kind, payload(d, key)) for key, kind, payload in SECTIONS]
+    """Every section the report has, in page order: the headline, each section of the spec drawn on its own (in
+    its ``order``, by the renderers of its type), any other section of the report (``d["sections"]``: name and
+    type, e.g. one read back from a JSON file) from its own JSON, then the notes."""
+    from ...leaderboard import SECTIONS
+
+    types = {s["name"]: s["type"] for s in d.get("sections") or []}
+    spec = sorted((s for s in SECTIONS if s.alone and s.order is not None), key=lambda s: s.order)  # type: ignore
+    parts = [("ReportHeadline", d)]
+    parts += [(s.type or types.get(s.name), PARTS.get(s.name, _own)(d, s.name)) for s in spec]
     known = known_sections()
-    notes = parts.pop()                                   # the notes stay last
-    parts += [(s["type"], d.get(s["name"])) for s in d.get("sections") or [] if s["name"] not in known]
-    for kind, part in parts + [notes]:
-        fn = renderer_named(kind, fmt)
+    parts += [(t, d.get(name)) for name, t in types.items() if name not in known]
+    out: list[Any] = []
+    for kind, part in parts + [("ReportNotes", d)]:
+        fn = renderer_named(kind, fmt) if kind else None
         if part and fn is not None:
             drawn = fn(part)
             if fmt == "text" and kind in TEXT_HEADINGS:
@@ -132,149 +175,6 @@ def headline_rich(d: dict[str, Any]) -> list[Any]:
 @renderer("ReportHeadline", "md")
 def headline_markdown(d: dict[str, Any]) -> str:
     return f"**Is #1 really #1?** {_esc(headline_sentence(d))}\n"
-
-
-# ---- leaderboard table ------------------------------------------------------------------------------------
-def _lede(d: dict[str, Any]) -> str:
-    lvl = d["settings"]["confidence_level"]
-    return (f"{plural(d['n_models'], 'model')} × {plural(d['n_items'], 'item')}; {level(lvl)} confidence intervals"
-            + (", clustered by item group" if d["settings"].get("clustered") else "") + ".")
-
-
-def _model_cells(r: dict[str, Any]) -> list[str]:
-    return [str(r["rank"]), r["model"], points(r["score"]), interval(r["ci_low"], r["ci_high"]),
-            count(r["n_items"]), str(r.get("tier") or "-"), rank_range(r.get("rank_low"), r.get("rank_high"))]
-
-
-def _tier_header(d: dict[str, Any]) -> str:
-    """The tier column says what its tiers are: 'tier' (of the rank ranges) or 'tier (adjacent)'."""
-    return "tier (adjacent)" if (d.get("tiers") or {}).get("method") == "adjacent" else "tier"
-
-
-def _name_width(names: list[str], cap: int = 48) -> int:
-    """A name column wide enough that no name up to ``cap`` characters is broken inside a word."""
-    return min(max((len(n) for n in names), default=5), cap)
-
-
-@renderer("ReportLeaderboard", "text")
-def leaderboard_rich(d: dict[str, Any]) -> list[Any]:
-    from rich.table import Table
-    from rich.text import Text
-
-    lvl = d["settings"]["confidence_level"]
-    t = Table(title=f"{d['title']} — {plural(d['n_models'], 'model')} × {plural(d['n_items'], 'item')} "
-                    f"({level(lvl)} CI{', clustered by group' if d['settings'].get('clustered') else ''})")
-    width = _name_width([r["model"] for r in d["models"]])
-    for c, j in (("#", "right"), ("model", "left"), ("score", "right"), ("CI", "right"),
-                 ("items", "right"), (_tier_header(d), "right"), ("rank range", "right")):
-        if c == "model":
-            t.add_column(c, justify="left", overflow="fold", min_width=width)
-        else:
-            t.add_column(c, justify=j, no_wrap=True)  # type: ignore[arg-type]
-    for r in d["models"]:
-        t.add_row(*_model_cells(r))
-    out: list[Any] = [t]
-    out += [Text(f"read from {line}", style="dim") for line in provenance_lines(d.get("provenance"))]
-    return out
-
-
-@renderer("ReportLeaderboard", "md")
-def leaderboard_markdown(d: dict[str, Any]) -> str:
-    lines = [_lede(d), "", f"| # | model | score | CI | items | {_tier_header(d)} | rank range |",
-             "|--:|:--|--:|--:|--:|--:|--:|"]
-    for r in d["models"]:
-        cells = _model_cells(r)
-        cells[1] = _esc(cells[1])
-        lines.append("| " + " | ".join(cells) + " |")
-    prov = provenance_lines(d.get("provenance"))
-    if prov:
-        lines += [""] + [f"Read from {_esc(x)}." for x in prov]
-    return "\n".join(lines) + "\n"
-
-
-# ---- pairs ------------------------------------------------------------------------------------------------
-def _pairs_title(d: dict[str, Any]) -> str:
-    return "Each model vs the next one down" if d["pairs_scope"] == "adjacent" else "All pairs"
-
-
-def adjust_family_label(d: dict[str, Any]) -> str:
-    """The pairs the table's adjusted p-values are adjusted over, for its column header: ``"all pairs"``
-    in the report (its adjacent rows keep the all-pairs adjustment), ``"adjacent pairs"`` for a table
-    adjusted over its ``M - 1`` neighbours only (``rt.all_pairs(m, pairs="adjacent")``)."""
-    fam = d.get("adjust_family") or d.get("pairs_scope")
-    return "all pairs" if fam == "all" else "adjacent pairs"
-
-
-#: the terminal shows at most this many pairs (the JSON has all of them)
-TEXT_MAX_PAIRS = 200
-
-
-@renderer("ReportPairs", "text")
-def pairs_rich(d: dict[str, Any]) -> list[Any]:
-    from rich.table import Table
-    from rich.text import Text
-
-    if not d.get("pairs"):
-        return []
-    pairs = d["pairs"][:TEXT_MAX_PAIRS]
-    pt = Table(title=f"{_pairs_title(d)} (paired on shared items; p adj: {adjust_phrase(d)}; "
-                     "CI unadjusted)")
-    # the two names stacked in one column: a name breaks only when it alone is wider than the column
-    pt.add_column("A\nB", justify="left", overflow="fold",
-                  min_width=_name_width([p[k] for p in pairs for k in ("a", "b")]))
-    for c in ("A − B (pts)", "CI", "only A", "only B", "p", f"p adj\n({adjust_family_label(d)})"):
-        pt.add_column(c, justify="right", no_wrap=True)
-    alpha = 1 - d["settings"]["confidence_level"]
-    for p in pairs:
-        sig = p["p_adjusted"] is not None and p["p_adjusted"] < alpha
-        pt.add_row(f"{p['a']}\n{p['b']}", points(p["diff"], signed=True),
-                   interval(p["ci_low"], p["ci_high"], signed=True), count(p.get("only_a")), count(p.get("only_b")),
-                   p_value(p["p_value"]), p_value(p["p_adjusted"]), style="bold" if sig else None)
-    out: list[Any] = [pt]
-    if len(d["pairs"]) > TEXT_MAX_PAIRS:
-        out.append(Text(f"... {len(d['pairs']) - TEXT_MAX_PAIRS} more pairs in the JSON output"))
-    return out
-
-
-@renderer("ReportPairs", "md")
-def pairs_markdown(d: dict[str, Any]) -> str:
-    if not d.get("pairs"):
-        return ""
-    lines = [f"## {_pairs_title(d)}", "",
-             f"Paired on shared items; p adj: {adjust_phrase(d)}; the CI is unadjusted.", "",
-             f"| A | B | A − B (pts) | CI | only A | only B | p | p adj ({adjust_family_label(d)}) |",
-             "|:--|:--|--:|--:|--:|--:|--:|--:|"]
-    for p in d["pairs"]:
-        lines.append(f"| {_esc(p['a'])} | {_esc(p['b'])} | {points(p['diff'], signed=True)} | "
-                     f"{interval(p['ci_low'], p['ci_high'], signed=True)} | {count(p.get('only_a'))} | "
-                     f"{count(p.get('only_b'))} | {p_value(p['p_value'])} | {p_value(p['p_adjusted'])} |")
-    return "\n".join(lines) + "\n"
-
-
-# ---- tiers ------------------------------------------------------------------------------------------------
-@renderer("ReportTiers", "text")
-def tiers_rich(d: dict[str, Any]) -> list[Any]:
-    from rich.table import Table
-    from rich.text import Text
-
-    if not d.get("tiers") or d["n_models"] < 2:
-        return []
-    # the title on its own line: a narrow tier table would wrap it into a column of fragments
-    tt = Table()
-    tt.add_column("tier", justify="right")
-    tt.add_column("models", overflow="fold")
-    for row in d["tiers"]["tiers"]:
-        tt.add_row(str(row["tier"]), ", ".join(row["models"]))
-    return [Text(tier_phrase(d["tiers"]), style="italic"), tt]
-
-
-@renderer("ReportTiers", "md")
-def tiers_markdown(d: dict[str, Any]) -> str:
-    if not d.get("tiers") or d["n_models"] < 2:
-        return ""
-    lines = ["## Tiers", "", tier_phrase(d["tiers"]) + ".", ""]
-    lines += [f"- **Tier {row['tier']}**: " + ", ".join(_esc(m) for m in row["models"]) for row in d["tiers"]["tiers"]]
-    return "\n".join(lines) + "\n"
 
 
 # ---- questions needed (PowerSection) ----------------------------------------------------------------------

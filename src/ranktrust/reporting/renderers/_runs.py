@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._fmt import interval, level, number, p_value, points, share
+from .._fmt import interval, level, number, p_value, plural, points, share
 from .._markdown import _esc
 from .._notes import note_text
 from . import renderer
@@ -266,3 +266,137 @@ def sensitivity_csv(d: dict[str, Any]) -> str:
             v = (r["conditions"] or {}).get(c) or {}
             rows.append([r["model"], c, v.get("score"), v.get("ci_low"), v.get("ci_high"), r["stable"], r["spread"]])
     return table_csv(["model", d["by"], "score", "ci_low", "ci_high", "stable", "spread"], rows)
+
+
+# ---- the results of one step of a repeats analysis ------------------------------------------------------
+# (pass@k alone, runs needed, the run-until-enough trace, variance components): a table and a sentence each,
+# drawn by table_text / table_markdown; their columns are those of the repeats table where the content is the same
+def table_text(title: str, head: list[str], rows: list[list[str]], lines: list[str]) -> list[Any]:
+    """A titled table (the first column left, the others right) and sentences under it, for the terminal."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for k, h in enumerate(head):
+        if k == 0:
+            t.add_column(h, justify="left", overflow="fold")
+        else:
+            t.add_column(h, justify="right", no_wrap=True)
+    for r in rows:
+        t.add_row(*r)
+    return [t, *(Text(s) for s in lines)]
+
+
+def table_markdown(title: str, head: list[str], rows: list[list[str]], lines: list[str]) -> str:
+    """The same table and sentences as Markdown."""
+    out = [f"## {_esc(title)}", "", "| " + " | ".join(_esc(h) for h in head) + " |",
+           "|" + "|".join(":--" if k == 0 else "--:" for k in range(len(head))) + "|"]
+    out += ["| " + " | ".join(_esc(c) for c in r) + " |" for r in rows]
+    out += [""] + [_esc(s) for s in lines] if lines else []
+    return "\n".join(out) + "\n"
+
+
+def _registered(name: str, parts: Any) -> None:
+    """Register the text and Markdown renderers of ``name`` drawn from ``parts(d) -> (title, head, rows, lines)``."""
+    renderer(name, "text")(lambda d: table_text(*parts(d)))
+    renderer(name, "md")(lambda d: table_markdown(*parts(d)))
+
+
+def _about_top(d: dict[str, Any], key: str, say: Any) -> str:
+    """``say(row)`` of the model row with the highest ``key`` (one that has it), or that none has it."""
+    got = [r for r in d["models"] if r.get(key) is not None]
+    return say(max(got, key=lambda r: r[key])) if got else f"No model has a {key}."
+
+
+@renderer("PassAtK", "headline")
+def pass_at_k_headline(d: dict[str, Any]) -> str:
+    ks = list(d["models"][0]["pass_at"]) if d["models"] else []
+    if not ks:
+        return "No pass@k to show."
+    k = ks[0]
+    best = max(d["models"], key=lambda r: r["pass_at"][k]["estimate"] if r["pass_at"][k]["estimate"] is not None
+               else -1.0)
+    p = best["pass_at"][k]
+    return (f"{best['model']} has the highest pass@{k}: {points(p['estimate'])} ({level(d['confidence_level'])} CI "
+            f"{interval(p['ci_low'], p['ci_high'])}), of {len(d['models'])} models.")
+
+
+def _pass_at_k_parts(d: dict[str, Any]) -> tuple[str, list[str], list[list[str]], list[str]]:
+    ks = list(d["models"][0]["pass_at"]) if d["models"] else []
+    head = ["model"] + [f"pass@{k} ({level(d['confidence_level'])} CI)" for k in ks]
+    rows = [[r["model"]] + [f"{points(r['pass_at'][k]['estimate'])} "
+                            f"{interval(r['pass_at'][k]['ci_low'], r['pass_at'][k]['ci_high'])}" for k in ks]
+            for r in d["models"]]
+    return ("pass@k", head, rows, [pass_at_k_headline(d), "pass@k: unbiased estimator, mean over items; items are "
+                                   "the sampling unit."])
+
+
+@renderer("ChooseN", "headline")
+def choose_n_headline(d: dict[str, Any]) -> str:
+    short = [r for r in d["models"] if not r["enough"]]
+    margin = f"±{points(d['margin'])}-point margin at α = {1 - d['confidence_level']:g}"
+    if not short:
+        return f"The runs at hand suffice for a {margin} for every model."
+    most = max(short, key=lambda r: r["more"] or 0)
+    return (f"{len(short)} of {plural(len(d['models']), 'model')} need more runs for a {margin}; "
+            f"{most['model']} needs {most['more']} more ({most['n_required']} in all).")
+
+
+def _choose_n_parts(d: dict[str, Any]) -> tuple[str, list[str], list[list[str]], list[str]]:
+    rows = [[r["model"], str(r["runs"]), points(r["run_sd"]), str(r["n_required"]),
+             "ok" if r["enough"] else f"+{r['more']}"] for r in d["models"]]
+    return ("Runs needed", ["model", "runs", "run sd", "N req", "more"], rows,
+            [choose_n_headline(d), "N = ⌈(z·s/ε)²⌉ with s the sd of run scores (the run-to-run noise only)."])
+
+
+@renderer("RunUntilEnough", "headline")
+def run_until_enough_headline(d: dict[str, Any]) -> str:
+    why = ("every model's margin was reached" if d["stopped"] == "rule" else "the run budget ran out first")
+    return (f"Stopped after {plural(d['runs'], 'run')}: {why} (±{points(d['margin'])} points at "
+            f"α = {1 - d['confidence_level']:g}).")
+
+
+def _run_until_enough_parts(d: dict[str, Any]) -> tuple[str, list[str], list[list[str]], list[str]]:
+    rows = [[r["model"], points(r["score"]), points(r["run_sd"]), points(None) if r["n_required"] is None
+             else f"{r['n_required']:g}"] for r in d["models"]]
+    trace = "; ".join(f"{t['runs']} runs" for t in d["trace"])
+    return ("Run until enough", ["model", "score", "run sd", "N req"], rows,
+            [run_until_enough_headline(d), f"Checked at {trace}."])
+
+
+@renderer("VarianceComponents", "headline")
+def variance_headline(d: dict[str, Any]) -> str:
+    return _about_top(d, "se", lambda top: f"{top['model']} has the widest uncertainty (SE {points(top['se'])} "
+                      "points); " + tradeoff_sentence(top).split(": ", 1)[-1] + ".")
+
+
+def _variance_parts(d: dict[str, Any]) -> tuple[str, list[str], list[list[str]], list[str]]:
+    rows = [[r["model"], f"{r['n_items']:,}", number(r["runs"]), points(r["se"]), number(r["between_item_var"]),
+             number(r["within_item_var"])] for r in d["models"]]
+    return ("Variance components", ["model", "items", "runs", "se (pts)", "var_b", "var_w"], rows,
+            ["var_b: between-item variance of item means; var_w: mean within-item variance over runs.",
+             "What more data buys:", *("  " + tradeoff_sentence(r) for r in d["models"]),
+             *(f"note: {note_text(n)}" for n in d.get("notes") or [])])
+
+
+_registered("PassAtK", _pass_at_k_parts)
+_registered("ChooseN", _choose_n_parts)
+_registered("RunUntilEnough", _run_until_enough_parts)
+_registered("VarianceComponents", _variance_parts)
+
+
+@renderer("Repeats", "headline")
+def repeats_headline(d: dict[str, Any]) -> str:
+    return _about_top(d, "score", lambda top: (
+        f"{top['model']} scores highest over its {plural(top['runs'], 'run')}: {points(top['score'])} "
+        f"({level(d['confidence_level'])} CI {interval(top['ci_low'], top['ci_high'])}, run-to-run noise included)."))
+
+
+@renderer("Sensitivity", "headline")
+def sensitivity_headline(d: dict[str, Any]) -> str:
+    by = d["by"]
+    if d["ranking_flips"]:
+        n = len(d["flips"])
+        return f"The ranking flips with the {by}: {plural(n, 'pair')} change{'s' if n == 1 else ''} order."
+    return f"The ranking is the same under every {by} ({len(d['conditions'])} {by}s)."

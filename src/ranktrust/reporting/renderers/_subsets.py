@@ -8,6 +8,7 @@ from .._fmt import interval, level, number, percent, points
 from .._markdown import _esc
 from . import renderer
 from ._csv import table_csv
+from ._runs import table_markdown, table_text
 
 _COLS = ("method", "items", "MDAD (pts)", "{ci} CI", "Kendall τ", "mean abs err (pts)", "misordered")
 
@@ -273,3 +274,38 @@ def subset_markdown(d: dict[str, Any]) -> str:
 def subset_csv(d: dict[str, Any]) -> str:
     return table_csv(["item", "position", "weight"], ([r["item"], r["position"], float(r["weight"])]
                                                       for r in d["items"]))
+
+
+# ---- a subset's estimates -------------------------------------------------------------------------------
+@renderer("SubsetEstimate", "headline")
+def estimate_headline(d: dict[str, Any]) -> str:
+    rows = [r for r in d["estimates"] if r.get("estimate") is not None]
+    if not rows:
+        return "No model has an estimate."
+    top = max(rows, key=lambda r: r["estimate"])
+    return (f"From {d['size']} items ({d['method']}, {d['estimator']} estimator), {top['model']} is estimated "
+            f"highest: {points(top['estimate'])} on the full benchmark.")
+
+
+def _estimate_parts(d: dict[str, Any]) -> tuple[str, list[str], list[list[str]], list[str]]:
+    rows = sorted(d["estimates"], key=lambda r: -(r["estimate"] if r["estimate"] is not None else -1e9))
+    extra = [k for k in rows[0] if k not in ("model", "estimate")] if rows else []
+    return (f"Full-benchmark estimates from {d['size']} items ({d['method']})", ["model", "estimate", *extra],
+            [[r["model"], points(r["estimate"]), *(points(r[k]) for k in extra)] for r in rows],
+            [estimate_headline(d)])
+
+
+renderer("SubsetEstimate", "text")(lambda d: table_text(*_estimate_parts(d)))
+renderer("SubsetEstimate", "md")(lambda d: table_markdown(*_estimate_parts(d)))
+
+
+@renderer("Subset", "headline")
+def subset_headline(d: dict[str, Any]) -> str:
+    return (f"A {d['method']} micro-benchmark of {d['size']} of {d['n_items']:,} items, chosen with "
+            f"{d['n_source_models']} source models.")
+
+
+@renderer("MDADResult", "headline")
+def mdad_headline(d: dict[str, Any]) -> str:
+    lines = recommendation_lines(d)
+    return lines[0] if lines else "No micro-benchmark recommendation."

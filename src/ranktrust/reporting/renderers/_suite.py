@@ -47,6 +47,7 @@ def _names(models: list[str], k: int = 4) -> str:
     return ", ".join(models[:k]) + (f" and {len(models) - k} more" if len(models) > k else "")
 
 
+@renderer("SuiteResult", "headline")
 def headline_text(d: dict[str, Any]) -> str:
     """The suite's headline sentence, from the headline's numbers only."""
     h, s = d["headline"], d["settings"]
@@ -143,16 +144,6 @@ def scope_lines(d: dict[str, Any]) -> list[str]:
         out.append("Task scores normalised above each task's chance level, max(0, (x - chance) / (1 - chance)), "
                    "as the Open LLM Leaderboard did.")
     return out
-
-
-@renderer("SuiteResult", "payload")
-def suite_payload(result: Any) -> dict[str, Any]:
-    from .._notes import worded
-
-    d = result.to_dict()
-    d["headline"] = {**d["headline"], "text": headline_text(d)}
-    d["notes"] = worded(d["notes"])
-    return d
 
 
 def _note_lines(d: dict[str, Any]) -> list[str]:

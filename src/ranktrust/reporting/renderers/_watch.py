@@ -107,6 +107,7 @@ def _progress(d: dict[str, Any]) -> str:
     return f"{d['items_seen']:,} {unit} analysed (benchmark size not declared)"
 
 
+@renderer("WatchStatus", "headline")
 def _verdict(d: dict[str, Any]) -> str:
     """One sentence from the certified statements: decided only when the target is."""
     label = {"best": "could be #1"}.get(d["target"], f"could be in the {d['target']}" if d["target"] != "ranks"
@@ -266,6 +267,15 @@ def watch_html(d: dict[str, Any], meta: dict[str, Any], cli: bool = False) -> st
         svg = figure_svg(draw({"bands": [b]}), salt=f"band{k}")
         page = page.replace(f"<p>{_FIGURE.format(k)}</p>", f"<figure><figcaption>{cap}</figcaption>{svg}</figure>", 1)
     return page
+
+
+@renderer("ReplayResult", "headline")
+def replay_headline(d: dict[str, Any]) -> str:
+    """'Decided in 80% of 200 item orders, with a median of 1,234 items; wrong vs the full data in 0.5%.'"""
+    need = d["items_needed"]["median"]
+    return (f"Decided in {probability(d['decided_share'])} of {d['n_resamples']:,} item orders"
+            + (f", with a median of {_n(need)} items" if need is not None else "")
+            + f"; wrong against the full data in {d['errors']} of them ({probability(d['error_rate'])}).")
 
 
 # ---- replay --------------------------------------------------------------------------------------------

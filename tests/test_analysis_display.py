@@ -1,9 +1,11 @@
 """Results a person can read in Python: every result a top-level analysis returns prints what its command prints
-(``print(result)``), and has ``to_markdown()``, ``to_html()`` (one self-contained page), ``save(path)`` (the format
-from the suffix) and, where it is a table of models, ``to_frame()`` rows in leaderboard order.
+(``print(result)``), answers in one sentence (``result.headline["text"]``), has ``to_dict()`` equal to the JSON its
+command writes (headline and notes with their sentences, without ``meta``), ``to_markdown()``, ``to_html()`` (one
+self-contained page), ``save(path)`` (the format from the suffix) and, where it is a table of models,
+``to_frame()`` rows in leaderboard order.
 
-The functions are enumerated from ``ranktrust.__all__``: each is either called in :data:`CALLS` (how to call it
-cheaply on the small data below), or listed in :data:`NOT_RESULTS` (it returns no result object) or
+The functions are enumerated from ``ranktrust.__all__``: each is either called in :data:`CALLS` (the least
+arguments that run it on the small data below), or listed in :data:`NOT_RESULTS` (it returns no result object) or
 :data:`NOT_CALLED` (it needs what a unit test cannot have), each with why; a new public function in none of them
 fails :func:`test_every_public_function_is_called_or_listed`.
 """
@@ -82,14 +84,14 @@ def _watch_status() -> Result:
     return w.status()
 
 
-#: how to call each public analysis on small data: name -> (what it returns, the call)
+#: how to call each public analysis on small data: name -> the call
 CALLS: dict[str, Callable[[], Any]] = {
     "intervals": lambda: rt.intervals(_matrix()),
     "compare": lambda: rt.compare(_matrix(), "ada", "bo"),
     "all_pairs": lambda: rt.all_pairs(_matrix()),
     "power": lambda: rt.power(gap=0.05, disagreement=0.3),
     "tiers": lambda: rt.tiers(_matrix()),
-    "bootstrap_ci": lambda: rt.stats.bootstrap_ci(_matrix(), n_resamples=200),   # rt.bootstrap_ci: the same object
+    "bootstrap_ci": lambda: rt.intervals(_matrix(), method="percentile", n_resamples=200),   # its replacement
     "stability": lambda: rt.stability(_matrix(), sizes=[20, 40], n_resamples=30),
     "rank_sets": lambda: rt.rank_sets(_matrix()),
     "split_half": lambda: rt.split_half(_matrix(), n_resamples=30),
@@ -169,6 +171,17 @@ def test_the_result_classes_are_importable_from_ranktrust(results):
         assert cls in dir(ranktrust)
 
 
+#: results whose headline or JSON another change is rebuilding now (their headline["text"] is not yet in the JSON)
+IN_REBUILD = {
+    "suite": "SuiteResult.headline is a method (ranking/_suite.py), not the dict every result has",
+}
+
+
+def _xfail_in_rebuild(name: str) -> Any:
+    return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=IN_REBUILD[name])) \
+        if name in IN_REBUILD else name
+
+
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_print_is_what_the_command_line_prints(results, name, capsys):
     from ranktrust.reporting.renderers import renderer_for, to_string
@@ -176,12 +189,56 @@ def test_print_is_what_the_command_line_prints(results, name, capsys):
     r = results[name]
     print(r)
     shown = capsys.readouterr().out
-    if renderer_for(r, "text") is None:
-        assert str(r) == repr(r) and shown == repr(r) + "\n", name
-        return
+    assert renderer_for(r, "text") is not None, f"{name}: {type(r).__name__} has no text renderer (prints its repr)"
     assert str(r) == to_string(r, "text"), name
     assert shown == str(r) + "\n"
     assert repr(r) != str(r) and "\n" not in repr(r) and len(repr(r)) < 2000, name   # repr stays one short line
+
+
+@pytest.mark.parametrize("name", [_xfail_in_rebuild(n) for n in sorted(CALLS)])
+def test_the_headline_is_one_sentence_and_in_the_json(results, name):
+    r = results[name]
+    h = r.headline
+    assert isinstance(h, dict), (name, type(h))
+    text = h["text"]
+    assert isinstance(text, str) and text.strip() and "\n" not in text and text.rstrip()[-1] in ".!?)", (name, text)
+    assert "{" not in text and "None" not in text and "nan" not in text.lower().split(), (name, text)
+    d = r.to_dict()
+    if "headline" in d:     # where the JSON has a headline, it is the same one, with its sentence
+        assert d["headline"] == h, name
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_to_dict_is_the_json_the_command_line_writes(results, name):
+    from ranktrust.reporting.renderers import to_string
+
+    r = results[name]
+    d = r.to_dict()
+    cli = json.loads(to_string(r, "json"))
+    assert cli.pop("meta")["version"]
+    assert json.loads(json.dumps(d, allow_nan=False)) == cli, name
+    for note in d.get("notes") or []:      # every note record with its sentence, as in the JSON
+        assert isinstance(note, str) or note["text"], (name, note)
+
+
+def test_to_dict_is_the_command_lines_json_for_commands(tmp_path, capsys):
+    """The same through the command line itself, for a command of each kind (a result, the whole report)."""
+    from conftest import run_cli
+
+    m = _matrix()
+    path = tmp_path / "m.csv"
+    pd.DataFrame([{"model": a, "item": i, "score": m.scores[k, j]} for k, a in enumerate(m.models)
+                  for j, i in enumerate(m.items)]).to_csv(path, index=False)
+    for args, result in ((("compare", str(path), "--a", "ada", "--b", "bo"), rt.compare(rt.read(str(path)), "ada", "bo")),
+                         (("report", str(path), "--no-stability"),
+                          _quiet(lambda: rt.report(str(path), stability=False)))):
+        code, out, err = run_cli(capsys, *args, "--format", "json")
+        assert code == 0, err
+        cli = json.loads(out)
+        cli.pop("meta")
+        mine = json.loads(json.dumps(result.to_dict()))
+        assert mine.keys() == cli.keys() and mine.get("headline") == cli.get("headline"), args[0]
+        assert mine == cli, [(k, mine[k], cli[k]) for k in mine if mine[k] != cli[k]]
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
@@ -279,3 +336,18 @@ def test_a_result_without_a_text_renderer_prints_its_repr():
     b = Bare(0.5)
     assert str(b) == repr(b) == "Bare(x=0.5)"
     assert "0.5" in b.to_markdown() and b.to_html().lstrip().lower().startswith("<!doctype html")
+
+
+def test_bootstrap_ci_is_deprecated_for_intervals():
+    """``rt.bootstrap_ci`` warns and names its replacement, ``rt.intervals(method=...)``, which gives the same
+    intervals; the difference of a pair stays ``ranktrust.stats.bootstrap_ci(pair=...)`` (no warning)."""
+    m = _matrix()
+    with pytest.warns(DeprecationWarning, match=r"rt\.intervals\(m, method='percentile' or 'bca'") as caught:
+        old = rt.bootstrap_ci(m, method="bca", n_resamples=300, rng=2)
+    assert caught[0].filename == __file__            # the warning points at the caller's line
+    new = rt.intervals(m, method="bca", n_resamples=300, rng=2)
+    np.testing.assert_array_equal(old.ci_low, new.ci_low)
+    np.testing.assert_array_equal(old.ci_high, new.ci_high)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rt.stats.bootstrap_ci(m, pair=("ada", "bo"), n_resamples=100)
