@@ -35,7 +35,8 @@ def missing_columns(source: str | None, need: Sequence[str], found: Sequence[str
     return DataError(
         f"{src}missing column(s) {', '.join(repr(c) for c in need)}; found columns "
         f"{', '.join(repr(str(c)) for c in list(found)[:12])}. A long table needs model, item and score "
-        "columns (rename them, or name them with `model`, `item` and `score`)", param="model"
+        "columns (rename them, or name them with `model`, `item` and `score`)", param="model",
+        code="missing_columns", data={"source": source, "missing": list(need), "found": [str(c) for c in found]}
     )
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import DataError, warn
 from ..results import Note
-from ._canonical import DUPLICATE_ADVICE, missing_columns, numeric_scores, resolve_group_col, row_where
+from ._canonical import DUPLICATE_ADVICE, missing_columns, numeric_scores, resolve_group_col, row_data, row_where
 from ._canonical import check_range as _check_range
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -44,8 +44,9 @@ def _duplicate_across_files(
     more = f" ({cross.size} such rows" + (f", across {len(pairs)} pairs of files)" if len(pairs) > 1 else ")")
     src = f"{source}: " if source else ""
     raise DataError(
-        f"{src}{what} appears in both {na} and {nb}: the same run logged twice? pass only one of them{more}"
-    )
+        f"{src}{what} appears in both {na} and {nb}: the same run logged twice? pass only one of them{more}",
+        code="duplicate_across_files", data={"source": source, "files": [fa, fb], "model": models_col[first],
+                                             "item": items_col[first], "count": int(cross.size)})
 
 
 def matrix_from_long(
@@ -129,8 +130,10 @@ def matrix_from_long(
         raise DataError(
             f"{row_where(source, df.index[second], line_offset)}: duplicate row for {what} "
             f"(first at {row_where(None, df.index[first], line_offset)}){conflict}; {dup.size} duplicate rows in all. "
-            "Keep one row per (model, item" + (", run" if run is not None else "") + f"), {DUPLICATE_ADVICE}"
-        )
+            "Keep one row per (model, item" + (", run" if run is not None else "") + f"), {DUPLICATE_ADVICE}",
+            code="duplicate_row", data={**row_data(source, df.index[second], line_offset),
+                                        "first": row_data(source, df.index[first], line_offset),
+                                        "model": models_col[first], "item": items_col[first], "count": int(dup.size)})
     notes = mixed_scale_notes(data, list(m_order))
 
     groups = None

@@ -201,7 +201,8 @@ class ScoreMatrix:
                 f"; models are {', '.join(repr(m) for m in self.models[:5])}"
                 + (" ..." if self.n_models > 5 else "")
             )
-            raise DataError(f"unknown model {model!r}{hint}") from None
+            raise DataError(f"unknown model {model!r}{hint}", code="unknown_model",
+                            data={"model": model, "close": close}) from None
 
     # ------------------------------------------------------------ transforms
     def _replace(self, **kw: Any) -> "ScoreMatrix":
@@ -283,11 +284,14 @@ class ScoreMatrix:
                 f"models are scored on different items{where}: {self.n_items} items in all, but "
                 + "; ".join(bad[:5]) + (f" (and {len(bad) - 5} more)" if len(bad) > 5 else "")
                 + ". Use `align`='intersect' to keep only the shared items, "
-                "or `align`='pairwise' to compare each pair on the items it shares", param="align"
+                "or `align`='pairwise' to compare each pair on the items it shares", param="align",
+                code="items_misaligned", data={"source": self.source, "n_items": self.n_items,
+                                               "scored": {self.models[k]: int(has[k]) for k in np.flatnonzero(missing)}}
             )
         keep = scored.all(axis=0)
         if not keep.any():
-            raise DataError("no item is scored for every model; `align`='intersect' would keep nothing", param="align")
+            raise DataError("no item is scored for every model; `align`='intersect' would keep nothing", param="align",
+                            code="no_shared_items")
         # items dropped from each model's own scored set
         dropped = {
             self.models[k]: int(has[k] - keep.sum()) for k in range(self.n_models) if has[k] > keep.sum()
