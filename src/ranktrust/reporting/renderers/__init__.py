@@ -44,7 +44,7 @@ _HOOKS = FORMATS + ("payload", "headline")
 _REGISTRY: dict[tuple[str, str], Callable[..., Any]] = {}
 
 #: the modules holding the built-in renderers, imported on first lookup
-_BUILTIN = ("report", "scores", "quality", "compare", "ranking", "subsets", "runs", "store", "watch", "gate", "arena", "suite", "judges")
+_BUILTIN = ("report", "scores", "quality", "compare", "ranking", "subsets", "runs", "store", "watch", "gate", "arena", "suite", "judges", "gold")
 _loaded = False
 
 
