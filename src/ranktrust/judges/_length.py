@@ -61,7 +61,8 @@ def answer_lengths(prompts: Any) -> tuple[np.ndarray, np.ndarray] | None:
     return np.asarray(la, dtype=float), np.asarray(lb, dtype=float)
 
 
-def find_lengths(table: Any, pairs: tuple[tuple[str, str], ...] = LENGTH_COLUMNS) -> tuple[np.ndarray, np.ndarray] | None:
+def find_lengths(table: Any,
+                 pairs: tuple[tuple[str, str], ...] = LENGTH_COLUMNS) -> tuple[np.ndarray, np.ndarray] | None:
     """The first pair of length columns the table has, as floats; or the lengths of the answers in FastChat's
     ``g1_user_prompt``; None when neither is there."""
     for a, b in pairs:

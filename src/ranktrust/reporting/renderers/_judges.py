@@ -43,7 +43,8 @@ def judged_payload(r: Any) -> dict[str, Any]:
 
 
 def _rows(d: dict[str, Any]) -> list[list[str]]:
-    return [[m["model"], points(m["score"]), interval(m["ci_low"], m["ci_high"]), rank_range(m["rank_low"], m["rank_high"]),
+    return [[m["model"], points(m["score"]), interval(m["ci_low"], m["ci_high"]),
+             rank_range(m["rank_low"], m["rank_high"]),
              str(m["tier"]), f"{points(m['judge_score'])} {interval(m['judge_ci_low'], m['judge_ci_high'])}",
              f"{points(m['gold_score'])} {interval(m['gold_ci_low'], m['gold_ci_high'])}"] for m in d["models"]]
 
