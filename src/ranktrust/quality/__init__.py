@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
-from scipy import stats
+from scipy import special  # not scipy.stats: importing it costs the command line more than this module does
 
 from .. import _validate
 from .._kernel import is_binary, nan_mean
@@ -624,7 +624,7 @@ def data_quality(
         models=models, n_items=n_scored.astype(np.int64), accuracy=acc, similar_pairs=pairs,
         similar_groups=tuple(tuple(models[i] for i in g) for g in groups), person_fit=lz,
         ability=theta, person_fit_z=fz, misfit=tuple(models[i] for i in flagged), lz_threshold=float(lz_threshold),
-        nominal_rate=float(stats.norm.cdf(lz_threshold)), settings=settings, difficulty_corr=dcorr,
+        nominal_rate=float(special.ndtr(lz_threshold)), settings=settings, difficulty_corr=dcorr,
         expected_corr=ecorr, corr_z=corr_z, expected_accuracy=fit["expected_accuracy"], score_z=score_z,
         score_z_rel=score_rel, min_corr_ratio=float(min_corr_ratio), reasons=reasons, ceiling=fit["ceiling"],
         healthy_ceiling=fit["healthy_ceiling"],
