@@ -207,33 +207,12 @@ class GateTask(Result):
         return jsonable({k: getattr(self, k) for k in GateTaskJSON.__annotations__})  # type: ignore[return-value]
 
 
-class GateHeadline(TypedDict, total=False):
-    """The gate's ``"headline"``: its verdict, and the verdict line under ``text`` (added by the presentation
-    layer: "PASS: 12 tasks non-inferior at 1 point (95%, Holm)")."""
+class GateHeadline(TypedDict):
+    """The ``"headline"`` of the gate's JSON, first in it: its verdict, and the verdict line under ``text``
+    ("PASS: 12 tasks non-inferior at 1 point (95%, Holm)"), both added by the presentation layer."""
 
     verdict: Verdict
     text: str
-
-
-class GateJSON(TypedDict):
-    """Layout of :meth:`Gate.to_dict` (what ``ranktrust gate --format json`` writes, less ``meta``)."""
-
-    headline: GateHeadline
-    verdict: Verdict
-    candidate: str
-    baseline: str
-    margin: float
-    adjust: str
-    confidence_level: float
-    require: str | None
-    n_tasks: int
-    tasks: list[GateTaskJSON]
-    worse: list[str]
-    inconclusive: list[str]
-    better: list[str]
-    plan_power: float
-    align: str
-    show_plan: bool
 
 
 @dataclass(frozen=True, eq=False)
@@ -241,7 +220,8 @@ class Gate(Result):
     """The gate's verdict over the tasks of a suite (:func:`gate`).
 
     ``print(gate)`` shows what ``ranktrust gate`` prints; ``gate.headline["text"]`` is its verdict line, and
-    ``gate.to_dict()`` is the JSON of ``ranktrust gate --format json`` (less ``meta``).
+    ``gate.to_dict()`` is the JSON of ``ranktrust gate --format json`` (less ``meta``), its ``"headline"``
+    (:class:`GateHeadline`) first.
 
     Attributes
     ----------
@@ -289,10 +269,6 @@ class Gate(Result):
     plan_power: float = PLAN_POWER
     align: str = "error"
     show_plan: bool = False
-
-    def to_dict(self) -> GateJSON:  # type: ignore[override]
-        d = {k: getattr(self, k) for k in GateJSON.__annotations__ if k != "headline"}
-        return jsonable({"headline": {"verdict": self.verdict}, **d})  # type: ignore[return-value]
 
 
 def holm_levels(p: Sequence[float], alpha: float, adjust: str = "holm") -> np.ndarray:

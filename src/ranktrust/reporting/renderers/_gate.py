@@ -157,7 +157,7 @@ def _plan_note(d: dict[str, Any]) -> str:
 @renderer("Gate", "payload")
 def gate_payload(result: Any) -> dict[str, Any]:
     d = result.to_dict()
-    return {**d, "headline": {**d["headline"], "text": verdict_line(d)}}
+    return {"headline": {"verdict": d["verdict"], "text": verdict_line(d)}, **d}
 
 
 def _line(d: dict[str, Any]) -> str:
