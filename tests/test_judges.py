@@ -243,16 +243,11 @@ def test_every_format_says_the_headline_and_the_scope():
 
 def test_the_judges_docs_example_runs():
     """docs/judges.md's Python block runs as written, and its sentence is the one the renderers print."""
-    import re
-    from pathlib import Path
+    from test_gold import run_docs_block
 
     from ranktrust.reporting.renderers import to_string
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "judges.md").read_text(encoding="utf-8")
-    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.DOTALL) if "gold_corrected(" in b]
-    assert len(blocks) == 1
-    ns: dict = {}
-    exec(compile(blocks[0], "docs/judges.md", "exec"), ns)   # noqa: S102 - our own documentation
+    text, ns = run_docs_block("judges.md", "gold_corrected(")
     r = ns["r"]
     assert r.method == "stratified" and r.could_be_first == ["a"]
     sentence = "By the gold standard, a is #1 (300 gold labels on 2,000 items; 95% simultaneous)."

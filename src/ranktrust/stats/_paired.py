@@ -701,6 +701,18 @@ def score_order(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return score, np.argsort(key, kind="stable")
 
 
+def pair_rows(order: np.ndarray, pairs: str) -> tuple[np.ndarray, np.ndarray]:
+    """The two models of every row of a pair table, A the higher in ``order`` (models, best first): all
+    ``M (M - 1) / 2`` pairs (``pairs="all"``) or each model with the next one down (``"adjacent"``)."""
+    order = np.asarray(order)
+    if pairs == "all":
+        p, q = np.triu_indices(order.size, 1)
+        ii, jj = order[p], order[q]
+    else:
+        ii, jj = order[:-1], order[1:]
+    return ii.astype(np.intp), jj.astype(np.intp)
+
+
 @analysis
 def all_pairs(
     m: "ScoreMatrix",
@@ -782,14 +794,7 @@ def all_pairs(
     binary = is_binary(S)
     meth, clustered = _resolve(m, method, cluster, binary, ("auto", "mcnemar", "betting", "t", "cluster"))
     score, order = score_order(S)
-    k = S.shape[0]
-    if pairs == "all":
-        p, q = np.triu_indices(k, 1)
-        ii, jj = order[p], order[q]
-    else:
-        ii, jj = order[:-1], order[1:]
-    ii = ii.astype(np.intp)
-    jj = jj.astype(np.intp)
+    ii, jj = pair_rows(order, pairs)
     if ii.size:
         st = pair_stats(S, ii, jj, binary=binary, group_codes=m.group_codes if clustered else None)
         if meth == "betting":
@@ -833,13 +838,7 @@ def _gold_all_pairs(m: "ScoreMatrix", gold: Any, *, pairs: str, adjust: str, alt
     fit = gold_fit(m, gold, method=method, confidence_level=confidence_level, cluster=cluster)
     score = fit.score
     order = np.argsort(np.where(np.isnan(score), np.inf, -score), kind="stable").astype(np.intp)
-    k = len(score)
-    if pairs == "all":
-        p, q = np.triu_indices(k, 1)
-        ii, jj = order[p], order[q]
-    else:
-        ii, jj = order[:-1], order[1:]
-    ii, jj = ii.astype(np.intp), jj.astype(np.intp)
+    ii, jj = pair_rows(order, pairs)
     V = fit.covariance
     diff = score[ii] - score[jj]
     se = np.sqrt(np.clip(V[ii, ii] + V[jj, jj] - 2 * V[ii, jj], 0, None))
