@@ -272,3 +272,16 @@ def test_the_plain_warning_scan_can_fail():
                      "warnings.warn(RuntimeWarning('e'))\n"                      # 7: plain
                      "warnings.warn('old', DeprecationWarning)\n")
     assert plain_warnings(tree, set(CLASSES)) == [2, 3, 7]
+
+
+def test_the_docs_examples_run():
+    """The ``pycon`` examples of docs/errors.md run as shown."""
+    import doctest
+
+    text = DOC.read_text(encoding="utf-8")
+    blocks = re.findall(r"^```pycon\n(.*?)^```", text, re.DOTALL | re.MULTILINE)
+    assert len(blocks) == 2
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    # one session: the second example uses the first one's imports
+    runner.run(doctest.DocTestParser().get_doctest("".join(blocks), {}, "errors.md", str(DOC), 0))
+    assert runner.failures == 0 and runner.tries >= 8
