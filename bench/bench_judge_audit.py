@@ -28,7 +28,9 @@ Boards (one per seed, ``--runs`` seeds each):
   judgment as an item), and 20 random judges with a judge effect N(0, 1) and judge x model N(0, 0.5^2), the
   target the model's mean over the judge population (two-way; the naive interval clusters by item only).
 
-    .venv/bin/python bench/bench_judge_audit.py [--runs 200] [--seed 0]
+  The random-judge interval is also run with 3, 5 and 10 judges (``judges="random"``), its median width beside.
+
+    .venv/bin/python bench/bench_judge_audit.py [--runs 200] [--seed 0] [--only intervals]
 """
 
 from __future__ import annotations
@@ -115,15 +117,17 @@ def judged_scores(g, shift=0.0, models=6, items=200, judges=3):
             "score": y}, truth
 
 
-def interval_board(g, judges):
-    """(long table, true score per model, naive intervals' (lo, hi)) for judged_intervals' coverage."""
+def interval_board(g, judges, random=None):
+    """(long table, true score per model, naive intervals' (lo, hi)) for judged_intervals' coverage; the judges
+    random (drawn anew each seed, the target the population mean) by default with 10 or more, else fixed."""
     import ranktrust as rt
 
     models, items = 6, 100
     mu = np.zeros(models)
     m, i, j = (x.ravel() for x in np.meshgrid(np.arange(models), np.arange(items), np.arange(judges), indexing="ij"))
     a = g.normal(0, 1, (models, items))
-    if judges >= 10:                                    # random judges: the target is the population mean
+    random = judges >= 10 if random is None else random
+    if random:                                          # random judges: the target is the population mean
         b, c = g.normal(0, 1, judges), g.normal(0, 0.5, (models, judges))
         truth = mu
     else:                                               # fixed judges: the target is the mean over these judges
@@ -132,7 +136,7 @@ def interval_board(g, judges):
     y = mu[m] + a[m, i] + b[j] + c[m, j] + g.normal(0, 1, m.size)
     table = {"model": np.array([f"m{k}" for k in m]), "item": i, "judge": j, "score": y}
     names = [f"m{k}" for k in range(models)]
-    if judges >= 10:    # naive: the judges averaged per item, then an ordinary interval (clustered by item)
+    if random:          # naive: the judges averaged per item, then an ordinary interval (clustered by item)
         per_item = y.reshape(models, items, judges).mean(axis=2)
         r = rt.intervals(rt.ScoreMatrix.from_array(per_item, models=names), method="t")
     else:               # naive: every judgment taken as an item of its own
@@ -151,6 +155,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", choices=["all", "intervals"], default="all",
+                    help="intervals: only the judged_intervals coverage rows")
     a = ap.parse_args()
     R = a.runs
     t0 = time.perf_counter()
@@ -166,7 +172,7 @@ def main() -> None:
             ok = "(shown, not a goal)"
         rows.append(f"{board:<30} {probe:<22} {rate:.3f} ± {se:.3f}  goal {goal:<8} {ok:<19} {extra}")
 
-    for board, bias, probe, goal in [("clean games", 0.0, "position", "<= 0.05"),
+    for board, bias, probe, goal in [] if a.only == "intervals" else [("clean games", 0.0, "position", "<= 0.05"),
                                      ("position-biased games", 0.15, "position", ">= 0.90"),
                                      ("clean battles", 0.0, "self_preference", "<= 0.05"),
                                      ("self-preferring battles", 0.12, "self_preference", ">= 0.90")]:
@@ -186,7 +192,7 @@ def main() -> None:
         row(board, probe, flags, goal, f"(mean {what} {np.mean(extra):.2f})")
 
     # length: against the reference, and the judge alone
-    for board, bias, taste, copy, goals in [
+    for board, bias, taste, copy, goals in [] if a.only == "intervals" else [
             ("clean battles, lengths", 0.0, 0.0, 0.5, ("<= 0.05", "<= 0.05")),
             ("length-biased judge (8%)", 0.08, 0.0, 0.5, (">= 0.90", ">= 0.90")),
             ("people like length too", 0.0, 0.3, 0.5, ("<= 0.05", "—"))]:
@@ -204,7 +210,7 @@ def main() -> None:
         row(board, "length (judge alone)", hits[1], goals[1])
 
     # repeats and judge shift
-    for board, shift, goal in [("judged scores, repeat noise", 0.0, "<= 0.05"),
+    for board, shift, goal in [] if a.only == "intervals" else [("judged scores, repeat noise", 0.0, "<= 0.05"),
                                ("a judge shifted by +0.25", 0.25, ">= 0.90")]:
         flags = cover = found = 0
         for s in range(R):
@@ -223,32 +229,35 @@ def main() -> None:
 
     # the noisy but unbiased judge: no probe flags
     noisy = {"position": 0, "self_preference": 0, "length": 0, "judge_shift": 0}
-    for s in range(R):
+    for s in range(R if a.only == "all" else 0):
         g = np.random.default_rng([a.seed, s, 51])
         jud, ref = with_lengths(g, 0.0, 0.0, copy=0.0)
         r = judge_audit(swapped(g, 0.0), battles=jud, reference=ref, family=["m0", "m1"],
                         scores=judged_scores(g, 0.0)[0])
         for k in noisy:
             noisy[k] += r.probes[k]["flagged"]
-    for k, v in noisy.items():
+    for k, v in noisy.items() if a.only == "all" else ():
         row("noisy but unbiased judge", k, v, "<= 0.05")
 
     # judge variance in the score intervals
-    for J, mode in ((3, "fixed"), (20, "random")):
+    for J, mode in ((3, "fixed"), (20, "random"), (3, "random"), (5, "random"), (10, "random")):
         hit = naive = 0
         n = 0
+        widths = []
         for s in range(R):
-            g = np.random.default_rng([a.seed, s, 61, J])
-            table, truth, (nlo, nhi) = interval_board(g, J)
-            iv = judged_intervals(table)
+            default = mode == ("random" if J >= 10 else "fixed")       # the rows judged_intervals' default picks
+            g = np.random.default_rng([a.seed, s, 61, J] + ([] if default else [1]))
+            table, truth, (nlo, nhi) = interval_board(g, J, random=mode == "random")
+            iv = judged_intervals(table, judges=mode)
             hit += int(np.sum((iv.ci_low <= truth) & (truth <= iv.ci_high)))
             naive += int(np.sum((nlo <= truth) & (truth <= nhi)))
             n += truth.size
+            widths.append(np.median(iv.ci_high - iv.ci_low))
         cv, naive_rate = hit / n, naive / n
         se = math.sqrt(0.05 * 0.95 / n)
         rows.append(f"{'judged_intervals, ' + str(J) + ' judges':<30} {mode + ' (' + iv.method + ')':<22} "
                     f"coverage {cv:.3f} (goal >= {0.95 - 2 * se:.3f}: {'met' if cv >= 0.95 - 2 * se else 'NOT met'})"
-                    f"  naive interval {naive_rate:.3f}")
+                    f"  naive interval {naive_rate:.3f}  median width {np.median(widths):.2f}")
     print(f"{R} seeds a board, {time.perf_counter() - t0:.1f} s")
     print("\n".join(rows))
 

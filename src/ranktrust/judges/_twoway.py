@@ -23,8 +23,9 @@ with a Bonferroni t interval over the judges.
   ``V_item + V_judge - V_item∩judge``, each the CR1 one-way variance (``G / (G - 1)`` times the sum of squared
   cluster sums), t with ``min(G_item, G_judge) - 1`` df; where the sum is not positive, the larger one-way
   variance. The interval covers the score the model would get from the *population* of judges the judges are
-  drawn from. It needs enough judges to estimate their variance: with ``G_judge`` under about 10 the judge
-  component is estimated from a handful of sums and the interval is unreliable (CGM 2011 §2.5).
+  drawn from. With ``G_judge`` under about 10 the judge component is estimated from a handful of sums: the t
+  quantile on ``G_judge - 1`` df keeps the coverage where judge effects are normal, at a large price in width,
+  and says little where they are not (CGM 2011 §2.5).
 * ``judges="fixed"``: the judges are the ones that will always judge: the interval covers the mean over *these*
   judges, clustered by item (every judgment of an item in one cluster, so the repeat noise and the
   judge-by-item disagreement enter through the item sums), CR1 with ``G_item - 1`` df.
