@@ -246,6 +246,11 @@ def _holm_rows(p: np.ndarray, adjust: str) -> np.ndarray:
     out = np.full(p.shape, np.nan)
     k = p.shape[0]
     off = ~np.eye(k, dtype=bool)
+    rows = p[off].reshape(k, k - 1)
+    if k > 1 and np.all((rows >= 0) & (rows <= 1)):
+        # every pair tested (no NaN): all rows at once, the same steps as adjust_pvalues on each row
+        out[off] = _adjust_rows(rows, adjust).ravel()
+        return out
     for j in range(k):   # one adjustment per model (M calls, vectorised inside)
         row = p[j, off[j]]
         ok = np.isfinite(row)
@@ -253,6 +258,29 @@ def _holm_rows(p: np.ndarray, adjust: str) -> np.ndarray:
         if ok.any():
             adj[ok] = adjust_pvalues(row[ok], adjust)
         out[j, off[j]] = adj
+    return out
+
+
+def _adjust_rows(rows: np.ndarray, adjust: str) -> np.ndarray:
+    """:func:`~ranktrust.stats._multiplicity.adjust_pvalues` of each row of ``rows`` (p-values in [0, 1], no
+    NaN), all rows at once: the same sorted sums and running extremes, so the same bits."""
+    n = rows.shape[1]
+    if adjust == "none":
+        return rows.copy()
+    if adjust == "bonferroni":
+        return np.minimum(1.0, rows * n)
+    order = np.argsort(rows, axis=1, kind="stable")
+    s = np.take_along_axis(rows, order, axis=1)
+    kk = np.arange(1, n + 1, dtype=np.float64)
+    if adjust == "holm":
+        a = np.maximum.accumulate((n - kk + 1) * s, axis=1)
+    elif adjust == "bh":
+        a = np.minimum.accumulate((s * n / kk)[:, ::-1], axis=1)[:, ::-1]
+    else:
+        raise ArgumentError(f"`adjust` must be one of holm, bonferroni, bh, none; got {adjust!r}", param="adjust")
+    a = np.minimum(a, 1.0)
+    out = np.empty_like(a)
+    np.put_along_axis(out, order, a, axis=1)
     return out
 
 
