@@ -5,6 +5,7 @@ long file, at leaderboard scale.
     .venv/bin/python bench/bench_profile.py --shape 3000x14000
     .venv/bin/python bench/bench_profile.py --only read      # reading only (long Parquet and CSV)
     .venv/bin/python bench/bench_profile.py --only report --quality-parts   # + the data-quality section's parts
+    .venv/bin/python bench/bench_profile.py --only report --stability-parts # + the stability section's sizes
 
 Each case runs in a fresh process (its imports and a warm-up report on a tiny matrix are not timed). Per
 section: seconds and the peak resident memory of the process while it ran (Linux: the high-water mark is reset
@@ -119,7 +120,7 @@ def long_file(shape: tuple[int, int], kind: str) -> Path:
 
 
 # ------------------------------------------------------------------ cases (each in its own process)
-def case_report(shape: tuple[int, int], quality_parts: bool) -> dict:
+def case_report(shape: tuple[int, int], quality_parts: bool, stability_parts: bool = False) -> dict:
     import ranktrust as rt
     from ranktrust.data._matrix import ScoreMatrix
     from ranktrust.leaderboard import _sections
@@ -155,6 +156,8 @@ def case_report(shape: tuple[int, int], quality_parts: bool) -> dict:
     total = time.perf_counter() - t0
     if quality_parts:
         rows.extend(_quality_parts(m, rep))
+    if stability_parts:
+        rows.extend(_stability_parts(m))
     return {"shape": list(shape), "rows": rows, "total_s": total, "json_mb": out.stat().st_size / 1e6,
             "max_peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6}
 
@@ -169,6 +172,20 @@ def _quality_parts(m, rep) -> list:
         data_quality(m, pair_table=pt, person_fit=False, rng=0)
     with Step(rows, "  quality: person_fit=True (all)"):
         data_quality(m, pair_table=pt, rng=0)
+    return rows
+
+
+def _stability_parts(m) -> list:
+    """The stability section's sizes one at a time (2,000 draws each, as the report runs them)."""
+    from ranktrust.leaderboard._sections import HEATMAP_MAX_MODELS
+    from ranktrust.ranking._stability import stability
+
+    rows: list = []
+    for size in (30, 100, 200, 500, 1000, "full"):
+        if size != "full" and size >= m.n_items:
+            continue
+        with Step(rows, f"  stability: size {size}"):
+            stability(m, sizes=[size], n_resamples=2000, rng=0, rank_distribution=m.n_models <= HEATMAP_MAX_MODELS)
     return rows
 
 
@@ -247,12 +264,13 @@ def main() -> None:
     ap.add_argument("--only", choices=["report", "read", "cli"])
     ap.add_argument("--kinds", default="parquet,csv")
     ap.add_argument("--quality-parts", action="store_true")
+    ap.add_argument("--stability-parts", action="store_true", help="time the stability section's sizes one by one")
     ap.add_argument("--case", help=argparse.SUPPRESS)
     a = ap.parse_args()
     shape = tuple(int(x) for x in a.shape.lower().split("x"))
     if a.case:
         kind, _, what = a.case.partition(":")
-        res = (case_report(shape, a.quality_parts) if kind == "report" else case_read(shape, what) if kind == "read"
+        res = (case_report(shape, a.quality_parts, a.stability_parts) if kind == "report" else case_read(shape, what) if kind == "read"
                else case_cli(shape, what))
         print(json.dumps(res))
         return
@@ -260,7 +278,8 @@ def main() -> None:
           f"{os.cpu_count()} CPUs; peak-per-step reset: {reset_peak()}")
     if a.only in (None, "report"):
         show(f"rt.report + JSON, {shape[0]:,} x {shape[1]:,} 0/1",
-             sub(["--case", "report", "--shape", a.shape] + (["--quality-parts"] if a.quality_parts else [])))
+             sub(["--case", "report", "--shape", a.shape] + (["--quality-parts"] if a.quality_parts else [])
+                 + (["--stability-parts"] if a.stability_parts else [])))
     for kind in a.kinds.split(","):
         if a.only in (None, "read"):
             show(f"reading a long {kind} file, {shape[0]:,} x {shape[1]:,}", sub(["--case", f"read:{kind}", "--shape", a.shape]))
