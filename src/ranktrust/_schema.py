@@ -77,7 +77,7 @@ COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
     "score": ("ranktrust.score._runner:ScoreResults", {}),
     "watch": ("ranktrust.sequential._watch:WatchStatus", {}),
     "watch-replay": ("ranktrust.sequential._replay:ReplayResult", {}),
-    "gate": ("ranktrust.gating:Gate", {"headline": "ranktrust.gating._core:GateHeadline"}),
+    "gate": ("ranktrust.gating:Gate", {"headline": "ranktrust.gating:GateHeadline"}),
     "arena": ("ranktrust.preference._result:ArenaResult", {}),
     "suite": ("ranktrust.ranking._suite:SuiteResult", {}),
     "judge": ("ranktrust.judges._audit:JudgeAudit", {"headline": "ranktrust.judges._audit:AuditHeadline"}),

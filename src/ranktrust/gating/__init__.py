@@ -8,9 +8,9 @@ once, in the docstring of the module that implements it).
 """
 
 from . import _core as _core
-from ._core import GATE_ADJUST, PLAN_POWER, Gate, GateTask, gate, holm_levels
+from ._core import GATE_ADJUST, PLAN_POWER, Gate, GateHeadline, GateTask, gate, holm_levels
 from ._tasks import read_tasks, tasks_of
 
 __doc__ = f"{__doc__}\n{_core.__doc__}"
 
-__all__ = ["Gate", "GateTask", "gate", "holm_levels", "read_tasks", "tasks_of", "GATE_ADJUST", "PLAN_POWER"]
+__all__ = ["Gate", "GateHeadline", "GateTask", "gate", "holm_levels", "read_tasks", "tasks_of", "GATE_ADJUST", "PLAN_POWER"]

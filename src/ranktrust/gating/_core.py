@@ -98,7 +98,7 @@ from ..stats import power as _power
 from ..stats._bounded import items_needed as _betting_items
 from ._tasks import is_store, read_tasks, tasks_of
 
-__all__ = ["Gate", "GateTask", "gate", "holm_levels", "GATE_ADJUST", "PLAN_POWER"]
+__all__ = ["Gate", "GateHeadline", "GateTask", "gate", "holm_levels", "GATE_ADJUST", "PLAN_POWER"]
 
 GateAdjust = Literal["holm", "bonferroni", "none"]
 GATE_ADJUST = ("holm", "bonferroni", "none")

@@ -156,8 +156,11 @@ def _plan_note(d: dict[str, Any]) -> str:
 
 @renderer("Gate", "payload")
 def gate_payload(result: Any) -> dict[str, Any]:
+    from ...gating import GateHeadline
+
     d = result.to_dict()
-    return {"headline": {"verdict": d["verdict"], "text": verdict_line(d)}, **d}
+    head = GateHeadline(verdict=d["verdict"], text=verdict_line(d))
+    return {"headline": head, **d}
 
 
 def _line(d: dict[str, Any]) -> str:
