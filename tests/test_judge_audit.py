@@ -424,12 +424,8 @@ def test_judge_shift_is_not_flagged_when_every_offset_is_zero():
 
 
 def test_the_judged_intervals_example_in_docs_judges_md():
-    import re
+    from test_gold import run_docs_block
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "judges.md").read_text()
-    # fenced ```py: tests/test_judges.py runs the file's one ```python block (the gold-corrected example)
-    block = next(b for b in re.findall(r"```py\n(.*?)```", text, re.S) if "judged_intervals(" in b)
-    ns: dict = {}
-    exec(compile(block, "docs/judges.md", "exec"), ns)   # noqa: S102 - our own documentation
+    _, ns = run_docs_block("judges.md", "judged_intervals(")
     r = ns["r"]
     assert r.method == "cluster" and r.models == ("a", "b", "c") and np.all(r.df == 199)
