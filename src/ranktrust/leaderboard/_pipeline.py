@@ -23,7 +23,8 @@ __all__ = ["report", "DEFAULT_SIZES", "quality_notes"]
 
 
 def _warnings_to_notes(fn: Callable[..., LeaderboardReport]) -> Callable[..., LeaderboardReport]:
-    """Warnings raised while the report is built become report notes (code ``warning``, each message once).
+    """Warnings raised while the report is built become report notes (code ``warning``, each message once, with
+    the warning's own code in ``data["code"]``).
 
     A model with zero spread is one fact however many sections meet it (the intervals' CLT, the repeats'
     t interval): their zero-spread warnings become one ``zero_spread`` note naming the models."""
@@ -49,7 +50,8 @@ def _warnings_to_notes(fn: Callable[..., LeaderboardReport]) -> Callable[..., Le
                 seen.add(msg)
                 rec = getattr(w.message, "note", None)    # a warning that carries its record (cluster_edge)
                 new.append(rec if isinstance(rec, Note) else
-                           Note("warning", {"text": msg, "category": w.category.__name__}))
+                           Note("warning", {"text": msg, "category": w.category.__name__,
+                                            "code": getattr(w.message, "code", None)}))
         sections = rep.sections
         if flat:      # the repeats' "CI is not defined" for such a model is the same cause: one note (D23)
             sections, dup = _without_flat_repeats_notes(rep.sections, flat)
