@@ -4,10 +4,8 @@ judge): each statistical function against a published figure where one exists, a
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,11 +20,9 @@ from ranktrust.judges._twoway import hotelling_one_sample, icc_oneway, twoway_va
 
 
 def _bench():
-    path = Path(__file__).resolve().parents[1] / "bench" / "bench_judge_audit.py"
-    spec = importlib.util.spec_from_file_location("bench_judge_audit", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from test_judges import _bench as load
+
+    return load("bench_judge_audit")
 
 
 # Shrout & Fleiss (1979), Table 2: 6 targets rated by 4 judges
