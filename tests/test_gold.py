@@ -124,6 +124,16 @@ def test_stratified_and_the_pair_difference_come_from_one_covariance():
     assert pt.method == "stratified" and pt.to_dict()["n_labelled"] == 200
 
 
+def test_one_sided_p_values_of_the_gold_corrected_difference():
+    J, G, _, _ = board([0.7, 0.55], n=200, seed=9)
+    two = rt.compare(J, "m0", "m1", gold=G)
+    up = rt.compare(J, "m0", "m1", gold=G, alternative="greater")
+    down = rt.compare(J, "m0", "m1", gold=G, alternative="less")
+    assert two.diff > 0 and up.p_value == pytest.approx(two.p_value / 2, rel=1e-9)
+    assert down.p_value == pytest.approx(1 - up.p_value, rel=1e-9)
+    assert (up.ci_low, up.ci_high) == (two.ci_low, two.ci_high)      # the interval stays two-sided
+
+
 def test_rogan_gladen_is_the_sensitivity_specificity_correction():
     J, G, _, lab = board([0.7, 0.4], n=300, seed=2)
     iv = rt.intervals(J, gold=G, method="rogan-gladen")
@@ -306,6 +316,8 @@ def test_cli_round_trip_with_gold_col(judged_csv, capsys):
                           capsys)
     assert code == 0, err
     d = json.loads(out)
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(d, rt.json_schema("compare"))
     pc = rt.compare(J, "m0", "m1", gold=G)
     assert d["diff"] == pytest.approx(pc.diff) and d["n_labelled"] == 120 and d["method"] == "stratified"
     assert d["judge_only"]["method"] == "mcnemar" and d["gold_only"]["n_items"] == 120
@@ -313,6 +325,7 @@ def test_cli_round_trip_with_gold_col(judged_csv, capsys):
                           capsys)
     assert code == 0, err
     d = json.loads(out)
+    jsonschema.validate(d, rt.json_schema("ranks"))
     assert d["gold"]["method"] == "ppi++" and len(d["gold"]["judge_only"]) == 3
     code, out, err = _run(["report", str(path), "--gold-col", "human", "--cluster-by", "subject", "-f", "md"], capsys)
     assert code == 0, err
