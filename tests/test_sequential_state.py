@@ -81,6 +81,18 @@ def test_a_state_file_of_the_command_line_before_version_4_is_read(tmp_path):
         continue_watch(Watch(m.models, order="arrival", n_items=40, eliminate=False), m, state)
 
 
+def test_seeded_items_are_kept_by_their_fingerprint(tmp_path):
+    """Another declared item list is another sequence: refused, naming the setting."""
+    m = _matrix(30)
+    state = tmp_path / "w.state"
+    continue_watch(Watch(m.models, list(m.items)), m, state)
+    assert json.loads(state.read_text())["settings"]["items"] == items_digest(list(m.items))
+    other = list(reversed(m.items))
+    with pytest.raises(rt.DataError) as info:
+        continue_watch(Watch(m.models, other), m, state)
+    assert (info.value.code, info.value.data["setting"]) == ("state_setting_changed", "items")
+
+
 def test_not_a_state_file(tmp_path):
     bad = tmp_path / "w.state"
     bad.write_text("{}")

@@ -76,8 +76,11 @@ def items_digest(items: Sequence[str]) -> str:
 
 def watch_settings(w: "Watch", items: Sequence[str] | None = None) -> dict[str, Any]:
     """The settings of ``w`` that change its sequence of looks, keyed by :class:`Watch`'s parameter names: a
-    re-read must continue with the same ones. ``items``: the declared items (kept as their fingerprint)."""
+    re-read must continue with the same ones. ``items``: the declared items (kept as their fingerprint; default:
+    those ``w`` was given in the seeded order)."""
     target = w.target if w.target != "top" else f"top{w.k}"
+    if items is None and w.order == "seeded":
+        items = list(w._items)
     return {"order": w.order, "target": target, "confidence_level": w.confidence_level, "scope": w.scope,
             "method": w.method, "rule": w.rule, "best_method": w.best_method, "eliminate": w.eliminate,
             "final_look": w.final_look, "n_items": w.n_total if not w.fixed_items else None, "n_runs": w.n_runs,
