@@ -49,14 +49,21 @@ from ._common import (
 @click.option("--prompt-col", "prompt", default=None,
               help="Battles tables: which column holds the prompt ids (default: the first of cluster, question_id, "
                    "prompt_id, uid; '' for none). It only reads them; --cluster-by chooses the clustering.")
+@click.option("--gold", "gold", default=None, type=click.Path(),
+              help="People's verdicts on a random subset of the battles, when PATHS are a judge's verdicts on all of "
+                   "them: prediction-powered ratings and rank sets, with the judge-only and gold-only answers beside.")
+@click.option("--battle-id", "battle_id", default=None,
+              help="With --gold: the column naming a battle in both files (default: num).")
 @output_options
 @confidence_option
 @seed_option
 def command(paths: tuple[str, ...], baseline: str | None, ties: str, cluster_by: str, style: str | None,
             method: str, cluster_correction: str, n_resamples: int, input_format: str, weight_strong: float | None,
-            prompt: str | None, output_format: str | None, out: str, confidence: float, seed: int) -> None:
+            prompt: str | None, gold: str | None, battle_id: str | None, output_format: str | None, out: str,
+            confidence: float, seed: int) -> None:
     """Ratings, simultaneous rank sets and "Is #1 really #1?" for battles in PATHS (a battles table,
-    Chatbot Arena clean_battle JSON, Arena-Hard judgments, AlpacaEval annotations, MT-Bench pairs)."""
+    Chatbot Arena clean_battle JSON, Arena-Hard judgments, AlpacaEval annotations, MT-Bench pairs); with --gold,
+    a judge's verdicts in PATHS corrected by people's verdicts on some of the same battles."""
     from ..data._io import input_hash
 
     if not paths:
@@ -67,6 +74,7 @@ def command(paths: tuple[str, ...], baseline: str | None, ties: str, cluster_by:
                    weight_strong=weight_strong if weight_strong is not None else False, prompt=prompt,
                    baseline=baseline, ties=ties, cluster_by=None if cluster_by.lower() == "none" else cluster_by,
                    style=sty, method=method, cluster_correction=cluster_correction, confidence_level=confidence,
-                   n_resamples=n_resamples, rng=seed, progress=progress)
-    render(r, kind="arena", fmt=output_format, out=out, seed=seed, input_hash=input_hash(paths),
+                   n_resamples=n_resamples, rng=seed, progress=progress, gold=gold, battle_id=battle_id)
+    render(r, kind="arena", fmt=output_format, out=out, seed=seed,
+           input_hash=input_hash(paths + ((gold,) if gold else ())),
            command=command_line(), title="ranktrust arena")

@@ -36,6 +36,7 @@ from ..ranking._tiers import tiers_of
 from ..results import Note
 from ..stats import PairTable, ScoreIntervals
 from . import _fit, _maxt
+from ._ppi import match_gold, ppi_bradley_terry
 from ._input import Battles, battles_arrays
 from ._result import NORMALISATION, ArenaRatings, ArenaResult, StyleControl
 
@@ -491,7 +492,8 @@ def _win_rates(bt: Battles, theta: np.ndarray, V: np.ndarray, df_model: np.ndarr
     wr = special.expit(d)
     n_vs = np.bincount(np.where(a == k0, b, a)[(a == k0) | (b == k0)], minlength=M).astype(np.int64)
     n_vs[k0] = 0
-    return ScoreIntervals(models=bt.models, n_items=n_vs, score=wr, se=np.where(ok, wr * (1 - wr) * np.sqrt(vd), np.nan),
+    se = np.where(ok, wr * (1 - wr) * np.sqrt(vd), np.nan)
+    return ScoreIntervals(models=bt.models, n_items=n_vs, score=wr, se=se,
                           ci_low=lo, ci_high=hi, method="bradley-terry", confidence_level=level,
                           clustered=bt.cluster is not None, df=dfp if np.isfinite(dfp).any() else None)
 
@@ -538,6 +540,8 @@ def arena(
     format: str = "auto",
     weight_strong: bool | float = False,
     prompt: str | None = None,
+    gold: Any = None,
+    battle_id: str | None = None,
 ) -> ArenaResult:
     """Ratings of a preference leaderboard (battles or judge verdicts) with simultaneous rank sets.
 
@@ -598,6 +602,17 @@ def arena(
         Reader options, passed to ``ranktrust.data.battles.read_battles`` (docs/formats/battles.md):
         the battles format (``"auto"``), the weight of a strong Arena-Hard verdict (``True`` = 3) and
         the column of prompt ids of a battles table.
+    gold : DataFrame or path(s), optional
+        People's verdicts on a random subset of the battles, when ``battles`` are a judge's verdicts on all of
+        them: the ratings are then prediction-powered Bradley-Terry ratings of the people's verdicts (PPI++;
+        ``ranktrust.judges.ppi_bradley_terry``), their rank sets from the same stepdown, and the result holds
+        the judge-only and gold-only arenas beside them (``judge_only``, ``gold_only``). Per battle (not
+        clustered); ``ties`` 'half', no style control, ``method`` 'sandwich' only. See docs/arena.md.
+    battle_id : str, optional
+        With ``gold``: the column that names a battle in both (default ``num`` where both have it, as in
+        Chatzi et al.'s files; else the DataFrames' index). A gold battle must be a judged battle of the same
+        two models (written either way round); one that is not, or an id that repeats, is refused naming its
+        row.
 
     Returns
     -------
@@ -623,12 +638,17 @@ def arena(
     model's interval is relative to the board's mean; differences do not depend on the anchor.
     """
     o = _options(ties, method, confidence_level, n_resamples, progress, cluster_by, cluster_correction)
+    reader = {"format": format, "weight_strong": weight_strong, "prompt": prompt, "baseline": baseline}
+    if gold is not None:
+        return _arena_gold(battles, gold, battle_id, o, reader, baseline, style, rng)
+    if battle_id is not None:
+        raise DataError("`battle_id` matches gold battles to judged ones: give `gold` too, or leave it out",
+                        param="battle_id")
     ties, level, correction = o["ties"], o["level"], o["correction"]
     n_resamples, progress = o["n_resamples"], o["progress"]
     seed_streams = _random.streams(rng, "maxt", "bootstrap")
     # read -> canonical (a new record; the reader's is not changed)
-    bt0 = _read(battles, o["cluster_by"], {"format": format, "weight_strong": weight_strong, "prompt": prompt,
-                                           "baseline": baseline})
+    bt0 = _read(battles, o["cluster_by"], reader)
     bt, f, feats = _canonical_battles(bt0, style, ties, baseline)
     models, M = bt.models, len(bt.models)
     a, b, y, w = bt.a, bt.b, bt.y, bt.w
@@ -721,7 +741,7 @@ def _ranked(bt: Battles, theta: np.ndarray, V: np.ndarray, df_model: np.ndarray,
     better[pa[separated], pb[separated]] = True
     met = np.bincount(np.minimum(bt.a, bt.b) * M + np.maximum(bt.a, bt.b), minlength=M * M)
     none = np.full(len(J), -1, dtype=np.int64)
-    low, high = rank_bounds(better)
+    low, high = _maxt.rank_bounds(better)
     with np.errstate(invalid="ignore"):   # LMArena's overlap rule on the same marginal intervals
         ov_low = 1 + (ci_low[:, None] > ci_high[None, :]).sum(axis=0)
         ov_high = M - (ci_high[:, None] < ci_low[None, :]).sum(axis=0)
@@ -740,11 +760,6 @@ def _ranked(bt: Battles, theta: np.ndarray, V: np.ndarray, df_model: np.ndarray,
         pairs_scope="all", confidence_level=level, clustered=clustered, binary=False,
         ci_method="t" if finite_df else "normal")
     return ratings, pairs, rank_sets, tiers_of(rank_sets)
-
-
-def rank_bounds(better: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The simultaneous rank sets of a "found better" relation: ``[1 + #found better, M - #found worse]``."""
-    return 1 + better.sum(axis=0), len(better) - better.sum(axis=1)
 
 
 def _style_control(fit: _fit.Fit, cov: _Cov, feats: tuple[str, ...], level: float, raw_rating: np.ndarray,
@@ -790,3 +805,103 @@ def _settings(bt: Battles, o: dict[str, Any], fit: _fit.Fit, df_model: np.ndarra
         "style_features": list(feats), "style_normalisation": NORMALISATION if feats else None,
         "ties_check": ties_check, "n_models": len(bt.models),
     }
+
+
+# ------------------------------------------------------------------------------------------ gold battles
+def _with_ids(src: Any, battle_id: str | None, reader: dict[str, Any], what: str) -> tuple[Any, np.ndarray, str]:
+    """A battles table and each row's battle id, and what the ids are called: a DataFrame's ``battle_id``
+    column, else its ``num``, else its index; a path's ``battle_id`` column (default ``num``), read by the
+    battles reader in the place of the prompt ids (its rows travel with their ids through what it leaves
+    out)."""
+    if hasattr(src, "columns"):
+        cols = [str(c) for c in src.columns]
+        col = battle_id if battle_id is not None else ("num" if "num" in cols else None)
+        if col is None:
+            return src, np.asarray(src.index, dtype=object), "index"
+        if col not in cols:
+            raise DataError(f"`{what}` has no battle-id column {col!r} (columns: {', '.join(map(repr, cols[:12]))})",
+                            param="battle_id")
+        return src, np.asarray(src[col], dtype=object), col
+    from ..data.battles import read_battles
+
+    col = battle_id or "num"
+    try:
+        df = read_battles(src, **{**reader, "prompt": col})
+    except DataError as e:
+        if e.code != "no_prompt_column":
+            raise
+        raise DataError(f"{e.data['source']}: no battle-id column {col!r} (columns: "
+                        f"{', '.join(map(repr, e.data['columns'][:12]))}); name it with `battle_id`",
+                        param="battle_id") from None
+    if "cluster" not in df.columns:
+        raise DataError(f"`{what}`: its format carries no battle ids; give a battles table with a {col!r} column",
+                        param="battle_id")
+    return df.drop(columns="cluster"), np.asarray(df["cluster"], dtype=object), col
+
+
+def _arena_gold(battles: Any, gold: Any, battle_id: str | None, o: dict[str, Any], reader: dict[str, Any],
+                baseline: str | None, style: Any, rng: SeedLike) -> ArenaResult:
+    """``rt.arena(judged, gold=human)``: prediction-powered Bradley-Terry ratings (the judge's verdicts on every
+    battle, corrected by the people's on the gold subset), the same stepdown and parts as every arena, and the
+    judge-only and gold-only arenas beside them."""
+    if style is not False or o["method"] != "sandwich" or o["ties"] != "half":
+        raise DataError("with `gold`, the ratings are prediction-powered Bradley-Terry with ties as half a win: "
+                        "`style`, `method`='bootstrap' and `ties`='davidson' are not available", param="gold")
+    level, n_resamples = o["level"], o["n_resamples"]
+    judged, ids, label = _with_ids(battles, battle_id, reader, "battles")
+    human, gids, _ = _with_ids(gold, battle_id if battle_id is not None else (label if label != "index" else None),
+                               reader, "gold")
+    bt = battles_arrays(judged, cluster_by=None)
+    gt = battles_arrays(human, cluster_by=None)
+    if (bt.w != 1).any() or (gt.w != 1).any():
+        raise DataError("with `gold`, every battle counts once: the battles have weights; leave `weight` out",
+                        param="gold")
+    names, gnames = np.asarray(bt.models, dtype=object), np.asarray(gt.models, dtype=object)
+    where, swapped = match_gold(ids, names[bt.a], names[bt.b], gids, gnames[gt.a], gnames[gt.b], label)
+    canon, _, _ = _canonical_battles(bt, False, "half", baseline)
+    M = len(bt.models)
+    _connected(canon.a, canon.b, M, bt.models)
+    # the gold verdict for model a of the judged row: flipped where the gold row names the two models the other
+    # way round, and again where the canonical form swapped the judged row's sides
+    gy = np.where(swapped, 1.0 - gt.y, gt.y)
+    y = np.zeros(len(bt.a))
+    y[where] = np.where(canon.a[where] != bt.a[where], 1.0 - gy, gy)
+    bt = canon
+    labelled = np.zeros(len(bt.a), dtype=bool)
+    labelled[where] = True
+    theta, V, lam = ppi_bradley_terry(bt.a, bt.b, bt.y, y, labelled, M)
+    df_model = np.full(M, np.inf)
+    valid = np.diag(V) > 0
+    seed_streams = _random.streams(rng, "maxt", "bootstrap")
+    claims = _claims(theta, V, df_model, valid, level, n_resamples, np.random.default_rng(seed_streams[0]), None)
+    ratings, pairs, rank_sets, tiers = _ranked(bt, theta, V, df_model, valid, level, claims, clustered=False)
+    win_rates = None
+    if baseline is not None:
+        win_rates = _win_rates(bt, theta, V, df_model, valid, bt.models.index(baseline), level)
+    sub = {k: v for k, v in reader.items() if k != "baseline"}
+    same = {"baseline": baseline, "cluster_by": o["cluster_by"], "cluster_correction": o["correction"],
+            "confidence_level": level, "n_resamples": n_resamples, "rng": rng, **sub}
+    judge_only = arena(battles, **same)
+    try:
+        gold_only = arena(gold, **same)
+    except (DataError, SolverError) as e:   # a few gold battles need not rate every model (one won them all)
+        gold_only, gold_only_error = None, e.code
+    else:
+        gold_only_error = None
+    settings = {
+        "ties": "half", "cluster_by": None, "n_clusters": int(len(bt.a)), "n_battles": int(len(bt.a)),
+        "total_weight": float(len(bt.a)), "weighted": False, "method": "ppi", "cluster_correction": None,
+        "n_resamples": int(n_resamples), "failed_resamples": 0, "critical_value": claims.critical,
+        "p_adjusted_floor": claims.floor, "min_df": None,
+        "scale": "Elo: 400 / ln 10 points per unit of log-strength", "anchor": "mean rating of the models = 1000",
+        "iterations": None, "gradient": None, "davidson_nu": None, "style_features": [], "style_normalisation": None,
+        "ties_check": None, "n_models": M,
+        "gold": {"n_gold": int(len(where)), "lam": float(lam), "battle_id": label, "swapped": int(swapped.sum()),
+                 "gold_only_error": gold_only_error},
+    }
+    if win_rates is not None:
+        n_vs = win_rates.n_items
+        settings.update(baseline_battles=int(n_vs.sum()), baseline_star=bool(n_vs.sum() == len(bt.a)))
+    return ArenaResult(ratings=ratings, pairs=pairs, rank_sets=rank_sets, tiers=tiers, win_rates=win_rates,
+                       style=None, baseline=baseline, settings=settings, notes=(), judge_only=judge_only,
+                       gold_only=gold_only)

@@ -111,8 +111,7 @@ NORMALISATION = ("(a - b) / (a + b + 1) per feature, then divided by its root me
                  "(not centred, so that swapping model_a and model_b flips its sign)")
 
 
-class ArenaJSON(TypedDict):
-    """Layout of :meth:`ArenaResult.to_dict`."""
+class _ArenaJSON(TypedDict):
 
     models: list[ArenaModelRow]
     pairs: list[ArenaPairRow]
@@ -122,6 +121,14 @@ class ArenaJSON(TypedDict):
     confidence_level: float
     baseline: str | None
     notes: list[NoteJSON]
+
+
+class ArenaJSON(_ArenaJSON, total=False):
+    """Layout of :meth:`ArenaResult.to_dict`; with gold battles also the judge-only and gold-only arenas (each
+    this layout; ``gold_only`` null where the gold battles alone cannot be rated)."""
+
+    judge_only: dict[str, Any]
+    gold_only: dict[str, Any] | None
 
 
 #: the names of the flat record ``ArenaResult`` was, and the part and field each reads now
@@ -299,9 +306,13 @@ class ArenaResult(Result):
                 {"model": self.models[k], "rank": int(rs.rank[k]), "rank_raw": int(raw_rank[k]),
                  "change": int(raw_rank[k] - rs.rank[k])}
                 for k in self.order if raw_rank[k] != rs.rank[k]]
-        return jsonable({
+        out = {
             "models": rows, "pairs": [dict(zip(cols, vals)) for vals in zip(*cols.values())],
             "headline": self.headline_numbers(), "settings": dict(self.settings), "style": style,
             "confidence_level": self.confidence_level, "baseline": self.baseline,
             "notes": [n.to_dict() for n in self.notes],
-        })
+        }
+        if self.judge_only is not None:
+            out.update(judge_only=self.judge_only.to_dict(),
+                       gold_only=None if self.gold_only is None else self.gold_only.to_dict())
+        return jsonable(out)

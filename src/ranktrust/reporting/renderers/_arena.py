@@ -85,8 +85,11 @@ def method_sentence(d: dict[str, Any]) -> str:
             else f"Davidson's tie model (nu = {number(s['davidson_nu'], 3)})")
     clus = (f"clustered by the column {s['cluster_by']} ({count(s['n_clusters'])} clusters)" if s["cluster_by"]
             else "per battle (no clustering)")
-    cov = ("the cluster-robust sandwich" if s["method"] == "sandwich"
-           else f"the cluster bootstrap ({count(s['n_resamples'])} refits)")
+    g = s.get("gold")
+    cov = ("the cluster-robust sandwich" if s["method"] == "sandwich" else
+           f"the prediction-powered sandwich (PPI++: the judge's verdicts on every battle corrected by "
+           f"{count(g['n_gold'])} gold verdicts, lambda = {number(g['lam'], 2)})" if s["method"] == "ppi" else
+           f"the cluster bootstrap ({count(s['n_resamples'])} refits)")
     w = " Weights are analytic (one weighted battle is one battle)." if s["weighted"] else ""
     corr = s.get("cluster_correction")
     if s["method"] == "sandwich" and corr == "cr2":
@@ -108,6 +111,27 @@ def method_sentence(d: dict[str, Any]) -> str:
               f"({level(d['confidence_level'])} joint; Mogstad, Romano, Shaikh & Wilhelm 2024)")
     return (f"Bradley-Terry on {count(s['n_battles'])} battles ({ties}), Elo scale 400/ln 10 with the mean rating "
             f"at 1000; covariance from {cov}, {clus}. {claims}.{w}{fl}")
+
+
+def _possible_first(h: dict[str, Any]) -> str:
+    could = h["could_be_first"]
+    return ", ".join(could[:6]) + (f" and {len(could) - 6} more" if len(could) > 6 else "")
+
+
+def gold_sentence(d: dict[str, Any]) -> str | None:
+    """With gold battles: who could be #1 from the judge's verdicts alone and from the gold verdicts alone,
+    beside the prediction-powered answer of the headline."""
+    if "judge_only" not in d:
+        return None
+    g = d["settings"]["gold"]
+    out = (f"Prediction-powered: {count(g['n_gold'])} gold verdicts (matched by {g['battle_id']}) correct the "
+           f"judge's verdicts on {count(d['settings']['n_battles'])} battles. Could be #1 from the judge alone: "
+           f"{_possible_first(d['judge_only']['headline'])} (its intervals take the judge as if it were the people)")
+    if d.get("gold_only") is not None:
+        out += f"; from the gold verdicts alone: {_possible_first(d['gold_only']['headline'])}."
+    else:
+        out += "; the gold verdicts alone cannot be rated (a model is missing from them, or won or lost all of them)."
+    return out
 
 
 def baseline_sentence(d: dict[str, Any]) -> str | None:
@@ -203,10 +227,11 @@ def _style_lines(d: dict[str, Any]) -> list[str]:
 def arena_payload(result: Any) -> dict[str, Any]:
     """The JSON layout with the headline sentence under ``headline["text"]``; the headline read-only, as the
     result is (``result.headline`` is this dict)."""
-    from ...results import _freeze
+    from ...results import FrozenDict, FrozenList
 
     d = result.to_dict()
-    d["headline"] = _freeze({**d["headline"], "text": headline_text(d)})
+    h = {**d["headline"], "text": headline_text(d)}
+    d["headline"] = FrozenDict({k: FrozenList(v) if isinstance(v, list) else v for k, v in h.items()})
     return d
 
 
@@ -253,9 +278,9 @@ def arena_text(d: dict[str, Any]) -> list[Any]:
                       else f"{cells[0]} > {cells[1]}", *cells[2:])
         out.append(p)
     out.append(Text(f"Overlap column: the {_OVERLAP} on the same intervals, for comparison."))
-    bs = baseline_sentence(d)
-    if bs:
-        out.append(Text(bs))
+    for sentence in (baseline_sentence(d), gold_sentence(d)):
+        if sentence:
+            out.append(Text(sentence))
     out += [Text(s) for s in _style_lines(d)]
     ts = ties_sentence(d)
     if ts:
@@ -282,9 +307,9 @@ def arena_markdown(d: dict[str, Any], figure: bool = False) -> str:
         lines += ["", f"### {title}", "", "| " + " | ".join(_NEIGHBOUR_COLUMNS) + " |", "|---|--:|--:|--:|--:|:-:|"]
         lines += ["| " + " | ".join([f"{_esc(cells[0])} > {_esc(cells[1])}", *cells[2:]]) + " |" for cells in nb]
     lines += ["", f"Overlap column: the {_OVERLAP} on the same intervals, for comparison."]
-    bs = baseline_sentence(d)
-    if bs:
-        lines += ["", _esc(bs)]
+    for sentence in (baseline_sentence(d), gold_sentence(d)):
+        if sentence:
+            lines += ["", _esc(sentence)]
     lines += ["", *(_esc(s) for s in _style_lines(d))] if d.get("style") else []
     ts = ties_sentence(d)
     if ts:
@@ -331,4 +356,5 @@ def arena_csv(d: dict[str, Any]) -> str:
     return table_csv(cols, ([r.get(c) for c in cols] for r in d["models"]))
 
 
-__all__ = ["headline_text", "method_sentence", "arena_payload", "ties_sentence", "baseline_sentence", "adjusted_p"]
+__all__ = ["headline_text", "method_sentence", "arena_payload", "ties_sentence", "baseline_sentence", "gold_sentence",
+           "adjusted_p"]
