@@ -11,7 +11,9 @@ the pages. The public names:
   block (version, seed, input hash) every JSON output carries;
 - :mod:`fmt` is the one rule for every number (points, intervals, percentages, p-values).
 
-Everything else in the package is private; names load on first use, so ``import ranktrust.reporting`` stays light.
+Everything else in the package is private; the command line's helpers (``output_format``, ``write_output``, watch's
+``follow_line`` and ``watch_html``, the gate's ``inconclusive_warning``) are reached here too, outside ``__all__``.
+Names load on first use, so ``import ranktrust.reporting`` stays light.
 """
 
 from __future__ import annotations
@@ -24,7 +26,10 @@ from ._notes import note_text, option_words
 __all__ = ["note_text", "option_words", "headline_text", "describe_variance", "render_html", "meta", "fmt"]
 
 _LAZY = {"headline_text": "._headline", "describe_variance": ".renderers._runs", "render_html": ".renderers._report",
-         "meta": "._meta"}
+         "meta": "._meta",
+         # what the command line uses besides the renderers (not public API: outside __all__)
+         "output_format": "._render", "write_output": "._render", "follow_line": ".renderers._watch",
+         "watch_html": ".renderers._watch", "inconclusive_warning": ".renderers._gate"}
 
 
 def __getattr__(name: str) -> Any:
