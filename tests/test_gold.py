@@ -18,30 +18,21 @@ from hypothesis import strategies as st
 
 import ranktrust as rt
 from conftest import run_cli
+from test_judges import board as judges_board
 from ranktrust.errors import ArgumentError, DataError
 from ranktrust.stats._ppi import gold_fit, model_intervals, ppi_plus, stratified
 
 pytestmark = pytest.mark.filterwarnings("ignore:clustered SE from only")
 
 
-def board(p, *, acc=0.85, N=600, n=150, seed=0, binary=True, groups=None):
-    """Truth (gold) of M models on N items, a judge right with probability ``acc`` (0/1) or a noisy copy
-    (continuous), gold labels on n items drawn at random."""
-    g = np.random.default_rng(seed)
-    p = np.asarray(p, dtype=float)[:, None]
-    if binary:
-        truth = (g.random((len(p), N)) < p).astype(float)
-        judge = np.where(g.random(truth.shape) < acc, truth, 1 - truth)
-    else:
-        truth = np.clip(p + 0.15 * g.standard_normal((len(p), N)), 0, 1)
-        judge = np.clip(0.8 * truth + 0.1 + 0.1 * g.standard_normal(truth.shape), 0, 1)
-    models = [f"m{k}" for k in range(len(p))]
-    lab = np.zeros(N, bool)
-    lab[g.choice(N, n, replace=False)] = True
-    gold = np.where(lab, truth, np.nan)
-    J = rt.ScoreMatrix.from_array(judge, models=models, groups=groups)
-    G = rt.ScoreMatrix.from_array(gold, models=models, groups=groups)
-    return J, G, truth, lab
+def board(p, *, n=150, groups=None, **kw):
+    """test_judges' board (truth of M models, a judge right with probability ``acc`` or a noisy copy, gold labels
+    on the first ``n`` items, a random subset since items are exchangeable), with the labelled mask and, where
+    given, item groups."""
+    J, G, truth = judges_board(p, n=n, **kw)
+    if groups is not None:
+        J, G = (rt.ScoreMatrix.from_array(x.scores, models=list(x.models), groups=groups) for x in (J, G))
+    return J, G, truth, np.arange(J.n_items) < n
 
 
 # ------------------------------------------------------------------------------------- reference values
