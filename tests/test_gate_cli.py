@@ -488,8 +488,10 @@ def test_gold_labels_correct_each_task_as_compare_does():
     assert "Gold-corrected on 2 tasks" in str(g)
     with pytest.raises(rt.errors.DataError, match="`gold` has no labels for task 'math'"):
         rt.gate(suite, "cand", "base", gold={"qa": golds["qa"]})
-    with pytest.raises(rt.errors.ArgumentError, match="leave `method` at 'auto'"):
+    with pytest.raises(rt.errors.ArgumentError, match="`method` must be one of"):
         rt.gate(suite, "cand", "base", gold=golds, method="t")
+    ppi = rt.gate(suite, "cand", "base", gold=golds, method="ppi++")
+    assert [t.method for t in ppi.tasks] == ["ppi++", "ppi++"]
 
 
 def test_gold_col_reads_the_labels_beside_the_judge(tmp_path, capsys):

@@ -130,12 +130,16 @@ def command(paths: tuple[str, ...], candidate: str, baseline: str, margin: float
     """
     from ..reporting.renderers._gate import inconclusive_warning
 
+    if kw.get("gold_col") and method != "auto":
+        raise click.UsageError("--method chooses the paired test of judged scores; with --gold-col the estimator is "
+                               "--gold-method")
     suite, gold, ihash = _read_suite(paths, kw, task_col)
     say_notes([n for m in suite.values() for n in m.notes])   # what the readers left out, on stderr
     r = _gate(suite, candidate, baseline, margin=margin / 100.0, tasks=list(tasks) or None, adjust=adjust,  # type: ignore[arg-type]
-              require=require, method=method, confidence_level=confidence,  # type: ignore[arg-type]
+              require=require, method=(kw.get("gold_method") or "auto") if gold else method,  # type: ignore[arg-type]
+              confidence_level=confidence,
               cluster=cluster_requested(kw) or method == "cluster", plan=plan,
-              align=kw.get("align") or "error", gold=gold, gold_method=kw.get("gold_method") or "auto")  # type: ignore[arg-type]
+              align=kw.get("align") or "error", gold=gold)  # type: ignore[arg-type]
     render(r, kind="gate", fmt=output_format, out=out, seed=seed, input_hash=ihash, command=command_line())
     if r.verdict == "FAIL":
         raise SystemExit(EXIT_FAIL)

@@ -106,6 +106,9 @@ Decision = Literal["worse", "better", "non-inferior", "inconclusive"]
 Verdict = Literal["PASS", "FAIL", "INCONCLUSIVE"]
 #: the power the plan columns are computed for
 PLAN_POWER = 0.8
+#: the paired tests of a task, and (with ``gold``) the gold estimators (``ranktrust.compare``'s ``method``)
+METHODS = ("auto", "mcnemar", "betting", "t", "cluster")
+GOLD_METHODS = ("auto", "ppi++", "stratified", "rogan-gladen")
 #: the order of the rows: the decisions that decide the verdict first
 _RANK = {"worse": 0, "inconclusive": 1, "non-inferior": 2, "better": 3}
 
@@ -389,15 +392,14 @@ def gate(
     by: Literal["group"] | None = None,
     adjust: GateAdjust = "holm",
     require: Literal["better"] | None = None,
-    method: Literal["auto", "mcnemar", "betting", "t", "cluster"] = "auto",
+    method: Literal["auto", "mcnemar", "betting", "t", "cluster", "ppi++", "stratified", "rogan-gladen"] = "auto",
     confidence_level: float = 0.95,
     cluster: bool = False,
     plan: bool = False,
     align: Literal["error", "intersect", "pairwise"] = "error",
     task_col: str | None = None,
-    read_options: Any = None,
+    options: Any = None,
     gold: Any = None,
-    gold_method: Literal["auto", "ppi++", "stratified", "rogan-gladen"] = "auto",
 ) -> Gate:
     """Is ``candidate`` non-inferior to ``baseline`` on every task? PASS, FAIL or INCONCLUSIVE.
 
@@ -425,7 +427,8 @@ def gate(
     method : {"auto", "mcnemar", "betting", "t", "cluster"}, default: ``"auto"``
         The paired test of :func:`ranktrust.compare` (``"auto"``: exact McNemar for 0/1, the
         finite-sample betting interval otherwise, clustered with ``cluster=True``; ``"t"``: the paired t,
-        asymptotic).
+        asymptotic). With ``gold``, the gold estimator, as :func:`ranktrust.compare` takes it: ``"auto"``,
+        ``"ppi++"``, ``"stratified"`` or ``"rogan-gladen"``.
     confidence_level : float, default: ``0.95``
         Family-wise: ``1 - confidence_level`` bounds the chance of a false FAIL; a false PASS has
         probability at most half of it.
@@ -441,17 +444,15 @@ def gate(
         and records how many each side lost. Other models never matter.
     task_col : str, optional
         Files only: the column whose values are the tasks (``"subject"``: one task per subject).
-    read_options : ranktrust.data.readers.ReadOptions, optional
-        Files or a store only: the reader's options (columns, ``metric``, ``errors``, ...).
+    options : ranktrust.data.readers.ReadOptions, optional
+        Files or a store only: the reader's options (columns, ``metric``, ``errors``, ...), as ``rt.read`` takes
+        them.
     gold : ScoreMatrix, mapping of task name -> ScoreMatrix, or str, optional
         Gold labels (a person's) on some items, NaN where not labelled, beside the judge's scores in ``m`` (with
         files: the name of their column of gold labels, empty where not labelled, as ``--gold-col``): each
         task's difference is then the paired difference of the gold-corrected means (:func:`ranktrust.compare`
         with ``gold``: PPI++, or post-stratified for 0/1 scores), the same number ``compare`` gives. A single
         matrix serves every task (its items are looked up in each); a mapping gives each task its own.
-    gold_method : {"auto", "ppi++", "stratified", "rogan-gladen"}, default: ``"auto"``
-        With ``gold``: the estimator (:func:`ranktrust.compare`'s ``method`` with ``gold``); ``method`` then
-        stays ``"auto"``.
 
     Returns
     -------
@@ -483,19 +484,15 @@ def gate(
     adj = _validate.choice(adjust, "adjust", GATE_ADJUST)
     if require is not None:
         _validate.choice(require, "require", ("better",))
-    _validate.choice(method, "method", ("auto", "mcnemar", "betting", "t", "cluster"))
+    _validate.choice(method, "method", GOLD_METHODS if gold is not None else METHODS)
     al = _validate.choice(align, "align", ("error", "intersect", "pairwise"))
-    suite, gold = _suite_of(m, by, task_col, read_options, gold)
+    suite, gold = _suite_of(m, by, task_col, options, gold)
     suite = _chosen(suite, tasks)
     _check_models(suite, candidate, baseline)
     lost = _aligned(suite, candidate, baseline, al)
     alpha = 1.0 - cl
     names = list(suite)
     golds = _gold_of(gold, names)
-    if golds:
-        if method != "auto":
-            raise ArgumentError("with `gold`, the estimator is `gold_method`; leave `method` at 'auto'", param="method")
-        method = gold_method    # type: ignore[assignment]
     first = []
     for t in names:
         first.append(_compare_task(t, suite[t], candidate, baseline, method, cl, cluster, golds.get(t)))
@@ -534,7 +531,7 @@ def gate(
     )
 
 
-def _suite_of(m: Any, by: str | None, task_col: str | None, read_options: Any, gold: Any) -> tuple[dict[str, Any], Any]:
+def _suite_of(m: Any, by: str | None, task_col: str | None, options: Any, gold: Any) -> tuple[dict[str, Any], Any]:
     """The tasks of ``m`` (read from files or a store, or taken from matrices: :func:`tasks_of`), and ``gold``
     (the gold labels of each task where ``gold`` names a column of the files)."""
     if by is not None:
@@ -545,12 +542,12 @@ def _suite_of(m: Any, by: str | None, task_col: str | None, read_options: Any, g
             raise ArgumentError("`by`='group' splits one ScoreMatrix into tasks; files name theirs (a task column, "
                                 "or `task_col`)", param="by")
         if isinstance(gold, str):
-            return read_tasks(m, task_col=task_col, options=read_options, gold=gold)   # type: ignore[no-any-return]
-        return read_tasks(m, task_col=task_col, options=read_options), gold
+            return read_tasks(m, task_col=task_col, options=options, gold=gold)   # type: ignore[no-any-return]
+        return read_tasks(m, task_col=task_col, options=options), gold
     if isinstance(gold, str):
         raise ArgumentError(f"`gold`={gold!r} names a column of files; with {type(m).__name__} give the gold labels "
                             "as a ScoreMatrix (NaN where not labelled)", param="gold")
-    for name, value in (("task_col", task_col), ("read_options", read_options)):
+    for name, value in (("task_col", task_col), ("options", options)):
         if value is not None:
             raise ArgumentError(f"`{name}` reads files or a store; {type(m).__name__} holds its tasks already",
                                 param=name)
