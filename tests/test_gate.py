@@ -222,6 +222,27 @@ def test_a_task_the_candidate_lacks_and_no_shared_items():
         gate({**suite, "lonely": disjoint}, "cand", "base")
 
 
+def test_tasks_of_serves_the_gate_and_the_suite():
+    """One reading of {task: matrix} or a matrix with by='group': the gate names a bare matrix 'all', the suite
+    (whole=None) refuses it; the groups become the tasks and leave each task's matrix."""
+    from ranktrust.gating import tasks_of
+
+    m = _m(np.array([[1, 0, 1, 1, 0, 1], [0, 0, 1, 0, 1, 1.0]]), groups=["x", "x", "y", "y", "z", "z"])
+    split = tasks_of(m, "group")
+    assert list(split) == ["x", "y", "z"] and all(t.groups is None and t.n_items == 2 for t in split.values())
+    assert list(tasks_of(m)) == ["all"] and list(gate(m, "cand", "base", by="group").worse) == []
+    assert {t.task for t in gate(m, "cand", "base", by="group").tasks} == {"x", "y", "z"}
+    with pytest.raises(DataError, match="several tasks are needed") as info:
+        rt.suite(m)
+    assert info.value.param == "by"
+    with pytest.raises(DataError, match="needs item groups"):
+        tasks_of(_m(np.ones((2, 3))), "group")
+    with pytest.raises(DataError, match="no tasks given"):
+        gate({}, "cand", "base")
+    with pytest.raises(TypeError, match="task 'a': expected a ScoreMatrix"):
+        tasks_of({"a": np.ones((2, 3))})
+
+
 @pytest.mark.parametrize("kw, match", [
     ({"margin": -0.01}, r"`margin` must be in \[0, 1\), got -0.01 \(a fraction: 0.01 = 1 point\)"),
     ({"margin": 1}, r"`margin` must be in \[0, 1\), got 1 "),
