@@ -18,22 +18,11 @@ def report_dict(report: Any, **kw: Any) -> dict[str, Any]:
     """``report.to_dict(**kw)`` (which has the sentences already), or a copy of a report dict with the headline
     sentence in ``["headline"]["text"]`` and each note's sentence in its ``"text"`` (the report's notes and those
     of its data-quality, repeats and sensitivity sections)."""
-    from ._notes import worded
+    from ._notes import worded_payload
 
     if hasattr(report, "to_dict"):
         return report.to_dict(**kw)
-    d = dict(report)
-    h = d.get("headline")
-    if isinstance(h, dict) and "text" not in h:
-        d["headline"] = {**h, "text": headline_sentence(d)}
-
-    if isinstance(d.get("notes"), list):
-        d["notes"] = worded(d["notes"])
-    for key in ("quality", "repeats", "sensitivity"):   # the records of these sections, worded the same way
-        sec = d.get(key)
-        if isinstance(sec, dict) and isinstance(sec.get("notes"), list):
-            d[key] = {**sec, "notes": worded(sec["notes"])}
-    return d
+    return worded_payload(report, headline_sentence)
 
 
 def headline_sentence(d: dict[str, Any]) -> str:

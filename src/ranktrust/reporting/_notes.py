@@ -544,3 +544,19 @@ def worded(notes: Any) -> Any:
     if isinstance(notes, dict) and "text" not in notes and "code" in notes:
         return {**notes, "text": note_text(notes)}
     return notes
+
+
+def worded_payload(d: dict[str, Any], headline: Callable[[dict[str, Any]], str] | None = None) -> dict[str, Any]:
+    """A copy of a result's JSON ``d`` with each note's sentence beside its record (the top-level ``"notes"`` and
+    those of each section) and, given ``headline`` (``fn(d) -> str``), the sentence in ``headline["text"]`` of a
+    ``"headline"`` that has none: what every output of a result starts from."""
+    d = dict(d)
+    for k, v in d.items():
+        if k == "notes" and isinstance(v, list):
+            d[k] = worded(v)
+        elif isinstance(v, dict) and isinstance(v.get("notes"), list):
+            d[k] = {**v, "notes": worded(v["notes"])}
+    h = d.get("headline")
+    if isinstance(h, dict) and "text" not in h and headline is not None:
+        d["headline"] = {**h, "text": headline(d)}
+    return d

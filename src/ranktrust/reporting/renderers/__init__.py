@@ -122,19 +122,10 @@ def payload_of(result: Any, layout: dict[str, Any]) -> dict[str, Any]:
     """``result``'s JSON as the command line writes it: its ``layout`` (or the ``"payload"`` renderer's dict)
     with each note's sentence beside its record (``{"code", "data", "text"}``: the top-level ``"notes"`` and
     those of each section) and the headline's sentence in ``headline["text"]``."""
-    from .._notes import worded
+    from .._notes import worded_payload
 
     to_payload = renderer_for(result, "payload")
-    d = dict(to_payload(result) if to_payload is not None else layout)
-    for k, v in d.items():
-        if k == "notes" and isinstance(v, list):
-            d[k] = worded(v)
-        elif isinstance(v, dict) and isinstance(v.get("notes"), list):
-            d[k] = {**v, "notes": worded(v["notes"])}
-    h, words = d.get("headline"), renderer_for(result, "headline")
-    if isinstance(h, dict) and "text" not in h and words is not None:
-        d["headline"] = {**h, "text": words(d)}
-    return d
+    return worded_payload(to_payload(result) if to_payload is not None else layout, renderer_for(result, "headline"))
 
 
 def headline_of(result: Any) -> dict[str, Any]:
