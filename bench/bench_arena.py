@@ -13,7 +13,10 @@ process's memory high-water mark is that of the timed work. ranktrust runs with 
   child from ``os.wait4``, its peak memory from its own ``/proc/self/status`` (VmHWM) at exit;
 * FastChat's practice (rating_systems.compute_bootstrap_bt): unique (model_a, model_b, outcome) rows with counts,
   a multinomial bootstrap of those counts, each round an L-BFGS-B fit of the logistic loss (maxiter=100,
-  gtol=1e-6); neither clustered nor simultaneous. 100 rounds, timed for ``--rounds`` and extrapolated linearly.
+  gtol=1e-6); neither clustered nor simultaneous. 100 rounds, timed for ``--rounds`` and extrapolated linearly;
+* a prompt-cluster bootstrap (the same kind of answer by resampling): each round draws the prompts with
+  replacement, reweights the battles and refits with ranktrust's Newton on cells; 1,000 rounds, timed for
+  ``--cluster-rounds`` and extrapolated.
 
 Each repetition runs the four one after the other (floor, ranktrust, in process then as commands), so a ratio is
 taken between runs seconds apart: on a loaded machine absolute times move between repetitions, ratios less.
@@ -234,6 +237,8 @@ def main() -> None:
     ap.add_argument("--prompts", type=int, default=1_000_000)
     ap.add_argument("--reps", type=int, default=3, help="repetitions, each timing the four in turn")
     ap.add_argument("--rounds", type=int, default=10, help="FastChat bootstrap rounds timed (100 = no extrapolation)")
+    ap.add_argument("--cluster-rounds", type=int, default=5,
+                    help="prompt-cluster bootstrap rounds timed (extrapolated to 1,000; 0 leaves it out)")
     ap.add_argument("--steps", action="store_true", help="only the CPU seconds of each step of rt.arena(path)")
     ap.add_argument("--write", help=argparse.SUPPRESS)   # the child that writes the file
     args = ap.parse_args()
@@ -323,6 +328,25 @@ def main() -> None:
     print(f"{'FastChat 100 rounds / rt.arena in process':58s} {t_fc / t_rt:<34.1f} (reference: neither clustered "
           "nor simultaneous)")
     print(f"{'rating error against Hunter MM optimum, Elo':58s} {dev:<34.1e} <= 0.01 ({it_mm:,} MM iterations)")
+    if args.cluster_rounds:
+        # a prompt-cluster bootstrap (the same kind of answer by resampling): each round draws the prompts with
+        # replacement, reweights the battles and refits with our own Newton on cells (warm start)
+        from ranktrust.preference import _fit
+
+        codes = pd.factorize(df.cluster)[0]
+        G = codes.max() + 1
+        ia = pd.Categorical(df.model_a, categories=names).codes.astype(np.int64)
+        ib = pd.Categorical(df.model_b, categories=names).codes.astype(np.int64)
+        a2, b2, y2, _, _ = _fit.canonical(ia, ib, df.score.to_numpy())
+        base = _fit.fit_half(_fit.cells(a2, b2, y2, np.ones(len(y2)), M)).theta
+        t = time.perf_counter()
+        for _ in range(args.cluster_rounds):
+            cw = g.multinomial(G, np.full(G, 1.0 / G)).astype(float)[codes]
+            keep = cw > 0
+            _fit.fit_half(_fit.cells(a2[keep], b2[keep], y2[keep], cw[keep], M), theta0=base)
+        t_cb = (time.perf_counter() - t) / args.cluster_rounds * 1000
+        print(f"{'prompt-cluster bootstrap, 1,000 rounds, wall s':58s} {t_cb:<34.0f} (reference, extrapolated from "
+              f"{args.cluster_rounds} rounds; {t_cb / t_rt:.0f}x rt.arena in process)")
     shutil.rmtree(tmp, ignore_errors=True)
 
 
