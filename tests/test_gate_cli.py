@@ -281,6 +281,10 @@ def test_a_helm_folder_whose_tasks_have_other_metrics(tmp_path, capsys):
         assert code == 1 and err.count("\n") == 1, err
         assert "no stat" in err and "the gate reads every task with one metric (--metric NAME)" in err
         assert "ranktrust ingest PATH --db STORE --task TASK --metric METRIC" in err and "--task-col" not in err
+    # the reader's own advice holds for the gate: one task at a time, with its metric
+    code, out, err = _gate(capsys, runs, "--candidate", cand, "--baseline", base, "--task", "harm_bench", "--metric",
+                           "harm_bench_score", "--format", "json")
+    assert code == 0 and [t["task"] for t in json.loads(out)["tasks"]] == ["harm_bench"], err
     db = tmp_path / "h.duckdb"
     for task, metric in (("harm_bench", ["--metric", "harm_bench_score"]), ("bbq", [])):
         assert run_cli(capsys, "ingest", runs, "--db", db, "--task", task, *metric)[0] == 0

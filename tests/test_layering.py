@@ -820,8 +820,6 @@ def test_the_reviews_half_translated_message_is_in_command_line_words(tmp_path, 
 MESSAGE_PARSING_LEFT: dict[str, tuple[int, str]] = {
     "ranktrust/cli/_main.py": (1, "cli_words: the one translator of API words (`align`='intersect') into the running "
                                   "command's flags, by design (rule cli-words)"),
-    "ranktrust/gating/_tasks.py": (1, "read_tasks: a reader's metric DataError cut at its first '; ' (the place "
-                                      "and finding without its advice; the readers' metric errors carry no data)"),
 }
 
 #: imports of another package's private module (``from ..stats._intervals import x``, the house review's

@@ -51,9 +51,11 @@ def _read_tasks(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
     return suite, h
 
 
-def _read_suite(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
+def _read_suite(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None, one_task: str | None = None
                 ) -> tuple[dict[str, Any], dict[str, Any] | None, str]:
-    """The suite, each task's gold labels (with --gold-col; else None) and the input hash."""
+    """The suite, each task's gold labels (with --gold-col; else None) and the input hash. ``one_task``: the
+    one task gated (--task T, once), which the readers of harness logs then read alone (a folder whose tasks
+    are scored by different metrics can be gated a task at a time, as the readers' errors advise)."""
     from ..data.readers import ReadOptions
     from ..data.store import Store
     from ..errors import DataError
@@ -73,7 +75,7 @@ def _read_suite(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
         score_col=kw.get("score_col", "score"), group_col="" if kw.get("no_groups") else kw.get("group_col"),
         run_col=kw.get("run_col"), condition_col=kw.get("condition_col"), metric=kw.get("metric"),
         errors=kw.get("on_errors", "error"), model_name=kw.get("model_name"), split=kw.get("split"),
-        dataset=kw.get("dataset"), scale=kw.get("scale"),
+        dataset=kw.get("dataset"), scale=kw.get("scale"), task=one_task if not task_col else None,
     )
     source = Store(kw["db"], read_only=True) if kw.get("db") else list(paths)
     gold_col = kw.get("gold_col")
@@ -84,7 +86,7 @@ def _read_suite(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
         if exc.code != "task_metrics_differ":
             raise
         raise DataError(  # the route in this command line's words
-            f"{exc.data['where']}; the gate reads every task with one metric (`metric`='NAME'); where the tasks' "
+            f"{exc.data['reader_message']}; the gate reads every task with one metric (`metric`='NAME'); where the tasks' "
             "metrics differ, ingest each task with its own (ranktrust ingest PATH --db STORE --task TASK --metric "
             "METRIC) and gate the store (ranktrust gate --db STORE ...)", param="metric") from None
     suite, gold = read if gold_col else (read, None)
@@ -133,7 +135,7 @@ def command(paths: tuple[str, ...], candidate: str, baseline: str, margin: float
     if kw.get("gold_col") and method != "auto":
         raise click.UsageError("--method chooses the paired test of judged scores; with --gold-col the estimator is "
                                "--gold-method")
-    suite, gold, ihash = _read_suite(paths, kw, task_col)
+    suite, gold, ihash = _read_suite(paths, kw, task_col, tasks[0] if len(tasks) == 1 else None)
     say_notes([n for m in suite.values() for n in m.notes])   # what the readers left out, on stderr
     r = _gate(suite, candidate, baseline, margin=margin / 100.0, tasks=list(tasks) or None, adjust=adjust,  # type: ignore[arg-type]
               require=require, method=(kw.get("gold_method") or "auto") if gold else method,  # type: ignore[arg-type]
@@ -152,5 +154,5 @@ def command(paths: tuple[str, ...], candidate: str, baseline: str, margin: float
 # --task T ... (several): the input options' --task picks one task; the gate takes any number
 for _i, _p in enumerate(command.params):
     if _p.name == "task":
-        command.params[_i] = click.Option(["--task", "tasks"], multiple=True,
-                                          help="Gate only this task (repeat for several); each must be in the input.")
+        command.params[_i] = ApiOption(["--task", "tasks"], multiple=True, api={"tasks": None, "task": None},
+                                       help="Gate only this task (repeat for several); each must be in the input.")

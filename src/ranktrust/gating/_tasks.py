@@ -158,14 +158,14 @@ def _file_tasks(paths: list[str], opts: Any, task_col: str | None, fmt: str, bin
     except DataError as exc:
         if exc.param != "metric":
             raise
-        # a folder of harness logs whose tasks have other metrics (HELM's harm_bench has no exact_match): the
-        # gate reads every task with one metric; a store holds each task with its own
-        # the reader's place and finding without its advice (pick a `task`: the suite takes them all)
-        where = exc.message.split("; ")[0]
+        # a folder of harness logs whose tasks have other metrics (HELM's harm_bench has no exact_match): a suite
+        # read from files takes every task with one metric (or one task, with the reader's `task`); a store holds
+        # each task with its own
         raise DataError(
-            f"{where}; a suite read from files takes every task with one metric (`metric`='NAME'); where the tasks' "
-            "metrics differ, ingest each task with its own into a store (Store.ingest with `task` and `metric`) and "
-            "read the store", param="metric", code="task_metrics_differ", data={**exc.data, "where": where}) from None
+            f"{exc.message}; a suite read from files takes every task with one metric: where the tasks' metrics "
+            "differ, ingest each task with its own into a store (Store.ingest with `task` and `metric`) and read the "
+            "store", param="metric", code="task_metrics_differ",
+            data={**exc.data, "where": src, "reader_message": exc.message}) from None
     col = task_col or "task"
     if task_col and task_col not in df.columns:
         raise DataError(f"{src}: no column {task_col!r} to take the tasks from; columns: "
