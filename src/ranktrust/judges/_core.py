@@ -1,8 +1,8 @@
 """Gold-corrected scores: a judge's scores on every item, a person's labels on a random subset.
 
 :func:`gold_corrected` estimates each model's mean *gold* score (what the person would give on every item)
-from both, with the estimators of ``ranktrust.stats`` (PPI++, post-stratification, Rogan–Gladen), and puts the estimates through the same verdict
-machinery as the arena: one covariance matrix of all models' estimates, the stepdown max-|t| over all pairs
+from both, with the estimators of ``ranktrust.stats`` (PPI++, post-stratification, Rogan–Gladen), and puts the
+estimates through the same verdict machinery as the arena: one covariance matrix of all models' estimates, the stepdown max-|t| over all pairs
 (Romano & Wolf 2005; :func:`ranktrust.preference` uses the same function), the "found better" relation, its
 rank sets and tiers (:func:`ranktrust.ranking.layers`). Beside each model stand the judge-only score (biased
 for the gold target: what a leaderboard that trusts its judge prints) and the gold-only score (unbiased, and
@@ -33,8 +33,8 @@ from ..results import Result, jsonable
 from ..stats import intervals
 from ..stats._ppi import METHODS, gold_fit, model_intervals
 
-__all__ = ["Ranked", "RankedRow", "pairs_and_ranks", "GoldCorrected", "GoldCorrectedJSON", "JudgedRow", "JudgedPairRow", "gold_corrected", "labels_needed", "model_intervals", "METHODS"]
-
+__all__ = ["Ranked", "RankedRow", "pairs_and_ranks", "GoldCorrected", "GoldCorrectedJSON", "JudgedRow",
+           "JudgedPairRow", "gold_corrected", "labels_needed", "model_intervals", "METHODS"]
 
 
 class RankedRow(TypedDict):

@@ -785,8 +785,8 @@ def _gold_intervals(m: "ScoreMatrix", gold: Any, *, method: str, cluster: bool, 
         """The score path's interval of ``x`` (the judge on every item, or the labels where given): Wilson for
         0/1 scores, t otherwise, clustered where the fit is."""
         how = "cluster" if cluster else ("wilson" if is_binary(x) else "t")
-        r = score_ci(x, method=how, group_codes=fit.group_codes, confidence_level=confidence_level,  # type: ignore[arg-type]
-                     names=fit.models, cluster_correction=cluster_correction)
+        r = score_ci(x, method=how, group_codes=fit.group_codes,  # type: ignore[arg-type]
+                     confidence_level=confidence_level, names=fit.models, cluster_correction=cluster_correction)
         return ScoreIntervals(models=fit.models, n_items=np.asarray(r.n, dtype=np.int64), score=r.score, se=r.se,
                               ci_low=r.low, ci_high=r.high, method=how, confidence_level=confidence_level,
                               clustered=fit.clustered, n_clusters=fit.n_clusters, cluster_correction=corr, df=r.df)

@@ -346,7 +346,8 @@ def gold_fit(judge: Any, gold: Any, *, method: str = "auto", confidence_level: f
     return GoldFit(
         models=tuple(judge.models), method=how, confidence_level=level, score=est["estimate"], se=est["se"],
         ci_low=est["ci_low"], ci_high=est["ci_high"], covariance=est["covariance"], df=est["df"],
-        lam=est["lam"] if how == "ppi++" else None, var_judge=est["var_judge"], var_label=est["var_label"], labelled=L, n_items=N, n_labelled=n,
+        lam=est["lam"] if how == "ppi++" else None, var_judge=est["var_judge"], var_label=est["var_label"],
+        labelled=L, n_items=N, n_labelled=n,
         clustered=bool(cluster), n_clusters=int(np.unique(codes).size) if codes is not None else None,
         gold_labels=y_mn, group_codes=codes,
     )
