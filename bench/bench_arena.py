@@ -23,7 +23,8 @@ taken between runs seconds apart: on a loaded machine absolute times move betwee
 Wall and CPU seconds (CPU of the process or of the child). The exact optimum is computed by an independent method
 (Zermelo/Hunter MM iterations to a relative change below 1e-13) and compared in Elo points.
 
-    .venv/bin/python bench/bench_arena.py                 # about 2-3 minutes on 2 shared cores
+    .venv/bin/python bench/bench_arena.py                 # about 5 minutes on 2 shared cores (load 6-12)
+    .venv/bin/python bench/bench_arena.py --steps         # CPU seconds per step of rt.arena(path)
     .venv/bin/python bench/bench_arena.py --rounds 100    # the full FastChat reference (minutes more)
 """
 
