@@ -274,3 +274,24 @@ def test_lists_inside_dict_fields_are_read_only_too():
             except TypeError:
                 pass
     assert json.dumps(r.to_dict()) == before
+
+
+def test_list_fields_and_the_dicts_in_them_are_read_only():
+    """A result's list fields (watch's ``excluded``, a tuple of dict rows) are frozen like its dict fields."""
+    from dataclasses import dataclass
+
+    from ranktrust.results import FrozenDict, FrozenList, Result
+
+    @dataclass(frozen=True, eq=False)
+    class Rows(Result):
+        names: list
+        rows: tuple
+
+    r = Rows(names=["a", ["b"]], rows=({"k": [1]}, "x"))
+    assert isinstance(r.names, FrozenList) and isinstance(r.names[1], FrozenList) and r.names == ["a", ["b"]]
+    assert isinstance(r.rows[0], FrozenDict) and isinstance(r.rows[0]["k"], FrozenList) and r.rows[1] == "x"
+    for change in (lambda: r.names.append("z"), lambda: r.names[1].append("z"), lambda: r.rows[0].update(k=2),
+                   lambda: r.rows[0]["k"].append(2)):
+        with pytest.raises(TypeError, match="a result is frozen"):
+            change()
+    assert r.to_dict() == {"names": ["a", ["b"]], "rows": [{"k": [1]}, "x"]}

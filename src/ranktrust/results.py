@@ -217,9 +217,12 @@ def _freeze(value: Any) -> Any:
 
 
 def _read_only(value: Any) -> Any:
-    """A non-writeable view of an array (tuples of arrays too); a dict as a :class:`FrozenDict`; anything
-    else unchanged."""
-    if isinstance(value, dict):
+    """A non-writeable view of an array (tuples of arrays too); a dict as a :class:`FrozenDict`, a list as a
+    :class:`FrozenList` (and the dicts and lists inside them, and inside a tuple, frozen too); anything else
+    unchanged."""
+    if isinstance(value, (dict, list)):
+        return _freeze(value)
+    if isinstance(value, tuple) and not hasattr(value, "_fields") and any(isinstance(v, (dict, list)) for v in value):
         return _freeze(value)
     if isinstance(value, np.ndarray):
         if not value.flags.writeable:
@@ -243,8 +246,8 @@ def _check_result_class(cls: type) -> None:
 
 
 class Result:
-    """Base of every result: a ``@dataclass(frozen=True, eq=False)`` with read-only arrays and read-only dicts
-    (:class:`FrozenDict`, the dicts and lists inside them too: :class:`FrozenList`).
+    """Base of every result: a ``@dataclass(frozen=True, eq=False)`` with read-only arrays, dicts and lists
+    (:class:`FrozenDict`, :class:`FrozenList`, and the dicts and lists inside them too).
 
     ``to_dict()`` is derived from the fields; subclasses override it only when the
     JSON layout differs from their fields (keys stay equal to field names where a
