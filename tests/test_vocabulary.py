@@ -166,6 +166,13 @@ VOCABULARY: dict[str, str] = {
     "games": "judge_audit: swapped games (g1_winner, g2_winner: each question judged in both orders)",
     "reference": "judge_audit: reference verdicts on the same battles as `battles`, line by line",
     "family": "judge_audit: the models of the judge's own family (named, never guessed)",
+    "judge_col": "judge_audit: the column naming the judge (or the repeat) of each score in `scores`",
+    "battle_id": "arena with gold: the column matching a gold battle to its judged battle (None = `num`, then the "
+                 "DataFrame index)",
+    # reading
+    "source_name": "read: what errors call a DataFrame's source (a file name), default 'DataFrame'",
+    "line_numbers": "read: a DataFrame row's line in its file: an int added to its position, or 'index'",
+    "task_col": "gate: the column of the files whose values are the tasks",
     # suite (issue 34)
     "weights": "suite: task weights of the mean-based rules ({task: w} or a sequence)",
     "normalise": "suite: 'random-baseline' rescales task scores above chance (Open LLM Leaderboard)",
