@@ -331,7 +331,7 @@ def test_a_result_without_a_text_renderer_prints_its_repr():
         x: float
 
     b = Bare(0.5)
-    assert str(b) == repr(b) == "Bare(x=0.5)"
+    assert str(b) == repr(b) == "Bare(x=0.5)" and not hasattr(b, "headline")   # no 'headline' renderer: none
     assert "0.5" in b.to_markdown() and b.to_html().lstrip().lower().startswith("<!doctype html")
 
 

@@ -139,7 +139,7 @@ def headline_of(result: Any) -> dict[str, Any]:
         return {"text": h}
     words = renderer_for(result, "headline")
     if words is None:
-        raise TypeError(f"{type(result).__name__} has no headline: register a 'headline' renderer for it")
+        raise AttributeError(f"{type(result).__name__} has no headline: register a 'headline' renderer for it")
     return {**(h if isinstance(h, dict) else {}), "text": words(d)}
 
 
