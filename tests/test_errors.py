@@ -224,8 +224,6 @@ def test_warn_points_at_the_caller_of_the_function_that_warns():
 #: files that still emit a warning without a code (a plain ``UserWarning``), and how many places: the count only
 #: falls. Emit ``errors.warn(message, code=..., data=...)`` (or a ``RanktrustWarning`` subclass) instead.
 PLAIN_WARNINGS_LEFT = {
-    "ranktrust/cli/_gate.py": 1,
-    "ranktrust/gating/_tasks.py": 1,
     "ranktrust/reporting/plots/_style.py": 1,
 }
 

@@ -6,12 +6,12 @@ Exit codes: 0 PASS (or INCONCLUSIVE without --strict), 1 bad input, 3 FAIL (a re
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import click
 
 from ..data._io import input_hash
+from ..errors import warn
 from ..gating import GATE_ADJUST, read_tasks
 from ..gating import gate as _gate
 from ._common import (
@@ -146,7 +146,9 @@ def command(paths: tuple[str, ...], candidate: str, baseline: str, margin: float
     if r.verdict == "FAIL":
         raise SystemExit(EXIT_FAIL)
     if r.verdict == "INCONCLUSIVE":
-        warnings.warn(inconclusive_warning(r.to_dict()), UserWarning, stacklevel=1)
+        d = r.to_dict()
+        warn(inconclusive_warning(d), code="gate_inconclusive",
+             data={"tasks": [t["task"] for t in d["tasks"] if t["decision"] == "inconclusive"]}, stacklevel=1)
         if strict:
             raise SystemExit(EXIT_INCONCLUSIVE_STRICT)
 

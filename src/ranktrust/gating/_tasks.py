@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import warnings
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ..data import ScoreMatrix
+from .. import errors as _errors
 from ..errors import ArgumentError, DataError
 
 __all__ = ["tasks_of", "read_tasks", "is_store"]
@@ -133,8 +133,9 @@ def _store_tasks(source: Any, opts: Any) -> dict[str, ScoreMatrix]:
     chosen = opts.metric
     lacking = [t for t in names if chosen is not None and chosen not in [x.metric for x in held if x.task == t]]
     if lacking and len(lacking) < len(names):
-        warnings.warn(f"{where}: {len(lacking)} task(s) hold no metric {chosen!r} and are not gated: "
-                      f"{', '.join(lacking)}", UserWarning, stacklevel=4)
+        _errors.warn(f"{where}: {len(lacking)} task(s) hold no metric {chosen!r} and are not gated: "
+                     f"{', '.join(lacking)}", code="tasks_without_metric",
+                     data={"where": where, "metric": chosen, "tasks": list(lacking)}, stacklevel=3)
         names = [t for t in names if t not in lacking]
     suite = {}
     for t in names:
