@@ -269,7 +269,9 @@ def _adjust_rows(rows: np.ndarray, adjust: str) -> np.ndarray:
         return rows.copy()
     if adjust == "bonferroni":
         return np.minimum(1.0, rows * n)
-    order = np.argsort(rows, axis=1, kind="stable")
+    # any sort: tied p-values get the same adjusted value whichever comes first (the running max / min
+    # carries the first one's), so the result is adjust_pvalues's bit for bit; the default sort is SIMD
+    order = np.argsort(rows, axis=1)
     s = np.take_along_axis(rows, order, axis=1)
     kk = np.arange(1, n + 1, dtype=np.float64)
     if adjust == "holm":
