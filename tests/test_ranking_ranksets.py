@@ -360,3 +360,31 @@ def test_n_differ_matches_brute_force(seed, binary):
     got = R._n_differ(u)
     assert np.array_equal(got, (u[:, None, :] != u[None, :, :]).sum(axis=2))
     assert got[1, 3] == 0 and got[0, 4] <= 5
+
+
+@pytest.mark.parametrize("adjust", ["holm", "bonferroni", "bh", "none"])
+def test_rows_adjusted_at_once_equal_adjust_pvalues_row_by_row(adjust):
+    """The marginal rank sets adjust every row of p-values at once (any sort: tied p-values share their
+    adjusted value); each row equals adjust_pvalues on that row bit for bit, ties, 0s and 1s included, and a
+    table with an untested pair (NaN) takes the row-by-row path."""
+    from ranktrust.ranking._ranksets import _holm_rows
+    from ranktrust.stats._multiplicity import adjust_pvalues
+
+    g = np.random.default_rng(3)
+    for k, digits in ((2, 6), (7, 2), (60, 2), (60, 8)):
+        p = np.round(g.random((k, k)) ** 3, digits)
+        p[g.random((k, k)) < 0.2] = 1.0
+        p[g.random((k, k)) < 0.1] = 0.0
+        np.fill_diagonal(p, np.nan)
+        for holes in (False, True):
+            if holes and k > 2:
+                p[0, 1] = p[1, 0] = np.nan
+            off = ~np.eye(k, dtype=bool)
+            want = np.full(p.shape, np.nan)
+            for j in range(k):
+                row = p[j, off[j]]
+                ok = np.isfinite(row)
+                adj = np.full(row.shape, np.nan)
+                adj[ok] = adjust_pvalues(row[ok], adjust)
+                want[j, off[j]] = adj
+            assert np.array_equal(_holm_rows(p, adjust), want, equal_nan=True), (k, digits, holes)
