@@ -292,7 +292,7 @@ def test_bootstrap_methods_come_from_the_engine(swebench):
 
     for method in ("percentile", "bca"):
         iv = rt.intervals(swebench, method=method, n_resamples=2000, rng=1)
-        b = rt.bootstrap_ci(swebench, method=method, n_resamples=2000, rng=1)
+        b = rt.stats.bootstrap_ci(swebench, method=method, n_resamples=2000, rng=1)   # rt.bootstrap_ci: deprecated
         np.testing.assert_array_equal(iv.ci_low, b.ci_low)
         np.testing.assert_array_equal(iv.ci_high, b.ci_high)
         assert iv.method == method
@@ -467,8 +467,8 @@ def test_cluster_edge_note_and_warning():
     (note,) = iv.notes
     assert edge[0].note is note        # the warning carries the record (a report can keep the record, not the text)
     assert note.code == "cluster_edge" and note.data["models"] == ["low", "high"] and note.data["n_clusters"] == 8
-    assert iv.to_dict()["notes"] == [note.to_dict()]
     text = note_text(note)
+    assert iv.to_dict()["notes"] == [{**note.to_dict(), "text": text}]   # to_dict() is the CLI's JSON: worded
     assert text.startswith("models 'low', 'high': the clustered 95% interval is approximate, a score of at most 10% "
                            "or at least 90% from only 8 item groups (fewer than 20)")
     assert "`cluster`=False" in text and "0.84" in text

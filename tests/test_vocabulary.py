@@ -452,7 +452,7 @@ def test_every_function_raises_the_same_cluster_error():
         "intervals": lambda: rt.intervals(m, cluster=True),
         "compare": lambda: rt.compare(m, "model_0", "model_1", cluster=True),
         "all_pairs": lambda: rt.all_pairs(m, cluster=True),
-        "bootstrap_ci": lambda: rt.bootstrap_ci(m, cluster=True, n_resamples=10),
+        "bootstrap_ci": lambda: rt.stats.bootstrap_ci(m, cluster=True, n_resamples=10),
         "rank_sets": lambda: rt.rank_sets(m, method="bootstrap", cluster=True, n_resamples=10),
         "stability": lambda: rt.stability(m, cluster=True, n_resamples=10),
         "report": lambda: rt.report(m, cluster=True, stability=False, quality=False),
@@ -490,7 +490,7 @@ def test_progress_is_called_as_done_total():
     s = (np.random.default_rng(2).random((4, 120)) < [[0.7], [0.6], [0.5], [0.4]]).astype(float)
     m = rt.ScoreMatrix.from_array(s)
     calls = {
-        "bootstrap_ci": lambda cb: rt.bootstrap_ci(m, n_resamples=700, rng=0, progress=cb),
+        "bootstrap_ci": lambda cb: rt.stats.bootstrap_ci(m, n_resamples=700, rng=0, progress=cb),
         "rank_sets": lambda cb: rt.rank_sets(m, method="bootstrap", n_resamples=700, rng=0, progress=cb),
         "rank_sets (pairs)": lambda cb: rt.rank_sets(m, progress=cb),
         "stability": lambda cb: rt.stability(m, sizes=[50], n_resamples=100, rng=0, progress=cb),
