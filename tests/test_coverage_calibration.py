@@ -236,8 +236,8 @@ def test_cluster_bootstrap_correction_widens():
     rng = np.random.default_rng(3)
     x, codes = _clustered(rng, 1, [30] * 14, 0.4)
     m = rt.ScoreMatrix.from_array(np.vstack([x, x[:, ::-1]]), groups=[str(c) for c in codes])
-    a = rt.bootstrap_ci(m, cluster=True, n_resamples=2000, rng=0)
-    b = rt.bootstrap_ci(m, cluster=True, n_resamples=2000, rng=0, cluster_correction="none")
+    a = rt.stats.bootstrap_ci(m, cluster=True, n_resamples=2000, rng=0)
+    b = rt.stats.bootstrap_ci(m, cluster=True, n_resamples=2000, rng=0, cluster_correction="none")
     f = np.sqrt(14 / 13) * stats.t.ppf(0.975, 13) / stats.norm.ppf(0.975)
     np.testing.assert_allclose(a.ci_high - a.score, f * (b.ci_high - b.score), rtol=1e-12)
 
