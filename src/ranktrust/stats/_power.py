@@ -139,11 +139,54 @@ def mcnemar_power(items: Any, *, gap: float, disagreement: float, alpha: float =
 
 
 class _Curve:
-    """Exact McNemar power as a function of n at one (gap, q, alpha)."""
+    """Exact McNemar power as a function of n at one (gap, q, alpha).
+
+    A search calls it many times over overlapping ranges of n, so it keeps what does not depend on
+    the call: the conditional power at each number ``m`` of discordant items, and the log-gamma and
+    ``x log p`` terms of the binomial pmf at each integer, over ranges that grow as asked for. Every
+    value depends on its own ``m`` (or integer) alone, so the kept values are those a fresh
+    computation gives, bit for bit.
+    """
 
     def __init__(self, gap: float, q: float, alpha: float) -> None:
         self.q, self.alpha = q, alpha
         self.pi = (q + gap) / (2 * q)
+        self._m0 = 0
+        self._cp = np.empty(0)
+        self._lg = self._xa = self._xb = np.empty(0)
+
+    def _cond_power(self, lo: int, hi: int) -> np.ndarray:
+        """``_conditional_power`` at m = lo..hi (kept over the union of the ranges asked for)."""
+        m0, m1 = self._m0, self._m0 + self._cp.size - 1
+        if self._cp.size == 0:
+            self._m0, self._cp = lo, _conditional_power(np.arange(lo, hi + 1), self.pi, self.alpha)
+        else:
+            parts = []
+            if lo < m0:
+                parts.append(_conditional_power(np.arange(lo, m0), self.pi, self.alpha))
+            parts.append(self._cp)
+            if hi > m1:
+                parts.append(_conditional_power(np.arange(m1 + 1, hi + 1), self.pi, self.alpha))
+            if len(parts) > 1:
+                self._m0, self._cp = min(lo, m0), np.concatenate(parts)
+        return self._cp[lo - self._m0:hi - self._m0 + 1].copy()
+
+    def _pmf(self, m: np.ndarray, n: np.ndarray) -> np.ndarray:
+        """``_binom_pmf(m[None, :], n[:, None], q)`` from tables of its terms at each integer."""
+        top = int(n.max()) + 1
+        if self._lg.size < top:
+            j = np.arange(max(top, 2 * self._lg.size), dtype=np.float64)
+            q = self.q
+            with np.errstate(divide="ignore", invalid="ignore"):
+                self._lg = special.gammaln(j + 1)
+                self._xa, self._xb = special.xlogy(j, q), special.xlog1py(j, -q)
+        k, nn = m[None, :], n[:, None]
+        ok = k <= nn   # m >= 0 here
+        kk, rest = np.where(ok, k, 0), np.where(ok, nn - k, 0)
+        nn = np.where(ok, nn, 0)
+        lg, xa, xb = self._lg, self._xa, self._xb
+        logp = lg[nn] - lg[kk] - lg[rest] + xa[kk] + xb[rest]
+        return np.where(ok, np.exp(logp), 0.0)
 
     def __call__(self, n: np.ndarray) -> np.ndarray:
         q = self.q
@@ -152,24 +195,12 @@ class _Curve:
         lo = int(max(0, math.floor(float(n.min()) * q - 10 * sd - 5)))
         hi = int(min(int(n.max()), math.ceil(float(n.max()) * q + 10 * sd + 5)))
         m = np.arange(lo, hi + 1)
-        cp = _conditional_power(m, self.pi, self.alpha)
+        cp = self._cond_power(lo, hi)
         out = np.empty(n.shape)
         for s0 in range(0, n.size, 256):  # chunks keep the (n, m) pmf table small
             nn = n[s0:s0 + 256]
-            out[s0:s0 + 256] = _binom_pmf(m[None, :], nn[:, None], q) @ cp
+            out[s0:s0 + 256] = self._pmf(m, nn) @ cp
         return out
-
-
-def _binom_pmf(k: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
-    """Binomial pmf from log-gamma (scipy.special only; 0 outside 0 <= k <= n)."""
-    k = np.asarray(k, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
-    ok = (k >= 0) & (k <= n)
-    kk, nn = np.where(ok, k, 0.0), np.where(ok, n, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logp = (special.gammaln(nn + 1) - special.gammaln(kk + 1) - special.gammaln(nn - kk + 1)
-                + special.xlogy(kk, p) + special.xlog1py(nn - kk, -p))
-    return np.where(ok, np.exp(logp), 0.0)
 
 
 def _exact_items(gap: float, q: float, alpha: float, target: float, start: int) -> tuple[int, float]:
