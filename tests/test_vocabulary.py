@@ -167,6 +167,8 @@ VOCABULARY: dict[str, str] = {
     "reference": "judge_audit: reference verdicts on the same battles as `battles`, line by line",
     "family": "judge_audit: the models of the judge's own family (named, never guessed)",
     "judge_col": "judge_audit: the column naming the judge (or the repeat) of each score in `scores`",
+    "judges": "intervals: the runs are judges (or repeats): 'auto' | 'random' (two-way clustered by item and "
+              "judge) | 'fixed' (clustered by item); None = runs averaged first",
     "battle_id": "arena with gold: the column matching a gold battle to its judged battle (None = `num`, then the "
                  "DataFrame index)",
     # reading

@@ -17,19 +17,11 @@ vector of offsets is one observation). A judge that is only noisy has offset 0 a
 run, a version) that scores higher throughout is. ``rate`` is the offset furthest from 0 (points of the score),
 with a Bonferroni t interval over the judges.
 
-:func:`judged_intervals`: each model's mean score over its judgments, with a variance that counts the judges.
-
-* ``judges="random"``: two-way cluster-robust variance (Cameron, Gelbach & Miller 2011, eq. 2.11)
-  ``V_item + V_judge - V_item∩judge``, each the CR1 one-way variance (``G / (G - 1)`` times the sum of squared
-  cluster sums), t with ``min(G_item, G_judge) - 1`` df; where the sum is not positive, the larger one-way
-  variance. The interval covers the score the model would get from the *population* of judges the judges are
-  drawn from. With ``G_judge`` under about 10 the judge component is estimated from a handful of sums: the t
-  quantile on ``G_judge - 1`` df keeps the coverage where judge effects are normal, at a large price in width,
-  and says little where they are not (CGM 2011 §2.5).
-* ``judges="fixed"``: the judges are the ones that will always judge: the interval covers the mean over *these*
-  judges, clustered by item (every judgment of an item in one cluster, so the repeat noise and the
-  judge-by-item disagreement enter through the item sums), CR1 with ``G_item - 1`` df.
-* ``judges="auto"`` (the default): random with 10 judges or more, fixed below.
+:func:`judged_intervals`: each model's mean score over its judgments, with a variance that counts the judges:
+two-way clustering by item and judge where the judges are random, by item where they are fixed (the statistics,
+with their sources, are :mod:`ranktrust.stats._twoway`'s; ``rt.intervals(m, judges=...)`` gives the same
+intervals from a matrix whose runs are the judges). This reader keeps what a matrix cannot hold: the same judge
+judging one answer several times.
 """
 
 from __future__ import annotations
@@ -41,14 +33,10 @@ import numpy as np
 from scipy import stats as _st
 
 from .._kernel import t_quantile
-from ..errors import ArgumentError, DataError
-from ..stats._intervals import ScoreIntervals
+from ..errors import DataError
+from ..stats import ScoreIntervals, check_judges, judged_ci
 
-__all__ = ["judged_intervals", "repeat_variance", "judge_shift", "icc_oneway", "hotelling_one_sample",
-           "twoway_variance", "MIN_RANDOM_JUDGES"]
-
-#: with fewer judges than this, ``judges="auto"`` treats them as fixed (see the module docstring)
-MIN_RANDOM_JUDGES = 10
+__all__ = ["judged_intervals", "repeat_variance", "judge_shift", "icc_oneway", "hotelling_one_sample"]
 
 
 def _col(table: Any, name: str, what: str) -> np.ndarray:
@@ -201,27 +189,7 @@ def judge_shift(d: dict[str, np.ndarray], confidence_level: float) -> dict:
             "n_cells": int(full.sum()), "n_clusters": int(G), "t2": t2}
 
 
-# ---- score intervals with the judge's variance ----------------------------------------------------------------
-def twoway_variance(y: np.ndarray, g1: np.ndarray, g2: np.ndarray) -> tuple[float, float, float, float]:
-    """CR1 variances of the mean of ``y`` clustered by ``g1``, by ``g2`` and by their intersection, and the
-    two-way ``V1 + V2 - V12`` (Cameron, Gelbach & Miller 2011): ``(v_two_way, v1, v2, v12)``."""
-    y = np.asarray(y, dtype=float)
-    e = y - y.mean()
-    n = y.size
-
-    def one(codes: np.ndarray) -> float:
-        _, c = np.unique(codes, return_inverse=True)
-        sums = np.bincount(c, weights=e)
-        G = sums.size
-        return float(G / (G - 1) * np.sum(sums * sums) / (n * n)) if G > 1 else math.nan
-
-    c1, c2 = (np.unique(g, return_inverse=True)[1].ravel() if np.asarray(g).dtype.kind in "iub" else _codes(g)[1]
-              for g in (g1, g2))
-    v1, v2 = one(c1), one(c2)
-    v12 = one(c1 * (int(c2.max()) + 1) + c2)
-    return v1 + v2 - v12, v1, v2, v12
-
-
+# ---- score intervals with the judge's variance (the statistics are stats._twoway's) ------------------
 def judged_intervals(scores: Any, *, model_col: str = "model", item_col: str = "item", judge_col: str = "judge",
                      score_col: str = "score", cluster_by: str | None = None, judges: str = "auto",
                      confidence_level: float = 0.95) -> ScoreIntervals:
@@ -238,7 +206,7 @@ def judged_intervals(scores: Any, *, model_col: str = "model", item_col: str = "
     judges : {"auto", "random", "fixed"}, default ``"auto"``
         ``"random"``: two-way clustering by item and judge (the interval covers the judge population's mean
         score); ``"fixed"``: clustered by item only (the mean over these judges); ``"auto"``: random with
-        :data:`MIN_RANDOM_JUDGES` judges or more, else fixed. See the module docstring.
+        :data:`ranktrust.stats._twoway.MIN_RANDOM_JUDGES` (10) judges or more, else fixed. See the module docstring.
     confidence_level : float
 
     Returns
@@ -250,35 +218,12 @@ def judged_intervals(scores: Any, *, model_col: str = "model", item_col: str = "
     from .. import _validate
 
     level = _validate.confidence_level(confidence_level)
-    if judges not in ("auto", "random", "fixed"):
-        raise ArgumentError(f"`judges` must be 'auto', 'random' or 'fixed', got {judges!r}", param="judges")
+    check_judges(judges)
     d = _read_long(scores, model_col, item_col, judge_col, score_col, cluster_by)
-    ml, mc = d["model_labels"], d["model_code"]
-    n_judges = d["judge_labels"].size
-    random = judges == "random" or (judges == "auto" and n_judges >= MIN_RANDOM_JUDGES)
-    M = ml.size
-    score, var, df, n_items = (np.full(M, np.nan) for _ in range(4))
-    for k in range(M):
-        r = mc == k
-        y = d["score"][r]
-        score[k] = y.mean()
-        n_items[k] = np.unique(d["item_code"][r]).size
-        ci, cj = d["cluster_code"][r], d["judge_code"][r]
-        v, vi, vj, _ = twoway_variance(y, ci, cj)
-        gi, gj = np.unique(ci).size, np.unique(cj).size
-        if random:
-            var[k] = v if v > 0 else max(vi, vj)
-            df[k] = min(gi, gj) - 1
-        else:
-            var[k], df[k] = vi, gi - 1
-    with np.errstate(invalid="ignore"):
-        df = np.where(df >= 1, df, np.nan)
-        se = np.sqrt(var)
-        tq = np.asarray(t_quantile(level, np.where(np.isnan(df), 1.0, df)), dtype=float)
-        lo, hi = score - tq * se, score + tq * se
-    if np.all((d["score"] >= 0) & (d["score"] <= 1)):
-        lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
-    n_clusters = int(d["cluster_labels"].size)
-    return ScoreIntervals(models=tuple(str(m) for m in ml), n_items=n_items.astype(int), score=score, se=se,
-                          ci_low=lo, ci_high=hi, method="twoway" if random else "cluster", confidence_level=level,
-                          clustered=True, n_clusters=n_clusters, cluster_correction="cr1", df=df)
+    ml = d["model_labels"]
+    r = judged_ci(d["score"], d["model_code"], d["item_code"], d["judge_code"], ml.size, cluster=d["cluster_code"],
+                  judges=judges, confidence_level=level, stacklevel=3)
+    return ScoreIntervals(models=tuple(str(m) for m in ml), n_items=r.n_items, score=r.score, se=r.se,
+                          ci_low=r.low, ci_high=r.high, method="twoway" if r.random else "cluster",
+                          confidence_level=level, clustered=True, n_clusters=r.n_clusters, cluster_correction="cr1",
+                          df=r.df, notes=r.notes)

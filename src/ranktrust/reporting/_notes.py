@@ -468,6 +468,12 @@ NOTE_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         f"no failure), so their spread and skew are poorly estimated and the interval can cover less than "
         f"stated (a 95% interval covered as little as {fmt.plain(d['coverage_low'])} in simulations, "
         "docs/statistics.md). More groups give a firm interval; `cluster`=False describes these groups only"),
+    "judges_fixed": lambda d: (
+        f"the {fmt.count(d['n_judges'])} judges (the runs) were taken as fixed"
+        + (f" (fewer than {fmt.count(d['min_judges'])}, so `judges`='auto' did)" if d["judges"] == "auto" else "")
+        + ": each interval covers the mean over these judges, clustered by item (or item group); it does not count how another "
+        "set of judges would score (`judges`='random', two-way clustering by item and judge, needs about "
+        f"{fmt.count(d['min_judges'])} judges or more to be firm; docs/judges.md)"),
     "watch_arrival_latency": lambda d: (
         "`order`='arrival' analyses items in the order their results complete: valid only when that order does not "
         "depend on the results. It does when latency depends on correctness (a wrong answer that takes longer: "

@@ -646,6 +646,7 @@ def intervals(
     rng: SeedLike = 0,
     cluster_correction: ClusterCorrection = "cr2",
     gold: "ScoreMatrix | None" = None,
+    judges: Literal["auto", "random", "fixed"] | None = None,
 ) -> ScoreIntervals:
     """Score and confidence interval of every model.
 
@@ -680,6 +681,14 @@ def intervals(
         or ``"rogan-gladen"`` (a 0/1 judge's sensitivity and specificity, measured on the labels); with
         ``cluster`` the influence terms are summed within item groups. ``judge_only`` and ``gold_only`` hold
         the score path's intervals of the judge alone and of the labels alone.
+    judges : {"auto", "random", "fixed"}, optional
+        The matrix's runs are judges (or repeats of one judge: a long table read with ``run`` naming the judge
+        column): each model's score is the mean of its judgments, and the interval counts the judges
+        (:mod:`._twoway`). ``"random"``: two-way clustering by item and judge (Cameron, Gelbach & Miller), the
+        interval covers the mean over the population of judges these are drawn from; ``"fixed"``: clustered by
+        item, the mean over these judges; ``"auto"``: random with 10 judges or more, fixed below (a
+        ``judges_fixed`` note says so). With ``cluster`` the item dimension is the item group. ``method`` must be
+        ``"auto"`` (or ``"cluster"``) and ``gold`` absent. Without ``judges`` the runs are averaged first.
 
     Returns
     -------
@@ -720,6 +729,8 @@ def intervals(
     """
     cl = check_confidence_level(confidence_level)
     corr = _check_correction(cluster_correction)
+    if judges is not None:
+        return _judged_intervals(m, judges, method=method, cluster=cluster, gold=gold, confidence_level=cl)
     if gold is not None:
         return _gold_intervals(m, gold, method=method, cluster=bool(cluster), confidence_level=cl,
                                cluster_correction=corr)
@@ -766,6 +777,40 @@ def intervals(
         df=r.df,
         notes=(note,) if note is not None else (),
     )
+
+
+def _judged_intervals(m: "ScoreMatrix", judges: str, *, method: str, cluster: bool, gold: Any,
+                      confidence_level: float) -> ScoreIntervals:
+    """:func:`intervals` with ``judges``: the runs of ``m`` are the judges (:mod:`._twoway`)."""
+    from ._twoway import check_judges, judged_ci
+
+    check_judges(judges)
+    if gold is not None:
+        raise ArgumentError("`judges` and `gold` cannot be combined: `gold` corrects one judge's scores with "
+                            "labels, `judges` counts several judges' variance; give one", param="judges")
+    if method not in ("auto", "cluster"):
+        raise ArgumentError(f"with `judges`, `method` must be 'auto' (or 'cluster'): the interval is the "
+                            f"two-way clustered one, got {method!r}", param="method")
+    if m.n_runs < 2:
+        raise DataError("`judges` needs a matrix whose runs are the judges (or repeats): this one has one run; "
+                        "read the judge column as the run (`run`='judge')", param="judges", code="no_judges",
+                        data={"n_runs": m.n_runs})
+    if m.conditions is not None:
+        raise DataError("`judges` reads the runs as judges, but this matrix's runs carry conditions (a design "
+                        "over runs): select the runs of one condition, or read without conditions",
+                        param="judges", code="judges_ambiguous", data={"n_runs": m.n_runs})
+    clustered = resolve_cluster(m, cluster, method)
+    data = np.asarray(m.data, dtype=float)
+    mi, ii, ri = np.nonzero(~np.isnan(data))
+    if mi.size == 0:
+        raise DataError("no model has a score", param="m")
+    codes = np.asarray(m.group_codes)[ii] if clustered else None
+    r = judged_ci(data[mi, ii, ri], mi, ii, ri, len(m.models), cluster=codes, judges=judges,
+                  confidence_level=confidence_level, stacklevel=5)
+    return ScoreIntervals(
+        models=m.models, n_items=r.n_items, score=r.score, se=r.se, ci_low=r.low, ci_high=r.high,
+        method="twoway" if r.random else "cluster", confidence_level=confidence_level, clustered=True,
+        n_clusters=r.n_clusters, cluster_correction="cr1", df=r.df, notes=r.notes)
 
 
 def _gold_intervals(m: "ScoreMatrix", gold: Any, *, method: str, cluster: bool, confidence_level: float,
