@@ -74,7 +74,9 @@ def _params(name):
 def test_every_decorated_function_has_a_recipe():
     assert set(ANALYSES) == set(CALLS), "add a call recipe for each @analysis function"
     for name, fn in ANALYSES.items():
-        assert getattr(rt, name) is fn, f"rt.{name} is the decorated function itself (no second wrapper)"
+        # the decorated function itself (no second wrapper); a deprecated name wraps it once, to warn
+        assert getattr(rt, name) is fn or (name in rt._DEPRECATED and getattr(rt, name).__wrapped__ is fn), (
+            f"rt.{name} is the decorated function itself (no second wrapper)")
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))

@@ -212,9 +212,11 @@ def test_result_json_notes_and_skips():
     assert d["flags"][0]["corr_ratio"] < 0.7 and d["min_corr_ratio"] == 0.7
     # 30 models x 120 items is a small board: one model per fold (leave-one-out)
     assert d["settings"]["folds"] == 30 and d["settings"]["person_fit_skipped"] is None
-    # the JSON keeps the records (machine-readable): the same codes and figures, no sentences
-    assert d["notes"] == json.loads(json.dumps([n.to_dict() for n in q.notes()])) and not q.ok
-    assert [n["code"] for n in d["notes"]] == ["similar_models", "misfit"] and "text" not in d["notes"][0]
+    # the JSON keeps the records (machine-readable): the same codes and figures, each with its sentence
+    records = [{k: n[k] for k in ("code", "data")} for n in d["notes"]]
+    assert records == json.loads(json.dumps([n.to_dict() for n in q.notes()])) and not q.ok
+    assert [n["code"] for n in d["notes"]] == ["similar_models", "misfit"]
+    assert d["notes"][0]["text"] == note_text(q.notes()[0])
     assert d["notes"][1]["data"] == d["flags"][0] and d["notes"][0]["data"]["models"] == ["m0", "m1"]
     assert "m0 and m1 have identical per-item results on all 120 items" in note_text(d["notes"][0])
     # the report's JSON (reporting.headline.report_dict) adds each record's sentence as its "text"

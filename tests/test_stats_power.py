@@ -13,6 +13,7 @@ from scipy import stats
 import ranktrust as rt
 from ranktrust.errors import DataError
 from ranktrust.stats._power import estimate_disagreement, power, power_table
+from ranktrust.reporting import note_text
 
 
 def test_article_power_table_q027():
@@ -263,10 +264,10 @@ def test_exact_undetectable_gap_is_nan_and_method_errors():
     r = power(items=5, disagreement=0.2, binary=True)  # 5 items: the exact test can never reject at 5%
     assert math.isnan(r.detectable_gap) and r.note.code == "no_detectable_gap"
     assert r.note.data == {"items": 5, "disagreement": 0.2, "best_power": r.note.data["best_power"], "power": 0.8}
-    assert r.to_dict()["note"] == r.note.to_dict() and power(items=500, disagreement=0.2, binary=True).note is None
-    # issue 23 §1: the record carries the numbers, reporting words them; the sentence is the one the analysis
+    assert r.to_dict()["note"] == {**r.note.to_dict(), "text": note_text(r.note)}   # to_dict() is the JSON: worded
+    assert power(items=500, disagreement=0.2, binary=True).note is None
+    # the record carries the numbers, reporting words them; the sentence is the one the analysis
     # wrote before (the item count now has fmt.count's separators: 1,500)
-    from ranktrust.reporting import note_text
     assert note_text(r.note) == ("no possible gap is detectable: with 5 items and disagreement q = 0.2 even the "
                                  "largest possible gap (q) gives the exact McNemar test only 0% power (target 80%)")
     r20 = power(items=20, disagreement=0.3, binary=True)
