@@ -301,7 +301,7 @@ class SuiteResult(Result):
         sets = {tuple(sorted(v)) for v in self.rule_winners.values()}
         return len(tops) > 1 or len(sets) > 1
 
-    def headline(self) -> dict[str, Any]:
+    def _headline(self) -> dict[str, Any]:
         """"Is #1 really #1?" as numbers (the sentence is composed in ``ranktrust.reporting``)."""
         o = [int(k) for k in self.order]
         top = o[0]
@@ -362,7 +362,7 @@ class SuiteResult(Result):
         return jsonable({
             "models": rows, "tasks": tasks, "pairs": pairs, "rules": rules,
             "winner_depends_on_rule": self.winner_depends_on_rule, "contributions": contrib,
-            "new_task": new_task, "headline": self.headline(), "settings": settings,
+            "new_task": new_task, "headline": self._headline(), "settings": settings,
             "notes": [n.to_dict() if isinstance(n, Note) else n for n in self.notes],
         })
 
