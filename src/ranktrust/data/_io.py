@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import sys
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 
 import numpy as np
@@ -310,8 +311,6 @@ def read(
     DataError, FormatError
         With one line naming the file, row or item and what to do.
     """
-    import pandas as pd
-
     opts = _one_options(options, ReadOptions(
         model_col=model, item_col=item, score_col=score, group_col=group, run_col=run,
         condition_col=condition, task=task, metric=metric, errors=errors,
@@ -320,6 +319,8 @@ def read(
     ))
     if isinstance(source, ScoreMatrix):
         return source.align(align)
+    import pandas as pd   # (not for a ScoreMatrix: an analysis given one does not import pandas)
+
     source = _collect_polars(source)
     model, item, score, group = opts.model_col, opts.item_col, opts.score_col, opts.group_col
     if isinstance(source, pd.DataFrame):
@@ -464,11 +465,11 @@ def as_matrix(data: Any, *, align: AlignPolicy = "error") -> Any:
     """What every analysis accepts, made a :class:`ScoreMatrix`: a ScoreMatrix (as is), a long or
     wide pandas (or Polars) DataFrame, or a path (read with :func:`read`). NumPy arrays pass through
     (the analyses take them as ``(models, items)`` scores)."""
-    import pandas as pd
-
     if isinstance(data, ScoreMatrix):
         return data
-    if isinstance(data, (pd.DataFrame, str, os.PathLike)) or _is_polars(data):
+    pd = sys.modules.get("pandas")   # a DataFrame means pandas is imported: no import for a matrix or an array
+    if isinstance(data, (str, os.PathLike)) or (pd is not None and isinstance(data, pd.DataFrame)) \
+            or _is_polars(data):
         return read(data, align=align)
     return data
 
