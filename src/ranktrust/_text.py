@@ -5,13 +5,16 @@ to a terminal (text and Markdown tables, one-line messages) goes through :func:`
 control characters (ESC, newline, tab ...) and invisible format characters (the bidirectional
 overrides U+202A-U+202E and isolates U+2066-U+2069, zero-width spaces ...) are shown as escapes,
 so a name cannot move the cursor, reverse the text after it or break a table's alignment.
+
+It also holds the few phrases a reader's error and its note's sentence share (:data:`SWEBENCH_ERRORED_HOW`), so that
+presentation never imports a reader.
 """
 
 from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["display_name", "needs_escaping"]
+__all__ = ["SWEBENCH_ERRORED_HOW", "display_name", "needs_escaping"]
 
 # categories never shown raw: control, format (bidi marks, zero-width), line/paragraph separators,
 # surrogates, private use, unassigned
@@ -51,3 +54,14 @@ def display_name(s: object) -> str:
     if not needs_escaping(text):
         return text
     return "".join(_escape(ch) if unicodedata.category(ch) in _HIDDEN else ch for ch in text)
+
+
+#: how the instances of a SWE-bench run errored in the harness: (said of one, said of several), by the reason a
+#: ``swebench_errored`` note records; the reader's error and the note's sentence (reporting/) say it in these words
+SWEBENCH_ERRORED_HOW: dict[str, tuple[str, str]] = {
+    "error_ids": ("errored in the harness (error_ids)", "errored in the harness (error_ids)"),
+    "empty_report": ("has an empty report.json (errored in the harness)",
+                     "have an empty report.json (errored in the harness)"),
+    "no_report": ("has no report.json or an empty one (errored in the harness)",
+                  "have no report.json or an empty one (errored in the harness)"),
+}

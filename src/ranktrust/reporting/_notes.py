@@ -12,6 +12,7 @@ import contextvars
 from typing import Any, Callable, Iterator
 
 from . import _fmt as fmt
+from .._text import SWEBENCH_ERRORED_HOW
 
 __all__ = ["note_text", "NOTE_WORDS", "worded", "option_words"]
 
@@ -385,10 +386,8 @@ def _helm_other_splits(d: dict[str, Any]) -> str:
 
 
 def _swebench_errored(d: dict[str, Any]) -> str:
-    from ..data.readers._swebench import ERRORED_HOW   # how they errored, in the words of the reader's errors
-
     n = d["n_instances"]
-    return (f"{d['path']}: {fmt.plural(n, 'instance')} {ERRORED_HOW[d['how']][0 if n == 1 else 1]} and {_was(n)} "
+    return (f"{d['path']}: {fmt.plural(n, 'instance')} {SWEBENCH_ERRORED_HOW[d['how']][0 if n == 1 else 1]} and {_was(n)} "
             + ("scored unresolved (`errors`='wrong')" if d["errors"] == "wrong" else "left out (`errors`='drop')"))
 
 

@@ -42,6 +42,7 @@ from typing import Any, Iterator
 
 from ...errors import DataError, FormatError
 from ...results import Note
+from ..._text import SWEBENCH_ERRORED_HOW
 from ._registry import ReadOptions, register
 from ._util import iter_jsonl, load_json, n_of, walk_files
 
@@ -394,25 +395,14 @@ def files(path: str) -> list[str]:
 
 
 # --------------------------------------------------------------------- scoring a unit
-#: how the instances of a run errored in the harness: (said of one, said of several), by the reason a
-#: ``swebench_errored`` note records (its error here, its note in reporting/)
-ERRORED_HOW: dict[str, tuple[str, str]] = {
-    "error_ids": ("errored in the harness (error_ids)", "errored in the harness (error_ids)"),
-    "empty_report": ("has an empty report.json (errored in the harness)",
-                     "have an empty report.json (errored in the harness)"),
-    "no_report": ("has no report.json or an empty one (errored in the harness)",
-                  "have no report.json or an empty one (errored in the harness)"),
-}
-
-
 def _apply_errors(scores: dict[str, float | None], opts: ReadOptions, where: str,
                   how: str) -> tuple[dict, list[Note]]:
-    """``how``: how the errored instances errored (a key of :data:`ERRORED_HOW`)."""
+    """``how``: how the errored instances errored (a key of :data:`ranktrust._text.SWEBENCH_ERRORED_HOW`)."""
     errored = [i for i, s in scores.items() if s is None]
     if not errored:
         return scores, []
     one = len(errored) == 1
-    them = f"{n_of(len(errored), 'instance')} {ERRORED_HOW[how][0 if one else 1]}"
+    them = f"{n_of(len(errored), 'instance')} {SWEBENCH_ERRORED_HOW[how][0 if one else 1]}"
     if opts.errors not in ("wrong", "drop"):
         raise DataError(
             f"{where}: {them} (e.g. {errored[0]}); pass `errors`='wrong' to score {'it' if one else 'them'} "
