@@ -20,7 +20,7 @@ from typing import Any
 from markupsafe import Markup
 
 from ..errors import ArgumentError
-from . import _fmt as fmt, plots
+from . import _fmt as fmt
 
 __all__ = ["report_page", "markdown_page", "FOREST_MAX_MODELS", "REPORT_SECTIONS"]
 
@@ -58,6 +58,8 @@ def _env() -> Any:
 
     env.filters.update(_filters(), tier_phrase=tier_phrase, stability_title=stability_title,
                        adjust_phrase=adjust_phrase, provenance_lines=provenance_lines, rank_range=rank_range)
+    from . import plots   # matplotlib: only a page with figures needs it, not the JSON of a command
+
     env.globals.update(tier_colour=plots.tier_colour)
     return env
 
@@ -117,6 +119,8 @@ def _filters() -> dict[str, Any]:
 def _figures(d: dict[str, Any], max_forest: int) -> dict[str, Markup | None]:
     """Every figure registered for the report (``plots/_registry.py``), keyed by its slot; None where the
     report lacks what the figure needs."""
+    from . import plots
+
     figs: dict[str, Markup | None] = {}
     for spec in plots.report_figures():
         try:
