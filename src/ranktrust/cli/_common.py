@@ -300,6 +300,12 @@ def _load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatri
 def _read_options(kw: dict[str, Any]) -> dict[str, Any]:
     """The keywords of ``rt.read`` the input options name."""
     group = "" if kw.get("no_groups") else kw.get("group_col")
+    run = kw.get("run_col")
+    if kw.get("judge_col"):
+        if run and run != kw["judge_col"]:
+            raise click.UsageError(f"--judge-col {kw['judge_col']} and --run-col {run} both name the runs: the judge "
+                                   "column is read as the runs, so give one of them")
+        run = kw["judge_col"]
     ctx = click.get_current_context(silent=True)
     if kw.get("input_format", "auto") == "auto" and ctx is not None and "input_format" in ctx.meta:
         kw["input_format"] = ctx.meta["input_format"]
@@ -310,7 +316,7 @@ def _read_options(kw: dict[str, Any]) -> dict[str, Any]:
         item=kw.get("item_col", "item"),
         score=kw.get("score_col", "score"),
         group=group,
-        run=kw.get("run_col"),
+        run=run,
         condition=kw.get("condition_col"),
         task=kw.get("task"),
         metric=kw.get("metric"),
@@ -338,6 +344,34 @@ def gold_options(fn: Callable) -> Callable:
     for o in reversed(opts):
         fn = o(fn)
     return fn
+
+
+def judge_options(fn: Callable) -> Callable:
+    """``--judge-col`` and ``--judges``: several judges (or repeats of one) per answer, their variance counted in the
+    intervals (two-way clustering by item and judge)."""
+    opts = [
+        click.option("--judge-col", "judge_col", default=None, metavar="COLUMN", cls=ApiOption, api={"run": None},
+                     help="Column naming the judge (or the repeat) of each score in a long table: it is read as the "
+                          "runs, and the intervals count the judges' variance (--judges; default auto)."),
+        click.option("--judges", "judges", type=click.Choice(["auto", "random", "fixed"]), default=None,
+                     cls=ApiOption, api="judges",
+                     help="The runs are judges: random (two-way clustered by item and judge; the interval covers the "
+                          "judge population's mean), fixed (clustered by item; these judges' mean), auto (random "
+                          "with 10 judges or more). Default: auto with --judge-col, else the runs are averaged."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def judges_mode(kw: dict[str, Any]) -> str | None:
+    """The ``judges`` of ``rt.intervals`` the judge options name (None: no judges)."""
+    if kw.get("judges") is None and not kw.get("judge_col"):
+        return None
+    if kw.get("gold_col"):
+        raise click.UsageError("--gold-col corrects one judge with labels, --judge-col/--judges count several "
+                               "judges: give one of them")
+    return kw.get("judges") or "auto"
 
 
 def load_with_gold(paths: tuple[str, ...], kw: dict[str, Any], *, notes: bool = True

@@ -13,6 +13,8 @@ from ._common import (
     command_line,
     confidence_option,
     gold_options,
+    judge_options,
+    judges_mode,
     input_options,
     listed,
     load_with_gold,
@@ -55,6 +57,7 @@ from ._common import (
 @click.option("--plots", "plots_dir", default=None, type=click.Path(file_okay=False),
               help="Also write the figures as PNG and SVG into this folder.")
 @gold_options
+@judge_options
 def command(paths: tuple[str, ...], output_format: str | None, out: str, confidence: float, seed: int,
             ci_method: str, all_pairs: bool, adjust: str, tiers: str, rank_method: str, sizes: str,
             stability_n_resamples: int,
@@ -67,6 +70,7 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
     fmt = pick_format(output_format, out)   # before the analysis: a bad --format/--out pair fails fast
     if ci_method == "cluster" and not cluster_requested(kw):
         raise click.UsageError("--ci-method cluster needs --cluster-by COLUMN (the item groups to cluster by)")
+    judges = judges_mode(kw)
     m, gold, ihash = load_with_gold(paths, kw, notes=False)   # the report prints the reader's notes
     cluster = cluster_requested(kw)
     with progress_bar(1000, "analysing") as cb:
@@ -77,8 +81,24 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
             stability_n_resamples=stability_n_resamples, split_half=split_half, rng=seed, microbench=microbench,
             progress=cb, **({"gold": gold, "gold_method": gold_method} if gold is not None else {}),
         )
+    if judges is not None:
+        rep = _with_judged_intervals(rep, m, judges=judges, ci_method=ci_method, cluster=cluster,
+                                     confidence=confidence)
     if plots_dir:
         from ..reporting.plots import save_figures
 
         save_figures(rep, plots_dir)
     render(rep, kind="report", fmt=fmt, out=out, seed=seed, input_hash=ihash, command=command_line())
+
+
+def _with_judged_intervals(rep: Any, m: Any, *, judges: str, ci_method: str, cluster: bool, confidence: float) -> Any:
+    """The report with its intervals section replaced by the intervals that count the judges (the runs of ``m``),
+    and their notes (``judges_fixed``) added. The pair tests, tiers and rank ranges stay those of each item's mean
+    over the judges: the analysis of these judges."""
+    import dataclasses
+
+    from ..stats import intervals
+
+    iv = intervals(m, judges=judges, method=ci_method, cluster=cluster, confidence_level=confidence)
+    return dataclasses.replace(rep, sections=tuple((k, iv if k == "intervals" else v) for k, v in rep.sections),
+                               notes=tuple(rep.notes) + tuple(iv.notes))
