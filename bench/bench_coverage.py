@@ -99,7 +99,7 @@ def section_bootstrap(args: argparse.Namespace) -> None:
                 x = (rng.random((R, n)) < p).astype(float)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    b = rt.bootstrap_ci(x, method=method, n_resamples=B, rng=int(rng.integers(2**31)))
+                    b = rt.stats.bootstrap_ci(x, method=method, n_resamples=B, rng=int(rng.integers(2**31)))
                 c = float(np.mean((b.ci_low <= p) & (p <= b.ci_high)))
                 miss = float(np.mean(np.isnan(b.ci_low)))
                 cells.append(f"{c:.3f}{flag_mc(c, R)}" + (f" (no CI {miss:.3f})" if miss > 0 else ""))
@@ -142,7 +142,7 @@ def section_cluster(args: argparse.Namespace) -> None:
                     m = rt.ScoreMatrix.from_array(xs, groups=[str(g) for g in codes])
                     for meth in ("percentile", "bca"):
                         for corr in ("cr1", "none"):
-                            b = rt.bootstrap_ci(m, method=meth, cluster=True, n_resamples=B, rng=1,
+                            b = rt.stats.bootstrap_ci(m, method=meth, cluster=True, n_resamples=B, rng=1,
                                                 cluster_correction=corr)
                             c = float(np.mean((b.ci_low <= p) & (p <= b.ci_high)))
                             miss = float(np.mean(np.isnan(b.ci_low)))

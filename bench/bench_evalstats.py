@@ -51,7 +51,7 @@ except Exception as exc:   # report not integrated yet: call the analyses direct
     rt.rank_sets(m, rng=0)
     rt.stability(m, rng=0)
     rt.split_half(m, rng=0)
-    rt.bootstrap_ci(m, rng=0)
+    rt.stats.bootstrap_ci(m, rng=0)
     try:
         rt.all_pairs(m)
     except Exception:

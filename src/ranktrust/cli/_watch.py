@@ -217,7 +217,7 @@ def command(paths: tuple[str, ...], target: str, items: str | None, order: str, 
             w.update_matrix(m)
         return w.status(next_budget=budget), ihash, w
 
-    from ..reporting.renderers._watch import follow_line
+    from ..reporting import follow_line
     from ._main import cli_words
 
     st, ihash, w = once()
@@ -234,8 +234,7 @@ def command(paths: tuple[str, ...], target: str, items: str | None, order: str, 
         import dataclasses
 
         st = dataclasses.replace(st, state_file=str(state_path))
-    from ..reporting._render import meta, write_output
-    from ..reporting.renderers._watch import watch_html
+    from ..reporting import meta, watch_html, write_output
 
     def page(payload: dict, m: dict) -> str:   # the page draws the decisions' bands, which the status does not hold
         return watch_html({**payload, "bands": w.bands()}, m, cli=True)

@@ -28,7 +28,7 @@ from ._style import (
 __all__ = ["stability_curve", "power_curve"]
 
 def _familiar_sizes() -> dict[str, int]:
-    from ...ranking._stability import FAMILIAR_SIZES  # defined once, by the analysis whose JSON carries it
+    from ...ranking import FAMILIAR_SIZES  # defined once, by the analysis whose JSON carries it
 
     return FAMILIAR_SIZES
 
