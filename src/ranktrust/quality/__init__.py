@@ -531,7 +531,13 @@ def data_quality(
     if pair_table is not None and pair_table.binary and bool(mask.all()) and pair_table.pairs_scope == "all" \
             and tuple(pair_table.models) == models:
         n_it = float(y.shape[1])
-        disc = np.nan_to_num(pair_table.matrix("only_a") + pair_table.matrix("only_b"), nan=0.0)
+        # discordant items of each pair, both ways round (one scatter: the table holds every pair once)
+        disc = np.zeros((n, n))
+        both = np.asarray(pair_table.only_a, dtype=np.float64) + np.asarray(pair_table.only_b, dtype=np.float64)
+        pi, pj = np.asarray(pair_table.i, dtype=np.intp), np.asarray(pair_table.j, dtype=np.intp)
+        flat = disc.reshape(-1)
+        flat[pi * n + pj] = both
+        flat[pj * n + pi] = both
         equal = n_it - disc
         common = np.full((n, n), n_it)
         p_ = y.sum(1) / n_it

@@ -92,6 +92,13 @@ def _rowdot(x: np.ndarray, a: np.ndarray) -> np.ndarray:
     return x @ a[0] if a.shape[0] == 1 else np.einsum("ij,ij->i", x, a)
 
 
+def _clip(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """``np.clip(x, lo, hi, out=x)`` (the same values) as two ufunc calls: the fits clip small arrays many times, and
+    ``np.clip``'s own dispatch cost more than the work."""
+    np.maximum(x, lo, out=x)
+    return np.minimum(x, hi, out=x)
+
+
 def _rowsum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``(x * y).sum(1)`` without the product array."""
     return np.einsum("ij,ij->i", x, y)
@@ -140,8 +147,9 @@ def _fit_items(y0: np.ndarray, mask: np.ndarray | None, theta: np.ndarray, *, it
     Y = y0.astype(dtype)
     Mk = None if mask is None else mask.astype(dtype)
     for _ in range(iters):
-        z = np.multiply.outer(th, a.astype(dtype)) - b.astype(dtype)[None, :]
-        p = special.expit(z)
+        z = np.multiply.outer(th, a.astype(dtype))
+        z -= b.astype(dtype)[None, :]
+        p = special.expit(z, out=z)
         w = p * (1 - p)
         r = Y - p
         if Mk is not None:
@@ -164,8 +172,8 @@ def _newton_update(a: np.ndarray, b: np.ndarray, ga: np.ndarray, gb: np.ndarray,
     det = haa * hbb - hab * hab
     da = (hbb * ga - hab * gb) / det
     db = (haa * gb - hab * ga) / det
-    np.clip(da, -2.0, 2.0, out=da)
-    np.clip(db, -2.0, 2.0, out=db)
+    _clip(da, -2.0, 2.0)
+    _clip(db, -2.0, 2.0)
     a += da
     b += db
     return max(float(np.max(np.abs(da))), float(np.max(np.abs(db)))) < tol
@@ -248,7 +256,7 @@ def _abilities(y0: np.ndarray, mask: np.ndarray | None, a: np.ndarray, b: np.nda
             w *= Mk
             r *= Mk
         step = (_rowdot(r, A).astype(np.float64) - prec * th) / (_rowdot(w, A2).astype(np.float64) + prec)
-        np.clip(step, -2.0, 2.0, out=step)
+        _clip(step, -2.0, 2.0)
         th += step
         if float(np.max(np.abs(step), initial=0.0)) < tol:
             break
@@ -375,7 +383,7 @@ def _ceiling_fit(y: np.ndarray, mask: np.ndarray, ability: np.ndarray, discrimin
         p -= bb
         special.expit(p, out=p)
         ps = dd[:, None] * p
-        np.clip(ps, eps, 1 - eps, out=ps)
+        _clip(ps, eps, 1 - eps)
         w = 1.0 - ps
         w *= ps
         np.divide(1.0 if M is None else M[active], w, out=w)     # w = M / (ps (1 - ps))
@@ -398,9 +406,9 @@ def _ceiling_fit(y: np.ndarray, mask: np.ndarray, ability: np.ndarray, discrimin
         edge = (dd >= 1.0) & ~(sd < 0)                        # at the bound, pushing past it: theta alone
         st = np.where(edge, g_t / i_tt, st)
         sd = np.where(edge, 0.0, sd)
-        np.clip(st, -1.0, 1.0, out=st)
-        np.clip(sd, -0.25, 0.25, out=sd)
-        nd = np.clip(dd + sd, 0.005, 1.0)
+        _clip(st, -1.0, 1.0)
+        _clip(sd, -0.25, 0.25)
+        nd = _clip(dd + sd, 0.005, 1.0)
         th[active] = t + st
         d[active] = nd
         active = active[(np.abs(st) > tol) | (np.abs(nd - dd) > tol)]
@@ -411,7 +419,7 @@ def _ceiling_fit(y: np.ndarray, mask: np.ndarray, ability: np.ndarray, discrimin
         ps -= bb
         special.expit(ps, out=ps)
         ps *= dd[:, None]
-        np.clip(ps, eps, 1 - eps, out=ps)
+        _clip(ps, eps, 1 - eps)
         l1 = np.log(ps)
         l0 = np.log1p(-ps)
         yy = Y[rows]
