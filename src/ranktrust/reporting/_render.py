@@ -20,7 +20,69 @@ from ._meta import FORMAT_VERSION, meta, version  # noqa: F401  (the meta block,
 
 
 def to_json(payload: dict[str, Any], meta_block: dict[str, Any]) -> str:
-    return json.dumps({"meta": meta_block, **payload}, indent=2, allow_nan=False) + "\n"
+    return dumps_indented({"meta": meta_block, **payload}) + "\n"
+
+
+# ``json.dumps(o, indent=2)`` is Python's own encoder, item by item (Python 3.11's C encoder has no indent): 0.9 CPU
+# s for the 31,125 pairs of a 250-model arena against 0.3 without indent. Containers of plain values, and lists of
+# such dicts (table rows), go to the C encoder whole, its item separator the newline and indent of their depth (a
+# string never holds a raw newline: the encoder writes \n); the rest is walked here. The same text.
+_PLAIN = frozenset((str, int, float, bool, type(None)))
+_C_ENCODERS: dict[int, Any] = {}
+
+
+def _c_json(o: Any, depth: int) -> str:
+    enc = _C_ENCODERS.get(depth)
+    if enc is None:
+        make = getattr(json.encoder, "c_make_encoder")
+        enc = _C_ENCODERS[depth] = make(None, None, json.encoder.encode_basestring_ascii, None, ": ",
+                                        ",\n" + "  " * depth, False, False, False)
+    return "".join(enc(o, 0))
+
+
+def _plain(o: Any) -> bool:
+    return len(o) > 0 and {type(v) for v in (o.values() if isinstance(o, dict) else o)} <= _PLAIN
+
+
+def _indented(o: Any, depth: int, out: list[str]) -> None:
+    is_list = isinstance(o, (list, tuple))
+    if not (is_list or isinstance(o, dict)):
+        out.append(_c_json(o, 0))
+        return
+    if not o:
+        out.append("[]" if is_list else "{}")
+        return
+    ind, ind1 = "\n" + "  " * depth, "\n" + "  " * (depth + 1)
+    if _plain(o):
+        out.append(("[" if is_list else "{") + ind1 + _c_json(o, depth + 1)[1:-1] + ind + ("]" if is_list else "}"))
+    elif is_list and all(type(v) is dict and _plain(v) for v in o):   # rows: "}," + the rows' indent + "{" between
+        ind2 = "\n" + "  " * (depth + 2)
+        body = _c_json(o, depth + 2)[2:-2].replace("}," + ind2 + "{", ind1 + "}," + ind1 + "{" + ind2)
+        out.append("[" + ind1 + "{" + ind2 + body + ind1 + "}" + ind + "]")
+    else:
+        out.append("[" if is_list else "{")
+        items = enumerate(o) if is_list else o.items()
+        for i, (k, v) in enumerate(items):
+            if not (is_list or type(k) is str):
+                raise TypeError("a key that is not text")   # the standard encoder writes it (or says why not)
+            key = "" if is_list else json.encoder.encode_basestring_ascii(k) + ": "
+            out.append(("," if i else "") + ind1 + key)
+            _indented(v, depth + 1, out)
+        out.append(ind + ("]" if is_list else "}"))
+
+
+def dumps_indented(o: Any) -> str:
+    """``json.dumps(o, indent=2, allow_nan=False)``, the same text, with the C encoder writing the values; what it
+    cannot write (a value that is not JSON, NaN, a key that is not text) goes to ``json.dumps``, which raises as it
+    would or writes it."""
+    if getattr(json.encoder, "c_make_encoder", None) is not None:
+        out: list[str] = []
+        try:
+            _indented(o, 0, out)
+            return "".join(out)
+        except (TypeError, ValueError, RecursionError):
+            pass
+    return json.dumps(o, indent=2, allow_nan=False)
 
 
 def write_output(text: str, out: str) -> None:
