@@ -52,13 +52,19 @@ def _factor(V: np.ndarray) -> np.ndarray:
 
 
 def t_tail(t: np.ndarray, df: np.ndarray | float) -> np.ndarray:
-    """log P(T > |t|) for Student's t with ``df`` degrees of freedom (inf: the normal), without underflow."""
-    from scipy import stats
+    """log P(T > |t|) for Student's t with ``df`` degrees of freedom (inf: the normal), without underflow of
+    the normal tail.
+
+    ``scipy.special`` directly: the values of ``stats.t.logsf`` / ``stats.norm.logsf`` bit for bit (they call
+    ``stdtr`` and ``log_ndtr``; NaN for df <= 0 or NaN as there) without importing ``scipy.stats``, which costs
+    more than a second of start-up on every command."""
+    from scipy import special
 
     a = np.abs(np.asarray(t, dtype=float))
     df = np.broadcast_to(np.asarray(df, dtype=float), a.shape)
+    fin = np.isfinite(df)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = np.where(np.isfinite(df), stats.t.logsf(a, np.where(np.isfinite(df), df, 1.0)), stats.norm.logsf(a))
+        out = np.where(fin, np.log(special.stdtr(np.where(fin, df, 1.0), -a)), special.log_ndtr(-a))
     return out
 
 
