@@ -135,7 +135,7 @@ def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
                     dup = None
             bt = replace(bt, duplicates=dup)
         return bt
-    from ..data.battles import read_battles  # the data layer reads files
+    from ..data.battles import read_battles_coded  # the data layer reads files (and codes the names once)
 
     own = cluster_by is not None and cluster_by != "auto" and cluster_by not in _CANONICAL
     if own:
@@ -146,7 +146,7 @@ def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
                             param="cluster_by")
         reader = {**reader, "prompt": cluster_by}
     try:
-        df = read_battles(battles, **reader)   # its notes (what it left out or changed) reach the result
+        df, coded = read_battles_coded(battles, **reader)   # its notes (what it left out or changed) reach the result
     except DataError as e:
         if own and e.code == "no_prompt_column":
             cols = ", ".join(map(repr, e.data["columns"][:12]))
@@ -160,7 +160,7 @@ def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
         where = f"their prompt ids are {', '.join(names)}" if names else "they have no prompt ids"
         raise DataError(f"`cluster_by`={cluster_by!r}: the battles have no such column ({where}); name it, or "
                         "give `cluster_by`='none' for per-battle intervals", param="cluster_by")
-    bt = replace(battles_arrays(df, cluster_by="cluster" if own else cluster_by), notes=reader_notes(df),
+    bt = replace(battles_arrays(df, cluster_by="cluster" if own else cluster_by, coded=coded), notes=reader_notes(df),
                  duplicates=_noted_duplicates(df))
     if bt.cluster_col == "cluster":
         label = cluster_by if own else (names[0] if len(names) == 1 else None)
@@ -267,16 +267,17 @@ def _fit_all(bt: Battles, ties: str, f: np.ndarray | None, cluster: np.ndarray |
     if f is not None:
         p = special.expit(th[a] - th[b] + f @ fit.extra)
         r = w * (y - p) * (1.0 if s is None else s)
-        meat = _fit.meat_clusters(a, b, r, units, n_units, M, r[:, None] * f)
+        meat = _fit.meat_clusters(a, b, r, units, n_units, M, r[:, None] * f, pairs=expo.pairs)
     elif ties == "davidson":
         st, sphi = _fit.davidson_scores(th, float(fit.extra[0]), a, b, y)
         k = w if s is None else w * s
-        meat = _fit.meat_clusters(a, b, k * st, units, n_units, M, (k * sphi)[:, None])
+        meat = _fit.meat_clusters(a, b, k * st, units, n_units, M, (k * sphi)[:, None], pairs=expo.pairs)
     elif cluster is None and s is None:
         meat = _fit.meat_cells(th, c)
     else:
         p = special.expit(th[c.A] - th[c.B])[c.index]
-        meat = _fit.meat_clusters(a, b, w * (y - p) * (1.0 if s is None else s), units, n_units, M)
+        meat = _fit.meat_clusters(a, b, w * (y - p) * (1.0 if s is None else s), units, n_units, M,
+                                  pairs=expo.pairs)
     G = n_units
     if correction == "cr1":
         meat = meat * (G / (G - 1.0) if G > 1 else 1.0)
@@ -736,7 +737,8 @@ def _ranked(bt: Battles, theta: np.ndarray, V: np.ndarray, df_model: np.ndarray,
     flip = dif < 0
     pa, pb = np.where(flip, K, J), np.where(flip, J, K)
     adif = np.abs(dif)
-    separated = cl.valid & (np.nan_to_num(cl.p_adjusted, nan=1.0) < 1.0 - level) & (adif > 0)
+    alpha = round(1.0 - level, 12)     # 0.05, not 0.050000000000000044: a p of 1/20 (19 draws) is not below it
+    separated = cl.valid & (np.nan_to_num(cl.p_adjusted, nan=1.0) < alpha) & (adif > 0)
     better = np.zeros((M, M), dtype=bool)
     better[pa[separated], pb[separated]] = True
     met = np.bincount(np.minimum(bt.a, bt.b) * M + np.maximum(bt.a, bt.b), minlength=M * M)

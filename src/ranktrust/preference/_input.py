@@ -87,8 +87,11 @@ def _row(i: int) -> str:
     return f"row {int(i) + 1}"
 
 
-def battles_arrays(df: Any, *, cluster_by: str | None) -> Battles:
-    """Check and code the battles; ``cluster_by``: a column name, ``"auto"`` or None (per battle)."""
+def battles_arrays(df: Any, *, cluster_by: str | None, coded: Any = None) -> Battles:
+    """Check and code the battles; ``cluster_by``: a column name, ``"auto"`` or None (per battle).
+
+    ``coded``: the codes the battles reader computed for this very table (``read_battles_coded``), taken
+    instead of factorizing the names and the ``cluster`` column again (the same codes)."""
     cols = _columns(df)
     for need in ("model_a", "model_b"):
         if need not in cols and "model" in cols:
@@ -99,16 +102,19 @@ def battles_arrays(df: Any, *, cluster_by: str | None) -> Battles:
     n = len(df[next(iter(cols))]) if not hasattr(df, "shape") else int(df.shape[0])
     if n == 0:
         raise DataError("`battles` is empty: there is nothing to rate", param="battles")
-    ca, ua = _codes(df, "model_a")
-    cb, ub = _codes(df, "model_b")
-    for codes, name in ((ca, "model_a"), (cb, "model_b")):
-        if (codes < 0).any():
-            raise DataError(f"`battles` {_row(np.flatnonzero(codes < 0)[0])}: `{name}` is missing; every battle "
-                            "names both models", param="battles")
-    names = sorted(set(map(str, ua)) | set(map(str, ub)))
-    lookup = {m: i for i, m in enumerate(names)}
-    a = np.array([lookup[str(m)] for m in ua], dtype=np.int64)[ca]
-    b = np.array([lookup[str(m)] for m in ub], dtype=np.int64)[cb]
+    if coded is not None:
+        names, a, b = list(coded.models), coded.a, coded.b
+    else:
+        ca, ua = _codes(df, "model_a")
+        cb, ub = _codes(df, "model_b")
+        for codes, name in ((ca, "model_a"), (cb, "model_b")):
+            if (codes < 0).any():
+                raise DataError(f"`battles` {_row(np.flatnonzero(codes < 0)[0])}: `{name}` is missing; every "
+                                "battle names both models", param="battles")
+        names = sorted(set(map(str, ua)) | set(map(str, ub)))
+        lookup = {m: i for i, m in enumerate(names)}
+        a = np.array([lookup[str(m)] for m in ua], dtype=np.int64)[ca]
+        b = np.array([lookup[str(m)] for m in ub], dtype=np.int64)[cb]
     same = np.flatnonzero(a == b)
     if len(same):
         raise DataError(f"`battles` {_row(same[0])}: model_a and model_b are both {names[a[same[0]]]!r} (a model "
@@ -156,11 +162,14 @@ def battles_arrays(df: Any, *, cluster_by: str | None) -> Battles:
             raise DataError(f"`cluster_by`={cluster_by!r}: the battles have no such column (columns: "
                             f"{', '.join(cols)}); name one, or give `cluster_by`='none' for per-battle intervals",
                             param="cluster_by")
-        cluster, uniq = _codes(df, cluster_by)
-        if (cluster < 0).any():
-            raise DataError(f"`battles` {_row(np.flatnonzero(cluster < 0)[0])}: `{cluster_by}` is missing; give "
-                            "every battle its cluster, or `cluster_by`='none'", param="cluster_by")
-        n_clusters = len(uniq)
+        if coded is not None and coded.cluster is not None and cluster_by == "cluster":
+            cluster, n_clusters = coded.cluster, coded.n_clusters   # the reader's: none missing
+        else:
+            cluster, uniq = _codes(df, cluster_by)
+            if (cluster < 0).any():
+                raise DataError(f"`battles` {_row(np.flatnonzero(cluster < 0)[0])}: `{cluster_by}` is missing; "
+                                "give every battle its cluster, or `cluster_by`='none'", param="cluster_by")
+            n_clusters = len(uniq)
     feats = tuple(c[len(STYLE_PREFIX_A):] for c in cols if c.startswith(STYLE_PREFIX_A))
     sa = sb = None
     if feats:

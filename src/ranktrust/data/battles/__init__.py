@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ArgumentError, DataError, FormatError
 from ..readers._util import iter_jsonl, walk_files
-from ._canon import COLUMNS, OPTIONAL, PER_ITEM, STYLE_A, STYLE_B, WINNER_SCORES, Where
+from ._canon import CODES_KEPT, COLUMNS, OPTIONAL, PER_ITEM, STYLE_A, STYLE_B, WINNER_SCORES, Coded, Where
 from ._formats import (ARENA_HARD_LABELS, CLUSTER_GUESSES, from_alpaca_eval, from_arena_hard, from_clean_battle,
                        from_mt_bench, from_table, strong_weight)
 
@@ -154,6 +154,20 @@ def read_battles(
         else:
             raise DataError(f"{path}: no such file or folder", param="source")
     return _stack(frames, skipped)
+
+
+def read_battles_coded(source: Any, **options: Any) -> "tuple[pd.DataFrame, Coded | None]":
+    """:func:`read_battles` and, when one source made the table, the integer codes it computed on the way
+    (the sorted model names, each row's two models and prompt id as codes): ``rt.arena`` rates from them
+    without hashing millions of names again. None when the table was stacked from several sources."""
+    kept: list[tuple[pd.DataFrame, Coded]] = []
+    token = CODES_KEPT.set(kept)
+    try:
+        df = read_battles(source, **options)
+    finally:
+        CODES_KEPT.reset(token)
+    # the codes of the very table returned (by identity: a table stacked from several sources has none)
+    return df, next((c for t, c in kept if t is df), None)
 
 
 def _check_format(format: Any) -> str:

@@ -10,6 +10,7 @@ composed elsewhere.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +54,29 @@ def label_of(score: np.ndarray) -> Any:
 
 
 @dataclass(frozen=True)
+class Coded:
+    """The integer codes :func:`finish` computed for the table it returned, so a caller that reads a file and
+    rates it at once need not hash millions of names and prompt ids a second time.
+
+    ``models``: the distinct model names, sorted; ``a``, ``b``: per row, the position of model_a and model_b
+    in ``models``; ``cluster``: per row, the prompt id's code in the order of first appearance of its text (as
+    ``factorize`` of the ``cluster`` column gives), None without prompt ids; ``n_clusters``: its distinct
+    count."""
+
+    models: tuple[str, ...]
+    a: np.ndarray
+    b: np.ndarray
+    cluster: np.ndarray | None
+    n_clusters: int
+
+
+#: set by :func:`ranktrust.data.battles.read_battles_coded` while it reads: a list to which :func:`finish` adds
+#: (the table it returns, its codes); that function keeps the codes of the table it returns, if one of them
+CODES_KEPT: ContextVar["list[tuple[pd.DataFrame, Coded]] | None"] = ContextVar("ranktrust_battle_codes",
+                                                                             default=None)
+
+
+@dataclass(frozen=True)
 class Where:
     """How to name row ``i`` of one source in an error: ``<file>: line 12`` / ``record 3`` / ``row 7``."""
 
@@ -77,6 +101,7 @@ class Labels:
     text: np.ndarray          # object array of str
     missing: np.ndarray       # per row: None, NaN or blank text
     source: Any = None        # the column itself, when its values are already these texts (str, none missing)
+    distinct: bool = False    # the texts are known to differ from each other (whole-number ids)
 
     @classmethod
     def of(cls, values: Any) -> "Labels":
@@ -91,7 +116,7 @@ class Labels:
             import pyarrow as pa
 
             text = pa.array(ids).cast(pa.string()).to_numpy(zero_copy_only=False)
-            return cls(codes, text.astype(object, copy=False), missing, None)
+            return cls(codes, text.astype(object, copy=False), missing, None, distinct=True)
         uniq = np.asarray(uniq, dtype=object)          # one conversion, not one per element
         as_written = all(type(u) is str for u in uniq)
         text = uniq if as_written else np.array([_text(u) for u in uniq], dtype=object)
@@ -111,6 +136,18 @@ class Labels:
             # the distinct texts taken by code: with pandas' Arrow strings, no per-row text objects to convert
             return pd.Series(self.text).array.take(self.codes)
         return np.append(self.text, None)[self.codes]   # code -1 picks the appended None
+
+    def text_codes(self) -> tuple[np.ndarray, int]:
+        """(per row, the code of its text in the order of first appearance; the number of distinct texts), for
+        a column with none missing: two values written alike (``1`` and ``"1"``) share a code, as when the
+        texts themselves are factorized."""
+        if self.distinct:
+            return self.codes, len(self.text)
+        import pandas as pd
+
+        # the distinct values are in the order of their first appearance, so their texts' codes are too
+        merged, uniq = pd.factorize(pd.Series(self.text, dtype=object))
+        return np.asarray(merged, dtype=np.int64)[self.codes], len(uniq)
 
 
 def _integer_ids(uniq: Any) -> np.ndarray | None:
@@ -234,4 +271,11 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
         size, count = np.unique(per, return_counts=True)
         res.attrs["notes"].append({"code": "rows_per_prompt_and_pair", "source": where.source,
                                    "counts": {int(k): int(v) for k, v in zip(size, count)}})
+    kept = CODES_KEPT.get()
+    if kept is not None:
+        names = sorted(joint)
+        pos = np.empty(len(joint), dtype=np.int64)
+        pos[[joint[t] for t in names]] = np.arange(len(names))
+        cc, nc = cl.text_codes() if cl is not None else (None, n)
+        kept.append((res, Coded(tuple(names), pos[ja], pos[jb], cc, nc)))
     return res
