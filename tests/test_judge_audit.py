@@ -425,5 +425,7 @@ def test_the_judged_intervals_example_in_docs_judges_md():
     from test_gold import run_docs_block
 
     _, ns = run_docs_block("judges.md", "judged_intervals(")
-    r = ns["r"]
+    r, same = ns["r"], ns["same"]
     assert r.method == "cluster" and r.models == ("a", "b", "c") and np.all(r.df == 199)
+    assert [n.code for n in r.notes] == ["judges_fixed"]
+    np.testing.assert_allclose(same.ci_low, r.ci_low, rtol=1e-12)
