@@ -319,3 +319,29 @@ def test_exact_search_that_finds_nothing_raises_solver_error(monkeypatch):
         power(gap=0.02, disagreement=0.27, binary=True, method="exact")
     assert isinstance(e.value, RanktrustError) and isinstance(e.value, ArithmeticError)
     assert e.value.param == "method"
+
+
+def test_exact_curve_keeps_values_equal_to_a_fresh_computation():
+    """The curve keeps its conditional power per m and the pmf's terms per integer across calls (and the rejection
+    boundary across curves at one level): every value equals a fresh curve's, bit for bit, whatever the order of
+    the calls, and the pmf equals scipy's binomial pmf."""
+    from ranktrust.stats import _power as pm
+
+    ns = [np.arange(880, 900), np.arange(40, 60), np.arange(5000, 5020), np.arange(870, 1200, 7), np.array([3])]
+    kept = pm._Curve(0.05, 0.27, 0.05)
+    for n in ns + ns[::-1]:
+        assert kept(n).tobytes() == pm._Curve(0.05, 0.27, 0.05)(n).tobytes()
+    pm._REJECT_KEPT.clear()
+    fresh = [pm._Curve(g, 0.3, 0.05)(np.arange(440, 460)) for g in (0.01, 0.1, 0.2)]
+    assert all(f.tobytes() == pm._Curve(g, 0.3, 0.05)(np.arange(440, 460)).tobytes()
+               for f, g in zip(fresh, (0.01, 0.1, 0.2)))
+    m = np.arange(0, 120)
+    n = np.array([50, 100, 119])
+    want = stats.binom.pmf(m[None, :], n[:, None], 0.27)
+    np.testing.assert_allclose(kept._pmf(m, n), want, rtol=1e-12, atol=1e-300)
+    # the kept rejection boundary is _reject_k's, and the exact test's: p < alpha at k, not at k + 1
+    k = pm._reject_range(20, 60, 0.05)
+    assert np.array_equal(k, pm._reject_k(np.arange(20, 61), 0.05))
+    for mm, kk in zip(range(20, 61), k.tolist()):
+        p = lambda x: min(1.0, 2 * stats.binom.cdf(x, mm, 0.5))   # noqa: E731
+        assert p(kk) < 0.05 <= p(kk + 1)

@@ -100,9 +100,24 @@ def _reject_k(m: np.ndarray, alpha: float) -> np.ndarray:
     return k
 
 
-def _conditional_power(m: np.ndarray, pi: float, alpha: float) -> np.ndarray:
-    """P(exact McNemar rejects | m discordant items), with b ~ Bin(m, pi)."""
-    k = _reject_k(m, alpha)
+#: alpha -> (first m, _reject_k of m = first m, first m + 1, ...): the last range asked for at each level
+_REJECT_KEPT: dict[float, tuple[int, np.ndarray]] = {}
+
+
+def _reject_range(lo: int, hi: int, alpha: float) -> np.ndarray:
+    """``_reject_k(np.arange(lo, hi + 1), alpha)``, kept: the searches over the gap (:func:`_exact_gap`) ask for
+    the same m at every gap (each k depends on its own m and alpha alone)."""
+    kept = _REJECT_KEPT.get(alpha)
+    if kept is None or lo < kept[0] or hi >= kept[0] + kept[1].size:
+        kept = (lo, _reject_k(np.arange(lo, hi + 1), alpha))
+        if len(_REJECT_KEPT) >= 8:   # a few levels at most
+            _REJECT_KEPT.clear()
+        _REJECT_KEPT[alpha] = kept
+    return kept[1][lo - kept[0]:hi - kept[0] + 1]
+
+
+def _conditional_power(m: np.ndarray, pi: float, k: np.ndarray) -> np.ndarray:
+    """P(exact McNemar rejects | m discordant items), with b ~ Bin(m, pi) and ``k = _reject_k(m, alpha)``."""
     ok = k >= 0
     kk = np.where(ok, k, 0)
     with np.errstate(invalid="ignore"):
@@ -155,18 +170,21 @@ class _Curve:
         self._cp = np.empty(0)
         self._lg = self._xa = self._xb = np.empty(0)
 
+    def _cp_at(self, lo: int, hi: int) -> np.ndarray:
+        return _conditional_power(np.arange(lo, hi + 1), self.pi, _reject_range(lo, hi, self.alpha))
+
     def _cond_power(self, lo: int, hi: int) -> np.ndarray:
-        """``_conditional_power`` at m = lo..hi (kept over the union of the ranges asked for)."""
+        """The conditional power at m = lo..hi (kept over the union of the ranges asked for)."""
         m0, m1 = self._m0, self._m0 + self._cp.size - 1
         if self._cp.size == 0:
-            self._m0, self._cp = lo, _conditional_power(np.arange(lo, hi + 1), self.pi, self.alpha)
+            self._m0, self._cp = lo, self._cp_at(lo, hi)
         else:
             parts = []
             if lo < m0:
-                parts.append(_conditional_power(np.arange(lo, m0), self.pi, self.alpha))
+                parts.append(self._cp_at(lo, m0 - 1))
             parts.append(self._cp)
             if hi > m1:
-                parts.append(_conditional_power(np.arange(m1 + 1, hi + 1), self.pi, self.alpha))
+                parts.append(self._cp_at(m1 + 1, hi))
             if len(parts) > 1:
                 self._m0, self._cp = min(lo, m0), np.concatenate(parts)
         return self._cp[lo - self._m0:hi - self._m0 + 1].copy()
