@@ -3,6 +3,9 @@
     .venv/bin/python bench/check_report_json.py save  DIR    # write DIR/<case>.json (the "before")
     .venv/bin/python bench/check_report_json.py check DIR    # compare today's JSON with DIR's, within 1e-9
 
+To save the "before" from HEAD while the working tree holds changes: ``git archive HEAD | tar -x -C /tmp/head``,
+then run this file from /tmp/head with ``PYTHONPATH=/tmp/head/src``. The data file's path is compared by its name.
+
 Cases: the bundled MMLU-Pro (29 x 12,032, ``align="pairwise"`` as the demo), GPQA 420 x 448, SWE-bench
 Verified mini (/work/shared/data or tests/data where present) and a 0/1 matrix with missing cells. All 0/1:
 the paired test of continuous scores is not this check's business. Numbers equal within a relative and
@@ -74,7 +77,14 @@ def diff(a, b, path="", out=None, tol=1e-9):
 
 
 def main() -> int:
-    mode, folder = sys.argv[1], Path(sys.argv[2])
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mode", choices=["save", "check"], help="save: write DIR/<case>.json; check: compare with them")
+    ap.add_argument("folder", type=Path, metavar="DIR")
+    ap.add_argument("--tol", type=float, default=1e-9, help="relative and absolute tolerance of numbers (1e-9)")
+    a = ap.parse_args()
+    mode, folder = a.mode, a.folder
     folder.mkdir(parents=True, exist_ok=True)
     bad = 0
     for name, make in cases().items():
@@ -85,7 +95,10 @@ def main() -> int:
             print(f"{name}: saved {f}")
             continue
         ref = json.loads(f.read_text())
-        found = diff(ref, d)
+        if isinstance(ref.get("source"), str) and isinstance(d.get("source"), str):
+            # the "before" is often saved from a copy of the tree elsewhere: the data file's name must agree
+            ref["source"], d["source"] = Path(ref["source"]).name, Path(d["source"]).name
+        found = diff(ref, d, tol=a.tol)
         bad += bool(found)
         print(f"{name}: {'same' if not found else f'{len(found)} differences'}")
         for line in found[:20]:
