@@ -397,6 +397,132 @@ def test_stepdown_claims_equal_the_plain_block_stepdown():
         assert ours.sum() > 0 or M == 6
 
 
+
+# ---------------------------------------------------------------- CR2 exposure and the clustered meat
+def _clustered_board(g, M, G, big):
+    """Random battles in G clusters whose sizes run from 1 to past the pairs path's limit (the first ``big``
+    clusters get 20-40 battles each), with models repeated inside a cluster (pairs of battles that share a
+    model) and clusters that never occur."""
+    sizes = g.integers(1, 6, G)
+    sizes[:big] = g.integers(20, 41, big)
+    sizes[g.random(G) < 0.1] = 0
+    cluster = g.permutation(np.repeat(np.arange(G), sizes))
+    n = len(cluster)
+    a = g.integers(0, M, n)
+    b = (a + g.integers(1, M, n)) % M
+    return a, b, cluster, n
+
+
+def _brute_exposure(a, b, q, cluster, G, h, M):
+    """Per (cluster, model): v = the sum of q over the cluster's battles with that model, by a dense table."""
+    v = np.zeros((G, M))
+    np.add.at(v, (cluster, a), q)
+    np.add.at(v, (cluster, b), q)
+    lev = np.maximum(v[cluster, a] * h[a], v[cluster, b] * h[b])
+    scale = 1.0 / np.sqrt(1.0 - np.minimum(lev, 0.99))
+    seen = np.zeros((G, M), dtype=bool)
+    seen[cluster, a] = seen[cluster, b] = True
+    eff = v.sum(axis=0) ** 2 / (v ** 2).sum(axis=0)
+    return scale, seen.sum(axis=0), eff, (v * h).max(axis=0)
+
+
+def _brute_meat(a, b, r, cluster, G, M, r_extra=None):
+    """sum over clusters of S_c S_c', S_c the sum of the cluster's score rows (dense)."""
+    E = 0 if r_extra is None else r_extra.shape[1]
+    X = np.zeros((len(a), M + E))
+    X[np.arange(len(a)), a] += r
+    X[np.arange(len(a)), b] -= r
+    if E:
+        X[:, M:] = r_extra
+    S = np.zeros((G, M + E))
+    np.add.at(S, cluster, X)
+    return S.T @ S
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cr2_exposure_and_the_meat_on_cluster_pairs_match_a_per_cluster_model_computation(seed):
+    """The exposure (per battle its CR2 scaling, per model its cluster count, Kish effective number of clusters
+    and largest leverage) found from the clusters' battle pairs, and the meat reusing those pairs
+    (``pairs=Exposure.pairs``), equal a brute-force computation on the dense (cluster, model) table."""
+    from ranktrust.preference import _fit
+
+    g = np.random.default_rng(seed)
+    M, G = int(g.integers(3, 9)), int(g.integers(30, 120))
+    a, b, cluster, n = _clustered_board(g, M, G, big=int(g.integers(0, 3)))
+    q = g.uniform(0.05, 0.25, n)
+    h = g.uniform(0.01, 0.5, M)
+    expo = _fit.exposure(a, b, q, cluster, G, h)
+    scale, clusters, eff, maxlev = _brute_exposure(a, b, q, cluster, G, h, M)
+    np.testing.assert_allclose(expo.scale, scale, rtol=1e-13)
+    np.testing.assert_array_equal(expo.clusters, clusters)
+    np.testing.assert_allclose(expo.effective, eff, rtol=1e-12)
+    np.testing.assert_allclose(expo.max_leverage, maxlev, rtol=1e-13)
+    assert expo.pairs is not None and len(expo.pairs.left) > 0
+    assert (len(expo.pairs.big) > 0) == bool((np.bincount(cluster, minlength=G) > 16).any())
+    r = g.normal(size=n) * expo.scale
+    ref = _brute_meat(a, b, r, cluster, G, M)
+    with_pairs = _fit.meat_clusters(a, b, r, cluster, G, M, pairs=expo.pairs)
+    np.testing.assert_allclose(with_pairs, ref, rtol=1e-11, atol=1e-12 * np.abs(ref).max())
+    np.testing.assert_array_equal(with_pairs, _fit.meat_clusters(a, b, r, cluster, G, M))   # the pairs it finds
+    extra = g.normal(size=(n, 2))
+    ref_x = _brute_meat(a, b, r, cluster, G, M, extra)
+    got_x = _fit.meat_clusters(a, b, r, cluster, G, M, extra, pairs=expo.pairs)
+    np.testing.assert_allclose(got_x, ref_x, rtol=1e-11, atol=1e-12 * np.abs(ref_x).max())
+    # without clusters every battle is its own: v is the battle's own q
+    solo = _fit.exposure(a, b, q, None, n, h)
+    np.testing.assert_allclose(solo.scale, 1 / np.sqrt(1 - np.minimum(np.maximum(q * h[a], q * h[b]), 0.99)))
+    assert solo.pairs is None
+
+
+def test_the_readers_codes_are_the_codes_battles_arrays_finds(tmp_path):
+    """rt.arena(path) rates from the reader's codes (read_battles_coded): the same models, codes and clusters as
+    coding the table again, for prompt ids that are whole numbers and for mixed text ids (1 and "1" one
+    cluster); a table stacked from two files carries none."""
+    from ranktrust.data.battles import read_battles_coded
+    from ranktrust.preference._input import battles_arrays
+
+    g = np.random.default_rng(5)
+    n = 600
+    a = g.choice(["zeta", "alpha", "mid", "b"], n)
+    b = np.where(a == "alpha", "b", "alpha")
+    ids = [(1, 2, "1", "2", "x", 3.0, "3")[k] for k in g.integers(0, 7, n)]
+    paths = []
+    for k, cl in enumerate((g.integers(0, 90, n), ids)):
+        df = pd.DataFrame({"model_a": a, "model_b": b, "winner": g.choice(["model_a", "model_b", "tie"], n),
+                           "question_id": cl})
+        paths.append(str(tmp_path / f"b{k}.jsonl"))
+        df.to_json(paths[-1], orient="records", lines=True)
+    for path in paths:
+        df, coded = read_battles_coded(path)
+        assert coded is not None
+        ours, ref = battles_arrays(df, cluster_by="auto", coded=coded), battles_arrays(df, cluster_by="auto")
+        assert ours.models == ref.models and ours.n_clusters == ref.n_clusters
+        for k in ("a", "b", "cluster"):
+            np.testing.assert_array_equal(getattr(ours, k), getattr(ref, k))
+    assert battles_arrays(read_battles_coded(paths[1])[0], cluster_by="auto").n_clusters == 4   # 1, 2, x, 3
+    stacked, coded = read_battles_coded(paths)
+    assert coded is None and len(stacked) == 2 * n
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+                    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=3), kids, max_size=4)
+                    | st.lists(st.dictionaries(st.text(max_size=3), st.floats() | st.text(), min_size=1),
+                               min_size=1, max_size=3),
+                    max_leaves=30))
+def test_the_commands_indented_json_is_json_dumps_text(obj):
+    """The command's JSON writer (C encoder, indented) writes json.dumps(indent=2)'s text, and refuses NaN."""
+    from ranktrust.reporting._render import dumps_indented
+
+    try:
+        ref = json.dumps(obj, indent=2, allow_nan=False)
+    except ValueError:
+        with pytest.raises(ValueError):
+            dumps_indented(obj)
+        return
+    assert dumps_indented(obj) == ref
+
+
 # ---------------------------------------------------------------- the command line
 def test_cli_json_matches_the_schema(tmp_path, capsys):
     require("jsonschema")
