@@ -373,3 +373,23 @@ def run_docs_block(name: str, marker: str) -> tuple[str, dict]:
     ns: dict = {}
     exec(compile(blocks[0], f"docs/{name}", "exec"), ns)   # noqa: S102 - our own documentation
     return text, ns
+
+
+def test_a_bad_label_names_its_file_and_line(tmp_path, capsys):
+    """A label that is not a number is named by the file and line it is on, as a bad score is, not by its
+    position among the labelled rows ("DataFrame: row 1"); the message names the gold column."""
+    import pandas as pd
+
+    from ranktrust.data._gold import read_with_gold
+
+    path = tmp_path / "judged.csv"
+    path.write_text("model,item,score,human\na,q1,1,1\na,q2,0,\nb,q1,1,x\nb,q2,1,\n")
+    code, _, err = run_cli(capsys, "report", path, "--gold-col", "human")
+    assert code == 1 and f"{path}: line 4: score 'x' is not a number; column 'human'" in err, err
+    df = pd.read_csv(path)
+    with pytest.raises(DataError, match=r"^judged\.csv: line 4: score 'x'"):
+        read_with_gold(df, "human", source_name="judged.csv", line_numbers=2)
+    with pytest.raises(DataError, match=r"^t\.csv: line 9: score 'x'"):
+        read_with_gold(df.set_index(pd.Index([3, 5, 9, 11])), "human", source_name="t.csv", line_numbers="index")
+    with pytest.raises(ArgumentError, match="`options` or as keywords"):
+        read_with_gold(df, "human", model="m", options=rt.data.readers.ReadOptions())

@@ -14,7 +14,7 @@ import click
 
 from ..data._io import input_hash, read
 from ..data._matrix import ScoreMatrix
-from ..data.readers import BUILTIN_READERS
+from ..data.readers import BUILTIN_READERS, ReadOptions
 from ..reporting.renderers import render as _render
 from ._main import ApiOption
 
@@ -293,40 +293,47 @@ def _load_matrix(paths: tuple[str, ...], kw: dict[str, Any]) -> tuple[ScoreMatri
         return m, input_hash([kw["db"]])
     if not paths:
         raise click.UsageError("give an input file (or --db STORE)")
-    m = read(list(paths) if len(paths) > 1 else paths[0], **_read_options(kw))
+    m = read(list(paths) if len(paths) > 1 else paths[0], format=input_format(kw), align=kw.get("align", "error"),
+             binary=bool(kw.get("binary")), options=read_options(kw))
     return m, input_hash(paths)
 
 
-def _read_options(kw: dict[str, Any]) -> dict[str, Any]:
-    """The keywords of ``rt.read`` the input options name."""
-    group = "" if kw.get("no_groups") else kw.get("group_col")
+def input_format(kw: dict[str, Any]) -> str:
+    """The reader the input options name: ``--input-format``, or a reader name given to ``--format``."""
+    fmt = kw.get("input_format", "auto")
+    ctx = click.get_current_context(silent=True)
+    if fmt == "auto" and ctx is not None and "input_format" in ctx.meta:
+        fmt = ctx.meta["input_format"]
+    return fmt
+
+
+def read_options(kw: dict[str, Any], **override: Any) -> ReadOptions:
+    """The reader options the input options name (``--model-col`` ... ``--scale``, ``--judge-col``), as the one
+    object every reader takes (``rt.read(..., options=...)``, ``Store.ingest``, ``read_tasks``); ``override``
+    sets fields the command decides itself (``task=None`` where a column names the tasks)."""
     run = kw.get("run_col")
     if kw.get("judge_col"):
         if run and run != kw["judge_col"]:
             raise click.UsageError(f"--judge-col {kw['judge_col']} and --run-col {run} both name the runs: the judge "
                                    "column is read as the runs, so give one of them")
         run = kw["judge_col"]
-    ctx = click.get_current_context(silent=True)
-    if kw.get("input_format", "auto") == "auto" and ctx is not None and "input_format" in ctx.meta:
-        kw["input_format"] = ctx.meta["input_format"]
-    return dict(
-        format=kw.get("input_format", "auto"),
-        align=kw.get("align", "error"),
-        model=kw.get("model_col", "model"),
-        item=kw.get("item_col", "item"),
-        score=kw.get("score_col", "score"),
-        group=group,
-        run=run,
-        condition=kw.get("condition_col"),
+    fields = dict(
+        model_col=kw.get("model_col") or "model",
+        item_col=kw.get("item_col") or "item",
+        score_col=kw.get("score_col") or "score",
+        group_col="" if kw.get("no_groups") else kw.get("group_col"),
+        run_col=run,
+        condition_col=kw.get("condition_col"),
         task=kw.get("task"),
         metric=kw.get("metric"),
-        errors=kw.get("on_errors", "error"),
+        errors=kw.get("on_errors") or "error",
         model_name=kw.get("model_name"),
-        binary=bool(kw.get("binary")),
         split=kw.get("split"),
         dataset=kw.get("dataset"),
-        **({"scale": kw["scale"]} if kw.get("scale") is not None else {}),
+        scale=kw.get("scale"),
     )
+    fields.update(override)
+    return ReadOptions(**fields)
 
 
 def gold_options(fn: Callable) -> Callable:
@@ -390,8 +397,8 @@ def load_with_gold(paths: tuple[str, ...], kw: dict[str, Any], *, notes: bool = 
         raise click.UsageError("--no-groups contradicts --cluster-by/--group-col: give one of them")
     from ..data._gold import read_with_gold
 
-    opts = _read_options(kw)
-    m, gold = read_with_gold(list(paths) if len(paths) > 1 else paths[0], gold_col, **opts)
+    m, gold = read_with_gold(list(paths) if len(paths) > 1 else paths[0], gold_col, format=input_format(kw),
+                             align=kw.get("align", "error"), binary=bool(kw.get("binary")), options=read_options(kw))
     if notes:
         say_notes(m.notes)
     return m, gold, input_hash(paths)

@@ -20,9 +20,11 @@ from ._common import (
     gold_options,
     command_line,
     confidence_option,
+    input_format,
     input_options,
     output_options,
     points_default,
+    read_options,
     render,
     say_notes,
     seed_option,
@@ -56,7 +58,6 @@ def _read_suite(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
     """The suite, each task's gold labels (with --gold-col; else None) and the input hash. ``one_task``: the
     one task gated (--task T, once), which the readers of harness logs then read alone (a folder whose tasks
     are scored by different metrics can be gated a task at a time, as the readers' errors advise)."""
-    from ..data.readers import ReadOptions
     from ..data.store import Store
     from ..errors import DataError
 
@@ -66,17 +67,8 @@ def _read_suite(paths: tuple[str, ...], kw: dict[str, Any], task_col: str | None
         raise click.UsageError(f"give input files or --db STORE, not both ({len(paths)} file(s) and --db)")
     if not kw.get("db") and not paths:
         raise click.UsageError("give input files (or --db STORE)")
-    ctx = click.get_current_context(silent=True)
-    fmt = kw.get("input_format", "auto")
-    if fmt == "auto" and ctx is not None and "input_format" in ctx.meta:
-        fmt = ctx.meta["input_format"]
-    opts = ReadOptions(
-        model_col=kw.get("model_col", "model"), item_col=kw.get("item_col", "item"),
-        score_col=kw.get("score_col", "score"), group_col="" if kw.get("no_groups") else kw.get("group_col"),
-        run_col=kw.get("run_col"), condition_col=kw.get("condition_col"), metric=kw.get("metric"),
-        errors=kw.get("on_errors", "error"), model_name=kw.get("model_name"), split=kw.get("split"),
-        dataset=kw.get("dataset"), scale=kw.get("scale"), task=one_task if not task_col else None,
-    )
+    fmt = input_format(kw)
+    opts = read_options(kw, task=one_task if not task_col else None)
     source = Store(kw["db"], read_only=True) if kw.get("db") else list(paths)
     gold_col = kw.get("gold_col")
     try:

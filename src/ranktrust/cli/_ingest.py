@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from typing import Any
 
 import click
 
 from ..data.readers import BUILTIN_READERS
-from ._common import command_line, output_format_option, progress_bar, render
-from ._main import cli_words
+from ._common import command_line, input_format, output_format_option, progress_bar, read_options, render
+from ._main import ApiOption, cli_words
 
 
 @click.command("ingest")
@@ -24,7 +25,8 @@ from ._main import cli_words
               help="Metric to store (e.g. acc_norm); default: the harness's headline metric (lighteval: the task's "
                    "first declared metric; never a failure, error or frequency count; docs/readers.md), said in a note.")
 @click.option("--model-name", default=None, help="Override the model name the log reports.")
-@click.option("--errors", "errors", type=click.Choice(["error", "wrong", "drop"]), default="error",
+@click.option("--errors", "on_errors", type=click.Choice(["error", "wrong", "drop"]), default="error",
+              cls=ApiOption, api="errors",
               show_default=True, help="Samples that errored in the harness: stop, score them 0, or leave them out.")
 @click.option("--replace", is_flag=True, help="Replace the rows of files that changed since they were ingested.")
 @click.option("--model-col", default="model", show_default=True)
@@ -43,34 +45,23 @@ from ._main import cli_words
 @click.option("--scale", default=None, metavar="MAX|MIN,MAX",
               help="The scores' range, mapped onto [0, 1]: 100 for percentages, -1,1 for right/abstained/wrong "
                    "scored +1/0/-1.")
-def command(paths: tuple[str, ...], db: str, input_format: str, output_format: str | None, out: str,
-            task: str | None, metric: str | None, model_name: str | None, errors: str, replace: bool,
-            model_col: str, item_col: str, score_col: str, group_col: str | None, no_groups: bool,
-            run_col: str | None, condition_col: str | None, split: str | None, dataset: str | None,
-            scale: str | None) -> None:
+def command(paths: tuple[str, ...], db: str, output_format: str | None, out: str, replace: bool,
+            **kw: Any) -> None:
     """Add PATHS (files or log folders) to the store --db: idempotent, one transaction per file.
 
     A file ingested before (same content) is skipped; a file that changed since is an
     error unless --replace; nothing is overwritten silently.
     """
-    from ..data.readers import ReadOptions
     from ..data.store import Store
 
-    ctx = click.get_current_context()
-    if input_format == "auto" and "input_format" in ctx.meta:
-        input_format = ctx.meta["input_format"]
-    opts = ReadOptions(
-        model_col=model_col, item_col=item_col, score_col=score_col,
-        group_col="" if no_groups else group_col, run_col=run_col, condition_col=condition_col,
-        task=task, metric=metric, errors=errors, model_name=model_name, split=split, dataset=dataset, scale=scale,
-    )
+    fmt, opts = input_format(kw), read_options(kw)
     # on a terminal: the rows read so far and their speed (a single 2M-row file takes tens of seconds)
     # a store this command creates is removed again when nothing was added to it (a missing input, a refusal):
     # a failed ingest leaves no empty store behind (issue 31 D6)
     new = not os.path.exists(db)
     try:
         with Store(db) as st, progress_bar(None, f"ingesting into {db}", unit="rows") as cb:
-            summary = st.ingest(list(paths), format=input_format, options=opts, replace=replace, progress=cb)
+            summary = st.ingest(list(paths), format=fmt, options=opts, replace=replace, progress=cb)
     except BaseException:
         if new:
             _remove_store(db)

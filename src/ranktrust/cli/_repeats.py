@@ -13,9 +13,11 @@ from ._common import (
     api_default,
     command_line,
     confidence_option,
+    input_format,
     input_options,
     load_matrix,
     output_options,
+    read_options,
     render,
 )
 
@@ -24,17 +26,14 @@ def _load(paths: tuple[str, ...], kw: dict[str, Any], use_prob: bool) -> tuple[A
     if not use_prob:
         return load_matrix(paths, kw)
     from ..data._io import input_hash, read, read_long
-    from ..data.readers import ReadOptions
     from ..errors import DataError
 
     if kw.get("db"):
         raise DataError("--use-prob reads a 'prob' column from files; it does not work with --db")
     if not paths:
         raise click.UsageError("give an input file")
-    opts = ReadOptions(model_col=kw.get("model_col", "model"), item_col=kw.get("item_col", "item"),
-                       run_col=kw.get("run_col"), condition_col=kw.get("condition_col"),
-                       task=kw.get("task"), metric=kw.get("metric"), errors=kw.get("on_errors", "error"))
-    df = read_long(list(paths) if len(paths) > 1 else paths[0], format=kw.get("input_format", "auto"), options=opts)
+    opts = read_options(kw)
+    df = read_long(list(paths) if len(paths) > 1 else paths[0], format=input_format(kw), options=opts)
     if "prob" not in df.columns:
         raise DataError(
             f"{', '.join(paths)}: --use-prob needs a 'prob' column (the probability of the correct answer); "

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DataError
-from ._io import read, read_long
+from ._io import _one_options, read, read_long
 from ._matrix import ScoreMatrix
 from .readers import ReadOptions
 
@@ -28,7 +28,8 @@ def read_with_gold(source: Any, gold: str, *, format: str = "auto", align: str =
                    condition: str | None = None, task: str | None = None, metric: str | None = None,
                    errors: str = "error", model_name: str | None = None, binary: bool = False,
                    scale: Any = None, split: str | None = None, dataset: str | None = None,
-                   ) -> tuple[ScoreMatrix, ScoreMatrix]:
+                   source_name: str | None = None, line_numbers: "int | str | None" = None,
+                   options: ReadOptions | None = None) -> tuple[ScoreMatrix, ScoreMatrix]:
     """The judge's scores and the gold labels of one long table (see the module docstring).
 
     Parameters
@@ -40,6 +41,11 @@ def read_with_gold(source: Any, gold: str, *, format: str = "auto", align: str =
     format, align, model, item, score, group, run, condition, task, metric, errors, model_name, binary, scale, \
 split, dataset
         As :func:`ranktrust.read`; the gold labels are read with the same columns, ``scale`` and ``binary``.
+    source_name, line_numbers : optional
+        A DataFrame ``source`` only, as :func:`ranktrust.read`: what errors call it and how they number its rows.
+        A bad label then names the same file and line as a bad score (a file ``source`` names its own).
+    options : ranktrust.data.readers.ReadOptions, optional
+        The reader options (``model`` ... ``dataset``) as one object, as :func:`ranktrust.read` takes them.
 
     Returns
     -------
@@ -53,18 +59,29 @@ split, dataset
     """
     import pandas as pd
 
-    kw: dict[str, Any] = dict(model=model, item=item, score=score, group=group, run=run, condition=condition,
-                              task=task, metric=metric)
-    judge = read(source, format=format, align=align, errors=errors, model_name=model_name, binary=binary,
-                 split=split, dataset=dataset, **kw, **({"scale": scale} if scale is not None else {}))
+    opts = _one_options(options, ReadOptions(
+        model_col=model, item_col=item, score_col=score, group_col=group, run_col=run, condition_col=condition,
+        task=task, metric=metric, errors=errors, model_name=model_name, split=split, dataset=dataset, scale=scale))
+    judge = read(source, format=format, align=align, binary=binary, options=opts, source_name=source_name,
+                 line_numbers=line_numbers)
+    # the labels' rows keep what names them in an error: the file and line of each, as the judge's rows do
     if isinstance(source, pd.DataFrame):
-        df = source.reset_index(drop=True)
+        name = source_name
+        if line_numbers == "index":
+            df, lines = source, "index"
+        else:
+            df = source.reset_index(drop=True)
+            if line_numbers is not None:
+                df.index = df.index + int(line_numbers)   # (validated by the judge's read above)
+            lines = None if line_numbers is None else "index"
+        names = (opts.model_col, opts.item_col, opts.score_col)
     else:
-        df = read_long(source, format=format, options=ReadOptions(
-            model_col=model, item_col=item, score_col=score, group_col=group, run_col=run, condition_col=condition,
-            task=task, metric=metric, errors=errors, model_name=model_name, split=split, dataset=dataset))
-        kw.update(model="model" if "model" in df.columns else model, item="item" if "item" in df.columns else item,
-                  score="score" if "score" in df.columns else score)
+        df = read_long(source, format=format, options=opts)
+        name, lines = judge.source, ("index" if df.attrs.get("line_numbers") else None)
+        names = tuple(c if c in df.columns else d for c, d in
+                      zip(("model", "item", "score"), (opts.model_col, opts.item_col, opts.score_col)))
+    kw: dict[str, Any] = dict(model=names[0], item=names[1], score=names[2], group=opts.group_col, run=opts.run_col,
+                              condition=opts.condition_col, task=opts.task, metric=opts.metric, scale=opts.scale)
     where = judge.source or "the input"
     if gold not in df.columns:
         cols = ", ".join(map(repr, [str(c) for c in df.columns][:12]))
@@ -74,11 +91,10 @@ split, dataset
     if not labelled.any():
         raise DataError(f"{where}: the gold-label column {gold!r} is empty on every row: label a random subset of "
                         "the items", param="gold")
-    rows = df.loc[labelled].copy()
-    rows[kw["score"]] = rows[gold]
-    if gold != kw["score"]:
-        rows = rows.drop(columns=[gold])
-    labels = read(rows, binary=binary, **kw, **({"scale": scale} if scale is not None else {}))
+    rows = df.loc[labelled]
+    if gold != kw["score"]:     # read the labels as the scores, so an error names the gold column
+        rows = rows.drop(columns=[kw["score"]])
+    labels = read(rows, binary=binary, source_name=name, line_numbers=lines, **{**kw, "score": gold})
     return judge, _aligned(judge, labels)
 
 
