@@ -294,10 +294,10 @@ class ArenaResult(Result):
         pos[self.order] = np.arange(len(self.models))
         po = np.lexsort((pos[pt.j], pos[pt.i]))
         names = np.asarray(self.models, dtype=object)
-        cols = {k: jsonable(v) for k, v in {
-            "a": names[pt.i[po]].tolist(), "b": names[pt.j[po]].tolist(), "diff": pt.diff[po],
-            "ci_low": pt.ci_low[po], "ci_high": pt.ci_high[po], "p_value": pt.p_value[po],
-            "p_adjusted": pt.p_adjusted[po], "separated": self.separated[po]}.items()}
+        cols = {"a": names[pt.i[po]].tolist(), "b": names[pt.j[po]].tolist()}   # the models' names: str
+        cols.update((k, jsonable(v)) for k, v in {
+            "diff": pt.diff[po], "ci_low": pt.ci_low[po], "ci_high": pt.ci_high[po], "p_value": pt.p_value[po],
+            "p_adjusted": pt.p_adjusted[po], "separated": self.separated[po]}.items())
         style = None
         if self.style is not None:
             style = self.style.to_dict()
