@@ -26,6 +26,7 @@ Wall and CPU seconds (CPU of the process or of the child). The exact optimum is 
     .venv/bin/python bench/bench_arena.py                 # about 5 minutes on 2 shared cores (load 6-12)
     .venv/bin/python bench/bench_arena.py --steps         # CPU seconds per step of rt.arena(path)
     .venv/bin/python bench/bench_arena.py --rounds 100    # the full FastChat reference (minutes more)
+    .venv/bin/python bench/bench_arena.py --pyc           # commands with cached bytecode (PYTHONDONTWRITEBYTECODE)
 """
 
 from __future__ import annotations
@@ -241,6 +242,9 @@ def main() -> None:
     ap.add_argument("--cluster-rounds", type=int, default=5,
                     help="prompt-cluster bootstrap rounds timed (extrapolated to 1,000; 0 leaves it out)")
     ap.add_argument("--steps", action="store_true", help="only the CPU seconds of each step of rt.arena(path)")
+    ap.add_argument("--pyc", action="store_true",
+                    help="run the commands with cached bytecode (as an installed package has), where "
+                         "PYTHONDONTWRITEBYTECODE is set: a PYTHONPYCACHEPREFIX in the temporary folder, warmed once")
     ap.add_argument("--write", help=argparse.SUPPRESS)   # the child that writes the file
     args = ap.parse_args()
     if args.write:
@@ -258,6 +262,14 @@ def main() -> None:
         steps(path)
         shutil.rmtree(tmp, ignore_errors=True)
         return
+    if args.pyc:   # the children write and read their bytecode under the temporary folder
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
+        timed_child([sys.executable, "-c", CLI, "arena", path, "-f", "json"])
+        timed_child([sys.executable, "-c", FLOOR, path])
+    elif os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print("note: PYTHONDONTWRITEBYTECODE is set, so each command compiles ranktrust's modules from source (about "
+              "0.5 CPU s that an installed package does not spend); --pyc runs them with cached bytecode")
     import ranktrust as rt   # imported after the child wrote the file; its import cost is in the first in-process run
     from ranktrust.preference import ELO_SCALE
 
