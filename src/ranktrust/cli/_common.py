@@ -357,7 +357,7 @@ def judge_options(fn: Callable) -> Callable:
     """``--judge-col`` and ``--judges``: several judges (or repeats of one) per answer, their variance counted in the
     intervals (two-way clustering by item and judge)."""
     opts = [
-        click.option("--judge-col", "judge_col", default=None, metavar="COLUMN", cls=ApiOption, api={"run": None},
+        click.option("--judge-col", "judge_col", default=None, metavar="COLUMN",
                      help="Column naming the judge (or the repeat) of each score in a long table: it is read as the "
                           "runs, and the intervals count the judges' variance (--judges; default auto)."),
         click.option("--judges", "judges", type=click.Choice(["auto", "random", "fixed"]), default=None,
