@@ -459,12 +459,12 @@ INLINE_SKIP = {
     "rt.read()": "the bare name",
     "rt.write_eee(m, folder)": "writes a folder of files; run in tests/test_eee.py",
     'rt.write_eee(m, "eee_out/")': "writes a folder of files (here: into the repository); run in tests/test_eee.py",
-    'rt.bootstrap_ci(..., cluster_correction="cr2")': "placeholder for the arguments",
+    "rt.arena(judge_battles, gold=human_battles)": "placeholder names; rt.arena with gold runs in tests/test_judges_battles.py",
+    "rt.arena(path)": "the 2M-battle file bench/bench_arena.py writes",
+    "rt.arena(judged, gold=human)": "placeholder names; the worked example in docs/arena.md runs in tests/test_judges_battles.py",
     "rt.power(..., binary=True)": "placeholder for the arguments",
     "rt.data_quality(m, *, near_identical=0.98, min_kappa=0.9, min_items=20, person_fit=True,\n"
     "lz_threshold=-4.0, min_corr_ratio=0.7, folds=None, rng=0)": "a signature with its defaults",
-    'rt.bootstrap_ci(m, method="percentile" | "bca", n_resamples=9999, confidence_level=0.95,\npair=None, cluster=False, rng=0)':
-        "a signature with its defaults; test_inline_signatures compares it with the real one",
 }
 # resampling sizes reduced so the whole file stays fast; the keyword itself is still exercised
 SHRINK = {"n_resamples=2000": "n_resamples=200", "n_resamples=3000": "n_resamples=300"}
@@ -485,6 +485,13 @@ def _inline_calls():
     return out
 
 
+def _gold_of(m: rt.ScoreMatrix, k: int) -> rt.ScoreMatrix:
+    """Gold labels on the first ``k`` items (the scores themselves), NaN elsewhere: a stand-in for docs/judges.md."""
+    x = np.array(m.scores, dtype=float)
+    x[:, k:] = np.nan
+    return rt.ScoreMatrix.from_array(x, models=list(m.models), items=list(m.items))
+
+
 def test_inline_calls(swebench, runs_csv):
     calls = _inline_calls()
     assert len(calls) >= 8, calls
@@ -494,6 +501,11 @@ def test_inline_calls(swebench, runs_csv):
     for rel, line, call in calls:
         if call in INLINE_SKIP:
             continue
+        if re.search(r"[(,=]\s*\.\.\.\s*[,)]", call):   # `rt.compare(..., gold=...)`: a placeholder whose keywords
+            fn = getattr(rt, re.match(r"rt\.(\w+)", call).group(1))   # must be the function's own
+            named = set(re.findall(r"(\w+)=", call)) - set(inspect.signature(fn).parameters)
+            assert not named, f"{rel}:{line}: `{call}` names keywords {sorted(named)} that {fn.__name__} does not take"
+            continue
         code = call
         for k, v in SHRINK.items():
             code = code.replace(k, v)
@@ -502,6 +514,8 @@ def test_inline_calls(swebench, runs_csv):
         ns = {"rt": rt, "m": m, "path": str(runs_csv)}
         if re.search(r"\bdf\b", code):   # `rt.intervals(df)`: the same matrix as a long DataFrame
             ns["df"] = m.to_frame()
+        if rel == "docs/judges.md":   # `rt.intervals(judge, gold=g)`: the matrix as the judge, its first 120 items as gold
+            ns.update(judge=m, g=_gold_of(m, 120), a=a, b=b)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", rt.SmallSampleWarning)
             warnings.simplefilter("ignore", rt.DegenerateDataWarning)
