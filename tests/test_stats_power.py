@@ -327,7 +327,8 @@ def test_exact_curve_keeps_values_equal_to_a_fresh_computation():
     the calls, and the pmf equals scipy's binomial pmf."""
     from ranktrust.stats import _power as pm
 
-    ns = [np.arange(880, 900), np.arange(40, 60), np.arange(5000, 5020), np.arange(870, 1200, 7), np.array([3])]
+    ns = [np.arange(880, 900), np.arange(40, 60), np.arange(5000, 5020), np.arange(870, 1200, 7), np.array([3]),
+          np.arange(250_000, 250_020), np.arange(60, 4000, 50)]   # (above the pmf's tables; a range far apart)
     kept = pm._Curve(0.05, 0.27, 0.05)
     for n in ns + ns[::-1]:
         assert kept(n).tobytes() == pm._Curve(0.05, 0.27, 0.05)(n).tobytes()
@@ -339,6 +340,8 @@ def test_exact_curve_keeps_values_equal_to_a_fresh_computation():
     n = np.array([50, 100, 119])
     want = stats.binom.pmf(m[None, :], n[:, None], 0.27)
     np.testing.assert_allclose(kept._pmf(m, n), want, rtol=1e-12, atol=1e-300)
+    big, mm = np.array([250_000]), np.arange(67_000, 68_000)
+    np.testing.assert_allclose(kept._pmf(mm, big), stats.binom.pmf(mm[None, :], 250_000, 0.27), rtol=1e-9)
     # the kept rejection boundary is _reject_k's, and the exact test's: p < alpha at k, not at k + 1
     k = pm._reject_range(20, 60, 0.05)
     assert np.array_equal(k, pm._reject_k(np.arange(20, 61), 0.05))

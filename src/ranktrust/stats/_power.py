@@ -153,6 +153,23 @@ def mcnemar_power(items: Any, *, gap: float, disagreement: float, alpha: float =
     return _Curve(float(gap), float(disagreement), float(alpha))(np.atleast_1d(np.asarray(items, dtype=np.int64)))
 
 
+#: most conditional powers a curve keeps, and the largest n whose pmf it reads from tables of its terms
+_KEEP_MAX = 1_000_000
+_TABLE_MAX = 200_000
+
+
+def _binom_pmf(k: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
+    """Binomial pmf from log-gamma (scipy.special only; 0 outside 0 <= k <= n)."""
+    k = np.asarray(k, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    ok = (k >= 0) & (k <= n)
+    kk, nn = np.where(ok, k, 0.0), np.where(ok, n, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logp = (special.gammaln(nn + 1) - special.gammaln(kk + 1) - special.gammaln(nn - kk + 1)
+                + special.xlogy(kk, p) + special.xlog1py(nn - kk, -p))
+    return np.where(ok, np.exp(logp), 0.0)
+
+
 class _Curve:
     """Exact McNemar power as a function of n at one (gap, q, alpha).
 
@@ -160,7 +177,9 @@ class _Curve:
     the call: the conditional power at each number ``m`` of discordant items, and the log-gamma and
     ``x log p`` terms of the binomial pmf at each integer, over ranges that grow as asked for. Every
     value depends on its own ``m`` (or integer) alone, so the kept values are those a fresh
-    computation gives, bit for bit.
+    computation gives, bit for bit. What is kept stays small: a range far from the kept one replaces
+    it (a search probes far-apart n at first), and the pmf's tables are used up to ``_TABLE_MAX`` items
+    (the pmf is computed directly above).
     """
 
     def __init__(self, gap: float, q: float, alpha: float) -> None:
@@ -174,9 +193,12 @@ class _Curve:
         return _conditional_power(np.arange(lo, hi + 1), self.pi, _reject_range(lo, hi, self.alpha))
 
     def _cond_power(self, lo: int, hi: int) -> np.ndarray:
-        """The conditional power at m = lo..hi (kept over the union of the ranges asked for)."""
+        """The conditional power at m = lo..hi (kept over the union of nearby ranges asked for)."""
         m0, m1 = self._m0, self._m0 + self._cp.size - 1
-        if self._cp.size == 0:
+        width = hi - lo + 1
+        extra = max(hi, m1) - min(lo, m0) + 1 - self._cp.size   # values an extension computes
+        if self._cp.size == 0 or extra > width or self._cp.size + extra > _KEEP_MAX:
+            # nothing kept, far from what is kept (more to compute than asked for), or too much: this range alone
             self._m0, self._cp = lo, self._cp_at(lo, hi)
         else:
             parts = []
@@ -192,8 +214,10 @@ class _Curve:
     def _pmf(self, m: np.ndarray, n: np.ndarray) -> np.ndarray:
         """``_binom_pmf(m[None, :], n[:, None], q)`` from tables of its terms at each integer."""
         top = int(n.max()) + 1
+        if top > _TABLE_MAX:
+            return _binom_pmf(m[None, :], n[:, None], self.q)
         if self._lg.size < top:
-            j = np.arange(max(top, 2 * self._lg.size), dtype=np.float64)
+            j = np.arange(min(max(top, 2 * self._lg.size), _TABLE_MAX), dtype=np.float64)
             q = self.q
             with np.errstate(divide="ignore", invalid="ignore"):
                 self._lg = special.gammaln(j + 1)
