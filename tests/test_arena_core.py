@@ -474,6 +474,28 @@ def test_cr2_exposure_and_the_meat_on_cluster_pairs_match_a_per_cluster_model_co
     assert solo.pairs is None
 
 
+def test_the_components_of_the_met_pairs_are_scipys():
+    """The check that every model is connected to the rest (label propagation with pointer jumping) finds
+    scipy's connected components, numbered as scipy numbers them, on random graphs and long chains."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    from ranktrust.preference._core import _components
+
+    g = np.random.default_rng(8)
+    for t in range(400):
+        M = int(g.integers(1, 60))
+        E = int(g.integers(0, 3 * M + 1))
+        a, b = g.integers(0, M, E), g.integers(0, M, E)
+        if t % 3 == 0:   # a path through the models in random order: the longest distances
+            perm = g.permutation(M)
+            a, b = perm[:-1], perm[1:]
+        k, lab = connected_components(coo_matrix((np.ones(len(a)), (a, b)), shape=(M, M)), directed=False)
+        ours_k, ours = _components(a, b, M)
+        assert ours_k == k
+        np.testing.assert_array_equal(ours, lab)
+
+
 def test_the_readers_codes_are_the_codes_battles_arrays_finds(tmp_path):
     """rt.arena(path) rates from the reader's codes (read_battles_coded): the same models, codes and clusters as
     coding the table again, for prompt ids that are whole numbers and for mixed text ids (1 and "1" one

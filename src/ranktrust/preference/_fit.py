@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from scipy import special
 
 from ..errors import SolverError
@@ -367,6 +366,8 @@ def _theta_meat(a: np.ndarray, b: np.ndarray, r: np.ndarray, cluster: np.ndarray
             S = S.reshape(cb, M)
             full = S.T @ S
         else:
+            import scipy.sparse as sp   # only here: the import costs every command a tenth of a second
+
             Ss = sp.csr_matrix((np.concatenate([r[bidx], -r[bidx]]), (np.concatenate([ci, ci]),
                                 np.concatenate([a[bidx], b[bidx]]))), shape=(cb, M))
             full = (Ss.T @ Ss).toarray()
