@@ -183,7 +183,28 @@ def test_report_judge_col_round_trip(tmp_path, capsys):
     plain = json.loads(run_cli(capsys, "report", path, "--run-col", "judge", "--no-stability", "--format", "json")[1])
     assert [r["ci_low"] for r in plain["models"]] != [r["ci_low"] for r in d["models"]]
     code, out, err = run_cli(capsys, "report", path, "--judge-col", "judge", "--judges", "random", "--no-stability")
-    assert code == 0 and "only 4 judges" in err and "--judges random" in err
+    said = out + err      # the report keeps the warning as a note in its output
+    assert code == 0 and "only 4 judges" in said and "--judges random" in said, said
     for extra in (["--run-col", "item"], ["--gold-col", "score"]):
         code, out, err = run_cli(capsys, "report", path, "--judge-col", "judge", *extra)
         assert code != 0 and "give one of them" in err, err
+
+
+def test_report_with_judges_is_what_the_command_does():
+    """``rt.report(m, judges=...)``: its intervals are ``rt.intervals(m, judges=...)``, its settings and notes say
+    how the judges were taken, and the command's JSON is the same report; gold with judges is refused."""
+    t = _table(np.random.default_rng(4), judges=4)
+    m = _matrix(t)
+    rep = rt.report(m, judges="auto", stability=False)
+    ref = rt.intervals(m, judges="auto")
+    iv = dict(rep.sections)["intervals"]
+    np.testing.assert_allclose(iv.ci_low, ref.ci_low, rtol=1e-12)   # one code path: equal up to rounding
+    np.testing.assert_allclose(iv.ci_high, ref.ci_high, rtol=1e-12)
+    assert iv.method == "cluster" and rep.settings["judges"] == "auto"
+    assert "judges_fixed" in [n.code for n in rep.notes]
+    plain = rt.report(m, stability=False)
+    assert "judges" not in plain.settings and not np.allclose(dict(plain.sections)["intervals"].ci_low, ref.ci_low)
+    gold = rt.ScoreMatrix.from_array(np.full((m.n_models, m.n_items), np.nan), models=list(m.models),
+                                     items=list(m.items))
+    with pytest.raises(rt.ArgumentError, match="`judges` and `gold`"):
+        rt.report(m, judges="auto", gold=gold)

@@ -80,25 +80,10 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
             rank_method=rank_method, stability=not no_stability, sizes=parse_sizes(sizes),
             stability_n_resamples=stability_n_resamples, split_half=split_half, rng=seed, microbench=microbench,
             progress=cb, **({"gold": gold, "gold_method": gold_method} if gold is not None else {}),
+            **({"judges": judges} if judges is not None else {}),
         )
-    if judges is not None:
-        rep = _with_judged_intervals(rep, m, judges=judges, ci_method=ci_method, cluster=cluster,
-                                     confidence=confidence)
     if plots_dir:
         from ..reporting.plots import save_figures
 
         save_figures(rep, plots_dir)
     render(rep, kind="report", fmt=fmt, out=out, seed=seed, input_hash=ihash, command=command_line())
-
-
-def _with_judged_intervals(rep: Any, m: Any, *, judges: str, ci_method: str, cluster: bool, confidence: float) -> Any:
-    """The report with its intervals section replaced by the intervals that count the judges (the runs of ``m``),
-    and their notes (``judges_fixed``) added. The pair tests, tiers and rank ranges stay those of each item's mean
-    over the judges: the analysis of these judges."""
-    import dataclasses
-
-    from ..stats import intervals
-
-    iv = intervals(m, judges=judges, method=ci_method, cluster=cluster, confidence_level=confidence)
-    return dataclasses.replace(rep, sections=tuple((k, iv if k == "intervals" else v) for k, v in rep.sections),
-                               notes=tuple(rep.notes) + tuple(iv.notes))

@@ -50,6 +50,12 @@ class Inference:
         (``ranktrust.leaderboard`` module ``_gold``; :func:`ranktrust.intervals` with ``gold``).
     gold_method : {"auto", "ppi++", "stratified", "rogan-gladen"}, default: ``"auto"``
         The gold estimator (``auto``: ``stratified`` for 0/1 judge and labels, else ``ppi++``).
+    judges : {"auto", "random", "fixed"}, optional
+        The matrix's runs are judges (or repeated judgments) of the same answers: the per-model intervals count
+        the judges' variance (:func:`ranktrust.intervals` with ``judges``: two-way clustering by item and judge
+        when the judges are random, by item when fixed; ``"auto"``: random from 10 judges). The pair tests,
+        tiers and rank ranges use each item's mean over the judges (valid for these judges). None: runs are
+        averaged as repeats.
     """
 
     confidence_level: float = 0.95
@@ -61,6 +67,7 @@ class Inference:
     rank_method: str = "pairs"
     gold: Any = None
     gold_method: str = "auto"
+    judges: str | None = None
 
 
 @dataclass(frozen=True)

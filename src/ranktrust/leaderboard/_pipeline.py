@@ -238,6 +238,7 @@ def report(
         "rank_method": inf.rank_method,
         "title": sec.title,
         **({"gold_method": iv.method, "n_labelled": iv.n_labelled} if inf.gold is not None else {}),
+        **({"judges": inf.judges} if inf.judges is not None else {}),
     }
     return LeaderboardReport(matrix=m, sections=tuple(b.done.items()), settings=settings, notes=tuple(b.notes))
 
@@ -256,6 +257,9 @@ def _report_iv(m: Any, inf: Inference, res: Resampling, sec: Sections) -> tuple[
     if inf.gold is not None and inf.rank_method != "pairs":
         raise ArgumentError("with `gold`, rank ranges come from the pairs of gold-corrected means: use "
                             "`rank_method`='pairs'", param="rank_method")
+    if inf.gold is not None and inf.judges is not None:
+        raise ArgumentError("`judges` and `gold` are not combined: the gold estimator reads one judge score per item",
+                            param="judges")
     if inf.gold is not None and inf.ci_method != "auto":
         raise ArgumentError(f"with `gold`, the intervals are the gold estimator's (`gold_method`); `ci_method`="
                             f"{inf.ci_method!r} is a score-path interval: leave it 'auto'", param="ci_method")

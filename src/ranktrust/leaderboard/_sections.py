@@ -142,8 +142,11 @@ def build_intervals(b: Build) -> Any:
     b.stage(0.0)
     # named streams (ranktrust._random): a section's numbers never depend on which other sections run
     (s_ci,) = _random.streams(b.seed, "intervals")
-    return intervals(b.m, method=inf.ci_method, cluster=inf.cluster, confidence_level=inf.confidence_level,
-                     rng=np.random.default_rng(s_ci))
+    iv = intervals(b.m, method=inf.ci_method, cluster=inf.cluster, confidence_level=inf.confidence_level,
+                   rng=np.random.default_rng(s_ci), judges=inf.judges)
+    if inf.judges is not None:
+        b.notes.extend(iv.notes)   # judges_fixed: the report says how the judges were taken
+    return iv
 
 
 def build_pairs_all(b: Build) -> Any:

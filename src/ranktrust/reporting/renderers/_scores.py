@@ -78,13 +78,20 @@ def intervals_headline(d: dict[str, Any]) -> str:
             "one model on its own, not a ranking.")
 
 
+def _clustered_by(d: dict[str, Any], sep: str) -> str:
+    """How the intervals were clustered, in words (nothing when they were not)."""
+    if d.get("method") == "twoway":
+        return sep + "two-way clustered by item and judge"
+    return sep + "clustered by item group" if d.get("clustered") else ""
+
+
 @renderer("ScoreIntervals", "text")
 def intervals_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
 
     t = Table(title=(f"{d['title']} — " if d.get("title") else "") + f"{_size(d)} ({level(d['confidence_level'])} "
-                    f"CI{', clustered by group' if d.get('clustered') else ''})")
+                    f"CI{_clustered_by(d, ', ')})")
     width = _name_width([r["model"] for r in d["models"]])
     for c, j in _columns(d):
         if c == "model":
@@ -102,7 +109,7 @@ def intervals_text(d: dict[str, Any]) -> list[Any]:
 def intervals_markdown(d: dict[str, Any]) -> str:
     cols = _columns(d)
     lines = [f"{_size(d)}; {level(d['confidence_level'])} confidence intervals"
-             + (", clustered by item group" if d.get("clustered") else "") + ".", "",
+             + _clustered_by(d, ", ") + ".", "",
              "| " + " | ".join(c for c, _ in cols) + " |", "|" + "|".join(":--" if j == "left" else "--:"
                                                                         for _, j in cols) + "|"]
     for r in _ranked(d):
