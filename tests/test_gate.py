@@ -402,3 +402,18 @@ def test_the_footer_figures_hold_at_50_items_with_skew_and_rare_large_losses():
         d -= 0.98 * 0.002 - 0.02 * 0.6 + 0.01
         passes += gate({"t": _m(np.clip(np.stack([b + d, b]), 0, 1))}, "cand", "base", margin=0.01).verdict == "PASS"
     assert passes / R <= 0.025 + 2 * np.sqrt(0.025 * 0.975 / R)
+
+
+def test_a_fail_headline_names_the_worse_tasks_in_the_tables_order():
+    """The FAIL line lists the worse tasks as the table does, so its "and k more" are the table's last worse rows
+    (a task hidden in "1 more" while shown as row 3 of the table confused a reader)."""
+    rng = np.random.default_rng(3)     # task03: the smallest drop, on few items: the widest interval, row 1
+    worse = simulate_suite(rng, [20000, 20000, 20000, 700, 5000], 0.2, drops=[0.09, 0.08, 0.07, 0.06, 0.0])
+    g = gate(worse, "cand", "base")
+    assert g.verdict == "FAIL" and len(g.worse) == 4
+    rows = [t.task for t in g.tasks if t.task in g.worse]
+    assert rows[0] == "task03"         # ordering by the drop alone would hide it in "and 1 more"
+    line = g.headline["text"]
+    shown = [t for t in rows if t in line]
+    assert shown == rows[:3] and line.index(rows[0]) < line.index(rows[1]) < line.index(rows[2])
+    assert "; and 1 more" in line

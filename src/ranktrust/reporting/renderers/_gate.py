@@ -65,10 +65,9 @@ def _listed(tasks: list[dict[str, Any]], limit: int | None, margin: float) -> st
 def verdict_line(d: dict[str, Any]) -> str:
     """The gate's verdict in one line: 'PASS: 12 tasks non-inferior at 1 point (95%, Holm)'."""
     n, fam, margin = d["n_tasks"], _family(d), _pts(d["margin"])
-    rows = {t["task"]: t for t in d["tasks"]}
     if d["verdict"] == "FAIL":
-        worse = [rows[w] for w in d["worse"]]
-        worse.sort(key=lambda t: t["diff"])
+        bad = set(d["worse"])
+        worse = [t for t in d["tasks"] if t["task"] in bad]   # in the table's order, so "and k more" are its last rows
         shown = "; ".join(f"{t['task']} {points(t['diff'], signed=True)} points "
                           f"{interval(t['ci_low'], t['ci_high'], signed=True)}" for t in worse[:3])
         shown += f"; and {len(worse) - 3} more" if len(worse) > 3 else ""
