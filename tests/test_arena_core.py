@@ -594,7 +594,7 @@ def test_too_few_clusters():
 
 
 def test_style_options_and_sentences():
-    from ranktrust.reporting.renderers._arena import headline_text, ties_sentence
+    from ranktrust.reporting.renderers._arena import arena_headline, ties_sentence
 
     g = np.random.default_rng(14)
     df = board(M=4, n=3000, seed=14)
@@ -610,7 +610,7 @@ def test_style_options_and_sentences():
         rt.arena(board(M=3, n=300), style=True)
     d["settings"]["ties_check"] = {"convention": "davidson", "top": ["m1", "m3", "m2"], "differs": True, "nu": 0.5}
     assert ties_sentence(d).startswith("Note: with Davidson's tie model the top three are m1, m3, m2")
-    assert headline_text(d).startswith(("Yes: ", "No: "))
+    assert arena_headline(d).startswith(("Yes: ", "No: "))
 
 
 def test_the_ties_sentence_counts_the_models_a_board_has():

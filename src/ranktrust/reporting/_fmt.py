@@ -2,7 +2,8 @@
 the notebook and the headline.
 
 The JSON keeps full precision; these functions only decide how a number is *shown*. The digits are chosen
-here, once per kind (:data:`POINTS_DIGITS`, :data:`SHARE_DIGITS`, :data:`PERCENT_DIGITS`), never by the caller: the same number
+here, once per kind (:data:`POINTS_DIGITS`, :data:`RATING_DIGITS`, :data:`SHARE_DIGITS`, :data:`PERCENT_DIGITS`),
+never by the caller: the same number
 prints as the same string in every format (74.40 in the terminal, in Markdown and in the HTML report).
 """
 
@@ -15,6 +16,8 @@ from typing import Any
 MISSING = "n/a"
 #: decimals of a score, difference or interval bound in points (0.744 -> '74.40')
 POINTS_DIGITS = 2
+#: decimals of a rating on the Elo scale, a difference of two or an interval bound (1012.345 -> '1012.3')
+RATING_DIGITS = 1
 #: decimals of a resampling share or agreement shown as a percentage (0.5535 -> '55.4%')
 SHARE_DIGITS = 1
 #: decimals of a percentage (a power, the split-half shrinkage) and of its Monte Carlo SE (0.123 -> '12%')
@@ -42,6 +45,14 @@ def points(x: Any, signed: bool = False) -> str:
     if not _finite(x):
         return MISSING
     return f"{100 * x:+.{POINTS_DIGITS}f}" if signed else f"{100 * x:.{POINTS_DIGITS}f}"
+
+
+def rating(x: Any, signed: bool = False) -> str:
+    """A rating on the Elo scale (or a difference of two) with :data:`RATING_DIGITS` decimals: 1012.345 ->
+    '1012.3'; signed: '+12.3' ('-0.0' stays negative: the sign of a difference that rounds to zero is kept)."""
+    if not _finite(x):
+        return MISSING
+    return f"{x:+.{RATING_DIGITS}f}" if signed else f"{x:.{RATING_DIGITS}f}"
 
 
 def percent(x: Any) -> str:
@@ -184,6 +195,20 @@ def level(cl: float) -> str:
 
 
 ADJUST_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini–Hochberg", "none": "no adjustment"}
+
+
+def at_floor(p_adj: Any, p: Any, floor: Any) -> bool:
+    """The adjusted p-value ``p_adj`` is the draws' floor 1/(B+1) (no draw reached the statistic) above a smaller
+    p: then it is a bound ('<0.005'), never a value."""
+    return (_finite(floor) and _finite(p_adj) and _finite(p) and abs(p_adj - floor) <= 1e-9 * floor
+            and p < floor)
+
+
+def adjusted_p(p_adj: Any, p: Any, floor: Any = None) -> str:
+    """An adjusted p-value as a table shows it: '<0.0005' at the draws' floor (:func:`at_floor`), else
+    :func:`p_value`."""
+    v = p_value(p_adj)
+    return "<" + v if at_floor(p_adj, p, floor) and not v.startswith("<") else v
 
 
 def p_clause(p: Any, name: str = "p") -> str:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._fmt import count, interval, level, number, p_clause, p_value, plural, points, rank_range
+from .._fmt import adjusted_p as fmt_adjusted_p
+from .._fmt import count, interval, level, number, p_value, plural, points, rank_range, rating
+from .._headline import headline_text
 from .._markdown import md_escape as _esc
 from .._notes import note_text
 from . import renderer
@@ -19,60 +21,21 @@ _OVERLAP = "overlap rule (LMArena; marginal, not simultaneous)"
 _FIGURE = "RANKTRUST-ARENA-FIGURE"
 
 
-def _elo(x: Any, signed: bool = False) -> str:
-    s = number(x, 1)
-    return ("+" + s if signed and not s.startswith("-") and s != "n/a" else s)
-
-
 def _ci(lo: Any, hi: Any, signed: bool = False) -> str:
-    return f"[{_elo(lo, signed)}, {_elo(hi, signed)}]"
-
-
-def _at_floor(d: dict[str, Any], p_adj: Any, p: Any) -> bool:
-    """The adjusted p-value is the draws' floor 1/(B+1) (no draw reached the statistic) above a smaller p."""
-    fl = d["settings"].get("p_adjusted_floor")
-    return (fl is not None and p_adj is not None and p is not None and abs(p_adj - fl) <= 1e-9 * fl
-            and p < fl)
+    return f"[{rating(lo, signed)}, {rating(hi, signed)}]"
 
 
 def adjusted_p(d: dict[str, Any], p_adj: Any, p: Any) -> str:
     """An adjusted p-value as the table shows it: '<0.0005' at the draws' floor (never the floor as a number)."""
-    v = p_value(p_adj)
-    return "<" + v if _at_floor(d, p_adj, p) and not v.startswith("<") else v
+    return fmt_adjusted_p(p_adj, p, d["settings"].get("p_adjusted_floor"))
 
 
-def _adjusted_clause(d: dict[str, Any], p_adj: Any, p: Any) -> str:
-    v = p_value(p_adj)
-    return (f"adjusted p < {v}" if _at_floor(d, p_adj, p) and not v.startswith("<")
-            else p_clause(p_adj, "adjusted p"))
-
-
-def headline_text(d: dict[str, Any]) -> str:
-    """"Is #1 really #1?" in one or two sentences, from the headline numbers only."""
-    h = d["headline"]
-    cl = level(d["confidence_level"])
-    top, ru = h["top"], h["runner_up"]
-    gap = (f"{top} leads {ru} by {_elo(h['diff'])} Elo points (marginal {cl} CI "
-           f"{_ci(h['ci_low'], h['ci_high'], True)})")
-    if h["separable"]:
-        s = (f"Yes: {top} is #1 with {cl} joint confidence over all pairs: {gap}, "
-             f"{_adjusted_clause(d, h['p_adjusted'], h['p_value'])}.")
-    else:
-        # the answer first, as the score path's headline (reporting/_headline.py): "No: 2 models could be #1 ..."
-        could = h["could_be_first"]
-        gap += f" but is not separated from it over all pairs ({_adjusted_clause(d, h['p_adjusted'], h['p_value'])})"
-        if (h["ci_low"] or 0) > 0 or (h["ci_high"] or 0) < 0:   # the pair's own interval excludes 0, not the family
-            gap += "; the marginal interval is for this pair alone"
-        if len(could) > 1:
-            s = (f"No: {len(could)} models could be #1 with {cl} joint confidence ({', '.join(could[:6])}"
-                 + (f" and {len(could) - 6} more" if len(could) > 6 else "") + f"); {gap}.")
-        else:
-            s = f"No: {top} is the only model that could be #1, but {gap}."
-    ov = h["overlap_could_be_first"]
-    if len(ov) != len(h["could_be_first"]):
-        s += (f" The overlap rule would name {plural(len(ov), 'model')} as possible #1 "
-              "(marginal intervals, not simultaneous).")
-    return s
+@renderer("ArenaResult", "headline")
+def arena_headline(d: dict[str, Any]) -> str:
+    """"Is #1 really #1?" in one or two sentences: the shared headline (:func:`.._headline.headline_text`) in Elo
+    points, with the stepdown's p floor and LMArena's overlap rule."""
+    return headline_text(d["headline"], d["confidence_level"], unit="Elo",
+                         p_floor=d["settings"].get("p_adjusted_floor"))
 
 
 def _all_pairs(n: int) -> str:
@@ -178,13 +141,13 @@ def _columns(d: dict[str, Any]) -> list[str]:
 
 
 def _cells(d: dict[str, Any], r: dict[str, Any]) -> list[str]:
-    out = [str(r["tier"]), r["model"], _elo(r["rating"]), _ci(r["ci_low"], r["ci_high"]),
+    out = [str(r["tier"]), r["model"], rating(r["rating"]), _ci(r["ci_low"], r["ci_high"]),
            rank_range(r["rank_low"], r["rank_high"]), rank_range(r["overlap_rank_low"], r["overlap_rank_high"]),
            count(r["n_battles"])]
     if d.get("baseline"):
         out[5:5] = [points(r["win_rate"]), interval(r["win_rate_ci_low"], r["win_rate_ci_high"])]
     if d.get("style"):
-        out += [_elo(r["rating_raw"]), str(r["rank_raw"])]
+        out += [rating(r["rating_raw"]), str(r["rank_raw"])]
     return out
 
 
@@ -196,7 +159,7 @@ def _neighbours(d: dict[str, Any], k: int = 12) -> tuple[str, list[list[str]]]:
     nb = [p for p in d["pairs"] if (p["a"], p["b"]) in want or (p["b"], p["a"]) in want]
     title = "Neighbours in this order" + (f" (the first {k} of {len(nb)}; every pair is in the JSON output)"
                                           if len(nb) > k else "")
-    return title, [[x["a"], x["b"], _elo(x["diff"]), _ci(x["ci_low"], x["ci_high"]), p_value(x["p_value"]),
+    return title, [[x["a"], x["b"], rating(x["diff"]), _ci(x["ci_low"], x["ci_high"]), p_value(x["p_value"]),
                     adjusted_p(d, x["p_adjusted"], x["p_value"]), "yes" if x["separated"] else "no"] for x in nb[:k]]
 
 
@@ -223,24 +186,12 @@ def _style_lines(d: dict[str, Any]) -> list[str]:
     return out
 
 
-@renderer("ArenaResult", "payload")
-def arena_payload(result: Any) -> dict[str, Any]:
-    """The JSON layout with the headline sentence under ``headline["text"]``; the headline read-only, as the
-    result is (``result.headline`` is this dict)."""
-    from ...results import FrozenDict, FrozenList
-
-    d = result.to_dict()
-    h = {**d["headline"], "text": headline_text(d)}
-    d["headline"] = FrozenDict({k: FrozenList(v) if isinstance(v, list) else v for k, v in h.items()})
-    return d
-
-
 @renderer("ArenaResult", "text")
 def arena_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
 
-    out: list[Any] = [Text("Is #1 really #1? " + (d["headline"].get("text") or headline_text(d)), style="bold")]
+    out: list[Any] = [Text("Is #1 really #1? " + (d["headline"].get("text") or arena_headline(d)), style="bold")]
     # piped text is 110 columns: numbers never wrap, the model column is as wide as its longest name (up to
     # 40), two-word headers are stacked, and the win rates come as a table of their own, so that no model
     # name or header is cut inside a word
@@ -293,7 +244,7 @@ def arena_text(d: dict[str, Any]) -> list[Any]:
 @renderer("ArenaResult", "md")
 def arena_markdown(d: dict[str, Any], figure: bool = False) -> str:
     cols = _columns(d)
-    lines = ["## Is #1 really #1?", "", _esc(d["headline"].get("text") or headline_text(d)), "",
+    lines = ["## Is #1 really #1?", "", _esc(d["headline"].get("text") or arena_headline(d)), "",
              f"### Ratings (Elo) with {level(d['confidence_level'])} simultaneous rank sets", "",
              "| " + " | ".join(cols) + " |", "|" + "|".join("---" if c == "model" else "--:" for c in cols) + "|"]
     for r in d["models"]:
@@ -356,5 +307,5 @@ def arena_csv(d: dict[str, Any]) -> str:
     return table_csv(cols, ([r.get(c) for c in cols] for r in d["models"]))
 
 
-__all__ = ["headline_text", "method_sentence", "arena_payload", "ties_sentence", "baseline_sentence", "gold_sentence",
+__all__ = ["arena_headline", "method_sentence", "ties_sentence", "baseline_sentence", "gold_sentence",
            "adjusted_p"]
