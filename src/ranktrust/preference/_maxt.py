@@ -19,18 +19,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ranking import rank_bounds   # the house's rank-set arithmetic, read here by the arena's claims
+
 __all__ = ["pair_index", "pair_se", "stepdown", "rank_bounds"]
 
 
 def pair_index(M: int) -> tuple[np.ndarray, np.ndarray]:
     """Unordered pairs ``j < k``."""
     return np.triu_indices(M, 1)
-
-
-def rank_bounds(better: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The simultaneous rank sets of the stepdown's claims (``better[j, k]``: j found above k):
-    ``[1 + #found better, M - #found worse]``."""
-    return 1 + better.sum(axis=0), len(better) - better.sum(axis=1)
 
 
 def pair_se(V: np.ndarray, J: np.ndarray, K: np.ndarray) -> np.ndarray:

@@ -191,6 +191,13 @@ class RankSets(Result):
         })
 
 
+def rank_bounds(better: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rank sets of a "found better" relation (``better[j, k]``: model j is found above model k):
+    ``[1 + #found better, M - #found worse]`` for each model: the simultaneous rank sets of the score path,
+    arena and the gold-corrected battles."""
+    return 1 + better.sum(axis=0), len(better) - better.sum(axis=1)
+
+
 def layers(better: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """Tiers and display order from a "found better" relation.
 
@@ -330,11 +337,11 @@ def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_tabl
         better = (padj < alpha) & (d > 0)
     better = np.nan_to_num(better, nan=False).astype(bool)
     np.fill_diagonal(better, False)
-    sim_low = 1 + better.sum(axis=0)
-    sim_high = k - better.sum(axis=1)
+    sim_low, sim_high = rank_bounds(better)
     prow = _holm_rows(pval, adjust)
     with np.errstate(invalid="ignore"):
         sig = np.nan_to_num(prow < alpha, nan=False).astype(bool)
+        # each model's own row of tests (Holm within the row): not one relation, so not rank_bounds
         mar_low = 1 + (sig & (d < 0)).sum(axis=1)
         mar_high = k - (sig & (d > 0)).sum(axis=1)
     low, high = (sim_low, sim_high) if simultaneous else (mar_low, mar_high)
@@ -535,8 +542,7 @@ def rank_sets(
         sc = _Scaled(z, sigma)
     level = float(confidence_level)
     better = _simultaneous(theta, sigma, sc, level, can)
-    sim_low = 1 + better.sum(axis=0)
-    sim_high = n_models - better.sum(axis=1)
+    sim_low, sim_high = rank_bounds(better)
     mar_low, mar_high = _marginal(theta, sigma, sc, level, can)
     low, high = (sim_low, sim_high) if simultaneous else (mar_low, mar_high)
     return _result(low, high, mar_low, mar_high, sim_low, sim_high, better, student)
