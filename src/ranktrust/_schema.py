@@ -13,6 +13,11 @@ hints become JSON Schema as follows:
 * a ``TypedDict`` -> a closed object (its required keys required, no others allowed);
 * a result class or another dataclass -> a closed object (``$ref`` to its definition).
 
+A result with a ``"headline"`` renderer whose layout declares no ``"headline"`` gets one, required and first,
+where its ``to_dict()`` is called from outside (a command's JSON, ``result_schema``, an added key that is a whole
+result): :class:`HeadlineText`, its one sentence under ``text``. As a section of another result's JSON it is its
+layout alone.
+
 A command's JSON is its result's ``to_dict()`` plus a ``meta`` block (:class:`Meta`) and, for
 a few commands, keys the command adds (:data:`COMMANDS`). ``tests/test_schema.py`` validates the
 JSON of every command on the bundled dataset against this schema.
@@ -58,6 +63,21 @@ class Meta(TypedDict):
     created: str
 
 
+class HeadlineText(TypedDict):
+    """The ``"headline"`` of a result whose layout has none: its answer in one sentence (``result.headline``),
+    which ``to_dict()`` and every command's JSON carry first (``reporting/_notebook.py``, ``result_payload``)."""
+
+    text: str
+
+
+def _has_headline(cls: type) -> bool:
+    """Whether ``cls.to_dict()`` carries a ``"headline"`` its layout does not declare: a ``"headline"`` renderer
+    is registered for it (the presentation layer adds ``{"text": ...}``)."""
+    from .reporting.renderers import renderer_for
+
+    return renderer_for(cls, "headline") is not None
+
+
 #: meta.kind -> (the result class as "module:Class", keys the command adds next to the result's own)
 COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
     "report": ("ranktrust.leaderboard._result:LeaderboardReport",
@@ -65,7 +85,7 @@ COMMANDS: dict[str, tuple[str, dict[str, Any]]] = {
     "compare": ("ranktrust.stats._paired:PairedComparison", {}),
     "power": ("ranktrust.stats._power:PowerResult", {"disagreement_source": str}),
     "stability": ("ranktrust.ranking._stability:Stability", {}),
-    "ranks": ("ranktrust.ranking._ranksets:RankSets", {"tiers": "ranktrust.ranking._tiers:TiersJSON",
+    "ranks": ("ranktrust.ranking._ranksets:RankSets", {"tiers": "ranktrust.ranking._tiers:Tiers",
                                                        "gold": "ranktrust.leaderboard._gold:GoldRanksJSON"}),
     "splithalf": ("ranktrust.ranking._splithalf:SplitHalf", {}),
     "microbench": ("ranktrust.subsets._mdad:MDADResult", {}),
@@ -229,6 +249,23 @@ class _Builder:
             out["description"] = doc[0]
         return out
 
+    def called(self, tp: Any) -> dict[str, Any]:
+        """The schema of ``tp().to_dict()`` called from outside another ``to_dict`` (a command's JSON, an extra
+        key that is a whole result): the layout, and first a required ``"headline"`` (:class:`HeadlineText`)
+        where the presentation layer adds one. Inside another result's JSON (a section) a result is its layout
+        alone, ``$defs[name]``."""
+        ref = self.of(tp)
+        if not (isinstance(tp, type) and issubclass(tp, Result)):
+            return ref
+        base = self.defs[tp.__name__]
+        if "properties" not in base or "headline" in base["properties"] or not _has_headline(tp):
+            return ref
+        return self._headlined(base)
+
+    def _headlined(self, layout: dict[str, Any]) -> dict[str, Any]:
+        return {**layout, "properties": {"headline": self.of(HeadlineText), **layout["properties"]},
+                "required": ["headline", *layout.get("required", [])]}
+
     @staticmethod
     def _meta(kind: str) -> dict[str, Any]:
         return {"allOf": [{"$ref": "#/$defs/Meta"}], "properties": {"kind": {"const": kind}}}
@@ -238,10 +275,12 @@ class _Builder:
         cls = _load(path)
         self.of(cls)
         base = self.defs[cls.__name__]
+        if "properties" in base and "headline" not in base["properties"] and _has_headline(cls):
+            base = self._headlined(base)
         if "properties" not in base:        # undeclared layout: anything next to meta
             return {"type": "object", "properties": {"meta": self._meta(kind)}, "required": ["meta"]}
-        props = {"meta": self._meta(kind),
-                 **base["properties"], **{k: self.of(v) for k, v in extra.items()}}
+        props = {"meta": self._meta(kind), **base["properties"],
+                 **{k: self.called(_load(v) if isinstance(v, str) else v) for k, v in extra.items()}}
         return {"type": "object", "description": f"the JSON of `ranktrust {kind.split('-')[0]}` "
                 f"({cls.__name__}.to_dict() plus meta)", "properties": props,
                 "required": ["meta", *base.get("required", [])], "additionalProperties": False}
@@ -264,8 +303,7 @@ def undeclared() -> list[str]:
 def result_schema(cls: type) -> dict[str, Any]:
     """The schema of ``cls.to_dict()`` for one result class (a whole document with its ``$defs``)."""
     b = _Builder()
-    ref = b.of(cls)
-    return _document(b, ref, f"ranktrust {cls.__name__}")
+    return _document(b, b.called(cls), f"ranktrust {cls.__name__}")
 
 
 def json_schema(kind: str | None = None) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from .. import results
 from .. import leaderboard
 from ._types import LEADERBOARD_REPORT, TypeTable
 from ._headline import headline_text
-from .renderers import headline_of, payload_of
+from .renderers import headline_of, payload_of, renderer_for
 
 MAX_ROWS = 50
 
@@ -129,7 +129,21 @@ def result_text(result: Any, fmt: str) -> str | None:
     return to_string(result, fmt, kind=kind)
 
 
+def result_payload(result: Any, layout: dict[str, Any]) -> dict[str, Any]:
+    """``result.to_dict()``, which is what every command writes as JSON (less ``meta``): the ``layout`` with its
+    sentences (:func:`~ranktrust.reporting.renderers.payload_of`) and, where the layout has no ``"headline"`` and
+    a ``"headline"`` renderer is registered for the result's type, ``{"text": ...}`` first under ``"headline"``.
+    So every command's JSON carries the one sentence ``result.headline["text"]`` holds, written here once for all
+    of them rather than in each result's layout."""
+    d = payload_of(result, layout)
+    if "headline" not in d:
+        words = renderer_for(result, "headline")
+        if words is not None:
+            d = {"headline": {"text": words(d)}, **d}
+    return d
+
+
 results.set_html_display(result_html)
-results.set_format_display(result_text)                # str(result), to_markdown(), to_html(), save()
-results.set_payload_display(payload_of, headline_of)   # to_dict(), result.headline
+results.set_format_display(result_text)                    # str(result), to_markdown(), to_html(), save()
+results.set_payload_display(result_payload, headline_of)   # to_dict(), result.headline
 leaderboard.set_presenter(present)     # str(report), report.verdict
