@@ -7,7 +7,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from ..ranking import RankSets, Tiers
+from ..ranking import RankSets, SuitePairRow, Tiers
 from ..results import HeadlineJSON, Note, NoteJSON, Result, jsonable
 from ..stats import PairTable, ScoreIntervals
 
@@ -44,18 +44,9 @@ class ArenaModelRow(_ModelRow, total=False):
     rank_raw: int
 
 
-class ArenaPairRow(TypedDict):
+class ArenaPairRow(SuitePairRow):
     """One pair of ``"pairs"``: ``a`` rated above ``b``; ``diff`` in Elo points with its marginal interval;
     ``p_adjusted`` from the stepdown max-|t| over all pairs; ``separated`` = ``p_adjusted < 1 - confidence``."""
-
-    a: str
-    b: str
-    diff: float
-    ci_low: float
-    ci_high: float
-    p_value: float
-    p_adjusted: float
-    separated: bool
 
 
 class ArenaHeadline(HeadlineJSON):

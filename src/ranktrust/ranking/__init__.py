@@ -8,8 +8,8 @@ the modules behind it (``_tiers``, ``_ranksets``, ``_stability``, ``_splithalf``
 from ._ranksets import RankSets, rank_bounds, rank_sets
 from ._splithalf import SplitHalf, split_half
 from ._stability import FAMILIAR_SIZES, Stability, stability   # FAMILIAR_SIZES: for the plots, outside __all__
-from ._suite import SuiteResult, suite
+from ._suite import SuitePairRow, SuiteResult, suite
 from ._tiers import Tiers, tiers
 
 __all__ = ["tiers", "Tiers", "rank_sets", "RankSets", "rank_bounds", "stability", "Stability", "split_half", "SplitHalf", "suite",
-           "SuiteResult"]
+           "SuiteResult", "SuitePairRow"]

@@ -112,6 +112,9 @@ class SuiteModelRow(TypedDict):
     task_scores: list[float | None]
 
 
+#: one pair of a ranked table (a suite's pairs; arena's are its subclass ArenaPairRow): ``a`` above ``b`` by ``diff``
+#: with its interval, its p-value and the adjusted one, and whether the claim is made. No docstring: the JSON
+#: schema's description of the suite's pairs stays as it was
 class SuitePairRow(TypedDict):
     a: str
     b: str
