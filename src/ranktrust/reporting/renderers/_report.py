@@ -200,15 +200,14 @@ def _power_title(pw: dict[str, Any]) -> str:
 
 @renderer("PowerSection", "text")
 def power_rich(pw: dict[str, Any]) -> list[Any]:
-    from rich.table import Table
     from rich.text import Text
 
-    p = Table()
-    p.add_column("gap (pts)", justify="right")
-    p.add_column("items needed", justify="right")
-    for row in pw["table"]:
-        p.add_row(gap_points(row["gap"]), count(row["items_needed"]))
-    return [Text(f"Questions needed to detect a gap ({_power_title(pw)})", style="italic"), p,
+    from ._scores import titled_table
+
+    right = {"justify": "right"}
+    return [*titled_table(f"Questions needed to detect a gap ({_power_title(pw)})",
+                          {"gap (pts)": right, "items needed": right},
+                          ((gap_points(row["gap"]), count(row["items_needed"])) for row in pw["table"])),
             Text(at_n_sentence(pw))]
 
 

@@ -211,18 +211,25 @@ def tiers_headline(d: dict[str, Any]) -> str:
             + (f" and {len(top) - 6} more" if len(top) > 6 else "") + ".")
 
 
-@renderer("Tiers", "text")
-def tiers_text(d: dict[str, Any]) -> list[Any]:
+def titled_table(title: str, columns: dict[str, dict[str, Any]], rows: Any) -> list[Any]:
+    """A small table under its title for the terminal: the title on its own line, in italics (a narrow table
+    would wrap a title of its own into a column of fragments); ``columns`` maps each header to its
+    ``Table.add_column`` options, ``rows`` are the cells."""
     from rich.table import Table
     from rich.text import Text
 
-    # the title on its own line: a narrow tier table would wrap it into a column of fragments
-    tt = Table()
-    tt.add_column("tier", justify="right")
-    tt.add_column("models", overflow="fold")
-    for row in d["tiers"]:
-        tt.add_row(str(row["tier"]), ", ".join(row["models"]))
-    return [Text(tier_phrase(d), style="italic"), tt]
+    t = Table()
+    for head, options in columns.items():
+        t.add_column(head, **options)
+    for row in rows:
+        t.add_row(*row)
+    return [Text(title, style="italic"), t]
+
+
+@renderer("Tiers", "text")
+def tiers_text(d: dict[str, Any]) -> list[Any]:
+    return titled_table(tier_phrase(d), {"tier": {"justify": "right"}, "models": {"overflow": "fold"}},
+                        ((str(row["tier"]), ", ".join(row["models"])) for row in d["tiers"]))
 
 
 @renderer("Tiers", "md")
