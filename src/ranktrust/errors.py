@@ -16,8 +16,6 @@ and a site that gives no code gets its class's (``DataError.code == "data"``).
 
 from __future__ import annotations
 
-import warnings as _warnings
-
 __all__ = [
     "RanktrustError",
     "ArgumentError",
@@ -145,4 +143,6 @@ def warn(message: str, category: type[RanktrustWarning] = RanktrustWarning, *, c
          data: dict | None = None, stacklevel: int = 2) -> None:
     """Emit ``category(message, code=code, data=data)``; ``stacklevel`` means what it means to
     :func:`warnings.warn` called in ``warn``'s place (2: the line that called the function that warns)."""
-    _warnings.warn(category(message, code=code, data=data), stacklevel=stacklevel + 1)
+    import warnings   # here, not at the top: the console script imports this module before it can catch Ctrl-C
+
+    warnings.warn(category(message, code=code, data=data), stacklevel=stacklevel + 1)
