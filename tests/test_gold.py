@@ -113,6 +113,11 @@ def test_stratified_and_the_pair_difference_come_from_one_covariance():
     row = np.flatnonzero((pt.i == 0) & (pt.j == 1))[0]
     assert pt.diff[row] == pytest.approx(pc.diff) and pt.p_value[row] == pytest.approx(pc.p_value)
     assert pt.method == "stratified" and pt.to_dict()["n_labelled"] == 200
+    # printed, it says so: the estimator and the labels, and the two answers beside it with their intervals
+    text, md = str(pc), pc.to_markdown()
+    for shown in (text, md):
+        assert "gold-corrected (stratified, 200 labels)" in shown
+        assert "judge only: difference [CI]" in shown and "gold labels only: difference [CI]" in shown
 
 
 def test_one_sided_p_values_of_the_gold_corrected_difference():

@@ -60,8 +60,21 @@ def _compare_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     if d.get("unpaired_half_width") is not None:
         rows.append(("unpaired half-width", f"±{points(d['unpaired_half_width'])}"))
     one_sided = d.get("alternative", "two-sided") != "two-sided"
-    rows += [("p-value (one-sided)" if one_sided else "p-value", p_value(d["p_value"])), ("method", _METHOD_WORDS.get(d["method"], d["method"]))]
+    rows += [("p-value (one-sided)" if one_sided else "p-value", p_value(d["p_value"])), ("method", _method(d))]
+    for key, label in (("judge_only", "judge only"), ("gold_only", "gold labels only")):   # with gold: beside it
+        other = d.get(key)
+        if other:
+            rows.append((f"{label}: difference [CI]", f"{points(other['diff'], signed=True)} "
+                                                      f"{interval(other['ci_low'], other['ci_high'], signed=True)}"))
     return rows
+
+
+def _method(d: dict[str, Any]) -> str:
+    """The method in words; with gold labels, the estimator and how many items carry a label."""
+    words = _METHOD_WORDS.get(d["method"], d["method"])
+    if d.get("n_labelled") is not None:
+        return f"gold-corrected ({words}, {plural(d['n_labelled'], 'label')})"
+    return words
 
 
 @renderer("PairedComparison", "text")
@@ -81,7 +94,7 @@ def compare_text(d: dict[str, Any]) -> list[Any]:
 def compare_markdown(d: dict[str, Any]) -> str:
     d = {**d, "a": _esc(d["a"]), "b": _esc(d["b"])}
     lines = [f"## {d['a']} vs {d['b']}", "", f"{_items(d['n_items'])}; "
-             f"{_METHOD_WORDS.get(d['method'], d['method'])}.", "", "| | value |", "|---|--:|"]
+             f"{_method(d)}.", "", "| | value |", "|---|--:|"]
     lines += [f"| {a} | {b} |" for a, b in _compare_rows(d) if a != "method"]
     lines += ["", compare_verdict(d)]
     return "\n".join(lines) + "\n"
