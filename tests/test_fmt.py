@@ -97,3 +97,8 @@ def test_one_headline_function_speaks_points_and_elo():
                   "(adjusted p = 0.300).")
     with pytest.raises(ArgumentError, match="`unit`"):
         headline_text(h, 0.95, unit="percent")
+
+
+def test_a_list_of_names_shows_the_first_few_and_counts_the_rest():
+    assert F.names(["a", "b"]) == "a, b" and F.names("abcdef") == "a, b, c, d and 2 more"
+    assert F.names([f"m{i}" for i in range(8)], 6) == "m0, m1, m2, m3, m4, m5 and 2 more" and F.names([]) == ""

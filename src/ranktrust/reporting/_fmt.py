@@ -169,6 +169,12 @@ def plural(n: int, word: str, words: str | None = None) -> str:
     return f"{n:,} " + (word if n == 1 else (words or word + "s"))
 
 
+def names(models: Any, k: int = 4) -> str:
+    """The first ``k`` names of a list and how many more: 'a, b, c, d and 3 more'."""
+    models = list(models)
+    return ", ".join(models[:k]) + (f" and {len(models) - k} more" if len(models) > k else "")
+
+
 def gap_points(g: Any) -> str:
     """A planned gap in points, as the user typed it: 0.02 -> '2', 0.005 -> '0.5'."""
     return f"{g * 100:g}" if _finite(g) else MISSING

@@ -9,7 +9,7 @@ note's sentence in its ``"text"`` (:mod:`.notes`): every renderer (text, Markdow
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 __all__ = ["headline_text", "headline_sentence", "report_dict"]
 
@@ -33,11 +33,6 @@ def headline_sentence(d: dict[str, Any]) -> str:
     s = d.get("settings") or {}
     return headline_text(h, s.get("confidence_level", 0.95), adjust=s.get("adjust", "holm"),
                          n_pairs=s.get("n_pairs"))
-
-
-def _names(models: Sequence[str], k: int = 4) -> str:
-    shown = ", ".join(models[:k])
-    return shown + (f" and {len(models) - k} more" if len(models) > k else "")
 
 
 #: the units a headline's difference is shown in: a score path's fractions ×100 as "points" (:func:`._fmt.points`),
@@ -89,7 +84,7 @@ def headline_text(h: dict[str, Any], lvl: float, *, adjust: str = "holm", n_pair
     ``adjust`` over ``n_pairs``) or ``"Elo"`` (a rating board: ratings on the Elo scale, the claims of a stepdown
     over all pairs, LMArena's overlap rule beside them where ``h`` has ``overlap_could_be_first``). ``p_floor``
     is the smallest adjusted p the draws can give (1/(B+1)): an adjusted p at it is said as a bound."""
-    from ._fmt import ADJUST_NAMES, level, p_clause, points
+    from ._fmt import ADJUST_NAMES, level, names, p_clause, points
 
     if unit not in UNITS:
         from ..errors import ArgumentError
@@ -105,7 +100,7 @@ def headline_text(h: dict[str, Any], lvl: float, *, adjust: str = "holm", n_pair
         if h.get("separable"):
             s = f"Yes: {top} is #1 with {cl} joint confidence over all pairs: {gap}."
         elif len(cbf) > 1:
-            s = f"No: {len(cbf)} models could be #1 with {cl} joint confidence ({_names(cbf, 6)}); {gap}."
+            s = f"No: {len(cbf)} models could be #1 with {cl} joint confidence ({names(cbf, 6)}); {gap}."
         else:
             s = f"No: {top} is the only model that could be #1, but {gap}."
         return s + _overlap(h)
@@ -131,7 +126,7 @@ def headline_text(h: dict[str, Any], lvl: float, *, adjust: str = "holm", n_pair
         return (f"Yes: {top} is #1 with {cl} joint confidence: the paired tests ({fam}) find it better than "
                 f"every other model; {lead}." + _overlap(h))
     if len(cbf) > 1:
-        return (f"No: {len(cbf)} models could be #1 with {cl} joint confidence ({_names(cbf)}); "
+        return (f"No: {len(cbf)} models could be #1 with {cl} joint confidence ({names(cbf)}); "
                 f"{top} has the highest score" + (f" and {lead}" if lead else "") + "." + _overlap(h))
     # the only model that could be #1, yet not found better than every other model
     return (f"No: {top} is the only model that could be #1, but the paired tests ({fam}) do not find it better "

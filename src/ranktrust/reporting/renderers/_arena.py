@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._fmt import adjusted_p as fmt_adjusted_p
-from .._fmt import count, interval, level, number, p_value, plural, points, rank_range, rating
+from .._fmt import count, interval, level, names, number, p_value, plural, points, rank_range, rating
 from .._headline import headline_text
 from .._markdown import md_escape as _esc
 from .._notes import note_text
@@ -76,11 +76,6 @@ def method_sentence(d: dict[str, Any]) -> str:
             f"at 1000; covariance from {cov}, {clus}. {claims}.{w}{fl}")
 
 
-def _possible_first(h: dict[str, Any]) -> str:
-    could = h["could_be_first"]
-    return ", ".join(could[:6]) + (f" and {len(could) - 6} more" if len(could) > 6 else "")
-
-
 def gold_sentence(d: dict[str, Any]) -> str | None:
     """With gold battles: who could be #1 from the judge's verdicts alone and from the gold verdicts alone,
     beside the prediction-powered answer of the headline."""
@@ -89,9 +84,9 @@ def gold_sentence(d: dict[str, Any]) -> str | None:
     g = d["settings"]["gold"]
     out = (f"Prediction-powered: {count(g['n_gold'])} gold verdicts (matched by {g['battle_id']}) correct the "
            f"judge's verdicts on {count(d['settings']['n_battles'])} battles. Could be #1 from the judge alone: "
-           f"{_possible_first(d['judge_only']['headline'])} (its intervals take the judge as if it were the people)")
+           f"{names(d['judge_only']['headline']['could_be_first'], 6)} (its intervals take the judge as if it were the people)")
     if d.get("gold_only") is not None:
-        out += f"; from the gold verdicts alone: {_possible_first(d['gold_only']['headline'])}."
+        out += f"; from the gold verdicts alone: {names(d['gold_only']['headline']['could_be_first'], 6)}."
     else:
         out += "; the gold verdicts alone cannot be rated (a model is missing from them, or won or lost all of them)."
     return out
@@ -111,8 +106,7 @@ def baseline_sentence(d: dict[str, Any]) -> str | None:
            f"{d['baseline']}: the win rates against it are Bradley-Terry estimates from all battles, not the "
            "share of wins in those battles.")
     if never:
-        out += (f" {plural(len(never), 'model')} never met it ({', '.join(never[:6])}"
-                + (f" and {len(never) - 6} more" if len(never) > 6 else "") + "): "
+        out += (f" {plural(len(never), 'model')} never met it ({names(never, 6)}): "
                 + ("its win rate rests" if len(never) == 1 else "their win rates rest")
                 + " on the model's transitivity alone.")
     return out
@@ -154,8 +148,8 @@ def _cells(d: dict[str, Any], r: dict[str, Any]) -> list[str]:
 def _neighbours(d: dict[str, Any], k: int = 12) -> tuple[str, list[list[str]]]:
     """The title and rows (a, b, then the cells of the other columns) of the pairs of models next to each
     other in the display order (the first ``k``, taken from the all-pairs table)."""
-    names = [r["model"] for r in d["models"]]
-    want = {(names[i], names[i + 1]) for i in range(len(names) - 1)}
+    shown = [r["model"] for r in d["models"]]
+    want = {(shown[i], shown[i + 1]) for i in range(len(shown) - 1)}
     nb = [p for p in d["pairs"] if (p["a"], p["b"]) in want or (p["b"], p["a"]) in want]
     title = "Neighbours in this order" + (f" (the first {k} of {len(nb)}; every pair is in the JSON output)"
                                           if len(nb) > k else "")

@@ -12,6 +12,7 @@ from .._fmt import (
     count,
     interval,
     level,
+    names,
     p_clause,
     p_value,
     plural,
@@ -207,8 +208,7 @@ def tiers_headline(d: dict[str, Any]) -> str:
     if not tiers:
         return "No tiers: there is no model."
     top = tiers[0]["models"]
-    return (f"{plural(len(tiers), 'tier')}; tier 1: {', '.join(top[:6])}"
-            + (f" and {len(top) - 6} more" if len(top) > 6 else "") + ".")
+    return f"{plural(len(tiers), 'tier')}; tier 1: {names(top, 6)}."
 
 
 def titled_table(title: str, columns: dict[str, dict[str, Any]], rows: Any) -> list[Any]:
