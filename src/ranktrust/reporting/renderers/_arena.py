@@ -2,7 +2,8 @@
 the ratings with their simultaneous rank sets beside LMArena's overlap rule, the separated neighbours, the
 style coefficients; text, Markdown, HTML (a page with the figure) and CSV (one row per model).
 
-Every sentence is composed here from the numbers of the payload (``to_dict()`` plus ``headline.text``)."""
+Every sentence is composed from the numbers of the payload (``to_dict()`` plus ``headline.text``): the headline by
+the score path's own headline function in Elo (:func:`.._headline.headline_text`), the others here."""
 
 from __future__ import annotations
 
