@@ -34,7 +34,7 @@ from .. import _validate
 from .._random import child, root
 from .._validate import SeedLike
 from ..errors import DataError
-from ..preference._maxt import rank_bounds
+from ..ranking import rank_bounds
 from ..preference._ppi import match_gold, ppi_bradley_terry
 from ..ranking._ranksets import layers
 from ..results import Result, jsonable

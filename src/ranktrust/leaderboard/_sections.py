@@ -287,7 +287,7 @@ def build_split_half(b: Build) -> Any:
 
 
 def build_tiers(b: Build) -> Any:
-    from ..ranking._tiers import tiers_from_pair_table, tiers_of
+    from ..ranking import tiers_from_pair_table, tiers_of
 
     rs = b.done["rank_sets"]
     if b.m.n_models > 1 and b.inference.tiers == "adjacent":

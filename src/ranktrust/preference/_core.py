@@ -31,8 +31,7 @@ from .. import _random, _validate
 from .._kernel import normal_quantile, t_quantile
 from .._validate import Progress, SeedLike
 from ..errors import DataError, SolverError
-from ..ranking import RankSets, Tiers
-from ..ranking._tiers import tiers_of
+from ..ranking import RankSets, Tiers, rank_bounds, tiers_of
 from ..results import Note
 from ..stats import PairTable, ScoreIntervals
 from . import _fit, _maxt
@@ -761,7 +760,7 @@ def _ranked(bt: Battles, theta: np.ndarray, V: np.ndarray, df_model: np.ndarray,
     better[pa[separated], pb[separated]] = True
     met = np.bincount(np.minimum(bt.a, bt.b) * M + np.maximum(bt.a, bt.b), minlength=M * M)
     none = np.full(len(J), -1, dtype=np.int64)
-    low, high = _maxt.rank_bounds(better)
+    low, high = rank_bounds(better)
     with np.errstate(invalid="ignore"):   # LMArena's overlap rule on the same marginal intervals
         ov_low = 1 + (ci_low[:, None] > ci_high[None, :]).sum(axis=0)
         ov_high = M - (ci_high[:, None] < ci_low[None, :]).sum(axis=0)

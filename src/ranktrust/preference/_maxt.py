@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ranking import rank_bounds   # the house's rank-set arithmetic, read here by the arena's claims
 
-__all__ = ["pair_index", "pair_se", "stepdown", "rank_bounds"]
+__all__ = ["pair_index", "pair_se", "stepdown"]
 
 
 def pair_index(M: int) -> tuple[np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ from ._ranksets import RankSets, rank_bounds, rank_sets
 from ._splithalf import SplitHalf, split_half
 from ._stability import FAMILIAR_SIZES, Stability, stability   # FAMILIAR_SIZES: for the plots, outside __all__
 from ._suite import SuitePairRow, SuiteResult, suite
-from ._tiers import Tiers, tiers
+from ._tiers import Tiers, tiers, tiers_from_pair_table, tiers_of   # the last two: for arena and the report
 
 __all__ = ["tiers", "Tiers", "rank_sets", "RankSets", "rank_bounds", "stability", "Stability", "split_half", "SplitHalf", "suite",
            "SuiteResult", "SuitePairRow"]
