@@ -25,6 +25,7 @@ too (``test_inline_calls``), with the sizes of resampling arguments reduced to k
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import io
 import json
@@ -503,7 +504,11 @@ def test_inline_calls(swebench, runs_csv):
             continue
         if re.search(r"[(,=]\s*\.\.\.\s*[,)]", call):   # `rt.compare(..., gold=...)`: a placeholder whose keywords
             fn = getattr(rt, re.match(r"rt\.(\w+)", call).group(1))   # must be the function's own
-            named = set(re.findall(r"(\w+)=", call)) - set(inspect.signature(fn).parameters)
+            params = inspect.signature(fn).parameters
+            if fn is rt.report:   # its settings are keywords of its three groups (rt.report(m, adjust="bh"))
+                from ranktrust.leaderboard import Inference, Resampling, Sections
+                params = {*params, *(f.name for c in (Inference, Resampling, Sections) for f in dataclasses.fields(c))}
+            named = set(re.findall(r"(\w+)=", call)) - set(params)
             assert not named, f"{rel}:{line}: `{call}` names keywords {sorted(named)} that {fn.__name__} does not take"
             continue
         code = call
