@@ -1037,3 +1037,27 @@ def test_the_fast_checks_can_fail(tmp_path):
     assert ("pkg.data.a", "pkg.data.b") in circles
     assert any({"pkg.gating.core", "pkg.stats._paired"} <= set(c) for c in circles), circles
     assert not any("pkg.data.c" in c for c in circles)
+
+
+#: "issue 33", "(#21)", "issue 23 §1": a tracker's number, which says nothing to a reader of the code
+_ISSUE_REF = re.compile(r"\b[Ii]ssues? \d+|\(#\d+\)|\bD\d+\b(?=[:)])")
+
+
+def issue_references(text: str) -> list[int]:
+    """The lines of ``text`` that cite a tracker's issue by number."""
+    return [i for i, line in enumerate(text.splitlines(), 1) if _ISSUE_REF.search(line)]
+
+
+def test_docstrings_and_comments_speak_of_the_code_not_of_issue_numbers():
+    found = [f"{p.relative_to(SRC.parent)}:{n}" for p in sorted(SRC.rglob("*.py"))
+             for n in issue_references(p.read_text(encoding="utf-8"))]
+    assert not found, ("these lines cite an issue by its number: say what the code does and why instead\n"
+                       + "\n".join(found))
+
+
+def test_the_issue_reference_check_can_fail():
+    text = ('"""Suites (issue 34)."""\n'
+            "x = 1  # the count path (Issue 33): measured\n"
+            "y = 2  # see (#21)\n"
+            "z = 3  # P(#1 is #1), D24 in the grid, 2 issues\n")
+    assert issue_references(text) == [1, 2, 3]

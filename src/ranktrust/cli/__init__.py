@@ -19,7 +19,7 @@ def main(argv: list[str] | None = None) -> Any:
 
     Ctrl-C prints ``aborted`` and exits 130 at any moment, also while the command line is still loading
     (click, the command's module, pandas): a KeyboardInterrupt raised by an import is caught here, where the
-    console script enters, not only once ``_main`` is loaded (issue 21)."""
+    console script enters, not only once ``_main`` is loaded."""
     try:
         from ._main import main as run
 

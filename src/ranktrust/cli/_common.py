@@ -87,7 +87,7 @@ class _PipeWriter(io.BufferedWriter):
     """The buffer of a standard stream that is a pipe: once its reader has gone (``| head -1`` read enough,
     EPIPE), everything still written is dropped (the file descriptor is pointed at the null device), so the
     command runs on to its own exit code (0, or the gate's 3) instead of click's 1 for a broken pipe: the code
-    of bad input (newcomer QA D17).
+    of bad input.
 
     The writes themselves stay in C (``io.FileIO`` under ``io.BufferedWriter``): a Ctrl-C that lands just after
     a write cannot leave the buffer thinking the bytes unwritten and write them a second time at exit, as a
@@ -138,7 +138,7 @@ def quiet_closed_pipes() -> None:
 
 def _check_out(ctx: click.Context) -> None:
     """Once both ``--format`` and ``--out`` are parsed (in either order), refuse a pair that the writer would refuse
-    after the analysis: a suffix that names no format (``--out r.jsn``, D19) or contradicts ``--format``."""
+    after the analysis: a suffix that names no format (``--out r.jsn``) or contradicts ``--format``."""
     seen = ctx.meta.setdefault("ranktrust.output", {})
     if "format" in seen and "out" in seen:
         from ..reporting._render import output_format
@@ -406,7 +406,7 @@ def load_with_gold(paths: tuple[str, ...], kw: dict[str, Any], *, notes: bool = 
 
 def render(result: Any, **kw: Any) -> None:
     """``reporting.renderers.render`` with every note that names an API option in this command's words
-    ("`task`='NAME'" -> "--task NAME", issue 21 D10; issue 23 §1): the records stay as they are, their sentences
+    ("`task`='NAME'" -> "--task NAME"): the records stay as they are, their sentences
     (text, Markdown, HTML and the JSON's ``"text"``) name the flags, as errors and warnings do."""
     from ..reporting import option_words
     from ._main import cli_words

@@ -57,7 +57,7 @@ def command(paths: tuple[str, ...], db: str, output_format: str | None, out: str
     fmt, opts = input_format(kw), read_options(kw)
     # on a terminal: the rows read so far and their speed (a single 2M-row file takes tens of seconds)
     # a store this command creates is removed again when nothing was added to it (a missing input, a refusal):
-    # a failed ingest leaves no empty store behind (issue 31 D6)
+    # a failed ingest leaves no empty store behind
     new = not os.path.exists(db)
     try:
         with Store(db) as st, progress_bar(None, f"ingesting into {db}", unit="rows") as cb:

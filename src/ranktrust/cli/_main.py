@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-try:   # Ctrl-C while the command line is still loading: "aborted" as later, not a traceback (issue 21, D13)
+try:   # Ctrl-C while the command line is still loading: "aborted" as later, not a traceback
     import importlib
     import importlib.util
     from typing import Any
@@ -79,7 +79,7 @@ def cli() -> None:
 #: the API that a message names -> the command a terminal user runs for it (besides ``rt.<command>``)
 COMMAND_WORDS = {"Store.ingest": "ranktrust ingest FILES --db STORE", "rt.score_models": "ranktrust score"}
 
-#: what an interrupted command leaves behind, said after "aborted" (issue 21 D13: the store is unchanged)
+#: what an interrupted command leaves behind, said after "aborted" (the store is unchanged)
 ABORTED = {"ingest": "the store is as it was before the command (an ingest is one transaction)"}
 
 #: the command whose words translate a message when no command is running (``cli_words`` called alone)

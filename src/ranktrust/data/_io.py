@@ -432,7 +432,7 @@ def no_named_columns(exc: DataError, source: Any, df: "pd.DataFrame", src: str, 
                      item: str = "item", score: str = "score", wide: bool | None = None) -> DataError | None:
     """The error to raise instead of ``exc`` (raised while the table ``df`` read from ``source`` became a matrix)
     when ``source`` has none of the ``model``, ``item`` and ``score`` columns and was read as a wide table by
-    the README's rule (QA D5): "no model/item/score columns; found ..." and what the wide reading met. None
+    the README's rule: "no model/item/score columns; found ..." and what the wide reading met. None
     otherwise (keep ``exc``). For every command that reads a table (``rt.read``, gate, ingest)."""
     import pandas as pd
 
@@ -444,7 +444,7 @@ def no_named_columns(exc: DataError, source: Any, df: "pd.DataFrame", src: str, 
 
 def _no_named_columns(exc: DataError, src: str, header: list[str], names: tuple[str, str, str]) -> DataError:
     """A table with none of the model, item and score columns was read as a wide table (README: one row per item,
-    its ids in the first column, one column of scores per model) and failed: say both readings (QA D5)."""
+    its ids in the first column, one column of scores per model) and failed: say both readings."""
     shown = ", ".join(header[:12]) + (f" ... ({len(header)} columns)" if len(header) > 12 else "")
     # a score's reason without its place (a row of the melted table, not of the file); else the whole message
     why = exc.data.get("reason") or exc.message

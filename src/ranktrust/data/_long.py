@@ -87,7 +87,7 @@ def matrix_from_long(
 
     vals = numeric_scores(df, score, source, line_offset, scale, model)
     # integer codes of the labels (one hash pass each, first-seen order), never a string array per row:
-    # a 1,000 x 14,000 long file is 14 million rows (issue 33)
+    # a 1,000 x 14,000 long file is 14 million rows
     m_pos, m_order = _codes(df[model])
     i_pos, i_order = _codes(df[item])
     if run is not None:

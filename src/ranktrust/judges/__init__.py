@@ -1,4 +1,4 @@
-"""Judged scores corrected with a few gold labels, and audits of the judge (issue 35).
+"""Judged scores corrected with a few gold labels, and audits of the judge.
 
 :func:`gold_corrected` returns a :class:`GoldCorrected`: each model's mean gold score from a judge's scores on
 every item and a person's labels on a random subset (PPI++, or for 0/1 judges post-stratification on the

@@ -53,7 +53,7 @@ def _warnings_to_notes(fn: Callable[..., LeaderboardReport]) -> Callable[..., Le
                            Note("warning", {"text": msg, "category": w.category.__name__,
                                             "code": getattr(w.message, "code", None)}))
         sections = rep.sections
-        if flat:      # the repeats' "CI is not defined" for such a model is the same cause: one note (D23)
+        if flat:      # the repeats' "CI is not defined" for such a model is the same cause: one note
             sections, dup = _without_flat_repeats_notes(rep.sections, flat)
             merged = merged or dup
         if merged and not any(n.code == "zero_spread" for n in rep.notes):

@@ -1,4 +1,4 @@
-"""Suites: is #1 really #1 across a whole benchmark suite? (``rt.suite``, issue 34)
+"""Suites: is #1 really #1 across a whole benchmark suite? (``rt.suite``)
 
 A suite is ``K`` tasks, each a models x items matrix. A model's *task score* is its mean over its items of
 that task; the suite ranks by an aggregate of the task scores (``rule``):

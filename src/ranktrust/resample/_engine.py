@@ -137,7 +137,7 @@ _DEFAULT_BATCH_BYTES = 64 * 2**20
 _C_SPARSE = 0.25    # per (drawn item x model) in the sparse path
 _C_SPARSE32 = 0.6   # the same, re-measured for the exact float32 path (scipy CSR x dense)
 _C_PACKED = 1.9     # per (drawn item x 64-bit word) of the packed integer path (scipy CSR x uint64);
-                    # re-measured against the count path (issue 33): 1,000 x 14,000 0/1, 2,000 items a draw,
+                    # re-measured against the count path: 1,000 x 14,000 0/1, 2,000 items a draw,
                     # 16-bit lanes: 1.33 ms a draw against 1.01 ms counted (1.2 chose the packed path)
 _C_BINCOUNT = 3.0   # per drawn item in the count path
 _C_ROW = 1.5        # per (resample x item) cell of the count matrix (zero + convert)

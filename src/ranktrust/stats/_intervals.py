@@ -59,7 +59,7 @@ def warn_few_clusters(n_clusters: int, stacklevel: int = 3) -> None:
 
 
 #: a clustered 0/1 interval from fewer groups than this, with its score within :data:`EDGE_BAND` of 0 or 1, is
-#: approximate (issue 30 §4): the 95% interval covered 0.84-0.92 at 5 groups and 0.88-0.95 at 8 (ICC 0.1-0.3,
+#: approximate: the 95% interval covered 0.84-0.92 at 5 groups and 0.88-0.95 at 8 (ICC 0.1-0.3,
 #: true accuracy 2-5% or 95%), and 0.91-0.94 at 10-12 groups with ICC 0.5; from 20 groups 0.93-0.98 in every cell
 #: measured (``bench/bench_cluster_edges.py``, R = 1,500). The threshold is :data:`MIN_CLUSTERS`'s
 EDGE_MIN_CLUSTERS = 20
@@ -455,7 +455,7 @@ def score_ci(
                 )
             se = np.sqrt(mean * (1 - mean) / n)
             low, high = wilson_bounds(mean, n, z)
-    # a Wilson interval exists from one item (issue 21 D22: 1/1 -> [0.21, 1] at 95%); the others need two
+    # a Wilson interval exists from one item (1/1 -> [0.21, 1] at 95%); the others need two
     no_ci = n < 1 if method == "wilson" else small
     se = np.where(small, np.nan, se)
     low = np.where(no_ci, np.nan, low)

@@ -153,7 +153,7 @@ def _check_aggregate(u: str, metric: str, split: str | None, values: list[float]
     instance count (its ``num_instances`` stat) than the per-instance file holds (a trimmed file): the records
     ``helm_instances`` (``path``, ``split``, ``file``, ``reported``, ``n_instances``) and ``helm_mean`` (``path``,
     ``metric``, ``split``, ``reported``, ``mean``, ``n_values``), worded by ``ranktrust.reporting.note_text``
-    (numbers are worded in reporting/, issue 23)."""
+    (numbers are worded in reporting/)."""
     p = os.path.join(os.path.dirname(u), "stats.json")
     if not values or not os.path.exists(p):
         return []

@@ -507,7 +507,7 @@ def _read_one(path: str, opts: ReadOptions, in_folder: bool = False, seen: dict 
                     "or `errors`='drop' (leave them out)"
                 )
         notes: list[Note] = []
-        if errored:   # records (issue 23 §1): reporting/ words them
+        if errored:   # records: reporting/ words them
             notes.append(Note("samples_errored", {"path": path, "n_samples": len(errored), "errors": opts.errors,
                                                   "samples": list(errored[:10])}))
         if unscored:

@@ -379,7 +379,7 @@ def plan(path: str) -> tuple[list[Unit], list[Note]]:
             bad = [(iid, s) for p in ps for iid, s in p.scores.items()
                    if iid in run.scores and s is not None and run.scores[iid] is not None and s != run.scores[iid]]
             absent = [iid for p in ps for iid in p.scores if iid not in run.scores]
-            notes.append(Note("swebench_reports_checked", {   # worded in reporting/ (issue 23 §1)
+            notes.append(Note("swebench_reports_checked", {   # worded in reporting/
                 "path": path, "model": model, "n_reports": len(ps), "run_report": run.path,
                 "n_disagree": len(bad), "disagree_example": bad[0][0] if bad else None,
                 "n_absent": len(absent), "absent_example": absent[0] if absent else None}))

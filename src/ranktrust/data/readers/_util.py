@@ -162,7 +162,7 @@ class RowBuffer:
 
 
 # a metric whose name says it counts failures, errors or how often something happened (extract_fail,
-# idk_freq, parse_error_rate): never a default, whatever its place in the harness's list (issue 31)
+# idk_freq, parse_error_rate): never a default, whatever its place in the harness's list
 _FAILURE_WORDS = ("fail", "failed", "failure", "failures", "fails", "error", "errors", "err", "freq", "frequency",
                   "invalid", "refusal", "refusals")
 

@@ -37,7 +37,7 @@ class IngestSummaryJSON(TypedDict):
     db: str
     rows_added: int
     files: list[FileRow]
-    notes: list[str | NoteJSON]   # a reader's sentence, or its record {"code", "data"} (issue 23 §1)
+    notes: list[str | NoteJSON]   # a reader's sentence, or its record {"code", "data"}
 
 
 @dataclass(frozen=True, eq=False)
