@@ -24,7 +24,7 @@ from ranktrust.errors import ArgumentError, DataError
 # every decorated function registers on import: load the modules that define them
 for _mod in ("ranktrust.stats", "ranktrust.ranking._tiers", "ranktrust.ranking._stability", "ranktrust.ranking._ranksets",
              "ranktrust.ranking._splithalf", "ranktrust.resample._intervals", "ranktrust.runs",
-             "ranktrust.runs._variance", "ranktrust.runs._sensitivity"):
+             "ranktrust.runs._variance", "ranktrust.runs._sensitivity", "ranktrust.runs._protocol", "ranktrust.judges"):
     importlib.import_module(_mod)
 
 #: how to call each decorated function cheaply on the small data below (keywords the test adds come on top)
@@ -42,10 +42,12 @@ CALLS = {
     "pass_at_k_matrix": lambda f, m, **kw: f(m, 1, **kw),
     "sensitivity": lambda f, m, **kw: f(m, by="run", **kw),
     "variance_components": lambda f, m, **kw: f(m, **kw),
+    "choose_n": lambda f, m, **kw: f(m, margin=0.05, **kw),
+    "gold_corrected": lambda f, m, **kw: f(m, _gold(), n_resamples=200, **kw),
 }
 
 #: functions that read runs (the data below has two runs per item for them)
-RUNS = {"repeats", "pass_at_k_matrix", "sensitivity", "variance_components"}
+RUNS = {"repeats", "pass_at_k_matrix", "sensitivity", "variance_components", "choose_n"}
 
 
 def _long(runs: bool) -> pd.DataFrame:
@@ -59,6 +61,14 @@ def _long(runs: bool) -> pd.DataFrame:
                     row["run"] = str(r)
                 rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _gold() -> rt.ScoreMatrix:
+    """Gold labels on the first 20 of the 40 items of :func:`_long` (without runs)."""
+    m = rt.read(_long(False))
+    labelled = np.arange(m.n_items) < 20
+    return rt.ScoreMatrix.from_array(np.where(labelled, m.scores, np.nan), models=list(m.models),
+                                     items=list(m.items))
 
 
 def _result(value):

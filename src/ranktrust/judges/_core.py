@@ -23,6 +23,7 @@ from typing import Any, TypedDict
 import numpy as np
 
 from .. import _validate
+from .._analysis import analysis
 from .._validate import SeedLike
 from .._kernel import normal_quantile
 from .._random import child, root
@@ -177,14 +178,15 @@ class GoldCorrected(Ranked, Result):
         })
 
 
+@analysis
 def gold_corrected(judge: Any, gold: Any, *, method: str = "auto", confidence_level: float = 0.95,
                    n_resamples: int = 10_000, rng: SeedLike = 0, cluster: bool = False) -> GoldCorrected:
     """Each model's mean gold score from a judge's scores on every item and gold labels on some.
 
     Parameters
     ----------
-    judge : ScoreMatrix
-        The judge's scores, complete (every model on every item).
+    judge : ScoreMatrix, DataFrame or path
+        The judge's scores, complete (every model on every item); read as :func:`ranktrust.read` does.
     gold : ScoreMatrix
         Gold labels of the same models on a subset of the items (NaN or absent where not labelled); an item is
         labelled for every model or for none.

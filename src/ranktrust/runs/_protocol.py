@@ -14,6 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _validate
+from .._analysis import analysis
 from .._kernel import nan_mean_var, normal_quantile
 from ..data import ScoreMatrix
 from ..errors import ArgumentError, DataError
@@ -106,13 +107,14 @@ def _sd_runs(rs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return N, np.sqrt(var)
 
 
+@analysis
 def choose_n(m: ScoreMatrix, *, margin: float, confidence_level: float = 0.9) -> ChooseN:
     """Runs needed for a margin of ``margin`` at ``confidence_level`` on the mean run score [E].
 
     Parameters
     ----------
-    m : ScoreMatrix
-        Scores with runs. Each run slot's score is its mean over items; with a
+    m : ScoreMatrix, DataFrame or path
+        Scores with runs (read as :func:`ranktrust.read` does). Each run slot's score is its mean over items; with a
         condition column the slots are (condition, run) pairs and all are pooled.
     margin : float
         Accepted half-width ``eps`` as a fraction (0.01 = 1 point).
