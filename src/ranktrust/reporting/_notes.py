@@ -457,6 +457,14 @@ NOTE_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         f"{fmt.count(d['above_cells'])}): a healthy row's figures keep their distribution, a broken row's are about "
         f"{fmt.number(d['factor'], 1)} times nearer 0 than on every item, so a subtle misfit can go unflagged. "
         "`person_fit`='all' (in a report `quality`='all') uses every item, slower"),
+    "stability_sampled": lambda d: (
+        f"rank stability redrew the benchmark {fmt.count(d['n_resamples'])} times per size, not "
+        f"{fmt.count(d['asked'])} (the matrix has {fmt.count(d['cells'])} cells, above {fmt.count(d['above_cells'])}): "
+        "each of its probabilities p has a Monte Carlo standard error of sqrt(p (1 - p) / "
+        f"{fmt.count(d['n_resamples'])}), at most {fmt.number(100 * d['se_bound'], 1)} percentage points"
+        + (f" ({fmt.number(100 * d['max_se'], 1)} for the least certain figure here)" if d.get("max_se") is not None
+           else "")
+        + ". `stability`='all' draws all of them, slower"),
     "cluster_edge": lambda d: (
         ("model " if len(d["models"]) == 1 else "models ") + ", ".join(map(repr, d["models"][:6]))
         + (f" and {fmt.count(len(d['models']) - 6)} more" if len(d["models"]) > 6 else "")
