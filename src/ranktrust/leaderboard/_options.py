@@ -76,23 +76,30 @@ class Resampling:
 
     Attributes
     ----------
-    stability : bool, default: True
-        Rank stability vs benchmark size (:func:`ranktrust.stability`).
+    stability : bool or "all", default: True
+        Rank stability vs benchmark size (:func:`ranktrust.stability`). Above 10 million cells (models x the
+        items every model has) it draws at most 500 per size, and a note states the Monte Carlo standard error
+        of its figures; ``"all"`` draws ``stability_n_resamples`` per size whatever the size (slower).
     sizes : sequence of int or "full"
         Its benchmark sizes.
     stability_n_resamples : int, default: ``2000``
-        Its bootstrap draws per size.
+        Its bootstrap draws per size (at most 500 above 10 million cells unless ``stability="all"``).
     split_half : bool, default: False
         The split-half winner check (:func:`ranktrust.split_half`).
     split_half_n_resamples : int, default: ``3000``
         Its random halves.
     """
 
-    stability: bool = True
+    stability: bool | str = True
     sizes: Sequence[int | str] = DEFAULT_SIZES
     stability_n_resamples: int = 2000
     split_half: bool = False
     split_half_n_resamples: int = 3000
+
+    def __post_init__(self) -> None:
+        if not any(self.stability is v or self.stability == v for v in (True, False, "all")):
+            raise ArgumentError(f"`stability` must be True, False or 'all' (every draw, whatever the size); got "
+                                f"{self.stability!r}", param="stability")
 
 
 @dataclass(frozen=True)

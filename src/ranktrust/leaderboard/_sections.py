@@ -260,6 +260,22 @@ def _complete(b: Build) -> Any:
     return m.align("intersect") if shared >= 1 else None
 
 
+#: above this many cells (models x items every model has) the report's rank stability draws at most
+#: :data:`STABILITY_SAMPLED_RESAMPLES` per size unless ``stability="all"`` (a ``stability_sampled`` note says so)
+STABILITY_SAMPLE_ABOVE_CELLS = 10_000_000
+#: the draws per size of the report's rank stability above :data:`STABILITY_SAMPLE_ABOVE_CELLS` cells
+STABILITY_SAMPLED_RESAMPLES = 500
+
+
+def stability_draws(n_cells: int, n_resamples: int, stability: bool | str = True) -> int:
+    """The draws per size of the report's rank stability: ``n_resamples``, at most
+    :data:`STABILITY_SAMPLED_RESAMPLES` above :data:`STABILITY_SAMPLE_ABOVE_CELLS` cells unless ``stability`` is
+    ``"all"``."""
+    if stability != "all" and n_cells > STABILITY_SAMPLE_ABOVE_CELLS:
+        return min(int(n_resamples), STABILITY_SAMPLED_RESAMPLES)
+    return int(n_resamples)
+
+
 def build_stability(b: Build) -> Any:
     b.complete = _complete(b)
     m, rs, complete = b.m, b.resampling, b.complete
@@ -271,10 +287,21 @@ def build_stability(b: Build) -> Any:
     use = [s for s in rs.sizes if s == "full" or int(s) < n_c]
     if any(s != "full" and int(s) >= n_c for s in rs.sizes) and "full" not in use:
         use.append("full")   # a size at or above N is the full benchmark
+    cells = int(complete.n_models) * int(n_c)
+    draws = stability_draws(cells, rs.stability_n_resamples, rs.stability)
     b.stage(0.3)
-    return stability(complete, sizes=use, n_resamples=rs.stability_n_resamples, rng=b.seed,
-                     rank_distribution=m.n_models <= HEATMAP_MAX_MODELS,  # not shown above
-                     progress=lambda done, total: b.stage(0.3 + 0.5 * done / max(total, 1)))
+    st = stability(complete, sizes=use, n_resamples=draws, rng=b.seed,
+                   rank_distribution=m.n_models <= HEATMAP_MAX_MODELS,  # not shown above
+                   progress=lambda done, total: b.stage(0.3 + 0.5 * done / max(total, 1)))
+    if draws < rs.stability_n_resamples:
+        # every probability p of the section is a share of `draws` independent draws: Monte Carlo SE
+        # sqrt(p (1 - p) / draws), at most 0.5 / sqrt(draws); the largest of the figures shown is stated
+        p = np.concatenate([st.p_top_stays_top, st.p_topk_order.ravel(), st.p_first.ravel()])
+        se = np.sqrt(p * (1 - p) / draws)
+        b.note("stability_sampled", n_resamples=draws, asked=int(rs.stability_n_resamples), cells=cells,
+               above_cells=STABILITY_SAMPLE_ABOVE_CELLS, max_se=float(np.nanmax(se)) if np.isfinite(se).any() else None,
+               se_bound=float(0.5 / np.sqrt(draws)))
+    return st
 
 
 def build_split_half(b: Build) -> Any:
