@@ -349,7 +349,8 @@ def test_a_new_section_is_a_builder_and_its_renderers(small_report):
     from dataclasses import dataclass
 
     from ranktrust.leaderboard import _sections as sections
-    from ranktrust.reporting.renderers import _REGISTRY, renderer, to_string
+    from ranktrust.reporting._registry import REGISTRY
+    from ranktrust.reporting.renderers import renderer, to_string
     from ranktrust.results import Result
 
     @dataclass(frozen=True, eq=False)
@@ -385,7 +386,7 @@ def test_a_new_section_is_a_builder_and_its_renderers(small_report):
         sections.SECTIONS[:] = [s for s in sections.SECTIONS if s.name != "top_score"]
         sections.BUILDERS[:] = [(s.name, s.build) for s in sections.SECTIONS]
         for fmt in ("text", "md"):
-            _REGISTRY.pop(("TopScore", fmt), None)
+            REGISTRY.discard(TopScore, fmt)
 
 
 def test_adjust_phrase_says_the_tables_family():

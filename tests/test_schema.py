@@ -176,3 +176,18 @@ def test_layout_hints_resolve_in_a_fresh_interpreter():
             "print(undeclared(), d['LeaderboardReport']['properties']['headline'])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['ReplayResult', 'ScoreResults', 'WatchStatus'] {'$ref': '#/$defs/Headline'}"
+
+
+def test_store_and_score_json_say_what_they_did(outputs):
+    """ingest, db list and score carry a headline like every other command: one sentence of what was ingested,
+    stored or scored, required by the schema."""
+    assert list(outputs["ingest"])[:2] == ["meta", "headline"]
+    assert outputs["ingest"]["headline"]["text"].startswith("Ingested 1 of 1 file (720 rows) into ")
+    assert outputs["db-list"]["headline"]["text"].endswith(" holds 720 rows from 1 file: 1 task, 4 models.")
+    for kind in ("ingest", "db-list", "score"):
+        assert "headline" in rt.json_schema(kind)["$defs"][f"output.{kind}"]["required"], kind
+    from ranktrust.reporting.renderers._store import score_headline
+
+    d = {"out": "s.csv", "n_new": 600, "n_skipped": 0, "failed": {"m3": "OOM"},
+         "models": [{"model": "m1"}, {"model": "m2"}]}
+    assert score_headline(d) == "Scored 2 models: 600 new rows to s.csv, 0 already done; 1 failed."

@@ -277,8 +277,11 @@ class _Builder:
         base = self.defs[cls.__name__]
         if "properties" in base and "headline" not in base["properties"] and _has_headline(cls):
             base = self._headlined(base)
-        if "properties" not in base:        # undeclared layout: anything next to meta
-            return {"type": "object", "properties": {"meta": self._meta(kind)}, "required": ["meta"]}
+        if "properties" not in base:        # undeclared layout: anything next to meta (and its headline)
+            said = _has_headline(cls)
+            return {"type": "object", "properties": {"meta": self._meta(kind),
+                                                     **({"headline": self.of(HeadlineText)} if said else {})},
+                    "required": ["meta", *(["headline"] if said else [])]}
         props = {"meta": self._meta(kind), **base["properties"],
                  **{k: self.called(_load(v) if isinstance(v, str) else v) for k, v in extra.items()}}
         return {"type": "object", "description": f"the JSON of `ranktrust {kind.split('-')[0]}` "

@@ -117,7 +117,7 @@ def _filters() -> dict[str, Any]:
 # --------------------------------------------------------------------------- view model
 
 def _figures(d: dict[str, Any], max_forest: int) -> dict[str, Markup | None]:
-    """Every figure registered for the report (``plots/_registry.py``), keyed by its slot; None where the
+    """Every figure registered for the report (the ``figure`` entries of ``reporting/_registry.py``), keyed by its slot; None where the
     report lacks what the figure needs."""
     from . import plots
 

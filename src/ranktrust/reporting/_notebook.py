@@ -1,7 +1,7 @@
 """Jupyter display of result objects (``Result._repr_html_``).
 
 Every result shows itself as its figure (inline SVG with hover tooltips) when one is registered for its
-type (``reporting/plots/_registry.py``: intervals -> forest plot, stability -> stability curve, ...),
+type (its ``figure`` entries in ``reporting/_registry.py``: intervals -> forest plot, stability -> stability curve, ...),
 followed by its numbers as tables. The whole leaderboard report shows as the HTML report in an isolated
 frame. Importing this module registers :func:`result_html` (Jupyter) and :func:`result_text` (``str(result)``,
 ``to_markdown()``, ``to_html()``, ``save()``) with ``ranktrust.results`` and the report's
@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from .. import results
 from .. import leaderboard
-from ._types import LEADERBOARD_REPORT, TypeTable
+from ._registry import LEADERBOARD_REPORT, REGISTRY
 from ._headline import headline_text
 from .renderers import headline_of, payload_of, renderer_for
 
@@ -91,16 +91,14 @@ def _report_page(result: Any) -> str:
             f'border:1px solid #ddd" title="the ranktrust leaderboard report"></iframe>')
 
 
-#: Result types shown as a page of their own instead of figure and tables.
-PAGES: TypeTable[Callable[[Any], str]] = TypeTable()
-PAGES.add(LEADERBOARD_REPORT, _report_page)
+REGISTRY.add(LEADERBOARD_REPORT, "page", _report_page)    # shown as a page of its own, not figure and tables
 
 
 def result_html(result: Any) -> str:
     """Render a result as HTML for Jupyter: its figure (if any), then its ``to_dict()`` as tables."""
-    page = PAGES.lookup(result)
-    if page:
-        return page[0](result)
+    page = REGISTRY.first(result, "page")
+    if page is not None:
+        return page(result)
     d = result.to_dict() if hasattr(result, "to_dict") else dict(result)
     parts = [f"<b>{html.escape(type(result).__name__)}</b>"]
     fig = figure_html(result, d)
@@ -125,7 +123,7 @@ def result_text(result: Any, fmt: str) -> str | None:
 
     if fmt == "text" and renderer_for(result, "text") is None:
         return None
-    kind = "report" if PAGES.lookup(result) else None     # the leaderboard report's JSON kind, as its command's
+    kind = "report" if REGISTRY.first(result, "page") else None     # the leaderboard report's JSON kind, as its command's
     return to_string(result, fmt, kind=kind)
 
 

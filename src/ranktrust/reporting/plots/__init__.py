@@ -14,14 +14,14 @@ Each figure carries ``fig.rt_tooltips``: ``{gid: text}`` for the artists that ge
 the figure is written as inline SVG with :func:`figure_svg` (the HTML report does this).
 
 Layout: ``_style`` (palette, helpers), one module per domain (``leaderboard``, ``resampling``,
-``subsets``, ``runs``), ``svg`` (SVG and file output), and ``_registry``, the one table of which
+``subsets``, ``runs``), ``svg`` (SVG and file output), and ``_figure``, the figure entries of the one registry (``reporting/_registry.py``) of which
 figures draw which result type, which the notebook display, the HTML report and ``save_figures`` read.
 """
 
 from __future__ import annotations
 
 # the registry and helpers the rest of ``reporting`` uses: importable here, not in __all__ (nor rt.plot)
-from ._registry import FIGURES, FigureSpec, figures_for, report_figures  # noqa: F401
+from ._figure import FigureSpec, figures_for, figures_registered, report_figures  # noqa: F401
 from ._style import OKABE_ITO, TIER_COLOURS, NothingToPlot, tier_colour  # noqa: F401
 
 # isort: off

@@ -8,7 +8,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from .._fmt import level, number, rank_range
-from ._registry import figure_for
+from ._figure import figure_for
 from ._style import as_dict, label_size, model_figure, num, short, tier_colour, tip
 
 __all__ = ["arena_ratings"]

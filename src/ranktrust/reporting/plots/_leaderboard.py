@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._fmt import p_clause, percent, points
-from ._registry import figure_for
+from ._figure import figure_for
 from ._style import (
     alpha_of,
     as_dict,

@@ -7,7 +7,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from .._fmt import points
-from ._registry import figure_for
+from ._figure import figure_for
 from ._style import (
     MARKERS,
     OKABE_ITO,

@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
 from .._fmt import gap_points, percent, points
-from ._registry import figure_for
+from ._figure import figure_for
 from ._style import (
     MARKERS,
     OKABE_ITO,

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 
 from ..._text import display_name
 from ...errors import ArgumentError
-from ._registry import figures_for, report_figures
+from ._figure import figures_for, report_figures
 from ._style import NothingToPlot, as_dict, glyph_fallback, say_missing_once
 
 __all__ = ["figure_svg", "save_figures"]
@@ -57,7 +57,7 @@ def save_figures(result: Any, directory: str | Path, formats: Iterable[str] = ("
                  dpi: int = 150) -> list[Path]:
     """Write every figure the result has data for, as ``<directory>/<name>.<format>``.
 
-    The figures are the ones registered for the result's type (``plots/_registry.py``); a dict is read
+    The figures are the ones registered for the result's type (the ``figure`` entries of ``reporting/_registry.py``); a dict is read
     as a report's ``to_dict()``. A figure whose section is absent or empty is skipped, and a result with
     no figure writes nothing.
 

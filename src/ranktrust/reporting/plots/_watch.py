@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._fmt import count, level
-from ._registry import figure_for
+from ._figure import figure_for
 from ._style import NothingToPlot, as_dict, new_figure, short, tip
 
 __all__ = ["WATCH_STATUS", "decision_bands"]

@@ -27,8 +27,9 @@ every number through :mod:`ranktrust.reporting._fmt`. A new command's output cos
     @renderer(PairedComparison, "text")
     def _text(d): ...
 
-Result types are given as classes, or as their class name where the defining module is not imported here (the
-name is matched against the result's class and its bases).
+The renderers are entries of the one presentation registry (:mod:`ranktrust.reporting._registry`), keyed by the
+result class like the figures and the notebook pages: the class itself, or ``"package.module:Class"`` where importing
+the class would load its analysis (``-f json`` of one command must not load every analysis, nor scipy.stats).
 """
 
 from __future__ import annotations
@@ -37,28 +38,24 @@ import importlib
 from typing import Any, Callable
 
 from ...errors import ArgumentError
+from .._registry import REGISTRY
 
 FORMATS = ("text", "md", "html", "csv")
 _HOOKS = FORMATS + ("payload", "headline")
-
-_REGISTRY: dict[tuple[str, str], Callable[..., Any]] = {}
 
 #: the modules holding the built-in renderers, imported on first lookup
 _BUILTIN = ("report", "scores", "quality", "compare", "ranking", "subsets", "runs", "store", "watch", "gate", "arena", "suite", "judges", "gold")
 _loaded = False
 
 
-def _key(result_type: type | str) -> str:
-    return result_type if isinstance(result_type, str) else result_type.__name__
-
-
 def renderer(result_type: type | str, fmt: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated function as the ``fmt`` renderer of ``result_type``."""
+    """Register the decorated function as the ``fmt`` renderer of ``result_type`` (a class, or its
+    ``"package.module:Class"``)."""
     if fmt not in _HOOKS:
         raise ArgumentError(f"`fmt` must be one of {', '.join(_HOOKS)}, got {fmt!r}", param="fmt")
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
-        _REGISTRY[(_key(result_type), fmt)] = fn
+        REGISTRY.add(result_type, fmt, fn)
         return fn
 
     return deco
@@ -75,19 +72,17 @@ def _load_builtin() -> None:
 def renderer_for(result: Any, fmt: str) -> Callable[..., Any] | None:
     """The ``fmt`` renderer registered for ``result``'s type (or the nearest base class), or None."""
     _load_builtin()
-    cls = result if isinstance(result, type) else type(result)
-    for base in cls.__mro__:
-        fn = _REGISTRY.get((base.__name__, fmt))
-        if fn is not None:
-            return fn
-    return None
+    return REGISTRY.first(result, fmt)
 
 
-def renderer_named(name: str, fmt: str) -> Callable[..., Any] | None:
-    """The ``fmt`` renderer registered under the type name ``name`` (for a payload that is a JSON dict, such
-    as a section of the leaderboard report), or None."""
+def renderer_named(name: str | type, fmt: str) -> Callable[..., Any] | None:
+    """The ``fmt`` renderer of the type ``name``: a class, its ``"package.module:Class"``, or its class name alone
+    (the ``"type"`` of a report section's JSON, whose payload is a dict), or None."""
     _load_builtin()
-    return _REGISTRY.get((name, fmt))
+    if isinstance(name, type):
+        return REGISTRY.first(name, fmt)
+    got = REGISTRY.under(name, fmt)
+    return got[0] if got else None
 
 
 def formats_for(result: Any) -> tuple[str, ...]:

@@ -31,7 +31,7 @@ def adjusted_p(d: dict[str, Any], p_adj: Any, p: Any) -> str:
     return fmt_adjusted_p(p_adj, p, d["settings"].get("p_adjusted_floor"))
 
 
-@renderer("ArenaResult", "headline")
+@renderer("ranktrust.preference._result:ArenaResult", "headline")
 def arena_headline(d: dict[str, Any]) -> str:
     """"Is #1 really #1?" in one or two sentences: the shared headline (:func:`.._headline.headline_text`) in Elo
     points, with the stepdown's p floor and LMArena's overlap rule."""
@@ -181,7 +181,7 @@ def _style_lines(d: dict[str, Any]) -> list[str]:
     return out
 
 
-@renderer("ArenaResult", "text")
+@renderer("ranktrust.preference._result:ArenaResult", "text")
 def arena_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
@@ -236,7 +236,7 @@ def arena_text(d: dict[str, Any]) -> list[Any]:
     return out
 
 
-@renderer("ArenaResult", "md")
+@renderer("ranktrust.preference._result:ArenaResult", "md")
 def arena_markdown(d: dict[str, Any], figure: bool = False) -> str:
     cols = _columns(d)
     lines = ["## Is #1 really #1?", "", _esc(d["headline"].get("text") or arena_headline(d)), "",
@@ -266,7 +266,7 @@ def arena_markdown(d: dict[str, Any], figure: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-@renderer("ArenaResult", "html")
+@renderer("ranktrust.preference._result:ArenaResult", "html")
 def arena_html(d: dict[str, Any], meta: dict[str, Any]) -> str:
     """One self-contained page: the Markdown content plus the ratings figure as inline SVG."""
     from .._html import markdown_page
@@ -292,7 +292,7 @@ CSV_COLUMNS = ("model", "rating", "se", "ci_low", "ci_high", "rank", "rank_low",
                "overlap_rank_low", "overlap_rank_high", "n_battles")
 
 
-@renderer("ArenaResult", "csv")
+@renderer("ranktrust.preference._result:ArenaResult", "csv")
 def arena_csv(d: dict[str, Any]) -> str:
     cols = list(CSV_COLUMNS)
     if d.get("baseline"):

@@ -23,7 +23,7 @@ def _items(n: int) -> str:
     return plural(n, "shared item")
 
 
-@renderer("PairedComparison", "headline")
+@renderer("ranktrust.stats._paired:PairedComparison", "headline")
 def compare_verdict(d: dict[str, Any]) -> str:
     """The one sentence under a paired comparison: who is ahead, or why nothing can be said."""
     lo, p = d["ci_low"], d["p_value"]
@@ -77,7 +77,7 @@ def _method(d: dict[str, Any]) -> str:
     return words
 
 
-@renderer("PairedComparison", "text")
+@renderer("ranktrust.stats._paired:PairedComparison", "text")
 def compare_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
@@ -90,7 +90,7 @@ def compare_text(d: dict[str, Any]) -> list[Any]:
     return [t, Text(compare_verdict(d))]
 
 
-@renderer("PairedComparison", "md")
+@renderer("ranktrust.stats._paired:PairedComparison", "md")
 def compare_markdown(d: dict[str, Any]) -> str:
     d = {**d, "a": _esc(d["a"]), "b": _esc(d["b"])}
     lines = [f"## {d['a']} vs {d['b']}", "", f"{_items(d['n_items'])}; "
@@ -101,7 +101,7 @@ def compare_markdown(d: dict[str, Any]) -> str:
 
 
 # ---- power ----------------------------------------------------------------------------------------------
-@renderer("PowerResult", "headline")
+@renderer("ranktrust.stats._power:PowerResult", "headline")
 def power_headline(d: dict[str, Any]) -> str:
     """'To detect a gap of 2 points (...) you need about 1,234 items.' or the detectable gap at n items."""
     q, a, pw = d["disagreement"], d["alpha"], d["power"]
@@ -127,7 +127,7 @@ def power_headline(d: dict[str, Any]) -> str:
     return f"With {n} ({cond}) the smallest detectable gap is {points(g)} points, and {ci}."
 
 
-@renderer("PowerResult", "payload")
+@renderer("ranktrust.stats._power:PowerResult", "payload")
 def power_payload(r: Any) -> dict[str, Any]:
     """The JSON: ``to_dict()`` with the note's sentence beside its record (``note["text"]``)."""
     d = dict(r.to_dict())
@@ -135,7 +135,7 @@ def power_payload(r: Any) -> dict[str, Any]:
     return d
 
 
-@renderer("PowerResult", "text")
+@renderer("ranktrust.stats._power:PowerResult", "text")
 def power_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
@@ -153,7 +153,7 @@ def power_text(d: dict[str, Any]) -> list[Any]:
     return out
 
 
-@renderer("PowerResult", "md")
+@renderer("ranktrust.stats._power:PowerResult", "md")
 def power_markdown(d: dict[str, Any]) -> str:
     lines = ["## Power", "", power_headline(d)]
     if d.get("disagreement_source"):
@@ -164,7 +164,7 @@ def power_markdown(d: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@renderer("PowerResult", "csv")
+@renderer("ranktrust.stats._power:PowerResult", "csv")
 def power_csv(d: dict[str, Any]) -> str:
     from ._csv import table_csv
 

@@ -153,7 +153,7 @@ def _plan_note(d: dict[str, Any]) -> str:
             f"with probability {percent(d['plan_power'])} when the models are truly equal.")
 
 
-@renderer("Gate", "payload")
+@renderer("ranktrust.gating._core:Gate", "payload")
 def gate_payload(result: Any) -> dict[str, Any]:
     from ...gating import GateHeadline
 
@@ -173,7 +173,7 @@ def _name_width(names: list[str], cap: int = 40) -> int:
     return min(max((len(n) for n in names), default=4), cap)
 
 
-@renderer("Gate", "text")
+@renderer("ranktrust.gating._core:Gate", "text")
 def gate_text(d: dict[str, Any]) -> list[Any]:
     """The verdict, the table, the footer; with --plan the plan columns come as a second table (task, detectable
     drop, items for margin), so that neither table is wider than a pipe's 110 columns and no task name or header
@@ -205,7 +205,7 @@ def gate_text(d: dict[str, Any]) -> list[Any]:
     return out
 
 
-@renderer("Gate", "md")
+@renderer("ranktrust.gating._core:Gate", "md")
 def gate_markdown(d: dict[str, Any]) -> str:
     cols = _columns(d)
     head = _line(d)
@@ -228,7 +228,7 @@ CSV_COLUMNS = ("verdict", "task", "n_items", "score_baseline", "score_candidate"
                "items_needed", "missing_candidate", "missing_baseline")
 
 
-@renderer("Gate", "csv")
+@renderer("ranktrust.gating._core:Gate", "csv")
 def gate_csv(d: dict[str, Any]) -> str:
     from ._csv import table_csv
 

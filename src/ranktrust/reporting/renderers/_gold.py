@@ -65,7 +65,7 @@ def _first(d: dict[str, Any]) -> str:
             f"{one(d['judge_could_be_first'])}; gold only: {one(d['gold_could_be_first'])}.")
 
 
-@renderer("GoldSection", "text")
+@renderer("ranktrust.leaderboard._gold:GoldSection", "text")
 def gold_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
@@ -78,7 +78,7 @@ def gold_text(d: dict[str, Any]) -> list[Any]:
     return [Text(gold_note(d)), t, Text(_first(d)), *[Text(s) for s in _omitted(d)]]
 
 
-@renderer("GoldSection", "md")
+@renderer("ranktrust.leaderboard._gold:GoldSection", "md")
 def gold_markdown(d: dict[str, Any]) -> str:
     lines = ["## Gold labels", "", _esc(gold_note(d)), "", _esc(_title(d)) + ":", "",
              "| " + " | ".join(_HEAD) + " |", "|---|" + "--:|" * (len(_HEAD) - 1)]

@@ -34,7 +34,7 @@ def _scope(d: dict[str, Any]) -> str:
     return s
 
 
-@renderer("GoldCorrected", "payload")
+@renderer("ranktrust.judges._core:GoldCorrected", "payload")
 def judged_payload(r: Any) -> dict[str, Any]:
     d = dict(r.to_dict())
     d["headline"] = {"text": judged_headline(d), "could_be_first": d["could_be_first"]}
@@ -60,7 +60,7 @@ def _pair_rows(d: dict[str, Any]) -> list[list[str]]:
 _PAIR_HEAD = ["a", "b", "diff", "CI (marginal)", "p", "p adjusted", "separated"]
 
 
-@renderer("GoldCorrected", "text")
+@renderer("ranktrust.judges._core:GoldCorrected", "text")
 def judged_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
@@ -82,7 +82,7 @@ def judged_text(d: dict[str, Any]) -> list[Any]:
     return out
 
 
-@renderer("GoldCorrected", "md")
+@renderer("ranktrust.judges._core:GoldCorrected", "md")
 def judged_markdown(d: dict[str, Any]) -> str:
     lines = ["## Gold-corrected scores", "", _esc(d["headline"]["text"]), "",
              "| " + " | ".join(_HEAD) + " |", "|---|" + "--:|" * (len(_HEAD) - 1)]
@@ -95,7 +95,7 @@ def judged_markdown(d: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@renderer("GoldCorrected", "csv")
+@renderer("ranktrust.judges._core:GoldCorrected", "csv")
 def judged_csv(d: dict[str, Any]) -> str:
     from ._csv import table_csv
 
@@ -171,7 +171,7 @@ def _probe_rows(d: dict[str, Any]) -> list[list[str]]:
 _AUDIT_HEAD = ["probe", "what", "estimate", "CI", "p", "flagged", "n"]
 
 
-@renderer("JudgeAudit", "payload")
+@renderer("ranktrust.judges._audit:JudgeAudit", "payload")
 def audit_payload(r: Any) -> dict[str, Any]:
     d = dict(r.to_dict())
     d["headline"] = {"text": audit_headline(d), "flagged": d["flagged"]}
@@ -203,7 +203,7 @@ def _not_run(d: dict[str, Any]) -> list[str]:
     return out + [f"{k.replace('_', '-')} not run: {_NOT_RUN.get(v, v)}." for k, v in d["not_run"].items()]
 
 
-@renderer("JudgeAudit", "text")
+@renderer("ranktrust.judges._audit:JudgeAudit", "text")
 def audit_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
@@ -216,7 +216,7 @@ def audit_text(d: dict[str, Any]) -> list[Any]:
     return [Text(d["headline"]["text"]), t] + [Text(s) for s in _not_run(d)]
 
 
-@renderer("JudgeAudit", "md")
+@renderer("ranktrust.judges._audit:JudgeAudit", "md")
 def audit_markdown(d: dict[str, Any]) -> str:
     lines = ["## Judge audit", "", d["headline"]["text"], "", "| " + " | ".join(_AUDIT_HEAD) + " |",
              "|---|---|" + "--:|" * (len(_AUDIT_HEAD) - 2)]

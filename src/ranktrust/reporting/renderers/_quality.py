@@ -10,7 +10,7 @@ from . import renderer
 from ._report import notes_markdown, notes_rich
 
 
-@renderer("DataQuality", "headline")
+@renderer("ranktrust.quality:DataQuality", "headline")
 def quality_headline(d: dict[str, Any]) -> str:
     """'No data-quality problem found in 4 models.' or '2 findings: ...' (the first finding's sentence)."""
     n_models = len(d.get("person_fit") or []) or None
@@ -22,13 +22,13 @@ def quality_headline(d: dict[str, Any]) -> str:
     return f"{plural(len(found), 'finding')}; the first: {note_text(found[0])}"
 
 
-@renderer("DataQuality", "text")
+@renderer("ranktrust.quality:DataQuality", "text")
 def quality_text(d: dict[str, Any]) -> list[Any]:
     from rich.text import Text
 
     return [Text(quality_headline(d), style="bold"), *notes_rich(d)]
 
 
-@renderer("DataQuality", "md")
+@renderer("ranktrust.quality:DataQuality", "md")
 def quality_markdown(d: dict[str, Any]) -> str:
     return "## Data quality\n\n" + quality_headline(d) + "\n" + ("\n" + notes_markdown(d) if d.get("notes") else "")

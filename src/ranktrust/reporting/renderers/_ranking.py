@@ -40,7 +40,7 @@ def _rank_cells(d: dict[str, Any], row: dict[str, Any]) -> list[str]:
     return out
 
 
-@renderer("RankSets", "headline")
+@renderer("ranktrust.ranking._ranksets:RankSets", "headline")
 def could_be_first_sentence(d: dict[str, Any]) -> str:
     first = d["could_be_first"]
     if len(d["models"]) < 2:
@@ -57,7 +57,7 @@ def rank_method_sentence(d: dict[str, Any]) -> str:
             + tier_phrase({"method": "rank-sets"}) + ".")
 
 
-@renderer("RankSets", "text")
+@renderer("ranktrust.ranking._ranksets:RankSets", "text")
 def ranks_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
@@ -74,7 +74,7 @@ def ranks_text(d: dict[str, Any]) -> list[Any]:
     return out
 
 
-@renderer("RankSets", "md")
+@renderer("ranktrust.ranking._ranksets:RankSets", "md")
 def ranks_markdown(d: dict[str, Any]) -> str:
     kind = "joint" if d["simultaneous"] else "marginal"
     cols = _rank_columns(d)
@@ -89,7 +89,7 @@ def ranks_markdown(d: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@renderer("RankSets", "csv")
+@renderer("ranktrust.ranking._ranksets:RankSets", "csv")
 def ranks_csv(d: dict[str, Any]) -> str:
     tier = (d.get("tiers") or {}).get("model_tier", {})
     cols = ["model", "score", "rank", "rank_low", "rank_high", "marginal_low", "marginal_high"]
@@ -117,7 +117,7 @@ def _size_label(row: dict[str, Any], star: str) -> str:
     return f"{row['n']:,}" + (" (full)" if row["label"] == "full" else "") + (f" {star}" if row["beyond_data"] else "")
 
 
-@renderer("Stability", "text")
+@renderer("ranktrust.ranking._stability:Stability", "text")
 def stability_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
@@ -145,7 +145,7 @@ def stability_text(d: dict[str, Any]) -> list[Any]:
     return out
 
 
-@renderer("Stability", "md")
+@renderer("ranktrust.ranking._stability:Stability", "md")
 def stability_markdown(d: dict[str, Any]) -> str:
     ks = d["top_k"]
     lines = ["## #1 in resamples of these items", "", _esc(stability_title(d)) + ".", "",
@@ -162,7 +162,7 @@ def stability_markdown(d: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@renderer("Stability", "csv")
+@renderer("ranktrust.ranking._stability:Stability", "csv")
 def stability_csv(d: dict[str, Any]) -> str:
     ks = [str(k) for k in d["top_k"]]
     return table_csv(["n", "label", "beyond_data", "p_top_stays_top", "p_top_stays_top_se"]
@@ -171,7 +171,7 @@ def stability_csv(d: dict[str, Any]) -> str:
                       + [r["p_topk_order"].get(k) for k in ks] for r in d["by_size"]))
 
 
-@renderer("Stability", "headline")
+@renderer("ranktrust.ranking._stability:Stability", "headline")
 def stability_headline(d: dict[str, Any]) -> str:
     """'On resamples of 40 items, ada stays #1 in 77% of draws (optimistic for close races).'"""
     rows = d["by_size"]
@@ -219,7 +219,7 @@ def _splithalf_notes(d: dict[str, Any]) -> list[str]:
     return out
 
 
-@renderer("SplitHalf", "headline")
+@renderer("ranktrust.ranking._splithalf:SplitHalf", "headline")
 def splithalf_headline(d: dict[str, Any]) -> str:
     """'The winner of one half also wins the other 62% of the time; its lead ...'."""
     lead = lead_phrase(d)
@@ -243,7 +243,7 @@ def _n_splits(d: dict[str, Any]) -> int:
     return d["n_resamples"]
 
 
-@renderer("SplitHalf", "text")
+@renderer("ranktrust.ranking._splithalf:SplitHalf", "text")
 def splithalf_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
@@ -258,7 +258,7 @@ def splithalf_text(d: dict[str, Any]) -> list[Any]:
                  "winner's curse: picking the best of noisy scores overstates its lead.")]
 
 
-@renderer("SplitHalf", "md")
+@renderer("ranktrust.ranking._splithalf:SplitHalf", "md")
 def splithalf_markdown(d: dict[str, Any]) -> str:
     lines = [f"## Split-half check ({_n_splits(d):,} random halves)", "", "| | value |", "|---|--:|"]
     lines += [f"| {a} | {b} |" for a, b in _splithalf_rows(d)]

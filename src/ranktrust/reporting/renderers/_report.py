@@ -18,13 +18,23 @@ from .._headline import headline_sentence, report_dict
 from .._html import FOREST_MAX_MODELS, report_page
 from .._markdown import md_escape as _esc
 from .._notes import note_text
+from .._registry import LEADERBOARD_REPORT
 from . import renderer, renderer_named
 from ._csv import table_csv
 
-renderer("LeaderboardReport", "headline")(headline_sentence)
+
+class ReportHeadline:
+    """The report's verdict block: a part of the report (not a result) with renderers of its own."""
 
 
-@renderer("LeaderboardReport", "html")
+class ReportNotes:
+    """The report's notes: a part of the report (not a result) with renderers of its own."""
+
+
+renderer(LEADERBOARD_REPORT, "headline")(headline_sentence)
+
+
+@renderer(LEADERBOARD_REPORT, "html")
 def render_html(report: Any, meta: dict[str, Any] | None = None, *, max_forest: int = FOREST_MAX_MODELS) -> str:
     """Render the leaderboard report as one self-contained HTML page.
 
@@ -128,12 +138,12 @@ def _sections(d: dict[str, Any], fmt: str) -> list[Any]:
 
     types = {s["name"]: s["type"] for s in d.get("sections") or []}
     spec = sorted((s for s in SECTIONS if s.alone and s.order is not None), key=lambda s: s.order)  # type: ignore
-    parts = [("ReportHeadline", d)]
+    parts: list[tuple[Any, Any]] = [(ReportHeadline, d)]
     parts += [(s.type or types.get(s.name), PARTS.get(s.name, _own)(d, s.name)) for s in spec]
     known = known_sections()
     parts += [(t, d.get(name)) for name, t in types.items() if name not in known]
     out: list[Any] = []
-    for kind, part in parts + [("ReportNotes", d)]:
+    for kind, part in parts + [(ReportNotes, d)]:
         fn = renderer_named(kind, fmt) if kind else None
         if part and fn is not None:
             drawn = fn(part)
@@ -145,18 +155,18 @@ def _sections(d: dict[str, Any], fmt: str) -> list[Any]:
     return out
 
 
-@renderer("LeaderboardReport", "text")
+@renderer(LEADERBOARD_REPORT, "text")
 def report_text(d: dict[str, Any]) -> list[Any]:
     """The terminal report: the verdict first, then every section the report has."""
     return [r for part in _sections(d, "text") for r in part]
 
 
-@renderer("LeaderboardReport", "md")
+@renderer(LEADERBOARD_REPORT, "md")
 def report_markdown(d: dict[str, Any]) -> str:
     return f"# {_esc(d['title'])}\n\n" + "\n".join(part.rstrip("\n") + "\n" for part in _sections(d, "md"))
 
 
-@renderer("LeaderboardReport", "csv")
+@renderer(LEADERBOARD_REPORT, "csv")
 def report_csv(d: dict[str, Any]) -> str:
     """The leaderboard table: one row per model."""
     cols = ["rank", "model", "score", "ci_low", "ci_high", "n_items", "tier", "rank_low", "rank_high"]
@@ -164,7 +174,7 @@ def report_csv(d: dict[str, Any]) -> str:
 
 
 # ---- headline ---------------------------------------------------------------------------------------------
-@renderer("ReportHeadline", "text")
+@renderer(ReportHeadline, "text")
 def headline_rich(d: dict[str, Any]) -> list[Any]:
     from rich.panel import Panel
     from rich.text import Text
@@ -172,7 +182,7 @@ def headline_rich(d: dict[str, Any]) -> list[Any]:
     return [Panel(Text(headline_sentence(d)), title="Is #1 really #1?", expand=False)]
 
 
-@renderer("ReportHeadline", "md")
+@renderer(ReportHeadline, "md")
 def headline_markdown(d: dict[str, Any]) -> str:
     return f"**Is #1 really #1?** {_esc(headline_sentence(d))}\n"
 
@@ -198,7 +208,7 @@ def _power_title(pw: dict[str, Any]) -> str:
             f"α = {pw['alpha']:g}, power {percent(pw['power'])}")
 
 
-@renderer("PowerSection", "text")
+@renderer("ranktrust.leaderboard._sections:PowerSection", "text")
 def power_rich(pw: dict[str, Any]) -> list[Any]:
     from rich.text import Text
 
@@ -211,7 +221,7 @@ def power_rich(pw: dict[str, Any]) -> list[Any]:
             Text(at_n_sentence(pw))]
 
 
-@renderer("PowerSection", "md")
+@renderer("ranktrust.leaderboard._sections:PowerSection", "md")
 def power_markdown(pw: dict[str, Any]) -> str:
     lines = [f"## Questions needed ({_power_title(pw)})", "", "| gap (pts) | items needed |", "|--:|--:|"]
     lines += [f"| {gap_points(row['gap'])} | {count(row['items_needed'])} |" for row in pw["table"]]
@@ -219,14 +229,14 @@ def power_markdown(pw: dict[str, Any]) -> str:
 
 
 # ---- notes ------------------------------------------------------------------------------------------------
-@renderer("ReportNotes", "text")
+@renderer(ReportNotes, "text")
 def notes_rich(d: dict[str, Any]) -> list[Any]:
     from rich.text import Text
 
     return [Text(f"note: {note_text(n)}", style="yellow") for n in d.get("notes") or []]
 
 
-@renderer("ReportNotes", "md")
+@renderer(ReportNotes, "md")
 def notes_markdown(d: dict[str, Any]) -> str:
     if not d.get("notes"):
         return ""

@@ -82,7 +82,7 @@ def _choose_line(d: dict[str, Any]) -> str | None:
             "'ok': the runs at hand suffice; '+k': k more runs needed.")
 
 
-@renderer("Repeats", "text")
+@renderer("ranktrust.runs:Repeats", "text")
 def repeats_text(d: dict[str, Any]) -> list[Any]:
     from rich import box
     from rich.table import Table
@@ -112,7 +112,7 @@ def repeats_text(d: dict[str, Any]) -> list[Any]:
     return out
 
 
-@renderer("Repeats", "md")
+@renderer("ranktrust.runs:Repeats", "md")
 def repeats_markdown(d: dict[str, Any]) -> str:
     head, rows = _repeats_table(d)
     lines = ["## Repeats", "", _repeats_headline(d), "", "| " + " | ".join(head) + " |",
@@ -127,7 +127,7 @@ def repeats_markdown(d: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@renderer("Repeats", "csv")
+@renderer("ranktrust.runs:Repeats", "csv")
 def repeats_csv(d: dict[str, Any]) -> str:
     cols = ["model", "runs", "score", "ci_low", "ci_high", "run_sd", "between_item_var", "within_item_var"]
     ks = list(d["models"][0]["pass_at"]) if d["models"] else []
@@ -231,7 +231,7 @@ def _compact_table(d: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
-@renderer("Sensitivity", "text")
+@renderer("ranktrust.runs._sensitivity:Sensitivity", "text")
 def sensitivity_text(d: dict[str, Any]) -> list[Any]:
     from rich import box
     from rich.table import Table
@@ -247,7 +247,7 @@ def sensitivity_text(d: dict[str, Any]) -> list[Any]:
     return [t] + [Text(s) for s in sensitivity_summary(d)]
 
 
-@renderer("Sensitivity", "md")
+@renderer("ranktrust.runs._sensitivity:Sensitivity", "md")
 def sensitivity_markdown(d: dict[str, Any]) -> str:
     head, rows = _sensitivity_table(d)
     lines = [f"## Sensitivity by {_esc(d['by'])}", "", "| " + " | ".join(_esc(h) for h in head) + " |",
@@ -258,7 +258,7 @@ def sensitivity_markdown(d: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@renderer("Sensitivity", "csv")
+@renderer("ranktrust.runs._sensitivity:Sensitivity", "csv")
 def sensitivity_csv(d: dict[str, Any]) -> str:
     rows = []
     for r in d["models"]:
@@ -309,7 +309,7 @@ def _about_top(d: dict[str, Any], key: str, say: Any) -> str:
     return say(max(got, key=lambda r: r[key])) if got else f"No model has a {key}."
 
 
-@renderer("PassAtK", "headline")
+@renderer("ranktrust.runs._passk:PassAtK", "headline")
 def pass_at_k_headline(d: dict[str, Any]) -> str:
     ks = list(d["models"][0]["pass_at"]) if d["models"] else []
     if not ks:
@@ -332,7 +332,7 @@ def _pass_at_k_parts(d: dict[str, Any]) -> tuple[str, list[str], list[list[str]]
                                    "the sampling unit."])
 
 
-@renderer("ChooseN", "headline")
+@renderer("ranktrust.runs._protocol:ChooseN", "headline")
 def choose_n_headline(d: dict[str, Any]) -> str:
     short = [r for r in d["models"] if not r["enough"]]
     margin = f"±{points(d['margin'])}-point margin at α = {1 - d['confidence_level']:g}"
@@ -350,7 +350,7 @@ def _choose_n_parts(d: dict[str, Any]) -> tuple[str, list[str], list[list[str]],
             [choose_n_headline(d), "N = ⌈(z·s/ε)²⌉ with s the sd of run scores (the run-to-run noise only)."])
 
 
-@renderer("RunUntilEnough", "headline")
+@renderer("ranktrust.runs._protocol:RunUntilEnough", "headline")
 def run_until_enough_headline(d: dict[str, Any]) -> str:
     why = ("every model's margin was reached" if d["stopped"] == "rule" else "the run budget ran out first")
     return (f"Stopped after {plural(d['runs'], 'run')}: {why} (±{points(d['margin'])} points at "
@@ -365,7 +365,7 @@ def _run_until_enough_parts(d: dict[str, Any]) -> tuple[str, list[str], list[lis
             [run_until_enough_headline(d), f"Checked at {trace}."])
 
 
-@renderer("VarianceComponents", "headline")
+@renderer("ranktrust.runs._variance:VarianceComponents", "headline")
 def variance_headline(d: dict[str, Any]) -> str:
     return _about_top(d, "se", lambda top: f"{top['model']} has the widest uncertainty (SE {points(top['se'])} "
                       "points); " + tradeoff_sentence(top).split(": ", 1)[-1] + ".")
@@ -380,20 +380,20 @@ def _variance_parts(d: dict[str, Any]) -> tuple[str, list[str], list[list[str]],
              *(f"note: {note_text(n)}" for n in d.get("notes") or [])])
 
 
-_registered("PassAtK", _pass_at_k_parts)
-_registered("ChooseN", _choose_n_parts)
-_registered("RunUntilEnough", _run_until_enough_parts)
-_registered("VarianceComponents", _variance_parts)
+_registered("ranktrust.runs._passk:PassAtK", _pass_at_k_parts)
+_registered("ranktrust.runs._protocol:ChooseN", _choose_n_parts)
+_registered("ranktrust.runs._protocol:RunUntilEnough", _run_until_enough_parts)
+_registered("ranktrust.runs._variance:VarianceComponents", _variance_parts)
 
 
-@renderer("Repeats", "headline")
+@renderer("ranktrust.runs:Repeats", "headline")
 def repeats_headline(d: dict[str, Any]) -> str:
     return _about_top(d, "score", lambda top: (
         f"{top['model']} scores highest over its {plural(top['runs'], 'run')}: {points(top['score'])} "
         f"({level(d['confidence_level'])} CI {interval(top['ci_low'], top['ci_high'])}, run-to-run noise included)."))
 
 
-@renderer("Sensitivity", "headline")
+@renderer("ranktrust.runs._sensitivity:Sensitivity", "headline")
 def sensitivity_headline(d: dict[str, Any]) -> str:
     by = d["by"]
     if d["ranking_flips"]:

@@ -67,7 +67,7 @@ def _size(d: dict[str, Any]) -> str:
     return plural(len(d["models"]), "model") + (f" × {plural(d['n_items'], 'item')}" if d.get("n_items") else "")
 
 
-@renderer("ScoreIntervals", "headline")
+@renderer("ranktrust.stats._intervals:ScoreIntervals", "headline")
 def intervals_headline(d: dict[str, Any]) -> str:
     """'ada scores highest: 68.75 (95% CI [57.93, 77.85]) of 4 models; the intervals are per model, not a ranking.'"""
     rows = _ranked(d)
@@ -86,7 +86,7 @@ def _clustered_by(d: dict[str, Any], sep: str) -> str:
     return sep + "clustered by item group" if d.get("clustered") else ""
 
 
-@renderer("ScoreIntervals", "text")
+@renderer("ranktrust.stats._intervals:ScoreIntervals", "text")
 def intervals_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
@@ -106,7 +106,7 @@ def intervals_text(d: dict[str, Any]) -> list[Any]:
     return out
 
 
-@renderer("ScoreIntervals", "md")
+@renderer("ranktrust.stats._intervals:ScoreIntervals", "md")
 def intervals_markdown(d: dict[str, Any]) -> str:
     cols = _columns(d)
     lines = [f"{_size(d)}; {level(d['confidence_level'])} confidence intervals"
@@ -144,7 +144,7 @@ def _significant(d: dict[str, Any], p: dict[str, Any]) -> bool:
     return p["p_adjusted"] is not None and p["p_adjusted"] < 1 - d["confidence_level"]
 
 
-@renderer("PairTable", "headline")
+@renderer("ranktrust.stats._paired:PairTable", "headline")
 def pairs_headline(d: dict[str, Any]) -> str:
     """'2 of 6 pairs differ at 95% (Holm over all 6 pairs); the closest pair that differs: ...'."""
     pairs = d["pairs"]
@@ -161,7 +161,7 @@ def pairs_headline(d: dict[str, Any]) -> str:
             f"({p_clause(big['p_adjusted'], 'adjusted p')}).")
 
 
-@renderer("PairTable", "text")
+@renderer("ranktrust.stats._paired:PairTable", "text")
 def pairs_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
@@ -185,7 +185,7 @@ def pairs_text(d: dict[str, Any]) -> list[Any]:
     return out
 
 
-@renderer("PairTable", "md")
+@renderer("ranktrust.stats._paired:PairTable", "md")
 def pairs_markdown(d: dict[str, Any]) -> str:
     if not d.get("pairs"):
         return ""
@@ -201,7 +201,7 @@ def pairs_markdown(d: dict[str, Any]) -> str:
 
 
 # ---- tiers ----------------------------------------------------------------------------------------------
-@renderer("Tiers", "headline")
+@renderer("ranktrust.ranking._tiers:Tiers", "headline")
 def tiers_headline(d: dict[str, Any]) -> str:
     """'2 tiers; tier 1 (could be #1): ada, cy, bo.'"""
     tiers = d["tiers"]
@@ -226,13 +226,13 @@ def titled_table(title: str, columns: dict[str, dict[str, Any]], rows: Any) -> l
     return [Text(title, style="italic"), t]
 
 
-@renderer("Tiers", "text")
+@renderer("ranktrust.ranking._tiers:Tiers", "text")
 def tiers_text(d: dict[str, Any]) -> list[Any]:
     return titled_table(tier_phrase(d), {"tier": {"justify": "right"}, "models": {"overflow": "fold"}},
                         ((str(row["tier"]), ", ".join(row["models"])) for row in d["tiers"]))
 
 
-@renderer("Tiers", "md")
+@renderer("ranktrust.ranking._tiers:Tiers", "md")
 def tiers_markdown(d: dict[str, Any]) -> str:
     lines = ["## Tiers", "", tier_phrase(d) + ".", ""]
     lines += [f"- **Tier {row['tier']}**: " + ", ".join(_esc(m) for m in row["models"]) for row in d["tiers"]]

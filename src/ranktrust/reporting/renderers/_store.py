@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._fmt import count, points
+from .._fmt import count, plural, points
 from .._markdown import _esc
 from .._notes import note_text
 from . import renderer
@@ -13,7 +13,7 @@ from ._csv import table_csv
 
 
 # ---- ingest ---------------------------------------------------------------------------------------------
-@renderer("IngestSummary", "text")
+@renderer("ranktrust.data.store._results:IngestSummary", "text")
 def ingest_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
 
@@ -34,7 +34,7 @@ def ingest_text(d: dict[str, Any]) -> list[Any]:
     return out
 
 
-@renderer("IngestSummary", "md")
+@renderer("ranktrust.data.store._results:IngestSummary", "md")
 def ingest_markdown(d: dict[str, Any]) -> str:
     lines = [f"# ingest into `{d['db']}`", "", "| file | action | rows | note |", "|---|---|---:|---|"]
     for f in d["files"]:
@@ -44,14 +44,25 @@ def ingest_markdown(d: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@renderer("IngestSummary", "csv")
+@renderer("ranktrust.data.store._results:IngestSummary", "headline")
+def ingest_headline(d: dict[str, Any]) -> str:
+    """What was ingested, in one sentence: 'Ingested 3 of 4 files (1,200 rows) into runs.duckdb; 1 skipped.'"""
+    files = d["files"]
+    done = sum(1 for f in files if f["action"] in ("added", "replaced"))
+    skipped = len(files) - done
+    rest = f"; {count(skipped)} skipped (already stored or unreadable)" if skipped else ""
+    return (f"Ingested {count(done)} of {plural(len(files), 'file')} ({plural(d['rows_added'], 'row')}) "
+            f"into {d['db']}{rest}.")
+
+
+@renderer("ranktrust.data.store._results:IngestSummary", "csv")
 def ingest_csv(d: dict[str, Any]) -> str:
     cols = ["path", "action", "rows", "removed", "reason"]
     return table_csv(cols, ([f.get(c) for c in cols] for f in d["files"]))
 
 
 # ---- db list --------------------------------------------------------------------------------------------
-@renderer("StoreSummary", "text")
+@renderer("ranktrust.data.store._results:StoreSummary", "text")
 def store_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
 
@@ -66,7 +77,7 @@ def store_text(d: dict[str, Any]) -> list[Any]:
     return [t]
 
 
-@renderer("StoreSummary", "md")
+@renderer("ranktrust.data.store._results:StoreSummary", "md")
 def store_markdown(d: dict[str, Any]) -> str:
     lines = [f"# `{d['db']}`: {count(d['n_files'])} files, {count(d['n_rows'])} rows", "",
              "| task | metric | models | items | runs | rows |", "|---|---|---:|---:|---:|---:|"]
@@ -76,14 +87,22 @@ def store_markdown(d: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@renderer("StoreSummary", "csv")
+@renderer("ranktrust.data.store._results:StoreSummary", "headline")
+def store_headline(d: dict[str, Any]) -> str:
+    """What the store holds, in one sentence: 'runs.duckdb holds 1,200 rows from 4 files: 2 tasks, 5 models.'"""
+    models = {m for t in d["tasks"] for m in t.get("models") or ()}
+    return (f"{d['db']} holds {plural(d['n_rows'], 'row')} from {plural(d['n_files'], 'file')}: "
+            f"{plural(len(d['tasks']), 'task')}, {plural(len(models), 'model')}.")
+
+
+@renderer("ranktrust.data.store._results:StoreSummary", "csv")
 def store_csv(d: dict[str, Any]) -> str:
     cols = ["task", "metric", "n_models", "n_items", "n_runs", "rows"]
     return table_csv(cols, ([r.get(c) for c in cols] for r in d["tasks"]))
 
 
 # ---- score ----------------------------------------------------------------------------------------------
-@renderer("ScoreResults", "text")
+@renderer("ranktrust.score._runner:ScoreResults", "text")
 def score_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
 
@@ -104,7 +123,7 @@ def score_text(d: dict[str, Any]) -> list[Any]:
     return lines
 
 
-@renderer("ScoreResults", "md")
+@renderer("ranktrust.score._runner:ScoreResults", "md")
 def score_markdown(d: dict[str, Any]) -> str:
     rows = ["| model | rows | items | accuracy | mean p(correct) |", "|---|---:|---:|---:|---:|"]
     for m in d["models"]:
@@ -117,7 +136,17 @@ def score_markdown(d: dict[str, Any]) -> str:
     return "\n".join(rows) + "\n"
 
 
-@renderer("ScoreResults", "csv")
+@renderer("ranktrust.score._runner:ScoreResults", "headline")
+def score_headline(d: dict[str, Any]) -> str:
+    """What was scored, in one sentence: 'Scored 2 models: 600 new rows to out.csv, 0 already done; 1 failed.'"""
+    n = len(d["models"])
+    where = f" to {d['out']}" if d.get("out") else ""
+    failed = f"; {count(len(d['failed']))} failed" if d.get("failed") else ""
+    return (f"Scored {plural(n, 'model')}: {plural(d['n_new'], 'new row')}{where}, "
+            f"{count(d['n_skipped'])} already done{failed}.")
+
+
+@renderer("ranktrust.score._runner:ScoreResults", "csv")
 def score_csv(d: dict[str, Any]) -> str:
     cols = ["model", "rows", "items", "accuracy", "mean_prob"]
     return table_csv(cols, ([m.get(c) for c in cols] for m in d["models"]))

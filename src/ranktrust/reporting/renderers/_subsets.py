@@ -162,7 +162,7 @@ def _notes(d: dict[str, Any]) -> list[str]:
     return out
 
 
-@renderer("MDADResult", "text")
+@renderer("ranktrust.subsets._mdad:MDADResult", "text")
 def mdad_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
 
@@ -210,7 +210,7 @@ def _thin_note(d: dict[str, Any]) -> list[str]:
             "(each row's mdad_pairs is in the JSON)."]
 
 
-@renderer("MDADResult", "md")
+@renderer("ranktrust.subsets._mdad:MDADResult", "md")
 def mdad_markdown(d: dict[str, Any]) -> str:
     s = d["settings"]
     lines = [
@@ -233,7 +233,7 @@ def mdad_markdown(d: dict[str, Any]) -> str:
 _MDAD_CSV = ("method", "size", "mdad", "ci_low", "ci_high", "kendall_tau", "mean_abs_error", "misordered", "status")
 
 
-@renderer("MDADResult", "csv")
+@renderer("ranktrust.subsets._mdad:MDADResult", "csv")
 def mdad_csv(d: dict[str, Any]) -> str:
     # mdad_pairs: target pairs in the gap bin MDAD was read off (pooled over trials); thin: fewer than the
     # recommendation's pairs_needed (the † of the text and Markdown tables: not a finding)
@@ -249,7 +249,7 @@ def mdad_csv(d: dict[str, Any]) -> str:
 
 
 # ---- a designed subset ----------------------------------------------------------------------------------
-@renderer("Subset", "text")
+@renderer("ranktrust.subsets._select:Subset", "text")
 def subset_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
 
@@ -262,7 +262,7 @@ def subset_text(d: dict[str, Any]) -> list[Any]:
     return [t]
 
 
-@renderer("Subset", "md")
+@renderer("ranktrust.subsets._select:Subset", "md")
 def subset_markdown(d: dict[str, Any]) -> str:
     lines = [f"## {d['method']} micro-benchmark: {d['size']} of {d['n_items']} items", "", "| item | weight |",
              "|---|---:|"]
@@ -270,14 +270,14 @@ def subset_markdown(d: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@renderer("Subset", "csv")
+@renderer("ranktrust.subsets._select:Subset", "csv")
 def subset_csv(d: dict[str, Any]) -> str:
     return table_csv(["item", "position", "weight"], ([r["item"], r["position"], float(r["weight"])]
                                                       for r in d["items"]))
 
 
 # ---- a subset's estimates -------------------------------------------------------------------------------
-@renderer("SubsetEstimate", "headline")
+@renderer("ranktrust.subsets._select:SubsetEstimate", "headline")
 def estimate_headline(d: dict[str, Any]) -> str:
     rows = [r for r in d["estimates"] if r.get("estimate") is not None]
     if not rows:
@@ -295,17 +295,17 @@ def _estimate_parts(d: dict[str, Any]) -> tuple[str, list[str], list[list[str]],
             [estimate_headline(d)])
 
 
-renderer("SubsetEstimate", "text")(lambda d: table_text(*_estimate_parts(d)))
-renderer("SubsetEstimate", "md")(lambda d: table_markdown(*_estimate_parts(d)))
+renderer("ranktrust.subsets._select:SubsetEstimate", "text")(lambda d: table_text(*_estimate_parts(d)))
+renderer("ranktrust.subsets._select:SubsetEstimate", "md")(lambda d: table_markdown(*_estimate_parts(d)))
 
 
-@renderer("Subset", "headline")
+@renderer("ranktrust.subsets._select:Subset", "headline")
 def subset_headline(d: dict[str, Any]) -> str:
     return (f"A {d['method']} micro-benchmark of {d['size']} of {d['n_items']:,} items, chosen with "
             f"{d['n_source_models']} source models.")
 
 
-@renderer("MDADResult", "headline")
+@renderer("ranktrust.subsets._mdad:MDADResult", "headline")
 def mdad_headline(d: dict[str, Any]) -> str:
     lines = recommendation_lines(d)
     return lines[0] if lines else "No micro-benchmark recommendation."

@@ -47,7 +47,7 @@ def _names(models: list[str], k: int = 4) -> str:
     return ", ".join(models[:k]) + (f" and {len(models) - k} more" if len(models) > k else "")
 
 
-@renderer("SuiteResult", "headline")
+@renderer("ranktrust.ranking._suite:SuiteResult", "headline")
 def headline_text(d: dict[str, Any]) -> str:
     """The suite's headline sentence, from the headline's numbers only."""
     h, s = d["headline"], d["settings"]
@@ -179,7 +179,7 @@ def _drivers(d: dict[str, Any], c: dict[str, Any], k: int = 3) -> str:
     return ", ".join(f"{t} {value(d, v, True)}" for t, v in parts[:k])
 
 
-@renderer("SuiteResult", "text")
+@renderer("ranktrust.ranking._suite:SuiteResult", "text")
 def suite_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
@@ -227,7 +227,7 @@ def _rules_text(d: dict[str, Any]) -> list[Any]:
     return [r, Text(verdict)]
 
 
-@renderer("SuiteResult", "md")
+@renderer("ranktrust.ranking._suite:SuiteResult", "md")
 def suite_markdown(d: dict[str, Any]) -> str:
     lines = [f"**{_esc(d['headline'].get('text') or headline_text(d))}**", ""]
     cols = _model_columns(d)
@@ -270,7 +270,7 @@ def _shade(x: Any, lo: float, hi: float) -> str:
     return f"background:hsl(210,70%,{light}%);color:{'#fff' if light < 65 else '#000'}"
 
 
-@renderer("SuiteResult", "html")
+@renderer("ranktrust.ranking._suite:SuiteResult", "html")
 def suite_html(d: dict[str, Any], meta: dict[str, Any] | None = None) -> str:
     """One page: the Markdown body, then the task x model heat map (rows in display order, grouped by tier)."""
     from .._html import markdown_page
@@ -307,7 +307,7 @@ CSV_COLUMNS = ("rank", "model", "score", "ci_low", "ci_high", "rank_low", "rank_
                "new_task_rank_high")
 
 
-@renderer("SuiteResult", "csv")
+@renderer("ranktrust.ranking._suite:SuiteResult", "csv")
 def suite_csv(d: dict[str, Any]) -> str:
     from ._csv import table_csv
 

@@ -107,7 +107,7 @@ def _progress(d: dict[str, Any]) -> str:
     return f"{d['items_seen']:,} {unit} analysed (benchmark size not declared)"
 
 
-@renderer("WatchStatus", "headline")
+@renderer("ranktrust.sequential._status:WatchStatus", "headline")
 def _verdict(d: dict[str, Any]) -> str:
     """One sentence from the certified statements: decided only when the target is."""
     label = {"best": "could be #1"}.get(d["target"], f"could be in the {d['target']}" if d["target"] != "ranks"
@@ -167,7 +167,7 @@ def _waiting_lines(d: dict[str, Any], cli: bool = False) -> list[str]:
 
 
 # ---- status --------------------------------------------------------------------------------------------
-@renderer("WatchStatus", "text")
+@renderer("ranktrust.sequential._status:WatchStatus", "text")
 def _status_text(d: dict[str, Any], cli: bool = False) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
@@ -212,7 +212,7 @@ def _status_text(d: dict[str, Any], cli: bool = False) -> list[Any]:
     return out
 
 
-@renderer("WatchStatus", "md")
+@renderer("ranktrust.sequential._status:WatchStatus", "md")
 def _status_md(d: dict[str, Any], cli: bool = False) -> str:
     lines = [f"## watch ({d['target']}): {_progress(d)}, {d['cells_scored']:,} cells", "",
              "| model | score | rank set | in set | left at item |", "|---|--:|--:|:-:|--:|"]
@@ -243,14 +243,14 @@ _BANDS_NOTE = ("Each band is the paired difference's confidence sequence; the re
 _FIGURE = "RT-WATCH-FIGURE-{}"
 
 
-@renderer("WatchStatus", "html")
+@renderer("ranktrust.sequential._status:WatchStatus", "html")
 def watch_html(d: dict[str, Any], meta: dict[str, Any], cli: bool = False) -> str:
     """One self-contained page (no scripts): the Markdown output, then one figure per decision, drawn by the figure
     registered for ``WatchStatus`` from ``d["bands"]`` (``Watch.bands()``; without them: "no decisions to show")."""
     import html
 
     from .._html import markdown_page
-    from ..plots import FIGURES
+    from ..plots import figures_registered
     from ..plots._svg import figure_svg
     from ..plots._watch import WATCH_STATUS
 
@@ -260,7 +260,7 @@ def watch_html(d: dict[str, Any], meta: dict[str, Any], cli: bool = False) -> st
     md += "".join(f"{_FIGURE.format(k)}\n\n" for k in range(len(bands))) or "No decisions to show yet.\n"
     md += f"\n<sub>ranktrust {meta.get('version')} · seed {meta.get('seed')}</sub>\n"
     page = markdown_page(md, title=meta.get("command") or f"Watch: {d['target']}", meta=meta)
-    draw = FIGURES.under(WATCH_STATUS)[0]          # the figure registered for the status
+    draw = figures_registered(WATCH_STATUS)[0]          # the figure registered for the status
     for k, b in enumerate(bands):
         cap = f"{html.escape(b['a'])} − {html.escape(b['b'])} (points): {level(b['level'])} confidence sequence " \
               f"({html.escape(b['method'])})"
@@ -269,7 +269,7 @@ def watch_html(d: dict[str, Any], meta: dict[str, Any], cli: bool = False) -> st
     return page
 
 
-@renderer("ReplayResult", "headline")
+@renderer("ranktrust.sequential._replay:ReplayResult", "headline")
 def replay_headline(d: dict[str, Any]) -> str:
     """'Decided in 80% of 200 item orders, with a median of 1,234 items; wrong vs the full data in 0.5%.'"""
     need = d["items_needed"]["median"]
@@ -279,7 +279,7 @@ def replay_headline(d: dict[str, Any]) -> str:
 
 
 # ---- replay --------------------------------------------------------------------------------------------
-@renderer("ReplayResult", "text")
+@renderer("ranktrust.sequential._replay:ReplayResult", "text")
 def _replay_text(d: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
@@ -312,7 +312,7 @@ def _replay_text(d: dict[str, Any]) -> list[Any]:
     return [t, m, Text(_guarantee(d))]
 
 
-@renderer("ReplayResult", "md")
+@renderer("ranktrust.sequential._replay:ReplayResult", "md")
 def _replay_md(d: dict[str, Any]) -> str:
     lines = [f"## watch replay: {d['n_resamples']} item orders ({d['target']}, scope {d['scope']})", "",
              f"{d['n_models']} models x {d['n_items']:,} shared items.", "", "| | value |", "|---|---|",

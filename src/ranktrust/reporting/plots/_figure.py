@@ -1,8 +1,8 @@
-"""The one type-to-figure registry: which figures draw which result.
+"""Figures: the ``"figure"`` entries of the one presentation registry (:mod:`ranktrust.reporting._registry`).
 
-A figure function registers itself with ``@figure_for("package.module:ResultClass", ...)``; the figure
-modules import nothing from the analyses, so ``rt.plot`` loads no analysis and no analysis loads
-matplotlib. Three readers use the table:
+A figure function registers itself with ``@figure_for("package.module:ResultClass", ...)`` (the class named, not
+imported: the figure modules import nothing from the analyses, so ``rt.plot`` loads no analysis and no analysis
+loads matplotlib). Three readers use the entries:
 
 - the notebook display (``reporting/_notebook.py``): a result shows its first figure;
 - the HTML report (``reporting/_html.py``): every figure registered for the leaderboard report;
@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .._types import LEADERBOARD_REPORT, TypeTable
+from .._registry import LEADERBOARD_REPORT, REGISTRY
 
-__all__ = ["FIGURES", "FigureSpec", "figure_for", "figures_for", "report_figures"]
+__all__ = ["FigureSpec", "figure_for", "figures_for", "figures_registered", "report_figures"]
 
 
 @dataclass(frozen=True)
@@ -51,14 +51,9 @@ class FigureSpec:
         return self.draw(result)
 
 
-#: Result class name -> the figures that draw it, in the order registered (the order of the report's
-#: figures and of the files ``save_figures`` writes).
-FIGURES: TypeTable[FigureSpec] = TypeTable()
-
-
-def figure_for(*types: str, slot: str, trims: bool = False,
+def figure_for(*types: str | type, slot: str, trims: bool = False,
                report: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated figure function for the result classes named in ``types``.
+    """Register the decorated figure function for the result classes in ``types``, after their earlier figures.
 
     ``report=True`` also registers it for the leaderboard report, whose ``to_dict()`` holds the
     section the figure reads. The function is returned unchanged.
@@ -66,7 +61,7 @@ def figure_for(*types: str, slot: str, trims: bool = False,
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         spec = FigureSpec(fn.__name__, fn, slot, trims)
         for t in types + ((LEADERBOARD_REPORT,) if report else ()):
-            FIGURES.add(t, spec)
+            REGISTRY.add(t, "figure", spec, replace=False)
         return fn
 
     return register
@@ -74,9 +69,14 @@ def figure_for(*types: str, slot: str, trims: bool = False,
 
 def figures_for(result: Any) -> tuple[FigureSpec, ...]:
     """The figures registered for ``result``'s class (the nearest class in its MRO that has any)."""
-    return FIGURES.lookup(result)
+    return REGISTRY.lookup(result, "figure")
+
+
+def figures_registered(name: str) -> tuple[FigureSpec, ...]:
+    """The figures registered for exactly the class ``name`` (``"package.module:Class"``), in order."""
+    return REGISTRY.under(name, "figure")
 
 
 def report_figures() -> tuple[FigureSpec, ...]:
     """The leaderboard report's figures, in report order."""
-    return FIGURES.under(LEADERBOARD_REPORT)
+    return figures_registered(LEADERBOARD_REPORT)
