@@ -294,6 +294,13 @@ def test_cluster_by_takes_the_files_own_column_names(tmp_path, capsys):
     assert "weight" not in err and "None" not in err
     code, _, err = run_cli(capsys, *base, "--cluster-by", "topic", "--prompt-col", "question_id")
     assert code == 1 and "--cluster-by question_id" in err
+    # a column the reader keeps beside the prompt ids (judge, user) may cluster while --prompt-col names the prompts
+    p2 = tmp_path / "bj.csv"
+    df.assign(judge=g.choice(["j1", "j2", "j3", "j4", "j5", "j6"], n)).to_csv(p2, index=False)
+    code, out, err = run_cli(capsys, "arena", p2, "--n-resamples", "100", "-f", "json", "--cluster-by", "judge",
+                             "--prompt-col", "question_id")
+    assert code == 0, err
+    assert json.loads(out)["settings"]["cluster_by"] == "judge" and json.loads(out)["settings"]["n_clusters"] == 6
 
 
 def test_piped_text_never_cuts_a_model_name_inside_a_word(capsys):

@@ -6,6 +6,7 @@ and the genuine Arena-Hard sample (../shared)."""
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -497,10 +498,10 @@ def test_the_components_of_the_met_pairs_are_scipys():
 
 
 def test_the_readers_codes_are_the_codes_battles_arrays_finds(tmp_path):
-    """rt.arena(path) rates from the reader's codes (read_battles_coded): the same models, codes and clusters as
+    """rt.arena(path) rates from the reader's codes (read_battle_table): the same models, codes and clusters as
     coding the table again, for prompt ids that are whole numbers and for mixed text ids (1 and "1" one
     cluster); a table stacked from two files carries none."""
-    from ranktrust.data.battles import read_battles_coded
+    from ranktrust.data.battles import read_battle_table
     from ranktrust.preference._input import battles_arrays
 
     g = np.random.default_rng(5)
@@ -515,15 +516,16 @@ def test_the_readers_codes_are_the_codes_battles_arrays_finds(tmp_path):
         paths.append(str(tmp_path / f"b{k}.jsonl"))
         df.to_json(paths[-1], orient="records", lines=True)
     for path in paths:
-        df, coded = read_battles_coded(path)
+        got = read_battle_table(path)
+        df, coded = got.table, got.codes
         assert coded is not None
         ours, ref = battles_arrays(df, cluster_by="auto", coded=coded), battles_arrays(df, cluster_by="auto")
         assert ours.models == ref.models and ours.n_clusters == ref.n_clusters
         for k in ("a", "b", "cluster"):
             np.testing.assert_array_equal(getattr(ours, k), getattr(ref, k))
-    assert battles_arrays(read_battles_coded(paths[1])[0], cluster_by="auto").n_clusters == 4   # 1, 2, x, 3
-    stacked, coded = read_battles_coded(paths)
-    assert coded is None and len(stacked) == 2 * n
+    assert battles_arrays(read_battle_table(paths[1]).table, cluster_by="auto").n_clusters == 4   # 1, 2, x, 3
+    stacked = read_battle_table(paths)
+    assert stacked.codes is None and len(stacked.table) == 2 * n
 
 
 @settings(max_examples=200, deadline=None)
@@ -619,3 +621,25 @@ def test_the_ties_sentence_counts_the_models_a_board_has():
 
     two = {"settings": {"ties_check": {"convention": "davidson", "differs": False, "top": ["a", "b"]}}}
     assert ties_sentence(two) == "With Davidson's tie model the top two are the same."
+
+
+def test_names_that_look_the_same_are_warned_about():
+    """Model names kept apart that a reader cannot tell apart (case, whitespace, control characters, Unicode
+    form: 'é' as one character or as e and a combining accent) give one `similar_names` warning naming them;
+    distinct names give none."""
+    g = np.random.default_rng(0)
+    names = ["\u00e9", "e\u0301", "nl\nname", "nl name", "Model A", "model a", "x", "\uff59"]   # last: full-width y
+    a = g.choice(names, 400)
+    b = np.array([names[(names.index(x) + 1 + int(g.integers(0, 7))) % 8] for x in a])
+    df = pd.DataFrame({"model_a": a, "model_b": b, "winner": g.choice(["model_a", "model_b", "tie"], 400)})
+    with pytest.warns(rt.errors.RanktrustWarning, match="differ only by case, whitespace or Unicode form") as rec:
+        rt.arena(df, cluster_by=None, n_resamples=100)
+    got = [w.message for w in rec if getattr(w.message, "code", None) == "similar_names"]
+    assert len(got) == 1
+    groups = sorted(sorted(gr) for gr in got[0].data["groups"])
+    assert groups == [["Model A", "model a"], ["e\u0301", "\u00e9"], ["nl\nname", "nl name"]]
+    plain = df.replace({"e\u0301": "e2", "model a": "m2", "nl\nname": "n2"})
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        rt.arena(plain, cluster_by=None, n_resamples=100)
+    assert not [w for w in seen if getattr(w.message, "code", None) == "similar_names"]

@@ -672,3 +672,84 @@ def test_the_battles_docs_example_runs(swebench_path, tmp_path, monkeypatch):
 
     checks = _run_file("docs/formats/battles.md", data=swebench_path, read_kw="", tmp=tmp_path, monkeypatch=monkeypatch)
     assert len(checks) == 2
+
+
+# ------------------------------------------------------------------ the battles formats in the reader registry
+def test_battles_formats_are_readers_of_the_one_registry():
+    """Every battles format is a reader of the score formats' registry (kind "battles"), with the protocol's
+    attributes; the score path never sees them and the battles path never sees the score readers."""
+    from ranktrust.data.readers import _registry
+
+    battles, scores = _registry.readers("battles"), _registry.readers()
+    assert set(FORMATS) == {r.name for r in battles.values()}
+    for name, cls in battles.items():
+        assert cls.kind == "battles" and isinstance(cls(), _registry.Reader), name
+        assert cls.description and cls.looks_for
+    assert all(getattr(c, "kind", "scores") == "scores" for c in scores.values())
+    assert "arena_hard" not in scores and "lm_eval" not in battles
+    with pytest.raises(rt.FormatError, match="unknown format 'mt_bench'"):
+        _registry.open_reader("mt_bench")
+
+
+PIPE_READER = '''
+import pandas as pd
+from ranktrust.data.battles._canon import Where, finish
+
+
+class PipeReader:
+    """a|b|1 per line: model_a, model_b and model_a's score"""
+    name, kind, priority = "pipes", "battles", 50
+    description, looks_for = "pipe-separated battles", "*.pipes files"
+
+    def sniff(self, path):
+        return str(path).endswith(".pipes")
+
+    def units(self, path):
+        return []
+
+    def read(self, unit, opts):
+        with open(unit) as fh:
+            rows = [line.strip().split("|") for line in fh if line.strip()]
+        df = pd.DataFrame({"model_a": [r[0] for r in rows], "model_b": [r[1] for r in rows],
+                           "score": [float(r[2]) for r in rows], "weight": 1.0})
+        df.insert(3, "winner", "")
+        yield finish(df, Where(unit, "line"), [], fmt=self.name)
+'''
+
+
+def test_a_battles_reader_registers_as_a_score_reader_does(tmp_path, monkeypatch):
+    """A new battles format is one class with ``kind = "battles"`` and ``@register`` (or an entry point): it is
+    sniffed, named by `format`, read by rt.arena, and its codes reach the fit as the built-in formats' do."""
+    from ranktrust.data.readers import _registry
+
+    monkeypatch.setattr(_registry, "_BATTLE_READERS", dict(_registry._BATTLE_READERS))
+    ns: dict = {}
+    exec(PIPE_READER, ns)
+    _registry.register(ns["PipeReader"])
+    g = np.random.default_rng(3)
+    lines = [f"{a}|{b}|{g.choice([0.0, 0.5, 1.0], p=[0.3, 0.1, 0.6] if a < b else [0.6, 0.1, 0.3])}"
+             for a, b in (g.choice(["m1", "m2", "m3"], 2, replace=False) for _ in range(300))]
+    p = tmp_path / "x.pipes"
+    p.write_text("\n".join(lines) + "\n")
+    assert sniff_battles(str(p)) == "pipes" and "pipes" in rt.data.battles.FORMATS
+    got = rt.data.battles.read_battle_table(str(p), format="pipes")
+    assert got.codes is not None and got.codes.models == ("m1", "m2", "m3") and len(got.table) == 300
+    r = rt.arena(str(p), cluster_by=None, n_resamples=100)
+    ref = rt.arena(got.table[["model_a", "model_b", "score"]], cluster_by=None, n_resamples=100)
+    np.testing.assert_allclose(r.rating, ref.rating, rtol=1e-12)   # same arithmetic on the same battles
+    with pytest.raises(rt.ArgumentError, match="'pipes'"):
+        read_battles(str(p), format="nonsense")
+
+
+def test_the_reader_returns_its_codes_no_side_channel():
+    """The codes come back with the table (BattleTable), for a DataFrame too; nothing is kept between reads."""
+    import ranktrust.data.battles._canon as canon
+
+    assert not any(k for k in vars(canon) if k.isupper() and "CODES" in k)
+    df = pd.DataFrame({"model_a": ["b", "a", "c"], "model_b": ["a", "c", "b"], "winner": ["model_a", "tie", "model_b"],
+                       "question_id": [7, 8, 7]})
+    got = rt.data.battles.read_battle_table(df)
+    assert got.codes.models == ("a", "b", "c")
+    assert got.codes.a.tolist() == [1, 0, 2] and got.codes.b.tolist() == [0, 2, 1]
+    assert got.codes.cluster.tolist() == [0, 1, 0] and got.codes.n_clusters == 2
+    assert read_battles(df).equals(got.table)

@@ -6,7 +6,6 @@ from typing import Any
 
 import click
 
-from ..data.battles import FORMATS
 from ..preference import arena as _arena
 from ._common import (
     api_default,
@@ -41,8 +40,9 @@ from ._common import (
                    "needs), cr1 (C/(C-1), normal reference), none.")
 @click.option("--n-resamples", default=api_default(_arena, "n_resamples"), show_default=True,
               type=click.IntRange(min=10), help="Max-|t| draws (bootstrap refits with --method bootstrap).")
-@click.option("--input-format", "input_format", type=click.Choice(["auto", *FORMATS]), default="auto",
-              show_default=True, help="Battles format (docs/formats/battles.md); auto: each file by its content.")
+@click.option("--input-format", "input_format", default="auto", show_default=True,
+              help="Battles format: table, clean_battle, arena_hard, alpaca_eval, mt_bench, or a plug-in's battles "
+                   "reader (docs/formats/battles.md); auto: each file by its content.")
 @click.option("--weight-strong", "weight_strong", type=float, default=None,
               help="Arena-Hard: the weight of a strong verdict (3 as Arena-Hard), one battle with that weight; on a "
                    "battles table that wrote each strong verdict 3 times, the copies become one row again.")

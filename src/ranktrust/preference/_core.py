@@ -134,7 +134,7 @@ def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
                     dup = None
             bt = replace(bt, duplicates=dup)
         return bt
-    from ..data.battles import read_battles_coded  # the data layer reads files (and codes the names once)
+    from ..data.battles import read_battle_table  # the data layer reads files (and codes the names once)
 
     own = cluster_by is not None and cluster_by != "auto" and cluster_by not in _CANONICAL
     if own:
@@ -145,7 +145,7 @@ def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
                             param="cluster_by")
         reader = {**reader, "prompt": cluster_by}
     try:
-        df, coded = read_battles_coded(battles, **reader)   # its notes (what it left out or changed) reach the result
+        read = read_battle_table(battles, **reader)   # its notes (what it left out or changed) reach the result
     except DataError as e:
         if own and e.code == "no_prompt_column":
             cols = ", ".join(map(repr, e.data["columns"][:12]))
@@ -154,12 +154,13 @@ def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
                             param="cluster_by", code="no_prompt_column",
                             data={**e.data, "column": cluster_by}) from None
         raise
+    df = read.table
     names = _prompt_names(df)
     if own and cluster_by not in names:
         where = f"their prompt ids are {', '.join(names)}" if names else "they have no prompt ids"
         raise DataError(f"`cluster_by`={cluster_by!r}: the battles have no such column ({where}); name it, or "
                         "give `cluster_by`='none' for per-battle intervals", param="cluster_by")
-    bt = replace(battles_arrays(df, cluster_by="cluster" if own else cluster_by, coded=coded), notes=reader_notes(df),
+    bt = replace(battles_arrays(df, cluster_by="cluster" if own else cluster_by, coded=read.codes), notes=reader_notes(df),
                  duplicates=_noted_duplicates(df))
     if bt.cluster_col == "cluster":
         label = cluster_by if own else (names[0] if len(names) == 1 else None)

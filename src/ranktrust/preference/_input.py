@@ -7,6 +7,7 @@ millions of string names).
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,7 @@ import numpy as np
 
 from ..data.battles import CLUSTER_GUESSES, PER_ITEM, WINNER_SCORES
 from ..data.battles import STYLE_A as STYLE_PREFIX_A, STYLE_B as STYLE_PREFIX_B
-from ..errors import DataError
+from ..errors import DataError, warn
 
 __all__ = ["Battles", "battles_arrays", "STYLE_PREFIX_A", "STYLE_PREFIX_B", "weight_problem"]
 
@@ -33,6 +34,33 @@ def weight_problem(w: np.ndarray) -> tuple[int, int, str] | None:
     if w[hi] > _WEIGHT_SPAN * w[lo]:
         return hi, lo, "span"
     return None
+
+
+def _looks_alike(name: str) -> str:
+    """What a reader sees of a name: NFKC-normalised (``é`` written as one character or as ``e`` and a combining
+    accent, full-width letters), invisible format characters dropped, runs of whitespace and control characters
+    as one space, case folded."""
+    text = unicodedata.normalize("NFKC", name)
+    text = "".join(" " if unicodedata.category(c) == "Cc" else c for c in text
+                   if unicodedata.category(c) != "Cf")
+    return " ".join(text.split()).casefold()
+
+
+def warn_similar_models(names: "tuple[str, ...] | list[str]", source: str | None = None) -> None:
+    """Warn (``similar_names``) when model names that are kept apart would look the same to a reader: they differ
+    only by case, whitespace, control characters or Unicode normalisation (NFC/NFKC)."""
+    groups: dict[str, list[str]] = {}
+    for n in names:
+        groups.setdefault(_looks_alike(str(n)), []).append(str(n))
+    clash = [g for g in groups.values() if len(g) > 1]
+    if not clash:
+        return
+    src = f"{source}: " if source else ""
+    shown = "; ".join(" vs ".join(ascii(n) for n in g) for g in clash[:3])
+    more = f" (and {len(clash) - 3} more groups)" if len(clash) > 3 else ""
+    warn(f"{src}model names that differ only by case, whitespace or Unicode form: {shown}{more}; they are kept as "
+         "different models. Rename them if they are the same model", code="similar_names",
+         data={"source": source, "what": "model", "groups": clash}, stacklevel=4)
 
 
 @dataclass(frozen=True)
@@ -90,7 +118,7 @@ def _row(i: int) -> str:
 def battles_arrays(df: Any, *, cluster_by: str | None, coded: Any = None) -> Battles:
     """Check and code the battles; ``cluster_by``: a column name, ``"auto"`` or None (per battle).
 
-    ``coded``: the codes the battles reader computed for this very table (``read_battles_coded``), taken
+    ``coded``: the codes the battles reader computed for this very table (``read_battle_table``'s ``codes``), taken
     instead of factorizing the names and the ``cluster`` column again (the same codes)."""
     cols = _columns(df)
     for need in ("model_a", "model_b"):
@@ -115,6 +143,8 @@ def battles_arrays(df: Any, *, cluster_by: str | None, coded: Any = None) -> Bat
         lookup = {m: i for i, m in enumerate(names)}
         a = np.array([lookup[str(m)] for m in ua], dtype=np.int64)[ca]
         b = np.array([lookup[str(m)] for m in ub], dtype=np.int64)[cb]
+    if len(names) > 1:
+        warn_similar_models(names)
     same = np.flatnonzero(a == b)
     if len(same):
         raise DataError(f"`battles` {_row(same[0])}: model_a and model_b are both {names[a[same[0]]]!r} (a model "

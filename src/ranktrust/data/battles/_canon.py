@@ -10,7 +10,6 @@ composed elsewhere.
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -70,10 +69,25 @@ class Coded:
     n_clusters: int
 
 
-#: set by :func:`ranktrust.data.battles.read_battles_coded` while it reads: a list to which :func:`finish` adds
-#: (the table it returns, its codes); that function keeps the codes of the table it returns, if one of them
-CODES_KEPT: ContextVar["list[tuple[pd.DataFrame, Coded]] | None"] = ContextVar("ranktrust_battle_codes",
-                                                                             default=None)
+@dataclass(frozen=True)
+class BattleOptions:
+    """The options every battles reader receives (a reader ignores those that do not apply):
+    ``weight_strong`` the weight of a strong verdict (1 = none; Arena-Hard's 3), ``baseline`` the baseline of
+    Arena-Hard v0.1 judgments, ``prompt`` a table's prompt-id column (None: guessed; ``""``: none)."""
+
+    weight_strong: float = 1.0
+    baseline: str | None = None
+    prompt: str | None = None
+
+
+@dataclass(frozen=True)
+class BattleTable:
+    """What a battles reader returns for one source: the canonical ``table`` (notes in ``table.attrs["notes"]``)
+    and the integer ``codes`` :func:`finish` computed on the way (None for a table stacked from several
+    sources), which ``rt.arena`` rates from without hashing millions of names and prompt ids again."""
+
+    table: "pd.DataFrame"
+    codes: Coded | None = None
 
 
 @dataclass(frozen=True)
@@ -175,8 +189,8 @@ def missing_text(values: "pd.Series") -> np.ndarray:
 
 
 def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt: str,
-           records: int | None = None) -> "pd.DataFrame":
-    """Check the canonical columns of one source and return the table with its notes.
+           records: int | None = None) -> BattleTable:
+    """Check the canonical columns of one source and return the table with its notes and its codes.
 
     ``df`` holds :data:`COLUMNS` (``score`` and ``weight`` as floats, labels as objects) and any of
     :data:`OPTIONAL` and the style columns; its rows are positions ``0..n-1`` for ``where``.
@@ -271,11 +285,8 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
         size, count = np.unique(per, return_counts=True)
         res.attrs["notes"].append({"code": "rows_per_prompt_and_pair", "source": where.source,
                                    "counts": {int(k): int(v) for k, v in zip(size, count)}})
-    kept = CODES_KEPT.get()
-    if kept is not None:
-        names = sorted(joint)
-        pos = np.empty(len(joint), dtype=np.int64)
-        pos[[joint[t] for t in names]] = np.arange(len(names))
-        cc, nc = cl.text_codes() if cl is not None else (None, n)
-        kept.append((res, Coded(tuple(names), pos[ja], pos[jb], cc, nc)))
-    return res
+    names = sorted(joint)
+    pos = np.empty(len(joint), dtype=np.int64)
+    pos[[joint[t] for t in names]] = np.arange(len(names))
+    cc, nc = cl.text_codes() if cl is not None else (None, n)
+    return BattleTable(res, Coded(tuple(names), pos[ja], pos[jb], cc, nc))

@@ -5,16 +5,20 @@ columns of :mod:`._canon` (sources and conventions: docs/formats/battles.md).
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
+import os
+import zlib
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...errors import ArgumentError, DataError, FormatError
 from ..readers._util import iter_jsonl, load_json
-from ._canon import (CONV_METADATA, PER_ITEM, STYLE_A, STYLE_B, WINNER_SCORES, Labels, Where, finish, label_of,
-                     missing_text)
+from ._canon import (CONV_METADATA, PER_ITEM, STYLE_A, STYLE_B, WINNER_SCORES, BattleTable, Labels, Where, finish,
+                     label_of, missing_text)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -42,7 +46,7 @@ def _dropped(source: str, reasons: dict[str, int]) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------------------- tables
 def from_table(df: "pd.DataFrame", where: Where, *, cluster: str | None, fmt: str = "table",
-               strong: float = 1.0) -> "pd.DataFrame":
+               strong: float = 1.0) -> BattleTable:
     """A battles table (``model_a, model_b, winner`` or ``score``, ...) in the canonical columns.
 
     ``strong`` > 1: the table is an Arena-Hard battles file whose strong verdicts are written ``strong``
@@ -302,7 +306,7 @@ def _conv_metadata(meta: "pd.Series", where: Where) -> tuple[dict[str, np.ndarra
     return out, missing
 
 
-def from_clean_battle(path: str, *, cluster: str | None) -> "pd.DataFrame":
+def from_clean_battle(path: str, *, cluster: str | None) -> BattleTable:
     """Chatbot Arena ``clean_battle_*.json``: a JSON array of battle records (FastChat clean_battle_data.py)."""
     import pandas as pd
 
@@ -324,7 +328,7 @@ def from_clean_battle(path: str, *, cluster: str | None) -> "pd.DataFrame":
     res = from_table(df, Where(path, "record"), cluster=cluster, fmt="clean_battle")
     ignored = [k for k in seen if k not in cols]
     if ignored:
-        res.attrs["notes"].insert(1, {"code": "columns_ignored", "source": path, "columns": ignored})
+        res.table.attrs["notes"].insert(1, {"code": "columns_ignored", "source": path, "columns": ignored})
     return res
 
 
@@ -373,7 +377,7 @@ class _Rows:
         return df, np.asarray(self.at, dtype=np.int64)
 
 
-def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> "pd.DataFrame | None":
+def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> BattleTable | None:
     """Arena-Hard-Auto judgments (``data/<bench>/model_judgment/<judge>/<model>.jsonl``, v0.1 and v2).
 
     One record per (question, model) with two games: in game 1 the baseline is assistant A, in game 2
@@ -443,7 +447,7 @@ def from_arena_hard(path: str, *, weight_strong: Any, baseline: str | None) -> "
 
 
 # ------------------------------------------------------------------------------------- AlpacaEval
-def from_alpaca_eval(path: str) -> "pd.DataFrame":
+def from_alpaca_eval(path: str) -> BattleTable:
     """AlpacaEval ``annotations.json``: ``generator_1`` (the baseline) is model_a, ``generator_2`` model_b.
 
     ``preference`` 1 = output_1 (the baseline) preferred, 2 = output_2 preferred, 1.5 (or 0, AlpacaEval's
@@ -480,7 +484,7 @@ def from_alpaca_eval(path: str) -> "pd.DataFrame":
 
 
 # ------------------------------------------------------------------------------------- MT-Bench
-def from_mt_bench(path: str) -> "pd.DataFrame":
+def from_mt_bench(path: str) -> BattleTable:
     """MT-Bench ``model_judgment/gpt-4_pair.jsonl`` (FastChat llm_judge): one row per pairwise judgment.
 
     ``g1_winner`` and ``g2_winner`` are the two position orders, both already named as ``model_1`` /
@@ -521,3 +525,132 @@ def from_mt_bench(path: str) -> "pd.DataFrame":
     notes = [{"code": "inconsistent_as_tie", "source": path, "judgments": int(inconsistent)},
              _dropped(path, dropped)]
     return finish(df, Where(path, "line", lines), notes, fmt="mt_bench", records=records)
+
+
+# ---------------------------------------------------------------------------- files: sniffing, tables
+TABLE_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".parquet", ".pq")
+JSON_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".json", ".json.gz")
+_HEAD = 1 << 22  # bytes read to sniff a JSON file's first record
+
+
+def read_table_file(path: str, prompt: str | None, strong: float) -> BattleTable:
+    """A battles table from a CSV, TSV, Parquet or JSON-lines file (a JSON array is a clean_battle file)."""
+    import pandas as pd
+
+    if json_kind(path) == "array":
+        return from_clean_battle(path, cluster=prompt)
+    p = path.lower()
+    if p.endswith((".parquet", ".pq")):
+        try:
+            df = pd.read_parquet(path)
+        except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a bad file
+            raise FormatError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})",
+                              param="format") from None
+        return from_table(df, Where(path, "row"), cluster=prompt, strong=strong)
+    if p.endswith(JSON_SUFFIXES):
+        lines, recs = [], []
+        for lineno, rec in iter_jsonl(path):
+            if not isinstance(rec, dict):
+                raise DataError(f"{path}: line {lineno} is not a JSON object (one battle per line)", param="source")
+            lines.append(lineno)
+            recs.append(rec)
+        return from_table(pd.DataFrame(recs), Where(path, "line", np.asarray(lines, dtype=np.int64)),
+                          cluster=prompt, strong=strong)
+    sep = "\t" if p.endswith((".tsv", ".tsv.gz")) else ","
+    try:
+        df = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
+    except (UnicodeDecodeError, pd.errors.ParserError, EOFError, zlib.error, OSError) as exc:
+        raise FormatError(f"{path}: not a readable {'TSV' if sep == chr(9) else 'CSV'} file "
+                          f"({str(exc).splitlines()[0]})", param="format") from None
+    return from_table(df, Where(path, "line", offset=2), cluster=prompt, strong=strong)
+
+
+def per_item_table(path: str) -> bool:
+    """A CSV/TSV whose header names ``model`` and no ``model_a``: a per-item score table."""
+    if not path.lower().endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
+        return False
+    first = head(path, 1 << 14).split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    cols = {c.strip().strip('"') for c in first.replace("\t", ",").split(",")}
+    return "model" in cols and "model_a" not in cols
+
+
+def head(path: str, size: int = _HEAD) -> bytes:
+    """The first ``size`` bytes of a file (gunzipped); a damaged file is a FormatError."""
+    try:
+        with (gzip.open if path.lower().endswith(".gz") else open)(path, "rb") as fh:  # type: ignore[operator]
+            return fh.read(size)
+    except (EOFError, OSError, zlib.error) as exc:
+        raise FormatError(f"{path}: the file cannot be read ({exc}); re-download or re-export it",
+                          param="source") from None
+
+
+def check_not_empty(path: str) -> None:
+    """An empty file (nothing but blanks) is a DataError naming it."""
+    if path.lower().endswith((".parquet", ".pq")):
+        return
+    if not head(path, 1 << 16).strip():
+        raise DataError(f"{path}: the file is empty; expected one battle or judged game per row", param="source")
+
+
+def json_kind(path: str) -> str | None:
+    """'array' (a JSON array), 'lines' (JSON objects, one per line) or None."""
+    if not path.lower().endswith(JSON_SUFFIXES):
+        return None
+    text = head(path, 1 << 12).lstrip()
+    if text.startswith(b"["):
+        return "array"
+    if text.startswith(b"{"):
+        return "lines"
+    return None
+
+
+def first_record(path: str) -> Any:
+    """The first record of a JSON array or JSON-lines file (None when it cannot be parsed from the head)."""
+    text = head(path).decode("utf-8", errors="replace").lstrip()
+    dec = json.JSONDecoder()
+    try:
+        if text.startswith("["):
+            body = text[1:].lstrip()
+            return dec.raw_decode(body)[0] if body and not body.startswith("]") else None
+        if text.startswith("{"):
+            return json.loads(text.split("\n", 1)[0])
+    except json.JSONDecodeError:
+        return None
+    return None
+
+
+def json_format(path: str) -> str | None:
+    """The battle format a JSON file's first record shows (``arena_hard``, ``mt_bench``, ``alpaca_eval``,
+    ``clean_battle`` for an array of battles, ``table`` for JSON lines of battles), or None. The sniffers of
+    the five formats share it; it is read once per file version."""
+    st = os.stat(path)
+    return _json_format(os.fspath(path), st.st_size, st.st_mtime_ns)
+
+
+@lru_cache(maxsize=64)
+def _json_format(path: str, _size: int, _mtime: int) -> str | None:
+    kind = json_kind(path)
+    if kind is None:
+        return None
+    rec = first_record(path)
+    if not isinstance(rec, dict):
+        return None
+    if "games" in rec and "model" in rec:
+        return "arena_hard"
+    if "g1_winner" in rec:
+        return "mt_bench"
+    if "generator_1" in rec and "preference" in rec:
+        return "alpaca_eval"
+    if "model_a" in rec and "model_b" in rec:
+        return "clean_battle" if kind == "array" else "table"
+    return None
+
+
+def what_it_holds(path: str) -> str:
+    """What a file that is in no battles format holds, for the error."""
+    rec = first_record(path) if path.lower().endswith(JSON_SUFFIXES) else None
+    if isinstance(rec, dict):
+        if "model" in rec and "score" in rec and "judge" in rec:
+            return "it looks like single-answer grading: one score per answer, read it with `rt.read`"
+        return "its first record has keys " + ", ".join(map(repr, list(rec)[:8]))
+    return "unrecognised content or file name"

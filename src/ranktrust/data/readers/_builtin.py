@@ -7,9 +7,9 @@ here: they register through the ``ranktrust.readers`` entry-point group.
 
 import importlib
 
-from ._registry import BUILTIN_READERS
+from ._registry import BUILTIN_BATTLE_READERS, BUILTIN_READERS
 
-for _m in BUILTIN_READERS:
+for _m in (*BUILTIN_READERS, *BUILTIN_BATTLE_READERS):
     try:
         importlib.import_module(f"{__package__}._{_m}")
     except ModuleNotFoundError as exc:  # a format module not written yet

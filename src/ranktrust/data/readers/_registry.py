@@ -29,7 +29,13 @@ error, ``skip``, tagging each row with its ``source`` file when there are severa
 error when every unit was skipped. Chunk metadata travels in ``DataFrame.attrs``: ``line_numbers``
 (the index holds file line numbers), ``notes`` (sentences for the user) and ``provenance``.
 
-Built-in readers are named in :data:`BUILTIN_READERS` (:mod:`._builtin` imports them);
+A reader of battles (pairwise verdicts, for ``rt.arena``) is a reader of this same registry with
+``kind = "battles"``: the same attributes and methods, its ``read(unit, opts)`` taking the battles options
+and yielding the unit's canonical battles table with its codes (:mod:`._battles`,
+``data/battles/_canon.py``). ``readers(kind="battles")`` lists them; the score path never sees them.
+
+Built-in readers are named in :data:`BUILTIN_READERS` and :data:`BUILTIN_BATTLE_READERS` (:mod:`._builtin`
+imports them);
 third-party readers register through the entry-point group ``ranktrust.readers`` (a reader
 class), loaded when readers are first listed or sniffed. A plug-in that fails to load gives one
 warning naming it and is left out. Readers never compute statistics.
@@ -47,13 +53,15 @@ from ._util import did_you_mean
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["BUILTIN_READERS", "ENTRY_POINT_GROUP", "ReadOptions", "Reader", "Skip", "UnitPlan", "accepting", "open_reader",
+__all__ = ["BUILTIN_BATTLE_READERS", "BUILTIN_READERS", "ENTRY_POINT_GROUP", "ReadOptions", "Reader", "Skip", "UnitPlan", "accepting", "open_reader",
            "plan_units", "read", "readers", "register", "sniff"]
 
 ENTRY_POINT_GROUP = "ranktrust.readers"
 #: the readers that ship with ranktrust (each the name of its module here, imported by ``_builtin``)
 BUILTIN_READERS = ("table", "lm_eval", "inspect", "helm", "lighteval", "swebench", "eee",
                    "mtbench", "single_grade", "evalplus", "promptfoo")
+#: the modules here that hold the built-in battles readers (``kind = "battles"``)
+BUILTIN_BATTLE_READERS = ("battles",)
 
 
 @dataclass(frozen=True)
@@ -98,6 +106,7 @@ class Reader(Protocol):
     priority: int
     description: str
     looks_for: str
+    # kind: str = "scores"  (optional; "battles" for a reader of battles)
 
     def sniff(self, path: str) -> bool: ...
 
@@ -107,15 +116,21 @@ class Reader(Protocol):
 
 
 _READERS: dict[str, type] = {}
+_BATTLE_READERS: dict[str, type] = {}
 _PLUGINS_LOADED = False
+KINDS = ("scores", "battles")
 
 
 def register(cls: type) -> type:
-    """Class decorator: register a reader class under its ``name`` (a later one of the same name wins)."""
+    """Class decorator: register a reader class under its ``name`` and ``kind`` (a later one of the same name
+    and kind wins)."""
     missing = [a for a in ("name", "sniff", "units", "read") if not hasattr(cls, a)]
     if missing:
         raise TypeError(f"reader {cls!r} lacks {', '.join(missing)}; see ranktrust.data.readers._registry.Reader")
-    _READERS[cls.name] = cls
+    kind = getattr(cls, "kind", "scores")
+    if kind not in KINDS:
+        raise TypeError(f"reader {cls!r}: kind {kind!r} is not one of {', '.join(KINDS)}")
+    (_BATTLE_READERS if kind == "battles" else _READERS)[cls.name] = cls
     return cls
 
 
@@ -138,12 +153,13 @@ def _load_plugins() -> None:
                  stacklevel=3)
 
 
-def readers() -> dict[str, type]:
-    """All registered reader classes by name: the built-in ones, then the entry-point plug-ins."""
+def readers(kind: str = "scores") -> dict[str, type]:
+    """All registered reader classes of ``kind`` (``"scores"``, or ``"battles"``) by name: the built-in ones, then
+    the entry-point plug-ins."""
     from . import _builtin  # noqa: F401  (registers the built-in readers)
 
     _load_plugins()
-    out = dict(_READERS)
+    out = dict(_BATTLE_READERS if kind == "battles" else _READERS)
     # hyphenated aliases (lm-eval for lm_eval): users type both
     for name, r in list(out.items()):
         if "_" in name:
