@@ -28,8 +28,7 @@ from .._validate import SeedLike
 from .._kernel import normal_quantile
 from .._random import child, root
 from ..data import ScoreMatrix
-from ..preference._maxt import pair_index, stepdown
-from ..ranking._ranksets import layers
+from ..ranking import layers, pair_index, stepdown
 from ..results import Result, jsonable
 from ..stats import intervals
 from ..stats._ppi import METHODS, gold_fit, model_intervals

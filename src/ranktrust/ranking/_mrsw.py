@@ -4,6 +4,11 @@ Mogstad, Romano, Shaikh & Wilhelm's stepwise max-t procedure over the scaled pai
 differences (plain or studentized bootstrap-t), chunked so that at most ``_CHUNK_CELLS`` resamples x M x M
 cells are held at once, and the simultaneous and marginal step-downs. ``ranksets.py`` holds the result type,
 the layers of the "found better" relation and the pairs method.
+
+This is not the two-sided pair stepdown of :mod:`._stepdown` (arena, judges, suite): MRSW tests the one-sided
+hypotheses of ordered pairs, keeps the reverse direction of a rejected pair in every later max, moves by
+critical values rather than per-pair p-values, and its marginal sets run a separate max per model; what the
+two share is the scaling of a pair by ``1 / se`` (:func:`._stepdown.inverse_se`, 0 for a pair without spread).
 """
 
 from __future__ import annotations
@@ -11,6 +16,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from ._stepdown import inverse_se
 
 _CHUNK_CELLS = 2**23  # bound on resamples x M x M cells held at once
 
@@ -26,8 +33,7 @@ class _Scaled:
 
     def __init__(self, z: np.ndarray, sigma: np.ndarray) -> None:
         self.z = z.astype(np.float32)
-        with np.errstate(divide="ignore"):
-            self.inv = np.where(sigma > 0, 1.0 / np.where(sigma > 0, sigma, 1.0), 0.0).astype(np.float32)
+        self.inv = inverse_se(sigma).astype(np.float32)
         m = sigma.shape[0]
         self.step = max(1, _CHUNK_CELLS // (m * m))
         self.buf = np.empty((min(self.step, len(z)), m, m), dtype=np.float32)

@@ -81,6 +81,7 @@ from ..resample._engine import weights as resample_weights
 from ..results import HeadlineJSON, Note, NoteJSON, Result, jsonable
 from ._mrsw import min_units
 from ._ranksets import layers
+from ._stepdown import inverse_se, maxt_counts
 
 __all__ = ["suite", "SuiteResult", "RULES", "MISSING"]
 
@@ -552,10 +553,11 @@ def _normalised(x: np.ndarray, chance: np.ndarray, normalise: str | None) -> np.
 
 # ------------------------------------------------------------------------------------------ scope (a)
 def _stepdown(g: np.ndarray, gb: np.ndarray, level: float, enough=None):
-    """One max-t step-down over all pairs of the goodness ``g`` (M,) with bootstrap ``gb`` (B, M).
+    """One max-t step-down over all pairs of the goodness ``g`` (M,) with bootstrap ``gb`` (B, M): the kernel
+    of :mod:`._stepdown` with the suite's conventions (p = count / B; a draw reaches ``|t|`` within a relative
+    1e-6, so a pair is not beaten by its own resample's rounding).
 
     Returns (a, b, diff, ci_low, ci_high, p, p_adj, critical value) for the pairs a < b (indices into g).
-    Chunked over pairs (B x chunk float32 at a time); no loop over resamples.
     """
     m = len(g)
     ia, ib = np.triu_indices(m, 1)
@@ -570,59 +572,20 @@ def _stepdown(g: np.ndarray, gb: np.ndarray, level: float, enough=None):
     var_d[var_d <= 1e-12 * (v[ia] + v[ib])] = 0.0
     sigma = np.sqrt(np.maximum(var_d, 0.0))
     d = g[ia] - g[ib]
-    inv = np.where(sigma > 0, 1.0 / np.where(sigma > 0, sigma, 1.0), 0.0)
+    inv = inverse_se(sigma)
     # a zero-spread pair (the same gap in every resample) is exact: separated when its gap is not 0 (as MRSW)
     gap = np.abs(d) > 1e-12 * max(1.0, float(np.abs(g).max(initial=0.0)))
     exact = (sigma == 0) & gap
     if enough is not None and exact.any():    # ... but only if they differ on enough items to order at the level
         gap[exact] = enough(ia[exact], ib[exact])
     t = np.where(sigma > 0, np.abs(d) * inv, np.where(gap, np.inf, 0.0))
-    order = np.argsort(-t, kind="stable")
-    zt = np.ascontiguousarray(z.T, dtype=np.float32)       # (M, B): a pair's resamples are two contiguous rows
+    # the threshold as the suite has always rounded it: t (1 - 1e-6) to the nearest float32
+    thr = (t * (1 - 1e-6)).astype(np.float32).astype(np.float64)
+    res = maxt_counts(z, ia, ib, inv, thr, marginal=True)
     bsz = z.shape[0]
-    p_raw = np.empty(n_pairs)
-    p_step = np.empty(n_pairs)
-    tol = 1e-6
-    starts = list(range(0, n_pairs, _PAIR_CHUNK))
-
-    def scaled(start: int) -> tuple[np.ndarray, np.ndarray]:
-        idx = order[start:start + _PAIR_CHUNK]
-        tb = zt[ia[idx]]
-        tb -= zt[ib[idx]]
-        np.abs(tb, out=tb)
-        tb *= inv[idx].astype(np.float32)[:, None]               # (chunk, B)
-        return tb, (t[idx] * (1 - tol)).astype(np.float32)[:, None]
-
-    # pass 1: marginal p-values and each chunk's maximum per resample (chunks of pairs, sorted by |t| descending)
-    cmax = np.empty((len(starts) + 1, bsz), dtype=np.float32)
-    cmax[-1] = -np.inf
-    for c, start in enumerate(starts):
-        tb, tt = scaled(start)
-        p_raw[start:start + _PAIR_CHUNK] = (tb >= tt).mean(axis=1)
-        cmax[c] = tb.max(axis=0)
-    suffix = np.maximum.accumulate(cmax[::-1], axis=0)[::-1]      # max over chunk c and every later one
-    # pass 2: the step-down's p-value of pair r is P*(max over pairs r, r+1, ... >= t_r); a chunk whose |t| all
-    # exceed every resample's maximum gets 0, one whose |t| all fall below the later chunks' minimum gets 1, and
-    # only the chunks in between need the running maximum pair by pair
-    for c, start in enumerate(starts):
-        sl = slice(start, start + _PAIR_CHUNK)
-        tt = (t[order[sl]] * (1 - tol)).astype(np.float32)
-        if tt.min() > suffix[c].max():
-            p_step[sl] = 0.0
-        elif tt.max() <= suffix[c + 1].min():
-            p_step[sl] = 1.0
-        else:
-            tb, tt2 = scaled(start)
-            tail = np.maximum.accumulate(tb[::-1], axis=0)[::-1]  # max over this pair and the later ones of the chunk
-            np.maximum(tail, suffix[c + 1][None, :], out=tail)
-            p_step[sl] = (tail >= tt2).mean(axis=1)
-    running = suffix[0]
-    p_adj_sorted = np.maximum.accumulate(p_step)
-    p_adj = np.empty(n_pairs)
-    p_adj[order] = p_adj_sorted
-    p = np.empty(n_pairs)
-    p[order] = p_raw
-    crit = float(np.quantile(running.astype(np.float64), level))
+    p = res.marginal / bsz
+    p_adj = res.exceed / bsz
+    crit = float(np.quantile(res.max_abs, level))
     return ia, ib, d, d - crit * sigma, d + crit * sigma, p, p_adj, crit
 
 
