@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import ArgumentError, DataError, FormatError
 from ..results import Note
-from ._canonical import check_doc_hash
+from ._canonical import GROUP_GUESSES, check_doc_hash
 from ._long import matrix_from_long
 from ._matrix import AlignPolicy, ScoreMatrix
 from .readers._registry import ReadOptions, accepting, readers, sniff
@@ -22,7 +22,7 @@ from .readers._util import did_you_mean
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["read", "read_long", "input_hash"]
+__all__ = ["read", "read_long", "read_arrow", "input_hash"]
 
 
 def _expand(paths: Sequence[str]) -> list[str]:
@@ -319,6 +319,14 @@ def read(
     ))
     if isinstance(source, ScoreMatrix):
         return source.align(align)
+    if isinstance(source, (str, os.PathLike)) and source_name is None and line_numbers is None:
+        # one long CSV/TSV/Parquet file: Arrow's label codes scattered into the matrix (no pandas DataFrame);
+        # None when the file needs the pandas path (another layout or reader, or a row an error must name)
+        fast = read_arrow(os.fspath(source), format, opts)
+        if fast is not None:
+            if binary:
+                _check_binary(fast)
+            return fast.align(align)
     import pandas as pd   # (not for a ScoreMatrix: an analysis given one does not import pandas)
 
     source = _collect_polars(source)
@@ -363,6 +371,136 @@ def read(
         paths = [os.fspath(source)] if isinstance(source, (str, os.PathLike)) else [os.fspath(s) for s in source]
         m = m._replace(provenance=_provenance(m, df, paths))
     return m.align(align)
+
+
+#: columns whose presence sends a table to the pandas path: picked by ``task``/``metric``, or per-row provenance
+_PANDAS_COLUMNS = ("task", "metric", "source", "harness")
+
+
+def read_arrow(path: str, format: str, opts: ReadOptions) -> ScoreMatrix | None:
+    """The matrix of one long table file (CSV, TSV, gzipped or not, or Parquet) read with Arrow: the label columns'
+    dictionary codes scattered into the dense array, no pandas DataFrame and no Python string per row. The same
+    matrix (labels, their order, values) as the pandas path (:func:`read_long`, then :func:`matrix_from_long`),
+    provenance included.
+
+    None when the pandas path must read the file: not a single long table for the table reader (a folder, a
+    harness log, a wide table, JSON lines), a ``task``/``metric`` choice or column, a ``source`` or ``harness``
+    column, a file Arrow cannot read, and every row one of the pandas path's errors names (a missing label or
+    score, a score that is not a finite number in [0, 1], a repeated key, an item in two groups): that path then
+    reads it and says what is wrong where.
+    """
+    import pyarrow as pa
+
+    from ._long import matrix_from_arrow
+    from .readers._table import _NA_WORDS, _check_not_binary, _kind, label_columns
+
+    if format not in ("auto", "table") or opts.wide or opts.task is not None or opts.metric is not None:
+        return None
+    kind = _kind(path)
+    if kind not in ("parquet", "csv", "tsv") or not os.path.isfile(path):
+        return None
+    try:
+        if (sniff(path) if format == "auto" else readers()[format]).name != "table":
+            return None
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            schema = pq.read_schema(path)
+            header = [str(c) for c in schema.names]
+        else:
+            _check_not_binary(path)
+            header = _csv_header(path, "\t" if kind == "tsv" else ",")
+    except Exception:   # the pandas path reads it again and says what is wrong
+        return None
+    if header is None or len(set(header)) < len(header) or len(header) < 2:
+        return None
+    roles = _long_roles(header, opts)
+    if roles is None:
+        return None
+    model, item, score, group, run, condition = roles
+    text = label_columns(header, opts)
+    if score in text or any(c not in text for c in (model, item, group, run, condition) if c is not None):
+        return None
+    wanted = list(dict.fromkeys(c for c in (model, item, score, group, run, condition) if c is not None))
+    labels = [c for c in wanted if c != score]
+    try:
+        if kind == "parquet":
+            byte_array = [c for c in labels if any(f(schema.field(c).type) for f in (
+                pa.types.is_string, pa.types.is_large_string, pa.types.is_binary, pa.types.is_large_binary))]
+            table = pq.read_table(path, columns=wanted, read_dictionary=byte_array)
+        else:
+            import pyarrow.csv as pacsv
+
+            table = pacsv.read_csv(
+                path, parse_options=pacsv.ParseOptions(delimiter="\t" if kind == "tsv" else ","),
+                convert_options=pacsv.ConvertOptions(
+                    column_types={**{c: pa.string() for c in labels}, score: pa.float64()}, include_columns=wanted,
+                    null_values=sorted(_NA_WORDS), strings_can_be_null=False))
+    except Exception:
+        return None
+    if table.column_names != wanted:
+        return None
+    try:
+        return matrix_from_arrow(
+            ScoreMatrix, table, model=model, item=item, score=score, group=group, run=run, condition=condition,
+            source=path, scale=opts.scale, empty_labels=kind == "parquet",
+            provenance=lambda models: {m: {"harness": "table", "task": None, "split": None, "metric": None,
+                                           "files": [path]} for m in models})
+    except pa.ArrowException:
+        return None
+
+
+def _csv_header(path: str, sep: str) -> list[str] | None:
+    """The header line of a CSV/TSV file (gzipped or not), as the csv module splits it."""
+    import csv
+    import gzip
+
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8-sig", newline="") as fh:  # type: ignore[operator]
+        return next(csv.reader(fh, delimiter=sep), None)
+
+
+def _long_roles(header: list[str], opts: ReadOptions) -> "tuple[str, str, str, str | None, str | None, str | None] | None":
+    """The file's columns that hold the model, item, score, group, run and condition of a long table, as the
+    table reader (which renames the named model/item/score columns) and :func:`matrix_from_long` pick them; None
+    where the pandas path must read the table (wide, a missing column, a ``task``, ``metric``, ``source`` or
+    ``harness`` column)."""
+    if not (opts.model_col in header or opts.score_col in header):   # wide: melted by the pandas path
+        return None
+    named = {"model": opts.model_col, "item": opts.item_col, "score": opts.score_col}
+    if any(have not in header for have in named.values()) or len(set(named.values())) < 3 \
+            or any(have != want and have in named for want, have in named.items()):
+        return None   # a missing column, or one named for two roles: the pandas path's error
+    # the table reader's renaming: the named column becomes "model" (an existing "model" column is dropped)
+    renamed: dict[str, str] = {}   # column after renaming -> column in the file
+    for c in header:
+        renamed[c] = c
+    for want, have in named.items():
+        if have != want:
+            renamed.pop(want, None)
+    for want, have in named.items():
+        if have != want:
+            renamed.pop(have, None)
+            renamed[want] = have
+    cols = list(renamed)
+    if any(c in cols for c in _PANDAS_COLUMNS):
+        return None
+    group = opts.group_col
+    if group is None:
+        group = next((g for g in GROUP_GUESSES if g in cols), None)
+    elif group == "":
+        group = None
+    elif group not in cols:
+        return None
+    run = opts.run_col if opts.run_col is not None else ("run" if "run" in cols else None)
+    condition = opts.condition_col if opts.condition_col is not None else ("condition" if "condition" in cols else None)
+    if any(c is not None and c not in cols for c in (run, condition)):
+        return None
+    roles = ("model", "item", "score", group, run, condition)
+    given = [r for r in roles if r is not None]
+    if len(set(given)) < len(given):
+        return None
+    return tuple(renamed[r] if r is not None else None for r in roles)  # type: ignore[return-value]
 
 
 def _one_options(options: ReadOptions | None, given: ReadOptions) -> ReadOptions:

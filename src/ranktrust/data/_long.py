@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
 from ..errors import DataError, warn
 from ..results import Note
-from ._canonical import DUPLICATE_ADVICE, missing_columns, numeric_scores, resolve_group_col, row_data, row_where
+from ._canonical import (DUPLICATE_ADVICE, check_scale, missing_columns, numeric_scores, resolve_group_col, row_data,
+                         row_where)
 from ._canonical import check_range as _check_range
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    import pyarrow as pa
 
     from ._matrix import ScoreMatrix
 
@@ -97,20 +99,16 @@ def matrix_from_long(
         r_pos, r_order = _codes(df[run])
     else:
         r_pos, r_order = np.zeros(len(df), dtype=np.intp), ["0"]
-    if condition is not None:
-        # run-axis key: (condition, run) pairs, in first-seen order
-        c_pos, c_order = _codes(df[condition])
-        k_pos, k_first = _codes_of_ints(c_pos.astype(np.int64) * len(r_order) + r_pos)
-        k_order = [f"{c_order[int(v) // len(r_order)]}\x1f{r_order[int(v) % len(r_order)]}" for v in k_first]
-    else:
-        k_pos, k_order = r_pos, r_order
-    warn_similar_names(list(m_order), "model", source)
+    c_codes = _codes(df[condition]) if condition is not None else None
+    k_pos, k_order = run_key((r_pos, r_order), c_codes)
+    g_codes = _codes(df[group]) if group is not None else None
 
-    n_m, n_i, n_k = len(m_order), len(i_order), len(k_order)
-    data = np.full((n_m, n_i, n_k), np.nan)
-    data[m_pos, i_pos, k_pos] = vals
-    # scores are never NaN here (numeric_scores): fewer filled cells than rows means a repeated key
-    if int(np.count_nonzero(~np.isnan(data))) != len(df):
+    data = scatter(vals, m_pos, i_pos, k_pos, len(m_order), len(i_order), len(k_order))
+    groups = item_groups(g_codes, i_pos, len(i_order)) if data is not None and g_codes is not None else None
+    if data is None or (g_codes is not None and groups is None):
+        warn_similar_names(list(m_order), "model", source)
+    if data is None:
+        n_i, n_k = len(i_order), len(k_order)
         models_col = np.asarray(m_order, dtype=object)[m_pos]
         items_col = np.asarray(i_order, dtype=object)[i_pos]
         runs_col = np.asarray(r_order, dtype=object)[r_pos]
@@ -134,47 +132,77 @@ def matrix_from_long(
             code="duplicate_row", data={**row_data(source, df.index[second], line_offset),
                                         "first": row_data(source, df.index[first], line_offset),
                                         "model": models_col[first], "item": items_col[first], "count": int(dup.size)})
+    if g_codes is not None and groups is None:
+        g_pos, g_order = g_codes
+        g_item = g_pos[_first_rows(i_pos, len(i_order))]
+        k = int(np.flatnonzero(g_pos != g_item[i_pos])[0])
+        raise DataError(
+            f"{row_where(source, df.index[k], line_offset)}: item {i_order[i_pos[k]]!r} is in group "
+            f"{g_order[g_pos[k]]!r} here but {g_order[g_item[i_pos[k]]]!r} elsewhere; each item needs one {group!r}"
+        )
+    del m_pos, i_pos, k_pos, r_pos, vals, c_codes, g_codes   # the per-row arrays are not held while the matrix is made
+    return assemble(cls, data, m_order, i_order, k_order, condition is not None, groups, source, warned=False)
+
+
+def run_key(r: "tuple[np.ndarray, list[str]]", c: "tuple[np.ndarray, list[str]] | None",
+            ) -> tuple[np.ndarray, list[str]]:
+    """The run axis's codes and keys: the run's own without a condition column, else the (condition, run) pairs
+    in first-seen order, each key the condition and the run joined by a unit separator (0x1f)."""
+    r_pos, r_order = r
+    if c is None:
+        return r_pos, r_order
+    c_pos, c_order = c
+    k_pos, k_first = _codes_of_ints(c_pos.astype(np.int64) * len(r_order) + r_pos)
+    return k_pos, [f"{c_order[int(v) // len(r_order)]}\x1f{r_order[int(v) % len(r_order)]}" for v in k_first]
+
+
+def scatter(vals: np.ndarray, m_pos: np.ndarray, i_pos: np.ndarray, k_pos: np.ndarray, n_m: int, n_i: int,
+            n_k: int) -> np.ndarray | None:
+    """The dense ``(models, items, runs)`` array with each row's score at its codes, NaN elsewhere; None when two
+    rows share a cell (scores are never NaN here: fewer filled cells than rows means a repeated key)."""
+    data = np.full((n_m, n_i, n_k), np.nan)
+    data[m_pos, i_pos, k_pos] = vals
+    if int(np.count_nonzero(~np.isnan(data))) != len(vals):
+        return None
+    return data
+
+
+def _first_rows(i_pos: np.ndarray, n_i: int) -> np.ndarray:
+    """The first row of each item code (every code in ``range(n_i)`` occurs)."""
+    first_pos = np.full(n_i, -1, dtype=np.int64)
+    rev = np.arange(len(i_pos))[::-1]
+    first_pos[i_pos[rev]] = rev
+    return first_pos
+
+
+def item_groups(g: "tuple[np.ndarray, list[str]]", i_pos: np.ndarray, n_i: int) -> tuple[str, ...] | None:
+    """Each item's group label (the group of its first row); None when an item's rows name two groups."""
+    g_pos, g_order = g
+    g_item = g_pos[_first_rows(i_pos, n_i)]
+    if (g_pos != g_item[i_pos]).any():
+        return None
+    return tuple(g_order[int(c)] for c in g_item)
+
+
+def assemble(cls: type["ScoreMatrix"], data: np.ndarray, m_order: list[str], i_order: list[str],
+             k_order: list[str], conditions: bool, groups: tuple[str, ...] | None, source: str | None, *,
+             warned: bool = True, provenance: dict | None = None) -> "ScoreMatrix":
+    """The matrix of a checked dense array and its labels (run keys as :func:`run_key` makes them), with the
+    mixed-scoring note; ``warned=False``: the similar-names warning is said here."""
+    if not warned:
+        warn_similar_names(list(m_order), "model", source)
     notes = mixed_scale_notes(data, list(m_order))
-
-    groups = None
-    if group is not None:
-        g_pos, g_order = _codes(df[group])
-        first_pos = np.full(n_i, -1, dtype=np.int64)
-        # first row of each item
-        rev = np.arange(len(df))[::-1]
-        first_pos[i_pos[rev]] = rev
-        g_item = g_pos[first_pos]
-        conflict = g_pos != g_item[i_pos]
-        if conflict.any():
-            k = int(np.flatnonzero(conflict)[0])
-            raise DataError(
-                f"{row_where(source, df.index[k], line_offset)}: item {i_order[i_pos[k]]!r} is in group "
-                f"{g_order[g_pos[k]]!r} here but {g_order[g_item[i_pos[k]]]!r} elsewhere; each item needs one {group!r}"
-            )
-        groups = tuple(g_order[int(c)] for c in g_item)
-        del g_pos, first_pos, rev, conflict
-    del m_pos, i_pos, k_pos, r_pos, vals   # the per-row arrays are not held while the matrix is made
-
-    if condition is not None:
+    if conditions:
         run_labels = [k.split("\x1f", 1)[1] for k in k_order]
         cond_labels = [k.split("\x1f", 1)[0] for k in k_order]
         # run labels need to be unique on the axis: prefix with condition
         run_axis = [f"{c}/{r}" for c, r in zip(cond_labels, run_labels)]
-        conditions: tuple[str, ...] | None = tuple(cond_labels)
+        cond: tuple[str, ...] | None = tuple(cond_labels)
     else:
         run_axis = [str(k) for k in k_order]
-        conditions = None
-
-    return cls(
-        data,
-        tuple(m_order),
-        tuple(i_order),
-        runs=tuple(run_axis),
-        groups=groups,
-        conditions=conditions,
-        source=source,
-        notes=notes,
-    )
+        cond = None
+    return cls(data, tuple(m_order), tuple(i_order), runs=tuple(run_axis), groups=groups, conditions=cond,
+               source=source, notes=notes, **({"provenance": provenance} if provenance is not None else {}))
 
 
 def _codes(col: "pd.Series") -> tuple[np.ndarray, list[str]]:
@@ -302,3 +330,142 @@ def matrix_from_wide(
     warn_similar_names(models, "model", source)
     return cls(data, tuple(models), tuple(items), groups=groups, source=source,
                notes=mixed_scale_notes(data[:, :, None], models))
+
+
+# ---------------------------------------------------------------- an Arrow table straight to a matrix
+def arrow_codes(col: "pa.ChunkedArray", empty: bool = True) -> tuple[np.ndarray, list[str]] | None:
+    """Integer codes of an Arrow label column and its labels as text, in first-seen order, as :func:`_codes`
+    gives for the same column read into pandas (the column as Arrow casts it to text). The codes come from the
+    column's dictionary (a Parquet column read with ``read_dictionary``) or one ``dictionary_encode`` pass: no
+    Python string per row. None when a label is missing (null), or empty where ``empty`` is False (a CSV cell
+    read as missing by the pandas path): the pandas path names the row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if col.null_count:
+        return None
+    if not pa.types.is_dictionary(col.type):
+        if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+            col = pc.cast(col, pa.string())
+        col = col.dictionary_encode()
+    if col.num_chunks == 0:
+        return None
+    col = col.unify_dictionaries()
+    values = col.chunk(0).dictionary
+    if values.null_count:
+        return None
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        values = pc.cast(values, pa.string())
+    n_dict = len(values)
+    codes = np.empty(len(col), dtype=np.int32 if n_dict < 2**31 else np.int64)
+    at = 0
+    for ch in col.chunks:
+        idx = ch.indices.to_numpy(zero_copy_only=False)
+        codes[at:at + len(idx)] = idx
+        at += len(idx)
+    # first-seen order of the dictionary's entries (a file's dictionary may be in any order), block by block:
+    # a column sorted by its labels sees a new one in every block, another column sees them all in the first
+    n = len(codes)
+    first = np.full(n_dict, n, dtype=np.int64)
+    left = n_dict
+    block = 1 << 20
+    for start in range(0, n, block):
+        blk = codes[start:start + block]
+        pos = np.full(n_dict, len(blk), dtype=np.int64)
+        pos[blk[::-1]] = np.arange(len(blk) - 1, -1, -1)
+        new = (pos < len(blk)) & (first == n)
+        if new.any():
+            first[new] = pos[new] + start
+            left -= int(np.count_nonzero(new))
+            if left == 0:
+                break
+    present = np.flatnonzero(first < n)
+    order = present[np.argsort(first[present], kind="stable")]
+    text = values.take(pa.array(order)).to_pylist()
+    if not empty and "" in text:
+        return None
+    remap = np.empty(n_dict, dtype=codes.dtype)
+    remap[order] = np.arange(len(order), dtype=codes.dtype)
+    codes = remap[codes]
+    if len(set(text)) < len(text):   # two dictionary entries with the same text (a cast): one label, as _codes
+        import pandas as pd
+
+        merged, uniq = pd.factorize(pd.Index(text, dtype=object), sort=False)
+        codes = merged.astype(codes.dtype)[codes]
+        text = [str(t) for t in uniq]
+    return codes, text
+
+
+def arrow_scores(col: "pa.ChunkedArray", scale: "float | str | Sequence[float] | None") -> np.ndarray | None:
+    """The score column as float64, mapped by ``scale`` as :func:`numeric_scores` maps it; None unless every score is
+    a number that ends up finite and in [0, 1] (the pandas path says what is wrong and where)."""
+    import pyarrow as pa
+
+    t = col.type
+    if col.null_count or not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)) \
+            or pa.types.is_float16(t):
+        return None
+    # the column's own values, then a NumPy cast to float64: what pandas' to_numeric(...).to_numpy(float64) does
+    raw = np.concatenate([ch.to_numpy(zero_copy_only=False) for ch in col.chunks]) if col.num_chunks \
+        else np.empty(0)
+    vals = raw.astype(np.float64)
+    del raw
+    if not np.isfinite(vals).all():
+        return None
+    rng = check_scale(scale)
+    if rng is not None:
+        lo, hi = rng
+        vals = (vals - lo) / (hi - lo)
+    if ((vals < 0) | (vals > 1)).any():
+        return None
+    return vals
+
+
+def matrix_from_arrow(
+    cls: type["ScoreMatrix"],
+    table: "pa.Table",
+    *,
+    model: str,
+    item: str,
+    score: str,
+    group: str | None = None,
+    run: str | None = None,
+    condition: str | None = None,
+    source: str | None = None,
+    scale: float | None = None,
+    empty_labels: bool = True,
+    provenance: "Callable[[list[str]], dict] | None" = None,
+) -> "ScoreMatrix | None":
+    """The matrix :func:`matrix_from_long` makes of the same rows read into pandas (the same labels, order and
+    values), made from the Arrow table's label codes without a pandas DataFrame or a Python string per row; the
+    column names are those in ``table``. None when a row needs one of the pandas path's one-line errors (a
+    missing label or score, a score that is not a finite number in [0, 1], a repeated key, an item in two
+    groups; an empty label unless ``empty_labels``): the caller then reads the file the pandas way, which names
+    the row. ``provenance``: the matrix's provenance made from its models."""
+    n = table.num_rows
+    if n == 0:
+        return None
+    vals = arrow_scores(table.column(score), scale)
+    if vals is None:
+        return None
+    labels = {}
+    for c in dict.fromkeys(x for x in (model, item, run, condition, group) if x is not None):
+        got = arrow_codes(table.column(c), empty_labels)
+        if got is None:
+            return None
+        labels[c] = got
+    m_pos, m_order = labels[model]
+    i_pos, i_order = labels[item]
+    r = labels[run] if run is not None else (np.zeros(1, dtype=np.int32), ["0"])   # (broadcast over the rows)
+    k_pos, k_order = run_key(r, labels[condition] if condition is not None else None)
+    data = scatter(vals, m_pos, i_pos, k_pos, len(m_order), len(i_order), len(k_order))
+    if data is None:
+        return None
+    groups = None
+    if group is not None:
+        groups = item_groups(labels[group], i_pos, len(i_order))
+        if groups is None:
+            return None
+    del m_pos, i_pos, k_pos, r, vals, labels
+    return assemble(cls, data, m_order, i_order, k_order, condition is not None, groups, source, warned=False,
+                    provenance=provenance(list(m_order)) if provenance is not None else None)
