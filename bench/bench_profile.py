@@ -206,6 +206,16 @@ def case_read(shape: tuple[int, int], kind: str) -> dict:
         with Step(rows, f"rt.read [{rep}]"):
             m = rt.read(str(path))
             del m
+    try:   # the Arrow path rt.read takes for one long file (absent in a tree before it)
+        from ranktrust.data._io import read_arrow
+        from ranktrust.data.readers import ReadOptions
+    except ImportError:
+        read_arrow = None
+    if read_arrow is not None:
+        with Step(rows, "  part: read_arrow (Arrow codes)"):
+            m = read_arrow(str(path), "auto", ReadOptions())
+        del m
+    # the pandas path (a DataFrame source, several files, a table with task/metric columns, any error)
     with Step(rows, "  part: read_long (the reader)"):
         df = read_long(str(path))
     from ranktrust.data._long import matrix_from_long
