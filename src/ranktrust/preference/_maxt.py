@@ -4,6 +4,6 @@ arena's steps use (``_maxt.stepdown``, ``_maxt.t_tail``, ``_maxt.pair_index``)."
 
 from __future__ import annotations
 
-from ..ranking import normal_equivalent, pair_index, pair_se, stepdown, t_tail
+from ..ranking import pair_index, stepdown, t_tail
 
-__all__ = ["normal_equivalent", "pair_index", "pair_se", "stepdown", "t_tail"]
+__all__ = ["pair_index", "stepdown", "t_tail"]

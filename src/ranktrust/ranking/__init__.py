@@ -3,13 +3,13 @@
 What users touch is :data:`__all__` (``tiers``, ``stability`` and ``suite`` are also ``rt.tiers``, ``rt.stability`` and ``rt.suite``);
 the modules behind it (``_tiers``, ``_ranksets``, ``_stability``, ``_splithalf``, ``_suite``, ``_screen``,
 ``_mrsw``, ``_stepdown``) are the implementation. Outside :data:`__all__`, for the arena and the judges: the one
-stepdown max-|t| over all pairs (``stepdown``, ``maxt_counts`` and their helpers) and ``layers``.
+stepdown max-|t| over all pairs (``stepdown``, ``pair_index``, ``t_tail``) and ``layers``.
 """
 
 from ._ranksets import RankSets, layers, rank_bounds, rank_sets
 from ._splithalf import SplitHalf, split_half
 from ._stability import FAMILIAR_SIZES, Stability, stability   # FAMILIAR_SIZES: for the plots, outside __all__
-from ._stepdown import maxt_counts, normal_equivalent, pair_index, pair_se, stepdown, t_tail
+from ._stepdown import pair_index, stepdown, t_tail
 from ._suite import SuitePairRow, SuiteResult, suite
 from ._tiers import Tiers, tiers, tiers_from_pair_table, tiers_of   # the last two: for arena and the report
 
