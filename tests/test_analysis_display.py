@@ -13,6 +13,7 @@ fails :func:`test_every_public_function_is_called_or_listed`.
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from typing import Any, Callable
 
@@ -346,3 +347,164 @@ def test_bootstrap_ci_is_deprecated_for_intervals():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rt.stats.bootstrap_ci(m, pair=("ada", "bo"), n_resamples=100)
+
+
+# ------------------------------------------------------------------ to_dict() is the command's JSON, command by command
+SEED = 7
+
+
+def _long_csv(m: rt.ScoreMatrix, path: Any, **cols: Any) -> str:
+    """``m`` as a long CSV (model, item, score and the constant columns ``cols``)."""
+    pd.DataFrame([{"model": a, "item": i, "score": m.scores[k, j], **cols} for k, a in enumerate(m.models)
+                  for j, i in enumerate(m.items)]).to_csv(path, index=False)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def cli_inputs(tmp_path_factory) -> dict[str, str]:
+    """The small data of :data:`CALLS` as the files the commands read."""
+    d = tmp_path_factory.mktemp("cli_inputs")
+    g = np.random.default_rng(1)
+    runs = pd.DataFrame([{"model": f"m{k}", "item": f"q{i}", "run": str(r), "condition": ("plain", "cot")[r % 2],
+                          "score": float(g.random() < p)}
+                         for k, p in enumerate((0.7, 0.55, 0.4)) for i in range(30) for r in range(4)])
+    runs.to_csv(d / "runs.csv", index=False)
+    _battles().to_csv(d / "battles.csv", index=False)
+    _games().to_csv(d / "games.csv", index=False)
+    pd.concat([pd.read_csv(_long_csv(_matrix(0), d / "t1.csv", task="t1")),
+               pd.read_csv(_long_csv(_matrix(1), d / "t2.csv", task="t2"))]).to_csv(d / "tasks.csv", index=False)
+    return {"m": _long_csv(_matrix(), d / "m.csv"), "six": _long_csv(_six(), d / "six.csv"),
+            "runs": str(d / "runs.csv"), "battles": str(d / "battles.csv"), "games": str(d / "games.csv"),
+            "tasks": str(d / "tasks.csv"), "t1": str(d / "t1.csv"), "t2": str(d / "t2.csv")}
+
+
+def _NONE(f: dict[str, str]) -> dict[str, Any]:
+    return {}
+
+
+def _watch_of(path: str) -> Result:
+    m = rt.read(path, align="pairwise")
+    w = rt.Watch(sorted(m.models), list(m.items), declared=False, rng=SEED)   # the command's default order
+    w.update_matrix(m)
+    return w.status(next_budget=64)
+
+
+def _ranks_tiers(f: dict[str, str]) -> dict[str, Any]:
+    from ranktrust.ranking import tiers_of
+
+    return {"tiers": tiers_of(rt.rank_sets(rt.read(f["m"]), rng=SEED)).to_dict()}
+
+
+#: command -> (its arguments on the files of ``cli_inputs``, the same analysis in Python on the same files and seed,
+#: the keys the command adds beside the result's own). Every command whose result a top-level analysis returns
+#: (``compare`` and ``report``: test_to_dict_is_the_command_lines_json_for_commands); ``rt.intervals`` has no
+#: command of its own (its table is the report's ``models``).
+CLI_CASES: dict[str, tuple[Callable[[dict[str, str]], list[str]], Callable[[dict[str, str]], Any],
+                           Callable[[dict[str, str]], dict[str, Any]]]] = {
+    "ranks": (lambda f: ["ranks", f["m"], "--seed", str(SEED)],
+              lambda f: rt.rank_sets(rt.read(f["m"]), rng=SEED), _ranks_tiers),
+    "stability": (lambda f: ["stability", f["m"], "--sizes", "20,40", "--n-resamples", "30", "--seed", str(SEED)],
+                  lambda f: rt.stability(rt.read(f["m"]), sizes=[20, 40], n_resamples=30, rng=SEED), _NONE),
+    "splithalf": (lambda f: ["splithalf", f["m"], "--n-resamples", "30", "--seed", str(SEED)],
+                  lambda f: rt.split_half(rt.read(f["m"]), n_resamples=30, rng=SEED), _NONE),
+    "power": (lambda f: ["power", "--gap", "5", "--disagreement", "0.3"],
+              lambda f: rt.power(gap=0.05, disagreement=0.3, binary=True),
+              lambda f: {"disagreement_source": "given with --disagreement"}),
+    "repeats": (lambda f: ["repeats", f["runs"], "--pass-at", "1,2"],
+                lambda f: rt.repeats(rt.read(f["runs"]), pass_at=(1, 2)), _NONE),
+    "sensitivity": (lambda f: ["sensitivity", f["runs"]],
+                    lambda f: rt.sensitivity(rt.read(f["runs"]), by="condition"), _NONE),
+    "microbench": (lambda f: ["microbench", f["six"], "--methods", "random", "--sizes", "20,40", "--n-resamples", "5",
+                              "--seed", str(SEED)],
+                   lambda f: rt.mdad(rt.read(f["six"]), methods=("random",), sizes=(20, 40), n_resamples=5, rng=SEED),
+                   _NONE),
+    "arena": (lambda f: ["arena", f["battles"], "--seed", str(SEED)],
+              lambda f: rt.arena(f["battles"], rng=SEED), _NONE),
+    "gate": (lambda f: ["gate", f["m"], "--candidate", "ada", "--baseline", "bo", "--margin", "5"],
+             lambda f: rt.gate(f["m"], "ada", "bo", margin=0.05), _NONE),
+    "watch": (lambda f: ["watch", f["m"], "--seed", str(SEED)], lambda f: _watch_of(f["m"]), _NONE),
+    "suite": (lambda f: ["suite", f["tasks"], "--task-col", "task", "--n-resamples", "50", "--seed", str(SEED)],
+              lambda f: rt.suite({"t1": rt.read(f["t1"]), "t2": rt.read(f["t2"])}, n_resamples=50, rng=SEED), _NONE),
+    "judge": (lambda f: ["judge", f["games"]], lambda f: rt.judge_audit(pd.read_csv(f["games"])), _NONE),
+}
+
+
+def _in_command_words(d: Any, command: str) -> Any:
+    """``d`` with each sentence (a ``"text"``) in the command's words, as the command line writes them: a Python
+    user reads "`rt.sensitivity`" and "`cluster`=False" where a terminal user reads "`ranktrust sensitivity`" and
+    "--no-groups" (``cli_words``); the records (code and data) are the same."""
+    from ranktrust.cli._main import cli_words
+
+    if isinstance(d, dict):
+        return {k: cli_words(v, command) if k == "text" and isinstance(v, str) else _in_command_words(v, command)
+                for k, v in d.items()}
+    if isinstance(d, list):
+        return [_in_command_words(v, command) for v in d]
+    return d
+
+
+def _close(a: Any, b: Any, where: str = "") -> list[str]:
+    """Where ``a`` and ``b`` (JSON values) differ, floats within 4 ulps: the command reads its files through its own
+    loader (alignment, reader options) and may hold the items in another order than ``rt.read``, so a sum over
+    items can differ in its last bits while every number the analysis reports is the same."""
+    if isinstance(a, float) and isinstance(b, (int, float)) and not isinstance(b, bool) \
+            or isinstance(b, float) and isinstance(a, (int, float)) and not isinstance(a, bool):
+        ok = math.isclose(a, b, rel_tol=4 * np.finfo(float).eps, abs_tol=4 * np.finfo(float).tiny)
+        return [] if ok else [f"{where}: {a!r} != {b!r}"]
+    if isinstance(a, dict) and isinstance(b, dict):
+        if list(a) != list(b):
+            return [f"{where}: keys {list(a)} != {list(b)}"]
+        return [x for k in a for x in _close(a[k], b[k], f"{where}.{k}")]
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [f"{where}: {len(a)} != {len(b)} entries"]
+        return [x for k, (u, v) in enumerate(zip(a, b)) for x in _close(u, v, f"{where}[{k}]")]
+    return [] if a == b else [f"{where}: {a!r} != {b!r}"]
+
+
+@pytest.mark.parametrize("command", sorted(CLI_CASES))
+def test_to_dict_is_the_json_each_command_writes(cli_inputs, command, capsys):
+    """``ranktrust COMMAND -f json`` (less ``meta``) is the Python result's ``to_dict()`` on the same files and seed,
+    plus the keys the command adds, key for key and in the same order."""
+    from conftest import run_cli
+
+    args, call, extra = CLI_CASES[command]
+    code, out, err = run_cli(capsys, *args(cli_inputs), "--format", "json")
+    assert code in (0, 1, 2) and out, (command, err)          # the gate exits 1 or 2 on FAIL / INCONCLUSIVE
+    cli = json.loads(out)
+    cli.pop("meta")
+    mine = json.loads(json.dumps({**_quiet(lambda: call(cli_inputs)).to_dict(), **extra(cli_inputs)}))
+    mine = _in_command_words(mine, args(cli_inputs)[0])
+    diff = _close(mine, cli, command)
+    assert not diff, "\n".join(diff[:10])
+
+
+def test_the_comparison_can_fail():
+    """Negative control of :func:`_close`: a changed last digit beyond a few ulps, a reordered key or a changed
+    sentence is caught; a difference of one ulp is not."""
+    d = {"a": 0.1, "rows": [{"x": 1.0, "t": "yes"}]}
+    assert _close(d, json.loads(json.dumps(d))) == []
+    assert _close(d, {"a": float(np.nextafter(0.1, 1.0)), "rows": [{"x": 1.0, "t": "yes"}]}) == []
+    assert _close(d, {"a": 0.1 * (1 + 1e-12), "rows": [{"x": 1.0, "t": "yes"}]})
+    assert _close(d, {"rows": [{"x": 1.0, "t": "yes"}], "a": 0.1})
+    assert _close(d, {"a": 0.1, "rows": [{"x": 1.0, "t": "no"}]})
+
+
+@pytest.mark.parametrize("command", ["compare", "ranks", "arena"])
+def test_json_output_loads_neither_scipy_stats_nor_matplotlib(cli_inputs, command):
+    """``-f json`` renders through the one registry without importing every result class it names: the renderers
+    register by ``"package.module:Class"``, so a command's JSON loads no other analysis (nor scipy.stats) and no
+    figure (nor matplotlib)."""
+    import subprocess
+    import sys
+
+    args = {"compare": ["compare", cli_inputs["m"], "--a", "ada", "--b", "bo"], "ranks": ["ranks", cli_inputs["m"]],
+            "arena": ["arena", cli_inputs["battles"]]}[command]
+    code = ("import contextlib, io, json, sys; from ranktrust.cli._main import main; buf = io.StringIO()\n"
+            "with contextlib.redirect_stdout(buf):\n"
+            "    try:\n        main(sys.argv[1:])\n    except SystemExit as e:\n        assert not e.code, e.code\n"
+            "assert json.loads(buf.getvalue())['meta']['kind']\n"
+            "print([m for m in ('scipy.stats', 'matplotlib') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code, *args, "--format", "json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]", command
