@@ -5,6 +5,7 @@ rank stability against the article's reference and the random-number floor, and 
     .venv/bin/python bench/bench_scale.py --only report   # part 1 (add --skip-huge to leave out 3,000 x 14,000 etc.)
     .venv/bin/python bench/bench_scale.py --only stability
     .venv/bin/python bench/bench_scale.py --only gpqa     # the GPQA report alone, beside its goal (seconds)
+    .venv/bin/python bench/bench_scale.py --only cli      # part 1's command-line cases alone (ranktrust report FILE)
 
 1. ``rt.report(m)`` then the JSON written to a file, every default section, each case in a
    fresh process (its peak RSS, from getrusage, is the case's peak memory), after a warm-up report on a tiny
@@ -351,7 +352,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--skip-huge", action="store_true", help="skip the 3,000 x 14,000 and 300 x 50,000 CLI cases")
     ap.add_argument("--with-5000", action="store_true", help="add the 5,000 x 50,000 Parquet report (issue 14; slow)")
-    ap.add_argument("--only", choices=["report", "gpqa", "stability", "dask", "kernels", "ranksets"])
+    ap.add_argument("--only", choices=["report", "gpqa", "cli", "stability", "dask", "kernels", "ranksets"])
     ap.add_argument("--huge-shape", default="5000x50000", help="models x items of the Parquet case")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--case", help=argparse.SUPPRESS)
@@ -364,6 +365,8 @@ def main() -> None:
     shape = tuple(int(x) for x in a.huge_shape.lower().split("x"))
     if a.only in (None, "report", "gpqa"):
         part1(a.skip_huge, shape, a.with_5000, gpqa_only=a.only == "gpqa")
+    if a.only == "cli":   # part 1's command-line cases alone
+        part1_cli([(1000, 14000)] + ([] if a.skip_huge else [(3000, 14000), (300, 50000)]))
     if a.only in (None, "stability"):
         part2(a.reps)
     if a.only in (None, "kernels"):

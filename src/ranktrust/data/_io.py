@@ -434,7 +434,8 @@ def read_arrow(path: str, format: str, opts: ReadOptions) -> ScoreMatrix | None:
             table = pacsv.read_csv(
                 path, parse_options=pacsv.ParseOptions(delimiter="\t" if kind == "tsv" else ","),
                 convert_options=pacsv.ConvertOptions(
-                    column_types={**{c: pa.string() for c in labels}, score: pa.float64()}, include_columns=wanted,
+                    column_types={**{c: pa.dictionary(pa.int32(), pa.string()) for c in labels}, score: pa.float64()},
+                    include_columns=wanted,
                     null_values=sorted(_NA_WORDS), strings_can_be_null=False))
     except Exception:
         return None
