@@ -190,7 +190,7 @@ def spread(xs) -> str:
 
 #: the steps of rt.arena, as (label, function names whose cumulative time is the step's); first match wins
 STEPS = (("imports on the first call (the first run's extra CPU seconds)", ("<import>",)),
-         ("read: the file into the canonical table (read_battles)", ("read_battles",)),
+         ("read: the file into the canonical table (read_battle_table)", ("read_battle_table",)),
          ("read: the table as integer codes (battles_arrays)", ("battles_arrays",)),
          ("canonical (lower code first) + cells + refusals", ("_canonical_battles", "cells", "_refuse_degenerate")),
          ("fit (Newton on cells)", ("fit_half",)),

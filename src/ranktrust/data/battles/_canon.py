@@ -109,13 +109,25 @@ class Labels:
     """A label column factorised once: ``codes`` into ``text`` (each distinct value as written), -1 where missing.
 
     Every check and conversion runs on the few distinct values, not on the millions of rows (pandas'
-    Arrow strings are slow to convert element by element)."""
+    Arrow strings are slow to convert element by element). Whole-number ids (prompt ids) keep their numbers
+    (``ids``): their texts are made by Arrow, per row in one cast, and ``text`` only when asked for."""
 
     codes: np.ndarray
-    text: np.ndarray          # object array of str
+    text_: Any                # object array of str; None until asked for when ``ids`` is set
     missing: np.ndarray       # per row: None, NaN or blank text
     source: Any = None        # the column itself, when its values are already these texts (str, none missing)
     distinct: bool = False    # the texts are known to differ from each other (whole-number ids)
+    ids: np.ndarray | None = None   # the distinct values as int64, when they are whole numbers
+
+    @property
+    def text(self) -> np.ndarray:
+        """The distinct values as text (object array of str), in code order."""
+        if self.text_ is None:
+            import pyarrow as pa
+
+            text = pa.array(self.ids).cast(pa.string()).to_numpy(zero_copy_only=False).astype(object, copy=False)
+            object.__setattr__(self, "text_", text)
+        return self.text_
 
     @classmethod
     def of(cls, values: Any) -> "Labels":
@@ -126,11 +138,8 @@ class Labels:
         codes = np.asarray(codes, dtype=np.int64)
         missing = codes < 0
         ids = _integer_ids(uniq)
-        if ids is not None:   # whole numbers (prompt ids): their decimal text in one call, never blank
-            import pyarrow as pa
-
-            text = pa.array(ids).cast(pa.string()).to_numpy(zero_copy_only=False)
-            return cls(codes, text.astype(object, copy=False), missing, None, distinct=True)
+        if ids is not None:   # whole numbers (prompt ids): their decimal text, never blank
+            return cls(codes, None, missing, None, distinct=True, ids=ids)
         uniq = np.asarray(uniq, dtype=object)          # one conversion, not one per element
         as_written = all(type(u) is str for u in uniq)
         text = uniq if as_written else np.array([_text(u) for u in uniq], dtype=object)
@@ -147,6 +156,10 @@ class Labels:
         if len(self.codes) and self.codes.min() >= 0:
             import pandas as pd
 
+            if self.ids is not None:   # the numbers per row, cast to text by Arrow in one call
+                import pyarrow as pa
+
+                return pd.array(pa.array(self.ids[self.codes]).cast(pa.large_string()), dtype="str")
             # the distinct texts taken by code: with pandas' Arrow strings, no per-row text objects to convert
             return pd.Series(self.text).array.take(self.codes)
         return np.append(self.text, None)[self.codes]   # code -1 picks the appended None
@@ -156,7 +169,7 @@ class Labels:
         a column with none missing: two values written alike (``1`` and ``"1"``) share a code, as when the
         texts themselves are factorized."""
         if self.distinct:
-            return self.codes, len(self.text)
+            return self.codes, int(self.codes.max(initial=-1)) + 1
         import pandas as pd
 
         # the distinct values are in the order of their first appearance, so their texts' codes are too
@@ -236,10 +249,13 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
                            "by the same number" if weight[hi] > 1e150 else
                            f"more than 1e12 times the smallest ({weight[lo]:g}); weights this far apart leave the "
                            "small ones without any effect on the sums: check the column"), param="source")
-    win = Labels.of(df["winner"])
-    out = {"model_a": a.values(), "model_b": b.values(), "score": score,
-           "winner": win.values() if win.source is not None else np.append(win.text, "")[win.codes],
-           "weight": weight}
+    wcol = df["winner"]
+    if isinstance(wcol.dtype, pd.StringDtype) and not wcol.hasnans:   # labels as text already (none missing)
+        winner = wcol.reset_index(drop=True)
+    else:
+        win = Labels.of(wcol)
+        winner = win.values() if win.source is not None else np.append(win.text, "")[win.codes]
+    out = {"model_a": a.values(), "model_b": b.values(), "score": score, "winner": winner, "weight": weight}
     cl = None
     if "cluster" in df.columns:
         cl = Labels.of(df["cluster"])
