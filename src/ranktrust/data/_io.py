@@ -441,9 +441,11 @@ def read_arrow(path: str, format: str, opts: ReadOptions) -> ScoreMatrix | None:
         return None
     if table.column_names != wanted:
         return None
+    columns = dict(zip(wanted, table.columns))
+    del table   # each column is freed once read
     try:
         return matrix_from_arrow(
-            ScoreMatrix, table, model=model, item=item, score=score, group=group, run=run, condition=condition,
+            ScoreMatrix, columns, model=model, item=item, score=score, group=group, run=run, condition=condition,
             source=path, scale=opts.scale, empty_labels=kind == "parquet",
             provenance=lambda models: {m: {"harness": "table", "task": None, "split": None, "metric": None,
                                            "files": [path]} for m in models})

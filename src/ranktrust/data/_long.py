@@ -405,11 +405,13 @@ def arrow_scores(col: "pa.ChunkedArray", scale: "float | str | Sequence[float] |
     if col.null_count or not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)) \
             or pa.types.is_float16(t):
         return None
-    # the column's own values, then a NumPy cast to float64: what pandas' to_numeric(...).to_numpy(float64) does
-    raw = np.concatenate([ch.to_numpy(zero_copy_only=False) for ch in col.chunks]) if col.num_chunks \
-        else np.empty(0)
-    vals = raw.astype(np.float64)
-    del raw
+    # the column's own values cast to float64 by NumPy, chunk by chunk: what pandas' to_numeric(...).to_numpy(float64)
+    # does with the whole column
+    vals = np.empty(len(col), dtype=np.float64)
+    at = 0
+    for ch in col.chunks:
+        vals[at:at + len(ch)] = ch.to_numpy(zero_copy_only=False)
+        at += len(ch)
     if not np.isfinite(vals).all():
         return None
     rng = check_scale(scale)
@@ -423,7 +425,7 @@ def arrow_scores(col: "pa.ChunkedArray", scale: "float | str | Sequence[float] |
 
 def matrix_from_arrow(
     cls: type["ScoreMatrix"],
-    table: "pa.Table",
+    columns: "dict[str, pa.ChunkedArray]",
     *,
     model: str,
     item: str,
@@ -437,20 +439,21 @@ def matrix_from_arrow(
     provenance: "Callable[[list[str]], dict] | None" = None,
 ) -> "ScoreMatrix | None":
     """The matrix :func:`matrix_from_long` makes of the same rows read into pandas (the same labels, order and
-    values), made from the Arrow table's label codes without a pandas DataFrame or a Python string per row; the
-    column names are those in ``table``. None when a row needs one of the pandas path's one-line errors (a
+    values), made from the label codes of an Arrow table's ``columns`` (by name) without a pandas DataFrame or a
+    Python string per row; each column is dropped from ``columns`` once read (its memory freed where nothing else
+    holds it). None when a row needs one of the pandas path's one-line errors (a
     missing label or score, a score that is not a finite number in [0, 1], a repeated key, an item in two
     groups; an empty label unless ``empty_labels``): the caller then reads the file the pandas way, which names
     the row. ``provenance``: the matrix's provenance made from its models."""
-    n = table.num_rows
+    n = len(columns[score])
     if n == 0:
         return None
-    vals = arrow_scores(table.column(score), scale)
+    vals = arrow_scores(columns.pop(score), scale)
     if vals is None:
         return None
     labels = {}
     for c in dict.fromkeys(x for x in (model, item, run, condition, group) if x is not None):
-        got = arrow_codes(table.column(c), empty_labels)
+        got = arrow_codes(columns.pop(c), empty_labels)
         if got is None:
             return None
         labels[c] = got
