@@ -588,7 +588,8 @@ def data_quality(
         # others' abilities then show a ceiling below 1 even when healthy); at least _HEALTHY_ROWS rows in all
         order = np.argsort(np.asarray(labels), kind="stable")
         sims = [_person_fit(_healthy_draw(fit["theta"], fit["fold"], fit["items"], ms, gen, order), ms, folds,
-                            gen, min_items, ceiling_only=True) for _ in range(_n_draws(n, ys.size, folds))]
+                            gen, min_items, ceiling_only=True, start_items=fit["items"])
+                for _ in range(_n_draws(n, ys.size, folds))]
         sim = {k: np.concatenate([s_[k] for s_ in sims]) for k in ("theta", "ceiling", "ceiling_z")}
         fit["healthy_ceiling"] = _by_ability(sim["theta"], sim["ceiling"], fit["theta"])[0]
         ref, sd = _by_ability(sim["theta"], sim["ceiling_z"], fit["theta"])

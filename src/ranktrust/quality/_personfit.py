@@ -19,7 +19,8 @@ from scipy import special
 
 _FIT_MAX_MODELS = 500  # item parameters of a fold are fitted on at most this many of the other models
 _ROW_BLOCK = 256       # held-out rows scored at a time (abilities and lz* are row by row)
-_FIG_BLOCK = 64        # rows of the healthy-row figures computed at a time (float64)
+_FIG_BLOCK = 64        # rows of the healthy-row figures and ceiling fits computed at a time (float64), at least ...
+_FIG_CELLS = 262_144   # ... and as many as hold this many cells (2 MB a float64 array; GPQA's 420 x 448 at once)
 _LOO_STACK = 4_000_000  # leave-one-out item fits all at once while n * n * n_items is at most this (one by one above)
 
 
@@ -92,6 +93,22 @@ def _rowdot(x: np.ndarray, a: np.ndarray) -> np.ndarray:
     return x @ a[0] if a.shape[0] == 1 else np.einsum("ij,ij->i", x, a)
 
 
+def _expit(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``1 / (1 + exp(-x))`` in four ufunc passes, in ``x``'s dtype (``out`` may be ``x``).
+
+    NumPy's float32 ``exp`` is vectorised (SIMD, AVX2 and up); ``scipy.special.expit`` is not, and was most of the
+    float32 item and ability fits' time: this is 2-2.5x faster there. The two agree within a few units in the last
+    place (relative error ~1e-7 in float32; 0 instead of a subnormal below exp's range). Float64 gains nothing
+    without AVX-512 (numpy's float64 ``exp`` is scalar there): the ceiling fit and the figures keep
+    ``special.expit``.
+    """
+    out = np.negative(x, out=out)
+    with np.errstate(over="ignore"):
+        np.exp(out, out=out)
+    out += 1.0
+    return np.reciprocal(out, out=out)
+
+
 def _clip(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
     """``np.clip(x, lo, hi, out=x)`` (the same values) as two ufunc calls: the fits clip small arrays many times, and
     ``np.clip``'s own dispatch cost more than the work."""
@@ -130,28 +147,37 @@ def _difficulty_corr(y: np.ndarray, mask: np.ndarray, *, block: int = 256) -> np
 
 
 def _fit_items(y0: np.ndarray, mask: np.ndarray | None, theta: np.ndarray, *, iters: int = 10,
-               prior_sd: float = 3.0, tol: float = 1e-3, dtype: type = np.float32) -> tuple[np.ndarray, np.ndarray]:
+               prior_sd: float = 3.0, tol: float = 1e-3, dtype: type = np.float32,
+               start: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """MAP 2PL item parameters ``(a_j, b_j)`` with the abilities held fixed (all items at once).
 
     ``P_ij = expit(a_j theta_i - b_j)``; N(0, prior_sd^2) priors on ``a`` and ``b`` as in
     :func:`ranktrust.subsets._irt.fit_2pl`. Every item is a 2-parameter logistic regression on
     the abilities; the Newton step solves the ``2 x 2`` system of every item in closed form.
+    Stops when every step is below ``tol`` (or after ``iters`` steps). ``start``: the ``(a, b)`` to start
+    from (a fit of nearly the same rows: fewer steps to the same optimum); default ``a = 1`` and ``b`` from each
+    item's share of right answers.
     """
     th = theta.astype(dtype)
     th2 = th * th
-    n_obs = (mask.sum(0) if mask is not None else np.full(y0.shape[1], y0.shape[0])).astype(np.float64)
-    pj = (y0.sum(0) + 0.5) / (n_obs + 1.0)
-    a = np.ones(y0.shape[1])
-    b = -np.log(pj / (1 - pj)) * np.sqrt(1 + np.var(theta))     # a logistic item at a = 1 on a spread of abilities
+    if start is not None:
+        a, b = start[0].astype(np.float64, copy=True), start[1].astype(np.float64, copy=True)
+    else:
+        n_obs = (mask.sum(0) if mask is not None else np.full(y0.shape[1], y0.shape[0])).astype(np.float64)
+        pj = (y0.sum(0) + 0.5) / (n_obs + 1.0)
+        a = np.ones(y0.shape[1])
+        b = -np.log(pj / (1 - pj)) * np.sqrt(1 + np.var(theta))   # a logistic item at a = 1 on a spread of abilities
     prec = 1.0 / prior_sd**2
     Y = y0.astype(dtype)
     Mk = None if mask is None else mask.astype(dtype)
+    z, w = np.empty(Y.shape, dtype=dtype), np.empty(Y.shape, dtype=dtype)
     for _ in range(iters):
-        z = np.multiply.outer(th, a.astype(dtype))
+        np.multiply.outer(th, a.astype(dtype), out=z)
         z -= b.astype(dtype)[None, :]
-        p = special.expit(z, out=z)
-        w = p * (1 - p)
-        r = Y - p
+        p = _expit(z, out=z)
+        np.subtract(1, p, out=w)
+        w *= p                                   # p (1 - p)
+        r = np.subtract(Y, p, out=p)             # (p free from here)
         if Mk is not None:
             w *= Mk
             r *= Mk
@@ -199,9 +225,14 @@ def _fit_items_loo(y0: np.ndarray, mask: np.ndarray | None, theta: np.ndarray, *
     Y = y0.astype(dtype)[None]
     M = Mk.astype(dtype)
     for _ in range(iters):
-        p = special.expit(th[:, :, None] * a.astype(dtype)[:, None, :] - b.astype(dtype)[:, None, :])
-        w = p * (1 - p) * M
-        r = (Y - p) * M
+        p = th[:, :, None] * a.astype(dtype)[:, None, :]
+        p -= b.astype(dtype)[:, None, :]
+        _expit(p, out=p)
+        w = 1 - p
+        w *= p
+        w *= M                                   # p (1 - p) M
+        r = np.subtract(Y, p, out=p)
+        r *= M
         ga = np.einsum("fi,fij->fj", th, r).astype(np.float64) - prec * a
         gb = -r.sum(1).astype(np.float64) - prec * b
         haa = np.einsum("fi,fij->fj", th2, w).astype(np.float64) + prec
@@ -249,9 +280,12 @@ def _abilities(y0: np.ndarray, mask: np.ndarray | None, a: np.ndarray, b: np.nda
     Mk = None if mask is None else mask.astype(dtype)
     prec = 1.0 / prior_sd**2
     for _ in range(iters):
-        p = special.expit(th.astype(dtype)[:, None] * A - B)
-        w = p * (1 - p)
-        r = Y - p
+        p = th.astype(dtype)[:, None] * A
+        p -= B
+        _expit(p, out=p)
+        w = 1 - p
+        w *= p                                   # p (1 - p)
+        r = np.subtract(Y, p, out=p)             # (p free from here)
         if Mk is not None:
             w *= Mk
             r *= Mk
@@ -358,12 +392,21 @@ def ceiling_fit(y: np.ndarray, mask: np.ndarray, ability: np.ndarray, discrimina
 
 def _ceiling_fit(y: np.ndarray, mask: np.ndarray, ability: np.ndarray, discrimination: np.ndarray,
                  difficulty: np.ndarray, *, prior_sd: float = 1.0, iters: int = 50, tol: float = 1e-5,
-                 with_lz: bool = True) -> dict[str, np.ndarray]:
+                 with_lz: bool = True, p0: np.ndarray | None = None, want_p: bool = False) -> dict[str, np.ndarray]:
     """:func:`ceiling_fit`; ``with_lz=False`` leaves ``ceiling_lz`` NaN and skips its passes over the rows (the
-    healthy rows of ``data_quality``'s reference need only the ceiling and its ``ceiling_z``)."""
+    healthy rows of ``data_quality``'s reference need only the ceiling and its ``ceiling_z``).
+
+    ``p0``: ``special.expit(ability[:, None] * discrimination - difficulty)`` when the caller has it (the same
+    values: the first step and the likelihood at ``d = 1`` start from it); ``want_p``: also return ``"p"``, the
+    same at ``ceiling_ability`` (the last likelihood computes it). The logistic of every cell is most of the cost.
+    """
     th1 = np.asarray(ability, dtype=np.float64).reshape(-1)
     a = np.atleast_2d(np.asarray(discrimination, dtype=np.float64))
     b = np.atleast_2d(np.asarray(difficulty, dtype=np.float64))
+    if p0 is None:
+        p0 = th1[:, None] * a
+        p0 -= b
+        special.expit(p0, out=p0)
     per_row = a.shape[0] > 1
     mk = np.asarray(mask, dtype=bool)
     full = bool(mk.all())
@@ -372,24 +415,46 @@ def _ceiling_fit(y: np.ndarray, mask: np.ndarray, ability: np.ndarray, discrimin
     prec = 1.0 / prior_sd**2
     eps = 1e-9
     th, d = th1.copy(), np.full(th1.size, 0.9)
-    active = np.flatnonzero(np.isfinite(th1))
-    # every (rows x items) array below is made in place where it can be: a few passes over each block
+    # the rows still moving (``rows[act]``) and working copies of their (rows x items) arrays: each row's steps are
+    # its own, and the copies shrink to the rows still moving whenever those are half of them or fewer (a few rows
+    # take many more steps than the rest: they do not gather the whole block at every step)
+    rows = np.flatnonzero(np.isfinite(th1))
+    Yw, Mw, aw, bw = Y, M, a, b
+    if rows.size < th1.size:
+        Yw, Mw = Y[rows], None if M is None else M[rows]
+        aw, bw = (a[rows], b[rows]) if per_row else (a, b)
+    act = np.arange(rows.size)
+    # every (rows x items) array below is written into one of four buffers made once (their leading rows: fresh
+    # arrays of this size at every step cost the kernel's page faults again and again)
+    buf = np.empty((4, rows.size, Y.shape[1]))
+    first = True
     for _ in range(iters):
-        if active.size == 0:
+        if act.size == 0:
             break
+        if act.size <= rows.size // 2:
+            rows, Yw, Mw = rows[act], Yw[act], None if Mw is None else Mw[act]
+            aw, bw = (aw[act], bw[act]) if per_row else (aw, bw)
+            act = np.arange(rows.size)
+        whole = act.size == rows.size
+        active = rows if whole else rows[act]
         t, dd = th[active], d[active]
-        aa, bb = (a[active], b[active]) if per_row else (a, b)
-        p = t[:, None] * aa
-        p -= bb
-        special.expit(p, out=p)
-        ps = dd[:, None] * p
+        aa, bb = (aw[act], bw[act]) if per_row and not whole else (aw, bw)
+        p, ps, w, gp = buf[0, :act.size], buf[1, :act.size], buf[2, :act.size], buf[3, :act.size]
+        if first and rows.size == th.size:
+            p = p0                      # at the start (theta = ability) on every row: computed once
+        else:
+            np.multiply(t[:, None], aa, out=p)
+            p -= bb
+            special.expit(p, out=p)
+        first = False
+        np.multiply(dd[:, None], p, out=ps)
         _clip(ps, eps, 1 - eps)
-        w = 1.0 - ps
+        np.subtract(1.0, ps, out=w)
         w *= ps
-        np.divide(1.0 if M is None else M[active], w, out=w)     # w = M / (ps (1 - ps))
-        r = Y[active] - ps                                        # (ps free from here)
+        np.divide(1.0 if Mw is None else Mw if whole else Mw[act], w, out=w)   # w = M / (ps (1 - ps))
+        r = np.subtract(Yw if whole else Yw[act], ps, out=ps)                 # (ps free from here)
         r *= w
-        gp = np.subtract(1.0, p, out=ps)
+        np.subtract(1.0, p, out=gp)
         gp *= p
         gp *= aa                                                  # d p / d theta
         g_t = dd * _rowsum(r, gp) - prec * t
@@ -411,35 +476,53 @@ def _ceiling_fit(y: np.ndarray, mask: np.ndarray, ability: np.ndarray, discrimin
         nd = _clip(dd + sd, 0.005, 1.0)
         th[active] = t + st
         d[active] = nd
-        active = active[(np.abs(st) > tol) | (np.abs(nd - dd) > tol)]
+        act = act[(np.abs(st) > tol) | (np.abs(nd - dd) > tol)]
 
-    def loglik(rows: np.ndarray, t: np.ndarray, dd: np.ndarray) -> tuple[np.ndarray, ...]:
-        aa, bb = (a[rows], b[rows]) if per_row else (a, b)
-        ps = t[:, None] * aa
-        ps -= bb
-        special.expit(ps, out=ps)
-        ps *= dd[:, None]
-        _clip(ps, eps, 1 - eps)
-        l1 = np.log(ps)
-        l0 = np.log1p(-ps)
-        yy = Y[rows]
-        if M is None:
-            ll = _rowsum(yy, l1) + _rowsum(1 - yy, l0)
+    right = (Y == 1) if bool(np.all((Y == 0) | (Y == 1))) else None   # 0/1 scores (data_quality's): one log a cell
+
+    p_end = None
+
+    def loglik(rows: np.ndarray | None, t: np.ndarray, dd: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """The log posterior of ``rows`` (None: every row) at ``(t, dd)``, and ``d P``; ``dd`` None: ``d = 1`` at the
+        start (``p0``)."""
+        nonlocal p_end
+        if dd is None:
+            ps = p0[rows]
         else:
-            mm = M[rows]
-            ll = _rowsum(mm * yy, l1) + _rowsum(mm * (1 - yy), l0)
-        return ll - 0.5 * prec * t * t, ps, l1, l0
+            aa, bb = (a[rows], b[rows]) if per_row and rows is not None else (a, b)
+            ps = t[:, None] * aa
+            ps -= bb
+            special.expit(ps, out=ps)
+            if want_p:
+                p_end = ps.copy()
+            ps *= dd[:, None]
+        _clip(ps, eps, 1 - eps)
+        yy = Y if rows is None else Y[rows]
+        mm = M if M is None or rows is None else M[rows]
+        if right is not None:
+            # log(ps) where y = 1, log(1 - ps) where y = 0: one log a cell instead of log(ps) and log1p(-ps) on every
+            # cell (the logs are most of the cost). 1 - ps is exact for ps >= 1/2 and within an ulp of 1/2 or more
+            # below it, so each term is log1p(-ps)'s within ~2e-16.
+            lc = 1.0 - ps
+            np.copyto(lc, ps, where=right if rows is None else right[rows])
+            np.log(lc, out=lc)
+            ll = lc.sum(1) if mm is None else _rowsum(mm, lc)
+        else:
+            l1, l0 = np.log(ps), np.log1p(-ps)
+            ll = _rowsum(yy, l1) + _rowsum(1 - yy, l0) if mm is None else \
+                _rowsum(mm * yy, l1) + _rowsum(mm * (1 - yy), l0)
+        return ll - 0.5 * prec * t * t, ps
 
-    allr = np.arange(th.size)
-    l_d, ps, l1, l0 = loglik(allr, th, d)
+    l_d, ps = loglik(None, th, d)
     low = np.flatnonzero(d < 1.0)          # the likelihood ratio of d < 1 against d = 1 (0 where d = 1)
     z = np.zeros(th.size)
     if low.size:
-        l_1 = loglik(low, th1[low], np.ones(low.size))[0]
+        l_1 = loglik(low, th1[low], None)[0]
         z[low] = -np.sqrt(2 * np.maximum(l_d[low] - l_1, 0.0))
     if with_lz:
-        wl = np.subtract(l1, l0, out=l1)          # log(ps / (1 - ps))
         q = 1.0 - ps
+        wl = np.divide(ps, q)
+        np.log(wl, out=wl)                        # log(ps / (1 - ps))
         q *= ps
         res = Y - ps
         if M is not None:
@@ -451,8 +534,11 @@ def _ceiling_fit(y: np.ndarray, mask: np.ndarray, ability: np.ndarray, discrimin
         lz = np.full(th.size, np.nan)
     bad = ~np.isfinite(th1) | (mk.sum(1) == 0)
     nan = np.nan
-    return {"ceiling": np.where(bad, nan, d), "ceiling_ability": np.where(bad, nan, th),
-            "ceiling_z": np.where(bad, nan, z), "ceiling_lz": np.where(bad, nan, lz)}
+    out = {"ceiling": np.where(bad, nan, d), "ceiling_ability": np.where(bad, nan, th),
+           "ceiling_z": np.where(bad, nan, z), "ceiling_lz": np.where(bad, nan, lz)}
+    if want_p:
+        out["p"] = p_end
+    return out
 
 
 def _score_figures(y: np.ndarray, mask: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -464,7 +550,8 @@ def _score_figures(y: np.ndarray, mask: np.ndarray, p: np.ndarray) -> tuple[np.n
 
 
 def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Generator,
-                min_items: int, *, ceiling_only: bool = False) -> dict[str, Any]:
+                min_items: int, *, ceiling_only: bool = False,
+                start_items: list[tuple[np.ndarray, np.ndarray]] | None = None) -> dict[str, Any]:
     """``lz*``, ability and the healthy-row figures of every row, each under 2PL item parameters fitted
     on the other folds.
 
@@ -500,29 +587,36 @@ def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Gene
     items: list[tuple[np.ndarray, np.ndarray]] = []
 
     def score(r: np.ndarray, start: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
-        """Abilities, lz* and the figures of the held-out rows ``r`` under items ``a``, ``b`` (shape ``(n_items,)``,
-        or one row per row of ``r``)."""
+        """Abilities and lz* of the held-out rows ``r`` under items ``a``, ``b`` (shape ``(n_items,)``, or one row per
+        row of ``r``); the figures follow for every row at once (:func:`figures`)."""
         a2, b2 = np.atleast_2d(a), np.atleast_2d(b)
         th = _abilities(y0[r], None if full else mask[r], a2, b2, start)
-        enough = cnt[r] >= min_items
         if not ceiling_only:       # (the healthy rows of data_quality's reference need theta and the ceiling only)
-            lz[r] = np.where(enough, _lz_rows(y[r], th, a2, b2, 1.0), np.nan)
+            lz[r] = np.where(cnt[r] >= min_items, _lz_rows(y[r], th, a2, b2, 1.0), np.nan)
         theta[r] = th
-        for s1 in range(0, r.size, _FIG_BLOCK):       # float64 figures: a few (64 x N) arrays at a time
-            rr, ok = r[s1:s1 + _FIG_BLOCK], enough[s1:s1 + _FIG_BLOCK]
-            aa, bb = (a2[s1:s1 + _FIG_BLOCK], b2[s1:s1 + _FIG_BLOCK]) if a2.shape[0] > 1 else (a2, b2)
-            p = special.expit(th[s1:s1 + _FIG_BLOCK, None] * aa - bb)
+
+    def figures(a_of: np.ndarray, b_of: np.ndarray) -> None:
+        """The healthy-row figures and the ceiling fit of every row, row ``i`` under the items ``a_of[fold[i]]``,
+        ``b_of[fold[i]]``: in blocks of rows of any folds (each row's figures and fit are its own), so the ceiling
+        fit's last steps, taken by a few rows, run once per block and not once per fold and block."""
+        blk = max(_FIG_BLOCK, _FIG_CELLS // max(y.shape[1], 1))
+        for s1 in range(0, n, blk):       # float64 figures: a few (block x N) arrays at a time
+            rr = np.arange(s1, min(n, s1 + blk))
+            ok, th = cnt[rr] >= min_items, theta[rr]
+            aa, bb = a_of[fold[rr]], b_of[fold[rr]]
             mk = mask[rr]
             fig = {}
             if not ceiling_only:         # (the healthy rows of data_quality's reference need the ceiling only)
+                p = special.expit(th[:, None] * aa - bb)
                 with np.errstate(invalid="ignore", divide="ignore"):
                     other = (tot[None, :] - y0[rr]) / (cnt_item[None, :] - mk)    # leave-one-out item means
                 fig = healthy_row(y0[rr], mk, p, other)
                 fig["expected_accuracy"], fig["score_z"] = _score_figures(y0[rr], mk, p)
-            cf = _ceiling_fit(y0[rr], mk, th[s1:s1 + _FIG_BLOCK], aa, bb, with_lz=not ceiling_only)
+            cf = _ceiling_fit(y0[rr], mk, th, aa, bb, with_lz=not ceiling_only, p0=None if ceiling_only else p,
+                              want_p=not ceiling_only)
             fig.update({k: cf[k] for k in ("ceiling", "ceiling_z", "ceiling_lz")})
             if not ceiling_only:
-                pd_ = special.expit(cf["ceiling_ability"][:, None] * aa - bb)
+                pd_ = cf["p"]        # P_j at the ability with the ceiling: expit(ceiling_ability a_j - b_j)
                 with np.errstate(invalid="ignore", divide="ignore"):
                     fig["ceiling_accuracy"] = np.where(mk, pd_, 0.0).sum(1) / mk.sum(1)   # before the losses
             for key, v in fig.items():
@@ -540,6 +634,7 @@ def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Gene
         for s0 in range(0, n, _ROW_BLOCK):
             r = np.arange(s0, min(n, s0 + _ROW_BLOCK))
             score(r, (lt[r] - mu[r]) / sd[r], a[r], b[r])
+        figures(a, b)
         return {"lz": lz, "theta": theta, **out_fig, "fold": fold, "items": items}
     for f in range(k):
         out = fold == f
@@ -553,13 +648,17 @@ def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Gene
             fit[keep] = True
         t = lt[fit]
         t = (t - t.mean()) / (t.std() if t.std() > 0 else 1.0)
-        a, b = _fit_items(y0[fit], None if full else mask[fit], t)
+        # each fold's fit starts from the items of a fit of nearly the same rows: the previous fold's (the folds
+        # share most rows), the first from ``start_items`` (healthy rows drawn from a fitted model: its items)
+        start = items[-1] if items else None if start_items is None else start_items[0]
+        a, b = _fit_items(y0[fit], None if full else mask[fit], t, start=start)
         items.append((a, b))
         sd = lt[rest].std() if lt[rest].std() > 0 else 1.0
         rows = np.flatnonzero(out)
         for s0 in range(0, rows.size, _ROW_BLOCK):   # held-out rows in blocks: memory stays O(block x N)
             r = rows[s0:s0 + _ROW_BLOCK]
             score(r, (lt[r] - lt[rest].mean()) / sd, a, b)
+    figures(np.stack([a_ for a_, _ in items]), np.stack([b_ for _, b_ in items]))
     return {"lz": lz, "theta": theta, **out_fig, "fold": fold, "items": items}
 
 
