@@ -34,9 +34,8 @@ from .. import _validate
 from .._random import child, root
 from .._validate import SeedLike
 from ..errors import DataError
-from ..ranking import rank_bounds
 from ..preference._ppi import match_gold, ppi_bradley_terry
-from ..ranking._ranksets import layers
+from ..ranking import layers, rank_bounds
 from ..results import Result, jsonable
 from ._audit import _column, _scores
 from ._core import JudgedPairRow, Ranked, RankedRow, pairs_and_ranks
