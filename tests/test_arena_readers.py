@@ -753,3 +753,21 @@ def test_the_reader_returns_its_codes_no_side_channel():
     assert got.codes.a.tolist() == [1, 0, 2] and got.codes.b.tolist() == [0, 2, 1]
     assert got.codes.cluster.tolist() == [0, 1, 0] and got.codes.n_clusters == 2
     assert read_battles(df).equals(got.table)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-50, 50), min_size=1, max_size=300), st.sampled_from(["int64", "int32", "uint16"]))
+def test_whole_number_ids_are_coded_as_factorize_codes_them(ids, dtype):
+    """The prompt ids' codes from the table over their range equal pandas.factorize's (first seen first), and
+    their text per row is each number's decimal text."""
+    from ranktrust.data.battles._canon import Labels
+
+    if dtype == "uint16":
+        ids = [abs(i) for i in ids]
+    s = pd.Series(np.asarray(ids, dtype=dtype))
+    lab = Labels.of(s)
+    codes, uniq = pd.factorize(s)
+    np.testing.assert_array_equal(lab.codes, codes)
+    assert lab.text.tolist() == [str(int(u)) for u in uniq]
+    assert list(lab.values()) == [str(i) for i in ids]
+    assert lab.text_codes()[1] == len(uniq)

@@ -133,6 +133,10 @@ class Labels:
     def of(cls, values: Any) -> "Labels":
         import pandas as pd
 
+        if isinstance(values, pd.Series) and isinstance(values.dtype, np.dtype) and values.dtype.kind in "iu":
+            dense = _dense_codes(values.to_numpy())
+            if dense is not None:   # whole numbers in a compact range (prompt ids 0..N): no hashing
+                return cls(dense[0], None, np.zeros(len(values), dtype=bool), None, distinct=True, ids=dense[1])
         codes, uniq = pd.factorize(pd.Series(values) if not isinstance(values, pd.Series) else values,
                                    use_na_sentinel=True)
         codes = np.asarray(codes, dtype=np.int64)
@@ -175,6 +179,27 @@ class Labels:
         # the distinct values are in the order of their first appearance, so their texts' codes are too
         merged, uniq = pd.factorize(pd.Series(self.text, dtype=object))
         return np.asarray(merged, dtype=np.int64)[self.codes], len(uniq)
+
+
+def _dense_codes(v: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(codes, distinct values) of integers as ``pandas.factorize`` gives them (codes in the order of first
+    appearance), by a table over their range instead of a hash table: for ids in a range at most a few times
+    the number of rows; None otherwise (or when they do not fit int64)."""
+    n = len(v)
+    if not n:
+        return None
+    lo, hi = int(v.min()), int(v.max())
+    if hi - lo > 4 * n + 1024 or hi >= 2**63:
+        return None
+    off = (v - lo if lo else v).astype(np.int64, copy=False)
+    first = np.full(hi - lo + 1, n, dtype=np.int64)
+    np.minimum.at(first, off, np.arange(n, dtype=np.int64))   # each value's first row
+    is_first = np.zeros(n, dtype=bool)
+    is_first[first[first < n]] = True
+    order = off[is_first]                                       # the distinct values, first seen first
+    rank = np.empty(hi - lo + 1, dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank[off], order + lo
 
 
 def _integer_ids(uniq: Any) -> np.ndarray | None:
