@@ -40,6 +40,8 @@ def _looks_alike(name: str) -> str:
     """What a reader sees of a name: NFKC-normalised (``é`` written as one character or as ``e`` and a combining
     accent, full-width letters), invisible format characters dropped, runs of whitespace and control characters
     as one space, case folded."""
+    if name.isascii() and name.isprintable():   # nothing for NFKC or the control characters to change
+        return " ".join(name.split()).casefold()
     text = unicodedata.normalize("NFKC", name)
     text = "".join(" " if unicodedata.category(c) == "Cc" else c for c in text
                    if unicodedata.category(c) != "Cf")
