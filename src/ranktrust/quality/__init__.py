@@ -527,36 +527,35 @@ def data_quality(
     n_scored = mask.sum(1)
     acc = nan_mean(y, axis=1)
 
-    # similar rows (for complete 0/1 data the all-pairs table of the report already holds the counts)
+    # similar rows (for complete 0/1 data the all-pairs table of the report already holds the counts); every pair
+    # once, i < j in row-major order (the order of np.triu_indices)
+    iu, ju = np.triu_indices(n, 1)
     if pair_table is not None and pair_table.binary and bool(mask.all()) and pair_table.pairs_scope == "all" \
             and tuple(pair_table.models) == models:
         n_it = float(y.shape[1])
-        # discordant items of each pair, both ways round (one scatter: the table holds every pair once)
-        disc = np.zeros((n, n))
+        # discordant items of each pair, placed at the pair's row-major position (the table holds every pair once)
         both = np.asarray(pair_table.only_a, dtype=np.float64) + np.asarray(pair_table.only_b, dtype=np.float64)
         pi, pj = np.asarray(pair_table.i, dtype=np.intp), np.asarray(pair_table.j, dtype=np.intp)
-        flat = disc.reshape(-1)
-        flat[pi * n + pj] = both
-        flat[pj * n + pi] = both
-        equal = n_it - disc
-        common = np.full((n, n), n_it)
+        lo, hi = np.minimum(pi, pj), np.maximum(pi, pj)
+        disc = np.zeros(iu.size)
+        disc[lo * (2 * n - lo - 1) // 2 + (hi - lo - 1)] = both
+        e_p = n_it - disc
+        c_p = np.full(iu.size, n_it)
         p_ = y.sum(1) / n_it
-        expected = (np.outer(p_, p_) + np.outer(1 - p_, 1 - p_)) * n_it
+        x_p = (p_[iu] * p_[ju] + (1 - p_[iu]) * (1 - p_[ju])) * n_it
     else:
         equal, common, expected = row_agreement(y)
+        e_p, c_p, x_p = equal[iu, ju], common[iu, ju], expected[iu, ju]
     with np.errstate(invalid="ignore", divide="ignore"):
-        agree = equal / common
-        kappa = (equal - expected) / (common - expected)
-    iu, ju = np.triu_indices(n, 1)
-    a_p, c_p, k_p = agree[iu, ju], common[iu, ju], kappa[iu, ju]
+        a_p = e_p / c_p
+        k_p = (e_p - x_p) / (c_p - x_p)
     hit = (c_p >= min_items) & (a_p >= near_identical - 1e-12) & (np.isnan(k_p) | (k_p >= min_kappa))
-    hit &= ~(np.isnan(k_p) & ~np.isnan(expected[iu, ju]))      # constant rows (kappa 0/0): not evidence
+    hit &= ~(np.isnan(k_p) & ~np.isnan(x_p))      # constant rows (kappa 0/0): not evidence
     order = np.flatnonzero(hit)
     order = order[np.lexsort((iu[order], -c_p[order], -a_p[order]))]
     pairs = tuple(
         SimilarPair(model_a=models[iu[t]], model_b=models[ju[t]], agreement=float(a_p[t]), n_items=int(c_p[t]),
-                    n_differ=int(round(c_p[t] - equal[iu[t], ju[t]])), kappa=float(k_p[t]),
-                    identical=bool(equal[iu[t], ju[t]] == c_p[t]))
+                    n_differ=int(round(c_p[t] - e_p[t])), kappa=float(k_p[t]), identical=bool(e_p[t] == c_p[t]))
         for t in order
     )
 
