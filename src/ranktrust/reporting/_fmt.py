@@ -281,3 +281,24 @@ def provenance_lines(prov: dict | None) -> list[str]:
         who = f"{len(models)} models" if len(models) > 3 else ", ".join(models)
         out.append(f"{desc}: {who}")
     return out
+
+
+#: the mark beside a leaderboard row that scores higher than a row above it (text, Markdown, HTML alike)
+OUT_OF_ORDER = "↑"
+#: the sentence under such a table, once
+OUT_OF_ORDER_NOTE = (f"{OUT_OF_ORDER} scores higher than a model listed above it: the rows are ordered by tier first, "
+                     "and the tiers come from the paired comparisons on the items both models scored, while each "
+                     "score is the mean over all the items that model scored.")
+
+
+def out_of_order(rows: list) -> list[bool]:
+    """For the rows of a leaderboard in display order: whether each scores higher than some row above it (the
+    report orders by tier first; with models scored on different items a later tier can hold a higher mean)."""
+    low = float("inf")
+    out = []
+    for r in rows:
+        s = r.get("score")
+        out.append(isinstance(s, (int, float)) and s > low)
+        if isinstance(s, (int, float)) and s == s:
+            low = min(low, s)
+    return out

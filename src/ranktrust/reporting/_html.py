@@ -217,6 +217,8 @@ def _base_context(d: dict[str, Any], meta: dict[str, Any], max_forest: int) -> d
         "adjacent": display_pair_rows(d), "pairs": pairs, "show_all_pairs": d.get("pairs_scope") == "all"
         and len(pairs) <= ALL_PAIRS_TABLE_MAX, "pass_keys": pass_keys,
         "cond_labels": cond_labels, "topk": topk, "embed": embed,
+        "out_of_order": fmt.out_of_order(models), "out_of_order_mark": fmt.OUT_OF_ORDER,
+        "out_of_order_note": fmt.OUT_OF_ORDER_NOTE,
         "css": Markup(_read_template_file("report.css")), "js": Markup(_read_template_file("report.js")),
     }
 

@@ -22,7 +22,7 @@ _MAX_POINTS = 400
 
 
 @figure_for(WATCH_STATUS, slot="bands", report=False)
-def decision_bands(result: Any) -> Figure:
+def decision_bands(result: Any, *, titles: bool = True) -> Figure:
     """Each decision's confidence band (points) against the items scored, one panel per decision.
 
     Parameters
@@ -30,6 +30,9 @@ def decision_bands(result: Any) -> Figure:
     result : dict
         A status's ``to_dict()`` with the key ``"bands"`` added: ``Watch.bands()`` (the bands are not part of
         the status: they are drawn from the watch itself).
+    titles : bool, default: ``True``
+        Whether each panel carries its title (the pair, the level, the method); the watch HTML page puts that
+        title in the figure's caption instead, once.
 
     Returns
     -------
@@ -44,11 +47,11 @@ def decision_bands(result: Any) -> Figure:
     fig = new_figure(7.0, 1.9 * len(bands))
     axes = fig.subplots(len(bands), 1, squeeze=False)[:, 0]
     for ax, b in zip(axes, bands):
-        _band(fig, ax, b)
+        _band(fig, ax, b, titles)
     return fig
 
 
-def _band(fig: Figure, ax: Any, b: dict[str, Any]) -> None:
+def _band(fig: Figure, ax: Any, b: dict[str, Any], titles: bool = True) -> None:
     t = np.asarray(b["t"], dtype=float)
     lo, hi, est = (np.asarray(b[k], dtype=float) * 100 for k in ("low", "high", "estimate"))
     keep = np.unique(np.linspace(0, t.size - 1, min(t.size, _MAX_POINTS)).round().astype(int))
@@ -71,8 +74,9 @@ def _band(fig: Figure, ax: Any, b: dict[str, Any]) -> None:
     ax.set_ylim(ymin - pad, ymax + pad)
     ax.set_xlim(0, float(max(t.max(), 1.0)))
     ax.set_ylabel("points", fontsize=8)
-    ax.set_title(f"{short(b['a'])} − {short(b['b'])}: {level(b['level'])} confidence sequence ({b['method']})",
-                 fontsize=9, loc="left")
+    if titles:
+        ax.set_title(f"{short(b['a'])} − {short(b['b'])}: {level(b['level'])} confidence sequence ({b['method']})",
+                     fontsize=9, loc="left")
     ax.tick_params(labelsize=8)
     ax.grid(axis="y", alpha=0.3)
     ax.set_xlabel("items scored", fontsize=8)

@@ -119,10 +119,26 @@ def ties_sentence(d: dict[str, Any]) -> str | None:
         return None
     name = "Davidson's tie model" if tc["convention"] == "davidson" else "ties as half a win"
     n = len(tc["top"])
-    top = {1: "#1 is", 2: "top two are", 3: "top three are"}.get(n, f"top {n} are")   # a 2-model board has no top three
+    if n >= len(d["models"]):           # the check covers the whole board (two or three models): say "the order"
+        if tc["differs"]:
+            return f"Note: with {name} the order is {', '.join(tc['top'])}: the tie convention changes it."
+        return f"With {name} the order is the same."
+    top = {1: "#1 is", 2: "top two are", 3: "top three are"}.get(n, f"top {n} are")
     if tc["differs"]:
         return f"Note: with {name} the {top} {', '.join(tc['top'])}: the tie convention changes the order."
     return f"With {name} the {top} the same."
+
+
+#: the baseline's own win-rate cells in text, Markdown and HTML: it is the reference, not an estimate (its 50% against
+#: itself holds by definition); the JSON keeps 0.5 with a zero-width interval, the CSV leaves the cells empty
+BASELINE_CELLS = ("baseline", "—")
+
+
+def win_rate_cells(d: dict[str, Any], r: dict[str, Any]) -> list[str]:
+    """A model's win rate against the baseline and its interval, as shown; the baseline's own row says so."""
+    if r["model"] == d.get("baseline"):
+        return list(BASELINE_CELLS)
+    return [points(r["win_rate"]), interval(r["win_rate_ci_low"], r["win_rate_ci_high"])]
 
 
 def _columns(d: dict[str, Any]) -> list[str]:
@@ -140,7 +156,7 @@ def _cells(d: dict[str, Any], r: dict[str, Any]) -> list[str]:
            rank_range(r["rank_low"], r["rank_high"]), rank_range(r["overlap_rank_low"], r["overlap_rank_high"]),
            count(r["n_battles"])]
     if d.get("baseline"):
-        out[5:5] = [points(r["win_rate"]), interval(r["win_rate_ci_low"], r["win_rate_ci_high"])]
+        out[5:5] = win_rate_cells(d, r)
     if d.get("style"):
         out += [rating(r["rating_raw"]), str(r["rank_raw"])]
     return out
@@ -209,7 +225,7 @@ def arena_text(d: dict[str, Any]) -> list[Any]:
         for c in _WIN_COLUMNS:
             w.add_column(c, justify="right", no_wrap=True)
         for r in d["models"]:
-            w.add_row(r["model"], points(r["win_rate"]), interval(r["win_rate_ci_low"], r["win_rate_ci_high"]))
+            w.add_row(r["model"], *win_rate_cells(d, r))
         out.append(w)
     title, nb = _neighbours(d)
     if nb:
@@ -299,7 +315,9 @@ def arena_csv(d: dict[str, Any]) -> str:
         cols += ["win_rate", "win_rate_ci_low", "win_rate_ci_high", "n_vs_baseline"]
     if d.get("style"):
         cols += ["rating_raw", "rank_raw"]
-    return table_csv(cols, ([r.get(c) for c in cols] for r in d["models"]))
+    own = ("win_rate", "win_rate_ci_low", "win_rate_ci_high")     # the baseline's: empty (BASELINE_CELLS)
+    return table_csv(cols, ([None if c in own and r["model"] == d.get("baseline") else r.get(c) for c in cols]
+                            for r in d["models"]))
 
 
 __all__ = ["arena_headline", "method_sentence", "ties_sentence", "baseline_sentence", "gold_sentence",

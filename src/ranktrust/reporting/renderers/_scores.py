@@ -8,11 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 from .._fmt import (
+    OUT_OF_ORDER,
+    OUT_OF_ORDER_NOTE,
     adjust_phrase,
     count,
     interval,
     level,
     names,
+    out_of_order,
     p_clause,
     p_value,
     plural,
@@ -50,11 +53,19 @@ def _columns(d: dict[str, Any]) -> list[tuple[str, str]]:
     return cols + ([(_tier_header(d), "right"), ("rank range", "right")] if _ranked_table(d) else [])
 
 
-def _model_cells(d: dict[str, Any], r: dict[str, Any]) -> list[str]:
-    cells = [str(r["rank"]), r["model"], points(r["score"]), interval(r["ci_low"], r["ci_high"]), count(r["n_items"])]
+def _model_cells(d: dict[str, Any], r: dict[str, Any], marked: bool = False) -> list[str]:
+    """A row's cells; ``marked``: its score is higher than a row's above it (:data:`OUT_OF_ORDER`)."""
+    score = points(r["score"]) + (f" {OUT_OF_ORDER}" if marked else "")
+    cells = [str(r["rank"]), r["model"], score, interval(r["ci_low"], r["ci_high"]), count(r["n_items"])]
     if _ranked_table(d):
         cells += [str(r.get("tier") or "-"), rank_range(r.get("rank_low"), r.get("rank_high"))]
     return cells
+
+
+def _marks(d: dict[str, Any], rows: list[dict[str, Any]]) -> list[bool]:
+    """Which rows of the report's table (ordered by tier) score higher than a row above them; none in a table of
+    intervals alone (ordered by score)."""
+    return out_of_order(rows) if _ranked_table(d) else [False] * len(rows)
 
 
 def _name_width(names: list[str], cap: int = 48) -> int:
@@ -99,9 +110,13 @@ def intervals_text(d: dict[str, Any]) -> list[Any]:
             t.add_column(c, justify="left", overflow="fold", min_width=width)
         else:
             t.add_column(c, justify=j, no_wrap=True)  # type: ignore[arg-type]
-    for r in _ranked(d):
-        t.add_row(*_model_cells(d, r))
+    rows = _ranked(d)
+    marks = _marks(d, rows)
+    for r, marked in zip(rows, marks):
+        t.add_row(*_model_cells(d, r, marked))
     out: list[Any] = [t]
+    if any(marks):
+        out.append(Text(OUT_OF_ORDER_NOTE))
     out += [Text(f"read from {line}", style="dim") for line in provenance_lines(d.get("provenance"))]
     return out
 
@@ -113,10 +128,14 @@ def intervals_markdown(d: dict[str, Any]) -> str:
              + _clustered_by(d, ", ") + ".", "",
              "| " + " | ".join(c for c, _ in cols) + " |", "|" + "|".join(":--" if j == "left" else "--:"
                                                                         for _, j in cols) + "|"]
-    for r in _ranked(d):
-        cells = _model_cells(d, r)
+    rows = _ranked(d)
+    marks = _marks(d, rows)
+    for r, marked in zip(rows, marks):
+        cells = _model_cells(d, r, marked)
         cells[1] = _esc(cells[1])
         lines.append("| " + " | ".join(cells) + " |")
+    if any(marks):
+        lines += ["", _esc(OUT_OF_ORDER_NOTE)]
     prov = provenance_lines(d.get("provenance"))
     if prov:
         lines += [""] + [f"Read from {_esc(x)}." for x in prov]

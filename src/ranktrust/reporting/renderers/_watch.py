@@ -264,7 +264,7 @@ def watch_html(d: dict[str, Any], meta: dict[str, Any], cli: bool = False) -> st
     for k, b in enumerate(bands):
         cap = f"{html.escape(b['a'])} − {html.escape(b['b'])} (points): {level(b['level'])} confidence sequence " \
               f"({html.escape(b['method'])})"
-        svg = figure_svg(draw({"bands": [b]}), salt=f"band{k}")
+        svg = figure_svg(draw.draw({"bands": [b]}, titles=False), salt=f"band{k}")   # the caption is its title
         page = page.replace(f"<p>{_FIGURE.format(k)}</p>", f"<figure><figcaption>{cap}</figcaption>{svg}</figure>", 1)
     return page
 
