@@ -157,3 +157,33 @@ def test_fewer_draws_are_the_first_of_the_full_run(size):
     again = stability(s, sizes=[size], n_resamples=500, rng=7)
     once = stability(s, sizes=[size], n_resamples=500, rng=7)
     np.testing.assert_array_equal(again.rank_distribution, once.rank_distribution)
+
+
+def test_the_settings_record_the_draws_made(small, low_threshold):
+    low_threshold(small.n_models * small.n_items - 1)
+    assert _report(small).settings["stability_n_resamples"] == 50
+    assert _report(small, stability="all").settings["stability_n_resamples"] == 200
+    assert _report(small, stability=False).settings["stability_n_resamples"] == 200   # none drawn: as asked
+
+
+def test_the_command_line_draws_them_all_with_no_sampling(small, low_threshold, tmp_path, capsys):
+    """``ranktrust report --no-sampling`` is ``stability='all'`` and ``quality='all'``; the note names the flag."""
+    import json
+
+    import pandas as pd
+    from conftest import run_cli
+
+    low_threshold(small.n_models * small.n_items - 1)
+    path = tmp_path / "m.csv"
+    pd.DataFrame([{"model": mo, "item": it, "score": float(small.scores[i, j])}
+                  for i, mo in enumerate(small.models) for j, it in enumerate(small.items)]).to_csv(path, index=False)
+    args = ["report", path, "--sizes", "30,full", "--stability-n-resamples", "200", "--seed", "3", "-f", "json"]
+    code, out, _ = run_cli(capsys, *args)
+    sampled = json.loads(out)
+    assert code == 0 and sampled["settings"]["stability_n_resamples"] == 50
+    (note,) = [n for n in sampled["notes"] if n["code"] == "stability_sampled"]
+    assert "--no-sampling" in note["text"] and "`stability`" not in note["text"]
+    code, out, _ = run_cli(capsys, *args, "--no-sampling")
+    full = json.loads(out)
+    assert code == 0 and full["settings"]["stability_n_resamples"] == 200
+    assert not [n for n in full["notes"] if n["code"] == "stability_sampled"]

@@ -67,7 +67,7 @@ VOCABULARY: dict[str, str] = {
     # report: section toggles and section-prefixed settings (<section>_n_resamples is checked below)
     "all_pairs": "report: show every pair (a section toggle; shadows rt.all_pairs, see SHADOWING)",
     "tiers": "report: how tiers are formed (shadows rt.tiers, see SHADOWING)",
-    "stability": "report: the rank-stability section on/off (shadows rt.stability)",
+    "stability": "report: the rank-stability section on/off, or 'all' draws above 10 million cells (shadows rt.stability)",
     "split_half": "report: the split-half section on/off (shadows rt.split_half)",
     "microbench": "report: the MDAD section on/off",
     "quality": "report: data-quality notes on/off",

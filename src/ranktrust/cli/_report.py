@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from ..leaderboard import DEFAULT_SIZES, Inference, Resampling
+from ._main import ApiOption
 from ._common import (
     api_default,
     cluster_requested,
@@ -52,6 +53,10 @@ from ._common import (
 @click.option("--stability-n-resamples", default=api_default(Resampling, "stability_n_resamples"), show_default=True, type=click.IntRange(min=10),
               help="Redraws per size of the rank-stability section.")
 @click.option("--no-stability", is_flag=True, help="Skip rank stability.")
+@click.option("--no-sampling", is_flag=True, cls=ApiOption, api=("stability", "quality"),
+              api_values=(("stability", "all"), ("quality", "all")),
+              help="Above 10 million cells, draw every rank-stability redraw and fit the person fit on every item "
+                   "(slower); below, nothing changes.")
 @click.option("--split-half", is_flag=True, help="Add the split-half winner check.")
 @click.option("--microbench", is_flag=True, help="Add the micro-benchmark (MDAD) section.")
 @click.option("--plots", "plots_dir", default=None, type=click.Path(file_okay=False),
@@ -61,7 +66,7 @@ from ._common import (
 def command(paths: tuple[str, ...], output_format: str | None, out: str, confidence: float, seed: int,
             ci_method: str, all_pairs: bool, adjust: str, tiers: str, rank_method: str, sizes: str,
             stability_n_resamples: int,
-            no_stability: bool, split_half: bool, microbench: bool, plots_dir: str | None, gold_method: str,
+            no_stability: bool, no_sampling: bool, split_half: bool, microbench: bool, plots_dir: str | None, gold_method: str,
             **kw: Any) -> None:
     """Report on per-item results in PATHS (or --db STORE)."""
     from ..leaderboard import report
@@ -77,7 +82,8 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
         rep = report(
             m, confidence_level=confidence, cluster=cluster, cluster_label=kw.get("group_col") if cluster else None,
             ci_method=ci_method, adjust=adjust, all_pairs=all_pairs, tiers=tiers,
-            rank_method=rank_method, stability=not no_stability, sizes=parse_sizes(sizes),
+            rank_method=rank_method, stability=False if no_stability else ("all" if no_sampling else True),
+            quality="all" if no_sampling else True, sizes=parse_sizes(sizes),
             stability_n_resamples=stability_n_resamples, split_half=split_half, rng=seed, microbench=microbench,
             progress=cb, **({"gold": gold, "gold_method": gold_method} if gold is not None else {}),
             **({"judges": judges} if judges is not None else {}),

@@ -157,13 +157,18 @@ def report(
     rank_method : {"pairs", "bootstrap"}, default: ``"pairs"``
         How rank ranges are computed (:func:`ranktrust.rank_sets`). ``"bootstrap"`` needs the
         items every model shares (``align="intersect"``).
-    stability, split_half : bool
-        Which resampling analyses to run.
+    stability : bool or "all", default: True
+        Rank stability vs benchmark size (:func:`ranktrust.stability`). Above 10 million cells (models x the
+        items every model has) it draws at most 500 benchmarks per size and a ``stability_sampled`` note states
+        each probability's Monte Carlo standard error; ``"all"`` draws ``stability_n_resamples`` whatever the
+        size (slower).
+    split_half : bool, default: False
+        The split-half winner check (:func:`ranktrust.split_half`).
     sizes : sequence of int or "full"
         Rank-stability benchmark sizes.
     stability_n_resamples : int, default: ``2000``
         Bootstrap draws per size of the rank-stability section (``n_resamples`` of
-        :func:`ranktrust.stability`).
+        :func:`ranktrust.stability`); ``settings["stability_n_resamples"]`` records those drawn.
     split_half_n_resamples : int, default: ``3000``
         Random halves of the split-half check (``n_resamples`` of :func:`ranktrust.split_half`).
     power_gaps : sequence of float
@@ -233,7 +238,8 @@ def report(
         "cluster_by": (inf.cluster_label or "item groups") if iv.clustered else None,
         "align": "pairwise" if not m.is_complete else ("intersect" if m.dropped else "complete"),
         "seed": seed,
-        "stability_n_resamples": res.stability_n_resamples,
+        "stability_n_resamples": (res.stability_n_resamples if b.done.get("stability") is None
+                                  else b.done["stability"].n_resamples),
         "tiers": inf.tiers,
         "rank_method": inf.rank_method,
         "title": sec.title,
