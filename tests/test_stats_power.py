@@ -348,3 +348,55 @@ def test_exact_curve_keeps_values_equal_to_a_fresh_computation():
     for mm, kk in zip(range(20, 61), k.tolist()):
         p = lambda x: min(1.0, 2 * stats.binom.cdf(x, mm, 0.5))   # noqa: E731
         assert p(kk) < 0.05 <= p(kk + 1)
+
+
+# ------------------------------------------------------------------ the exact search's speed-ups keep its answers
+#: items needed (TABLE_GAPS) and the detectable gap at 50 / 448 / 3,000 items, from the code before the exact
+#: search was sped up (commit 950d6f9: every window of the search computed whole, the pmf through the general
+#: masked formula, the rejection boundaries recomputed for every far range)
+_BEFORE = {
+    0.05: ([4086, 1035, 463, 157], [float("nan"), 0.030430634319782254, 0.011693467944860456]),
+    0.12: ([9602, 2438, 1096, 398, 95], [float("nan"), 0.047060379087924965, 0.018000927865505223]),
+    0.27: ([21385, 5390, 2413, 881, 223], [0.20705495115369557, 0.07043363979086278, 0.026881915144622327]),
+    0.3638392857142857: ([28751, 7234, 3234, 1176, 300],
+                         [0.24149188375200276, 0.08154704259192969, 0.031154435626896366]),
+    0.6: ([47289, 11870, 5296, 1920, 487], [0.3158265894278883, 0.10421936195343731, 0.039930019341409204]),
+}
+
+
+@pytest.mark.parametrize("q", sorted(_BEFORE))
+def test_exact_items_and_gaps_are_those_before_the_search_was_sped_up(q):
+    """The items needed are the same integers; the detectable gap (a bisection to 1e-9 on powers that now may
+    differ in the last bits) within 1e-9."""
+    from ranktrust.stats import _power as PW
+
+    PW._REJECT_KEPT.clear()
+    items, gaps = _BEFORE[q]
+    assert power_table(q).items_needed.tolist() == items
+    got = [power(items=n, disagreement=q).detectable_gap for n in (50, 448, 3000)]
+    np.testing.assert_allclose(got, gaps, rtol=0, atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0.02, 0.9), st.integers(1, 30_000), st.integers(1, 40), st.integers(0, 200))
+def test_pmf_of_a_window_is_the_binomial_pmf(q, n0, width, m_lo):
+    """``_Curve._pmf`` on a window of n (every m below every n: the broadcast path) and on ranges that reach past
+    some n (the masked path) against the direct log-gamma pmf, within 1e-12 of each cell's mass."""
+    from ranktrust.stats._power import _binom_pmf, _Curve
+
+    c = _Curve(q / 2, q, 0.05)
+    n = np.arange(n0, n0 + width)
+    for m in (np.arange(max(0, n0 - m_lo - 50), max(1, n0 - m_lo)), np.arange(max(0, n0 - 5), n0 + width + 5)):
+        want = _binom_pmf(m[None, :], n[:, None], q)
+        np.testing.assert_allclose(c._pmf(m, n), want, rtol=1e-9, atol=1e-12)
+
+
+def test_rejection_boundaries_kept_and_joined_are_computed_afresh():
+    """``_reject_range`` joins a range near the kept one to it (computing only the new m): the same integers as
+    ``_reject_k`` on the whole range."""
+    from ranktrust.stats import _power as PW
+
+    PW._REJECT_KEPT.clear()
+    for lo, hi in ((900, 1200), (1100, 1500), (700, 950), (5000, 5100), (690, 1510)):
+        assert PW._reject_range(lo, hi, 0.05).tolist() == PW._reject_k(np.arange(lo, hi + 1), 0.05).tolist()
+    PW._REJECT_KEPT.clear()

@@ -106,9 +106,21 @@ _REJECT_KEPT: dict[float, tuple[int, np.ndarray]] = {}
 
 def _reject_range(lo: int, hi: int, alpha: float) -> np.ndarray:
     """``_reject_k(np.arange(lo, hi + 1), alpha)``, kept: the searches over the gap (:func:`_exact_gap`) ask for
-    the same m at every gap (each k depends on its own m and alpha alone)."""
+    the same m at every gap, and a search over n (:func:`_exact_items`) for ranges that overlap (each k depends on
+    its own m and alpha alone, so a range near the kept one is joined to it: only the m outside it are computed)."""
     kept = _REJECT_KEPT.get(alpha)
-    if kept is None or lo < kept[0] or hi >= kept[0] + kept[1].size:
+    if kept is not None and (lo < kept[0] or hi >= kept[0] + kept[1].size):
+        m0, m1 = kept[0], kept[0] + kept[1].size - 1
+        if max(hi, m1) - min(lo, m0) + 1 - kept[1].size <= hi - lo + 1 and kept[1].size + hi - lo < _KEEP_MAX:
+            # near what is kept (no more to compute than asked for): compute only the m outside it and join
+            parts = ([_reject_k(np.arange(lo, m0), alpha)] if lo < m0 else []) + [kept[1]] \
+                + ([_reject_k(np.arange(m1 + 1, hi + 1), alpha)] if hi > m1 else [])
+            kept = (min(lo, m0), np.concatenate(parts))
+        else:
+            kept = None
+        if kept is not None:
+            _REJECT_KEPT[alpha] = kept
+    if kept is None:
         kept = (lo, _reject_k(np.arange(lo, hi + 1), alpha))
         if len(_REJECT_KEPT) >= 8:   # a few levels at most
             _REJECT_KEPT.clear()
@@ -223,10 +235,15 @@ class _Curve:
                 self._lg = special.gammaln(j + 1)
                 self._xa, self._xb = special.xlogy(j, q), special.xlog1py(j, -q)
         k, nn = m[None, :], n[:, None]
+        lg, xa, xb = self._lg, self._xa, self._xb
+        if int(m[-1]) <= int(n.min()):
+            # every m <= every n (a search's windows): no cell to zero, and the terms of m and of n are read once
+            # each and broadcast (the same values, term by term, as the general case below)
+            rest = nn - k
+            return np.exp(lg[nn] - lg[k] - lg[rest] + xa[k] + xb[rest])
         ok = k <= nn   # m >= 0 here
         kk, rest = np.where(ok, k, 0), np.where(ok, nn - k, 0)
         nn = np.where(ok, nn, 0)
-        lg, xa, xb = self._lg, self._xa, self._xb
         logp = lg[nn] - lg[kk] - lg[rest] + xa[kk] + xb[rest]
         return np.where(ok, np.exp(logp), 0.0)
 
@@ -251,6 +268,10 @@ def _exact_items(gap: float, q: float, alpha: float, target: float, start: int) 
     curve = _Curve(gap, q, alpha)
 
     def ok(n: int) -> bool:
+        # the power at n alone first: most failing windows fail there (the power grows with n, the saw-tooth aside),
+        # and one n costs a twentieth of the window (the window is then computed whole, as always)
+        if curve(np.array([n]))[0] < target:
+            return False
         return bool(np.all(curve(np.arange(n, n + W)) >= target))
 
     hi = max(int(start), 1)
