@@ -15,6 +15,7 @@ import click
 from ..data._io import input_hash, read
 from ..data._matrix import ScoreMatrix
 from ..data.readers import BUILTIN_READERS, ReadOptions
+from ..reporting.renderers import FORMATS
 from ..reporting.renderers import render as _render
 from ._main import ApiOption
 
@@ -80,7 +81,8 @@ def input_options(fn: Callable) -> Callable:
     return fn
 
 
-OUTPUT_FORMATS = ("text", "md", "json", "html", "csv")
+#: ``--format``: json and every format a renderer draws (``reporting/_registry.py::FORMATS``, exposed by renderers)
+OUTPUT_FORMATS = ("text", "md", "json", *(f for f in FORMATS if f not in ("text", "md")))
 
 
 class _PipeWriter(io.BufferedWriter):

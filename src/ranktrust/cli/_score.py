@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from ..errors import RanktrustError
-from ._common import command_line, progress_bar, render
+from ._common import OUTPUT_FORMATS, command_line, progress_bar, render
 from ._main import ApiOption
 
 
@@ -81,7 +81,7 @@ def _ingest(db: str, path: str, task: str) -> dict[str, Any]:
 @click.option("--flush-every", default=10.0, show_default=True, type=float,
               help="Seconds between rewrites of the results file.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: when stderr is a terminal).")
-@click.option("--format", "-f", "output_format", type=click.Choice(["text", "md", "json", "html", "csv"]),
+@click.option("--format", "-f", "output_format", type=click.Choice(list(OUTPUT_FORMATS)),
               default="text", show_default=True,
               help="Format of the summary printed to stdout (--out names the results file).")
 def command(models: tuple[str, ...], questions: str, split: str | None, results_out: str | None,

@@ -13,7 +13,7 @@ result type never imports the presentation layer; matplotlib and jinja load on t
 from __future__ import annotations
 
 import html
-from typing import Any, Callable
+from typing import Any
 
 from .. import results
 from .. import leaderboard

@@ -25,10 +25,14 @@ from typing import Any
 
 from ..errors import ArgumentError
 
-__all__ = ["HOOKS", "LEADERBOARD_REPORT", "REGISTRY", "Registry", "class_key", "resolve"]
+__all__ = ["FORMATS", "HOOKS", "LEADERBOARD_REPORT", "REGISTRY", "Registry", "class_key", "resolve"]
+
+#: The output formats a renderer draws (JSON is ``to_dict()`` and needs none); a new format is its name here, its
+#: branch in ``_render.compose`` (and suffix), and ``results.SAVE_FORMATS`` for ``save(path)``.
+FORMATS = ("text", "md", "html", "csv")
 
 #: What can be registered for a result class.
-HOOKS = ("text", "md", "html", "csv", "headline", "payload", "figure", "page")
+HOOKS = FORMATS + ("headline", "payload", "figure", "page")
 
 #: The whole leaderboard report (``rt.report``): every report figure is registered for it.
 LEADERBOARD_REPORT = "ranktrust.leaderboard._result:LeaderboardReport"

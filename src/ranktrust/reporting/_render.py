@@ -173,10 +173,7 @@ def compose(
     *,
     kind: str,
     fmt: str,
-    text: Callable[[dict[str, Any]], list[Any]] | None = None,
-    markdown: Callable[[dict[str, Any]], str] | None = None,
-    html: Callable[[dict[str, Any], dict[str, Any]], str] | None = None,
-    csv: Callable[[dict[str, Any]], str] | None = None,
+    renderers: dict[str, Callable[..., Any] | None] | None = None,
     seed: int | None = None,
     input_hash: str | None = None,
     command: str | None = None,
@@ -185,10 +182,12 @@ def compose(
 ) -> str:
     """``payload`` (a ``to_dict()``) rendered in ``fmt`` (text, md, json, html or csv) as a string.
 
-    Every command has the same four formats: text, md, json and html (``html`` renders the
-    Markdown as one self-contained page unless the command has its own page); results that are a
-    table also have csv.
+    ``renderers`` maps each format of :data:`~ranktrust.reporting._registry.FORMATS` to the result type's renderer
+    (or None). Every command has the same four formats: text, md, json and html (``html`` renders the Markdown as
+    one self-contained page unless the command has its own page); results that are a table also have csv.
     """
+    given = renderers or {}
+    text, markdown, html, csv = (given.get(f) for f in ("text", "md", "html", "csv"))
     if fmt == "csv":
         if csv is None:
             from ..errors import DataError

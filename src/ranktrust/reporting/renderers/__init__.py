@@ -38,9 +38,8 @@ import importlib
 from typing import Any, Callable
 
 from ...errors import ArgumentError
-from .._registry import REGISTRY
+from .._registry import FORMATS, REGISTRY
 
-FORMATS = ("text", "md", "html", "csv")
 _HOOKS = FORMATS + ("payload", "headline")
 
 #: the modules holding the built-in renderers, imported on first lookup
@@ -100,8 +99,7 @@ def to_string(result: Any, fmt: str = "text", *, kind: str | None = None, extra:
     from .._render import compose
 
     return compose(_payload(result, extra), kind=kind or type(result).__name__, fmt=fmt,
-                   text=renderer_for(result, "text"), markdown=renderer_for(result, "md"),
-                   html=renderer_for(result, "html"), csv=renderer_for(result, "csv"), **meta)
+                   renderers={f: renderer_for(result, f) for f in FORMATS}, **meta)
 
 
 def _payload(result: Any, extra: dict[str, Any] | None) -> dict[str, Any]:
@@ -149,9 +147,11 @@ def render(result: Any, *, fmt: str | None, out: str, kind: str, extra: dict[str
     """
     from .._render import emit
 
-    emit(_payload(result, extra), kind=kind, fmt=fmt, out=out, text=_for_cli(renderer_for(result, "text")),
-         markdown=_for_cli(renderer_for(result, "md")), html=html or _for_cli(renderer_for(result, "html")),
-         csv=renderer_for(result, "csv"), seed=seed, input_hash=input_hash, command=command, title=title)
+    drawn = {f: _for_cli(renderer_for(result, f)) for f in FORMATS}
+    if html is not None:
+        drawn["html"] = html
+    emit(_payload(result, extra), kind=kind, fmt=fmt, out=out, renderers=drawn, seed=seed, input_hash=input_hash,
+         command=command, title=title)
 
 
 def _for_cli(fn: Callable[..., Any] | None) -> Callable[..., Any] | None:
