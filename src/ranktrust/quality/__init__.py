@@ -305,7 +305,7 @@ class DataQuality(Result):
                 {"model_a": p.model_a, "model_b": p.model_b, "agreement": p.agreement, "n_items": p.n_items,
                  "n_differ": p.n_differ, "kappa": p.kappa, "identical": p.identical} for p in inside]}))
         # MisfitFlag: the reason ("pattern", "score" or both) and the figures behind it
-        out.extend(Note("misfit", dataclasses.asdict(flag)) for flag in self.flags)
+        out.extend(Note("misfit", _fields(flag)) for flag in self.flags)
         k = self.settings.get("person_fit_items")
         if k is not None:    # above 10 million cells: the person fit used a random sample of items
             n_all = int(self.settings["person_fit_items_of"])
@@ -316,26 +316,49 @@ class DataQuality(Result):
         return out
 
     def to_dict(self) -> DataQualityJSON:
-        return jsonable({
-            "similar_pairs": [dataclasses.asdict(p) for p in self.similar_pairs],
+        # the person-fit rows from whole columns made JSON-ready at once (Python floats, None for NaN), not one
+        # NumPy scalar at a time: the same rows, without a conversion per cell
+        n = len(self.models)
+
+        def col(v: Any) -> list:
+            if v is None:
+                return [None] * n
+            a = np.asarray(v, dtype=np.float64)
+            fin = np.isfinite(a)
+            if fin.all():
+                return a.tolist()
+            obj = a.astype(object)
+            obj[~fin] = None
+            return obj.tolist()
+
+        names = ("difficulty_corr", "expected_corr", "corr_z", "expected_accuracy", "score_z", "score_z_rel",
+                 *_CEILING)
+        lz, lzz, ab, acc = col(self.person_fit), col(self.person_fit_z), col(self.ability), col(self.accuracy)
+        rest = [col(getattr(self, k)) for k in names]
+        n_it = np.asarray(self.n_items).astype(np.int64).tolist()
+        bad = set(self.misfit)
+        rows = [{"model": m, "lz_star": lz[i], "lz_star_z": lzz[i], "ability": ab[i], "accuracy": acc[i],
+                 "n_items": n_it[i], "flagged": m in bad, **{k: c[i] for k, c in zip(names, rest)}}
+                for i, m in enumerate(self.models)]
+        out = jsonable({
+            "similar_pairs": [_fields(p) for p in self.similar_pairs],
             "similar_groups": [list(g) for g in self.similar_groups],
-            "person_fit": [
-                {"model": m, "lz_star": self.person_fit[i], "lz_star_z": self.person_fit_z[i],
-                 "ability": self.ability[i],
-                 "accuracy": self.accuracy[i], "n_items": int(self.n_items[i]), "flagged": m in self.misfit,
-                 **{k: None if getattr(self, k) is None else getattr(self, k)[i]
-                    for k in ("difficulty_corr", "expected_corr", "corr_z", "expected_accuracy", "score_z",
-                              "score_z_rel", *_CEILING)}}
-                for i, m in enumerate(self.models)
-            ],
+            "person_fit": [],
             "misfit": list(self.misfit),
-            "flags": [dataclasses.asdict(f) for f in self.flags],
+            "flags": [_fields(f) for f in self.flags],
             "lz_threshold": self.lz_threshold,
             "min_corr_ratio": self.min_corr_ratio,
             "nominal_rate": self.nominal_rate,
             "notes": [n.to_dict() for n in self.notes()],
             "settings": self.settings,
         })
+        out["person_fit"] = rows      # (JSON-ready already: str, float, None, int, bool)
+        return out  # type: ignore[return-value]
+
+
+def _fields(record: Any) -> dict[str, Any]:
+    """``dataclasses.asdict`` of a flat record (every field a str, number or bool: nothing to copy deeply)."""
+    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
 
 
 # ------------------------------------------------------------------ main
