@@ -18,8 +18,16 @@ from ranktrust.reporting.renderers import formats_for, renderer, renderer_for
                                   "StoreSummary", "ScoreResults", "LeaderboardReport", "WatchStatus",
                                   "ReplayResult"])
 def test_every_command_result_has_text_and_markdown(name):
-    cls = type(name, (), {})
+    """Each command's result class (registered by its "package.module:Class") has both; a class of the same name
+    defined elsewhere has neither: the registry is keyed by the class, not its name."""
+    from ranktrust.reporting._registry import REGISTRY, resolve
+
+    renderer_for(object, "text")                  # loads the built-in renderers
+    (key,) = [n for n in REGISTRY.names("text") if n.rpartition(":")[2] == name]
+    cls = resolve(key)
     assert renderer_for(cls, "text") is not None and renderer_for(cls, "md") is not None
+    look_alike = type(name, (), {})
+    assert renderer_for(look_alike, "text") is None and renderer_for(look_alike, "md") is None
 
 
 def test_lookup_follows_base_classes_and_names():
