@@ -134,3 +134,13 @@ def test_a_row_scoring_above_a_row_listed_before_it_is_marked_in_every_format():
     plain = rt.report(rt.ScoreMatrix.from_array(np.eye(3, 40) + 0.0, models=["a", "b", "c"]), stability=False,
                       quality=False).to_dict()
     assert OUT_OF_ORDER not in report_markdown(plain) and "out-of-order" not in render_html(plain, {"version": "x"})
+
+
+@pytest.mark.parametrize("target, said", [("best", "Could be #1"), ("top-3", "Could be in the top-3"),
+                                          ("ranks", "Rank set contains 1")])
+def test_the_watch_verdict_second_sentence_starts_with_a_capital(target, said):
+    from ranktrust.reporting.renderers._watch import _verdict
+
+    d = {"target": target, "done": False, "target_decided": False, "best_set": ["a", "b"], "unresolvable_pairs": []}
+    assert _verdict(d) == f"Still open. {said}: a, b."
+    assert _verdict({**d, "target_decided": True}) == f"Decided. {said}: a, b."
