@@ -619,8 +619,11 @@ def test_the_ties_sentence_counts_the_models_a_board_has():
     # a 2-model board has no "top three" (newcomer QA D20)
     from ranktrust.reporting.renderers._arena import ties_sentence
 
-    two = {"settings": {"ties_check": {"convention": "davidson", "differs": False, "top": ["a", "b"]}}}
-    assert ties_sentence(two) == "With Davidson's tie model the top two are the same."
+    two = {"settings": {"ties_check": {"convention": "davidson", "differs": False, "top": ["a", "b"]}},
+           "models": [{"model": "a"}, {"model": "b"}]}
+    assert ties_sentence(two) == "With Davidson's tie model the order is the same."   # the whole board: the order
+    five = {**two, "models": [{"model": m} for m in "abcde"]}
+    assert ties_sentence(five) == "With Davidson's tie model the top two are the same."
 
 
 def test_names_that_look_the_same_are_warned_about():

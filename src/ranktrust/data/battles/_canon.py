@@ -113,7 +113,7 @@ class Labels:
     (``ids``): their texts are made by Arrow, per row in one cast, and ``text`` only when asked for."""
 
     codes: np.ndarray
-    text_: Any                # object array of str; None until asked for when ``ids`` is set
+    text_: Any                # object array of str; None when ``ids`` is set (``text`` makes it then)
     missing: np.ndarray       # per row: None, NaN or blank text
     source: Any = None        # the column itself, when its values are already these texts (str, none missing)
     distinct: bool = False    # the texts are known to differ from each other (whole-number ids)
@@ -122,11 +122,10 @@ class Labels:
     @property
     def text(self) -> np.ndarray:
         """The distinct values as text (object array of str), in code order."""
-        if self.text_ is None:
+        if self.text_ is None:   # made on each call: only messages and integer model names ask for it
             import pyarrow as pa
 
-            text = pa.array(self.ids).cast(pa.string()).to_numpy(zero_copy_only=False).astype(object, copy=False)
-            object.__setattr__(self, "text_", text)
+            return pa.array(self.ids).cast(pa.string()).to_numpy(zero_copy_only=False).astype(object, copy=False)
         return self.text_
 
     @classmethod
@@ -245,9 +244,10 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
             i = int(np.flatnonzero(lab.missing)[0])
             raise DataError(f"{where.at(i)}: {col} is missing ({int(lab.missing.sum())} such rows); every battle "
                             "names both models: fill it or drop the row", param="source")
-    joint = {t: k for k, t in enumerate(dict.fromkeys([*a.text, *b.text]))}
-    ja = np.array([joint[t] for t in a.text], dtype=np.int64)[a.codes]
-    jb = np.array([joint[t] for t in b.text], dtype=np.int64)[b.codes]
+    ta, tb = a.text, b.text
+    joint = {t: k for k, t in enumerate(dict.fromkeys([*ta, *tb]))}
+    ja = np.array([joint[t] for t in ta], dtype=np.int64)[a.codes]
+    jb = np.array([joint[t] for t in tb], dtype=np.int64)[b.codes]
     same = ja == jb
     if same.any():
         i = int(np.flatnonzero(same)[0])
