@@ -171,8 +171,10 @@ def open_reader(name: str) -> Reader:
     """A fresh reader object for one read (an unknown name is a FormatError listing the known ones)."""
     regs = readers()
     if name not in regs:
-        raise FormatError(f"unknown format {name!r}; known formats: {', '.join(sorted(regs))}", param="format",
-                          code="unknown_format", data={"format": name, "known": sorted(regs)})
+        battles = " (a battles format: read it with rt.read_battles, rank it with rt.arena)" \
+            if name in readers("battles") else ""
+        raise FormatError(f"unknown format {name!r}{battles}; known formats: {', '.join(sorted(regs))}",
+                          param="format", code="unknown_format", data={"format": name, "known": sorted(regs)})
     return regs[name]()
 
 
