@@ -72,7 +72,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     args = ap.parse_args()
     ref = _reference()
-    from ranktrust.preference import _maxt
+    from ranktrust import ranking as _maxt   # the one stepdown's arena front
     from ranktrust.ranking import _suite
 
     M, B = args.models, args.draws

@@ -380,7 +380,7 @@ def _block_stepdown(theta, V, Z, alpha):
 def test_stepdown_claims_equal_the_plain_block_stepdown():
     """Same draws, same claims: the one-pair-at-a-time adjusted p-values (below alpha) reproduce the block
     stepdown, on boards where many, few and no pairs are separated."""
-    from ranktrust.preference import _maxt
+    from ranktrust import ranking as _maxt   # the one stepdown
 
     g = np.random.default_rng(3)
     for M, spread in ((6, 0.02), (12, 0.3), (25, 2.0)):
@@ -591,8 +591,15 @@ def test_too_few_clusters():
     df = board(M=3, n=400, seed=13)
     with pytest.raises(DataError, match="every battle is in one cluster"):
         rt.arena(df.assign(cluster="q"))
-    with pytest.warns(SmallSampleWarning, match="only 5 clusters"):
+    with pytest.warns(SmallSampleWarning, match="only 5 clusters") as rec:
         rt.arena(df.assign(cluster=(np.arange(len(df)) % 5).astype(str)), n_resamples=50)
+    (w,) = [w.message for w in rec if isinstance(w.message, SmallSampleWarning)]
+    # found by cluster_by='auto' (the default): the warning names the column it found, not an option not given
+    assert "the prompt-id column 'cluster' (found by `cluster_by`='auto')" in str(w)
+    assert w.code == "small_sample" and w.data == {"n_clusters": 5, "column": "cluster", "auto": True}
+    with pytest.warns(SmallSampleWarning, match=r"only 5 clusters in `cluster_by`='q5'") as rec:
+        rt.arena(df.assign(q5=(np.arange(len(df)) % 5).astype(str)), cluster_by="q5", n_resamples=50)
+    assert [w.message.data["auto"] for w in rec if isinstance(w.message, SmallSampleWarning)] == [False]
 
 
 def test_style_options_and_sentences():

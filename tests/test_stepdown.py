@@ -1,6 +1,6 @@
 """The one stepdown max-|t| over all pairs (``ranking._stepdown``) against the two it replaced.
 
-The arena's ``preference._maxt.stepdown`` and the suite's ``ranking._suite._stepdown`` are kept below as they
+The arena's stepdown (``preference._maxt.stepdown`` then) and the suite's ``ranking._suite._stepdown`` are kept below as they
 were (``_old_arena``, ``_old_suite``) and run on the same seeded inputs as the kernel's two fronts: ties, pairs
 whose difference has no spread, one pair, pairs marked not valid, t references (df), given bootstrap draws.
 
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ranktrust.preference import _maxt
+from ranktrust import ranking as _maxt   # the one stepdown's arena front
 from ranktrust.ranking import _stepdown as sd
 from ranktrust.ranking import _suite
 

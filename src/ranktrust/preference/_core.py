@@ -31,10 +31,10 @@ from .. import _random, _validate
 from .._kernel import normal_quantile, t_quantile
 from .._validate import Progress, SeedLike
 from ..errors import DataError, SolverError
-from ..ranking import RankSets, Tiers, rank_bounds, tiers_of
+from ..ranking import RankSets, Tiers, pair_index, rank_bounds, stepdown, t_tail, tiers_of
 from ..results import Note
 from ..stats import PairTable, ScoreIntervals
-from . import _fit, _maxt
+from . import _fit
 from ._ppi import match_gold, ppi_bradley_terry
 from ._input import Battles, battles_arrays
 from ._result import NORMALISATION, ArenaRatings, ArenaResult, StyleControl
@@ -371,9 +371,10 @@ def _canonical_battles(bt: Battles, style: Any, ties: str, baseline: str | None
     return out, f, feats
 
 
-def _refuse_degenerate(bt: Battles, c: _fit.Cells) -> None:
+def _refuse_degenerate(bt: Battles, c: _fit.Cells, *, auto: bool = False) -> None:
     """Boards whose ratings or uncertainty cannot be estimated: split graphs, a model that won or lost
-    everything, every battle a tie, one cluster."""
+    everything, every battle a tie, one cluster; and the warning of few clusters (``auto``: the prompt-id
+    column was found, not named, so the warning names the column, not an option the user did not give)."""
     _connected(c.A, c.B, len(bt.models), bt.models)
     _separation(c, bt.models)
     if bool(np.all(bt.y == 0.5)):
@@ -389,10 +390,14 @@ def _refuse_degenerate(bt: Battles, c: _fit.Cells) -> None:
 
         from ..errors import SmallSampleWarning
 
-        warnings.warn(f"only {bt.n_clusters} clusters in `cluster_by`={bt.cluster_col!r}: the clustered intervals "
-                      f"and rank sets are approximate below {_FEW_CLUSTERS} clusters (the small-cluster correction "
-                      "and its t reference make them conservative in the cases tested; `method`='bootstrap' is a "
-                      "check)", SmallSampleWarning, stacklevel=3)
+        where = (f"the prompt-id column {bt.cluster_col!r} (found by `cluster_by`='auto')" if auto
+                 else f"`cluster_by`={bt.cluster_col!r}")
+        warnings.warn(SmallSampleWarning(
+            f"only {bt.n_clusters} clusters in {where}: the clustered intervals "
+            f"and rank sets are approximate below {_FEW_CLUSTERS} clusters (the small-cluster correction "
+            "and its t reference make them conservative in the cases tested; `method`='bootstrap' is a "
+            "check)", data={"n_clusters": int(bt.n_clusters), "column": bt.cluster_col, "auto": bool(auto)}),
+            stacklevel=3)
 
 
 def _bootstrap(bt: Battles, ties: str, f: np.ndarray | None, theta: np.ndarray, n_resamples: int,
@@ -445,17 +450,17 @@ def _claims(theta: np.ndarray, V: np.ndarray, df_model: np.ndarray, valid_model:
             n_draws: int, gen: np.random.Generator, draws: np.ndarray | None) -> _Claims:
     """Every pair's marginal t test and interval, and the stepdown max-|t| over all pairs (each |t| as its
     normal equivalent when its t reference has finite df). ``p_adjusted >= p_value`` always."""
-    J, K = _maxt.pair_index(len(theta))
+    J, K = pair_index(len(theta))
     d = np.diag(V)
     dfp = _fit.welch_df(d[J], d[K], df_model[J], df_model[K])
     valid = valid_model[J] & valid_model[K]
     finite = np.isfinite(dfp)
-    sd = _maxt.stepdown(theta, V, n_draws=n_draws if draws is None else len(draws), rng=gen, draws=draws,
+    sd = stepdown(theta, V, n_draws=n_draws if draws is None else len(draws), rng=gen, draws=draws,
                         df=dfp if finite.any() else None, valid=valid)
     diff, se = sd["diff"], sd["se"]
     with np.errstate(divide="ignore", invalid="ignore"):
         traw = np.where(se > 0, diff / se, np.where(diff == 0, 0.0, np.inf))
-    pval = np.where(valid, np.minimum(2 * np.exp(_maxt.t_tail(traw, dfp)), 1.0), np.nan)
+    pval = np.where(valid, np.minimum(2 * np.exp(t_tail(traw, dfp)), 1.0), np.nan)
     padj = np.where(valid, np.fmax(np.asarray(sd["p_adjusted"]), pval), np.nan)
     q = np.asarray(t_quantile(level, dfp), dtype=float)
     if len(J) == 1:
@@ -672,7 +677,7 @@ def arena(
     models, M = bt.models, len(bt.models)
     a, b, y, w = bt.a, bt.b, bt.y, bt.w
     c0 = _fit.cells(a, b, y, w, M)
-    _refuse_degenerate(bt, c0)
+    _refuse_degenerate(bt, c0, auto=o["cluster_by"] == "auto")
     cluster, G = bt.cluster, bt.n_clusters
     # fit -> covariance
     fit, c, cov = _fit_all(bt, ties, f, cluster, G, y, w, c=c0, correction=correction)

@@ -16,7 +16,7 @@ import numpy as np
 from scipy import special
 
 from ..errors import DataError, SolverError
-from ._maxt import pair_index
+from ..ranking import pair_index
 
 __all__ = ["ppi_bradley_terry", "match_gold", "MIN_GOLD"]
 

@@ -7,23 +7,16 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from ..ranking import RankSets, SuitePairRow, Tiers
+from ..ranking import RankedModelRow, RankSets, SuitePairRow, Tiers
 from ..results import HeadlineJSON, Note, NoteJSON, Result, jsonable
 from ..stats import PairTable, ScoreIntervals
 
 __all__ = ["ArenaResult", "ArenaRatings", "StyleControl", "ArenaJSON", "ArenaModelRow", "ArenaPairRow", "ArenaHeadline"]
 
 
-class _ModelRow(TypedDict):
-    model: str
+class _ModelRow(RankedModelRow):
     rating: float
     se: float
-    ci_low: float
-    ci_high: float
-    rank: int
-    rank_low: int
-    rank_high: int
-    tier: int
     overlap_rank_low: int
     overlap_rank_high: int
     n_battles: int

@@ -10,8 +10,16 @@ from ._ranksets import RankSets, layers, rank_bounds, rank_sets
 from ._splithalf import SplitHalf, split_half
 from ._stability import FAMILIAR_SIZES, Stability, stability   # FAMILIAR_SIZES: for the plots, outside __all__
 from ._stepdown import pair_index, stepdown, t_tail
-from ._suite import SuitePairRow, SuiteResult, suite
+from ._rows import RankedModelRow, SuitePairRow   # RankedModelRow: for the arena's rows, outside __all__
 from ._tiers import Tiers, tiers, tiers_from_pair_table, tiers_of   # the last two: for arena and the report
 
 __all__ = ["tiers", "Tiers", "rank_sets", "RankSets", "rank_bounds", "stability", "Stability", "split_half", "SplitHalf", "suite",
            "SuiteResult", "SuitePairRow"]
+
+
+def __getattr__(name: str):   # the suite (it loads gating and the resampling engine) only when it is used
+    if name in ("suite", "SuiteResult"):
+        from . import _suite
+
+        return getattr(_suite, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -81,6 +81,7 @@ from ..resample._engine import weights as resample_weights
 from ..results import HeadlineJSON, Note, NoteJSON, Result, jsonable
 from ._mrsw import min_units
 from ._ranksets import layers
+from ._rows import RankedModelRow, SuitePairRow
 from ._stepdown import inverse_se, maxt_counts
 
 __all__ = ["suite", "SuiteResult", "RULES", "MISSING"]
@@ -97,34 +98,13 @@ _COPELAND_CELLS = 2**24
 
 
 # ------------------------------------------------------------------------------------------ JSON layout
-class SuiteModelRow(TypedDict):
+class SuiteModelRow(RankedModelRow):
     """One model of :meth:`SuiteResult.to_dict` ``"models"``, in display order (tier, then score)."""
 
-    model: str
     score: float
-    ci_low: float
-    ci_high: float
-    rank: int
-    rank_low: int
-    rank_high: int
-    tier: int
     new_task_rank_low: int | None
     new_task_rank_high: int | None
     task_scores: list[float | None]
-
-
-#: one pair of a ranked table (a suite's pairs; arena's are its subclass ArenaPairRow): ``a`` above ``b`` by ``diff``
-#: with its interval, its p-value and the adjusted one, and whether the claim is made. No docstring: the JSON
-#: schema's description of the suite's pairs stays as it was
-class SuitePairRow(TypedDict):
-    a: str
-    b: str
-    diff: float
-    ci_low: float
-    ci_high: float
-    p_value: float
-    p_adjusted: float
-    separated: bool
 
 
 class SuiteRuleRow(TypedDict):
