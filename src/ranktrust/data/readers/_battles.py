@@ -35,6 +35,10 @@ class _BattleFiles:
     def sniff(self, path: str) -> bool:
         return os.path.isfile(path) and json_format(path) == self.name  # type: ignore[attr-defined]
 
+    def read(self, unit: str, opts: BattleOptions) -> Iterator[BattleTable]:
+        """A file of one battle per row or record (a table, clean_battle JSON); the others override it."""
+        yield read_table_file(unit, opts.prompt, opts.weight_strong)
+
 
 @register
 class BattlesTableReader(_BattleFiles):
@@ -48,17 +52,11 @@ class BattlesTableReader(_BattleFiles):
         p = os.fspath(path).lower()
         return p.endswith(TABLE_SUFFIXES) or (os.path.isfile(path) and json_format(path) == "table")
 
-    def read(self, unit: str, opts: BattleOptions) -> Iterator[BattleTable]:
-        yield read_table_file(unit, opts.prompt, opts.weight_strong)
-
 
 @register
 class CleanBattleReader(_BattleFiles):
     name = "clean_battle"
     description = "Chatbot Arena clean_battle_*.json (a JSON array of battles; conv_metadata as style counts)"
-
-    def read(self, unit: str, opts: BattleOptions) -> Iterator[BattleTable]:
-        yield read_table_file(unit, opts.prompt, opts.weight_strong)
 
 
 @register
