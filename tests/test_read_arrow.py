@@ -74,7 +74,8 @@ def _compare(path: str, monkeypatch: pytest.MonkeyPatch, **kw):
 
 
 # ---------------------------------------------------------------- random long tables
-LABELS = st.sampled_from(["a", "b", "B", "b ", "NA", "null", "0", "01", "1.0", "x,y", 'q"t', "é", "model 7"])
+LABELS = st.sampled_from(["a", "b", "B", "b ", " c", "NA", "null", "0", "01", "1.0", "x,y", 'q"t', "n\nl", "é",
+                          "model 7"])
 SCORES = st.one_of(st.sampled_from([0.0, 1.0]), st.floats(0, 1), st.sampled_from([float("nan"), 1.5, -0.25]))
 
 
@@ -245,6 +246,15 @@ def test_empty_csv_label_refused(kind, tmp_path, monkeypatch):
     assert read_arrow(path, "auto", ReadOptions()) is None
     out = _compare(path, monkeypatch)
     assert out[2].startswith(f"{path}: line 2: the 'item' column is empty")
+
+
+def test_csv_label_with_a_newline_across_blocks(tmp_path, monkeypatch):
+    """A quoted label holding a newline, in a file of several Arrow blocks: parsed as pandas parses it."""
+    df = pd.DataFrame({"model": [f"m{k % 7}" for k in range(196_000)],
+                       "item": [f"it\nem {k // 7}" for k in range(196_000)], "score": 1.0})
+    path = _write(df, tmp_path / "nl", "csv")
+    assert read_arrow(path, "auto", ReadOptions()) is not None
+    assert _compare(path, monkeypatch).items[:2] == ("it\nem 0", "it\nem 1")
 
 
 def test_parquet_empty_label_is_a_label(tmp_path, monkeypatch):

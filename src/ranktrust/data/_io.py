@@ -432,7 +432,8 @@ def read_arrow(path: str, format: str, opts: ReadOptions) -> ScoreMatrix | None:
             import pyarrow.csv as pacsv
 
             table = pacsv.read_csv(
-                path, parse_options=pacsv.ParseOptions(delimiter="\t" if kind == "tsv" else ","),
+                path, parse_options=pacsv.ParseOptions(delimiter="\t" if kind == "tsv" else ",",
+                                                       newlines_in_values=True),   # a quoted label may hold one
                 convert_options=pacsv.ConvertOptions(
                     column_types={**{c: pa.dictionary(pa.int32(), pa.string()) for c in labels}, score: pa.float64()},
                     include_columns=wanted,
