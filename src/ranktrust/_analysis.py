@@ -49,7 +49,7 @@ def analysis(fn: F) -> F:
             raise TypeError(f"{fn.__name__}() {exc}") from None
         given = bound.arguments
         if data_name in given:
-            from .data._io import as_matrix
+            from .data import as_matrix
 
             given[data_name] = as_matrix(given[data_name])
         for name in shared:
@@ -63,7 +63,7 @@ def analysis(fn: F) -> F:
             elif name == "progress":
                 _validate.progress(value)
             elif name == "cluster":
-                from .data._matrix import ScoreMatrix
+                from .data import ScoreMatrix
 
                 m = given.get(data_name)
                 _validate.cluster(value, m.groups if isinstance(m, ScoreMatrix) else ())

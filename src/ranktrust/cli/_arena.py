@@ -64,7 +64,7 @@ def command(paths: tuple[str, ...], baseline: str | None, ties: str, cluster_by:
     """Ratings, simultaneous rank sets and "Is #1 really #1?" for battles in PATHS (a battles table,
     Chatbot Arena clean_battle JSON, Arena-Hard judgments, AlpacaEval annotations, MT-Bench pairs); with --gold,
     a judge's verdicts in PATHS corrected by people's verdicts on some of the same battles."""
-    from ..data._io import input_hash
+    from ..data import input_hash
 
     if not paths:
         raise click.UsageError("give a battles file")

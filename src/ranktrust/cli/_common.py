@@ -12,8 +12,7 @@ from typing import Any, Callable, Iterator
 
 import click
 
-from ..data._io import input_hash, read
-from ..data._matrix import ScoreMatrix
+from ..data import ScoreMatrix, input_hash, read
 from ..data.readers import BUILTIN_READERS, ReadOptions
 from ..reporting.renderers import FORMATS
 from ..reporting.renderers import render as _render
@@ -397,7 +396,7 @@ def load_with_gold(paths: tuple[str, ...], kw: dict[str, Any], *, notes: bool = 
         raise click.UsageError("give an input file")
     if kw.get("no_groups") and kw.get("group_col"):
         raise click.UsageError("--no-groups contradicts --cluster-by/--group-col: give one of them")
-    from ..data._gold import read_with_gold
+    from ..data import read_with_gold
 
     m, gold = read_with_gold(list(paths) if len(paths) > 1 else paths[0], gold_col, format=input_format(kw),
                              align=kw.get("align", "error"), binary=bool(kw.get("binary")), options=read_options(kw))

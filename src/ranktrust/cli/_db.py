@@ -43,7 +43,7 @@ def export_cmd(db: str, out: str, fmt: str, task: str | None, metric: str | None
     from ..errors import DataError
 
     if fmt == "eee":
-        from ..data._eee import SCHEMA_VERSION, export_store
+        from ..data import SCHEMA_VERSION, export_store
 
         if os.path.isfile(out):
             raise DataError(f"{out}: is a file; --format eee writes a folder (data/<task>/<developer>/<model>/...)")

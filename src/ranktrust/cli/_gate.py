@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ..data._io import input_hash
+from ..data import input_hash
 from ..errors import warn
 from ..gating import GATE_ADJUST, read_tasks
 from ..gating import gate as _gate

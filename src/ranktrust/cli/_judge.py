@@ -36,8 +36,7 @@ def command(path: str, reference: str | None, family: tuple[str, ...], scores_pa
     against --reference when given. PATH (or --scores) with model, item, score and a judge column gives the
     repeats and judge-shift probes.
     """
-    from ..data._io import input_hash
-    from ..data._verdicts import read_verdicts
+    from ..data import input_hash, read_verdicts
     from ..errors import DataError
     from ..judges import judge_audit
 

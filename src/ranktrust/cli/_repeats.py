@@ -25,7 +25,7 @@ from ._common import (
 def _load(paths: tuple[str, ...], kw: dict[str, Any], use_prob: bool) -> tuple[Any, str]:
     if not use_prob:
         return load_matrix(paths, kw)
-    from ..data._io import input_hash, read, read_long
+    from ..data import input_hash, read, read_long
     from ..errors import DataError
 
     if kw.get("db"):

@@ -100,7 +100,7 @@ def command(models: tuple[str, ...], questions: str, split: str | None, results_
         --questions mmlu.jsonl --out results.parquet
     ranktrust report results.parquet
     """
-    from ..data._io import input_hash
+    from ..data import input_hash
     from ..score._output import default_task_name
     from ..score._runner import score_models
 

@@ -147,7 +147,7 @@ def _store_tasks(source: Any, opts: Any) -> dict[str, ScoreMatrix]:
 
 def _file_tasks(paths: list[str], opts: Any, task_col: str | None, fmt: str, binary: bool,
                 gold_col: str | None) -> dict[str, Any]:
-    from ..data._io import read, read_long
+    from ..data import read, read_long
 
     group = opts.group_col
     if task_col and group and task_col == group:
@@ -207,7 +207,7 @@ def _read_part(read: Any, part: Any, common: dict[str, Any], src: str, task: str
     numbers in the index) instead of the DataFrame the part is; rows of several files are named by task. With
     ``gold_col``: the judge's matrix and the gold labels (``rt.read`` of the rows with a label)."""
     if gold_col is not None:
-        from ..data._gold import read_with_gold
+        from ..data import read_with_gold
 
         return read_with_gold(part, gold_col, **common)
     name = src if lines or task is None else f"{src}: task {task!r}"

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from .. import _validate
 from .._validate import Progress, SeedLike
-from ..data._matrix import ScoreMatrix
+from ..data import ScoreMatrix
 from ..errors import ArgumentError, DegenerateDataWarning
 from ._options import DEFAULT_SIZES, Inference, Resampling, Sections, resolve
 from ._gold import gold_builders

@@ -299,7 +299,7 @@ def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_tabl
     Without ``pair_table``, complete 0/1 matrices go through the screen-then-refine path
     (:mod:`._screen`, same sets); ``screen=False`` forces the full all-pairs table.
     """
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
     from ..stats._multiplicity import ADJUST_METHODS
     from ..stats._paired import all_pairs
     from ._screen import screened_pairs

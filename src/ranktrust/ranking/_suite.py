@@ -73,7 +73,7 @@ import numpy as np
 
 from .. import _random, _validate
 from .._validate import Progress, SeedLike
-from ..data._matrix import ScoreMatrix
+from ..data import ScoreMatrix
 from ..errors import ArgumentError, DataError
 from ..gating import tasks_of
 from ..resample._engine import resample_means

@@ -31,7 +31,7 @@ from .._validate import SeedLike
 from ..results import Result, jsonable
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
     from ..stats._paired import PairTable
     from ._ranksets import RankSets
 

@@ -917,7 +917,7 @@ def matrix_input(m, *, keep_integer: bool = False) -> MatrixInput:
     complete 0/1 ScoreMatrix as int8 (for callers whose arithmetic is exact either way and that
     pass it to :func:`prepare`).
     """
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
 
     if isinstance(m, ScoreMatrix):
         if not m.is_complete:

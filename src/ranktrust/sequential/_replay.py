@@ -20,7 +20,7 @@ from ._final import FINAL_LOOK
 from ._watch import parse_target
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
 
 __all__ = ["ReplayResult", "watch_replay"]
 

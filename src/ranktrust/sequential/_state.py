@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import DataError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
     from ._watch import Watch
 
 __all__ = ["continue_watch", "read_items", "items_digest", "watch_settings"]

@@ -39,7 +39,7 @@ from ._stream import LAMBDA_RULES, advance
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
 
 __all__ = ["Watch", "WatchStatus", "parse_target"]
 

@@ -98,7 +98,7 @@ def read_parquet_matrix(path: str):
     """The whole score Parquet file as a :class:`~ranktrust.data._matrix.ScoreMatrix`."""
     import pyarrow.parquet as pq
 
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
 
     models, blocks = parquet_blocks(path)
     f = pq.ParquetFile(path)

@@ -29,7 +29,7 @@ from ..errors import ArgumentError, DataError, SmallSampleWarning
 from ..results import Note, NoteJSON, Result
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
     from ..resample._intervals import BootstrapIntervals
 
 __all__ = ["ScoreIntervals", "ScoreCI", "intervals", "bootstrap_ci", "score_ci", "cluster_se"]

@@ -35,7 +35,7 @@ from ._intervals import _check_correction, check_confidence_level, cluster_se, w
 from ._multiplicity import ADJUST_METHODS, adjust_pvalues
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
 
 __all__ = [
     "PairedComparison",
