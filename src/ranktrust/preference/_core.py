@@ -404,7 +404,7 @@ def _bootstrap(bt: Battles, ties: str, f: np.ndarray | None, theta: np.ndarray, 
                gen: np.random.Generator, progress: Progress) -> tuple[np.ndarray, int]:
     """Cluster-bootstrap refits: centred draws of the strengths and the number of refits that failed (a
     resample where a model won or lost everything has no finite rating)."""
-    from ..resample._engine import weights as boot_weights
+    from ..resample import weights as boot_weights
 
     M = len(bt.models)
     a, b, y, w = bt.a, bt.b, bt.y, bt.w

@@ -46,7 +46,7 @@ from .._analysis import analysis
 from .. import _validate
 from .._validate import Progress, SeedLike
 from ..errors import ArgumentError, SmallSampleWarning
-from ..resample._engine import matrix_input, resample_means, weights
+from ..resample import matrix_input, resample_means, weights
 from ..results import Result, jsonable
 from ._mrsw import (
     _STUDENT_CELLS,

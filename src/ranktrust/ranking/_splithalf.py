@@ -12,7 +12,7 @@ from .. import _validate
 from .._validate import Progress, SeedLike
 from ..errors import DataError
 from ..results import Result, jsonable
-from ..resample._engine import half_product, half_tasks, matrix_input, rank_order, run_products
+from ..resample import half_product, half_tasks, matrix_input, rank_order, run_products
 
 __all__ = ["SplitHalf", "split_half"]
 

@@ -13,7 +13,7 @@ from .. import _random, _validate
 from .._validate import Progress, SeedLike
 from ..errors import ArgumentError, SmallSampleWarning
 from ..results import Result, jsonable
-from ..resample._engine import matrix_input, prepare, product_tasks, rank_order, run_products
+from ..resample import matrix_input, prepare, product_tasks, rank_order, run_products
 
 __all__ = ["Stability", "stability", "FAMILIAR_SIZES"]
 

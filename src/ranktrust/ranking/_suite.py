@@ -76,8 +76,7 @@ from .._validate import Progress, SeedLike
 from ..data import ScoreMatrix
 from ..errors import ArgumentError, DataError
 from ..gating import tasks_of
-from ..resample._engine import resample_means
-from ..resample._engine import weights as resample_weights
+from ..resample import resample_means, weights as resample_weights
 from ..results import HeadlineJSON, Note, NoteJSON, Result, jsonable
 from ._mrsw import min_units
 from ._ranksets import layers

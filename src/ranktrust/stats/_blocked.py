@@ -152,7 +152,7 @@ def _run(blocks: list, fn_kw: dict, client: Any) -> Any:
         for b in blocks:
             yield _block_sums(b, **fn_kw)
         return
-    from ..resample._distributed import map_tasks
+    from ..resample import map_tasks
 
     yield from map_tasks(client, _block_sums, blocks, shared=fn_kw)
 
@@ -167,7 +167,7 @@ def _chunk_ci(chunk: tuple, *, confidence_level: float) -> tuple[np.ndarray, np.
 
 
 def _run_ci(chunks: list, cl: float, client: Any) -> Any:
-    from ..resample._distributed import map_tasks
+    from ..resample import map_tasks
 
     yield from map_tasks(client, _chunk_ci, chunks, shared=dict(confidence_level=cl))
 

@@ -30,7 +30,7 @@ from ..results import Note, NoteJSON, Result
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data import ScoreMatrix
-    from ..resample._intervals import BootstrapIntervals
+    from ..resample import BootstrapIntervals
 
 __all__ = ["ScoreIntervals", "ScoreCI", "intervals", "bootstrap_ci", "score_ci", "cluster_se"]
 
@@ -848,8 +848,7 @@ def _gold_intervals(m: "ScoreMatrix", gold: Any, *, method: str, cluster: bool, 
 def _bootstrap_scores(m: Any, *, method: str, n_resamples: int, confidence_level: float, cluster: bool, rng: Any,
                       batch: int | None = None, cluster_correction: str = "cr2", progress: Any = None) -> ScoreIntervals:
     """Per-model bootstrap intervals as :class:`ScoreIntervals` (the resampling engine's numbers)."""
-    from ..resample._engine import matrix_input
-    from ..resample._intervals import bootstrap_intervals
+    from ..resample import bootstrap_intervals, matrix_input
 
     b = bootstrap_intervals(m, method=method, n_resamples=n_resamples, confidence_level=confidence_level,
                             cluster=cluster, rng=rng, batch=batch, cluster_correction=cluster_correction,
@@ -924,7 +923,7 @@ def bootstrap_ci(
     (999, 2)
     """
     if pair is not None:
-        from ..resample._intervals import bootstrap_intervals
+        from ..resample import bootstrap_intervals
 
         return bootstrap_intervals(m, method=method, n_resamples=n_resamples, confidence_level=confidence_level,
                                    pair=pair, cluster=cluster, rng=rng, batch=batch,
