@@ -243,7 +243,7 @@ def test_integer_arrays_give_the_figures_of_their_float_copies():
 @pytest.mark.parametrize("cells,size,b,dtype", [(5000, 5000, 64, np.float32), (300, 5000, 37, np.float64),
                                                 (20, 7, 5, np.float32)])
 def test_block_counts_are_the_bincounts_of_the_block_draws(cells, size, b, dtype):
-    """The count path sums sparse rows of the drawn items (16 resamples per SciPy call, int32
+    """The count path sums sparse rows of the drawn items (several resamples per SciPy call, int32
     draws): the same counts as bincount of the (b, size) int64 draws the engine always made."""
     from ranktrust.resample import _engine as E
 

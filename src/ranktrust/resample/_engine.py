@@ -62,8 +62,9 @@ Two paths give the same numbers (up to float rounding for non-integer scores):
 *sparse* multiplies a sparse (CSR) matrix of the drawn indices by ``scores.T``, i.e. a
 gather-and-add over the drawn items without copies (cheap when ``size`` is small),
 *matmul* turns the drawn indices into a ``(b, N)`` count matrix (SciPy sums a sparse
-matrix of the drawn items into it, 16 resamples at a time so that their counts stay in
-cache) and multiplies it by ``scores.T`` with BLAS (cheap when ``size`` is comparable to
+matrix of the drawn items into it with its CSR kernel called directly, as many resamples
+at a time as keep about 2**18 counts in cache: 16 of 14,000 items, a whole block of 448)
+and multiplies it by ``scores.T`` with BLAS (cheap when ``size`` is comparable to
 ``N``); in-process, large runs are drawn and counted on two helper threads (NumPy's
 generators and SciPy's sparse kernels release the GIL) while the main thread multiplies.
 The path is picked by a cost model from (M, N, size) only, never from ``batch``.
@@ -619,24 +620,59 @@ def _counted_products(tasks: list[tuple], work: ProductPlan) -> Iterator[tuple]:
 
 def _count_block(wss: np.random.SeedSequence, b: int, cells: int, size: int, out: np.ndarray) -> None:
     """Draw one block's ``(b, size)`` indices from its stream and write their counts to ``out``."""
-    from scipy.sparse import csr_matrix
-
     gen = np.random.Generator(np.random.PCG64(wss))
-    ones = _ones(_CSR_ROWS * size, out.dtype)
-    for r in range(0, b, _CSR_ROWS):
-        # rows of a sparse matrix whose entries are the drawn items, summed into the dense
-        # counts by SciPy (no int64 -> float cast, GIL released); the same draws as (b, size)
-        # at once: int32 draws are the int64 ones (both NumPy's 32-bit Lemire)
-        k = min(_CSR_ROWS, b - r)
+    rows = _count_rows(b, cells, size)
+    ones = _ones(rows * size, out.dtype)
+    for r in range(0, b, rows):
+        # rows of a sparse matrix whose entries are the drawn items, summed into the dense counts by
+        # SciPy's CSR kernel (no int64 -> float cast, GIL released); the same draws as (b, size) at
+        # once: consecutive calls continue the stream, and int32 draws are the int64 ones (both
+        # NumPy's 32-bit Lemire)
+        k = min(rows, b - r)
         itype = np.int32 if max(k * size, cells) < 2**31 else np.int64
         idx = gen.integers(0, cells, size=(k, size), dtype=itype)
-        csr_matrix((ones[:k * size], idx.ravel(), np.arange(0, k * size + 1, size, dtype=itype)),
-                   shape=(k, cells), copy=False).toarray(out=out[r:r + k])
+        _add_rows(idx, ones[:k * size], out[r:r + k])
+
+
+def _count_rows(b: int, cells: int, size: int) -> int:
+    """Resamples counted by one kernel call: as many as keep about 2**18 count cells and drawn
+    items together (in cache), at least one; small benchmarks count a whole block at once
+    (the per-call cost, not the adding, is what they pay)."""
+    return max(1, min(b, _COUNT_CELLS // max(cells, size, 1)))
+
+
+def _add_rows(idx: np.ndarray, ones: np.ndarray, out: np.ndarray) -> None:
+    """``out[r] = counts of idx[r]`` for the ``(k, size)`` drawn items ``idx`` (``ones``: ``k * size`` ones
+    of ``out``'s dtype): SciPy's dense-from-CSR kernel called directly (a ``csr_matrix`` costs about
+    100 microseconds to build and check, more than counting a small block), else through ``toarray``."""
+    k, size = idx.shape
+    kernel = _csr_kernel()
+    indptr = np.arange(0, k * size + 1, size, dtype=idx.dtype)
+    if kernel is not None and out.flags.c_contiguous and out.dtype == ones.dtype:
+        out.fill(0)
+        kernel(k, out.shape[1], indptr, idx.reshape(-1), ones, out)
+        return
+    from scipy.sparse import csr_matrix
+
+    csr_matrix((ones, idx.reshape(-1), indptr), shape=out.shape, copy=False).toarray(out=out)
+
+
+def _csr_kernel():
+    """SciPy's ``csr_todense(n_row, n_col, Ap, Aj, Ax, Bx)`` (``Bx += A``), or None where this SciPy lacks it."""
+    global _CSR_TODENSE
+    if _CSR_TODENSE is None:
+        try:
+            from scipy.sparse._sparsetools import csr_todense
+        except ImportError:     # a SciPy without the private module: the public csr_matrix path
+            csr_todense = False
+        _CSR_TODENSE = csr_todense
+    return _CSR_TODENSE or None
 
 
 _COUNT_POOL = None
-#: resamples counted together by one SciPy call (their counts stay in a core's cache)
-_CSR_ROWS = 16
+_CSR_TODENSE: Any = None
+#: count cells (and drawn items) of one kernel call: 16 resamples of 14,000 items, a whole block of 448
+_COUNT_CELLS = 2**18
 _ONES: dict = {}
 
 
