@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ..stats._power import power as _power
+from ..stats import power as _power
 from ._common import (
     api_default,
     command_line,
@@ -44,7 +44,7 @@ def command(paths: tuple[str, ...], gap: float | None, items: int | None, disagr
     q comes from --disagreement, or is estimated from the results in PATHS.
     """
     from ..errors import DataError
-    from ..stats._power import estimate_disagreement, power
+    from ..stats import estimate_disagreement, power
 
     has_data = bool(paths or kw.get("db"))
     if gap is not None and items is not None:

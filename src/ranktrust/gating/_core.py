@@ -93,9 +93,7 @@ from .._kernel import normal_quantile
 from ..data import ScoreMatrix
 from ..errors import ArgumentError, DataError, RanktrustWarning, SmallSampleWarning
 from ..results import Result, jsonable
-from ..stats import PairedComparison, adjust_pvalues, compare
-from ..stats import power as _power
-from ..stats._bounded import items_needed as _betting_items
+from ..stats import PairedComparison, adjust_pvalues, compare, items_needed as _betting_items, power as _power
 from ._tasks import is_store, read_tasks, tasks_of
 
 __all__ = ["Gate", "GateHeadline", "GateTask", "gate", "holm_levels", "GATE_ADJUST", "PLAN_POWER"]

@@ -46,7 +46,7 @@ from .. import _validate
 from .._kernel import normal_quantile, wilson_bounds
 from ..errors import DataError
 from ..results import Result, jsonable
-from ..stats._bounded import betting_bounds
+from ..stats import betting_bounds
 from ._length import find_lengths, length_probe
 from ._twoway import judge_shift, repeat_variance
 

@@ -31,7 +31,8 @@ from ..data import ScoreMatrix
 from ..ranking import layers, pair_index, stepdown
 from ..results import Result, jsonable
 from ..stats import intervals
-from ..stats._ppi import METHODS, gold_fit, model_intervals
+from ..stats import PPI_METHODS as METHODS
+from ..stats import gold_fit, model_intervals
 
 __all__ = ["Ranked", "RankedRow", "pairs_and_ranks", "GoldCorrected", "GoldCorrectedJSON", "JudgedRow",
            "JudgedPairRow", "gold_corrected", "labels_needed", "model_intervals", "METHODS"]

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..data import ScoreMatrix
 from ..results import HeadlineJSON, Result, jsonable
-from ..stats._intervals import ScoreIntervalRow
+from ..stats import ScoreIntervalRow
 from ._sections import BUILT_IN, HEATMAP_MAX_MODELS, Note, NoteJSON, PowerSectionJSON
 
 if TYPE_CHECKING:   # the JSON layouts of the report's parts (imported when the report runs)
@@ -24,7 +24,7 @@ if TYPE_CHECKING:   # the JSON layouts of the report's parts (imported when the 
     from ..ranking._stability import StabilityJSON
     from ..ranking._tiers import TiersJSON
     from ..runs import RepeatsJSON, SensitivityJSON
-    from ..stats._paired import PairRow
+    from ..stats import PairRow
     from ..subsets import MDADResultJSON
 
 __all__ = ["LeaderboardReport", "LeaderboardReportJSON", "Headline", "ReportModelRow", "HEATMAP_MAX_MODELS",

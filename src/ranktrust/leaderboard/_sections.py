@@ -24,9 +24,7 @@ from ..results import Note, NoteJSON, Result, jsonable   # Note: the plain recor
 
 if TYPE_CHECKING:
     from ..data import ScoreMatrix
-    from ..stats import PairTable
-    from ..stats import PowerResult, PowerTable
-    from ..stats._power import PowerRow
+    from ..stats import PairTable, PowerResult, PowerRow, PowerTable
     from ._options import Inference, Resampling, Sections
 
 __all__ = ["Note", "NoteJSON", "PowerSection", "PowerSectionJSON", "PairMatrix", "Build", "BUILDERS", "BUILT_IN",

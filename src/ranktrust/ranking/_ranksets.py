@@ -248,7 +248,7 @@ def _rank_sets_iv(method, confidence_level, n_resamples, studentize, progress):
 
 def _holm_rows(p: np.ndarray, adjust: str) -> np.ndarray:
     """Each row's off-diagonal p-values adjusted over that row (a model's own M - 1 pairs)."""
-    from ..stats._multiplicity import adjust_pvalues
+    from ..stats import adjust_pvalues
 
     out = np.full(p.shape, np.nan)
     k = p.shape[0]
@@ -300,8 +300,7 @@ def _from_pairs(m, *, confidence_level, simultaneous, adjust, cluster, pair_tabl
     (:mod:`._screen`, same sets); ``screen=False`` forces the full all-pairs table.
     """
     from ..data import ScoreMatrix
-    from ..stats._multiplicity import ADJUST_METHODS
-    from ..stats._paired import all_pairs
+    from ..stats import ADJUST_METHODS, all_pairs
     from ._screen import screened_pairs
 
     if not isinstance(m, ScoreMatrix):

@@ -41,8 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernel import is_binary
-from ..stats._multiplicity import adjust_pvalues
-from ..stats._paired import mcnemar_exact, score_order
+from ..stats import adjust_pvalues, mcnemar_exact, score_order
 
 __all__ = ["discordant_counts", "mcnemar_bound", "screen_pairs", "screened_pairs", "threshold"]
 

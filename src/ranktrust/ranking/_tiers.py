@@ -32,7 +32,7 @@ from ..results import Result, jsonable
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..data import ScoreMatrix
-    from ..stats._paired import PairTable
+    from ..stats import PairTable
     from ._ranksets import RankSets
 
 __all__ = ["Tiers", "tiers", "tiers_from_pair_table", "tiers_from_rank_sets", "tiers_of"]
@@ -216,7 +216,7 @@ def tiers(
     .. [1] [A] "Is the #1 AI Model Really #1?" (2026).
     .. [2] Mogstad, Romano, Shaikh and Wilhelm, Rev. Econ. Stud. (2024).
     """
-    from ..stats._intervals import check_confidence_level
+    from ..stats import check_confidence_level
 
     cl = check_confidence_level(confidence_level)
     if method == "rank-sets":
@@ -225,7 +225,7 @@ def tiers(
     if method != "adjacent":
         raise ArgumentError(f"`method` must be 'adjacent' or 'rank-sets', got {method!r}")
     if pair_table is None:
-        from ..stats._paired import all_pairs
+        from ..stats import all_pairs
 
         pair_table = all_pairs(m, pairs="adjacent", adjust=adjust, confidence_level=cl, cluster=cluster)
     elif tuple(pair_table.models) != tuple(m.models):
