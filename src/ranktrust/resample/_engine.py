@@ -187,11 +187,148 @@ def _check_count(value: int, name: str, *, minimum: int = 1) -> int:
     return _validate.count(value, name, minimum=minimum)
 
 
-def _block_seeds(rng, n: int) -> list[np.random.SeedSequence]:
+def _block_seeds(rng, n: int) -> list:
     """One named stream per block of :data:`BLOCK` resamples: ``child(root(rng), k)`` (the
-    randomness policy of :mod:`ranktrust._random`; equal to ``root.spawn(n_blocks)``)."""
+    randomness policy of :mod:`ranktrust._random`; equal to ``root.spawn(n_blocks)``), as
+    :class:`_Stream` records whose PCG64 states (and their two children's) are hashed for all
+    blocks at once; ``SeedSequence`` objects where that is not possible."""
     r = _random.root(rng)
-    return [_random.child(r, k) for k in range(-(-n // BLOCK))]
+    ks = range(-(-n // BLOCK))
+    streams = _streams(r, ks)
+    return streams if streams is not None else [_random.child(r, k) for k in ks]
+
+
+# ---- SeedSequence's hash (numpy.random.SeedSequence, after M. E. O'Neill's seed_seq_fe), vectorised
+_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
+_MIX_L, _MIX_R, _XSHIFT = np.uint32(0xCA01F9DD), np.uint32(0x4973F715), np.uint32(16)
+_M32 = 0xFFFFFFFF
+#: children drawn under each block's stream: 0 for the indices (halves: the keys), 1 for the tie keys
+_KIDS = 2
+
+
+class _Stream:
+    """The stream ``child(parent, *names)`` without a ``SeedSequence`` object (building one costs about
+    40 microseconds: three per block of 64 resamples): its PCG64 seed words ``state``, what
+    ``SeedSequence.generate_state(4, uint64)`` gives, and its children ``0 .. _KIDS - 1`` as streams.
+    ``np.random.PCG64(stream)`` reads ``generate_state`` (a registered ``ISeedSequence``); any other
+    request goes to the ``SeedSequence`` itself, made then. Picklable (dask tasks carry it)."""
+
+    def __init__(self, parent: np.random.SeedSequence, names: tuple, state: np.ndarray, kids: list) -> None:
+        self.parent, self.names, self.state, self.kids = parent, names, state, kids
+
+    def seed_sequence(self) -> np.random.SeedSequence:
+        return _random.child(self.parent, *self.names)
+
+    def generate_state(self, n_words: int, dtype=np.uint32) -> np.ndarray:
+        if n_words == 4 and np.dtype(dtype) == np.uint64:
+            return self.state.copy()
+        return self.seed_sequence().generate_state(n_words, dtype)
+
+
+def _register_stream() -> None:
+    from numpy.random.bit_generator import ISeedSequence
+
+    ISeedSequence.register(_Stream)
+
+
+_register_stream()
+
+
+def _u32_words(x) -> list[int] | None:
+    """``x`` (an int >= 0 or a sequence of them) as SeedSequence's uint32 words; None for anything else."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        x = int(x)
+        if x < 0:
+            return None
+        out = [x & _M32] if x == 0 else []
+        while x > 0:
+            out.append(x & _M32)
+            x >>= 32
+        return out
+    if isinstance(x, (list, tuple)):
+        out = []
+        for v in x:
+            w = _u32_words(v)
+            if w is None:
+                return None
+            out += w
+        return out
+    return None
+
+
+def _seed_words(parent: np.random.SeedSequence, ks: np.ndarray, kid: int | None) -> np.ndarray | None:
+    """SeedSequence's assembled entropy of ``child(parent, k)`` (``kid`` None) or ``child(parent, k, kid)``
+    for each ``k`` of ``ks`` (ints below 2**32, one word each): ``(n, L)`` uint32; None where it cannot be made here."""
+    run = _u32_words(parent.entropy)
+    key = _u32_words(tuple(parent.spawn_key))
+    if run is None or key is None:
+        return None
+    prefix = run + [0] * max(0, parent.pool_size - len(run)) + key   # padded: every child has a spawn key
+    cols = [np.broadcast_to(np.array(prefix, dtype=np.uint32), (len(ks), len(prefix))), ks[:, None]]
+    if kid is not None:
+        cols.append(np.full((len(ks), 1), kid, dtype=np.uint32))
+    return np.concatenate(cols, axis=1)
+
+
+def _hash_states(words: np.ndarray, pool_size: int) -> np.ndarray:
+    """``SeedSequence(...).generate_state(4, uint64)`` of each row of assembled entropy ``words`` (n, L)."""
+    h = [_INIT_A]
+
+    def hashmix(v):
+        v = v ^ np.uint32(h[0])
+        h[0] = (h[0] * _MULT_A) & _M32
+        v = v * np.uint32(h[0])
+        return v ^ (v >> _XSHIFT)
+
+    def mix(x, y):
+        r = _MIX_L * x - _MIX_R * y
+        return r ^ (r >> _XSHIFT)
+
+    n, length = words.shape
+    zero = np.zeros(n, dtype=np.uint32)
+    pool = [hashmix(words[:, i] if i < length else zero) for i in range(pool_size)]
+    for i_src in range(pool_size):
+        for i_dst in range(pool_size):
+            if i_src != i_dst:
+                pool[i_dst] = mix(pool[i_dst], hashmix(pool[i_src]))
+    for i_src in range(pool_size, length):
+        for i_dst in range(pool_size):
+            pool[i_dst] = mix(pool[i_dst], hashmix(words[:, i_src]))
+    hb = _INIT_B
+    state = np.empty((n, 8), dtype="<u4")
+    for i in range(8):
+        v = pool[i % pool_size] ^ np.uint32(hb)
+        hb = (hb * _MULT_B) & _M32
+        v = v * np.uint32(hb)
+        state[:, i] = v ^ (v >> _XSHIFT)
+    return state.view("<u8").astype(np.uint64)
+
+
+def _streams(parent: np.random.SeedSequence, ks) -> list[_Stream] | None:
+    """``[child(parent, k) for k in ks]`` as :class:`_Stream` records (with children ``0 .. _KIDS - 1``),
+    their states hashed together; None where SeedSequence's words cannot be made here or (checked once
+    a process) the hash is not the one SeedSequence gives: the caller then builds SeedSequences."""
+    global _HASH_CHECKED
+    ks = np.asarray(list(ks), dtype=np.int64)
+    if not len(ks) or ks.min() < 0 or ks.max() >= 2**32:
+        return None
+    words = [_seed_words(parent, ks.astype(np.uint32), kid) for kid in (None,) + tuple(range(_KIDS))]
+    if any(w is None for w in words):
+        return None
+    own = _hash_states(words[0], parent.pool_size)
+    kids = np.split(_hash_states(np.concatenate(words[1:]), parent.pool_size), _KIDS)   # equal lengths: one pass
+    if not _HASH_CHECKED:
+        first = _random.child(parent, int(ks[0]))
+        if not (np.array_equal(own[0], first.generate_state(4, np.uint64))
+                and np.array_equal(kids[-1][0], _random.child(first, _KIDS - 1).generate_state(4, np.uint64))):
+            return None    # a NumPy whose SeedSequence hashes otherwise: its own objects (the same streams)
+        _HASH_CHECKED = True
+    return [_Stream(parent, (k,), own[j], [_Stream(parent, (k, i), kids[i][j], []) for i in range(_KIDS)])
+            for j, k in enumerate(ks.tolist())]
+
+
+#: the vectorised hash gave SeedSequence's states once in this process (checked on first use)
+_HASH_CHECKED = False
 
 
 def _blocks_per_product(width: int) -> int:
@@ -705,8 +842,13 @@ def _product_task(task, **work):
     return _post((kernel or _product_means)(group, first, **work), post, post_kw)
 
 
-def _children(ss: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
-    """``ss.spawn(n)`` of a fresh ``ss``, whatever ``ss`` spawned before (pure: a task can run twice)."""
+def _children(ss, n: int) -> list:
+    """``ss.spawn(n)`` of a fresh ``ss``, whatever ``ss`` spawned before (pure: a task can run twice);
+    a :class:`_Stream`'s children come hashed with it."""
+    if isinstance(ss, _Stream):
+        if n <= len(ss.kids):
+            return ss.kids[:n]
+        ss = ss.seed_sequence()
     return [_random.child(ss, i) for i in range(n)]
 
 
@@ -810,7 +952,7 @@ def weights(
     out = np.empty((n_resamples, n_items), dtype=dtype)
     for k, ss in enumerate(_block_seeds(rng, n_resamples)):
         b = min(BLOCK, n_resamples - k * BLOCK)
-        wss = _random.child(ss, 0)  # = ss.spawn(2)[0], as in _product_means
+        wss = _children(ss, 1)[0]  # = ss.spawn(2)[0], as in _product_means
         cnt = np.empty((b, cells), dtype=dtype)
         _count_block(wss, b, cells, size, cnt)
         out[k * BLOCK:k * BLOCK + b] = cnt if codes is None else cnt[:, codes]
