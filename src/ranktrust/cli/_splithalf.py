@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ..ranking._splithalf import split_half
+from ..ranking import split_half
 from ._common import (
     api_default,
     command_line,
@@ -28,7 +28,7 @@ from ._common import (
 def command(paths: tuple[str, ...], n_resamples: int, output_format: str | None, out: str, seed: int,
             **kw: Any) -> None:
     """Split the items in random halves: does one half's winner also win the other?"""
-    from ..ranking._splithalf import split_half
+    from ..ranking import split_half
 
     m, ihash = load_matrix(paths, kw)
     with progress_bar(n_resamples, "splitting") as cb:

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from ..leaderboard import DEFAULT_SIZES
-from ..ranking._stability import stability
+from ..ranking import stability
 from ._common import (
     api_default,
     command_line,
@@ -61,7 +61,7 @@ def _fit_sizes(sizes: list[int | str], m: Any, *, explicit: bool) -> list[int | 
 def command(paths: tuple[str, ...], sizes: str, n_resamples: int, top_k: str, cluster: bool,
             output_format: str | None, out: str, seed: int, **kw: Any) -> None:
     """How often the #1 stays #1 (and the top k keep their order) at other benchmark sizes."""
-    from ..ranking._stability import stability
+    from ..ranking import stability
 
     sz = parse_sizes(sizes)
     try:

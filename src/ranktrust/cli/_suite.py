@@ -11,8 +11,7 @@ from typing import Any
 
 import click
 
-from ..ranking._suite import MISSING, RULES
-from ..ranking._suite import suite as _suite
+from ..ranking import SUITE_MISSING as MISSING, SUITE_RULES as RULES, suite as _suite
 from ._common import (
     api_default,
     cluster_requested,

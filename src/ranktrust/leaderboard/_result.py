@@ -19,10 +19,7 @@ from ._sections import BUILT_IN, HEATMAP_MAX_MODELS, Note, NoteJSON, PowerSectio
 
 if TYPE_CHECKING:   # the JSON layouts of the report's parts (imported when the report runs)
     from ..quality import DataQualityJSON
-    from ..ranking._ranksets import RankSetsJSON
-    from ..ranking._splithalf import SplitHalfJSON
-    from ..ranking._stability import StabilityJSON
-    from ..ranking._tiers import TiersJSON
+    from ..ranking import RankSetsJSON, SplitHalfJSON, StabilityJSON, TiersJSON
     from ..runs import RepeatsJSON, SensitivityJSON
     from ..stats import PairRow
     from ..subsets import MDADResultJSON
