@@ -142,7 +142,7 @@ def _check_out(ctx: click.Context) -> None:
     after the analysis: a suffix that names no format (``--out r.jsn``) or contradicts ``--format``."""
     seen = ctx.meta.setdefault("ranktrust.output", {})
     if "format" in seen and "out" in seen:
-        from ..reporting._render import output_format
+        from ..reporting import output_format
 
         output_format(seen["format"], seen["out"])
 

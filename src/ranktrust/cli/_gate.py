@@ -122,7 +122,7 @@ def command(paths: tuple[str, ...], candidate: str, baseline: str, margin: float
     --margin) or INCONCLUSIVE (a warning names the tasks and the items each would need); exit 3: FAIL
     (a regression shown on some task); exit 4: INCONCLUSIVE with --strict; exit 1: bad input.
     """
-    from ..reporting.renderers._gate import inconclusive_warning
+    from ..reporting import inconclusive_warning
 
     if kw.get("gold_col") and method != "auto":
         raise click.UsageError("--method chooses the paired test of judged scores; with --gold-col the estimator is "

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from ..subsets._mdad import DEFAULT_METHODS, DEFAULT_SIZES, mdad
+from ..subsets import DEFAULT_METHODS, DEFAULT_SIZES, mdad
 from ._main import ApiOption
 from ._common import (
     api_default,

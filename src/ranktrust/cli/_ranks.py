@@ -45,14 +45,13 @@ def command(paths: tuple[str, ...], rank_method: str, adjust: str, n_resamples: 
 
     With --gold-col the ranks are those of the gold labels' means (gold-corrected), the judge-only and
     gold-only rank ranges beside them under "gold"."""
-    from ..ranking import rank_sets
-    from ..ranking._tiers import tiers_of
+    from ..ranking import rank_sets, tiers_of
 
     m, gold, ihash = load_with_gold(paths, kw)
     if gold is not None:
         if rank_method != "pairs":
             raise click.UsageError("--gold-col ranks from the pairs of gold-corrected means: use --method pairs")
-        from ..leaderboard._gold import gold_ranks
+        from ..leaderboard import gold_ranks
 
         rs, extra = gold_ranks(m, gold, method=gold_method, confidence_level=confidence, adjust=adjust,
                                cluster=cluster, simultaneous=not marginal)

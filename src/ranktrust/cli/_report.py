@@ -70,7 +70,7 @@ def command(paths: tuple[str, ...], output_format: str | None, out: str, confide
             **kw: Any) -> None:
     """Report on per-item results in PATHS (or --db STORE)."""
     from ..leaderboard import report
-    from ..reporting._render import output_format as pick_format
+    from ..reporting import output_format as pick_format
 
     fmt = pick_format(output_format, out)   # before the analysis: a bad --format/--out pair fails fast
     if ci_method == "cluster" and not cluster_requested(kw):

@@ -101,8 +101,7 @@ def command(models: tuple[str, ...], questions: str, split: str | None, results_
     ranktrust report results.parquet
     """
     from ..data import input_hash
-    from ..score._output import default_task_name
-    from ..score._runner import score_models
+    from ..score import default_task_name, score_models
 
     if results_out is None:
         if db is None:

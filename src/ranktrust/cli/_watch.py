@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from ..sequential._watch import Watch
+from ..sequential import Watch
 from ._common import (
     api_default,
     cluster_requested,
@@ -127,7 +127,7 @@ def command(paths: tuple[str, ...], target: str, items: str | None, order: str, 
     from .. import _validate
     from ..errors import DataError
     from ..sequential import items_digest, read_items, watch_replay
-    from ..sequential._watch import parse_target
+    from ..sequential import parse_target
 
     _validate.confidence_level(confidence)   # fail before reading; cli_words names the flag
     parse_target(target)

@@ -34,7 +34,7 @@ from .. import _validate
 from .._random import child, root
 from .._validate import SeedLike
 from ..errors import DataError
-from ..preference._ppi import match_gold, ppi_bradley_terry
+from ..preference import match_gold, ppi_bradley_terry
 from ..ranking import layers, rank_bounds
 from ..results import Result, jsonable
 from ._audit import _column, _scores

@@ -6,6 +6,9 @@ only when a model is scored, so loading questions or building prompts needs neit
 >>> from ranktrust.score import score_models            # doctest: +SKIP
 >>> res = score_models(["/models/Qwen2.5-1.5B"], "mmlu.jsonl", out="results.parquet")  # doctest: +SKIP
 >>> res.frame.groupby("model")["score"].mean()          # doctest: +SKIP
+
+Outside :data:`__all__`, for the command line: ``default_task_name`` (the task a questions file is stored under),
+loaded on first use.
 """
 
 from __future__ import annotations
@@ -40,4 +43,6 @@ def __getattr__(name: str) -> Any:
         value = getattr(importlib.import_module(f"{__name__}._runner"), name)
         globals()[name] = value
         return value
+    if name == "default_task_name":   # for the command line, outside __all__
+        return importlib.import_module(f"{__name__}._output").default_task_name
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,6 +6,8 @@ benchmark, and which cells to score next; the analysis order is the declared ite
 harness sent the items (``order="dispatch"``), or completion order (``order="arrival"``, valid only when latency
 does not depend on the results). ``watch_replay`` replays a finished ScoreMatrix in random item orders.
 See ``docs/watch.md``.
+
+Outside :data:`__all__`, for the command line: ``parse_target`` (a stopping target such as ``"top3"`` as its kind and k).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from ._cs import ConfidenceSequence, confidence_sequence, paired_confidence_sequence
 
 __all__ = ["ConfidenceSequence", "confidence_sequence", "paired_confidence_sequence"]
-from ._watch import Watch, WatchStatus  # noqa: E402
+from ._watch import Watch, WatchStatus, parse_target  # noqa: E402,F401  (parse_target: for the command line)
 
 __all__ += ["Watch", "WatchStatus"]
 from ._replay import ReplayResult, watch_replay  # noqa: E402

@@ -13,13 +13,16 @@ References
 .. [2] R. Vivek, K. Ethayarajh, D. Yang, D. Kiela, "Anchor Points: Benchmarking Models
    with Much Fewer Examples", EACL 2024.
 .. [3] F. M. Polo et al., "tinyBenchmarks: evaluating LLMs with fewer examples", ICML 2024.
+
+Outside :data:`__all__`, for the command line: ``DEFAULT_METHODS`` and ``DEFAULT_SIZES``, what ``mdad`` compares
+when not told.
 """
 
 from __future__ import annotations
 
 from . import _anchor as anchor, _diversity as diversity, _irt_method as irt_method  # noqa: F401  (register the built-in methods)
 from ._irt import IRTParams, fit_2pl
-from ._mdad import DEFAULT_SIZES, MDADResult, MDADResultJSON, default_source_models, mdad
+from ._mdad import DEFAULT_METHODS, DEFAULT_SIZES, MDADResult, MDADResultJSON, default_source_models, mdad
 from ._registry import methods, register
 from ._select import Subset, SubsetEstimate, estimate, select_subset
 
