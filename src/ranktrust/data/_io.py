@@ -464,7 +464,8 @@ def _csv_header(path: str, sep: str) -> list[str] | None:
         return next(csv.reader(fh, delimiter=sep), None)
 
 
-def _long_roles(header: list[str], opts: ReadOptions) -> "tuple[str, str, str, str | None, str | None, str | None] | None":
+def _long_roles(header: list[str], opts: ReadOptions,
+                ) -> "tuple[str, str, str, str | None, str | None, str | None] | None":
     """The file's columns that hold the model, item, score, group, run and condition of a long table, as the
     table reader (which renames the named model/item/score columns) and :func:`matrix_from_long` pick them; None
     where the pandas path must read the table (wide, a missing column, a ``task``, ``metric``, ``source`` or
