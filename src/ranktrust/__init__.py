@@ -168,7 +168,7 @@ def __getattr__(name: str) -> Any:
     module = importlib.import_module(mod)
     value = module if name == "plot" else getattr(module, name)
     if name in _TAKES_DATA and not getattr(value, "__ranktrust_analysis__", False):   # @analysis reads data itself
-        from .data._io import accepts_data
+        from .data import accepts_data
 
         value = accepts_data(value)
     if name in _DEPRECATED:
