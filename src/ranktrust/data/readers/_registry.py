@@ -156,7 +156,9 @@ def _load_plugins() -> None:
 def readers(kind: str = "scores") -> dict[str, type]:
     """All registered reader classes of ``kind`` (``"scores"``, or ``"battles"``) by name: the built-in ones, then
     the entry-point plug-ins."""
-    from . import _builtin  # noqa: F401  (registers the built-in readers)
+    from ._builtin import load
+
+    load((*BUILTIN_READERS, *BUILTIN_BATTLE_READERS))   # registers the built-in readers (once)
 
     _load_plugins()
     out = dict(_BATTLE_READERS if kind == "battles" else _READERS)
