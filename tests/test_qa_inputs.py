@@ -161,7 +161,7 @@ def test_qa_l5_wrong_delimiter_named(capsys, tmp_path, sep, name, needle):
 def test_qa_l11_names_differing_by_case_or_whitespace_warned(capsys, tmp_path):
     names = ["Model A", "Model A ", " Model A", "model a", "Model B"]
     p = write(tmp_path / "names.csv", [(f'"{n}"', f"q{i}", (k + i) % 2) for k, n in enumerate(names) for i in range(10)])
-    with pytest.warns(UserWarning, match="differ only by case or whitespace") as rec:
+    with pytest.warns(UserWarning, match="differ only by case, whitespace or Unicode form") as rec:
         m = rt.read(p)
     assert m.models == tuple(names)  # kept apart, exactly
     msg = str(rec[0].message)
@@ -170,7 +170,7 @@ def test_qa_l11_names_differing_by_case_or_whitespace_warned(capsys, tmp_path):
         warnings.simplefilter("error")
         rt.read(write(tmp_path / "ok.csv", [(n, f"q{i}", i % 2) for n in ("A", "B") for i in range(4)]))
     code, _, err = cli(capsys, "report", p, "--no-stability")
-    assert code == 0 and "warning:" in err and "differ only by case or whitespace" in err
+    assert code == 0 and "warning:" in err and "differ only by case, whitespace or Unicode form" in err
 
 
 HOSTILE = ["gpt\u202e4-evil", "esc\x1b[31mred", "tab\there", "zero\u200bwidth", "plain-name", "Ünïcødé 模型"]
@@ -386,3 +386,19 @@ def test_qa_d14_the_qa_command(capsys):
     code, out, err = cli(capsys, "report", real, "--errors", "drop", "--task", "inspect_evals/arc_easy", "--align",
                          "pairwise", "--no-stability", "-f", "json")
     assert code == 0, err
+
+
+def test_names_that_look_the_same_warned_on_the_score_path_as_in_arena():
+    """'é' as one character and as 'e' + a combining accent, a name with a newline: one similar_names warning, the
+    same key as arena's (both call data._long.warn_similar_names); each name shown with ascii()."""
+    import pandas as pd
+
+    names = ["\u00e9val", "e\u0301val", "nl\nname", "nl name", "other"]
+    df = pd.DataFrame([{"model": n, "item": f"q{i}", "score": float((k + i) % 2)}
+                       for k, n in enumerate(names) for i in range(6)])
+    with pytest.warns(rt.errors.RanktrustWarning, match="differ only by case, whitespace or Unicode form") as rec:
+        m = rt.read(df)
+    assert m.models == tuple(names)   # kept apart
+    (w,) = [r.message for r in rec if getattr(r.message, "code", None) == "similar_names"]
+    assert sorted(map(sorted, w.data["groups"])) == sorted([sorted(names[:2]), sorted(names[2:4])])
+    assert "'\\xe9val'" in str(w) and "'e\\u0301val'" in str(w)

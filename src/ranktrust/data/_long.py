@@ -254,23 +254,35 @@ def mixed_scale_notes(data: np.ndarray, models: list[str]) -> tuple[Note, ...]:
 
 
 def _name_key(name: str) -> str:
-    return " ".join(name.split()).casefold()
+    """What a reader sees of a name: NFKC-normalised (``é`` written as one character or as ``e`` and a combining
+    accent, full-width letters), invisible format characters dropped, runs of whitespace and control characters
+    as one space, case folded."""
+    if name.isascii() and name.isprintable():   # nothing for NFKC or the control characters to change
+        return " ".join(name.split()).casefold()
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", name)
+    text = "".join(" " if unicodedata.category(c) == "Cc" else c for c in text if unicodedata.category(c) != "Cf")
+    return " ".join(text.split()).casefold()
 
 
-def warn_similar_names(names: list[str], what: str = "model", source: str | None = None) -> None:
-    """Warn when labels differ only by case or whitespace ('Model A', 'model a', 'Model A ')."""
+def warn_similar_names(names: Sequence[str], what: str = "model", source: str | None = None, *,
+                       stacklevel: int = 3) -> None:
+    """Warn (``similar_names``) when labels that are kept apart would look the same to a reader: they differ only by
+    case, whitespace, control characters or Unicode form ('Model A', 'model a', 'Model A ', 'é' and 'e' + U+0301).
+    Each name is shown with ``ascii()``, so two that look the same are printed differently."""
     groups: dict[str, list[str]] = {}
-    for n in names:
+    for n in map(str, names):
         groups.setdefault(_name_key(n), []).append(n)
     clash = [g for g in groups.values() if len(g) > 1]
     if not clash:
         return
     src = f"{source}: " if source else ""
-    shown = "; ".join(" vs ".join(repr(n) for n in g) for g in clash[:3])
+    shown = "; ".join(" vs ".join(ascii(n) for n in g) for g in clash[:3])
     more = f" (and {len(clash) - 3} more groups)" if len(clash) > 3 else ""
-    warn(f"{src}{what} names that differ only by case or whitespace: {shown}{more}; they are kept as different "
-         f"{what}s. Rename them if they are the same {what}", code="similar_names",
-         data={"source": source, "what": what, "groups": clash}, stacklevel=3)
+    warn(f"{src}{what} names that differ only by case, whitespace or Unicode form: {shown}{more}; they are kept as "
+         f"different {what}s. Rename them if they are the same {what}", code="similar_names",
+         data={"source": source, "what": what, "groups": clash}, stacklevel=stacklevel)
 
 
 def matrix_from_wide(

@@ -7,15 +7,15 @@ millions of string names).
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..data import warn_similar_names
 from ..data.battles import CLUSTER_GUESSES, PER_ITEM, WINNER_SCORES
 from ..data.battles import STYLE_A as STYLE_PREFIX_A, STYLE_B as STYLE_PREFIX_B
-from ..errors import DataError, warn
+from ..errors import DataError
 
 __all__ = ["Battles", "battles_arrays", "STYLE_PREFIX_A", "STYLE_PREFIX_B", "weight_problem"]
 
@@ -34,35 +34,6 @@ def weight_problem(w: np.ndarray) -> tuple[int, int, str] | None:
     if w[hi] > _WEIGHT_SPAN * w[lo]:
         return hi, lo, "span"
     return None
-
-
-def _looks_alike(name: str) -> str:
-    """What a reader sees of a name: NFKC-normalised (``é`` written as one character or as ``e`` and a combining
-    accent, full-width letters), invisible format characters dropped, runs of whitespace and control characters
-    as one space, case folded."""
-    if name.isascii() and name.isprintable():   # nothing for NFKC or the control characters to change
-        return " ".join(name.split()).casefold()
-    text = unicodedata.normalize("NFKC", name)
-    text = "".join(" " if unicodedata.category(c) == "Cc" else c for c in text
-                   if unicodedata.category(c) != "Cf")
-    return " ".join(text.split()).casefold()
-
-
-def warn_similar_models(names: "tuple[str, ...] | list[str]", source: str | None = None) -> None:
-    """Warn (``similar_names``) when model names that are kept apart would look the same to a reader: they differ
-    only by case, whitespace, control characters or Unicode normalisation (NFC/NFKC)."""
-    groups: dict[str, list[str]] = {}
-    for n in names:
-        groups.setdefault(_looks_alike(str(n)), []).append(str(n))
-    clash = [g for g in groups.values() if len(g) > 1]
-    if not clash:
-        return
-    src = f"{source}: " if source else ""
-    shown = "; ".join(" vs ".join(ascii(n) for n in g) for g in clash[:3])
-    more = f" (and {len(clash) - 3} more groups)" if len(clash) > 3 else ""
-    warn(f"{src}model names that differ only by case, whitespace or Unicode form: {shown}{more}; they are kept as "
-         "different models. Rename them if they are the same model", code="similar_names",
-         data={"source": source, "what": "model", "groups": clash}, stacklevel=4)
 
 
 @dataclass(frozen=True)
@@ -146,7 +117,7 @@ def battles_arrays(df: Any, *, cluster_by: str | None, coded: Any = None) -> Bat
         a = np.array([lookup[str(m)] for m in ua], dtype=np.int64)[ca]
         b = np.array([lookup[str(m)] for m in ub], dtype=np.int64)[cb]
     if len(names) > 1:
-        warn_similar_models(names)
+        warn_similar_names(names, "model", stacklevel=4)
     same = np.flatnonzero(a == b)
     if len(same):
         raise DataError(f"`battles` {_row(same[0])}: model_a and model_b are both {names[a[same[0]]]!r} (a model "
