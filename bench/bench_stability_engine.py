@@ -1,6 +1,6 @@
 """Rank stability's engine before and after, in one process, taking turns.
 
-    OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/bench_stability_engine.py [--before REV] [--reps 5]
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/bench_stability_engine.py [--before REV] [--reps 5] [--cases gpqa,200,N,Nrank]
 
 Loads ``src/ranktrust/resample/_engine.py`` and ``src/ranktrust/ranking/_stability.py`` as they were at
 ``REV`` (``git show``, beside today's package: their relative imports resolve to today's modules) and
@@ -69,6 +69,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--before", default="eed48c5")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--cases", default="gpqa,200,N,Nrank", help="comma-separated: gpqa, 200, N, Nrank")
     a = ap.parse_args()
     import ranktrust as rt
     from ranktrust.ranking._stability import stability as new
@@ -78,17 +79,19 @@ def main() -> None:
                     {"from ..resample._engine import": "from ..resample._engine_before import"}).stability
     from bench_scale import draw_floor, synthetic
 
+    want = set(a.cases.split(","))
     cases = []
-    if GPQA is not None:
+    if GPQA is not None and "gpqa" in want:
         m = rt.read(str(GPQA))
         m = m if m.is_complete else m.align("intersect")
         cases.append(("GPQA %d x %d, 4 sizes" % m.scores.shape, m,
                       dict(sizes=[30, 100, 200, "full"], n_resamples=2000, rng=0, rank_distribution=False), None))
     s = synthetic(100, 14000, seed=2)
-    for n in (200, 14000):
+    for n in [k for k, c in ((200, "200"), (14000, "N")) if c in want]:
         cases.append((f"100 x 14,000, n = {n:,}", s, dict(sizes=[n], n_resamples=2000, rng=0,
                                                           rank_distribution=False), n))
-    cases.append(("100 x 14,000, n = 14,000, rank dist.", s, dict(sizes=[14000], n_resamples=2000, rng=0), None))
+    if "Nrank" in want:
+        cases.append(("100 x 14,000, n = 14,000, rank dist.", s, dict(sizes=[14000], n_resamples=2000, rng=0), None))
     print(f"before = {a.before}; best of {a.reps}, interleaved; wall s / CPU s")
     print(f"{'case':<38} {'old':>13} {'new':>13} {'new/old':>13} {'floor':>13} {'new/floor':>13}")
     for label, data, kw, n in cases:
