@@ -338,12 +338,23 @@ def stability(
 
 
 def _first_place(means: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Each row's #1: the highest mean, exact ties to the smallest key (then the first model)."""
+    """Each row's #1: the highest mean, exact ties to the smallest key (then the first model).
+
+    A row has a tie where its runner-up (the highest mean once the argmax is set aside) equals
+    the best: two row reductions instead of an equality mask of every mean; ``means`` is
+    written and restored (a copy if it is read-only)."""
+    if not means.flags.writeable:
+        means = means.copy()
+    rows = np.arange(len(means))
     w = np.argmax(means, axis=1)
-    eq = means == means[np.arange(len(w)), w][:, None]
-    tie = np.flatnonzero(np.count_nonzero(eq, axis=1) > 1)
+    best = means[rows, w]
+    means[rows, w] = -np.inf
+    second = means.max(axis=1, initial=-np.inf)
+    means[rows, w] = best
+    tie = np.flatnonzero(second == best)
     if tie.size:
-        w[tie] = np.argmin(np.where(eq[tie], keys[tie], np.inf), axis=1)
+        eq = means[tie] == best[tie, None]
+        w[tie] = np.argmin(np.where(eq, keys[tie], np.inf), axis=1)
     return w
 
 
