@@ -75,3 +75,11 @@ def test_same_draws_and_figures_as_seed_sequences(monkeypatch):
             assert a == b
         else:
             assert np.array_equal(a, b)     # the same draws: bit-equal on one code path
+
+
+def test_tie_keys_written_in_place_are_the_block_draws():
+    kids = [E._children(ss, 2) for ss in E._block_seeds(7, 150)]
+    bs = [64, 64, 22]
+    want = np.concatenate([np.random.Generator(np.random.PCG64(k)).random((b, 9)) for (_, k), b in zip(kids, bs)])
+    assert np.array_equal(E._tie_keys(kids, bs, 9), want)
+    assert E._tie_keys(kids[:1], [5], 3).shape == (5, 3)

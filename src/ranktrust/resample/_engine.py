@@ -878,9 +878,14 @@ def _product_means(group, first, *, st, n_resamples, cells, size, n_models, spar
 
 
 def _tie_keys(kids, bs, n_models: int) -> np.ndarray:
-    """Uniform ``(b, M)`` tie-break keys of the blocks, each from its own second stream."""
-    keys = [np.random.Generator(np.random.PCG64(kss)).random((b, n_models)) for (_, kss), b in zip(kids, bs)]
-    return np.concatenate(keys) if len(keys) > 1 else keys[0]
+    """Uniform ``(b, M)`` tie-break keys of the blocks, each from its own second stream, written into one
+    array (the numbers of ``random((b, M))`` a block, without an array a block and their concatenation)."""
+    keys = np.empty((sum(bs), n_models))
+    r0 = 0
+    for (_, kss), b in zip(kids, bs):
+        np.random.Generator(np.random.PCG64(kss)).random(out=keys[r0:r0 + b])
+        r0 += b
+    return keys
 
 
 def _count_means(cnt: np.ndarray, *, st, size, gcount, **_) -> np.ndarray:
