@@ -46,7 +46,7 @@ from ._personfit import (_below_rows, _by_ability, _difficulty_corr, _healthy_dr
 from ._rows import SimilarPair, _groups, row_agreement
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
 
 __all__ = ["DataQuality", "MisfitFlag", "SimilarPair", "ceiling_fit", "data_quality", "healthy_row", "lz_star",
            "row_agreement"]
@@ -385,7 +385,7 @@ def _sampled_items(n: int, n_items: int, gen: np.random.Generator) -> np.ndarray
 
 def _data_quality_iv(m: Any, near_identical: Any, min_kappa: Any, min_items: Any, lz_threshold: Any,
                      folds: Any, min_corr_ratio: Any = 0.7) -> None:
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
 
     if not isinstance(m, ScoreMatrix):
         raise TypeError(f"`m` must be a ScoreMatrix; got {type(m).__name__}")

@@ -44,7 +44,7 @@ from ..errors import ArgumentError, DataError, SolverError
 from ..results import Note, NoteJSON, Result, jsonable
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..data._matrix import ScoreMatrix
+    from ..data import ScoreMatrix
 
 __all__ = ["PowerResult", "PowerTable", "power", "power_table", "estimate_disagreement", "mcnemar_power", "TABLE_GAPS"]
 
