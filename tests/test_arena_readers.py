@@ -689,6 +689,11 @@ def test_battles_formats_are_readers_of_the_one_registry():
     assert "arena_hard" not in scores and "lm_eval" not in battles
     with pytest.raises(rt.FormatError, match="unknown format 'mt_bench'"):
         _registry.open_reader("mt_bench")
+    # rt.read with a battles format: the same one error, which says where such a file goes
+    with pytest.raises(rt.FormatError, match=r"unknown format 'arena_hard' \(a battles format: read it with "
+                                             r"rt.read_battles, rank it with rt.arena\)") as e:
+        rt.read(ARENA / "mtbench_gpt-4_pair_phi3_sample.jsonl.gz", format="arena_hard")
+    assert e.value.code == "unknown_format" and e.value.param == "format"
 
 
 PIPE_READER = '''
