@@ -50,3 +50,18 @@ def test_weights_and_means_unchanged_by_the_counting(monkeypatch):
          E.resample_means(s, path="matmul", **kw), E.resample_means(s, groups=groups, **kw)]
     for x, y in zip(a, b):
         assert np.array_equal(x, y)       # integer counts, and the same float products of them
+
+
+def test_kernel_checked_once_and_refused_when_wrong(monkeypatch):
+    """The private kernel is checked on a small example; one that counts wrong (or fails) is not used."""
+    import scipy.sparse._sparsetools as st
+
+    monkeypatch.setattr(E, "_CSR_TODENSE", None)
+    assert E._csr_kernel() is st.csr_todense
+    monkeypatch.setattr(E, "_CSR_TODENSE", None)
+    monkeypatch.setattr(st, "csr_todense", lambda *a: None)          # counts nothing
+    assert E._csr_kernel() is None
+    ss = np.random.SeedSequence(2)
+    out = np.empty((5, 40), dtype=np.float32)
+    E._count_block(ss, 5, 40, 60, out)
+    assert np.array_equal(out, _want(ss, 5, 40, 60, np.float32))

@@ -795,14 +795,20 @@ def _add_rows(idx: np.ndarray, ones: np.ndarray, out: np.ndarray) -> None:
 
 
 def _csr_kernel():
-    """SciPy's ``csr_todense(n_row, n_col, Ap, Aj, Ax, Bx)`` (``Bx += A``), or None where this SciPy lacks it."""
+    """SciPy's ``csr_todense(n_row, n_col, Ap, Aj, Ax, Bx)`` (``Bx += A``), or None where this SciPy lacks it
+    or it does not count a small example right (checked once a process: the kernel is private to SciPy)."""
     global _CSR_TODENSE
     if _CSR_TODENSE is None:
         try:
             from scipy.sparse._sparsetools import csr_todense
-        except ImportError:     # a SciPy without the private module: the public csr_matrix path
-            csr_todense = False
-        _CSR_TODENSE = csr_todense
+
+            out = np.zeros((2, 3), dtype=np.float32)
+            csr_todense(2, 3, np.array([0, 2, 4], dtype=np.int32), np.array([2, 2, 0, 1], dtype=np.int32),
+                        np.ones(4, dtype=np.float32), out)
+            ok = np.array_equal(out, [[0, 0, 2], [1, 1, 0]])
+        except Exception:       # a SciPy without the private kernel, or another signature: the public path
+            ok = False
+        _CSR_TODENSE = csr_todense if ok else False
     return _CSR_TODENSE or None
 
 
