@@ -37,13 +37,19 @@ def test_lookup_follows_base_classes_and_names():
     class Child(RendererTestBase):
         pass
 
-    @renderer(RendererTestBase, "csv")
-    def _csv(d):
-        return "x\n"
+    from ranktrust.reporting._registry import REGISTRY
 
-    assert renderer_for(Child(), "csv") is _csv and "csv" in formats_for(Child)
-    with pytest.raises(ValueError, match="`fmt` must be one of"):
-        renderer(RendererTestBase, "pdf")
+    try:
+        @renderer(RendererTestBase, "csv")
+        def _csv(d):
+            return "x\n"
+
+        assert renderer_for(Child(), "csv") is _csv and "csv" in formats_for(Child)
+        with pytest.raises(ValueError, match="`fmt` must be one of"):
+            renderer(RendererTestBase, "pdf")
+    finally:   # the registry is the process's: a local class left in it breaks later tests that resolve every name
+        REGISTRY.discard(RendererTestBase, "csv")
+    assert renderer_for(Child(), "csv") is None
 
 
 def test_one_rule_per_number():
