@@ -50,7 +50,9 @@ Determinism
 -----------
 ``rng`` goes once through :func:`ranktrust._random.root` (``numpy.random.default_rng``, then
 one root ``SeedSequence``), and block ``k`` of :data:`BLOCK` resamples draws from the named
-stream ``child(root, k)`` (the package's randomness policy, :mod:`ranktrust._random`). Each block draws its indices from its own stream, so the
+stream ``child(root, k)`` (the package's randomness policy, :mod:`ranktrust._random`). The streams of a run's
+blocks (and their two children each) are hashed together, as :class:`_Stream` records that PCG64 seeds
+from: SeedSequence's states, without a ``SeedSequence`` object a stream. Each block draws its indices from its own stream, so the
 output for a seed is identical whatever ``batch`` is (``batch`` only sets how many
 resamples are yielded together; it is rounded up to whole matrix products of up to
 8 blocks, whose size depends on the data shape only).
