@@ -147,11 +147,14 @@ class _PairedComparisonJSON(TypedDict):
     alternative: str
 
 
-class PairedComparisonJSON(_PairedComparisonJSON, total=False):
+class _GoldCounted(TypedDict, total=False):
+    n_labelled: int    # with ``gold``: the labels' count (the judge-only and gold-only answers follow)
+
+
+class PairedComparisonJSON(_PairedComparisonJSON, _GoldCounted, total=False):
     """Layout of :meth:`PairedComparison.to_dict` (the fields, plus ``p_adjusted``: null for one pair); with
     ``gold`` also the labels' count and the judge-only and gold-only comparisons beside it."""
 
-    n_labelled: int
     judge_only: _PairedComparisonJSON
     gold_only: _PairedComparisonJSON
 
@@ -514,11 +517,10 @@ class _PairTableJSON(TypedDict):
     pairs: list[PairRow]
 
 
-class PairTableJSON(_PairTableJSON, total=False):
+class PairTableJSON(_PairTableJSON, _GoldCounted, total=False):
     """Layout of :meth:`PairTable.to_dict`: settings, then one row per pair; with ``gold`` also the labels'
     count and the judge-only and gold-only tables beside it."""
 
-    n_labelled: int
     judge_only: _PairTableJSON
     gold_only: _PairTableJSON
 
