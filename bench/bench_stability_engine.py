@@ -18,11 +18,8 @@ Use ``OPENBLAS_NUM_THREADS=1`` for CPU-second comparisons.
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import subprocess
 import sys
 import time
-import types
 from pathlib import Path
 
 import numpy as np
@@ -34,18 +31,7 @@ GPQA = next((p for p in (Path("/work/shared/data/gpqa_main_openllm.csv.gz"),
                           ROOT / "tests" / "data" / "gpqa_main_openllm.csv.gz") if p.exists()), None)
 
 
-def module_at(rev: str, rel: str, name: str, package: str, replace: dict | None = None) -> types.ModuleType:
-    src = subprocess.run(["git", "show", f"{rev}:src/ranktrust/{rel}"], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout
-    for k, v in (replace or {}).items():
-        assert k in src, k
-        src = src.replace(k, v)
-    spec = importlib.util.spec_from_loader(name, loader=None)
-    mod = importlib.util.module_from_spec(spec)
-    mod.__package__ = package
-    sys.modules[name] = mod
-    exec(compile(src, f"{rev}:{rel}", "exec"), mod.__dict__)
-    return mod
+from bench_quality_speed import module_at   # src/ranktrust/<rel> as it was at a commit, as a module
 
 
 def best(fns: dict, reps: int) -> dict:

@@ -320,16 +320,8 @@ class DataQuality(Result):
         # NumPy scalar at a time: the same rows, without a conversion per cell
         n = len(self.models)
 
-        def col(v: Any) -> list:
-            if v is None:
-                return [None] * n
-            a = np.asarray(v, dtype=np.float64)
-            fin = np.isfinite(a)
-            if fin.all():
-                return a.tolist()
-            obj = a.astype(object)
-            obj[~fin] = None
-            return obj.tolist()
+        def col(v: Any) -> list:   # a whole column at once, non-finite as None (jsonable of a float array)
+            return [None] * n if v is None else jsonable(np.asarray(v, dtype=np.float64))
 
         names = ("difficulty_corr", "expected_corr", "corr_z", "expected_accuracy", "score_z", "score_z_rel",
                  *_CEILING)
