@@ -28,7 +28,7 @@ from _reports import real_report  # noqa: E402
 
 import numpy as np  # noqa: E402
 import ranktrust as rt  # noqa: E402
-from ranktrust.reporting._fmt import points  # noqa: E402
+from ranktrust.reporting._fmt import out_of_order, points  # noqa: E402
 from ranktrust.reporting._headline import report_dict  # noqa: E402
 from ranktrust.reporting import render_html  # noqa: E402
 from ranktrust.reporting._render import meta as make_meta  # noqa: E402
@@ -181,7 +181,8 @@ DOM_ROWS = """JSON.stringify({
     model: r.dataset.model, score: JSON.parse(r.dataset.score), ci_low: JSON.parse(r.dataset.ciLow),
     ci_high: JSON.parse(r.dataset.ciHigh), rank: JSON.parse(r.dataset.rank), tier: JSON.parse(r.dataset.tier),
     rank_low: JSON.parse(r.dataset.rankLow), rank_high: JSON.parse(r.dataset.rankHigh),
-    shown: r.cells[2].textContent.trim(), name_cell: r.cells[1].textContent})),
+    shown: r.cells[2].firstChild.textContent.trim(), marked: r.cells[2].querySelector('.out-of-order') !== null,
+    name_cell: r.cells[1].textContent})),
   headline: Object.assign({}, document.getElementById('headline').dataset),
   headline_text: document.getElementById('headline-text').textContent.trim(),
   pairs: Array.from(document.querySelectorAll('#adjacent-table tbody tr')).map(r => ({
@@ -223,11 +224,13 @@ def _check_page(browser: Browser, path: Path, d: dict, meta: dict, shot: Path) -
 
     # the leaderboard: every model, in order, exact JSON values
     assert len(dom["models"]) == len(d["models"])
-    for got, want in zip(dom["models"], d["models"]):
+    marks = out_of_order(d["models"])   # the one rule of the ↑ beside a score higher than a row above it
+    for got, want, mark in zip(dom["models"], d["models"], marks):
         assert got["model"] == want["model"] == got["name_cell"]
         for k in ("score", "ci_low", "ci_high", "rank", "tier", "rank_low", "rank_high"):
             assert got[k] == want.get(k), (want["model"], k)
         assert got["shown"] == points(want["score"])       # the one digit rule: as the terminal prints it
+        assert got["marked"] == mark, want["model"]
     h = d["headline"]
     assert dom["headline_text"] == h["text"]
     assert dom["headline"]["top"] == h["top"]
