@@ -398,14 +398,9 @@ def read_arrow(path: str, format: str, opts: ReadOptions) -> ScoreMatrix | None:
     try:
         if (sniff(path) if format == "auto" else readers()[format]).name != "table":
             return None
-        if kind == "parquet":
-            import pyarrow.parquet as pq
-
-            schema = pq.read_schema(path)
-            header = [str(c) for c in schema.names]
-        else:
+        if kind != "parquet":
             _check_not_binary(path)
-            header = _csv_header(path, "\t" if kind == "tsv" else ",")
+        header = _file_header(path, kind)
     except Exception:   # the pandas path reads it again and says what is wrong
         return None
     if header is None or len(set(header)) < len(header) or len(header) < 2:
@@ -421,6 +416,9 @@ def read_arrow(path: str, format: str, opts: ReadOptions) -> ScoreMatrix | None:
     labels = [c for c in wanted if c != score]
     try:
         if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            schema = pq.read_schema(path)
             byte_array = [c for c in labels if any(f(schema.field(c).type) for f in (
                 pa.types.is_string, pa.types.is_large_string, pa.types.is_binary, pa.types.is_large_binary))]
             table = pq.read_table(path, columns=wanted, read_dictionary=byte_array)
@@ -450,14 +448,19 @@ def read_arrow(path: str, format: str, opts: ReadOptions) -> ScoreMatrix | None:
         return None
 
 
-def _csv_header(path: str, sep: str) -> list[str] | None:
-    """The header line of a CSV/TSV file (gzipped or not), as the csv module splits it."""
+def _file_header(path: str, kind: str) -> list[str] | None:
+    """The column names of a Parquet file (its schema) or the header line of a CSV/TSV file (gzipped or not, as
+    the csv module splits it; None for an empty file). Raises what the file's reading raises."""
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        return [str(c) for c in pq.read_schema(path).names]
     import csv
     import gzip
 
     opener = gzip.open if path.lower().endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8-sig", newline="") as fh:  # type: ignore[operator]
-        return next(csv.reader(fh, delimiter=sep), None)
+        return next(csv.reader(fh, delimiter="\t" if kind == "tsv" else ","), None)
 
 
 def _long_roles(header: list[str], opts: ReadOptions,
@@ -553,18 +556,13 @@ def _table_header(source: Any, df: "pd.DataFrame") -> list[str] | None:
     from .readers._table import _kind
 
     path = os.fspath(source)
+    kind = _kind(path)
+    if kind not in ("parquet", "csv", "tsv"):
+        return None
     try:
-        if _kind(path) == "parquet":
-            import pyarrow.parquet as pq
-
-            return [str(c) for c in pq.read_schema(path).names]
-        if _kind(path) in ("csv", "tsv"):
-            import pandas as pd
-
-            return [str(c) for c in pd.read_csv(path, sep="\t" if _kind(path) == "tsv" else ",", nrows=0).columns]
+        return _file_header(path, kind)
     except Exception:   # the header could not be read again: keep the reader's own error
         return None
-    return None
 
 
 def no_named_columns(exc: DataError, source: Any, df: "pd.DataFrame", src: str, *, model: str = "model",
