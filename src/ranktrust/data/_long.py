@@ -134,8 +134,7 @@ def matrix_from_long(
                                         "model": models_col[first], "item": items_col[first], "count": int(dup.size)})
     if g_codes is not None and groups is None:
         g_pos, g_order = g_codes
-        g_item = g_pos[_first_rows(i_pos, len(i_order))]
-        k = int(np.flatnonzero(g_pos != g_item[i_pos])[0])
+        g_item, k = _group_of_items(g_pos, i_pos, len(i_order))
         raise DataError(
             f"{row_where(source, df.index[k], line_offset)}: item {i_order[i_pos[k]]!r} is in group "
             f"{g_order[g_pos[k]]!r} here but {g_order[g_item[i_pos[k]]]!r} elsewhere; each item needs one {group!r}"
@@ -175,11 +174,19 @@ def _first_rows(i_pos: np.ndarray, n_i: int) -> np.ndarray:
     return first_pos
 
 
+def _group_of_items(g_pos: np.ndarray, i_pos: np.ndarray, n_i: int) -> tuple[np.ndarray, int | None]:
+    """Each item's group code (that of its first row) and the first row whose group is not its item's (None when
+    every item's rows name one group)."""
+    g_item = g_pos[_first_rows(i_pos, n_i)]
+    bad = np.flatnonzero(g_pos != g_item[i_pos])
+    return g_item, (int(bad[0]) if len(bad) else None)
+
+
 def item_groups(g: "tuple[np.ndarray, list[str]]", i_pos: np.ndarray, n_i: int) -> tuple[str, ...] | None:
     """Each item's group label (the group of its first row); None when an item's rows name two groups."""
     g_pos, g_order = g
-    g_item = g_pos[_first_rows(i_pos, n_i)]
-    if (g_pos != g_item[i_pos]).any():
+    g_item, conflict = _group_of_items(g_pos, i_pos, n_i)
+    if conflict is not None:
         return None
     return tuple(g_order[int(c)] for c in g_item)
 
