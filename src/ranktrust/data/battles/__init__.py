@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ArgumentError, DataError, FormatError
 from ..readers import readers
+from ..readers._registry import by_priority
 from ..readers._util import walk_files
 from ._canon import (COLUMNS, OPTIONAL, PER_ITEM, STYLE_A, STYLE_B, WINNER_SCORES, BattleOptions, BattleTable, Coded,
                      Where)
@@ -205,11 +206,7 @@ def _is_polars(obj: Any) -> bool:
 def sniff_battles(path: str) -> str | None:
     """The battle format of one file from its name and content (the first registered battles reader, highest
     priority first, whose sniffer accepts it), or None."""
-    seen: set[str] = set()
-    for r in sorted(readers("battles").values(), key=lambda r: -getattr(r, "priority", 0)):
-        if r.name in seen:      # a hyphenated alias of a reader already tried
-            continue
-        seen.add(r.name)
+    for r in by_priority("battles"):
         if r().sniff(os.fspath(path)):
             return str(r.name)
     return None

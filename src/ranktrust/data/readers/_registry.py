@@ -180,13 +180,18 @@ def open_reader(name: str) -> Reader:
     return regs[name]()
 
 
+def by_priority(kind: str = "scores") -> "Iterator[type]":
+    """The reader classes of ``kind``, highest priority first, each once (not again under its hyphenated alias)."""
+    seen: set[str] = set()
+    for r in sorted(readers(kind).values(), key=lambda r: -getattr(r, "priority", 0)):
+        if r.name not in seen:
+            seen.add(r.name)
+            yield r
+
+
 def accepting(path: str) -> "Iterator[type]":
     """The reader classes whose sniffer accepts ``path``, highest priority first, each once (lazily)."""
-    seen: set[str] = set()
-    for r in sorted(readers().values(), key=lambda r: -getattr(r, "priority", 0)):
-        if r.name in seen:      # a hyphenated alias of a reader already tried
-            continue
-        seen.add(r.name)
+    for r in by_priority():
         try:
             if r().sniff(path):
                 yield r
