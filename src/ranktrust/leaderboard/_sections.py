@@ -294,8 +294,7 @@ def build_stability(b: Build) -> Any:
     if draws < rs.stability_n_resamples:
         # every probability p of the section is a share of `draws` independent draws: Monte Carlo SE
         # sqrt(p (1 - p) / draws), at most 0.5 / sqrt(draws); the largest of the figures shown is stated
-        p = np.concatenate([st.p_top_stays_top, st.p_topk_order.ravel(), st.p_first.ravel()])
-        se = np.sqrt(p * (1 - p) / draws)
+        se = np.concatenate([st.p_top_stays_top_se, st.p_topk_order_se.ravel(), st.p_first_se.ravel()])
         b.note("stability_sampled", n_resamples=draws, asked=int(rs.stability_n_resamples), cells=cells,
                above_cells=STABILITY_SAMPLE_ABOVE_CELLS, max_se=float(np.nanmax(se)) if np.isfinite(se).any() else None,
                se_bound=float(0.5 / np.sqrt(draws)))

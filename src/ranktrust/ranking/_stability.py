@@ -132,6 +132,11 @@ class Stability(Result):
     def p_topk_order_se(self) -> np.ndarray:
         return _mc_se(self.p_topk_order, self.n_resamples)
 
+    @property
+    def p_first_se(self) -> np.ndarray:
+        """Monte Carlo standard error of :attr:`p_first` (sizes x models)."""
+        return _mc_se(self.p_first, self.n_resamples)
+
     def to_dict(self, *, rank_distribution: bool = True) -> StabilityJSON:
         """JSON-ready dict; ``rank_distribution=False`` leaves out the M x M rank distributions."""
         rows = []
@@ -145,7 +150,7 @@ class Stability(Result):
                 "p_topk_order": {str(k): self.p_topk_order[s, i] for i, k in enumerate(self.top_k)},
                 "p_topk_order_se": {str(k): self.p_topk_order_se[s, i] for i, k in enumerate(self.top_k)},
                 "p_first": dict(zip(self.models, self.p_first[s])),
-                "p_first_se": dict(zip(self.models, _mc_se(self.p_first[s], self.n_resamples))),
+                "p_first_se": dict(zip(self.models, self.p_first_se[s])),
             }
             if rank_distribution and self.rank_distribution is not None:
                 row["rank_distribution"] = dict(zip(self.models, self.rank_distribution[s]))
