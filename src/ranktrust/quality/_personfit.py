@@ -488,55 +488,66 @@ def _ceiling_fit(y: np.ndarray, mask: np.ndarray, ability: np.ndarray, discrimin
     right = (Y == 1) if bool(np.all((Y == 0) | (Y == 1))) else None   # 0/1 scores (data_quality's): one log a cell
 
     p_end = None
+    # the four step buffers are free from here: the likelihoods and lz* write into them (a (rows x items) array
+    # fewer touched for the first time is fewer page faults), when they hold every row
+    mine = buf.shape[1] == th.size
 
-    def loglik(rows: np.ndarray | None, t: np.ndarray, dd: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        """The log posterior of ``rows`` (None: every row) at ``(t, dd)``, and ``d P``; ``dd`` None: ``d = 1`` at the
-        start (``p0``)."""
+    def slot(k: int, n: int) -> np.ndarray:
+        return buf[k, :n] if mine else np.empty((n, Y.shape[1]))
+
+    def loglik(rows: np.ndarray | None, t: np.ndarray, dd: np.ndarray | None, s0: int) -> tuple[np.ndarray, np.ndarray]:
+        """The log posterior of ``rows`` (None: every row) at ``(t, dd)``, and ``d P`` (in slot ``s0``; slot ``s0 + 1``
+        is scratch); ``dd`` None: ``d = 1`` at the start (``p0``)."""
         nonlocal p_end
+        n_r = th.size if rows is None else rows.size
+        ps = slot(s0, n_r)
         if dd is None:
-            ps = p0[rows]
+            np.take(p0, rows, axis=0, out=ps)
         else:
             aa, bb = (a[rows], b[rows]) if per_row and rows is not None else (a, b)
-            ps = t[:, None] * aa
+            np.multiply(t[:, None], aa, out=ps)
             ps -= bb
             special.expit(ps, out=ps)
             if want_p:
                 p_end = ps.copy()
             ps *= dd[:, None]
         _clip(ps, eps, 1 - eps)
-        yy = Y if rows is None else Y[rows]
         mm = M if M is None or rows is None else M[rows]
         if right is not None:
             # log(ps) where y = 1, log(1 - ps) where y = 0: one log a cell instead of log(ps) and log1p(-ps) on every
             # cell (the logs are most of the cost). 1 - ps is exact for ps >= 1/2 and within an ulp of 1/2 or more
             # below it, so each term is log1p(-ps)'s within ~2e-16.
-            lc = 1.0 - ps
+            lc = np.subtract(1.0, ps, out=slot(s0 + 1, n_r))
             np.copyto(lc, ps, where=right if rows is None else right[rows])
             np.log(lc, out=lc)
             ll = lc.sum(1) if mm is None else _rowsum(mm, lc)
         else:
+            yy = Y if rows is None else Y[rows]
             l1, l0 = np.log(ps), np.log1p(-ps)
             ll = _rowsum(yy, l1) + _rowsum(1 - yy, l0) if mm is None else \
                 _rowsum(mm * yy, l1) + _rowsum(mm * (1 - yy), l0)
         return ll - 0.5 * prec * t * t, ps
 
-    l_d, ps = loglik(None, th, d)
+    l_d, ps = loglik(None, th, d, 0)
     low = np.flatnonzero(d < 1.0)          # the likelihood ratio of d < 1 against d = 1 (0 where d = 1)
     z = np.zeros(th.size)
     if low.size:
-        l_1 = loglik(low, th1[low], None)[0]
+        l_1 = loglik(low, th1[low], None, 2)[0]
         z[low] = -np.sqrt(2 * np.maximum(l_d[low] - l_1, 0.0))
     if with_lz:
-        q = 1.0 - ps
-        wl = np.divide(ps, q)
+        n_r = th.size
+        q = np.subtract(1.0, ps, out=slot(1, n_r))
+        wl = np.divide(ps, q, out=slot(2, n_r))
         np.log(wl, out=wl)                        # log(ps / (1 - ps))
         q *= ps
-        res = Y - ps
+        res = np.subtract(Y, ps, out=slot(3, n_r))
         if M is not None:
             res *= M
             q *= M
+        num = _rowsum(res, wl)
+        q *= wl                                   # (q wl) wl below: the products of _rowsum(q * wl, wl)
         with np.errstate(invalid="ignore", divide="ignore"):
-            lz = _rowsum(res, wl) / np.sqrt(_rowsum(q * wl, wl))
+            lz = num / np.sqrt(_rowsum(q, wl))
     else:
         lz = np.full(th.size, np.nan)
     bad = ~np.isfinite(th1) | (mk.sum(1) == 0)
