@@ -51,32 +51,83 @@ def _array_json(a: np.ndarray) -> Any:
     return [jsonable(v) for v in a.tolist()]
 
 
+#: the types :func:`jsonable` returns as they are (exact types: a subclass, such as a NumPy scalar, is converted)
+_ATOMS = frozenset((str, int, bool, type(None)))
+
+
 def jsonable(value: Any) -> Any:
     """Convert NumPy scalars/arrays, tuples and dataclasses into JSON-ready values.
 
-    Non-finite floats become ``None`` (JSON has no NaN).
+    Non-finite floats become ``None`` (JSON has no NaN). NumPy scalars become Python's ``bool``, ``int`` and
+    ``float`` (``np.float64``, a subclass of ``float``, too), dict keys text (``str(key)``), tuples lists, a
+    :class:`Result` its ``to_dict()``, another dataclass the dict of its fields; any other value (a ``str`` or
+    ``int`` subclass, an object JSON cannot write) is returned as it is.
+
+    A dict or list is walked in one loop that keeps its plain values (text, ints, booleans, None, finite floats)
+    without a call each, so the JSON of a large report is not one call per number (``bench/bench_json_writer.py``).
     """
-    if value is None or isinstance(value, (str, bool, int)) and not isinstance(value, np.integer):
+    t = type(value)
+    if t in _ATOMS:
+        return value
+    if t is float:
+        return value if value - value == 0.0 else None      # x - x is 0.0 for a finite x, NaN for NaN and inf
+    if t is dict:
+        return _dict_json(value)
+    if t is list or t is tuple:
+        return _list_json(value)
+    if t is np.float64:                                      # the NumPy scalars results hold, without the search
+        value = float(value)
+        return value if value - value == 0.0 else None
+    if t is np.int64:
+        return int(value)
+    return _other_json(value)
+
+
+def _dict_json(d: Mapping[Any, Any]) -> dict[str, Any]:
+    out = {}
+    for k, v in d.items():
+        t = type(v)
+        if t is float:
+            if v - v != 0.0:
+                v = None
+        elif t is np.float64:
+            v = float(v)
+            if v - v != 0.0:
+                v = None
+        elif t not in _ATOMS:
+            v = jsonable(v)
+        out[k if type(k) is str else str(k)] = v
+    return out
+
+
+def _list_json(items: Any) -> list[Any]:
+    return [v if (t := type(v)) in _ATOMS or t is float and v - v == 0.0 else jsonable(v) for v in items]
+
+
+def _other_json(value: Any) -> Any:
+    """:func:`jsonable` of a value of any type but the exact plain ones (subclasses, NumPy, dataclasses, ...)."""
+    if isinstance(value, np.generic):
+        if isinstance(value, np.bool_):
+            return bool(value)
+        if isinstance(value, np.integer):
+            return int(value)
+        if isinstance(value, np.floating):
+            f = float(value)
+            return f if math.isfinite(f) else None
+    if isinstance(value, (str, bool, int)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
+        return _dict_json(value)
     if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
+        return _list_json(value)
     if isinstance(value, np.ndarray):
         return _array_json(value)
     if isinstance(value, Result):
         return value.to_dict()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        f = float(value)
-        return f if math.isfinite(f) else None
     return value
 
 

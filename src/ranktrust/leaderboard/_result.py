@@ -230,32 +230,30 @@ class LeaderboardReport(Result):
         sc = np.nan_to_num(np.asarray(self.intervals.score, dtype=float), nan=-np.inf)
         return np.lexsort((np.arange(sc.size), -sc))
 
-    def _model_rows(self) -> list[dict[str, Any]]:
+    def _model_rows(self, *, json: bool = False) -> list[dict[str, Any]]:
+        """One row per model in display order (the table of :meth:`to_frame`); with ``json`` the JSON's rows
+        (a non-finite score, SE or bound as None). Built from whole columns (``tolist()``), not a NumPy scalar at a
+        time."""
         iv = self.intervals
         order = self._order()
-        tier_of = {}
+        names = [iv.models[k] for k in order.tolist()]
+        floats = [np.asarray(c, dtype=np.float64)[order] for c in (iv.score, iv.se, iv.ci_low, iv.ci_high)]
+        score, se, ci_low, ci_high = (jsonable(c) if json else c.tolist() for c in floats)
+        n_items = _ints(np.asarray(iv.n_items)[order])
         if self.tiers is not None:
-            for k, mname in enumerate(self.tiers.models):
-                tier_of[mname] = int(self.tiers.tier[k])
-        rows = []
-        for rank, k in enumerate(order, 1):
-            name = iv.models[k]
-            lo = hi = None
-            if self.rank_sets is not None:
-                lo, hi = int(self.rank_sets.rank_low[k]), int(self.rank_sets.rank_high[k])
-            rows.append({
-                "model": name,
-                "n_items": int(iv.n_items[k]),
-                "score": float(iv.score[k]),
-                "se": float(iv.se[k]),
-                "ci_low": float(iv.ci_low[k]),
-                "ci_high": float(iv.ci_high[k]),
-                "rank": rank,
-                "tier": tier_of.get(name),
-                "rank_low": lo,
-                "rank_high": hi,
-            })
-        return rows
+            tier_of = dict(zip(self.tiers.models, _ints(np.asarray(self.tiers.tier))))
+            tier = [tier_of.get(n) for n in names]
+        else:
+            tier = [None] * len(names)
+        rs = self.rank_sets
+        if rs is not None:
+            rank_low, rank_high = _ints(np.asarray(rs.rank_low)[order]), _ints(np.asarray(rs.rank_high)[order])
+        else:
+            rank_low = rank_high = [None] * len(names)
+        return [{"model": name, "n_items": n, "score": s, "se": e, "ci_low": lo, "ci_high": hi, "rank": rank,
+                 "tier": t, "rank_low": rl, "rank_high": rh}
+                for rank, (name, n, s, e, lo, hi, t, rl, rh)
+                in enumerate(zip(names, n_items, score, se, ci_low, ci_high, tier, rank_low, rank_high), 1)]
 
     @property
     def headline(self) -> dict[str, Any]:
@@ -275,15 +273,18 @@ class LeaderboardReport(Result):
 
     def _headline(self) -> dict[str, Any]:
         """The headline's numbers (the JSON's ``"headline"`` before the presentation layer adds ``"text"``)."""
-        rows = self._model_rows()
-        top = rows[0]["model"]
+        order = self._order()[:2].tolist()     # the first two rows of the table: only they are read
+        names = [self.intervals.models[k] for k in order]
+        top = names[0]
+        rs = self.rank_sets
         out: dict[str, Any] = {"top": top, "runner_up": None, "separable": None, "diff": None,
                                "ci_low": None, "ci_high": None, "p_value": None, "p_adjusted": None,
-                               "rank_low": rows[0]["rank_low"], "rank_high": rows[0]["rank_high"],
+                               "rank_low": None if rs is None else int(rs.rank_low[order[0]]),
+                               "rank_high": None if rs is None else int(rs.rank_high[order[0]]),
                                "could_be_first": None, "condition_flips": False}
-        if len(rows) < 2:
+        if len(names) < 2:
             return out
-        second = rows[1]["model"]
+        second = names[1]
         out["runner_up"] = second
         pair = _pair_entry(self.pairs_all if self.pairs_all is not None else self.pairs, top, second)
         if pair is not None:
@@ -321,7 +322,7 @@ class LeaderboardReport(Result):
             "binary": m.is_binary,
             "settings": jsonable(dict(self.settings)),
             "headline": jsonable(self._headline()),
-            "models": jsonable(self._model_rows()),
+            "models": self._model_rows(json=True),
         }
         pt = self.pairs.to_dict()
         d["pairs_scope"] = pt.get("pairs_scope")
@@ -363,6 +364,11 @@ class LeaderboardReport(Result):
         # which sections the report has, as which result type (the renderers draw a section by its type)
         d["sections"] = [{"name": k, "type": type(v).__name__} for k, v in self.sections if v is not None]
         return d
+
+
+def _ints(a: np.ndarray) -> list[int]:
+    """``[int(v) for v in a]``, in one ``tolist()`` where ``a`` holds integers already."""
+    return a.tolist() if a.dtype.kind in "iu" else [int(v) for v in a.tolist()]
 
 
 def _title(source: str | None) -> str:

@@ -12,6 +12,7 @@ Changelog of ``meta.format``:
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 from typing import Any, Callable
@@ -24,6 +25,7 @@ def to_json(payload: dict[str, Any], meta_block: dict[str, Any]) -> str:
 
 
 _PLAIN = frozenset((str, int, float, bool, type(None)))
+_DICT = frozenset((dict,))
 _ENCODERS: dict[int, json.JSONEncoder] = {}
 
 
@@ -40,7 +42,14 @@ def _encode(o: Any, depth: int) -> str:
 
 
 def _plain(o: Any) -> bool:
-    return len(o) > 0 and {type(v) for v in (o.values() if isinstance(o, dict) else o)} <= _PLAIN
+    """``o`` (a dict, list or tuple) is not empty and holds plain values only (exact types: no container)."""
+    return len(o) > 0 and _PLAIN.issuperset(map(type, o.values() if isinstance(o, dict) else o))
+
+
+def _rows(o: Any) -> bool:
+    """``o`` (a list or tuple) is not empty and holds non-empty dicts of plain values only: a table's rows."""
+    return (len(o) > 0 and _DICT.issuperset(map(type, o)) and all(o)
+            and _PLAIN.issuperset(map(type, itertools.chain.from_iterable(map(dict.values, o)))))
 
 
 def _indented(o: Any, depth: int) -> str:
@@ -51,7 +60,7 @@ def _indented(o: Any, depth: int) -> str:
     if _plain(o):
         text = _encode(o, depth + 1)
         return text[0] + ind1 + text[1:-1] + ind + text[-1]
-    if is_list and all(type(v) is dict and _plain(v) for v in o):
+    if is_list and _rows(o):
         # table rows: the whole list in one call with the rows' item separator; between two rows (the only place
         # "}," + that separator's indent + "{" occurs) go the rows' own bracket lines
         ind2 = "\n" + "  " * (depth + 2)
