@@ -145,7 +145,9 @@ def _read(battles: Any, cluster_by: Any, reader: dict[str, Any]) -> Battles:
                             param="cluster_by")
         reader = {**reader, "prompt": cluster_by}
     try:
-        read = read_battle_table(battles, **reader)   # its notes (what it left out or changed) reach the result
+        # its notes (what it left out or changed) reach the result; text=False: the rating reads the codes, not the
+        # label columns (one file's names as read, not made text per row)
+        read = read_battle_table(battles, **reader, text=False)
     except DataError as e:
         if own and e.code == "no_prompt_column":
             cols = ", ".join(map(repr, e.data["columns"][:12]))

@@ -112,11 +112,17 @@ def read_battle_table(
     weight_strong: bool | float = False,
     baseline: str | None = None,
     prompt: str | None = None,
+    text: bool = True,
 ) -> BattleTable:
     """:func:`read_battles` with the integer codes the reader computed on the way: a :class:`BattleTable`
     (``table``; ``codes``: the sorted model names, each row's two models and prompt id as codes, or None when
     the table was stacked from several sources). ``rt.arena`` rates from the codes without hashing millions of
-    names again."""
+    names again.
+
+    ``text=False``, for a caller that rates from the codes and never reads the table's label columns (one
+    file, not a folder or a list; elsewhere ignored): the reader may leave them as read (the model names
+    categorical, whole-number prompt ids as numbers, no ``winner`` beside a ``score``); the checks, the
+    notes, the numeric columns and the codes are those of ``text=True``."""
     import pandas as pd
 
     fmt = _check_format(format)
@@ -134,6 +140,8 @@ def read_battle_table(
                           strong=opts.weight_strong)
     if isinstance(source, (str, os.PathLike)):
         paths = [os.fspath(source)]
+        if not text and not os.path.isdir(paths[0]):   # one file: its table is not stacked with another's
+            opts = BattleOptions(opts.weight_strong, baseline, prompt, text=False)
     elif isinstance(source, (list, tuple)) and source and all(isinstance(p, (str, os.PathLike)) for p in source):
         paths = [os.fspath(p) for p in source]
     else:

@@ -73,11 +73,14 @@ class Coded:
 class BattleOptions:
     """The options every battles reader receives (a reader ignores those that do not apply):
     ``weight_strong`` the weight of a strong verdict (1 = none; Arena-Hard's 3), ``baseline`` the baseline of
-    Arena-Hard v0.1 judgments, ``prompt`` a table's prompt-id column (None: guessed; ``""``: none)."""
+    Arena-Hard v0.1 judgments, ``prompt`` a table's prompt-id column (None: guessed; ``""``: none);
+    ``text`` False when the caller rates from the codes and never reads the label columns (``finish``'s
+    ``text``; a reader may ignore it and write them)."""
 
     weight_strong: float = 1.0
     baseline: str | None = None
     prompt: str | None = None
+    text: bool = True
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,33 @@ class Labels:
             missing = missing | blank[np.maximum(codes, 0)] & (codes >= 0)
         keep = as_written and not (codes < 0).any() and isinstance(values, pd.Series)
         return cls(codes, text, missing, values.reset_index(drop=True) if keep else None)
+
+    @classmethod
+    def of_names(cls, values: Any) -> "Labels":
+        """:meth:`of` for a column of model names, where the order of the codes does not matter (:func:`finish`
+        codes the names again through their texts): a categorical column (a Parquet dictionary read as such)
+        takes its own codes, its unused categories left out, without hashing a text per row; other columns as
+        :meth:`of`. The texts, missing rows and ``source`` are those :meth:`of` gives; only the codes' order
+        differs (the categories' order instead of the first appearance)."""
+        import pandas as pd
+
+        if not (isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype)):
+            return cls.of(values)
+        cats = np.asarray(values.cat.categories, dtype=object)
+        if not all(type(u) is str for u in cats):   # numbers as names: as `of` writes them
+            return cls.of(values)
+        codes = values.cat.codes.to_numpy().astype(np.int64)
+        used = np.bincount(codes[codes >= 0], minlength=len(cats)) > 0
+        if not used.all():   # categories no row takes: left out, as factorize leaves them out
+            new = np.cumsum(used) - 1
+            codes = np.where(codes >= 0, new[np.maximum(codes, 0)], -1)
+            cats = cats[used]
+        missing = codes < 0
+        blank = np.array([not t.strip() for t in cats], dtype=bool)
+        if blank.any():
+            missing = missing | blank[np.maximum(codes, 0)] & (codes >= 0)
+        keep = not (codes < 0).any()
+        return cls(codes, cats, missing, values.reset_index(drop=True) if keep else None)
 
     def values(self) -> Any:
         """Per-row text (None where the cell was None or NaN): the column itself when it already is that."""
@@ -226,11 +256,16 @@ def missing_text(values: "pd.Series") -> np.ndarray:
 
 
 def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt: str,
-           records: int | None = None) -> BattleTable:
+           records: int | None = None, text: bool = True) -> BattleTable:
     """Check the canonical columns of one source and return the table with its notes and its codes.
 
     ``df`` holds :data:`COLUMNS` (``score`` and ``weight`` as floats, labels as objects) and any of
     :data:`OPTIONAL` and the style columns; its rows are positions ``0..n-1`` for ``where``.
+
+    ``text=False``: for a caller that rates from the codes and never reads the label columns (``rt.arena``
+    on one file): the ``cluster`` column is left as read (whole-number prompt ids stay numbers, not made
+    text per row), ``winner`` may be absent (``df`` without it), and the model names may stay categorical.
+    The checks, the notes and the codes are the same.
     """
     import pandas as pd
 
@@ -238,7 +273,7 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
     if n == 0:
         raise DataError(f"{where.source}: no battles in this source (the file is empty or every record was "
                         "left out); give a file with one battle or judged game per row", param="source")
-    a, b = Labels.of(df["model_a"]), Labels.of(df["model_b"])
+    a, b = Labels.of_names(df["model_a"]), Labels.of_names(df["model_b"])
     for lab, col in ((a, "model_a"), (b, "model_b")):
         if lab.missing.any():
             i = int(np.flatnonzero(lab.missing)[0])
@@ -274,13 +309,15 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
                            "by the same number" if weight[hi] > 1e150 else
                            f"more than 1e12 times the smallest ({weight[lo]:g}); weights this far apart leave the "
                            "small ones without any effect on the sums: check the column"), param="source")
-    wcol = df["winner"]
-    if isinstance(wcol.dtype, pd.StringDtype) and not wcol.hasnans:   # labels as text already (none missing)
-        winner = wcol.reset_index(drop=True)
-    else:
-        win = Labels.of(wcol)
-        winner = win.values() if win.source is not None else np.append(win.text, "")[win.codes]
-    out = {"model_a": a.values(), "model_b": b.values(), "score": score, "winner": winner, "weight": weight}
+    out = {"model_a": a.values(), "model_b": b.values(), "score": score}
+    if text or "winner" in df.columns:
+        wcol = df["winner"]
+        if isinstance(wcol.dtype, pd.StringDtype) and not wcol.hasnans:   # labels as text already (none missing)
+            out["winner"] = wcol.reset_index(drop=True)
+        else:
+            win = Labels.of(wcol)
+            out["winner"] = win.values() if win.source is not None else np.append(win.text, "")[win.codes]
+    out["weight"] = weight
     cl = None
     if "cluster" in df.columns:
         cl = Labels.of(df["cluster"])
@@ -291,7 +328,7 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
                             "give every battle its prompt id, or read the table without prompt ids: an empty "
                             "`prompt` ('')",
                             param="prompt")
-        out["cluster"] = cl.values()
+        out["cluster"] = cl.values() if text else df["cluster"].reset_index(drop=True)
     for col in ("judge", "user"):
         if col in df.columns:
             out[col] = Labels.of(df[col]).values()

@@ -46,11 +46,13 @@ def _dropped(source: str, reasons: dict[str, int]) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------------------- tables
 def from_table(df: "pd.DataFrame", where: Where, *, cluster: str | None, fmt: str = "table",
-               strong: float = 1.0) -> BattleTable:
+               strong: float = 1.0, text: bool = True) -> BattleTable:
     """A battles table (``model_a, model_b, winner`` or ``score``, ...) in the canonical columns.
 
     ``strong`` > 1: the table is an Arena-Hard battles file whose strong verdicts are written ``strong``
-    times; each game becomes one row again, with weight ``strong`` (:func:`_collapse_replicates`)."""
+    times; each game becomes one row again, with weight ``strong`` (:func:`_collapse_replicates`).
+    ``text=False``: for a caller that rates from the codes (:func:`._canon.finish`); a table with a ``score``
+    column then gets no ``winner`` labels made from it."""
     import pandas as pd
 
     cols = [str(c) for c in df.columns]
@@ -65,7 +67,10 @@ def from_table(df: "pd.DataFrame", where: Where, *, cluster: str | None, fmt: st
                             param="source")
     used = {"model_a", "model_b"}
     out = pd.DataFrame({"model_a": df["model_a"], "model_b": df["model_b"]})
-    out["score"], out["winner"] = _outcome(df, cols, where, used)
+    score, winner = _outcome(df, cols, where, used, text=text)
+    out["score"] = score
+    if winner is not None:
+        out["winner"] = winner
     if "weight" in cols:
         w = pd.to_numeric(df["weight"], errors="coerce")
         bad = w.isna().to_numpy()
@@ -116,7 +121,7 @@ def from_table(df: "pd.DataFrame", where: Where, *, cluster: str | None, fmt: st
                             "read it without `weight_strong`", param="weight_strong")
         out, where, note = _collapse_replicates(out, where, strong)
         notes.append(note)
-    return finish(out, where, notes, fmt=fmt, records=len(df))
+    return finish(out, where, notes, fmt=fmt, records=len(df), text=text)
 
 
 def _duplicates(df: "pd.DataFrame", out: "pd.DataFrame") -> int:
@@ -198,8 +203,10 @@ def _collapse_replicates(out: "pd.DataFrame", where: Where, strong: float
     return res, Where(where.source, where.kind, nums), note
 
 
-def _outcome(df: "pd.DataFrame", cols: list[str], where: Where, used: set[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(score of model_a, winner label) from a ``score`` column, ``winner`` labels or one-hot columns."""
+def _outcome(df: "pd.DataFrame", cols: list[str], where: Where, used: set[str], text: bool = True
+             ) -> tuple[np.ndarray, Any]:
+    """(score of model_a, winner label) from a ``score`` column, ``winner`` labels or one-hot columns;
+    ``text=False``: no labels made from a ``score`` column (None)."""
     import pandas as pd
 
     if "score" in cols:
@@ -214,7 +221,7 @@ def _outcome(df: "pd.DataFrame", cols: list[str], where: Where, used: set[str]) 
         score = s.to_numpy(dtype=np.float64)
         used.add("score")
         if "winner" not in cols:
-            return score, label_of(score)
+            return score, (label_of(score) if text else None)
         used.add("winner")
         w = Labels.of(df["winner"])
         text = np.where(w.missing, "", np.append(w.text, None)[w.codes]).astype(object)
@@ -533,8 +540,12 @@ JSON_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".json", ".json.gz")
 _HEAD = 1 << 22  # bytes read to sniff a JSON file's first record
 
 
-def read_table_file(path: str, prompt: str | None, strong: float) -> BattleTable:
-    """A battles table from a CSV, TSV, Parquet or JSON-lines file (a JSON array is a clean_battle file)."""
+def read_table_file(path: str, prompt: str | None, strong: float, text: bool = True) -> BattleTable:
+    """A battles table from a CSV, TSV, Parquet or JSON-lines file (a JSON array is a clean_battle file).
+
+    ``text=False`` (a caller that rates from the codes, :func:`._canon.finish`): a Parquet file's text columns
+    ``model_a`` and ``model_b`` are read as their dictionaries (categorical: no text per row to make and
+    hash), and the label columns made only where needed."""
     import pandas as pd
 
     if json_kind(path) == "array":
@@ -542,11 +553,11 @@ def read_table_file(path: str, prompt: str | None, strong: float) -> BattleTable
     p = path.lower()
     if p.endswith((".parquet", ".pq")):
         try:
-            df = pd.read_parquet(path)
+            df = pd.read_parquet(path, **({} if text else {"read_dictionary": _text_columns(path)}))
         except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a bad file
             raise FormatError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})",
                               param="format") from None
-        return from_table(df, Where(path, "row"), cluster=prompt, strong=strong)
+        return from_table(df, Where(path, "row"), cluster=prompt, strong=strong, text=text)
     if p.endswith(JSON_SUFFIXES):
         lines, recs = [], []
         for lineno, rec in iter_jsonl(path):
@@ -563,6 +574,16 @@ def read_table_file(path: str, prompt: str | None, strong: float) -> BattleTable
         raise FormatError(f"{path}: not a readable {'TSV' if sep == chr(9) else 'CSV'} file "
                           f"({str(exc).splitlines()[0]})", param="format") from None
     return from_table(df, Where(path, "line", offset=2), cluster=prompt, strong=strong)
+
+
+def _text_columns(path: str) -> list[str]:
+    """The columns ``model_a`` and ``model_b`` of a Parquet file that hold text (read as dictionaries)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(path)
+    return [c for c in ("model_a", "model_b") if c in schema.names
+            and (pa.types.is_string(schema.field(c).type) or pa.types.is_large_string(schema.field(c).type))]
 
 
 def per_item_table(path: str) -> bool:

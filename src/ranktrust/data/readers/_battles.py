@@ -37,7 +37,7 @@ class _BattleFiles:
 
     def read(self, unit: str, opts: BattleOptions) -> Iterator[BattleTable]:
         """A file of one battle per row or record (a table, clean_battle JSON); the others override it."""
-        yield read_table_file(unit, opts.prompt, opts.weight_strong)
+        yield read_table_file(unit, opts.prompt, opts.weight_strong, text=opts.text)
 
 
 @register
