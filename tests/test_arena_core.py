@@ -653,3 +653,19 @@ def test_names_that_look_the_same_are_warned_about():
         warnings.simplefilter("always")
         rt.arena(plain, cluster_by=None, n_resamples=100)
     assert not [w for w in seen if getattr(w.message, "code", None) == "similar_names"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 40), min_size=1, max_size=300), st.integers(0, 2**32))
+def test_the_battles_sorted_by_cluster_are_a_stable_argsorts(codes, seed):
+    """The packed sort of (cluster code, row) gives the order and codes of a stable argsort of the codes of the
+    rows chosen, and so does its fallback."""
+    from ranktrust.preference import _fit
+
+    cluster = np.asarray(codes, dtype=np.int64)
+    sel = np.flatnonzero(np.random.default_rng(seed).random(len(cluster)) < 0.7)
+    want = sel[np.argsort(cluster[sel], kind="stable")]
+    for pack in (True, False):
+        order, got = _fit._by_cluster(cluster, sel, int(cluster.max()) + 1, pack=pack)
+        np.testing.assert_array_equal(order, want)
+        np.testing.assert_array_equal(got, cluster[want])

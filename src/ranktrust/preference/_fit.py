@@ -292,7 +292,7 @@ _SMALL_CLUSTER = 16
 
 @dataclass(frozen=True)
 class _Pairs:
-    """The battles of each cluster with 2 to ``_SMALL_CLUSTER`` battles, as every pair of them (one argsort of
+    """The battles of each cluster with 2 to ``_SMALL_CLUSTER`` battles, as every pair of them (one sort of
     the cluster codes; clusters of one battle have no pair). ``order``: those battles, sorted by cluster;
     ``left``, ``right``: positions in ``order`` of each pair's two battles (``left < right``: a pair's
     arrays are read near-sequentially once gathered into that order); ``big``: the battles of the larger
@@ -304,14 +304,29 @@ class _Pairs:
     big: np.ndarray
 
 
+def _by_cluster(cluster: np.ndarray, sel: np.ndarray, n_clusters: int, pack: bool = True
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(the rows ``sel`` sorted by cluster code, each cluster's in row order: a stable argsort's order; their codes).
+
+    One sort of the values (code, row) packed into an int64, about three times as fast as an argsort of the
+    codes; where they do not fit side by side in 63 bits (or ``pack`` is False), the stable argsort."""
+    bits = max(int(len(cluster) - 1).bit_length(), 1)
+    if pack and bits + max(int(n_clusters - 1).bit_length(), 1) <= 63:
+        key = cluster[sel].astype(np.int64) << bits
+        key |= sel
+        key.sort()
+        order = key & ((1 << bits) - 1)
+        key >>= bits
+        return order, key
+    o = np.argsort(cluster[sel], kind="stable")
+    return sel[o], cluster[sel][o]
+
+
 def _cluster_pairs(cluster: np.ndarray, n_clusters: int) -> _Pairs:
     sizes = np.bincount(cluster, minlength=n_clusters)
     size = sizes[cluster]
     sel = np.flatnonzero(size > 1)
-    # int32 codes sort faster than int64 (any order within a cluster will do)
-    codes = cluster[sel].astype(np.int32) if n_clusters < 2**31 else cluster[sel]
-    o = np.argsort(codes)
-    order, codes = sel[o], codes[o]
+    order, codes = _by_cluster(cluster, sel, n_clusters)
     if int(sizes.max(initial=0)) > _SMALL_CLUSTER:
         big = size[order] > _SMALL_CLUSTER
         idx, cl, big_idx = order[~big], codes[~big], order[big]
@@ -385,7 +400,7 @@ def meat_clusters(a: np.ndarray, b: np.ndarray, r_theta: np.ndarray, cluster: np
 
     The score of battle i is ``r_theta[i] (e_a - e_b)`` on the strengths and ``r_extra[i, :]`` on the extra
     parameters (Davidson's log nu, style coefficients). ``pairs``: the clusters' battle pairs when the caller
-    has them (``Exposure.pairs``), else found here (one argsort)."""
+    has them (``Exposure.pairs``), else found here (one sort)."""
     tt = _theta_meat(a, b, r_theta, cluster, n_clusters, M, pairs)
     if r_extra is None:
         return tt
@@ -480,7 +495,7 @@ def _cluster_model_sums(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np
 def exposure(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np.ndarray | None, n_clusters: int,
              Hinv_diag: np.ndarray, pairs: _Pairs | None = None) -> Exposure:
     """Per (cluster, model) information sums and the CR2-type residual scaling, in O(battles) after one
-    argsort of the cluster codes.
+    sort of the cluster codes.
 
     ``q``: each battle's information weight on its contrast (``w p (1 - p)`` for the logit fit); ``cluster``:
     cluster codes ``0..n_clusters-1`` or None (each battle its own cluster); ``Hinv_diag``: the diagonal of
