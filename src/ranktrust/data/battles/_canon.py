@@ -349,7 +349,9 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
                 raise DataError(f"{where.at(i)}: style count {col} = {df[col].iloc[i]!r} is not a number",
                                 param="source")
             out[str(col)] = v.to_numpy(dtype=np.float64)
-    res = pd.DataFrame(out)
+    # text=False: an internal table the rating reads column by column, so its float columns are not copied into one
+    # block (a pandas DataFrame of the arrays as they are)
+    res = pd.DataFrame(out) if text else pd.DataFrame(out, copy=False)
     read = {"code": "read", "source": where.source, "format": fmt, "battles": int(n),
             "weight_total": float(weight.sum())}
     if records is not None:
@@ -360,7 +362,9 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
         m = len(joint)
         key = (cl.codes * m + ja) * m + jb
         _, per = np.unique(key, return_counts=True)
-        size, count = np.unique(per, return_counts=True)
+        hist = np.bincount(per)          # how many keys have each count: the sizes in order, no second sort
+        size = np.flatnonzero(hist)
+        count = hist[size]
         res.attrs["notes"].append({"code": "rows_per_prompt_and_pair", "source": where.source,
                                    "counts": {int(k): int(v) for k, v in zip(size, count)}})
     names = sorted(joint)
