@@ -669,3 +669,17 @@ def test_the_battles_sorted_by_cluster_are_a_stable_argsorts(codes, seed):
         order, got = _fit._by_cluster(cluster, sel, int(cluster.max()) + 1, pack=pack)
         np.testing.assert_array_equal(order, want)
         np.testing.assert_array_equal(got, cluster[want])
+
+
+@pytest.mark.parametrize("M", [2, 2**15, 2**15 + 1, 2**31 + 5])
+def test_the_models_of_the_cluster_pairs_in_a_small_type_are_the_codes(M):
+    """The model codes gathered in cluster order in the smallest type that holds codes below M: the same values."""
+    from ranktrust.preference import _fit
+
+    g = np.random.default_rng(M)
+    a, b = g.integers(0, M, 50), g.integers(0, M, 50)
+    o = g.permutation(50)[:30]
+    ao, bo = _fit._small_codes(a, b, o, M)
+    assert ao.dtype.itemsize == (2 if M <= 2**15 else 4 if M <= 2**31 else 8)
+    np.testing.assert_array_equal(ao, a[o])
+    np.testing.assert_array_equal(bo, b[o])
