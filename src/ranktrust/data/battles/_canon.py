@@ -170,16 +170,16 @@ class Labels:
         if not all(type(u) is str for u in cats):   # numbers as names: as `of` writes them
             return cls.of(values)
         codes = values.cat.codes.to_numpy().astype(np.int64)
-        used = np.bincount(codes[codes >= 0], minlength=len(cats)) > 0
+        missing = codes < 0
+        keep = not missing.any()
+        used = np.bincount(codes if keep else codes[~missing], minlength=len(cats)) > 0
         if not used.all():   # categories no row takes: left out, as factorize leaves them out
             new = np.cumsum(used) - 1
-            codes = np.where(codes >= 0, new[np.maximum(codes, 0)], -1)
+            codes = np.where(missing, -1, new[np.maximum(codes, 0)])
             cats = cats[used]
-        missing = codes < 0
         blank = np.array([not t.strip() for t in cats], dtype=bool)
         if blank.any():
-            missing = missing | blank[np.maximum(codes, 0)] & (codes >= 0)
-        keep = not (codes < 0).any()
+            missing = missing | blank[np.maximum(codes, 0)] & ~missing
         return cls(codes, cats, missing, values.reset_index(drop=True) if keep else None)
 
     def values(self) -> Any:
