@@ -79,24 +79,32 @@ def _reject_k(m: np.ndarray, alpha: float) -> np.ndarray:
     """
     m = np.asarray(m, dtype=np.int64)
 
-    def rejects(k: np.ndarray) -> np.ndarray:
-        ok = (k >= 0) & (2 * k < m)
-        with np.errstate(invalid="ignore"):
-            p = 2.0 * special.bdtr(np.where(ok, k, 0).astype(np.float64), np.where(ok, m, 1), 0.5)
+    def rejects(k: np.ndarray, mm: np.ndarray) -> np.ndarray:
+        # integer k and m: scipy's integer loop, the same values as its float loop (which only floors them) at
+        # half the cost
+        ok = (k >= 0) & (2 * k < mm)
+        p = 2.0 * special.bdtr(np.where(ok, k, 0), np.where(ok, mm, 1), 0.5)
         return ok & (p < alpha)
 
-    k = np.floor(m / 2.0 + special.ndtri(alpha / 2) * np.sqrt(m) / 2.0).astype(np.int64)
+    # the normal approximation with a continuity correction: off by one for about 0.1-0.7% of m
+    k = np.ceil(m / 2.0 + special.ndtri(alpha / 2) * np.sqrt(m) / 2.0 - 0.5).astype(np.int64) - 1
     k = np.clip(k, -1, None)
-    for _ in range(64):  # rejection is monotone in k: step up while k + 1 rejects ...
-        up = rejects(k + 1)
-        if not up.any():
-            break
-        k = np.where(up, k + 1, k)
-    for _ in range(64):  # ... and down while k does not
-        down = (k >= 0) & ~rejects(k)
-        if not down.any():
-            break
-        k = np.where(down, k - 1, k)
+    # rejection is monotone in k, so the boundary is where k rejects and k + 1 does not: both are checked once for
+    # every m, then only the m whose start was off step (up while k + 1 rejects, down while k does not)
+    up = rejects(k + 1, m)
+    down = (k >= 0) & ~up & ~rejects(k, m)
+    for moved, step in ((up, 1), (down, -1)):
+        idx = np.flatnonzero(moved)
+        kk, mm = k[idx] + step, m[idx]
+        for _ in range(64):
+            if step > 0:
+                more = rejects(kk + 1, mm)
+            else:
+                more = (kk >= 0) & ~rejects(kk, mm)
+            if not more.any():
+                break
+            kk = np.where(more, kk + step, kk)
+        k[idx] = kk
     return k
 
 
@@ -182,6 +190,26 @@ def _binom_pmf(k: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
     return np.where(ok, np.exp(logp), 0.0)
 
 
+#: q -> (log j!, j log q, j log(1 - q)) at j = 0, 1, ...: the pmf's terms, shared by the curves at one q (a
+#: table's gaps, a search over the gap); each value depends on its own j alone
+_TABLES: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def _pmf_tables(q: float, top: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pmf's term tables at ``q`` over at least ``0 <= j < top`` (``top <= _TABLE_MAX``), kept per q."""
+    kept = _TABLES.get(q)
+    if kept is None or kept[0].size < top:
+        # a tenth to spare (a search's next n are near), or half as much again as kept
+        j = np.arange(min(max(top + top // 10 + 64, 3 * (kept[0].size if kept else 0) // 2), _TABLE_MAX),
+                      dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kept = (special.gammaln(j + 1), special.xlogy(j, q), special.xlog1py(j, -q))
+        if len(_TABLES) >= 4:   # a few disagreements at most
+            _TABLES.clear()
+        _TABLES[q] = kept
+    return kept
+
+
 class _Curve:
     """Exact McNemar power as a function of n at one (gap, q, alpha).
 
@@ -229,11 +257,7 @@ class _Curve:
         if top > _TABLE_MAX:
             return _binom_pmf(m[None, :], n[:, None], self.q)
         if self._lg.size < top:
-            j = np.arange(min(max(top, 2 * self._lg.size), _TABLE_MAX), dtype=np.float64)
-            q = self.q
-            with np.errstate(divide="ignore", invalid="ignore"):
-                self._lg = special.gammaln(j + 1)
-                self._xa, self._xb = special.xlogy(j, q), special.xlog1py(j, -q)
+            self._lg, self._xa, self._xb = _pmf_tables(self.q, top)
         k, nn = m[None, :], n[:, None]
         lg, xa, xb = self._lg, self._xa, self._xb
         if int(m[-1]) <= int(n.min()):
@@ -262,14 +286,25 @@ class _Curve:
         return out
 
 
-def _exact_items(gap: float, q: float, alpha: float, target: float, start: int) -> tuple[int, float]:
-    """Smallest n from which the exact power stays >= target for STAY_WINDOW consecutive n."""
+def _sawtooth(q: float, alpha: float) -> float:
+    """Share of the exact power's long saw-tooth in n that the spread of the discordant count leaves.
+
+    The rejection boundary ``k(m) ~ m/2 - z sqrt(m)/2`` (``z = z_{1-alpha/2}``) makes the conditional power
+    oscillate in m with a period of about ``2 sqrt(m) / z``; averaging over ``m ~ Bin(n, q)`` (standard deviation
+    ``sqrt(n q (1 - q))``) damps it by ``exp(-2 pi^2 r^2)`` with ``r = z sqrt(1 - q) / 2``, whatever n. Near
+    ``q = 1`` little is damped and the power rises with n in long steps.
+    """
+    r = float(special.ndtri(1.0 - alpha / 2.0)) * math.sqrt(max(0.0, 1.0 - q)) / 2.0
+    return math.exp(-2.0 * math.pi ** 2 * r * r)
+
+
+def _items_by_bisection(curve: "_Curve", gap: float, target: float, start: int) -> tuple[int, float]:
+    """The search over n by growth, halving and bisection on whole windows, then a scan of ``4 STAY_WINDOW`` n
+    below: what :func:`_exact_items` falls back to where the power is a saw-tooth at the crossing (there the
+    answer depends on which windows a search computes, and this search's answers are kept)."""
     W = STAY_WINDOW
-    curve = _Curve(gap, q, alpha)
 
     def ok(n: int) -> bool:
-        # the power at n alone first: most failing windows fail there (the power grows with n, the saw-tooth aside),
-        # and one n costs a twentieth of the window (the window is then computed whole, as always)
         if curve(np.array([n]))[0] < target:
             return False
         return bool(np.all(curve(np.arange(n, n + W)) >= target))
@@ -291,7 +326,6 @@ def _exact_items(gap: float, q: float, alpha: float, target: float, start: int) 
             hi = mid
         else:
             lo = mid
-    # the saw-tooth can make an earlier start valid: scan a window below the bisection's answer
     a = max(1, hi - 4 * W)
     f = curve(np.arange(a, hi + W)) >= target
     for n0 in range(a, hi + 1):
@@ -301,14 +335,152 @@ def _exact_items(gap: float, q: float, alpha: float, target: float, start: int) 
     return hi, float(curve(np.array([hi]))[0])
 
 
+def _exact_items(gap: float, q: float, alpha: float, target: float, start: int) -> tuple[int, float]:
+    """Smallest n from which the exact power stays >= target for STAY_WINDOW consecutive n.
+
+    Three steps, each on few n near the answer (so the conditional powers and rejection boundaries computed stay
+    those of a narrow range of m):
+
+    1. a crossing ``f, f + 1`` (power below the target at ``f``, at or above it at ``f + 1``): secant steps on
+       the power's normal score against ``sqrt(n)`` (nearly a line: the normal formula's), from ``start``, kept
+       inside the bracket of n known to fall short and n known to reach the target, halving it when a step
+       would not;
+    2. the run of STAY_WINDOW n at or above the target from ``f + 1`` (a window computed whole);
+    3. no earlier run within ``4 STAY_WINDOW`` n below it: every run of STAY_WINDOW consecutive n below the
+       run's start ``s`` (all of them below ``s - 1``, which falls short) holds one of ``s - 2, s - 2 - W, ...``,
+       so the power at those four n alone rules the runs out.
+
+    Where the power is not smooth at the crossing, the answer depends on which n a search computes; there the
+    answers of the growth-halving-bisection search are kept (:func:`_items_by_bisection`): where the saw-tooth is
+    little damped (:func:`_sawtooth` above 0.2: ``q`` near 1), and where the run from the crossing is broken, one
+    of the four n reaches the target, or the power at them does not fall going down.
+    """
+    W = STAY_WINDOW
+    curve = _Curve(gap, q, alpha)
+    if _sawtooth(q, alpha) > 0.2:
+        return _items_by_bisection(curve, gap, target, start)
+    one: dict[int, float] = {}
+
+    def at(n: int) -> float:
+        v = one.get(n)
+        if v is None:
+            v = one[n] = float(curve(np.array([n]))[0])
+        return v
+
+    def too_many(n: int) -> None:
+        if n > 10**9:
+            raise SolverError(f"the exact McNemar power search found no item count up to 10^9 with power >= "
+                              f"{target:g} for `gap` {gap:g}; use `method`='normal'", param="method")
+
+    # 1. a crossing
+    z_t = float(special.ndtri(target))
+
+    def score(v: float) -> float:
+        return float(special.ndtri(min(max(v, 1e-300), 1.0 - 1e-16)))
+
+    slope0 = gap / math.sqrt(q)          # the normal formula's d z / d sqrt(n)
+    short, reach = 0, 0                  # largest n known short of the target, smallest known to reach it (0: none)
+    n = max(int(start), 1)
+    prev: tuple[float, float] | None = None
+    while reach == 0 or reach - short > 1:
+        too_many(n)
+        v = at(n)
+        if v >= target:
+            reach = n if reach == 0 else min(reach, n)
+        else:
+            short = max(short, n)
+        if reach == 1:
+            break
+        s, z = math.sqrt(n), score(v)
+        slope = slope0
+        if prev is not None and prev[0] != s:
+            sl = (z - prev[1]) / (s - prev[0])
+            if math.isfinite(sl) and sl > 0:
+                slope = sl
+        prev = (s, z)
+        guess = (s + (z_t - z) / slope) ** 2
+        if not math.isfinite(guess):
+            guess = 2.0 * n
+        # probe the n just at or above the predicted crossing (a pass there and a shortfall just below end it)
+        nxt = int(math.ceil(guess - 1e-9)) if v < target else int(math.floor(guess + 1e-9))
+        if reach == 0:
+            nxt = max(nxt, n + 1, short + 1)
+            nxt = min(nxt, 2 * n + 1)    # no more than doubling when nothing reaches the target yet
+        else:
+            lo_ = short + 1
+            nxt = min(max(nxt, lo_), reach - 1)
+            if nxt in one:                 # the prediction is no help: halve the bracket
+                nxt = (short + reach) // 2
+        n = nxt
+    # 2. the run of W n from the crossing, and 3. no n reaching the target at the four n below that rule out an
+    # earlier run; else (a saw-tooth at the crossing) the bisection search
+    s0 = reach
+    too_many(s0)
+    below = [at(x) for x in range(s0 - 2, max(1, s0 - 4 * W) - 1, -W)]
+    if not bool(np.all(curve(np.arange(s0, s0 + W)) >= target)) or any(v >= target for v in below) \
+            or any(v <= w for v, w in zip(below, below[1:])):
+        return _items_by_bisection(curve, gap, target, start)
+    return s0, at(s0)
+
+
 def _exact_gap(n: int, q: float, alpha: float, target: float) -> float:
-    """Smallest gap d in (0, q] whose exact power at n items is >= target (NaN if none)."""
-    if mcnemar_power(n, gap=q, disagreement=q, alpha=alpha)[0] < target:
+    """Smallest gap d in (0, q] whose exact power at n items is >= target (NaN if none).
+
+    The answer is that of a bisection of (0, q] down to a width of 1e-9 (the ``hi`` it ends on). The power rises
+    with the gap, so each step's verdict is known without computing it once the step's midpoint lies outside a
+    bracket of gaps whose powers were computed (one short of the target, one reaching it); a regula falsi on the
+    power's normal score (nearly a line in the gap) narrows that bracket to 1e-12 in a few powers first, and the
+    bisection then computes the power only at midpoints inside it (or within 1e-13 of it).
+    """
+    def pw(g: float) -> float:
+        return float(mcnemar_power(n, gap=g, disagreement=q, alpha=alpha)[0])
+
+    top = pw(q)
+    if top < target:
         return float("nan")
+    z_t = float(special.ndtri(target))
+
+    def score(v: float) -> float:
+        return float(special.ndtri(min(max(v, 1e-300), 1.0 - 1e-16))) - z_t
+
+    # the bracket: a (short of the target; 0 is taken as short, as the bisection does) and b (reaching it)
+    a, fa = 0.0, None
+    b, fb = q, score(top)
+    z_a = float(special.ndtri(1.0 - alpha / 2.0))
+    g = (z_a + z_t) * math.sqrt(q / n)           # the normal formula's gap
+    side = 0
+    for _ in range(60):
+        if b - a <= 1e-12:
+            break
+        if not a < g < b:   # a step onto or past an end (one end's power met the target to the bit): just inside it
+            g = b - 4e-13 if fa is None or abs(fb) <= abs(fa) else a + 4e-13
+            if not a < g < b:
+                g = 0.5 * (a + b)
+        v = pw(g)
+        if v >= target:
+            b, fb = g, score(v)
+            if side == 1 and fa is not None:
+                fa *= 0.5                            # Illinois: the end kept twice counts half
+            side = 1
+        else:
+            a, fa = g, score(v)
+            if side == -1:
+                fb *= 0.5
+            side = -1
+        if fa is None:                               # one end computed: a step of the normal formula's slope
+            g = b - fb / math.sqrt(n / q)
+        else:
+            g = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
     lo, hi = 0.0, q
     for _ in range(60):
         mid = 0.5 * (lo + hi)
-        if mcnemar_power(n, gap=mid, disagreement=q, alpha=alpha)[0] >= target:
+        if mid >= b + 1e-13:
+            reach = True
+        elif mid <= a - 1e-13:
+            reach = False
+        else:
+            reach = pw(mid) >= target
+        if reach:
             hi = mid
         else:
             lo = mid
