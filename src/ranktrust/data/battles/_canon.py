@@ -281,8 +281,12 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
                             "names both models: fill it or drop the row", param="source")
     ta, tb = a.text, b.text
     joint = {t: k for k, t in enumerate(dict.fromkeys([*ta, *tb]))}
-    ja = np.array([joint[t] for t in ta], dtype=np.int64)[a.codes]
-    jb = np.array([joint[t] for t in tb], dtype=np.int64)[b.codes]
+    # each row's two models as positions among the sorted names: the distinct texts mapped first, one gather per side
+    names = sorted(joint)
+    pos = np.empty(len(joint), dtype=np.int64)
+    pos[[joint[t] for t in names]] = np.arange(len(names))
+    ja = pos[np.array([joint[t] for t in ta], dtype=np.int64)][a.codes]
+    jb = pos[np.array([joint[t] for t in tb], dtype=np.int64)][b.codes]
     same = ja == jb
     if same.any():
         i = int(np.flatnonzero(same)[0])
@@ -361,14 +365,13 @@ def finish(df: "pd.DataFrame", where: Where, notes: list[dict[str, Any]], *, fmt
         # rows per (prompt, model_a, model_b), counted on integer codes
         m = len(joint)
         key = (cl.codes * m + ja) * m + jb
-        _, per = np.unique(key, return_counts=True)
+        key.sort()                       # np.unique's counts, without its copy of the keys
+        ends = np.append(np.flatnonzero(key[1:] != key[:-1]), len(key) - 1)
+        per = np.diff(ends, prepend=-1)
         hist = np.bincount(per)          # how many keys have each count: the sizes in order, no second sort
         size = np.flatnonzero(hist)
         count = hist[size]
         res.attrs["notes"].append({"code": "rows_per_prompt_and_pair", "source": where.source,
                                    "counts": {int(k): int(v) for k, v in zip(size, count)}})
-    names = sorted(joint)
-    pos = np.empty(len(joint), dtype=np.int64)
-    pos[[joint[t] for t in names]] = np.arange(len(names))
     cc, nc = cl.text_codes() if cl is not None else (None, n)
-    return BattleTable(res, Coded(tuple(names), pos[ja], pos[jb], cc, nc))
+    return BattleTable(res, Coded(tuple(names), ja, jb, cc, nc))
