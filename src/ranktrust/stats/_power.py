@@ -89,12 +89,28 @@ def _reject_k(m: np.ndarray, alpha: float) -> np.ndarray:
     # the normal approximation with a continuity correction: off by one for about 0.1-0.7% of m
     k = np.ceil(m / 2.0 + special.ndtri(alpha / 2) * np.sqrt(m) / 2.0 - 0.5).astype(np.int64) - 1
     k = np.clip(k, -1, None)
-    # rejection is monotone in k, so the boundary is where k rejects and k + 1 does not: both are checked once for
-    # every m, then only the m whose start was off step (up while k + 1 rejects, down while k does not)
-    up = rejects(k + 1, m)
-    down = (k >= 0) & ~up & ~rejects(k, m)
+    # rejection is monotone in k, so the boundary is where k rejects and k + 1 does not: both are checked for every
+    # m, then only the m whose start was off step move (up while k + 1 rejects, down while k does not). The p-value
+    # falls as m grows at a fixed k, so over a run of rising m with one start k, k + 1 rejecting at none of them is
+    # known from the run's last m and k rejecting at all of them from its first (the others are computed where
+    # not: a run whose start was off)
+    if m.size == 0:
+        return k
+    start = np.ones(m.size, dtype=bool)
+    start[1:] = (k[1:] != k[:-1]) | (m[1:] <= m[:-1])
+    run = np.cumsum(start) - 1
+    first, last = np.flatnonzero(start), np.append(np.flatnonzero(start)[1:] - 1, m.size - 1)
+    up = rejects(k[last] + 1, m[last])[run]
+    some = np.flatnonzero(up)
+    up[some] = rejects(k[some] + 1, m[some])
+    r0 = rejects(k[first], m[first])[run]
+    some = np.flatnonzero(~r0)
+    r0[some] = rejects(k[some], m[some])
+    down = (k >= 0) & ~up & ~r0
     for moved, step in ((up, 1), (down, -1)):
         idx = np.flatnonzero(moved)
+        if idx.size == 0:
+            continue
         kk, mm = k[idx] + step, m[idx]
         for _ in range(64):
             if step > 0:
@@ -215,7 +231,8 @@ class _Curve:
 
     A search calls it many times over overlapping ranges of n, so it keeps what does not depend on
     the call: the conditional power at each number ``m`` of discordant items, and the log-gamma and
-    ``x log p`` terms of the binomial pmf at each integer, over ranges that grow as asked for. Every
+    ``x log p`` terms of the binomial pmf at each integer (:func:`_pmf_tables`, shared by the curves at one
+    ``q``), over ranges that grow as asked for. Every
     value depends on its own ``m`` (or integer) alone, so the kept values are those a fresh
     computation gives, bit for bit. What is kept stays small: a range far from the kept one replaces
     it (a search probes far-apart n at first), and the pmf's tables are used up to ``_TABLE_MAX`` items
