@@ -302,5 +302,10 @@ class ArenaResult(Result):
         done = jsonable(out)
         # the pairs' columns are JSON values already (jsonable of each column, NaN as None): M (M - 1) / 2 rows
         # are not walked again value by value (31,125 rows x 8 at 250 models: about a second)
-        done["pairs"] = [dict(zip(cols, vals)) for vals in zip(*cols.values())]
+        # (a dict display per row, the keys written out: twice as fast as dict(zip(keys, row)))
+        done["pairs"] = [{"a": a, "b": b, "diff": d, "ci_low": lo, "ci_high": hi, "p_value": p, "p_adjusted": q,
+                          "separated": sep}
+                         for a, b, d, lo, hi, p, q, sep in zip(cols["a"], cols["b"], cols["diff"], cols["ci_low"],
+                                                                cols["ci_high"], cols["p_value"], cols["p_adjusted"],
+                                                                cols["separated"])]
         return done
