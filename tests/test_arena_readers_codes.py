@@ -131,3 +131,16 @@ def test_of_names_on_a_categorical_gives_the_texts_and_gaps_of_of(values, extra,
     assert list(got.text[got.codes[ok]]) == list(want.text[want.codes[ok]])
     assert sorted(got.text) == sorted(want.text)   # the used categories only, as factorize gives them
     assert (got.source is None) == (want.source is None)
+
+
+@pytest.mark.parametrize("strong", [False, True])
+def test_an_arena_hard_battles_file_as_parquet_reads_alike_with_replicates_collapsed(strong, tmp_path):
+    """The winner labels and the strong verdicts' replicated rows (weight_strong) take the same path either way."""
+    from conftest import DATA
+
+    path = str(tmp_path / "ah.parquet")
+    pd.read_json(DATA / "arena" / "arenahard_v01_official_battles.jsonl.gz", lines=True).to_parquet(path, index=False)
+    _same_read(path, weight_strong=strong)
+    got = rt.arena(path, weight_strong=strong, n_resamples=100).to_dict()
+    want = rt.arena(rt.data.battles.read_battles(path, weight_strong=strong), n_resamples=100).to_dict()
+    _close(got, want)
