@@ -92,7 +92,8 @@ def battles_arrays(df: Any, *, cluster_by: str | None, coded: Any = None) -> Bat
     """Check and code the battles; ``cluster_by``: a column name, ``"auto"`` or None (per battle).
 
     ``coded``: the codes the battles reader computed for this very table (``read_battle_table``'s ``codes``), taken
-    instead of factorizing the names and the ``cluster`` column again (the same codes)."""
+    instead of factorizing the names and the ``cluster`` column again (the same codes); the reader has checked its
+    scores and weights too (``data.battles._canon.finish``: the same rules), so they are not checked again."""
     cols = _columns(df)
     for need in ("model_a", "model_b"):
         if need not in cols and "model" in cols:
@@ -137,17 +138,17 @@ def battles_arrays(df: Any, *, cluster_by: str | None, coded: Any = None) -> Bat
     else:
         raise DataError(f"`battles` has neither a `score` nor a `winner` column (columns: {', '.join(cols)})",
                         param="battles")
-    bad = np.flatnonzero(~np.isfinite(y) | (y < 0) | (y > 1))
+    bad = np.flatnonzero(~np.isfinite(y) | (y < 0) | (y > 1)) if coded is None else ()
     if len(bad):
         raise DataError(f"`battles` {_row(bad[0])}: score {float(y[bad[0]])!r} is not in [0, 1] (1 = model_a wins, "
                         "0 = model_b wins, 0.5 = tie)", param="battles")
     if "weight" in cols:
         w = np.asarray(_col(df, "weight"), dtype=float)
-        bad = np.flatnonzero(~np.isfinite(w) | (w <= 0))
+        bad = np.flatnonzero(~np.isfinite(w) | (w <= 0)) if coded is None else ()
         if len(bad):
             raise DataError(f"`battles` {_row(bad[0])}: weight {float(w[bad[0]])!r} must be a positive number",
                             param="battles")
-        huge = weight_problem(w)
+        huge = weight_problem(w) if coded is None else None
         if huge is not None:
             hi, lo, why = huge
             raise DataError(f"`battles` {_row(hi)}: weight {float(w[hi]):g} is " + (
