@@ -466,14 +466,14 @@ LEVERAGE_CAP = 0.99
 def _cluster_model_sums(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np.ndarray, n_clusters: int,
                         pairs: _Pairs, M: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per battle, ``v_g(a)`` and ``v_g(b)`` (the sum of ``q`` over the battles of its cluster ``g`` that involve
-    that model), and whether the battle is the first of its cluster to involve that model (per side).
+    that model), and whether the battle is not the first of its cluster to involve that model (per side; bool).
 
     Without a sort of the (cluster, model) keys: a battle's own ``q``, plus its partners' from the pairs of its
     cluster that share the model (``_cluster_pairs``); the battles of clusters above ``_SMALL_CLUSTER`` battles
     through their sorted keys."""
     N = len(a)
     va, vb = q.copy(), q.copy()
-    fa, fb = np.ones(N), np.ones(N)
+    fa, fb = np.zeros(N, dtype=bool), np.zeros(N, dtype=bool)   # True: not the first (per side)
     L, R = pairs.left, pairs.right
     if len(L):   # the models compared in the cluster-sorted order; the few pairs that share one added back
         o = pairs.order
@@ -486,7 +486,7 @@ def _cluster_model_sums(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np
                 li, ri = o[L[hit]], o[R[hit]]
                 np.add.at(vl, li, q[ri])
                 np.add.at(vr, ri, q[li])
-                fr[ri] = 0.0                 # R comes after L: not the first of the cluster with that model
+                fr[ri] = True                # R comes after L: not the first of the cluster with that model
     big = pairs.big
     if len(big):
         n = len(big)
@@ -497,7 +497,7 @@ def _cluster_model_sums(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np
         va[big], vb[big] = tot[inv[:n]], tot[inv[n:]]
         isfirst = np.zeros(2 * n, dtype=bool)
         isfirst[first] = True
-        fa[big], fb[big] = isfirst[:n], isfirst[n:]
+        fa[big], fb[big] = ~isfirst[:n], ~isfirst[n:]
     return va, vb, fa, fb
 
 
@@ -513,13 +513,16 @@ def exposure(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np.ndarray | 
     M = len(Hinv_diag)
     if cluster is None:   # each battle its own cluster: v_g(m) = q for both of its models
         va = vb = q
-        fa = fb = np.ones(len(a))
+        fa = fb = None
     else:
         pairs = _cluster_pairs(cluster, n_clusters) if pairs is None else pairs
         va, vb, fa, fb = _cluster_model_sums(a, b, q, cluster, n_clusters, pairs, M)
     la, lb = va * Hinv_diag[a], vb * Hinv_diag[b]
     lev = np.maximum(la, lb)
-    clusters = (np.bincount(a, fa, M) + np.bincount(b, fb, M)).round().astype(np.int64)
+    clusters = np.bincount(a, minlength=M) + np.bincount(b, minlength=M)
+    if fa is not None:   # less the battles that are not their cluster's first with that model
+        clusters -= np.bincount(a[fa], minlength=M) + np.bincount(b[fb], minlength=M)
+    clusters = clusters.astype(np.int64, copy=False)
     s1 = np.bincount(a, q, M) + np.bincount(b, q, M)
     # sum over clusters of v_g(m)^2 = sum over m's battles i of q_i v_{g_i}(m)
     s2 = np.bincount(a, q * va, M) + np.bincount(b, q * vb, M)
@@ -528,7 +531,10 @@ def exposure(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np.ndarray | 
     np.maximum.at(maxlev, b, lb)
     with np.errstate(divide="ignore", invalid="ignore"):
         eff = np.where(s2 > 0, s1 * s1 / s2, 0.0)
-    scale = 1.0 / np.sqrt(1.0 - np.minimum(lev, LEVERAGE_CAP))
+    scale = np.minimum(lev, LEVERAGE_CAP, out=lev)   # 1 / sqrt(1 - min(lev, cap)), in place: no new arrays
+    np.subtract(1.0, scale, out=scale)
+    np.sqrt(scale, out=scale)
+    np.divide(1.0, scale, out=scale)
     return Exposure(scale=scale, clusters=clusters, effective=eff, max_leverage=maxlev, pairs=pairs)
 
 
