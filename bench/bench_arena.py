@@ -311,7 +311,10 @@ def main() -> None:
     for label, num, den in (("rt.arena / floor, in process", "arena", "floor"),
                             ("ranktrust arena / floor, as commands", "arena_cli", "floor_cli")):
         for k, unit in ((0, "wall"), (1, "CPU")):
-            print(f"{label + ', ' + unit:58s} {spread(ratios(num, den, k)) + 'x':34s} <= {GOAL_RATIO:.0f}x")
+            # the goal is the command's, as a user runs it (the issue measured the command line); the in-process
+            # ratio is shown beside it: there the floor has no start-up or imports to share
+            goal = f"<= {GOAL_RATIO:.0f}x" if num == "arena_cli" else "(shown; the goal is the commands')"
+            print(f"{label + ', ' + unit:58s} {spread(ratios(num, den, k)) + 'x':34s} {goal}")
     print(f"{'peak RSS, ranktrust arena command, GiB':58s} {peaks['arena_cli']:<34.2f} (floor command "
           f"{peaks['floor_cli']:.2f})")
     print(f"{'peak RSS of this process after rt.arena(path), GiB':58s} {peaks['in_process']:<34.2f} (floor and "
