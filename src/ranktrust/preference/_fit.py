@@ -302,6 +302,19 @@ class _Pairs:
     left: np.ndarray
     right: np.ndarray
     big: np.ndarray
+    _kept: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def models(self, a: np.ndarray, b: np.ndarray, M: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The models of each pair's battles, ``a`` and ``b`` of its left battle then of its right one, in the
+        smallest integer type that holds codes below ``M`` (:func:`_small_codes`). Kept for the next call with
+        the same arrays ``a`` and ``b`` (the exposure and then the meat of one fit gather them once)."""
+        kept = self._kept.get("models")
+        if kept is not None and kept[0] is a and kept[1] is b and kept[2] == M:
+            return kept[3]
+        ao, bo = _small_codes(a, b, self.order, M)
+        out = (ao[self.left], bo[self.left], ao[self.right], bo[self.right])
+        self._kept["models"] = (a, b, M, out)
+        return out
 
 
 def _by_cluster(cluster: np.ndarray, sel: np.ndarray, n_clusters: int, pack: bool = True
@@ -312,7 +325,8 @@ def _by_cluster(cluster: np.ndarray, sel: np.ndarray, n_clusters: int, pack: boo
     codes; where they do not fit side by side in 63 bits (or ``pack`` is False), the stable argsort."""
     bits = max(int(len(cluster) - 1).bit_length(), 1)
     if pack and bits + max(int(n_clusters - 1).bit_length(), 1) <= 63:
-        key = cluster[sel].astype(np.int64) << bits
+        key = cluster[sel].astype(np.int64, copy=False)   # a new array: shifted in place
+        key <<= bits
         key |= sel
         key.sort()
         order = key & ((1 << bits) - 1)
@@ -333,20 +347,24 @@ def _cluster_pairs(cluster: np.ndarray, n_clusters: int) -> _Pairs:
     else:
         idx, cl, big_idx = order, codes, np.empty(0, dtype=np.int64)
     # the pairs d places apart in the sorted order, d = 1, 2, ...: a position with a partner d + 1 places on
-    # has one d places on, so each pass only looks at the previous pass's hits
-    lefts, rights = [], []
-    t = np.flatnonzero(cl[:-1] == cl[1:])
-    d = 1
+    # has one d places on, so each pass only looks at the previous pass's hits; (t, t + d) in one cluster has
+    # (t, t + d + 1) in it where t + d and t + d + 1 are (``nxt``: position i and i + 1 in one cluster). The
+    # pairs are written in place, pass after pass: their number is known from the cluster sizes
+    n = len(cl)
+    nxt = np.zeros(n, dtype=bool)
+    np.equal(cl[:-1], cl[1:], out=nxt[:-1])
+    over = sizes[sizes > _SMALL_CLUSTER]
+    total = (int(np.dot(sizes, sizes - 1)) - int(np.dot(over, over - 1))) // 2
+    left, right = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+    t = np.flatnonzero(nxt)
+    d, at = 1, 0
     while len(t):
-        lefts.append(t)
-        rights.append(t + d)
-        d += 1
-        t = t[t + d < len(cl)]
-        t = t[cl[t + d] == cl[t]]
-    if not lefts:
-        empty = np.empty(0, dtype=np.int64)
-        return _Pairs(idx, empty, empty, big_idx)
-    return _Pairs(idx, np.concatenate(lefts), np.concatenate(rights), big_idx)
+        k = at + len(t)
+        left[at:k] = t
+        r = np.add(t, d, out=right[at:k])
+        t = t[nxt[r]]
+        d, at = d + 1, k
+    return _Pairs(idx, left, right, big_idx)
 
 
 def _small_codes(a: np.ndarray, b: np.ndarray, o: np.ndarray, M: int) -> tuple[np.ndarray, np.ndarray]:
@@ -371,14 +389,16 @@ def _theta_meat(a: np.ndarray, b: np.ndarray, r: np.ndarray, cluster: np.ndarray
         pairs = _cluster_pairs(cluster, n_clusters)
     left, right = pairs.left, pairs.right
     if len(left):
-        o = pairs.order
-        ro = r[o]
+        ro = r[pairs.order]
         w = ro[left] * ro[right]
-        ao, bo = _small_codes(a, b, o, M)
-        alM, blM = ao[left].astype(np.intp) * M, bo[left].astype(np.intp) * M
-        ar, br = ao[right], bo[right]
-        X = (np.bincount(alM + ar, w, MM) + np.bincount(blM + br, w, MM)
-             - np.bincount(alM + br, w, MM) - np.bincount(blM + ar, w, MM)).reshape(M, M)
+        al, bl, ar, br = pairs.models(a, b, M)
+        alM, blM = np.multiply(al, M, dtype=np.intp), np.multiply(bl, M, dtype=np.intp)
+        key = np.empty(len(left), dtype=np.intp)   # the four bin indexes in turn, in one array
+
+        def cell(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+            return np.bincount(np.add(lo, hi, out=key), w, MM)
+
+        X = (cell(alM, ar) + cell(blM, br) - cell(alM, br) - cell(blM, ar)).reshape(M, M)
         out += X + X.T
     bidx = pairs.big
     if len(bidx):
@@ -477,8 +497,7 @@ def _cluster_model_sums(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np
     L, R = pairs.left, pairs.right
     if len(L):   # the models compared in the cluster-sorted order; the few pairs that share one added back
         o = pairs.order
-        ao, bo = _small_codes(a, b, o, int(max(a.max(), b.max())) + 1 if M is None else M)
-        al, bl, ar, br = ao[L], bo[L], ao[R], bo[R]
+        al, bl, ar, br = pairs.models(a, b, int(max(a.max(), b.max())) + 1 if M is None else M)
         for xl, xr, vl, vr, fr in ((al, ar, va, va, fa), (al, br, va, vb, fb), (bl, ar, vb, va, fa),
                                    (bl, br, vb, vb, fb)):
             hit = np.flatnonzero(xl == xr)   # the model of side xl of L is the model of side xr of R
@@ -501,6 +520,20 @@ def _cluster_model_sums(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np
     return va, vb, fa, fb
 
 
+def _group_max(g: np.ndarray, v: np.ndarray, M: int, stride: int = 61) -> np.ndarray:
+    """Per group ``0..M-1`` the largest of ``v`` (0 where none is larger, or the group is empty; NaN propagates):
+    ``np.maximum.at`` from zeros, exactly, without its pass over every element.
+
+    A first ``np.maximum.at`` over every ``stride``-th element gives each group a lower bound; only the elements
+    not at or below their group's bound (few where the values are not sorted against the rows) can raise it,
+    and a second ``np.maximum.at`` over those gives the maximum (the maximum does not depend on the order)."""
+    out = np.zeros(M)
+    np.maximum.at(out, g[::stride], v[::stride])
+    cand = np.flatnonzero(~(v <= out[g]))   # above the bound, or NaN
+    np.maximum.at(out, g[cand], v[cand])
+    return out
+
+
 def exposure(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np.ndarray | None, n_clusters: int,
              Hinv_diag: np.ndarray, pairs: _Pairs | None = None) -> Exposure:
     """Per (cluster, model) information sums and the CR2-type residual scaling, in O(battles) after one
@@ -517,18 +550,22 @@ def exposure(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np.ndarray | 
     else:
         pairs = _cluster_pairs(cluster, n_clusters) if pairs is None else pairs
         va, vb, fa, fb = _cluster_model_sums(a, b, q, cluster, n_clusters, pairs, M)
-    la, lb = va * Hinv_diag[a], vb * Hinv_diag[b]
-    lev = np.maximum(la, lb)
     clusters = np.bincount(a, minlength=M) + np.bincount(b, minlength=M)
     if fa is not None:   # less the battles that are not their cluster's first with that model
         clusters -= np.bincount(a[fa], minlength=M) + np.bincount(b[fb], minlength=M)
     clusters = clusters.astype(np.int64, copy=False)
     s1 = np.bincount(a, q, M) + np.bincount(b, q, M)
     # sum over clusters of v_g(m)^2 = sum over m's battles i of q_i v_{g_i}(m)
-    s2 = np.bincount(a, q * va, M) + np.bincount(b, q * vb, M)
-    maxlev = np.zeros(M)
-    np.maximum.at(maxlev, a, la)
-    np.maximum.at(maxlev, b, lb)
+    qv = np.multiply(q, va)
+    s2 = np.bincount(a, qv, M)
+    s2 += np.bincount(b, np.multiply(q, vb, out=qv), M)
+    if fa is None:
+        la, lb = va * Hinv_diag[a], vb * Hinv_diag[b]
+    else:   # va, vb are _cluster_model_sums' own arrays: the leverages in their place
+        la, lb = np.multiply(va, Hinv_diag[a], out=va), np.multiply(vb, Hinv_diag[b], out=vb)
+    lev = np.maximum(la, lb)
+    maxlev = _group_max(a, la, M)
+    np.maximum(maxlev, _group_max(b, lb, M), out=maxlev)
     with np.errstate(divide="ignore", invalid="ignore"):
         eff = np.where(s2 > 0, s1 * s1 / s2, 0.0)
     scale = np.minimum(lev, LEVERAGE_CAP, out=lev)   # 1 / sqrt(1 - min(lev, cap)), in place: no new arrays
