@@ -520,20 +520,6 @@ def _cluster_model_sums(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np
     return va, vb, fa, fb
 
 
-def _group_max(g: np.ndarray, v: np.ndarray, M: int, stride: int = 61) -> np.ndarray:
-    """Per group ``0..M-1`` the largest of ``v`` (0 where none is larger, or the group is empty; NaN propagates):
-    ``np.maximum.at`` from zeros, exactly, without its pass over every element.
-
-    A first ``np.maximum.at`` over every ``stride``-th element gives each group a lower bound; only the elements
-    not at or below their group's bound (few where the values are not sorted against the rows) can raise it,
-    and a second ``np.maximum.at`` over those gives the maximum (the maximum does not depend on the order)."""
-    out = np.zeros(M)
-    np.maximum.at(out, g[::stride], v[::stride])
-    cand = np.flatnonzero(~(v <= out[g]))   # above the bound, or NaN
-    np.maximum.at(out, g[cand], v[cand])
-    return out
-
-
 def exposure(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np.ndarray | None, n_clusters: int,
              Hinv_diag: np.ndarray, pairs: _Pairs | None = None) -> Exposure:
     """Per (cluster, model) information sums and the CR2-type residual scaling, in O(battles) after one
@@ -564,8 +550,9 @@ def exposure(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np.ndarray | 
     else:   # va, vb are _cluster_model_sums' own arrays: the leverages in their place
         la, lb = np.multiply(va, Hinv_diag[a], out=va), np.multiply(vb, Hinv_diag[b], out=vb)
     lev = np.maximum(la, lb)
-    maxlev = _group_max(a, la, M)
-    np.maximum(maxlev, _group_max(b, lb, M), out=maxlev)
+    maxlev = np.zeros(M)
+    np.maximum.at(maxlev, a, la)
+    np.maximum.at(maxlev, b, lb)
     with np.errstate(divide="ignore", invalid="ignore"):
         eff = np.where(s2 > 0, s1 * s1 / s2, 0.0)
     scale = np.minimum(lev, LEVERAGE_CAP, out=lev)   # 1 / sqrt(1 - min(lev, cap)), in place: no new arrays
