@@ -338,11 +338,10 @@ def _by_cluster(cluster: np.ndarray, sel: np.ndarray, n_clusters: int, pack: boo
 
 def _cluster_pairs(cluster: np.ndarray, n_clusters: int) -> _Pairs:
     sizes = np.bincount(cluster, minlength=n_clusters)
-    size = sizes[cluster]
-    sel = np.flatnonzero(size > 1)
+    sel = np.flatnonzero((sizes > 1)[cluster])   # a gather from one byte per cluster
     order, codes = _by_cluster(cluster, sel, n_clusters)
     if int(sizes.max(initial=0)) > _SMALL_CLUSTER:
-        big = size[order] > _SMALL_CLUSTER
+        big = (sizes > _SMALL_CLUSTER)[codes]
         idx, cl, big_idx = order[~big], codes[~big], order[big]
     else:
         idx, cl, big_idx = order, codes, np.empty(0, dtype=np.int64)
