@@ -101,7 +101,8 @@ def test_the_exposure_and_the_meat_equal_dense_per_cluster_sums(board):
 
 def test_the_pairs_models_are_kept_for_the_same_arrays_only():
     """``_Pairs.models``: the models of each pair's battles (a, b of the left battle, of the right), gathered
-    once for the same ``a`` and ``b`` arrays and again for other arrays (equal values in a new array or not)."""
+    once for the same ``a`` and ``b`` arrays (until a call with ``keep=False`` takes them) and again for other
+    arrays."""
     g = np.random.default_rng(3)
     n, M = 400, 9
     cluster = g.integers(0, 120, n)
@@ -113,6 +114,10 @@ def test_the_pairs_models_are_kept_for_the_same_arrays_only():
     for got, want in zip(first, (a[o][L], b[o][L], a[o][R], b[o][R])):
         np.testing.assert_array_equal(got, want)
     assert all(x is y for x, y in zip(p.models(a, b, M), first))
+    assert all(x is y for x, y in zip(p.models(a, b, M, keep=False), first))   # taken, then let go
+    again = p.models(a, b, M)
+    assert again[0] is not first[0]
+    np.testing.assert_array_equal(again[0], first[0])
     a2 = a.copy()
     a2[:] = b
     other = p.models(a2, b, M)

@@ -304,16 +304,20 @@ class _Pairs:
     big: np.ndarray
     _kept: dict = field(default_factory=dict, compare=False, repr=False)
 
-    def models(self, a: np.ndarray, b: np.ndarray, M: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def models(self, a: np.ndarray, b: np.ndarray, M: int, keep: bool = True
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The models of each pair's battles, ``a`` and ``b`` of its left battle then of its right one, in the
-        smallest integer type that holds codes below ``M`` (:func:`_small_codes`). Kept for the next call with
-        the same arrays ``a`` and ``b`` (the exposure and then the meat of one fit gather them once)."""
-        kept = self._kept.get("models")
+        smallest integer type that holds codes below ``M`` (:func:`_small_codes`). With ``keep``, kept for the
+        next call with the same arrays ``a`` and ``b`` (the exposure gathers them, the meat of the same fit
+        takes them, ``keep=False``, and lets them go)."""
+        kept = self._kept.pop("models", None)
         if kept is not None and kept[0] is a and kept[1] is b and kept[2] == M:
-            return kept[3]
-        ao, bo = _small_codes(a, b, self.order, M)
-        out = (ao[self.left], bo[self.left], ao[self.right], bo[self.right])
-        self._kept["models"] = (a, b, M, out)
+            out = kept[3]
+        else:
+            ao, bo = _small_codes(a, b, self.order, M)
+            out = (ao[self.left], bo[self.left], ao[self.right], bo[self.right])
+        if keep:
+            self._kept["models"] = (a, b, M, out)
         return out
 
 
@@ -390,7 +394,8 @@ def _theta_meat(a: np.ndarray, b: np.ndarray, r: np.ndarray, cluster: np.ndarray
     if len(left):
         ro = r[pairs.order]
         w = ro[left] * ro[right]
-        al, bl, ar, br = pairs.models(a, b, M)
+        del ro
+        al, bl, ar, br = pairs.models(a, b, M, keep=False)
         alM, blM = np.multiply(al, M, dtype=np.intp), np.multiply(bl, M, dtype=np.intp)
         key = np.empty(len(left), dtype=np.intp)   # the four bin indexes in turn, in one array
 
