@@ -385,24 +385,32 @@ def _theta_meat(a: np.ndarray, b: np.ndarray, r: np.ndarray, cluster: np.ndarray
     r_i r_j (x_i x_j' + x_j x_i') (four bincounts over the sum of n_c (n_c - 1) / 2 pairs), for clusters up
     to ``_SMALL_CLUSTER`` battles; larger clusters' score rows are built dense and multiplied."""
     MM = M * M
-    v = np.bincount(a * M + b, r * r, MM).reshape(M, M)
-    out = -(v + v.T)
-    out[np.diag_indices(M)] += v.sum(axis=1) + v.sum(axis=0)
     if pairs is None:
         pairs = _cluster_pairs(cluster, n_clusters)
     left, right = pairs.left, pairs.right
-    if len(left):
+    N, P = len(a), len(left)
+    # the bin indexes and the weights of each bincount in turn, in two arrays (a new array of millions of
+    # elements costs its page faults, more than the pass that fills it)
+    key, wt = np.empty(max(N, P), dtype=np.intp), np.empty(max(N, P))
+    k, w = key[:N], wt[:N]
+    np.multiply(a, M, out=k)
+    k += b
+    v = np.bincount(k, np.multiply(r, r, out=w), MM).reshape(M, M)
+    out = -(v + v.T)
+    out[np.diag_indices(M)] += v.sum(axis=1) + v.sum(axis=0)
+    if P:
+        k, w = key[:P], wt[:P]
         ro = r[pairs.order]
-        w = ro[left] * ro[right]
+        np.take(ro, left, out=w)
+        w *= ro[right]
         del ro
         al, bl, ar, br = pairs.models(a, b, M, keep=False)
-        alM, blM = np.multiply(al, M, dtype=np.intp), np.multiply(bl, M, dtype=np.intp)
-        key = np.empty(len(left), dtype=np.intp)   # the four bin indexes in turn, in one array
 
         def cell(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-            return np.bincount(np.add(lo, hi, out=key), w, MM)
+            np.multiply(lo, M, out=k, dtype=np.intp)
+            return np.bincount(np.add(k, hi, out=k), w, MM)
 
-        X = (cell(alM, ar) + cell(blM, br) - cell(alM, br) - cell(blM, ar)).reshape(M, M)
+        X = (cell(al, ar) + cell(bl, br) - cell(al, br) - cell(bl, ar)).reshape(M, M)
         out += X + X.T
     bidx = pairs.big
     if len(bidx):
@@ -551,8 +559,9 @@ def exposure(a: np.ndarray, b: np.ndarray, q: np.ndarray, cluster: np.ndarray | 
     s2 += np.bincount(b, np.multiply(q, vb, out=qv), M)
     if fa is None:
         la, lb = va * Hinv_diag[a], vb * Hinv_diag[b]
-    else:   # va, vb are _cluster_model_sums' own arrays: the leverages in their place
-        la, lb = np.multiply(va, Hinv_diag[a], out=va), np.multiply(vb, Hinv_diag[b], out=vb)
+    else:   # va, vb are _cluster_model_sums' own arrays: the leverages in their place (h gathered into qv)
+        la = np.multiply(va, np.take(Hinv_diag, a, out=qv), out=va)
+        lb = np.multiply(vb, np.take(Hinv_diag, b, out=qv), out=vb)
     lev = np.maximum(la, lb)
     maxlev = np.zeros(M)
     np.maximum.at(maxlev, a, la)
