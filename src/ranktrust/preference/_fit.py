@@ -390,7 +390,7 @@ def _theta_meat(a: np.ndarray, b: np.ndarray, r: np.ndarray, cluster: np.ndarray
     left, right = pairs.left, pairs.right
     N, P = len(a), len(left)
     # the bin indexes and the weights of each bincount in turn, in two arrays (a new array of millions of
-    # elements costs its page faults, more than the pass that fills it)
+    # elements costs page faults at its first touch, besides the pass that fills it)
     key, wt = np.empty(max(N, P), dtype=np.intp), np.empty(max(N, P))
     k, w = key[:N], wt[:N]
     np.multiply(a, M, out=k)
