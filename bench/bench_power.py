@@ -21,12 +21,9 @@ The machine is shared (2 cores, other work running): compare ratios within one r
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
-import subprocess
 import sys
 import time
-import types
 from pathlib import Path
 
 import numpy as np
@@ -35,16 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 GPQA = Path("/work/shared/data/gpqa_main_openllm.csv.gz")
 TABLE_GAPS = (0.01, 0.02, 0.03, 0.05, 0.1)
 
-
-def module_at(rev: str, rel: str, name: str, package: str) -> types.ModuleType:
-    src = subprocess.run(["git", "show", f"{rev}:src/ranktrust/{rel}"], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout
-    spec = importlib.util.spec_from_loader(name, loader=None)
-    mod = importlib.util.module_from_spec(spec)
-    mod.__package__ = package
-    sys.modules[name] = mod
-    exec(compile(src, f"{rev}:{rel}", "exec"), mod.__dict__)
-    return mod
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_quality_speed import module_at   # noqa: E402  src/ranktrust/<rel> at a commit, as a module
 
 
 def section(mod, q: float, n: int, gaps):
