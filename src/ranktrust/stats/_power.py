@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence, TypedDict
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TypedDict
 
 import numpy as np
 from scipy import special
@@ -133,23 +133,29 @@ def _reject_range(lo: int, hi: int, alpha: float) -> np.ndarray:
     the same m at every gap, and a search over n (:func:`_exact_items`) for ranges that overlap (each k depends on
     its own m and alpha alone, so a range near the kept one is joined to it: only the m outside it are computed)."""
     kept = _REJECT_KEPT.get(alpha)
-    if kept is not None and (lo < kept[0] or hi >= kept[0] + kept[1].size):
-        m0, m1 = kept[0], kept[0] + kept[1].size - 1
-        if max(hi, m1) - min(lo, m0) + 1 - kept[1].size <= hi - lo + 1 and kept[1].size + hi - lo < _KEEP_MAX:
-            # near what is kept (no more to compute than asked for): compute only the m outside it and join
-            parts = ([_reject_k(np.arange(lo, m0), alpha)] if lo < m0 else []) + [kept[1]] \
-                + ([_reject_k(np.arange(m1 + 1, hi + 1), alpha)] if hi > m1 else [])
-            kept = (min(lo, m0), np.concatenate(parts))
-        else:
-            kept = None
-        if kept is not None:
-            _REJECT_KEPT[alpha] = kept
-    if kept is None:
-        kept = (lo, _reject_k(np.arange(lo, hi + 1), alpha))
-        if len(_REJECT_KEPT) >= 8:   # a few levels at most
-            _REJECT_KEPT.clear()
-        _REJECT_KEPT[alpha] = kept
+    if kept is None and len(_REJECT_KEPT) >= 8:   # a few levels at most
+        _REJECT_KEPT.clear()
+    kept = _REJECT_KEPT[alpha] = _kept_range(kept, lo, hi, lambda a, b: _reject_k(np.arange(a, b + 1), alpha))
     return kept[1][lo - kept[0]:hi - kept[0] + 1]
+
+
+def _kept_range(kept: tuple[int, np.ndarray] | None, lo: int, hi: int,
+                compute: Callable[[int, int], np.ndarray]) -> tuple[int, np.ndarray]:
+    """Values of a function of each integer, kept over one range as ``(first integer, values)``, made to cover
+    ``lo..hi`` (``compute(a, b)``: the values at ``a..b``): as kept when it covers them; joined with the integers
+    outside it when that computes no more than asked for and keeps at most ``_KEEP_MAX`` values; else ``lo..hi``
+    alone (a search probes far-apart ranges at first). Each value depends on its own integer alone, so the kept
+    values are those a fresh computation gives, bit for bit."""
+    if kept is not None and kept[1].size:
+        m0, vals = kept
+        m1 = m0 + vals.size - 1
+        if m0 <= lo and hi <= m1:
+            return kept
+        extra = max(hi, m1) - min(lo, m0) + 1 - vals.size     # values the join computes
+        if extra <= hi - lo + 1 and vals.size + extra <= _KEEP_MAX:
+            parts = ([compute(lo, m0 - 1)] if lo < m0 else []) + [vals] + ([compute(m1 + 1, hi)] if hi > m1 else [])
+            return min(lo, m0), np.concatenate(parts)
+    return lo, compute(lo, hi)
 
 
 def _conditional_power(m: np.ndarray, pi: float, k: np.ndarray) -> np.ndarray:
@@ -251,21 +257,7 @@ class _Curve:
 
     def _cond_power(self, lo: int, hi: int) -> np.ndarray:
         """The conditional power at m = lo..hi (kept over the union of nearby ranges asked for)."""
-        m0, m1 = self._m0, self._m0 + self._cp.size - 1
-        width = hi - lo + 1
-        extra = max(hi, m1) - min(lo, m0) + 1 - self._cp.size   # values an extension computes
-        if self._cp.size == 0 or extra > width or self._cp.size + extra > _KEEP_MAX:
-            # nothing kept, far from what is kept (more to compute than asked for), or too much: this range alone
-            self._m0, self._cp = lo, self._cp_at(lo, hi)
-        else:
-            parts = []
-            if lo < m0:
-                parts.append(self._cp_at(lo, m0 - 1))
-            parts.append(self._cp)
-            if hi > m1:
-                parts.append(self._cp_at(m1 + 1, hi))
-            if len(parts) > 1:
-                self._m0, self._cp = min(lo, m0), np.concatenate(parts)
+        self._m0, self._cp = _kept_range((self._m0, self._cp), lo, hi, self._cp_at)
         return self._cp[lo - self._m0:hi - self._m0 + 1].copy()
 
     def _pmf(self, m: np.ndarray, n: np.ndarray) -> np.ndarray:
