@@ -619,18 +619,18 @@ def _person_fit(y: np.ndarray, mask: np.ndarray, folds: int, gen: np.random.Gene
         fit's last steps, taken by a few rows, run once per block and not once per fold and block."""
         blk = max(_FIG_BLOCK, _FIG_CELLS // max(y.shape[1], 1))
         for s1 in range(0, n, blk):       # float64 figures: a few (block x N) arrays at a time
-            rr = np.arange(s1, min(n, s1 + blk))
+            rr = slice(s1, min(n, s1 + blk))   # the block's rows as views (read, never written), gathered once
             ok, th = cnt[rr] >= min_items, theta[rr]
             aa, bb = a_of[fold[rr]], b_of[fold[rr]]
-            mk = mask[rr]
+            yb, mk = y0[rr], mask[rr]
             fig = {}
             if not ceiling_only:         # (the healthy rows of data_quality's reference need the ceiling only)
                 p = special.expit(th[:, None] * aa - bb)
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    other = (tot[None, :] - y0[rr]) / (cnt_item[None, :] - mk)    # leave-one-out item means
-                fig = healthy_row(y0[rr], mk, p, other)
-                fig["expected_accuracy"], fig["score_z"] = _score_figures(y0[rr], mk, p)
-            cf = _ceiling_fit(y0[rr], mk, th, aa, bb, with_lz=not ceiling_only, p0=None if ceiling_only else p,
+                    other = (tot[None, :] - yb) / (cnt_item[None, :] - mk)    # leave-one-out item means
+                fig = healthy_row(yb, mk, p, other)
+                fig["expected_accuracy"], fig["score_z"] = _score_figures(yb, mk, p)
+            cf = _ceiling_fit(yb, mk, th, aa, bb, with_lz=not ceiling_only, p0=None if ceiling_only else p,
                               want_p=not ceiling_only)
             fig.update({k: cf[k] for k in ("ceiling", "ceiling_z", "ceiling_lz")})
             if not ceiling_only:
