@@ -224,21 +224,21 @@ def _outcome(df: "pd.DataFrame", cols: list[str], where: Where, used: set[str], 
             return score, (label_of(score) if text else None)
         used.add("winner")
         w = Labels.of(df["winner"])
-        text = np.where(w.missing, "", np.append(w.text, None)[w.codes]).astype(object)
+        labels = np.where(w.missing, "", np.append(w.text, None)[w.codes]).astype(object)
         want = _label_scores(w)
         known = ~np.isnan(want)
-        unknown = ~known & (text != "")
+        unknown = ~known & (labels != "")
         if unknown.any():
             i = int(np.flatnonzero(unknown)[0])
-            raise DataError(f"{where.at(i)}: winner {text[i]!r} is not a known label ({', '.join(WINNER_SCORES)}, "
+            raise DataError(f"{where.at(i)}: winner {labels[i]!r} is not a known label ({', '.join(WINNER_SCORES)}, "
                             "or empty beside a probability score); fix or drop the row", param="source")
         clash = known & (want != score)
         if clash.any():
             i = int(np.flatnonzero(clash)[0])
-            raise DataError(f"{where.at(i)}: winner {text[i]!r} disagrees with score {score[i]:g} ("
+            raise DataError(f"{where.at(i)}: winner {labels[i]!r} disagrees with score {score[i]:g} ("
                             f"{int(clash.sum())} such rows); keep one of the two columns, or fix the row",
                             param="source")
-        return score, text
+        return score, labels
     if "winner" in cols:
         used.add("winner")
         w = Labels.of(df["winner"])
