@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from scipy import optimize, special
 
 import ranktrust as rt
+from _cr2_reference import dense_exposure, dense_meat
 from conftest import require, shared_file
 from ranktrust.preference import ELO_SCALE
 from ranktrust.errors import DataError
@@ -414,32 +415,6 @@ def _clustered_board(g, M, G, big):
     return a, b, cluster, n
 
 
-def _brute_exposure(a, b, q, cluster, G, h, M):
-    """Per (cluster, model): v = the sum of q over the cluster's battles with that model, by a dense table."""
-    v = np.zeros((G, M))
-    np.add.at(v, (cluster, a), q)
-    np.add.at(v, (cluster, b), q)
-    lev = np.maximum(v[cluster, a] * h[a], v[cluster, b] * h[b])
-    scale = 1.0 / np.sqrt(1.0 - np.minimum(lev, 0.99))
-    seen = np.zeros((G, M), dtype=bool)
-    seen[cluster, a] = seen[cluster, b] = True
-    eff = v.sum(axis=0) ** 2 / (v ** 2).sum(axis=0)
-    return scale, seen.sum(axis=0), eff, (v * h).max(axis=0)
-
-
-def _brute_meat(a, b, r, cluster, G, M, r_extra=None):
-    """sum over clusters of S_c S_c', S_c the sum of the cluster's score rows (dense)."""
-    E = 0 if r_extra is None else r_extra.shape[1]
-    X = np.zeros((len(a), M + E))
-    X[np.arange(len(a)), a] += r
-    X[np.arange(len(a)), b] -= r
-    if E:
-        X[:, M:] = r_extra
-    S = np.zeros((G, M + E))
-    np.add.at(S, cluster, X)
-    return S.T @ S
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_cr2_exposure_and_the_meat_on_cluster_pairs_match_a_per_cluster_model_computation(seed):
     """The exposure (per battle its CR2 scaling, per model its cluster count, Kish effective number of clusters
@@ -453,7 +428,7 @@ def test_cr2_exposure_and_the_meat_on_cluster_pairs_match_a_per_cluster_model_co
     q = g.uniform(0.05, 0.25, n)
     h = g.uniform(0.01, 0.5, M)
     expo = _fit.exposure(a, b, q, cluster, G, h)
-    scale, clusters, eff, maxlev = _brute_exposure(a, b, q, cluster, G, h, M)
+    scale, clusters, eff, maxlev = dense_exposure(a, b, q, cluster, G, h, M)
     np.testing.assert_allclose(expo.scale, scale, rtol=1e-13)
     np.testing.assert_array_equal(expo.clusters, clusters)
     np.testing.assert_allclose(expo.effective, eff, rtol=1e-12)
@@ -461,12 +436,12 @@ def test_cr2_exposure_and_the_meat_on_cluster_pairs_match_a_per_cluster_model_co
     assert expo.pairs is not None and len(expo.pairs.left) > 0
     assert (len(expo.pairs.big) > 0) == bool((np.bincount(cluster, minlength=G) > 16).any())
     r = g.normal(size=n) * expo.scale
-    ref = _brute_meat(a, b, r, cluster, G, M)
+    ref = dense_meat(a, b, r, cluster, G, M)
     with_pairs = _fit.meat_clusters(a, b, r, cluster, G, M, pairs=expo.pairs)
     np.testing.assert_allclose(with_pairs, ref, rtol=1e-11, atol=1e-12 * np.abs(ref).max())
     np.testing.assert_array_equal(with_pairs, _fit.meat_clusters(a, b, r, cluster, G, M))   # the pairs it finds
     extra = g.normal(size=(n, 2))
-    ref_x = _brute_meat(a, b, r, cluster, G, M, extra)
+    ref_x = dense_meat(a, b, r, cluster, G, M, extra)
     got_x = _fit.meat_clusters(a, b, r, cluster, G, M, extra, pairs=expo.pairs)
     np.testing.assert_allclose(got_x, ref_x, rtol=1e-11, atol=1e-12 * np.abs(ref_x).max())
     # without clusters every battle is its own: v is the battle's own q

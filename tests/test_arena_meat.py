@@ -8,6 +8,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _cr2_reference import dense_exposure, dense_meat
+
 from ranktrust.preference import _fit
 
 
@@ -25,32 +27,6 @@ def boards(draw):
     a = g.integers(0, M, n)
     b = (a + g.integers(1, M, n)) % M
     return a, b, cluster.astype(np.int64), G, M, seed
-
-
-def _dense_meat(a, b, r, cluster, G, M, extra=None):
-    """sum over clusters c of S_c S_c', S_c = sum over c's battles of the score row r_i (e_a - e_b) | extra_i."""
-    E = 0 if extra is None else extra.shape[1]
-    S = np.zeros((G, M + E))
-    for i in range(len(a)):
-        S[cluster[i], a[i]] += r[i]
-        S[cluster[i], b[i]] -= r[i]
-        if E:
-            S[cluster[i], M:] += extra[i]
-    return S.T @ S
-
-
-def _dense_exposure(a, b, q, cluster, G, h, M):
-    """v[c, m]: the information model m gets from cluster c; the scaling, counts and Kish numbers from it."""
-    v = np.zeros((G, M))
-    for i in range(len(a)):
-        v[cluster[i], a[i]] += q[i]
-        v[cluster[i], b[i]] += q[i]
-    lev = np.maximum(v[cluster, a] * h[a], v[cluster, b] * h[b])
-    seen = np.zeros((G, M), dtype=bool)
-    seen[cluster, a] = seen[cluster, b] = True
-    s1, s2 = v.sum(axis=0), (v ** 2).sum(axis=0)
-    eff = np.where(s2 > 0, s1 ** 2 / np.where(s2 > 0, s2, 1.0), 0.0)
-    return 1 / np.sqrt(1 - np.minimum(lev, _fit.LEVERAGE_CAP)), seen.sum(axis=0), eff, (v * h).max(axis=0)
 
 
 @settings(max_examples=150, deadline=None)
@@ -82,19 +58,19 @@ def test_the_exposure_and_the_meat_equal_dense_per_cluster_sums(board):
     q = g.uniform(0.01, 0.25, n)
     h = g.uniform(0.01, 0.6, M)
     expo = _fit.exposure(a, b, q, cluster, G, h)
-    scale, clusters, eff, maxlev = _dense_exposure(a, b, q, cluster, G, h, M)
+    scale, clusters, eff, maxlev = dense_exposure(a, b, q, cluster, G, h, M)
     np.testing.assert_allclose(expo.scale, scale, rtol=1e-13)
     np.testing.assert_array_equal(expo.clusters, clusters)
     np.testing.assert_allclose(expo.effective, eff, rtol=1e-12)
     np.testing.assert_allclose(expo.max_leverage, maxlev, rtol=1e-13)
     r = g.normal(size=n) * expo.scale
-    ref = _dense_meat(a, b, r, cluster, G, M)
+    ref = dense_meat(a, b, r, cluster, G, M)
     got = _fit.meat_clusters(a, b, r, cluster, G, M, pairs=expo.pairs)
     tol = 1e-12 * max(np.abs(ref).max(), 1e-300)
     np.testing.assert_allclose(got, ref, rtol=1e-11, atol=tol)
     np.testing.assert_array_equal(got, _fit.meat_clusters(a, b, r, cluster, G, M))
     extra = g.normal(size=(n, 2))
-    ref_x = _dense_meat(a, b, r, cluster, G, M, extra)
+    ref_x = dense_meat(a, b, r, cluster, G, M, extra)
     got_x = _fit.meat_clusters(a, b, r, cluster, G, M, extra, pairs=expo.pairs)
     np.testing.assert_allclose(got_x, ref_x, rtol=1e-11, atol=1e-12 * max(np.abs(ref_x).max(), 1e-300))
 
