@@ -24,6 +24,16 @@ def dense_exposure(a, b, q, cluster, G, h, M, cap: float = 0.99):
     return scale, seen.sum(axis=0), eff, (v * h).max(axis=0)
 
 
+def assert_exposure_is_dense(expo, a, b, q, cluster, G, h, M) -> None:
+    """``preference._fit.exposure``'s result ``expo`` equals :func:`dense_exposure`: the scaling, the Kish numbers
+    and the largest leverages to rounding (the dense sums add in another order), the cluster counts exactly."""
+    scale, clusters, eff, maxlev = dense_exposure(a, b, q, cluster, G, h, M)
+    np.testing.assert_allclose(expo.scale, scale, rtol=1e-13)
+    np.testing.assert_array_equal(expo.clusters, clusters)
+    np.testing.assert_allclose(expo.effective, eff, rtol=1e-12)
+    np.testing.assert_allclose(expo.max_leverage, maxlev, rtol=1e-13)
+
+
 def dense_meat(a, b, r, cluster, G, M, r_extra=None):
     """sum over clusters c of S_c S_c', S_c the sum over c's battles of the score row r_i (e_a - e_b) | r_extra_i."""
     E = 0 if r_extra is None else r_extra.shape[1]

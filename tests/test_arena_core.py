@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from scipy import optimize, special
 
 import ranktrust as rt
-from _cr2_reference import dense_exposure, dense_meat
+from _cr2_reference import assert_exposure_is_dense, dense_meat
 from conftest import require, shared_file
 from ranktrust.preference import ELO_SCALE
 from ranktrust.errors import DataError
@@ -428,11 +428,7 @@ def test_cr2_exposure_and_the_meat_on_cluster_pairs_match_a_per_cluster_model_co
     q = g.uniform(0.05, 0.25, n)
     h = g.uniform(0.01, 0.5, M)
     expo = _fit.exposure(a, b, q, cluster, G, h)
-    scale, clusters, eff, maxlev = dense_exposure(a, b, q, cluster, G, h, M)
-    np.testing.assert_allclose(expo.scale, scale, rtol=1e-13)
-    np.testing.assert_array_equal(expo.clusters, clusters)
-    np.testing.assert_allclose(expo.effective, eff, rtol=1e-12)
-    np.testing.assert_allclose(expo.max_leverage, maxlev, rtol=1e-13)
+    assert_exposure_is_dense(expo, a, b, q, cluster, G, h, M)
     assert expo.pairs is not None and len(expo.pairs.left) > 0
     assert (len(expo.pairs.big) > 0) == bool((np.bincount(cluster, minlength=G) > 16).any())
     r = g.normal(size=n) * expo.scale
